@@ -1,0 +1,24 @@
+"""tapegen: source-to-source reverse-mode automatic differentiation for NumPy.
+
+    import numpy as np, tapegen as tg
+
+    @tg.differentiate
+    def loss(W, b, x, y):
+        h = np.tanh(x @ W + b)
+        return np.mean((h - y) ** 2)
+
+    dW, db = loss.grad(W, b, x, y, wrt=("W", "b"))
+    print(loss.source(wrt=("W", "b")))   # the generated gradient code
+"""
+from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
+from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
+                     TapegenError, UnsupportedSyntaxError, WrtError)
+from .runtime import stop_gradient
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "differentiate", "grad", "value_and_grad", "vjp", "source", "wengert", "stop_gradient", "Differentiated",
+    "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
+    "SourceNotFoundError", "WrtError", "InternalError",
+]

@@ -1,0 +1,63 @@
+"""Activity analysis: which values carry a derivative from `wrt` to the outputs.
+
+A value is *varying* if it depends on a `wrt` input through differentiable
+primitives, and *useful* if a differentiated output depends on it. Only values
+that are both (*active*) get cotangents; everything else costs nothing in the
+backward pass. Active values flowing into a callable with no rule are reported
+here, when the function is transformed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import NoRuleError
+from .ir import Program, Var, atom_vars
+
+
+@dataclass(frozen=True)
+class Activity:
+    varying: frozenset
+    useful: frozenset
+
+    def active(self, var) -> bool:
+        return isinstance(var, Var) and var in self.varying and var in self.useful
+
+    def needs_rule(self, eqn) -> list:
+        """The parameters of `eqn` a cotangent must flow into."""
+        if not any(self.active(v) for v in eqn.outputs):
+            return []
+        return [key for key, atom in eqn.inputs if any(self.active(v) for v in atom_vars(atom))]
+
+
+def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
+    """Activity of every var, for derivatives of `outputs` (atoms) with respect to `wrt` (vars)."""
+    varying = set(wrt)
+    for eqn in program.body:
+        if eqn.op.differentiable and any(v in varying for v in eqn.reads):
+            varying.update(eqn.outputs)
+    useful = {v for atom in outputs for v in atom_vars(atom)}
+    for eqn in reversed(program.body):
+        if any(v in useful for v in eqn.outputs):
+            useful.update(eqn.reads)
+    activity = Activity(frozenset(varying), frozenset(useful))
+    for eqn in program.body:
+        _check_rules(eqn, activity)
+    return activity
+
+
+def _check_rules(eqn, activity: Activity) -> None:
+    for key in activity.needs_rule(eqn):
+        prim = eqn.op
+        if key not in prim.vjps:
+            raise NoRuleError(_no_rule_message(prim, key), eqn.span,
+                              "register one with tapegen.register_vjp, or wrap the value in "
+                              "tapegen.stop_gradient if no gradient should flow here; "
+                              "see `python -m tapegen rules` for what is supported")
+
+
+def _no_rule_message(prim, key) -> str:
+    if prim.form == "opaque":
+        return f"no gradient rule for {prim.spelling}(): a differentiated value is passed to it"
+    if prim.name == "getattr":
+        return "no gradient through attribute access on a differentiated value"
+    return f"no gradient rule for {prim.spelling or prim.name} (argument '{key}')"

@@ -1,0 +1,306 @@
+"""The public API: `differentiate`, `grad`, `value_and_grad`, `vjp`, `source`, `wengert`.
+
+Everything here is argument handling around `pipeline.transform`; the call
+path after the first call is a dict lookup and a call of generated code.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from . import pipeline
+from .errors import NonScalarOutputError, TapegenError, WrtError
+
+
+class _Target:
+    """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
+
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset")
+
+    def __init__(self, fn):
+        if isinstance(fn, Differentiated):
+            fn = fn.__wrapped__
+        bound = ()
+        if inspect.ismethod(fn):
+            bound = (fn.__self__,)
+            fn = fn.__func__
+        if isinstance(fn, functools.partial) or not inspect.isfunction(fn):
+            raise TapegenError(f"tapegen differentiates Python functions; got {type(fn).__name__} {fn!r}",
+                               hint="wrap it: tapegen.grad(lambda x: f(x))")
+        code = fn.__code__
+        self.fn = fn
+        self.bound = bound
+        self.params = code.co_varnames[:code.co_argcount]
+        self.nparams = code.co_argcount
+        self.defaults = fn.__defaults__ or ()
+        self.offset = len(bound)
+
+    def arguments(self, args, kwargs):
+        """All positional arguments, bound self first, defaults filled in."""
+        if self.bound:
+            args = self.bound + args
+        if not kwargs and len(args) == self.nparams:
+            return args
+        try:
+            signature = inspect.signature(self.fn)
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TapegenError(f"{self.fn.__qualname__}(): {exc}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments[name] for name in self.params)
+
+    def wrt(self, wrt):
+        """Parameter indices for a user's `wrt` (an int, a name, or a tuple of them), and whether bare."""
+        bare = not isinstance(wrt, (tuple, list))
+        items = (wrt,) if bare else tuple(wrt)
+        visible = self.params[self.offset:]
+        if not items:
+            raise self._wrt_error("wrt is empty", visible)
+        indices = []
+        for item in items:
+            if isinstance(item, bool) or not isinstance(item, (int, str, np.integer)):
+                raise self._wrt_error(f"wrt entries are argument positions or names, not {item!r}", visible)
+            if isinstance(item, str):
+                if item not in visible:
+                    raise self._wrt_error(f"wrt names {item!r}, which is not an argument", visible)
+                index = visible.index(item)
+            else:
+                index = int(item) + len(visible) if item < 0 else int(item)
+                if not 0 <= index < len(visible):
+                    raise self._wrt_error(f"wrt={item} is out of range", visible)
+            if index + self.offset in indices:
+                raise self._wrt_error(f"wrt names argument {visible[index]!r} twice", visible)
+            indices.append(index + self.offset)
+        return tuple(indices), bare
+
+    def _wrt_error(self, message, visible):
+        code = self.fn.__code__
+        return WrtError(f"{self.fn.__qualname__}() at {code.co_filename}:{code.co_firstlineno}: {message}",
+                        hint=f"its arguments are ({', '.join(visible)})")
+
+
+class Differentiated:
+    """A function with gradients: call it as usual, or ask for `.grad`, `.vjp`, `.source`, ...
+
+    Made by `@tapegen.differentiate`. Every method takes the function's own
+    arguments plus `wrt` (default: the decorator's, else the first argument).
+
+    Example:
+        >>> import numpy as np, tapegen as tg
+        >>> @tg.differentiate
+        ... def f(x):
+        ...     return np.sum(x ** 2)
+        >>> f.grad(np.array([1.0, 2.0]))
+        array([2., 4.])
+    """
+
+    def __init__(self, fn, wrt=0, has_aux=False):
+        functools.update_wrapper(self, fn)
+        self._target = _Target(fn)
+        self._wrt = wrt
+        self._has_aux = has_aux
+        self._entries: dict = {}
+
+    def __call__(self, *args, **kwargs):
+        return self.__wrapped__(*args, **kwargs)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return Differentiated(self.__wrapped__.__get__(obj, objtype), self._wrt, self._has_aux)
+
+    def __reduce__(self):
+        return (differentiate, (self.__wrapped__,), {"_wrt": self._wrt, "_has_aux": self._has_aux})
+
+    def __setstate__(self, state):
+        self._wrt, self._has_aux = state["_wrt"], state["_has_aux"]
+
+    # --- the three kinds of call --------------------------------------------------------
+
+    def value_and_grad(self, *args, wrt=None, **kwargs):
+        """`(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
+        entry = self._entry("grad", self._wrt if wrt is None else wrt)
+        arguments = self._target.arguments(args, kwargs)
+        try:
+            return entry.function(*arguments)
+        except NonScalarOutputError as exc:
+            raise _at_return(exc, entry) from None
+
+    def grad(self, *args, wrt=None, **kwargs):
+        """The gradient of a scalar-valued function; with `has_aux`, `(gradient, aux)`."""
+        value, gradient = self.value_and_grad(*args, wrt=wrt, **kwargs)
+        return (gradient, value[1]) if self._has_aux else gradient
+
+    def vjp(self, *args, wrt=None, **kwargs):
+        """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
+        entry = self._entry("vjp", self._wrt if wrt is None else wrt)
+        out, residuals = entry.function(*self._target.arguments(args, kwargs))
+        return out, Pullback(entry, out, residuals)
+
+    def source(self, kind="grad", wrt=None):
+        """The generated code for `kind` ("grad" or "vjp") as a string."""
+        if kind not in ("grad", "vjp"):
+            raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad' or 'vjp'")
+        return self._entry(kind, self._wrt if wrt is None else wrt).generated.text
+
+    def wengert(self):
+        """The Wengert list (one primitive a line, with the user's source lines) as text."""
+        return str(pipeline.lowered(self._target.fn))
+
+    def _entry(self, kind, wrt):
+        key = (kind, wrt)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux)
+        return entry
+
+
+class _Entry:
+    """One transformed variant: the generated function for a (kind, wrt) pair."""
+
+    __slots__ = ("generated", "function", "backward", "bare", "has_aux")
+
+    def __init__(self, target, kind, wrt, has_aux):
+        indices, bare = target.wrt(wrt)
+        program = pipeline.lowered(target.fn)
+        if program.returns_tuple and not has_aux and kind == "grad":
+            raise NonScalarOutputError(
+                "grad needs a scalar output, but the function returns a tuple", program.return_span,
+                "pass has_aux=True if the first item is the loss and the rest are extras")
+        outputs = (0,) if (has_aux or not program.returns_tuple) else tuple(range(len(program.outputs)))
+        self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare)
+        self.function = self.generated.function
+        self.backward = self.generated.backward if kind == "vjp" else None
+        self.bare = bare
+        self.has_aux = has_aux
+
+
+class Pullback:
+    """The backward half of `vjp`: call it with the output's cotangent."""
+
+    __slots__ = ("_entry", "_out", "_residuals")
+
+    def __init__(self, entry, out, residuals):
+        self._entry, self._out, self._residuals = entry, out, residuals
+
+    def __call__(self, cotangent):
+        cotangent = _check_cotangent(cotangent, self._out, self._entry)
+        return self._entry.backward(self._residuals, cotangent)
+
+
+def _check_cotangent(cotangent, out, entry):
+    if entry.generated.program.returns_tuple:
+        if not isinstance(cotangent, (tuple, list)) or len(cotangent) != len(out):
+            raise TapegenError(f"the function returns {len(out)} values, so the cotangent must be a tuple of "
+                               f"{len(out)}", entry.generated.program.return_span)
+        return tuple(_check_one(c, o, entry) for c, o in zip(cotangent, out))
+    return _check_one(cotangent, out, entry)
+
+
+def _check_one(cotangent, out, entry):
+    if cotangent is None:
+        return np.zeros_like(out)
+    if np.shape(cotangent) != np.shape(out):
+        raise TapegenError(f"cotangent has shape {np.shape(cotangent)}, but the output has shape {np.shape(out)}",
+                           entry.generated.program.return_span, "pass a cotangent shaped like the output")
+    return cotangent
+
+
+def _at_return(exc, entry):
+    return exc.with_span(entry.generated.program.return_span) if exc.span is None else exc
+
+
+# --- module-level transforms --------------------------------------------------------------------
+
+
+def differentiate(fn=None, *, wrt=0, has_aux=False):
+    """Decorate a NumPy function so it has `.grad`, `.value_and_grad`, `.vjp` and `.source`.
+
+    Args:
+        fn: the function (when used as a bare decorator).
+        wrt: default argument(s) to differentiate with respect to: a position, a name, or a tuple.
+        has_aux: the function returns `(loss, aux)`; only `loss` is differentiated.
+
+    Example:
+        >>> @differentiate(wrt=("W", "b"))
+        ... def loss(W, b, x):
+        ...     return np.sum(np.tanh(x @ W + b))
+    """
+    if fn is None:
+        return lambda f: Differentiated(f, wrt, has_aux)
+    return Differentiated(fn, wrt, has_aux)
+
+
+class GradFunction:
+    """What `tapegen.grad` and `tapegen.value_and_grad` return: a picklable gradient function."""
+
+    def __init__(self, fn, wrt, has_aux, with_value):
+        self._fn, self._wrt, self._has_aux, self._with_value = fn, wrt, has_aux, with_value
+        self._differentiated = fn if isinstance(fn, Differentiated) else Differentiated(fn, wrt, has_aux)
+        functools.update_wrapper(self, fn)
+        self.__name__ = f"{getattr(fn, '__name__', 'f')}_{'value_and_grad' if with_value else 'grad'}"
+
+    def __call__(self, *args, **kwargs):
+        d = self._differentiated
+        if self._with_value:
+            return _aux_first(d.value_and_grad(*args, wrt=self._wrt, **kwargs), self._has_aux)
+        return d.grad(*args, wrt=self._wrt, **kwargs)
+
+    def source(self):
+        return self._differentiated.source("grad", wrt=self._wrt)
+
+    def __reduce__(self):
+        return (GradFunction, (self._fn, self._wrt, self._has_aux, self._with_value))
+
+
+def _aux_first(result, has_aux):
+    return result
+
+
+def grad(f, wrt=0, has_aux=False):
+    """A function computing the gradient of scalar-valued `f` with respect to `wrt`.
+
+    With `has_aux=True`, `f` returns `(value, aux)` and the result returns `(gradient, aux)`.
+
+    Example:
+        >>> df = grad(lambda x: np.sin(x) * x)
+        >>> round(df(1.0), 6)
+        1.381773
+    """
+    return GradFunction(f, wrt, has_aux, with_value=False)
+
+
+def value_and_grad(f, wrt=0, has_aux=False):
+    """A function returning `(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
+    return GradFunction(f, wrt, has_aux, with_value=True)
+
+
+def vjp(f, *args, wrt=0):
+    """`(out, pullback)` for `f(*args)`: `pullback(cotangent)` gives the gradients for `wrt`."""
+    return _differentiated(f).vjp(*args, wrt=wrt)
+
+
+def source(f, kind="grad", wrt=0):
+    """The generated gradient code of `f` as a string (kind "grad" or "vjp")."""
+    return _differentiated(f).source(kind, wrt=wrt)
+
+
+def wengert(f):
+    """The Wengert list of `f` as text: one primitive a line, with the user's source lines."""
+    return _differentiated(f).wengert()
+
+
+def _differentiated(f):
+    if isinstance(f, Differentiated):
+        return f
+    if isinstance(f, GradFunction):
+        raise TapegenError("differentiating a gradient function is not supported yet",
+                           hint="higher-order derivatives arrive with forward mode")
+    return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
+
+
+import weakref  # noqa: E402
+
+_DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

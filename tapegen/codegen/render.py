@@ -1,0 +1,214 @@
+"""Turning equations into Python statements (stdlib `ast` nodes) and text.
+
+The only module that uses astor: `to_text` renders a statement. Each
+primitive is spelled the way a person would write it (`x @ W`, `np.tanh(t2)`,
+`h[1:, None]`); single-expression rules are inlined with their parameters
+replaced by the values they read, and constant arithmetic folded away.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import operator
+
+import astor
+import numpy as np
+
+from ..errors import InternalError
+from ..ir import Const, Eqn, Pack, Var
+
+_BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult,
+           "//": ast.FloorDiv, "%": ast.Mod, "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor}
+_UNOPS = {"-": ast.USub, "+": ast.UAdd, "not ": ast.Not, "~": ast.Invert}
+_COMPARES = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
+
+
+def to_text(stmt: ast.stmt) -> str:
+    """Render one statement as source text (no trailing newline)."""
+    return astor.to_source(stmt).rstrip("\n")
+
+
+def statement(eqn: Eqn) -> ast.stmt:
+    """The Python statement computing `eqn`."""
+    value = expression(eqn)
+    if not eqn.outputs:
+        return ast.Expr(value)
+    if len(eqn.outputs) == 1:
+        target = _name(eqn.outputs[0].name, ast.Store())
+    else:
+        target = ast.Tuple([_name(v.name, ast.Store()) for v in eqn.outputs], ast.Store())
+    return ast.Assign([target], value)
+
+
+def expression(eqn: Eqn) -> ast.expr:
+    op = eqn.op
+    form = op.form
+    if form == "rule":
+        return _rule(eqn)
+    inputs = eqn.inputs
+    if form == "binop":
+        return ast.BinOp(atom(inputs[0][1]), _BINOPS[op.spelling](), atom(inputs[1][1]))
+    if form == "unop":
+        return ast.UnaryOp(_UNOPS[op.spelling](), atom(inputs[0][1]))
+    if form == "compare":
+        return ast.Compare(atom(inputs[0][1]), [_COMPARES[op.spelling]()], [atom(inputs[1][1])])
+    if form == "getitem":
+        return ast.Subscript(atom(inputs[0][1]), index(inputs[1][1]), ast.Load())
+    if form == "attr":
+        return ast.Attribute(atom(inputs[0][1]), inputs[1][1].value, ast.Load())
+    if form == "method":
+        receiver, rest = inputs[0][1], inputs[1:]
+        return _call(ast.Attribute(atom(receiver), op.spelling, ast.Load()), op, rest)
+    if form == "opaque":
+        return _opaque(op, inputs)
+    if form == "call":
+        return _call(_spelled(op.spelling), op, inputs)
+    raise InternalError(f"no way to write a call of {op.name} (form {form!r})")
+
+
+def _call(func, op, inputs):
+    args, keywords, skipped = [], [], False
+    for key, value in inputs:
+        if key == op.variadic:
+            args.extend(atom(item) for item in value.items)
+            continue
+        if key in op.defaults and isinstance(value, Const) and _is_default(value.value, op.defaults[key]):
+            skipped = True
+            continue
+        if skipped or (op.variadic and op.params.index(key) > op.params.index(op.variadic)):
+            keywords.append(ast.keyword(key, atom(value)))
+        else:
+            args.append(atom(value))
+    return ast.Call(func, args, keywords)
+
+
+def _is_default(value, default) -> bool:
+    return type(value) is type(default) and value == default
+
+
+def _opaque(op, inputs):
+    args = [atom(a) for k, a in inputs if k.startswith("_")]
+    keywords = [ast.keyword(k, atom(a)) for k, a in inputs if not k.startswith("_")]
+    if op.spelling.startswith("."):
+        return ast.Call(ast.Attribute(args[0], op.spelling[1:], ast.Load()), args[1:], keywords)
+    if op.spelling == "()":
+        return ast.Call(args[0], args[1:], keywords)
+    return ast.Call(_spelled(op.spelling), args, keywords)
+
+
+def _rule(eqn):
+    rule = eqn.op.rule
+    reads = dict(eqn.inputs)
+    if rule.inline is not None:
+        return fold(_Substitute(reads).visit(copy.deepcopy(rule.inline)))
+    return ast.Call(_name(rule.name), [atom(reads[name]) for name in rule.reads], [])
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, reads):
+        self.reads = reads
+
+    def visit_Name(self, node):
+        if node.id in self.reads:
+            return atom(self.reads[node.id])
+        return node
+
+
+def atom(a) -> ast.expr:
+    """An atom as a value expression."""
+    if isinstance(a, Var):
+        return _name(a.name)
+    if isinstance(a, Const):
+        return constant(a.value)
+    if isinstance(a, Pack):
+        if a.kind == "index":
+            return ast.Subscript(_spelled("np.s_"), index(a), ast.Load())
+        items = [atom(i) for i in a.items]
+        return ast.List(items, ast.Load()) if a.kind == "list" else ast.Tuple(items, ast.Load())
+    raise InternalError(f"not an atom: {a!r}")
+
+
+def index(a) -> ast.expr:
+    """An atom in subscript position: slices written with colons."""
+    if isinstance(a, Const) and isinstance(a.value, tuple):
+        return ast.Tuple([_index_item(v) for v in a.value], ast.Load()) if a.value else constant(())
+    if isinstance(a, Pack):
+        return ast.Tuple([index(i) for i in a.items], ast.Load())
+    if isinstance(a, Const):
+        return _index_item(a.value)
+    return atom(a)
+
+
+def _index_item(value):
+    if isinstance(value, slice):
+        return ast.Slice(*(None if p is None else constant(p) for p in (value.start, value.stop, value.step)))
+    return constant(value)
+
+
+def constant(value) -> ast.expr:
+    """A value known at transform time, written as source."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)) or value is Ellipsis:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+        return ast.Constant(value)
+    if isinstance(value, np.generic):
+        return ast.Call(_spelled(f"np.{type(value).__name__}"), [constant(value.item())], [])
+    if isinstance(value, tuple):
+        return ast.Tuple([constant(v) for v in value], ast.Load())
+    if isinstance(value, slice):
+        return ast.Subscript(_spelled("np.s_"), _index_item(value), ast.Load())
+    if isinstance(value, np.dtype):
+        return ast.Call(_spelled("np.dtype"), [ast.Constant(value.str)], [])
+    if isinstance(value, type):
+        if getattr(np, value.__name__, None) is value:
+            return _spelled(f"np.{value.__name__}")
+        if value in (float, int, bool, complex):
+            return _name(value.__name__)
+    raise InternalError(f"cannot write the constant {value!r} into generated code")
+
+
+@functools.lru_cache(maxsize=None)
+def _spelled_cached(text):
+    return ast.parse(text, mode="eval").body
+
+
+def _spelled(text):
+    return copy.deepcopy(_spelled_cached(text))
+
+
+def _name(name, ctx=None):
+    return ast.Name(name, ctx or ast.Load())
+
+
+_FOLDABLE = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow}
+
+
+def fold(node):
+    """Fold constant arithmetic left by inlining: `x2 - 1` with x2 = 2 is 1; `x ** 1` is x; `g * 1` is g."""
+    return _Fold().visit(node)
+
+
+class _Fold(ast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right = _number(node.left), _number(node.right)
+        fn = _FOLDABLE.get(type(node.op))
+        if fn and left is not None and right is not None:
+            return constant(fn(left, right))
+        if isinstance(node.op, ast.Pow) and right == 1:
+            return node.left
+        if isinstance(node.op, ast.Mult) and right == 1:
+            return node.left
+        if isinstance(node.op, ast.Mult) and left == 1:
+            return node.right
+        return node
+
+
+def _number(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    return None

@@ -1,0 +1,175 @@
+"""The intermediate representation: a Wengert list of single-assignment equations.
+
+Every pass reads and returns these frozen values; none of them is mutated.
+`str(program)` prints a Python-like listing, one primitive a line, with the
+user's source line beside the first equation lowered from it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where an equation came from in the user's source.
+
+    `line` is 1-based; `col` and `end_col` are 0-based character columns
+    (not bytes) into `text`, the whole first source line.
+    """
+
+    file: str
+    line: int
+    col: int
+    end_col: int
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col + 1}"
+
+    @property
+    def snippet(self) -> str:
+        return self.text[self.col:self.end_col] if self.end_col > self.col else self.text.strip()
+
+
+@dataclass(frozen=True)
+class Var:
+    """A named value. Names are unique within a program (single assignment)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, eq=False)
+class Const:
+    """A value known when the function is transformed (a literal, a slice, ...)."""
+
+    value: Any
+
+    def __str__(self) -> str:
+        return _const_text(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Const) and type(other.value) is type(self.value) and _same(other.value, self.value)
+
+    def __hash__(self) -> int:
+        return hash((type(self.value).__name__, repr(self.value)))
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A list or tuple of atoms passed as one argument (`np.stack([a, b])`)."""
+
+    items: tuple
+    kind: str = "list"
+
+    def __str__(self) -> str:
+        inner = ", ".join(str(item) for item in self.items)
+        return f"[{inner}]" if self.kind == "list" else f"({inner}{',' if len(self.items) == 1 else ''})"
+
+
+Atom = Union[Var, Const, Pack]
+
+
+def atom_vars(atom: Atom) -> tuple:
+    """The variables an atom reads, in order."""
+    if isinstance(atom, Var):
+        return (atom,)
+    if isinstance(atom, Pack):
+        return tuple(v for item in atom.items for v in atom_vars(item))
+    return ()
+
+
+@dataclass(frozen=True)
+class Eqn:
+    """`outputs = op(**inputs)`: one primitive application.
+
+    `inputs` pairs each of the op's parameter names with an atom, in the op's
+    parameter order; `outputs` has one var, or several for an op returning a
+    tuple (`np.linalg.eigh`).
+    """
+
+    op: Any
+    inputs: tuple
+    outputs: tuple
+    span: Span
+
+    def input(self, name: str, default: Any = None) -> Any:
+        for key, atom in self.inputs:
+            if key == name:
+                return atom
+        return default
+
+    @property
+    def reads(self) -> tuple:
+        return tuple(v for _, atom in self.inputs for v in atom_vars(atom))
+
+    def __str__(self) -> str:
+        defaults = getattr(self.op, "defaults", {})
+        shown = [(key, atom) for key, atom in self.inputs
+                 if not (key in defaults and isinstance(atom, Const) and atom == Const(defaults[key]))]
+        args = ", ".join(str(atom) if key not in defaults else f"{key}={atom}" for key, atom in shown)
+        lhs = ", ".join(str(v) for v in self.outputs)
+        return f"{lhs} = {self.op.name}({args})"
+
+
+@dataclass(frozen=True)
+class Program:
+    """A lowered user function: parameters, a Wengert list, and what it returns.
+
+    `returns_tuple` says the user's `return` was a tuple (`return loss, aux`),
+    so `outputs` are the tuple's items rather than one value.
+    """
+
+    name: str
+    params: tuple
+    body: tuple
+    outputs: tuple
+    span: Span
+    returns_tuple: bool = False
+    return_span: Span | None = None
+    free: tuple = ()
+    identifiers: frozenset = field(default=frozenset())
+
+    def __str__(self) -> str:
+        lines = [f"{self.name}({', '.join(p.name for p in self.params)}):"]
+        lines += listing(self.body)
+        outs = ", ".join(str(a) for a in self.outputs)
+        lines.append(f"  return {outs}")
+        return "\n".join(lines)
+
+
+def listing(body, indent: str = "  ") -> list:
+    """Equations one a line, each user line shown beside its first equation."""
+    rows, last_line = [], None
+    for eqn in body:
+        text = f"{indent}{eqn}"
+        key = (eqn.span.file, eqn.span.line)
+        if key != last_line:
+            text = f"{text:<40}  # {eqn.span.file}:{eqn.span.line}  {eqn.span.text.strip()}"
+            last_line = key
+        rows.append(text.rstrip())
+    return rows
+
+
+def _const_text(value: Any) -> str:
+    if isinstance(value, slice):
+        parts = ["" if p is None else repr(p) for p in (value.start, value.stop, value.step)]
+        return ":".join(parts[:2]) + (f":{parts[2]}" if value.step is not None else "")
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, tuple):
+        inner = ", ".join(_const_text(v) for v in value)
+        return f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, type):
+        return value.__name__
+    return repr(value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # arrays and other values without a plain truth value
+        return a is b

@@ -1,0 +1,448 @@
+"""Lowering a user function's AST to a Wengert list (`Program`).
+
+Each Python expression becomes one equation per primitive, in evaluation
+order; `h = np.tanh(x @ W + b)` becomes `t1 = x @ W; t2 = t1 + b; h = tanh(t2)`.
+Callees are resolved to real objects here (`np.tanh` -> `numpy.tanh`, `x.sum()`
+-> `numpy.sum`). Anything tapegen cannot follow is reported here, at
+transform time, with the user's line.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+
+from . import rules
+from .errors import UnsupportedSyntaxError
+from .ir import Const, Eqn, Pack, Program, Var
+from .names import Namer
+from .resolve import MISSING, Scope, all_identifiers, local_names
+from .rules.table import Primitive
+from .source import FunctionSource
+
+BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+          ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
+          ast.Mod: operator.mod, ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
+COMPARES = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+            ast.Eq: operator.eq, ast.NotEq: operator.ne}
+METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
+# Ops whose result may share memory with an input: augmented assignment on it would write through.
+VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
+            "broadcast_to", "moveaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal", "real", "imag"}
+
+
+def lower(source: FunctionSource, fn, reserved=frozenset()) -> Program:
+    """Lower the parsed function `source` (of live function `fn`) to a Program.
+
+    Raises:
+        UnsupportedSyntaxError: syntax tapegen cannot differentiate, with the user's line.
+    """
+    return _Lowerer(source, fn, reserved).program()
+
+
+class _Lowerer:
+    def __init__(self, source: FunctionSource, fn, reserved):
+        self.source = source
+        self.node = source.node
+        self.scope = Scope(fn, local_names(self.node))
+        self.namer = Namer(all_identifiers(self.node), reserved)
+        self.env: dict = {}
+        self.body: list = []
+        self.free: dict = {}
+        self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
+        self.reserved = reserved
+
+    # --- program ------------------------------------------------------------------------
+
+    def program(self) -> Program:
+        node = self.node
+        self._check_signature(node.args)
+        params = []
+        for arg in node.args.posonlyargs + node.args.args:
+            var = self.namer.user(arg.arg)
+            self.env[arg.arg] = var
+            params.append(var)
+        if isinstance(node, ast.Lambda):
+            outputs, returns_tuple = self._return_value(node.body)
+            return_span = self.span(node.body)
+        else:
+            outputs, returns_tuple, return_span = self._statements(node.body)
+        name = "lambda" if isinstance(node, ast.Lambda) else node.name
+        return Program(name, tuple(params), tuple(self.body), outputs, self.span(node), returns_tuple,
+                       return_span, tuple(self.free.values()), self.namer.identifiers)
+
+    def _check_signature(self, args):
+        for extra, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+            if extra is not None:
+                raise self.unsupported(extra, f"a function with {what} cannot be differentiated yet",
+                                       "give every argument its own name")
+        if args.kwonlyargs:
+            raise self.unsupported(args.kwonlyargs[0], "keyword-only arguments cannot be differentiated yet",
+                                   "make them ordinary positional-or-keyword arguments")
+
+    def _statements(self, stmts):
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.Return):
+                if i != len(stmts) - 1:
+                    raise self.unsupported(stmts[i + 1], "unreachable code after return", "remove it")
+                if stmt.value is None:
+                    raise self.unsupported(stmt, "a differentiated function must return a value")
+                outputs, returns_tuple = self._return_value(stmt.value)
+                return outputs, returns_tuple, self.span(stmt)
+            self.statement(stmt)
+        last = stmts[-1] if stmts else self.node
+        raise self.unsupported(last, "a differentiated function must end with `return <value>`")
+
+    def _return_value(self, value):
+        if isinstance(value, ast.Tuple):
+            return tuple(self.expr(elt) for elt in value.elts), True
+        return (self.expr(value),), False
+
+    # --- statements ---------------------------------------------------------------------
+
+    def statement(self, stmt):
+        handler = getattr(self, f"stmt_{type(stmt).__name__}", None)
+        if handler is None:
+            raise self.unsupported(stmt, f"{_describe(stmt)} is not supported inside a differentiated function",
+                                   _HINTS.get(type(stmt), "rewrite it with assignments and NumPy calls"))
+        handler(stmt)
+
+    def stmt_Pass(self, stmt):
+        pass
+
+    def stmt_Expr(self, stmt):
+        if isinstance(stmt.value, ast.Constant):  # a docstring or a bare constant: nothing to run
+            return
+        if not isinstance(stmt.value, ast.Call):
+            raise self.unsupported(stmt, "an expression statement that is not a call does nothing",
+                                   "remove it, or assign its value")
+        self.call(stmt.value, outputs=0)
+
+    def stmt_Assign(self, stmt):
+        if len(stmt.targets) != 1:
+            raise self.unsupported(stmt, "chained assignment (a = b = ...) is not supported",
+                                   "assign each name separately")
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name):
+            self.assign(target.id, stmt.value)
+        elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
+            self.assign_tuple(target, stmt.value)
+        elif isinstance(target, ast.Subscript):
+            raise self.unsupported(target, "assignment into an array element is not supported yet",
+                                   "build the array with np.stack / np.concatenate, or np.where for masks")
+        else:
+            raise self.unsupported(target, f"assignment to {_describe(target)} is not supported",
+                                   "assign to a plain local name")
+
+    def stmt_AnnAssign(self, stmt):
+        if stmt.value is None or not isinstance(stmt.target, ast.Name):
+            raise self.unsupported(stmt, "an annotation without a value is not supported", "give it a value")
+        self.assign(stmt.target.id, stmt.value)
+
+    def stmt_AugAssign(self, stmt):
+        if not isinstance(stmt.target, ast.Name):
+            raise self.unsupported(stmt.target, "augmented assignment into an element is not supported yet",
+                                   "write a[i] = a[i] + v with a fresh array, or use np.where")
+        name = stmt.target.id
+        current = self.read_name(stmt.target)
+        if isinstance(current, Var) and current not in self.fresh:
+            raise self.unsupported(
+                stmt, f"`{name} {_OPSYM.get(type(stmt.op), '?')}= ...` would change `{name}` in place, "
+                      f"and `{name}` may share memory with an argument or another variable",
+                f"write `{name} = {name} {_OPSYM.get(type(stmt.op), '?')} ...` to make a new array")
+        fn = BINOPS.get(type(stmt.op))
+        if fn is None:
+            raise self.unsupported(stmt, "this augmented assignment operator is not supported")
+        value = self.expr(stmt.value)
+        self.bind(name, self.emit(rules.lookup(fn), [current, value], {}, stmt, name))
+
+    def assign(self, name, value_node):
+        atom = self.expr(value_node, target=name)
+        self.bind(name, atom)
+
+    def assign_tuple(self, target, value_node):
+        names = [t.id for t in target.elts]
+        if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
+            atoms = [self.expr(v) for v in value_node.elts]  # all right-hand sides before any binding
+            for name, atom in zip(names, atoms):
+                self.bind(name, atom)
+            return
+        if isinstance(value_node, ast.Call):
+            prim = self.callee_primitive(value_node)
+            if prim is not None and prim.outputs == len(names):
+                outs = self.call(value_node, outputs=len(names), targets=names)
+                for name, var in zip(names, outs):
+                    self.bind(name, var)
+                return
+        raise self.unsupported(value_node, "unpacking this value into several names is not supported yet",
+                               "index it instead: a = value[0]; b = value[1]")
+
+    def bind(self, name, atom):
+        self.env[name] = atom
+
+    # --- expressions --------------------------------------------------------------------
+
+    def expr(self, node, target=None):
+        handler = getattr(self, f"expr_{type(node).__name__}", None)
+        if handler is None:
+            raise self.unsupported(node, f"{_describe(node)} is not supported inside a differentiated function",
+                                   _HINTS.get(type(node), "rewrite it with assignments and NumPy calls"))
+        return handler(node, target)
+
+    def expr_Constant(self, node, target):
+        return Const(node.value)
+
+    def expr_Name(self, node, target):
+        return self.read_name(node)
+
+    def read_name(self, node):
+        name = node.id
+        if name in self.env:
+            return self.env[name]
+        if name in self.scope.locals:
+            raise self.unsupported(node, f"`{name}` is used before it is assigned", "assign it first")
+        value = self.scope.lookup(name)
+        if value is MISSING:
+            raise self.unsupported(node, f"name `{name}` is not defined", "define it, or import it")
+        if isinstance(value, (int, float, complex, bool, str, type(None))) and name.isupper():
+            return Const(value)  # a module-level constant such as EPS
+        if name in self.reserved and self.reserved_value(name) is not value:
+            raise self.unsupported(node, f"`{name}` is a name tapegen's generated code uses for its own purposes",
+                                   f"rename your global `{name}`")
+        var = self.free.setdefault(name, Var(name))
+        return var
+
+    def reserved_value(self, name):
+        return rules.namespace().get(name, MISSING)
+
+    def expr_BinOp(self, node, target):
+        fn = BINOPS.get(type(node.op))
+        if fn is None:
+            raise self.unsupported(node, "this operator is not supported")
+        left, right = self.expr(node.left), self.expr(node.right)
+        return self.emit(rules.lookup(fn), [left, right], {}, node, target)
+
+    def expr_UnaryOp(self, node, target):
+        operand = self.expr(node.operand)
+        if isinstance(node.op, ast.USub) and isinstance(operand, Const) and isinstance(operand.value, (int, float)):
+            return Const(-operand.value)
+        return self.emit(rules.lookup(UNARYOPS[type(node.op)]), [operand], {}, node, target)
+
+    def expr_Compare(self, node, target):
+        if len(node.ops) != 1:
+            raise self.unsupported(node, "chained comparisons (a < b < c) are not supported",
+                                   "combine two comparisons with & (arrays) or `and` (scalars)")
+        fn = COMPARES.get(type(node.ops[0]))
+        if fn is None:
+            raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
+        left, right = self.expr(node.left), self.expr(node.comparators[0])
+        return self.emit(rules.lookup(fn), [left, right], {}, node, target)
+
+    def expr_Tuple(self, node, target):
+        return Pack(tuple(self.expr(e) for e in node.elts), "tuple")
+
+    def expr_List(self, node, target):
+        return Pack(tuple(self.expr(e) for e in node.elts), "list")
+
+    def expr_Attribute(self, node, target):
+        static = self.scope.static(node)
+        if static is not MISSING and not callable(static):
+            return Const(static)  # a module constant such as np.pi or np.newaxis
+        base = self.expr(node.value)
+        if node.attr == "T":
+            return self.emit(rules.lookup(_transpose()), [base], {}, node, target)
+        if node.attr in METADATA_ATTRIBUTES:
+            return self.emit(rules.lookup(_metadata()), [base, Const(node.attr)], {}, node, target)
+        return self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
+
+    def expr_Subscript(self, node, target):
+        base = self.expr(node.value)
+        index = self.index(node.slice)
+        return self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
+
+    def index(self, node):
+        if isinstance(node, ast.Tuple):
+            items = tuple(self.index(elt) for elt in node.elts)
+            if all(isinstance(item, Const) for item in items):
+                return Const(tuple(item.value for item in items))
+            return Pack(items, "index")
+        if isinstance(node, ast.Slice):
+            parts = [Const(None) if p is None else self.expr(p) for p in (node.lower, node.upper, node.step)]
+            if all(isinstance(p, Const) for p in parts):
+                return Const(slice(*(p.value for p in parts)))
+            return self.emit(rules.lookup(slice), parts, {}, node, None)
+        return self.expr(node)
+
+    def expr_Call(self, node, target):
+        return self.call(node, outputs=1, targets=[target])[0]
+
+    # --- calls --------------------------------------------------------------------------
+
+    def callee_primitive(self, node):
+        func = node.func
+        obj = self.scope.static(func)
+        if obj is not MISSING:
+            return rules.lookup(obj)
+        if isinstance(func, ast.Attribute):
+            entry = rules.method(func.attr)
+            return entry[0] if entry else None
+        return None
+
+    def call(self, node, outputs=1, targets=None):
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self.unsupported(arg, "calls with *args are not supported", "pass the arguments one by one")
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.unsupported(kw, "calls with **kwargs are not supported", "pass keywords one by one")
+        func = node.func
+        obj = self.scope.static(func)
+        if obj is not MISSING:
+            prim = rules.lookup(obj)
+            args = [self.expr(a) for a in node.args]
+            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            if prim is None:
+                prim = _opaque(ast.unparse(func), obj)
+            return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+        if isinstance(func, ast.Attribute):
+            receiver = self.expr(func.value)
+            args = [self.expr(a) for a in node.args]
+            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            entry = rules.method(func.attr)
+            if entry is None:
+                return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
+            prim, receiver_param = entry
+            args = _method_arguments(prim, func.attr, args)
+            return self.emit_multi(prim, [receiver] + args, kwargs, node, outputs, targets)
+        callee = self.expr(func)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        return self.emit_multi(_opaque_value(), [callee] + args, kwargs, node, outputs, targets)
+
+    # --- emitting equations -------------------------------------------------------------
+
+    def emit(self, prim: Primitive, args, kwargs, node, target):
+        return self.emit_multi(prim, args, kwargs, node, 1, [target])[0]
+
+    def emit_multi(self, prim: Primitive, args, kwargs, node, outputs, targets):
+        inputs = self.bind_arguments(prim, args, kwargs, node)
+        targets = list(targets or []) + [None] * outputs
+        outs = tuple(self.namer.user(t) if t else self.namer.temp() for t in targets[:outputs])
+        self.body.append(Eqn(prim, inputs, outs, self.span(node)))
+        if prim.name not in VIEW_OPS and prim.form != "opaque":
+            self.fresh.update(outs)
+        return outs
+
+    def bind_arguments(self, prim: Primitive, args, kwargs, node):
+        if prim.form == "opaque":
+            return tuple((f"_{i}", a) for i, a in enumerate(args)) + tuple(kwargs.items())
+        params = list(prim.params)
+        positional = params[:params.index(prim.variadic)] if prim.variadic else params
+        bound = {}
+        if len(args) > len(positional) and not prim.variadic:
+            raise self.unsupported(node, f"{prim.spelling or prim.name}() takes at most {len(positional)} "
+                                         f"positional arguments here, got {len(args)}",
+                                   f"its parameters are ({', '.join(params)})")
+        bound.update(zip(positional, args))
+        if prim.variadic:
+            bound[prim.variadic] = Pack(tuple(args[len(positional):]), "tuple")
+        for key, value in kwargs.items():
+            if key not in params or key == prim.variadic:
+                raise self.unsupported(node, f"argument `{key}` of {prim.spelling or prim.name}() is not "
+                                             f"supported by tapegen", f"supported parameters: {', '.join(params)}")
+            if key in bound:
+                raise self.unsupported(node, f"{prim.spelling or prim.name}() got `{key}` twice")
+            bound[key] = value
+        inputs = []
+        for param in params:
+            if param in bound:
+                inputs.append((param, bound[param]))
+            elif param in prim.defaults:
+                inputs.append((param, Const(prim.defaults[param])))
+            else:
+                raise self.unsupported(node, f"{prim.spelling or prim.name}() is missing argument `{param}`")
+        return tuple(inputs)
+
+    # --- errors -------------------------------------------------------------------------
+
+    def span(self, node):
+        return self.source.span(node)
+
+    def unsupported(self, node, message, hint=None):
+        return UnsupportedSyntaxError(message, self.span(node), hint)
+
+
+def _method_arguments(prim, method_name, args):
+    """`x.reshape(3, 4)` and `x.transpose(1, 0)` take their shape or axes as separate arguments."""
+    if method_name in ("reshape", "transpose") and len(args) > 1:
+        if all(isinstance(a, Const) for a in args):
+            return [Const(tuple(a.value for a in args))]
+        return [Pack(tuple(args), "tuple")]
+    return args
+
+
+_OPAQUE: dict = {}
+
+
+def _opaque(spelling, obj):
+    """A callable with no rule: called as written; an error only if a gradient must flow through it."""
+    key = ("call", spelling, id(obj))
+    if key not in _OPAQUE:
+        _OPAQUE[key] = Primitive(name=spelling, fn=obj, params=(), defaults={}, form="opaque", spelling=spelling)
+    return _OPAQUE[key]
+
+
+def _opaque_method(method_name):
+    key = ("method", method_name)
+    if key not in _OPAQUE:
+        _OPAQUE[key] = Primitive(name=f".{method_name}", fn=None, params=(), defaults={}, form="opaque",
+                                 spelling=f".{method_name}")
+    return _OPAQUE[key]
+
+
+def _opaque_value():
+    key = ("value",)
+    if key not in _OPAQUE:
+        _OPAQUE[key] = Primitive(name="call", fn=None, params=(), defaults={}, form="opaque", spelling="()")
+    return _OPAQUE[key]
+
+
+def _transpose():
+    import numpy as np
+    return np.transpose
+
+
+def _metadata():
+    from .rules.shape import metadata
+    return metadata
+
+
+_OPSYM = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@",
+          ast.FloorDiv: "//", ast.Mod: "%"}
+
+_HINTS = {
+    ast.If: "control flow arrives with tapegen's tape; for now use np.where for data-dependent choices",
+    ast.For: "unroll the loop or express it with vectorised NumPy calls",
+    ast.While: "express it with vectorised NumPy calls",
+    ast.Try: "move error handling outside the differentiated function",
+    ast.With: "move the `with` block outside the differentiated function",
+    ast.Global: "pass the value in as an argument and return the new value",
+    ast.Nonlocal: "pass the value in as an argument and return the new value",
+    ast.Yield: "a generator has no single output to differentiate: return a value",
+    ast.YieldFrom: "a generator has no single output to differentiate: return a value",
+    ast.Await: "async functions cannot be differentiated: make it a plain function",
+    ast.ListComp: "build the list with a loop-free NumPy expression (np.stack of arrays, broadcasting)",
+    ast.Lambda: "define the function outside with `def`",
+    ast.FunctionDef: "define the helper outside the differentiated function",
+}
+
+
+def _describe(node) -> str:
+    names = {ast.If: "an `if` statement", ast.For: "a `for` loop", ast.While: "a `while` loop",
+             ast.Try: "`try`", ast.With: "`with`", ast.Global: "`global`", ast.Nonlocal: "`nonlocal`",
+             ast.Yield: "`yield`", ast.YieldFrom: "`yield from`", ast.Await: "`await`",
+             ast.ListComp: "a list comprehension", ast.Lambda: "a lambda", ast.FunctionDef: "a nested def",
+             ast.Delete: "`del`", ast.Raise: "`raise`", ast.Assert: "`assert`", ast.Import: "`import`",
+             ast.Starred: "a starred expression", ast.IfExp: "a conditional expression",
+             ast.BoolOp: "`and` / `or`", ast.Dict: "a dict literal", ast.JoinedStr: "an f-string"}
+    return names.get(type(node), f"`{type(node).__name__}`")

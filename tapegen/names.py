@@ -1,0 +1,79 @@
+"""Every name tapegen writes into generated code is chosen here.
+
+User names survive (`h`); re-assignments become `h_1`, `h_2`; temporaries are
+`t1, t2, ...` in program order; cotangents are `g_<name>`, tangents
+`<name>_dot`, saved shapes `<name>_shape`. Names never collide with any
+identifier in the user's function nor with names generated code imports
+(`np`, runtime helpers): a user local called `np` becomes `np_`.
+Deterministic: the same function always gets the same names.
+"""
+from __future__ import annotations
+
+from .ir import Var
+
+
+class Namer:
+    """Hands out fresh, readable, collision-free variable names for one program.
+
+    `identifiers` are the names in the user's source: a user variable keeps its
+    own name, but nothing tapegen invents (temporaries, cotangents, `h_1`) may
+    be one of them.
+    """
+
+    def __init__(self, identifiers=(), reserved=(), assigned=()):
+        self.identifiers = frozenset(identifiers)
+        self.reserved = frozenset(reserved)
+        self.assigned = set(assigned)
+        self.next_temp = 1
+
+    def user(self, name: str) -> Var:
+        """A var for a user's variable `name`: the name itself the first time, then `name_1`, ..."""
+        base = f"{name}_" if name in self.reserved else name
+        if base not in self.assigned and (base == name or base not in self.identifiers):
+            self.assigned.add(base)
+            return Var(base)
+        return self._suffixed(base)
+
+    def temp(self) -> Var:
+        while True:
+            name = f"t{self.next_temp}"
+            self.next_temp += 1
+            if self._free(name):
+                self.assigned.add(name)
+                return Var(name)
+
+    def cotangent(self, var: Var) -> Var:
+        return self._invented(f"g_{var.name}")
+
+    def tangent(self, var: Var) -> Var:
+        return self._invented(f"{var.name}_dot")
+
+    def derived(self, var: Var, suffix: str) -> Var:
+        return self._invented(f"{var.name}_{suffix}")
+
+    def _free(self, name: str) -> bool:
+        return name not in self.assigned and name not in self.identifiers and name not in self.reserved
+
+    def _invented(self, base: str) -> Var:
+        if self._free(base):
+            self.assigned.add(base)
+            return Var(base)
+        return self._suffixed(base)
+
+    def _suffixed(self, base: str) -> Var:
+        i = 1
+        while not self._free(f"{base}_{i}"):
+            i += 1
+        self.assigned.add(f"{base}_{i}")
+        return Var(f"{base}_{i}")
+
+
+def namer_for(program, reserved) -> Namer:
+    """A namer that avoids every name `program` already uses."""
+    assigned = {p.name for p in program.params} | {v.name for v in program.free}
+    for eqn in program.body:
+        assigned.update(v.name for v in eqn.outputs)
+    namer = Namer(program.identifiers, reserved, assigned)
+    temps = [int(n[1:]) for n in assigned if n[:1] == "t" and n[1:].isdigit()]
+    namer.next_temp = max(temps, default=0) + 1
+    return namer

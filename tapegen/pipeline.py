@@ -1,0 +1,91 @@
+"""The transform, as a flat list of passes:
+
+    source -> lower to Wengert list -> verify -> activity + reverse -> verify -> codegen -> load
+
+Each pass is a function in its own module; this one only strings them
+together and caches the result per (function, kind, wrt, outputs).
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+
+from . import rules
+from .codegen.emit import grad_module, vjp_module
+from .codegen.load import load
+from .ir import Program
+from .lower import lower
+from .reverse import Adjoint, reverse
+from .source import function_source
+from .verify import verify, verify_adjoint
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A transformed function: its IR, its source text, and the compiled functions."""
+
+    kind: str
+    name: str
+    program: Program
+    adjoint: Adjoint
+    text: str
+    namespace: dict
+
+    @property
+    def function(self):
+        return self.namespace[self.name if self.kind == "grad" else f"{self.name}_fwd"]
+
+    @property
+    def backward(self):
+        return self.namespace[f"{self.name}_bwd"]
+
+
+def lowered(fn) -> Program:
+    """The verified Wengert list of `fn` (cached)."""
+    cache = _cache_for(fn)
+    program = cache.get("program")
+    if program is None:
+        program = verify(lower(function_source(fn), fn, frozenset(rules.namespace())))
+        cache["program"] = program
+    return program
+
+
+def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = True) -> Generated:
+    """Generate and load the `kind` ("grad" or "vjp") code of `fn` for params `wrt` (indices)."""
+    cache = _cache_for(fn)
+    key = (kind, wrt, outputs, bare)
+    generated = cache.get(key)
+    if generated is not None:
+        return generated
+    with _LOCK:
+        generated = cache.get(key)
+        if generated is None:
+            generated = _generate(fn, kind, wrt, outputs, bare)
+            cache[key] = generated
+    return generated
+
+
+def _generate(fn, kind, wrt, outputs, bare) -> Generated:
+    program = lowered(fn)
+    adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs)
+    verify_adjoint(adjoint)
+    name = f"{program.name}_{kind}"
+    emit = grad_module if kind == "grad" else vjp_module
+    text = emit(adjoint, name, bare)
+    wrt_names = ",".join(program.params[i].name for i in wrt)
+    filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
+    namespace = load(text, filename, rules.namespace(), fn)
+    return Generated(kind, name, program, adjoint, text, namespace)
+
+
+_LOCK = threading.RLock()
+_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _cache_for(fn) -> dict:
+    cache = _CACHES.get(fn)
+    if cache is None:
+        with _LOCK:
+            cache = _CACHES.setdefault(fn, {})
+    return cache

@@ -1,0 +1,106 @@
+"""Resolving the names a user function reads to the objects they mean.
+
+`np.sin` inside a function is `numpy.sin` if the function's globals (or its
+closure, or builtins) say so; tapegen resolves callees once, when it
+transforms the function. Data (arrays, numbers) read from the enclosing scope
+is *not* frozen: generated code reads it live, through `LiveNamespace`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import types
+
+MISSING = object()
+
+
+class Scope:
+    """The enclosing scope of a user function: closure cells, globals, builtins."""
+
+    def __init__(self, fn, local_names):
+        self.fn = fn
+        self.locals = frozenset(local_names)
+        code = fn.__code__
+        cells = fn.__closure__ or ()
+        self.cells = dict(zip(code.co_freevars, cells))
+        self.globals = fn.__globals__
+
+    def lookup(self, name: str):
+        """The object `name` means in the enclosing scope, or MISSING (also for locals)."""
+        if name in self.locals:
+            return MISSING
+        cell = self.cells.get(name)
+        if cell is not None:
+            try:
+                return cell.cell_contents
+            except ValueError:  # an empty cell: the name is not bound yet
+                return MISSING
+        if name in self.globals:
+            return self.globals[name]
+        return getattr(builtins, name, MISSING)
+
+    def static(self, node: ast.expr):
+        """The object an expression names, if it is a name or a chain of module attributes."""
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.static(node.value)
+            if isinstance(base, (types.ModuleType, type)):
+                return getattr(base, node.attr, MISSING)
+        return MISSING
+
+
+class LiveNamespace(dict):
+    """Globals of generated code: tapegen's names first, then the user's scope, read at call time.
+
+    A dict subclass, so a name tapegen does not define (a global array the user
+    reassigns between calls, a closure variable) is looked up afresh each call.
+    """
+
+    def __init__(self, names, fn):
+        super().__init__(names)
+        self._cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        self._globals = fn.__globals__
+
+    def __missing__(self, name):
+        cell = self._cells.get(name)
+        if cell is not None:
+            return cell.cell_contents
+        if name in self._globals:
+            return self._globals[name]
+        return getattr(builtins, name)  # AttributeError becomes a NameError in generated code
+
+    def __reduce__(self):
+        return (dict, (dict(self),))
+
+
+def local_names(node) -> set:
+    """Every name the function binds: parameters and assignment targets (Python's rule for locals)."""
+    names = set()
+    args = node.args
+    for arg in args.posonlyargs + args.args + args.kwonlyargs:
+        names.add(arg.arg)
+    for extra in (args.vararg, args.kwarg):
+        if extra is not None:
+            names.add(extra.arg)
+    body = node.body if isinstance(node.body, list) else [node.body]
+    for stmt in body:
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                names.add(sub.id)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(sub.name)
+    return names
+
+
+def all_identifiers(node) -> set:
+    """Every identifier appearing in the function, so generated names never collide with one."""
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id)
+        elif isinstance(sub, ast.arg):
+            found.add(sub.arg)
+        elif isinstance(sub, ast.Attribute):
+            found.add(sub.attr)
+    return found

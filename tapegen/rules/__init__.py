@@ -1,0 +1,70 @@
+"""All built-in primitives and rules, combined from one table per area of NumPy.
+
+`lookup(fn)` finds the primitive for a callable; `method(name)` the primitive
+behind an array method (`x.sum()` is `np.sum(x)`); `namespace()` the names
+generated code may use (NumPy as `np`, and every helper and rule function it
+calls by name).
+"""
+import builtins
+
+import numpy as np
+
+from . import elementwise, linalg, nondiff, reductions, shape
+from .table import Primitive, Rule, RuleError, RuleTable, combine
+
+TABLES = (elementwise.table, reductions.table, linalg.table, shape.table, nondiff.table)
+PRIMITIVES, METHODS = combine(*TABLES)
+
+__all__ = ["PRIMITIVES", "METHODS", "TABLES", "Primitive", "Rule", "RuleError", "RuleTable",
+           "lookup", "method", "namespace", "register_table"]
+
+
+def lookup(fn):
+    """The primitive for callable `fn`, or None."""
+    try:
+        return PRIMITIVES.get(fn)
+    except TypeError:  # unhashable callables are never primitives
+        return None
+
+
+def method(name: str):
+    """`(primitive, receiver parameter)` for array method `name`, or None."""
+    entry = METHODS.get(name)
+    return None if entry is None else (PRIMITIVES[entry[0]], entry[1])
+
+
+def register_table(table: RuleTable):
+    """Add a user's table (custom rules); its primitives replace built-in ones of the same callable."""
+    PRIMITIVES.update(table.primitives)
+    METHODS.update(table.methods)
+    _NAMESPACE.clear()
+
+
+_NAMESPACE: dict = {}
+
+
+def namespace() -> dict:
+    """Names generated code can refer to: `np` and whatever the rules use."""
+    if not _NAMESPACE:
+        from .. import runtime
+        names = {"np": np, **{name: getattr(runtime, name) for name in runtime.__all__}}
+        for prim in PRIMITIVES.values():
+            for rule in list(prim.vjps.values()) + list(prim.jvps.values()):
+                for name, value in _rule_globals(rule).items():
+                    if names.setdefault(name, value) is not value:
+                        raise RuleError(f"{rule.where}: {rule.name} uses {name!r}, which another rule "
+                                        f"uses for a different object")
+        _NAMESPACE.update(names)
+    return _NAMESPACE
+
+
+def _rule_globals(rule) -> dict:
+    """Module-level names a rule needs in generated code: its free names, or itself if called by name."""
+    if rule.inline is None:
+        return {rule.name: rule.fn}
+    import ast
+    found = {}
+    for node in ast.walk(rule.inline):
+        if isinstance(node, ast.Name) and node.id not in rule.reads and not hasattr(builtins, node.id):
+            found[node.id] = rule.fn.__globals__[node.id]
+    return found

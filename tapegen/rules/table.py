@@ -1,0 +1,191 @@
+"""Primitives and their derivative rules, and the tables that hold them.
+
+A primitive is a callable tapegen knows (`numpy.tanh`, `operator.add`) with a
+declared signature. A rule is an ordinary function; its parameter names say
+what it reads, and that decides what the forward pass saves:
+
+- a primitive parameter name (`x`, `x1`, `a`, `axis`): that input's value;
+- `<param>_shape`: the input's shape (saved instead of the input itself);
+- `<param>_meta`: shape and dtype for an array, the type for a container;
+- `y`: the primitive's output; `g`: the output's cotangent (VJP rules);
+- `<param>_dot`: an input's tangent (JVP rules).
+
+Rules whose body is one `return` expression are inlined into generated code;
+longer ones are called by name.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# What a rule can read about an input besides its value, and how the forward pass computes it.
+SUFFIXES = {"shape": "shape", "meta": "meta"}
+
+
+@dataclass(eq=False)
+class Rule:
+    """A derivative rule: a VJP (`kind="vjp"`) or JVP for one argument of a primitive."""
+
+    fn: object
+    kind: str
+    wrt: str
+    reads: tuple
+    inline: ast.expr | None
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+    @property
+    def where(self) -> str:
+        code = self.fn.__code__
+        return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+@dataclass(eq=False)
+class Primitive:
+    """A function tapegen can differentiate through, and how to write a call to it.
+
+    `form` says how generated code spells a call: "call" (`np.tanh(x)`),
+    "binop" / "unop" / "compare" (an operator symbol), "getitem" (`a[index]`),
+    or "method" (`a.astype(dtype)`).
+    """
+
+    name: str
+    fn: object
+    params: tuple
+    defaults: dict
+    form: str = "call"
+    spelling: str = ""
+    variadic: str | None = None
+    differentiable: bool = True
+    outputs: int = 1
+    vjps: dict = field(default_factory=dict)
+    jvps: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+
+class RuleError(Exception):
+    """A rule table is malformed; names the rule's own file and line."""
+
+
+class RuleTable:
+    """The primitives and rules of one area of NumPy, built by one module."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.primitives: dict = {}
+        self.methods: dict = {}
+
+    def op(self, fn, signature: str, *, name=None, form="call", spelling=None,
+           differentiable=True, outputs=1):
+        """Declare `fn` a primitive with the given Python parameter list."""
+        params, defaults, variadic = _parse_signature(signature)
+        prim = Primitive(
+            name=name or getattr(fn, "__name__", str(fn)), fn=fn, params=params, defaults=defaults,
+            form=form, spelling=spelling or _spelling(fn), variadic=variadic,
+            differentiable=differentiable, outputs=outputs)
+        self.primitives[fn] = prim
+        return prim
+
+    def nondiff(self, fn, signature: str, **options):
+        """Declare `fn` a primitive with no gradient: its outputs are constants."""
+        return self.op(fn, signature, differentiable=False, **options)
+
+    def method(self, method_name: str, fn, receiver: str = "a"):
+        """`x.<method_name>(...)` means `fn(x, ...)` for arrays."""
+        self.methods[method_name] = (fn, receiver)
+
+    def vjp(self, fn, wrt: str):
+        """Decorator: register a VJP rule of primitive `fn` for its argument `wrt`."""
+        return self._rule(fn, wrt, "vjp")
+
+    def jvp(self, fn, wrt: str):
+        """Decorator: register a JVP rule of primitive `fn` for its argument `wrt`."""
+        return self._rule(fn, wrt, "jvp")
+
+    def _rule(self, fn, wrt, kind):
+        def register(rule_fn):
+            prim = self.primitives.get(fn)
+            if prim is None:
+                raise _rule_error(rule_fn, f"{kind} rule for {fn!r}, which this table has not declared with .op()")
+            if wrt not in prim.params:
+                raise _rule_error(rule_fn, f"{prim.name} has no parameter {wrt!r} (it has {', '.join(prim.params)})")
+            reads = tuple(inspect.signature(rule_fn).parameters)
+            allowed = _readable_names(prim, kind)
+            for read in reads:
+                if read not in allowed:
+                    raise _rule_error(rule_fn, f"rule parameter {read!r} is not something a {kind} rule of "
+                                               f"{prim.name} can read ({', '.join(sorted(allowed))})")
+            table = prim.vjps if kind == "vjp" else prim.jvps
+            table[wrt] = Rule(rule_fn, kind, wrt, reads, _inline_expression(rule_fn))
+            return rule_fn
+        return register
+
+
+def combine(*tables: RuleTable):
+    """Merge tables into (primitives by callable, methods by name); duplicates are errors."""
+    primitives, methods = {}, {}
+    for table in tables:
+        for fn, prim in table.primitives.items():
+            if fn in primitives:
+                raise RuleError(f"{prim.name} is declared by both {table.name} and another table")
+            primitives[fn] = prim
+        methods.update(table.methods)
+    return primitives, methods
+
+
+def _readable_names(prim: Primitive, kind: str) -> set:
+    names = set(prim.params) | {f"{p}_{suffix}" for p in prim.params for suffix in SUFFIXES} | {"y"}
+    names |= {"g"} if kind == "vjp" else {f"{p}_dot" for p in prim.params}
+    return names
+
+
+def _parse_signature(signature: str):
+    args = ast.parse(f"def f({signature}): pass").body[0].args
+    params = [a.arg for a in args.posonlyargs + args.args]
+    values = [ast.literal_eval(d) for d in args.defaults]
+    defaults = dict(zip(params[len(params) - len(values):], values))
+    variadic = args.vararg.arg if args.vararg else None
+    if variadic:
+        params.append(variadic)
+    for kw, default in zip(args.kwonlyargs, args.kw_defaults):
+        params.append(kw.arg)
+        if default is not None:
+            defaults[kw.arg] = ast.literal_eval(default)
+    return tuple(params), defaults, variadic
+
+
+def _spelling(fn) -> str:
+    name = getattr(fn, "__name__", None)
+    for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
+        if name and getattr(module, name, None) is fn:
+            return f"{prefix}.{name}"
+    return name or ""
+
+
+def _inline_expression(rule_fn):
+    """The rule's expression if its body is a single `return <expr>`, else None."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(rule_fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    body = [s for s in tree.body[0].body if not _is_docstring(s)]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    return None
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _rule_error(rule_fn, message):
+    code = rule_fn.__code__
+    return RuleError(f"{code.co_filename}:{code.co_firstlineno}: {rule_fn.__name__}: {message}")

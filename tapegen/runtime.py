@@ -1,0 +1,179 @@
+"""Helpers that generated gradient code calls at run time.
+
+Everything here is plain NumPy, works on Python scalars, NumPy scalars and
+arrays, and takes the fast path first (no work when shapes already match).
+Generated code refers to these by their bare names; `__all__` is that set.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import NonScalarOutputError, WrtError
+
+__all__ = [
+    "shape", "unbroadcast", "unreduce", "seed", "conform", "Cotree", "unindex",
+    "zeros_like_tree", "add_cotangents", "balanced_eq", "safe_div", "stop_gradient", "meta",
+]
+
+shape = np.shape
+
+
+def unbroadcast(g, to_shape):
+    """Sum `g` over the axes NumPy broadcasting added or stretched, to get `to_shape`."""
+    g_shape = np.shape(g)
+    if g_shape == to_shape:
+        return g
+    extra = len(g_shape) - len(to_shape)
+    axes = tuple(range(extra)) + tuple(
+        i + extra for i, n in enumerate(to_shape) if n == 1 and g_shape[i + extra] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return np.reshape(g, to_shape) if extra or not isinstance(g, np.ndarray) else g
+
+
+def unreduce(g, a_shape, axis, keepdims):
+    """Broadcast the cotangent of a reduction back to the shape of its input."""
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, _positive_axes(axis, len(a_shape)))
+    return np.broadcast_to(g, a_shape)
+
+
+def _positive_axes(axis, ndim):
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted(a % ndim for a in axes))
+
+
+def balanced_eq(a, y, axis, keepdims):
+    """1/k where `a` equals the max/min `y`, for k ties: the gradient of max and min."""
+    if axis is not None and not keepdims:
+        y = np.expand_dims(y, _positive_axes(axis, np.ndim(a)))
+    mask = np.equal(a, y)
+    return mask / np.sum(mask, axis=axis, keepdims=True)
+
+
+def safe_div(g, d):
+    """g / d, with 0 where d == 0 (the subgradient convention at kinks such as sqrt(0))."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.divide(g, d)
+    return np.where(np.equal(d, 0), 0.0, q) if np.any(np.equal(d, 0)) else q
+
+
+def seed(out):
+    """The cotangent 1 of a scalar output, in the output's dtype."""
+    if np.ndim(out) != 0:
+        raise NonScalarOutputError(
+            f"grad needs a scalar output, but the function returned shape {np.shape(out)}",
+            hint="reduce it (np.sum, np.mean) or use tapegen.vjp with a cotangent of that shape")
+    dtype = getattr(out, "dtype", None)
+    if dtype is not None and dtype.kind in "fc":
+        return dtype.type(1)
+    return 1.0
+
+
+def conform(g, x):
+    """Make a gradient look like its argument: same shape, dtype, and container structure."""
+    if type(x) is float:
+        return float(g) if g is not None else 0.0
+    if isinstance(x, np.ndarray):
+        if g is None:
+            return np.zeros_like(x)
+        if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape:
+            return g
+        if x.dtype.kind not in "fc":
+            raise _integer_wrt(x)
+        return np.broadcast_to(np.asarray(g, dtype=x.dtype), x.shape).copy() if np.shape(g) != x.shape \
+            else np.asarray(g, dtype=x.dtype)
+    if isinstance(x, (dict, list, tuple)):
+        return _conform_tree(g, x)
+    if isinstance(x, (bool, int, np.integer, np.bool_)):
+        raise _integer_wrt(x)
+    if isinstance(x, np.generic):
+        return x.dtype.type(0) if g is None else x.dtype.type(g)
+    return g if g is not None else np.zeros_like(x)
+
+
+def _integer_wrt(x):
+    kind = type(x).__name__ if not isinstance(x, np.ndarray) else f"an array of {x.dtype}"
+    return WrtError(f"cannot differentiate with respect to an integer or boolean argument ({kind})",
+                    hint="pass floats (e.g. np.asarray(x, dtype=float)), or leave this argument out of wrt")
+
+
+def _conform_tree(g, x):
+    if isinstance(x, dict):
+        get = (lambda k: None) if g is None else g.get
+        return type(x)((k, conform(get(k), v)) for k, v in x.items())
+    items = [None] * len(x) if g is None else [_item(g, i) for i in range(len(x))]
+    out = [conform(gi, xi) for gi, xi in zip(items, x)]
+    return tuple(out) if isinstance(x, tuple) else out
+
+
+def _item(g, i):
+    if isinstance(g, dict):
+        return g.get(i)
+    return g[i]
+
+
+class Cotree(dict):
+    """The cotangent of a container (dict, list or tuple): sparse, keyed by index.
+
+    Fan-out into one container adds up key by key, so generated code can
+    accumulate `g_params = g_params + g_params_1` exactly as it does arrays.
+    """
+
+    def __add__(self, other):
+        if other is None:
+            return self
+        result = Cotree(self)
+        for key, value in other.items():
+            result[key] = value if key not in result else add_cotangents(result[key], value)
+        return result
+
+    __radd__ = __add__
+
+
+def add_cotangents(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def unindex(g, a_meta, index):
+    """The cotangent of `a[index]`: `g` scattered into zeros, duplicates adding up."""
+    if isinstance(a_meta, type):  # `a` was a dict, list or tuple: a sparse container cotangent
+        return Cotree({index: g})
+    a_shape, dtype = a_meta
+    result = np.zeros(a_shape, dtype=np.result_type(dtype, g) if dtype.kind in "fc" else np.asarray(g).dtype)
+    if _is_basic(index):
+        result[index] = g
+    else:
+        np.add.at(result, index, g)
+    return result
+
+
+def _is_basic(index):
+    items = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis for i in items)
+
+
+def zeros_like_tree(x):
+    if isinstance(x, dict):
+        return {k: zeros_like_tree(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(zeros_like_tree(v) for v in x)
+    return np.zeros_like(x)
+
+
+def stop_gradient(x):
+    """Return `x` unchanged; tapegen passes no gradient through it (the seeds' `detach`)."""
+    return x
+
+
+def meta(a):
+    """What `unindex` needs to know about an indexed value: its type if a container, else shape and dtype."""
+    if isinstance(a, (dict, list, tuple)):
+        return type(a)
+    if isinstance(a, np.ndarray):
+        return a.shape, a.dtype
+    return np.shape(a), np.result_type(a)

@@ -1,0 +1,123 @@
+"""Finding and parsing a user function's source, and pointing into it.
+
+This module owns reading user source: it locates the `def` (or `lambda`) of a
+live function object in its file, parses it with the stdlib `ast`, and turns
+AST positions (UTF-8 byte columns) into `Span`s with character columns, so a
+caret lands under the right character on lines with non-ASCII text.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import os
+import textwrap
+from dataclasses import dataclass
+
+from .errors import SourceNotFoundError
+from .ir import Span
+
+
+@dataclass(frozen=True)
+class FunctionSource:
+    """A parsed user function and the file lines it came from."""
+
+    node: ast.AST  # ast.FunctionDef or ast.Lambda
+    file: str
+    lines: tuple
+    line_offset: int  # add to an AST lineno to get the line in `file`
+
+    @property
+    def display_file(self) -> str:
+        return os.path.basename(self.file) if self.file else "<unknown>"
+
+    def span(self, node: ast.AST) -> Span:
+        line = node.lineno + self.line_offset
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        col = _char_col(text, node.col_offset)
+        same_line = getattr(node, "end_lineno", node.lineno) == node.lineno
+        end = _char_col(text, node.end_col_offset) if same_line and node.end_col_offset is not None else len(text.rstrip())
+        return Span(self.display_file, line, col, end, text.rstrip("\n"))
+
+
+def function_source(fn) -> FunctionSource:
+    """Locate and parse the source of `fn`.
+
+    Raises:
+        SourceNotFoundError: the function was built where no source is kept
+            (by `exec`, in a REPL without history, from a compiled module).
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise SourceNotFoundError(f"{fn!r} is not a Python function, so it has no source to differentiate",
+                                  hint="pass a function defined with `def` or `lambda` in a file or notebook")
+    file = code.co_filename
+    lines = tuple(linecache.getlines(file, getattr(fn, "__globals__", {})))
+    if not lines:
+        raise SourceNotFoundError(
+            f"cannot find the source of {fn.__qualname__}() (defined in {file!r})",
+            hint="tapegen reads a function's source: define it in a .py file or a notebook cell, not with exec or eval")
+    node, offset = _find_node(code, lines)
+    return FunctionSource(node, file, lines, offset)
+
+
+_PARSED: dict = {}
+
+
+def _parse_file(file_key, lines):
+    cached = _PARSED.get(file_key)
+    if cached is not None and cached[0] == lines:
+        return cached[1]
+    tree = ast.parse("".join(lines))
+    if len(_PARSED) > 64:
+        _PARSED.clear()
+    _PARSED[file_key] = (lines, tree)
+    return tree
+
+
+def _find_node(code, lines):
+    try:
+        tree = _parse_file(code.co_filename, lines)
+        return _match(tree, code), 0
+    except (SyntaxError, LookupError):
+        pass
+    # The file as a whole does not parse (or changed): fall back to the block itself.
+    start = code.co_firstlineno
+    block = inspect.getblock(lines[start - 1:])
+    text = textwrap.dedent("".join(block))
+    try:
+        tree = ast.parse(text)
+        return _match(tree, code, first_line=1), start - 1
+    except (SyntaxError, LookupError):
+        raise SourceNotFoundError(
+            f"cannot parse the source of {code.co_name}() at {code.co_filename}:{start}",
+            hint="the file may have changed since the function was defined; re-run its definition") from None
+
+
+def _match(tree, code, first_line=None):
+    first_line = code.co_firstlineno if first_line is None else first_line
+    name = code.co_name
+    candidates = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            starts = [d.lineno for d in node.decorator_list] + [node.lineno]
+            if min(starts) == first_line:
+                candidates.append(node)
+        elif isinstance(node, ast.Lambda) and name == "<lambda>" and node.lineno == first_line:
+            if [a.arg for a in node.args.args] == list(code.co_varnames[:code.co_argcount]):
+                candidates.append(node)
+    if not candidates:
+        raise LookupError(name)
+    if len(candidates) > 1 and name == "<lambda>":
+        candidates = _lambda_by_column(candidates, code) or candidates
+    return candidates[0]
+
+
+def _lambda_by_column(candidates, code):
+    """Several lambdas on one line: pick the one whose body the code object points at."""
+    cols = {pos[2] for pos in code.co_positions() if pos[2] is not None}
+    return [node for node in candidates if node.body.col_offset in cols]
+
+
+def _char_col(text: str, byte_col: int) -> int:
+    return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
