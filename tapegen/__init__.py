@@ -13,12 +13,14 @@
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
 from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
                      TapegenError, UnsupportedSyntaxError, WrtError)
+from .gradcheck import GradcheckReport, gradcheck
 from .runtime import stop_gradient
 
 __version__ = "0.1.0"
 
 __all__ = [
     "differentiate", "grad", "value_and_grad", "vjp", "source", "wengert", "stop_gradient", "Differentiated",
+    "gradcheck", "GradcheckReport",
     "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
     "SourceNotFoundError", "WrtError", "InternalError",
 ]

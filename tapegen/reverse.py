@@ -98,7 +98,7 @@ class _Builder:
         seeds = []
         for atom in targets:
             if isinstance(atom, Var) and self.activity.active(atom):
-                g, _ = self._contribution_var(atom)
+                g, _ = self._contribution_var(atom, self.program.return_span)
             else:
                 g = self.namer.cotangent(Var(atom.name if isinstance(atom, Var) else "out"))
             seeds.append(g)
@@ -178,7 +178,7 @@ class _Builder:
         outs, sums = [], []
         for target in rule_eqn.outputs:
             if isinstance(target, _Contribution):
-                var, total = self._contribution_var(target.var)
+                var, total = self._contribution_var(target.var, rule_eqn.span)
                 outs.append(var)
                 if total is not None:
                     sums.append(total)
@@ -187,7 +187,7 @@ class _Builder:
         self.backward.append(Eqn(rule_eqn.op, rule_eqn.inputs, tuple(outs), rule_eqn.span))
         self.backward.extend(sums)
 
-    def _contribution_var(self, var):
+    def _contribution_var(self, var, span):
         """A var for a new contribution to `var`'s cotangent, and the sum eqn if it is not the first."""
         previous = self.cotangent.get(var)
         part = self.namer.cotangent(var)
@@ -197,7 +197,7 @@ class _Builder:
         total = self.namer.cotangent(var)
         self.cotangent[var] = total
         add = rules.lookup(_add())
-        return part, Eqn(add, (("x1", previous), ("x2", part)), (total,), _span_of(var, self.program))
+        return part, Eqn(add, (("x1", previous), ("x2", part)), (total,), span)
 
     def forward_order(self):
         ordered = []
@@ -215,13 +215,6 @@ class _Contribution:
 def _add():
     import operator
     return operator.add
-
-
-def _span_of(var, program):
-    for eqn in program.body:
-        if var in eqn.outputs:
-            return eqn.span
-    return program.span
 
 
 def _residuals(program, forward, backward):

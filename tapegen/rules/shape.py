@@ -50,3 +50,7 @@ def metadata(obj, name):
 table.op(getattr, "obj, name", name="getattr", form="attr")
 table.nondiff(metadata, "obj, name", name="metadata", form="attr")
 table.nondiff(slice, "start, stop=None, step=None", name="slice", spelling="slice")
+
+from ..runtime import meta  # noqa: E402
+
+table.nondiff(meta, "a", spelling="meta")
