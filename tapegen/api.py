@@ -150,6 +150,8 @@ class Differentiated:
         return str(pipeline.lowered(self._target.fn))
 
     def _entry(self, kind, wrt):
+        if isinstance(wrt, list):
+            wrt = tuple(wrt)
         key = (kind, wrt)
         entry = self._entries.get(key)
         if entry is None:

@@ -57,6 +57,7 @@ class _Lowerer:
     def program(self) -> Program:
         node = self.node
         self._check_signature(node.args)
+        self._check_kind(node)
         params = []
         for arg in node.args.posonlyargs + node.args.args:
             var = self.namer.user(arg.arg)
@@ -79,6 +80,15 @@ class _Lowerer:
         if args.kwonlyargs:
             raise self.unsupported(args.kwonlyargs[0], "keyword-only arguments cannot be differentiated yet",
                                    "make them ordinary positional-or-keyword arguments")
+
+    def _check_kind(self, node):
+        """Generators and coroutines have no single output: say so at the yield / await itself."""
+        if isinstance(node, ast.AsyncFunctionDef):
+            raise self.unsupported(node, "async functions cannot be differentiated", _HINTS[ast.Await])
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Yield, ast.YieldFrom, ast.Await)) and not _inside_nested_def(sub, node):
+                raise self.unsupported(sub, f"{_describe(sub)} is not supported inside a differentiated function",
+                                       _HINTS[type(sub)])
 
     def _statements(self, stmts):
         for i, stmt in enumerate(stmts):
@@ -317,7 +327,7 @@ class _Lowerer:
         callee = self.expr(func)
         args = [self.expr(a) for a in node.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
-        return self.emit_multi(_opaque_value(), [callee] + args, kwargs, node, outputs, targets)
+        return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
 
     # --- emitting equations -------------------------------------------------------------
 
@@ -372,6 +382,14 @@ class _Lowerer:
         return UnsupportedSyntaxError(message, self.span(node), hint)
 
 
+def _inside_nested_def(target, root) -> bool:
+    for sub in ast.walk(root):
+        if sub is not root and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if any(inner is target for inner in ast.walk(sub)):
+                return True
+    return False
+
+
 def _method_arguments(prim, method_name, args):
     """`x.reshape(3, 4)` and `x.transpose(1, 0)` take their shape or axes as separate arguments."""
     if method_name in ("reshape", "transpose") and len(args) > 1:
@@ -400,10 +418,11 @@ def _opaque_method(method_name):
     return _OPAQUE[key]
 
 
-def _opaque_value():
-    key = ("value",)
+def _opaque_value(text):
+    """A call of a computed callee (`fns[i](x)`): the callee is the first input."""
+    key = ("value", text)
     if key not in _OPAQUE:
-        _OPAQUE[key] = Primitive(name="call", fn=None, params=(), defaults={}, form="opaque", spelling="()")
+        _OPAQUE[key] = Primitive(name=text, fn=None, params=(), defaults={}, form="opaque", spelling="()")
     return _OPAQUE[key]
 
 

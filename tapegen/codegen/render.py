@@ -68,19 +68,32 @@ def expression(eqn: Eqn) -> ast.expr:
 
 
 def _call(func, op, inputs):
-    args, keywords, skipped = [], [], False
+    """Required parameters positionally, others by keyword and only if not their default.
+
+    Builtins and ufuncs take no keywords for these parameters (`range(0, n)`), so
+    for them every parameter up to the last one given is written positionally.
+    """
+    if _positional_only(op.fn):
+        given = [i for i, (key, value) in enumerate(inputs) if not _defaulted(op, key, value)]
+        last = max(given, default=-1)
+        return ast.Call(func, [atom(value) for _, value in inputs[:last + 1]], [])
+    args, keywords = [], []
     for key, value in inputs:
         if key == op.variadic:
             args.extend(atom(item) for item in value.items)
-            continue
-        if key in op.defaults and isinstance(value, Const) and _is_default(value.value, op.defaults[key]):
-            skipped = True
-            continue
-        if skipped or (op.variadic and op.params.index(key) > op.params.index(op.variadic)):
-            keywords.append(ast.keyword(key, atom(value)))
-        else:
+        elif key not in op.defaults:
             args.append(atom(value))
+        elif not _defaulted(op, key, value):
+            keywords.append(ast.keyword(key, atom(value)))
     return ast.Call(func, args, keywords)
+
+
+def _defaulted(op, key, value) -> bool:
+    return key in op.defaults and isinstance(value, Const) and _is_default(value.value, op.defaults[key])
+
+
+def _positional_only(fn) -> bool:
+    return isinstance(fn, (np.ufunc, type)) or getattr(fn, "__module__", None) == "builtins"
 
 
 def _is_default(value, default) -> bool:

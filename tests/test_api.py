@@ -1,0 +1,269 @@
+"""The public API of issue 2, each claim against central finite differences."""
+import pickle
+
+import numpy as np
+import pytest
+
+import tapegen as tg
+from conftest import numeric_vjp
+
+
+def loss(W, b, x, y):
+    h = np.tanh(x @ W + b)
+    return np.mean((h - y) ** 2)
+
+
+@pytest.fixture
+def data(rng):
+    return rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+
+
+def test_decorator_bare_runs_original_and_grads(data):
+    f = tg.differentiate(loss)
+    assert f(*data) == loss(*data)
+    np.testing.assert_allclose(f.grad(*data), numeric_vjp(loss, data, 0, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_decorator_with_default_wrt(data):
+    f = tg.differentiate(wrt=("W", "b"))(loss)
+    dW, db = f.grad(*data)
+    np.testing.assert_allclose(dW, numeric_vjp(loss, data, 0, 1.0), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(db, numeric_vjp(loss, data, 1, 1.0), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("wrt", [("W", "b"), (0, 1), ("W", 1), [0, "b"]], ids=str)
+def test_wrt_by_name_or_index(data, wrt):
+    dW, db = tg.grad(loss, wrt=wrt)(*data)
+    np.testing.assert_allclose(dW, numeric_vjp(loss, data, 0, 1.0), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(db, numeric_vjp(loss, data, 1, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_wrt_order_is_the_order_asked(data):
+    db, dW = tg.grad(loss, wrt=("b", "W"))(*data)
+    assert db.shape == (2,) and dW.shape == (3, 2)
+
+
+def test_value_and_grad(data):
+    value, (dW, db) = tg.differentiate(loss).value_and_grad(*data, wrt=(0, 1))
+    assert value == pytest.approx(loss(*data))
+    np.testing.assert_allclose(db, numeric_vjp(loss, data, 1, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_keyword_arguments(data):
+    W, b, x, y = data
+    g = tg.differentiate(loss).grad(W, b, x=x, y=y, wrt="b")
+    np.testing.assert_allclose(g, numeric_vjp(loss, data, 1, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_defaults_are_used(rng):
+    def f(x, scale=3.0):
+        return np.sum(x * scale)
+    np.testing.assert_allclose(tg.grad(f)(np.ones(2)), [3.0, 3.0])
+
+
+def test_vjp_nonscalar_output_with_cotangent(rng):
+    def f(x, W):
+        return np.sin(x @ W)
+    x, W = rng.normal(size=(4, 3)), rng.normal(size=(3, 2))
+    out, pullback = tg.vjp(f, x, W, wrt=(0, 1))
+    ct = rng.normal(size=out.shape)
+    dx, dW = pullback(ct)
+    np.testing.assert_allclose(dx, numeric_vjp(f, (x, W), 0, ct), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(dW, numeric_vjp(f, (x, W), 1, ct), rtol=1e-6, atol=1e-9)
+
+
+def test_vjp_wrong_cotangent_shape_is_a_tapegen_error(rng):
+    def f(x):
+        return np.sin(x)
+    out, pullback = tg.vjp(f, np.ones(3))
+    with pytest.raises(tg.TapegenError, match="cotangent has shape"):
+        pullback(np.ones(4))
+
+
+def test_grad_of_nonscalar_output_raises(rng):
+    def f(x):
+        return np.sin(x)
+    with pytest.raises(tg.NonScalarOutputError) as info:
+        tg.grad(f)(np.ones(3))
+    assert "return np.sin(x)" in str(info.value)
+
+
+def test_grad_of_tuple_output_without_has_aux_raises():
+    def f(x):
+        return np.sum(x), x
+    with pytest.raises(tg.NonScalarOutputError, match="has_aux"):
+        tg.grad(f)(np.ones(3))
+
+
+def test_has_aux(rng):
+    def f(x):
+        y = np.sin(x)
+        return np.sum(y ** 2), y
+    x = rng.normal(size=4)
+    g, aux = tg.grad(f, has_aux=True)(x)
+    np.testing.assert_allclose(aux, np.sin(x))
+    np.testing.assert_allclose(g, 2 * np.sin(x) * np.cos(x), rtol=1e-12)
+    (value, aux2), g2 = tg.value_and_grad(f, has_aux=True)(x)
+    assert value == pytest.approx(np.sum(np.sin(x) ** 2))
+    np.testing.assert_allclose(g2, g)
+
+
+def test_stop_gradient(rng):
+    def f(x):
+        return np.sum(x * tg.stop_gradient(x))
+    x = rng.normal(size=3)
+    np.testing.assert_allclose(tg.grad(f)(x), x)
+
+
+def test_nested_def_and_closure(rng):
+    scale = np.array([1.0, 2.0, 3.0])
+
+    def outer():
+        def inner(x):
+            return np.sum(np.exp(x) * scale)
+        return inner
+
+    f = outer()
+    x = rng.normal(size=3)
+    np.testing.assert_allclose(tg.grad(f)(x), np.exp(x) * scale)
+
+
+def test_closure_value_is_read_at_call_time(rng):
+    scale = np.array([1.0, 2.0])
+
+    def f(x):
+        return np.sum(x * scale)
+
+    g = tg.grad(f)
+    np.testing.assert_allclose(g(np.ones(2)), [1.0, 2.0])
+    scale = np.array([5.0, 7.0])  # noqa: F841 (rebinds the closure cell f reads)
+    np.testing.assert_allclose(g(np.ones(2)), [5.0, 7.0])
+
+
+def test_lambda():
+    g = tg.grad(lambda x: np.sin(x) * x)
+    assert g(1.0) == pytest.approx(np.cos(1.0) * 1.0 + np.sin(1.0))
+
+
+def test_two_lambdas_on_one_line():
+    f, g = tg.grad(lambda x: x ** 2), tg.grad(lambda x: x ** 3)
+    assert (f(2.0), g(2.0)) == (pytest.approx(4.0), pytest.approx(12.0))
+
+
+class Model:
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, x):
+        return np.sum(np.tanh(x @ self.W))
+
+
+def test_bound_method_reads_self(rng):
+    model = Model(rng.normal(size=(3, 2)))
+    x = rng.normal(size=(4, 3))
+    g = tg.grad(model.loss)(x)
+    np.testing.assert_allclose(g, numeric_vjp(model.loss, (x,), 0, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_attribute_of_differentiated_value_is_an_error():
+    def f(m, x):
+        return np.sum(m.W * x)
+    with pytest.raises(tg.NoRuleError, match="attribute"):
+        tg.grad(f)(Model(np.ones(2)), np.ones(2))
+
+
+@pytest.mark.parametrize("x", [1.5, np.float64(1.5), np.array(1.5)], ids=["float", "np.float64", "0-d"])
+def test_scalar_inputs_keep_their_kind(x):
+    g = tg.grad(lambda x: np.sin(x) * 2.0)(x)
+    assert g == pytest.approx(2 * np.cos(1.5))
+    assert type(g) is type(x) or (isinstance(x, np.ndarray) and np.shape(g) == ())
+
+
+def test_float32_in_float32_out(rng):
+    W = rng.normal(size=(3, 2)).astype(np.float32)
+    b = np.zeros(2, dtype=np.float32)
+    x = rng.normal(size=(5, 3)).astype(np.float32)
+    y = rng.normal(size=(5, 2)).astype(np.float32)
+    dW, db = tg.grad(loss, wrt=(0, 1))(W, b, x, y)
+    assert dW.dtype == np.float32 and db.dtype == np.float32
+    expected = tg.grad(loss)(*(a.astype(np.float64) for a in (W, b, x, y)))
+    np.testing.assert_allclose(dW, expected, rtol=1e-4, atol=1e-6)
+
+
+def mlp(params, x, y):
+    h = np.tanh(x @ params["W1"] + params["b1"])
+    out = h @ params["W2"] + params["b2"]
+    return np.mean((out - y) ** 2)
+
+
+def test_dict_params_get_dict_gradient(rng):
+    params = {"W1": rng.normal(size=(3, 4)), "b1": rng.normal(size=4),
+              "W2": rng.normal(size=(4, 1)), "b2": rng.normal(size=1), "unused": np.ones(2)}
+    x, y = rng.normal(size=(6, 3)), rng.normal(size=(6, 1))
+    g = tg.grad(mlp)(params, x, y)
+    assert set(g) == set(params)
+    np.testing.assert_array_equal(g["unused"], np.zeros(2))
+    for key in ("W1", "b1", "W2", "b2"):
+        def f_key(value, key=key):
+            return mlp({**params, key: value}, x, y)
+        np.testing.assert_allclose(g[key], numeric_vjp(f_key, (params[key],), 0, 1.0), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_list_and_tuple_params(rng, container):
+    def f(ws, x):
+        return np.sum(np.tanh(x * ws[0]) * ws[1])
+    ws = container([rng.normal(size=3), rng.normal(size=3)])
+    x = rng.normal(size=3)
+    g = tg.grad(f)(ws, x)
+    assert type(g) is container and len(g) == 2
+    np.testing.assert_allclose(g[0], x * (1 - np.tanh(x * ws[0]) ** 2) * ws[1], rtol=1e-12)
+    np.testing.assert_allclose(g[1], np.tanh(x * ws[0]), rtol=1e-12)
+
+
+def test_input_that_does_not_reach_output_gets_zeros(rng):
+    def f(x, y):
+        return np.sum(x ** 2)
+    gx, gy = tg.grad(f, wrt=(0, 1))(np.ones(2), np.ones(3))
+    np.testing.assert_array_equal(gy, np.zeros(3))
+
+
+def test_source_is_deterministic_and_readable(data):
+    first = tg.source(loss, wrt=("W", "b"))
+    second = tg.differentiate(loss).source(wrt=("W", "b"))
+    assert first == second
+    assert "def loss_grad(W, b, x, y):" in first
+    assert "g_h = " in first and "np.tanh(t2)" in first
+
+
+def test_vjp_source_has_forward_and_backward():
+    text = tg.source(loss, kind="vjp")
+    assert "def loss_vjp_fwd(W, b, x, y):" in text and "def loss_vjp_bwd(residuals, g_t5):" in text
+
+
+def test_generated_code_shows_in_tracebacks():
+    import inspect
+    f = tg.differentiate(loss)
+    f.source()
+    generated = f._entry("grad", 0).function
+    assert "def loss_grad" in inspect.getsource(generated)
+
+
+def test_grad_function_pickles(data):
+    g = tg.grad(loss, wrt=("W", "b"))
+    restored = pickle.loads(pickle.dumps(g))
+    for a, b in zip(restored(*data), g(*data)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_differentiated_pickles(data):
+    restored = pickle.loads(pickle.dumps(tg.differentiate(loss)))
+    np.testing.assert_array_equal(restored.grad(*data), tg.grad(loss)(*data))
+
+
+def test_transform_is_cached(data):
+    f = tg.differentiate(loss)
+    f.grad(*data)
+    entry = f._entry("grad", 0)
+    f.grad(*data)
+    assert f._entry("grad", 0) is entry

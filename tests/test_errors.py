@@ -1,0 +1,89 @@
+"""Bad input gives a TapegenError subclass naming file, line, source text and a caret, at transform time."""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from cases import bad_functions as bad
+
+
+def error_text(fn, exc_type, *args, wrt=0):
+    with pytest.raises(exc_type) as info:
+        tg.grad(fn, wrt=wrt)(*args)
+    return str(info.value)
+
+
+def test_no_rule_error_points_at_the_call():
+    text = error_text(bad.uses_cumprod_on_unknown, tg.NoRuleError, np.ones(3))
+    lines = text.splitlines()
+    assert lines[0].startswith("bad_functions.py:6:9: no gradient rule for np.frompyfunc(abs, 1, 1)()")
+    assert lines[1] == "    c = np.frompyfunc(abs, 1, 1)(x)"
+    assert lines[2] == "        " + "^" * len("np.frompyfunc(abs, 1, 1)(x)")
+    assert lines[3].startswith("hint: register one with tapegen.register_vjp")
+
+
+def test_caret_counts_characters_not_bytes():
+    lines = error_text(bad.non_ascii, tg.NoRuleError, np.ones(3)).splitlines()
+    assert lines[0].startswith("bad_functions.py:19:9:")
+    assert lines[1] == "    π = np.frompyfunc(abs, 1, 1)(x)  # ünïcode before the call"
+    assert lines[2] == "        " + "^" * len("np.frompyfunc(abs, 1, 1)(x)")
+
+
+@pytest.mark.parametrize("fn, line, message", [
+    (bad.uses_try, 11, "`try` is not supported"),
+    (bad.generator, 24, "`yield` is not supported"),
+    (bad.mutates_argument, 28, "would change `x` in place"),
+    (bad.calls_with_out, 33, "argument `out` of np.sum() is not supported"),
+    (bad.starred, 37, "*args"),
+    (bad.uses_global_write, 42, "`global` is not supported"),
+    (bad.unknown_name, 48, "name `undefined_thing` is not defined"),
+], ids=lambda v: getattr(v, "__name__", None) if callable(v) else None)
+def test_unsupported_syntax(fn, line, message):
+    text = error_text(fn, tg.UnsupportedSyntaxError, np.ones(3))
+    assert text.startswith(f"bad_functions.py:{line}:")
+    assert message in text.splitlines()[0]
+    assert "^" in text.splitlines()[2] and text.splitlines()[-1].startswith("hint:")
+
+
+def test_augmented_assignment_on_a_fresh_array_is_fine():
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(tg.grad(bad.fine_after_fresh_aug)(x), 4 * x + 1)
+
+
+def test_errors_are_raised_at_transform_time_by_source():
+    with pytest.raises(tg.UnsupportedSyntaxError):
+        tg.source(bad.uses_try)
+
+
+@pytest.mark.parametrize("wrt, message", [
+    ("nope", "wrt names 'nope', which is not an argument"),
+    (5, "wrt=5 is out of range"),
+    (True, "not True"),
+    ((0, 0), "twice"),
+], ids=["unknown-name", "out-of-range", "bool", "duplicate"])
+def test_bad_wrt(wrt, message):
+    with pytest.raises(tg.WrtError, match=message):
+        tg.grad(bad.fine_after_fresh_aug, wrt=wrt)(np.ones(2))
+
+
+@pytest.mark.parametrize("arg", [3, np.arange(3), True], ids=["int", "int-array", "bool"])
+def test_integer_argument_is_a_wrt_error(arg):
+    with pytest.raises(tg.WrtError, match="integer or boolean"):
+        tg.grad(lambda x: np.sum(x * 2.0))(arg)
+
+
+def test_function_without_source():
+    namespace = {}
+    exec("def made_by_exec(x):\n    return x * 2\n", namespace)
+    with pytest.raises(tg.SourceNotFoundError, match="made_by_exec"):
+        tg.grad(namespace["made_by_exec"])(1.0)
+
+
+def test_not_a_function():
+    with pytest.raises(tg.TapegenError, match="Python functions"):
+        tg.grad(np.sin)(1.0)
+
+
+def test_every_error_is_a_tapegen_error():
+    for cls in (tg.UnsupportedSyntaxError, tg.NoRuleError, tg.NonScalarOutputError, tg.GradcheckError,
+                tg.SourceNotFoundError, tg.WrtError):
+        assert issubclass(cls, tg.TapegenError)
