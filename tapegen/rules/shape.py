@@ -1,46 +1,616 @@
-"""Shapes and indexing: reshape, transpose, indexing with `a[...]`, dtype casts.
+"""Shapes and indexing: reshape, transposes, joins and splits, flips, tiling, diagonals, `a[...]`.
 
-Indexing scatters its cotangent back with `np.add.at` semantics, so repeated
-integer indices add up; indexing into a dict, list or tuple gives a sparse
-container cotangent (`Cotree`).
+Every rule here moves or copies elements without arithmetic, so each VJP is
+the adjoint data movement: a transpose undoes a transpose, a split undoes a
+concatenation, and gathers (indexing, take, repeat, tile, non-constant pad)
+scatter back with `np.add.at` semantics, so repeated indices add up.
+Indexing into a dict, list or tuple gives a sparse container cotangent
+(`Cotree`); a function returning a list (`np.split`) gets its cotangent as a
+`Cotree`, a list, or a tuple with None for unused pieces.
+
+The JVP rules are the primitives themselves applied to the tangents, since
+all of these functions are linear in their array arguments.
 """
 import operator
 
 import numpy as np
 
-from ..runtime import unindex
+from ..errors import TapegenError
+from ..runtime import meta, unbroadcast, unindex
 from .table import RuleTable
 
 table = RuleTable("shape")
 
-table.op(operator.getitem, "a, index", name="getitem", form="getitem")
-table.op(np.reshape, "a, shape")
-table.op(np.transpose, "a, axes=None")
-table.op(np.ndarray.astype, "a, dtype", name="astype", form="method", spelling="astype")
-table.method("reshape", np.reshape)
-table.method("transpose", np.transpose)
-table.method("astype", np.ndarray.astype)
+# --- declarations -------------------------------------------------------------------------------
 
+table.op(operator.getitem, "a, index", name="getitem", form="getitem")
+table.op(np.ndarray.astype, "a, dtype", name="astype", form="method", spelling="astype")
+table.op(np.ndarray.flatten, "a", name="flatten", form="method", spelling="flatten")
+table.op(np.copy, "a")
+
+table.op(np.reshape, "a, shape")
+table.op(np.ravel, "a")
+table.op(np.squeeze, "a, axis=None")
+table.op(np.expand_dims, "a, axis")
+table.op(np.broadcast_to, "array, shape")
+for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    table.op(_fn, "*arys")
+
+table.op(np.transpose, "a, axes=None")
+table.op(np.swapaxes, "a, axis1, axis2")
+table.op(np.moveaxis, "a, source, destination")
+table.op(np.rollaxis, "a, axis, start=0")
+
+table.op(np.concatenate, "arrays, axis=0")
+table.op(np.stack, "arrays, axis=0")
+for _fn in (np.hstack, np.vstack, np.dstack, np.column_stack):
+    table.op(_fn, "tup")
+for _fn in (np.split, np.array_split):
+    table.op(_fn, "ary, indices_or_sections, axis=0")
+for _fn in (np.hsplit, np.vsplit, np.dsplit):
+    table.op(_fn, "ary, indices_or_sections")
+
+table.op(np.flip, "m, axis=None")
+table.op(np.fliplr, "m")
+table.op(np.flipud, "m")
+table.op(np.roll, "a, shift, axis=None")
+table.op(np.rot90, "m, k=1, axes=(0, 1)")
+table.op(np.tile, "A, reps")
+table.op(np.repeat, "a, repeats, axis=None")
+table.op(np.pad, "array, pad_width, mode='constant', constant_values=0")
+
+table.op(np.tril, "m, k=0")
+table.op(np.triu, "m, k=0")
+table.op(np.diag, "v, k=0")
+table.op(np.diagonal, "a, offset=0, axis1=0, axis2=1")
+
+table.op(np.take, "a, indices, axis=None")
+table.op(np.take_along_axis, "arr, indices, axis=-1")
+table.op(np.sort, "a, axis=-1")
+
+for _name, _fn in (("reshape", np.reshape), ("ravel", np.ravel), ("flatten", np.ndarray.flatten),
+                   ("squeeze", np.squeeze), ("transpose", np.transpose), ("swapaxes", np.swapaxes),
+                   ("astype", np.ndarray.astype), ("copy", np.copy), ("repeat", np.repeat),
+                   ("take", np.take), ("diagonal", np.diagonal)):
+    table.method(_name, _fn)
+
+
+# --- helpers (names in generated code) -----------------------------------------------------------
+
+def transpose_inverse(axes):
+    """The axes that undo `np.transpose(_, axes)` (None undoes None)."""
+    return None if axes is None else tuple(np.argsort([axis % len(axes) for axis in axes]))
+
+
+def rollaxis_destination(ndim, axis, start):
+    """Where `np.rollaxis(a, axis, start)` puts `axis`, so `np.moveaxis(g, that, axis)` undoes it."""
+    axis, start = axis % ndim, start + ndim if start < 0 else start
+    return start - 1 if axis < start else start
+
+
+def tangent_items(items, tangents):
+    """The tangents of a list argument, zeros for the items that carry none."""
+    return [np.zeros_like(item) if tangent is None else tangent for item, tangent in zip(items, tangents)]
+
+
+def piece_cotangents(g, pieces):
+    """The cotangent of a list result (`np.split`): one per piece, zeros for unused pieces.
+
+    `g` is a `Cotree` keyed by index, a list or tuple with None for unused pieces, or None.
+    """
+    found = [None] * len(pieces)
+    items = g.items() if isinstance(g, dict) else enumerate(g or ())
+    for key, value in items:
+        if value is not None:
+            found[key] = value if found[key] is None else found[key] + value
+    return tangent_items(pieces, found)
+
+
+def unjoin(g, arrays, joined, axis):
+    """Split `g` along `axis` into one piece per array, as joined (`joined`), shaped like the inputs."""
+    bounds = np.cumsum([np.shape(item)[axis] for item in joined])[:-1]
+    return [np.reshape(piece, np.shape(item)) for piece, item in zip(np.split(g, bounds, axis), arrays)]
+
+
+def untile(g, A_shape, reps):
+    """Sum the copies `np.tile` made: view `g` as (rep, size) pairs per axis and sum the reps."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    ndim = max(len(A_shape), len(reps))
+    shape = (1,) * (ndim - len(A_shape)) + tuple(A_shape)
+    reps = (1,) * (ndim - len(reps)) + reps
+    pairs = [n for pair in zip(reps, shape) for n in pair]
+    return np.reshape(np.sum(np.reshape(g, pairs), axis=tuple(range(0, 2 * ndim, 2))), A_shape)
+
+
+def unrepeat(g, a_shape, repeats, axis):
+    """Sum the copies `np.repeat` made of each element along `axis`."""
+    if axis is None:
+        return np.reshape(unrepeat(np.ravel(g), (int(np.prod(a_shape)),), repeats, 0), a_shape)
+    axis = axis % len(a_shape)
+    n = a_shape[axis]
+    if np.ndim(repeats) == 0 or np.size(repeats) == 1:
+        split = a_shape[:axis] + (n, int(np.ravel(repeats)[0])) + a_shape[axis + 1:]
+        return np.sum(np.reshape(g, split), axis=axis + 1)
+    return unindex(g, (a_shape, np.result_type(g)), (slice(None),) * axis + (np.repeat(np.arange(n), repeats),))
+
+
+def unpad(g, array_shape, pad_width, mode):
+    """The cotangent of `np.pad`: the middle of `g`, plus, for edge-like modes, the padding it copied."""
+    widths = np.broadcast_to(pad_width, (len(array_shape), 2))
+    if mode == "constant":
+        return g[tuple(slice(before, before + n) for (before, _), n in zip(widths, array_shape))]
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise TapegenError(f"no gradient rule for np.pad with mode={mode!r}",
+                           hint="modes with gradients: constant, edge, reflect, symmetric, wrap")
+    size = int(np.prod(array_shape))
+    source = np.pad(np.arange(size).reshape(array_shape), widths, mode)
+    summed = np.bincount(source.ravel(), weights=np.ravel(g), minlength=size)
+    return summed.astype(np.result_type(g), copy=False).reshape(array_shape)
+
+
+def undiagonal(g, a_shape, offset, axis1, axis2):
+    """Zeros shaped `a_shape` with `g` on the diagonal `np.diagonal(_, offset, axis1, axis2)` reads."""
+    result = np.zeros(a_shape, dtype=np.result_type(g))
+    view = np.moveaxis(result, (axis1, axis2), (-2, -1))
+    i = np.arange(np.shape(g)[-1])
+    view[..., i + max(-offset, 0), i + max(offset, 0)] = g
+    return result
+
+
+def untake(g, a_shape, indices, axis):
+    """Scatter-add the cotangent of `np.take(a, indices, axis)` back into zeros shaped `a_shape`."""
+    if axis is None:
+        return np.reshape(untake(g, (int(np.prod(a_shape)),), indices, 0), a_shape)
+    index = (slice(None),) * (axis % len(a_shape)) + (indices,)
+    return unindex(g, (a_shape, np.result_type(g)), index)
+
+
+def untake_along_axis(g, arr_shape, indices, axis):
+    """Scatter-add the cotangent of `np.take_along_axis` back into zeros shaped `arr_shape`."""
+    if axis is None:
+        return np.reshape(untake_along_axis(g, (int(np.prod(arr_shape)),), indices, 0), arr_shape)
+    ndim = len(arr_shape)
+    axis = axis % ndim
+    index = tuple(indices if d == axis else np.arange(n).reshape((n,) + (1,) * (ndim - d - 1))
+                  for d, n in enumerate(arr_shape))
+    return unindex(g, (arr_shape, np.result_type(g)), index)
+
+
+def unsort(g, a, axis):
+    """Put each element of `g` back where `np.sort` took its element from."""
+    order = np.argsort(a, axis=axis)
+    if axis is None:
+        return np.reshape(g[np.argsort(order)], np.shape(a))
+    return np.take_along_axis(g, np.argsort(order, axis=axis), axis)
+
+
+def sort_tangent(a, a_dot, axis):
+    """The tangent of `np.sort(a, axis)`: the tangent permuted the way `a` is."""
+    order = np.argsort(a, axis=axis)
+    return np.take_along_axis(a_dot, order, axis)
+
+
+def astype_tangent(a_dot, dtype):
+    """The tangent of a cast: cast too if the new dtype is inexact, zero if it is an integer or bool."""
+    if np.dtype(dtype).kind in "fc":
+        return np.asarray(a_dot).astype(dtype)
+    return np.zeros(np.shape(a_dot))
+
+
+# --- indexing and casts -------------------------------------------------------------------------
 
 @table.vjp(operator.getitem, "a")
 def getitem_vjp(a_meta, index, g):
     return unindex(g, a_meta, index)
 
 
-@table.vjp(np.reshape, "a")
-def reshape_vjp(a_shape, g):
-    return np.reshape(g, a_shape)
-
-
-@table.vjp(np.transpose, "a")
-def transpose_vjp(axes, g):
-    return np.transpose(g, None if axes is None else np.argsort(axes))
+@table.jvp(operator.getitem, "a")
+def getitem_jvp(a_dot, index):
+    return a_dot[index]
 
 
 @table.vjp(np.ndarray.astype, "a")
 def astype_vjp(a_meta, g):
     return g if a_meta[1].kind not in "fc" else np.asarray(g, dtype=a_meta[1])
 
+
+@table.jvp(np.ndarray.astype, "a")
+def astype_jvp(a_dot, dtype):
+    return astype_tangent(a_dot, dtype)
+
+
+@table.vjp(np.copy, "a")
+def copy_vjp(g):
+    return g
+
+
+@table.jvp(np.copy, "a")
+def copy_jvp(a_dot):
+    return a_dot
+
+
+# --- reshapes: the cotangent takes the input's shape back ---------------------------------------
+
+@table.vjp(np.reshape, "a")
+@table.vjp(np.ravel, "a")
+@table.vjp(np.ndarray.flatten, "a")
+@table.vjp(np.squeeze, "a")
+@table.vjp(np.expand_dims, "a")
+def reshape_vjp(a_shape, g):
+    return np.reshape(g, a_shape)
+
+
+@table.jvp(np.reshape, "a")
+def reshape_jvp(a_dot, shape):
+    return np.reshape(a_dot, shape)
+
+
+@table.jvp(np.ravel, "a")
+@table.jvp(np.ndarray.flatten, "a")
+def ravel_jvp(a_dot):
+    return np.ravel(a_dot)
+
+
+@table.jvp(np.squeeze, "a")
+def squeeze_jvp(a_dot, axis):
+    return np.squeeze(a_dot, axis)
+
+
+@table.jvp(np.expand_dims, "a")
+def expand_dims_jvp(a_dot, axis):
+    return np.expand_dims(a_dot, axis)
+
+
+@table.vjp(np.broadcast_to, "array")
+def broadcast_to_vjp(array_shape, g):
+    return unbroadcast(g, array_shape)
+
+
+@table.jvp(np.broadcast_to, "array")
+def broadcast_to_jvp(array_dot, shape):
+    return np.broadcast_to(array_dot, shape)
+
+
+@table.vjp(np.atleast_1d, "arys")
+@table.vjp(np.atleast_2d, "arys")
+@table.vjp(np.atleast_3d, "arys")
+def atleast_vjp(arys, g):
+    """One array in, one array out; several in, a list out."""
+    if len(arys) == 1:
+        return [np.reshape(g, np.shape(arys[0]))]
+    return [np.reshape(part, np.shape(a)) for part, a in zip(piece_cotangents(g, arys), arys)]
+
+
+@table.jvp(np.atleast_1d, "arys")
+def atleast_1d_jvp(arys, arys_dot):
+    return np.atleast_1d(*tangent_items(arys, arys_dot))
+
+
+@table.jvp(np.atleast_2d, "arys")
+def atleast_2d_jvp(arys, arys_dot):
+    return np.atleast_2d(*tangent_items(arys, arys_dot))
+
+
+@table.jvp(np.atleast_3d, "arys")
+def atleast_3d_jvp(arys, arys_dot):
+    return np.atleast_3d(*tangent_items(arys, arys_dot))
+
+
+# --- transposes: the inverse permutation --------------------------------------------------------
+
+@table.vjp(np.transpose, "a")
+def transpose_vjp(axes, g):
+    return np.transpose(g, transpose_inverse(axes))
+
+
+@table.jvp(np.transpose, "a")
+def transpose_jvp(a_dot, axes):
+    return np.transpose(a_dot, axes)
+
+
+@table.vjp(np.swapaxes, "a")
+def swapaxes_vjp(axis1, axis2, g):
+    return np.swapaxes(g, axis1, axis2)
+
+
+@table.jvp(np.swapaxes, "a")
+def swapaxes_jvp(a_dot, axis1, axis2):
+    return np.swapaxes(a_dot, axis1, axis2)
+
+
+@table.vjp(np.moveaxis, "a")
+def moveaxis_vjp(source, destination, g):
+    return np.moveaxis(g, destination, source)
+
+
+@table.jvp(np.moveaxis, "a")
+def moveaxis_jvp(a_dot, source, destination):
+    return np.moveaxis(a_dot, source, destination)
+
+
+@table.vjp(np.rollaxis, "a")
+def rollaxis_vjp(a_shape, axis, start, g):
+    return np.moveaxis(g, rollaxis_destination(len(a_shape), axis, start), axis)
+
+
+@table.jvp(np.rollaxis, "a")
+def rollaxis_jvp(a_dot, axis, start):
+    return np.rollaxis(a_dot, axis, start)
+
+
+# --- joins and splits ---------------------------------------------------------------------------
+
+@table.vjp(np.concatenate, "arrays")
+def concatenate_vjp(arrays, axis, g):
+    if axis is None:
+        return unjoin(g, arrays, [np.ravel(a) for a in arrays], 0)
+    return unjoin(g, arrays, arrays, axis)
+
+
+@table.jvp(np.concatenate, "arrays")
+def concatenate_jvp(arrays, arrays_dot, axis):
+    return np.concatenate(tangent_items(arrays, arrays_dot), axis)
+
+
+@table.vjp(np.stack, "arrays")
+def stack_vjp(axis, g):
+    return list(np.moveaxis(g, axis, 0))
+
+
+@table.jvp(np.stack, "arrays")
+def stack_jvp(arrays, arrays_dot, axis):
+    return np.stack(tangent_items(arrays, arrays_dot), axis)
+
+
+@table.vjp(np.hstack, "tup")
+def hstack_vjp(tup, g):
+    joined = [np.atleast_1d(a) for a in tup]
+    return unjoin(g, tup, joined, 0 if joined[0].ndim == 1 else 1)
+
+
+@table.vjp(np.vstack, "tup")
+def vstack_vjp(tup, g):
+    joined = [np.atleast_2d(a) for a in tup]
+    return unjoin(g, tup, joined, 0)
+
+
+@table.vjp(np.dstack, "tup")
+def dstack_vjp(tup, g):
+    joined = [np.atleast_3d(a) for a in tup]
+    return unjoin(g, tup, joined, 2)
+
+
+@table.vjp(np.column_stack, "tup")
+def column_stack_vjp(tup, g):
+    joined = [np.atleast_2d(a).T if np.ndim(a) < 2 else a for a in tup]
+    return unjoin(g, tup, joined, 1)
+
+
+@table.jvp(np.hstack, "tup")
+def hstack_jvp(tup, tup_dot):
+    return np.hstack(tangent_items(tup, tup_dot))
+
+
+@table.jvp(np.vstack, "tup")
+def vstack_jvp(tup, tup_dot):
+    return np.vstack(tangent_items(tup, tup_dot))
+
+
+@table.jvp(np.dstack, "tup")
+def dstack_jvp(tup, tup_dot):
+    return np.dstack(tangent_items(tup, tup_dot))
+
+
+@table.jvp(np.column_stack, "tup")
+def column_stack_jvp(tup, tup_dot):
+    return np.column_stack(tangent_items(tup, tup_dot))
+
+
+@table.vjp(np.split, "ary")
+@table.vjp(np.array_split, "ary")
+def split_vjp(axis, y, g):
+    return np.concatenate(piece_cotangents(g, y), axis)
+
+
+@table.vjp(np.hsplit, "ary")
+def hsplit_vjp(ary_shape, y, g):
+    return np.concatenate(piece_cotangents(g, y), 1 if len(ary_shape) > 1 else 0)
+
+
+@table.vjp(np.vsplit, "ary")
+def vsplit_vjp(y, g):
+    return np.concatenate(piece_cotangents(g, y), 0)
+
+
+@table.vjp(np.dsplit, "ary")
+def dsplit_vjp(y, g):
+    return np.concatenate(piece_cotangents(g, y), 2)
+
+
+@table.jvp(np.split, "ary")
+def split_jvp(ary_dot, indices_or_sections, axis):
+    return np.split(ary_dot, indices_or_sections, axis)
+
+
+@table.jvp(np.array_split, "ary")
+def array_split_jvp(ary_dot, indices_or_sections, axis):
+    return np.array_split(ary_dot, indices_or_sections, axis)
+
+
+@table.jvp(np.hsplit, "ary")
+def hsplit_jvp(ary_dot, indices_or_sections):
+    return np.hsplit(ary_dot, indices_or_sections)
+
+
+@table.jvp(np.vsplit, "ary")
+def vsplit_jvp(ary_dot, indices_or_sections):
+    return np.vsplit(ary_dot, indices_or_sections)
+
+
+@table.jvp(np.dsplit, "ary")
+def dsplit_jvp(ary_dot, indices_or_sections):
+    return np.dsplit(ary_dot, indices_or_sections)
+
+
+# --- flips, rolls, rotations --------------------------------------------------------------------
+
+@table.vjp(np.flip, "m")
+def flip_vjp(axis, g):
+    return np.flip(g, axis)
+
+
+@table.jvp(np.flip, "m")
+def flip_jvp(m_dot, axis):
+    return np.flip(m_dot, axis)
+
+
+@table.vjp(np.fliplr, "m")
+def fliplr_vjp(g):
+    return np.fliplr(g)
+
+
+@table.jvp(np.fliplr, "m")
+def fliplr_jvp(m_dot):
+    return np.fliplr(m_dot)
+
+
+@table.vjp(np.flipud, "m")
+def flipud_vjp(g):
+    return np.flipud(g)
+
+
+@table.jvp(np.flipud, "m")
+def flipud_jvp(m_dot):
+    return np.flipud(m_dot)
+
+
+@table.vjp(np.roll, "a")
+def roll_vjp(shift, axis, g):
+    return np.roll(g, np.negative(shift), axis)
+
+
+@table.jvp(np.roll, "a")
+def roll_jvp(a_dot, shift, axis):
+    return np.roll(a_dot, shift, axis)
+
+
+@table.vjp(np.rot90, "m")
+def rot90_vjp(k, axes, g):
+    return np.rot90(g, -k, axes)
+
+
+@table.jvp(np.rot90, "m")
+def rot90_jvp(m_dot, k, axes):
+    return np.rot90(m_dot, k, axes)
+
+
+# --- copies: tile, repeat, pad ------------------------------------------------------------------
+
+@table.vjp(np.tile, "A")
+def tile_vjp(A_shape, reps, g):
+    return untile(g, A_shape, reps)
+
+
+@table.jvp(np.tile, "A")
+def tile_jvp(A_dot, reps):
+    return np.tile(A_dot, reps)
+
+
+@table.vjp(np.repeat, "a")
+def repeat_vjp(a_shape, repeats, axis, g):
+    return unrepeat(g, a_shape, repeats, axis)
+
+
+@table.jvp(np.repeat, "a")
+def repeat_jvp(a_dot, repeats, axis):
+    return np.repeat(a_dot, repeats, axis)
+
+
+@table.vjp(np.pad, "array")
+def pad_vjp(array_shape, pad_width, mode, g):
+    return unpad(g, array_shape, pad_width, mode)
+
+
+@table.jvp(np.pad, "array")
+def pad_jvp(array_dot, pad_width, mode):
+    return np.pad(array_dot, pad_width, mode)
+
+
+# --- triangles and diagonals --------------------------------------------------------------------
+
+@table.vjp(np.tril, "m")
+def tril_vjp(m_shape, k, g):
+    return unbroadcast(np.tril(g, k), m_shape)
+
+
+@table.jvp(np.tril, "m")
+def tril_jvp(m_dot, k):
+    return np.tril(m_dot, k)
+
+
+@table.vjp(np.triu, "m")
+def triu_vjp(m_shape, k, g):
+    return unbroadcast(np.triu(g, k), m_shape)
+
+
+@table.jvp(np.triu, "m")
+def triu_jvp(m_dot, k):
+    return np.triu(m_dot, k)
+
+
+@table.vjp(np.diag, "v")
+def diag_vjp(v_shape, k, g):
+    return np.diag(g, k) if len(v_shape) == 1 else undiagonal(g, v_shape, k, 0, 1)
+
+
+@table.jvp(np.diag, "v")
+def diag_jvp(v_dot, k):
+    return np.diag(v_dot, k)
+
+
+@table.vjp(np.diagonal, "a")
+def diagonal_vjp(a_shape, offset, axis1, axis2, g):
+    return undiagonal(g, a_shape, offset, axis1, axis2)
+
+
+@table.jvp(np.diagonal, "a")
+def diagonal_jvp(a_dot, offset, axis1, axis2):
+    return np.diagonal(a_dot, offset, axis1, axis2)
+
+
+# --- gathers: take, take_along_axis, sort -------------------------------------------------------
+
+@table.vjp(np.take, "a")
+def take_vjp(a_shape, indices, axis, g):
+    return untake(g, a_shape, indices, axis)
+
+
+@table.jvp(np.take, "a")
+def take_jvp(a_dot, indices, axis):
+    return np.take(a_dot, indices, axis)
+
+
+@table.vjp(np.take_along_axis, "arr")
+def take_along_axis_vjp(arr_shape, indices, axis, g):
+    return untake_along_axis(g, arr_shape, indices, axis)
+
+
+@table.jvp(np.take_along_axis, "arr")
+def take_along_axis_jvp(arr_dot, indices, axis):
+    return np.take_along_axis(arr_dot, indices, axis)
+
+
+@table.vjp(np.sort, "a")
+def sort_vjp(a, axis, g):
+    return unsort(g, a, axis)
+
+
+@table.jvp(np.sort, "a")
+def sort_jvp(a, a_dot, axis):
+    return sort_tangent(a, a_dot, axis)
+
+
+# --- attributes and small nondifferentiable pieces ----------------------------------------------
 
 def metadata(obj, name):
     """`x.shape`, `x.ndim`, `x.dtype`, ...: attributes that describe a value and carry no gradient."""
@@ -49,8 +619,6 @@ def metadata(obj, name):
 
 table.op(getattr, "obj, name", name="getattr", form="attr")
 table.nondiff(metadata, "obj, name", name="metadata", form="attr")
-table.nondiff(slice, "start, stop=None, step=None", name="slice", spelling="slice")
-
-from ..runtime import meta  # noqa: E402
-
+# No defaults: `x[j:]` must be written `slice(j, None, None)`, since `slice(j)` means `:j`.
+table.nondiff(slice, "start, stop, step", name="slice", spelling="slice")
 table.nondiff(meta, "a", spelling="meta")
