@@ -1,0 +1,227 @@
+"""Indexing, `a[...]`, against central differences in float64.
+
+Arrays: ints, slices with steps, None, Ellipsis, boolean masks, integer arrays
+with duplicates (their cotangents add up), mixed tuples, and indices held in
+variables. Containers: dicts, lists and tuples of arrays, whose gradient has
+the container's structure. Cases that fail because of a known core bug are
+strict xfails naming it, so they turn into failures when the bug is fixed.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from conftest import numeric_vjp
+from tapegen.errors import UnsupportedSyntaxError
+
+_rng = np.random.default_rng(11)
+X = _rng.standard_normal((4, 5))
+T = _rng.standard_normal((2, 3, 4))
+V = _rng.standard_normal(6)
+DUPLICATES = np.array([0, 2, 2, 3, 0])
+MASK = X > 0.2
+
+
+def core_bug(reason, raises=None):
+    return pytest.mark.xfail(strict=True, reason=f"core bug: {reason}", raises=raises)
+
+
+def case(id, fn, *args, marks=()):
+    return pytest.param(fn, args, id=id, marks=marks)
+
+
+ARRAY_CASES = [
+    case("int", lambda x: x[1], X),
+    case("negative-int", lambda x: x[-1] * 2.0, X),
+    case("two-ints", lambda x: x[1, -2] ** 2, X),
+    case("vector-element", lambda v: v[3] * v, V),
+    case("slice", lambda x: x[1:3], X),
+    case("slice-steps", lambda x: x[::2, 1::2], X),
+    case("slice-negative-steps", lambda x: x[::-1, 4:0:-2], X),
+    case("slice-past-the-end", lambda x: x[2:10], X),
+    case("empty-slice", lambda x: np.sum(x[3:1]) + np.sum(x * x), X),
+    case("none", lambda x: x[None], X),
+    case("newaxis-between", lambda x: x[:, np.newaxis, 1:], X),
+    case("ellipsis", lambda t: t[..., 1], T),
+    case("ellipsis-between", lambda t: t[1, ..., ::2], T),
+    case("ellipsis-none-int", lambda t: t[..., None, 2], T),
+    case("mask-from-the-input", lambda x: x[x > 0] ** 2, X),
+    case("mask-argument", lambda x, m: x[m] * 3.0, X, MASK),
+    case("mask-rows", lambda x: x[np.array([True, False, True, True])], X),
+    case("mask-and-slice", lambda x: x[np.array([True, False, True, True]), 1:], X),
+    case("int-array-duplicates", lambda v: v[DUPLICATES] * np.arange(5.0), V),
+    case("int-array-duplicates-rows", lambda x: x[DUPLICATES], X),
+    case("int-array-2d", lambda v: v[np.array([[0, 1], [1, 1]])], V),
+    case("int-array-negative", lambda v: v[np.array([-1, -1, 0])], V),
+    case("two-int-arrays", lambda x: x[DUPLICATES, DUPLICATES[::-1]], X),
+    case("two-int-arrays-broadcast", lambda x: x[DUPLICATES[:3, None], np.array([[0, 0, 4]])], X),
+    case("slice-and-int-array", lambda x: x[1:, DUPLICATES], X),
+    case("int-and-int-array", lambda t: t[1, :, DUPLICATES], T),
+    case("int-arrays-around-a-slice", lambda t: t[np.array([1, 1]), :, np.array([0, 3])], T),
+    case("int-array-ellipsis-none", lambda t: t[np.array([1, 1, 0]), ..., None], T),
+    case("chained", lambda x: x[1:][:, DUPLICATES][0], X),
+    case("fan-out", lambda x: x[0] * x[0] + x[-1] * x[1:].sum(), X),
+    case("list-literal-int-index", lambda v: v[[0, 0, 1]], V,
+         marks=core_bug("a list index is rendered as a tuple: v[[0, 0, 1]] runs as v[0, 0, 1]")),
+    case("list-literal-in-tuple", lambda x: x[1:, [0, 2, 2]], X),
+    case("variable-int", lambda x, i: x[i], X, 2),
+    case("variable-negative-int", lambda x, i: x[i, i], X, -1),
+    case("variable-int-array", lambda x, i: x[i], X, DUPLICATES[:4]),
+    case("variable-tuple", lambda x, i: x[i], X, (1, slice(None, None, 2))),
+    case("variable-slice-bounds", lambda x, i, j: x[i:j], X, 1, 3),
+    case("variable-slice-start", lambda x, j: x[j:, j], X, 2),
+    case("variable-step", lambda x, s: x[::s, 1], X, -2),
+]
+
+
+@pytest.mark.parametrize("fn, args", ARRAY_CASES)
+def test_array_indexing(fn, args):
+    tg.gradcheck(fn, *args)
+
+
+def test_duplicate_indices_add_up():
+    """The gradient of sum(v[[0, 2, 2, 3, 0]]) counts each index: 2, 0, 2, 1, 0, 0."""
+    gradient = tg.grad(lambda v, i: np.sum(v[i]))(V, DUPLICATES)
+    np.testing.assert_array_equal(gradient, [2.0, 0.0, 2.0, 1.0, 0.0, 0.0])
+
+
+def test_float32_gradient_of_an_index_scatter():
+    x32 = X.astype(np.float32)
+    gradient = tg.grad(lambda x: np.sum(x[DUPLICATES, 1:] ** 2))(x32)
+    assert gradient.dtype == np.float32
+    np.testing.assert_allclose(gradient, tg.grad(lambda x: np.sum(x[DUPLICATES, 1:] ** 2))(X), rtol=1e-5, atol=1e-6)
+
+
+# --- containers ---------------------------------------------------------------------------------
+
+W = _rng.standard_normal((5, 3))
+B = _rng.standard_normal(3)
+W2 = _rng.standard_normal((3, 2))
+
+
+def dict_layer(params, x):
+    return np.sum(np.tanh(x @ params["W"] + params["b"]))
+
+
+def dict_unused_key(params, x):
+    return np.sum(x @ params["W"])
+
+
+def dict_same_key_twice(params):
+    return np.sum(params["W"] * params["W"][0])
+
+
+def dict_nested_list(params, x):
+    h = np.tanh(x @ params["layers"][0])
+    return np.sum(h @ params["layers"][1])
+
+
+def list_first(xs):
+    return np.sum(xs[0] * xs[1][0])
+
+
+def list_variable_index(xs, i):
+    return np.sum(xs[i] ** 2)
+
+
+def list_negative_index(xs):
+    return np.sum(xs[-1] * 3.0) + np.sum(xs[0])
+
+
+def list_slice(xs):
+    rest = xs[1:]
+    return np.sum(rest[0] * 2.0)
+
+
+def tuple_items(pair):
+    a = pair[0]
+    b = pair[1]
+    return np.sum(a[:3] * b)
+
+
+def list_stacked_and_indexed(xs):
+    return np.sum(np.stack(xs) ** 2) + np.sum(xs[0])
+
+
+def list_stacked_twice(xs):
+    return np.sum(np.stack(xs) ** 2) + np.sum(np.concatenate(xs) * 3.0)
+
+
+def element_of_dict_entry(params):
+    return np.sum(params["W"][1:, ::2] ** 2) + params["b"][-1]
+
+
+TREE_CASES = [
+    case("dict", dict_layer, {"W": W, "b": B}, X),
+    case("dict-unused-key", dict_unused_key, {"W": W, "b": B}, X),
+    case("dict-same-key-twice", dict_same_key_twice, {"W": W}),
+    case("dict-of-list", dict_nested_list, {"layers": [W, W2]}, X),
+    case("dict-entry-indexed", element_of_dict_entry, {"W": W, "b": B}),
+    case("list", list_first, [V, V + 1.0]),
+    case("list-variable-index", list_variable_index, [V, X, T], 1),
+    case("tuple", tuple_items, (V, B)),
+    case("list-negative-index", list_negative_index, [V, V * 2.0],
+         marks=core_bug("conform looks a list's Cotree up by 0..n-1, so the key -1 is dropped")),
+    case("list-slice", list_slice, [V, V * 2.0, V],
+         marks=core_bug("unindex keys a Cotree by the slice, which is unhashable in Python 3.11", TypeError)),
+    case("list-stacked-and-indexed", list_stacked_and_indexed, [V, V * 2.0],
+         marks=core_bug("a list cotangent (from np.stack's rule) plus a Cotree (from indexing) fails", AttributeError)),
+    case("list-stacked-twice", list_stacked_twice, [V, V * 2.0],
+         marks=core_bug("two list cotangents are accumulated with +, which concatenates the lists")),
+]
+
+
+@pytest.mark.parametrize("fn, args", TREE_CASES)
+def test_container_indexing(fn, args):
+    tree, rest = args[0], args[1:]
+    gradient = tg.grad(fn)(tree, *rest)
+    assert type(gradient) is type(tree)
+    for path, leaf in _leaves(tree):
+        def along_leaf(value, path=path):
+            return fn(_replace(tree, path, value), *rest)
+        expected = numeric_vjp(along_leaf, [leaf], 0, 1.0)
+        np.testing.assert_allclose(_get(gradient, path), expected, rtol=1e-5, atol=1e-7, err_msg=f"leaf {path}")
+
+
+def _leaves(tree, path=()):
+    if isinstance(tree, (dict, list, tuple)):
+        items = tree.items() if isinstance(tree, dict) else enumerate(tree)
+        return [leaf for key, value in items for leaf in _leaves(value, path + (key,))]
+    return [(path, tree)]
+
+
+def _get(tree, path):
+    for key in path:
+        tree = tree[key]
+    return tree
+
+
+def _replace(tree, path, value):
+    if not path:
+        return value
+    key, rest = path[0], path[1:]
+    if isinstance(tree, dict):
+        return {**tree, key: _replace(tree[key], rest, value)}
+    items = list(tree)
+    items[key] = _replace(items[key], rest, value)
+    return type(tree)(items)
+
+
+# --- list results: np.split -------------------------------------------------------------------
+
+def split_indexed(x):
+    pieces = np.split(x, 3, axis=1)
+    return pieces[0] * pieces[-1]
+
+
+def split_unpacked(x):
+    a, b = np.split(x, 2)
+    return a * b
+
+
+@pytest.mark.parametrize("fn", [
+    pytest.param(split_indexed, id="split-indexed"),
+    pytest.param(split_unpacked, id="split-unpacked", marks=core_bug(
+        "tuple-unpacking a list result needs a fixed output count (Primitive.outputs)", UnsupportedSyntaxError)),
+])
+def test_split_results(fn):
+    tg.gradcheck(fn, _rng.standard_normal((4, 6)))
