@@ -138,6 +138,14 @@ def tuple_items(pair):
     return np.sum(a[:3] * b)
 
 
+def list_into_stack(xs):
+    return np.sum(np.stack(xs, axis=1) * np.arange(6.0)[:, None])
+
+
+def tuple_into_concatenate(pair):
+    return np.sum(np.concatenate(pair) ** 2)
+
+
 def list_stacked_and_indexed(xs):
     return np.sum(np.stack(xs) ** 2) + np.sum(xs[0])
 
@@ -159,6 +167,8 @@ TREE_CASES = [
     case("list", list_first, [V, V + 1.0]),
     case("list-variable-index", list_variable_index, [V, X, T], 1),
     case("tuple", tuple_items, (V, B)),
+    case("list-into-stack", list_into_stack, [V, V * 2.0, V + 1.0]),
+    case("tuple-into-concatenate", tuple_into_concatenate, (V, B)),
     case("list-negative-index", list_negative_index, [V, V * 2.0],
          marks=core_bug("conform looks a list's Cotree up by 0..n-1, so the key -1 is dropped")),
     case("list-slice", list_slice, [V, V * 2.0, V],

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from rule_rows import Row, check_jvp_rules, check_vjp_row
+import tapegen as tg
 from tapegen import rules
+from tapegen.errors import NoRuleError
 from tapegen.runtime import Cotree, meta
 
 _rng = np.random.default_rng(7)
@@ -259,6 +261,11 @@ def test_vjp(row):
 def test_row_ids_are_unique():
     ids = [row.id for row in ROWS]
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_pad_mode_without_a_rule_is_a_clear_error():
+    with pytest.raises(NoRuleError, match="np.pad with mode='mean'"):
+        tg.grad(lambda array: np.sum(np.pad(array, 1, mode="mean")))(V5)
 
 
 # --- JVP rules, called directly -----------------------------------------------------------------

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from ..errors import TapegenError
+from ..errors import NoRuleError
 from ..runtime import meta, unbroadcast, unindex
 from .table import RuleTable
 
@@ -140,7 +140,7 @@ def unpad(g, array_shape, pad_width, mode):
     if mode == "constant":
         return g[tuple(slice(before, before + n) for (before, _), n in zip(widths, array_shape))]
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
-        raise TapegenError(f"no gradient rule for np.pad with mode={mode!r}",
+        raise NoRuleError(f"no gradient rule for np.pad with mode={mode!r}",
                            hint="modes with gradients: constant, edge, reflect, symmetric, wrap")
     size = int(np.prod(array_shape))
     source = np.pad(np.arange(size).reshape(array_shape), widths, mode)
