@@ -60,6 +60,7 @@ ROWS = [
     _row("getitem-(3,4)-slices-float64", lambda a: a[1:, ::-2], M34, covers=(operator.getitem,)),
     _row("getitem-(2,3,4)-int-array-float64", lambda a: a[:, DUPLICATES[:3]], T234, covers=(operator.getitem,)),
     _row("astype-(3,4)-float64", lambda a: a.astype(np.float64) * 2.0, M34, covers=(np.ndarray.astype,)),
+    _row("astype-(3,4)-to-int-float64", lambda a: a.astype(int) * a, M34 * 3.0, covers=(np.ndarray.astype,)),
     _row("copy-(5,)-float64", lambda a: np.copy(a) * a, V5, covers=(np.copy,)),
     _row("copy-(3,4)-method-float64", lambda a: a.copy(), M34, covers=(np.copy,)),
     _row("copy-scalar-float64", lambda s: np.copy(s) * 3.0, S, covers=(np.copy,)),
@@ -382,6 +383,7 @@ def _call(prim, inputs):
 F32 = _x(3, 4).astype(np.float32)
 F32B = _x(3, 4).astype(np.float32)
 DTYPE_CASES = [
+    _case("astype-float64-to-float32", np.ndarray.astype, {"a": F32, "dtype": np.float64}, "a"),
     _case("getitem-duplicates", operator.getitem, {"a": F32, "index": (DUPLICATES[:3], slice(None))}, "a"),
     _case("reshape", np.reshape, {"a": F32, "shape": (12,)}, "a"),
     _case("broadcast_to", np.broadcast_to, {"array": F32, "shape": (2, 3, 4)}, "array"),

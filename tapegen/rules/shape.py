@@ -141,7 +141,7 @@ def unpad(g, array_shape, pad_width, mode):
         return g[tuple(slice(before, before + n) for (before, _), n in zip(widths, array_shape))]
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
         raise NoRuleError(f"no gradient rule for np.pad with mode={mode!r}",
-                           hint="modes with gradients: constant, edge, reflect, symmetric, wrap")
+                          hint="modes with gradients: constant, edge, reflect, symmetric, wrap")
     size = int(np.prod(array_shape))
     source = np.pad(np.arange(size).reshape(array_shape), widths, mode)
     summed = np.bincount(source.ravel(), weights=np.ravel(g), minlength=size)
@@ -190,6 +190,13 @@ def sort_tangent(a, a_dot, axis):
     return np.take_along_axis(a_dot, order, axis)
 
 
+def astype_cotangent(g, a_meta, dtype):
+    """The cotangent of a cast, in the input's dtype; zero through a cast to an integer or bool."""
+    if np.dtype(dtype).kind not in "fc":
+        return np.zeros(a_meta[0], dtype=a_meta[1] if a_meta[1].kind in "fc" else float)
+    return np.asarray(g, dtype=a_meta[1]) if a_meta[1].kind in "fc" else g
+
+
 def astype_tangent(a_dot, dtype):
     """The tangent of a cast: cast too if the new dtype is inexact, zero if it is an integer or bool."""
     if np.dtype(dtype).kind in "fc":
@@ -210,8 +217,8 @@ def getitem_jvp(a_dot, index):
 
 
 @table.vjp(np.ndarray.astype, "a")
-def astype_vjp(a_meta, g):
-    return g if a_meta[1].kind not in "fc" else np.asarray(g, dtype=a_meta[1])
+def astype_vjp(a_meta, dtype, g):
+    return astype_cotangent(g, a_meta, dtype)
 
 
 @table.jvp(np.ndarray.astype, "a")
