@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import NoRuleError
-from .ir import Program, Var, atom_vars
+from .ir import Eqn, If, Loop, Program, Var, atom_vars, walk
 
 
 @dataclass(frozen=True)
@@ -24,23 +24,33 @@ class Activity:
 
     def needs_rule(self, eqn) -> list:
         """The parameters of `eqn` a cotangent must flow into."""
-        if not any(self.active(v) for v in eqn.outputs):
+        if not eqn.op.differentiable or not any(self.active(v) for v in eqn.outputs):
             return []
         return [key for key, atom in eqn.inputs if any(self.active(v) for v in atom_vars(atom))]
 
 
 def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
     """Activity of every var, for derivatives of `outputs` (atoms) with respect to `wrt` (vars)."""
+    eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
     varying = set(wrt)
-    for eqn in program.body:
-        if eqn.op.differentiable and any(v in varying for v in eqn.reads):
-            varying.update(eqn.outputs)
+    changed = True
+    while changed:  # loops carry values backwards in program order: iterate to a fixed point
+        changed = False
+        for eqn in eqns:
+            if eqn.op.differentiable and any(v in varying for v in eqn.reads):
+                if not varying.issuperset(eqn.outputs):
+                    varying.update(eqn.outputs)
+                    changed = True
     useful = {v for atom in outputs for v in atom_vars(atom)}
-    for eqn in reversed(program.body):
-        if any(v in useful for v in eqn.outputs):
-            useful.update(eqn.reads)
+    changed = True
+    while changed:
+        changed = False
+        for eqn in reversed(eqns):
+            if any(v in useful for v in eqn.outputs) and not useful.issuperset(eqn.reads):
+                useful.update(eqn.reads)
+                changed = True
     activity = Activity(frozenset(varying), frozenset(useful))
-    for eqn in program.body:
+    for eqn in eqns:
         _check_rules(eqn, activity)
     return activity
 

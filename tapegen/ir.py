@@ -116,6 +116,114 @@ class Eqn:
 
 
 @dataclass(frozen=True)
+class If:
+    """`if cond: then else: orelse`. Vars assigned in a branch keep one name across both."""
+
+    cond: Atom
+    then: tuple
+    orelse: tuple
+    span: Span
+
+    @property
+    def reads(self) -> tuple:
+        return atom_vars(self.cond)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """`for target in iterable: body` (iterable a range), or `while test: body`.
+
+    For a while loop, `test_body` computes `test` before each iteration.
+    `counter` counts the iterations entered (the tape's trip count).
+    """
+
+    kind: str
+    target: Var | None
+    iterable: Atom | None
+    test_body: tuple
+    test: Atom | None
+    body: tuple
+    counter: Var
+    span: Span
+
+    @property
+    def reads(self) -> tuple:
+        return atom_vars(self.iterable) if self.iterable is not None else ()
+
+
+@dataclass(frozen=True)
+class Exit:
+    """`break` or `continue`, always the last statement of its branch (see normalize.py)."""
+
+    kind: str
+    span: Span
+    reads = ()
+
+
+@dataclass(frozen=True)
+class Push:
+    """Forward pass: `tape.append(value)`; `value` is an atom, or an Eqn with no outputs (an expression)."""
+
+    value: object
+    span: Span
+
+
+@dataclass(frozen=True)
+class Pop:
+    """Backward pass: restore `var` from the tape (`var = tape.pop()`), or `var[index] = tape.pop()`."""
+
+    var: Var
+    index: object
+    span: Span
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Backward pass: `if var is not None: body` around rules whose cotangent may be zero."""
+
+    var: Var
+    body: tuple
+    span: Span
+
+
+def walk(body):
+    """Every equation and statement in `body`, depth first, in program order."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, If):
+            yield from walk(stmt.then)
+            yield from walk(stmt.orelse)
+        elif isinstance(stmt, Loop):
+            yield from walk(stmt.test_body)
+            yield from walk(stmt.body)
+        elif isinstance(stmt, Guard):
+            yield from walk(stmt.body)
+
+
+def assigned(body) -> list:
+    """Vars assigned anywhere in `body` (loop targets and counters included), in order, repeats kept."""
+    out = []
+    for stmt in walk(body):
+        if isinstance(stmt, Eqn):
+            out.extend(stmt.outputs)
+        elif isinstance(stmt, Loop):
+            out.append(stmt.counter)
+            if stmt.target is not None:
+                out.append(stmt.target)
+    return out
+
+
+def mutable_vars(body) -> frozenset:
+    """Vars assigned more than once, statically or because they are assigned inside a loop."""
+    counts: dict = {}
+    for var in assigned(body):
+        counts[var] = counts.get(var, 0) + 1
+    in_loops = {v for stmt in walk(body) if isinstance(stmt, Loop) for v in assigned(stmt.body)}
+    in_loops |= {v for stmt in walk(body) if isinstance(stmt, Loop) for v in assigned(stmt.test_body)}
+    return frozenset(v for v, n in counts.items() if n > 1) | frozenset(in_loops)
+
+
+@dataclass(frozen=True)
 class Program:
     """A lowered user function: parameters, a Wengert list, and what it returns.
 
@@ -142,9 +250,13 @@ class Program:
 
 
 def listing(body, indent: str = "  ") -> list:
-    """Equations one a line, each user line shown beside its first equation."""
+    """Equations one a line, each user line shown beside its first equation; blocks indented."""
     rows, last_line = [], None
     for eqn in body:
+        if not isinstance(eqn, Eqn):
+            rows += _compound_listing(eqn, indent)
+            last_line = None
+            continue
         text = f"{indent}{eqn}"
         key = (eqn.span.file, eqn.span.line)
         if key != last_line:
@@ -152,6 +264,32 @@ def listing(body, indent: str = "  ") -> list:
             last_line = key
         rows.append(text.rstrip())
     return rows
+
+
+def _compound_listing(stmt, indent) -> list:
+    inner = indent + "  "
+    where = f"  # {stmt.span.file}:{stmt.span.line}  {stmt.span.text.strip()}"
+    if isinstance(stmt, If):
+        rows = [f"{indent}if {stmt.cond}:".ljust(40) + where] + (listing(stmt.then, inner) or [f"{inner}pass"])
+        if stmt.orelse:
+            rows += [f"{indent}else:"] + listing(stmt.orelse, inner)
+        return rows
+    if isinstance(stmt, Loop):
+        if stmt.kind == "for":
+            head = f"{indent}for {stmt.target} in {stmt.iterable}:  [count {stmt.counter}]"
+            return [head.ljust(40) + where] + listing(stmt.body, inner)
+        rows = [f"{indent}while:  [count {stmt.counter}]".ljust(40) + where]
+        rows += listing(stmt.test_body, inner) + [f"{inner}test {stmt.test}"] + listing(stmt.body, inner)
+        return rows
+    if isinstance(stmt, Exit):
+        return [f"{indent}{stmt.kind}"]
+    if isinstance(stmt, Guard):
+        return [f"{indent}if {stmt.var} is not None:"] + listing(stmt.body, inner)
+    if isinstance(stmt, Push):
+        return [f"{indent}push {stmt.value}"]
+    if isinstance(stmt, Pop):
+        return [f"{indent}pop {stmt.var}{'' if stmt.index is None else '[' + str(stmt.index) + ']'}"]
+    return [f"{indent}{stmt}"]
 
 
 def _const_text(value: Any) -> str:

@@ -11,11 +11,16 @@ from __future__ import annotations
 import ast
 import operator
 
+import contextlib
+
 from . import rules
 from .errors import UnsupportedSyntaxError
 from .ir import Const, Eqn, Pack, Program, Var
+from .lower_flow import ControlFlow
 from .names import Namer
+from .normalize import normalize
 from .resolve import MISSING, Scope, all_identifiers, local_names
+from .rules.language import assign as assign_primitive
 from .rules.table import Primitive
 from .source import FunctionSource
 
@@ -40,17 +45,30 @@ def lower(source: FunctionSource, fn, reserved=frozenset()) -> Program:
     return _Lowerer(source, fn, reserved).program()
 
 
-class _Lowerer:
-    def __init__(self, source: FunctionSource, fn, reserved):
+class _Lowerer(ControlFlow):
+    def __init__(self, source: FunctionSource, fn, reserved, namer=None):
         self.source = source
-        self.node = source.node
+        identifiers = all_identifiers(source.node)
+        self.node = normalize(source.node, source, identifiers)
         self.scope = Scope(fn, local_names(self.node))
-        self.namer = Namer(all_identifiers(self.node), reserved)
+        self.namer = namer or Namer(identifiers, reserved)
+        self.namer.identifiers |= identifiers | all_identifiers(self.node)
+        self.fn = fn
         self.env: dict = {}
-        self.body: list = []
+        self.blocks: list = [[]]
         self.free: dict = {}
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
+        self.views: dict = {}    # view var -> the var whose memory it shows
+        self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
+        self.params: set = set()
+        self.results = None      # result vars, when the function returns from inside branches
+        self.results_tuple = False
+        self.return_span = None
         self.reserved = reserved
+
+    @property
+    def current(self) -> list:
+        return self.blocks[-1]
 
     # --- program ------------------------------------------------------------------------
 
@@ -63,14 +81,94 @@ class _Lowerer:
             var = self.namer.user(arg.arg)
             self.env[arg.arg] = var
             params.append(var)
+        self.params = set(params)
         if isinstance(node, ast.Lambda):
             outputs, returns_tuple = self._return_value(node.body)
-            return_span = self.span(node.body)
+            self.return_span = self.span(node.body)
         else:
-            outputs, returns_tuple, return_span = self._statements(node.body)
+            outputs, returns_tuple = self._statements(node.body)
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
-        return Program(name, tuple(params), tuple(self.body), outputs, self.span(node), returns_tuple,
-                       return_span, tuple(self.free.values()), self.namer.identifiers)
+        return Program(name, tuple(params), tuple(self.current), outputs, self.span(node), returns_tuple,
+                       self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers))
+
+    def _statements(self, stmts):
+        """Lower the function body; return (outputs, returns_tuple)."""
+        last = stmts[-1] if stmts else self.node
+        if isinstance(last, ast.Return):
+            for stmt in stmts[:-1]:
+                self.statement(stmt)
+            if last.value is None:
+                raise self.unsupported(last, "a differentiated function must return a value")
+            self.return_span = self.span(last)
+            return self._return_value(last.value)
+        for stmt in stmts:
+            self.statement(stmt)
+        if self.results is None:
+            raise self.unsupported(last, "a differentiated function must end with `return <value>`")
+        return tuple(self.results), self.results_tuple
+
+    def block(self, stmts, before=None, test=None):
+        """Lower `stmts` into a new block (a branch or loop body) and return its statements."""
+        self.blocks.append([])
+        try:
+            if before:
+                self.bind_loop_items(*before)
+            if test is not None:
+                self._last_test = self.condition(test)
+            for stmt in stmts:
+                if isinstance(stmt, ast.Return):
+                    self.branch_return(stmt)
+                else:
+                    self.statement(stmt)
+            return self.blocks.pop()
+        except BaseException:
+            self.blocks.pop()
+            raise
+
+    @contextlib.contextmanager
+    def sharing(self, names, node):
+        """Give each of `names` one var for the construct; copy in values it does not own."""
+        saved = dict(self.shared)
+        for name in sorted(names):
+            if name in self.shared:
+                continue
+            current = self.env.get(name)
+            if isinstance(current, Var) and self._owns(name, current):
+                var = current
+            else:
+                var = self.namer.user(name)
+                if current is not None:
+                    self.emit(rules.lookup(assign_primitive), [current], {}, node, var)
+                    if not (isinstance(current, Var) and current not in self.fresh):
+                        self.fresh.add(var)
+            self.shared[name] = var
+            self.env[name] = var
+        try:
+            yield
+        finally:
+            self.shared = saved
+
+    def _owns(self, name, var) -> bool:
+        return var not in self.params and var not in self.views and all(
+            atom is not var for other, atom in self.env.items() if other != name)
+
+    def shared_var(self, name):
+        return self.shared[name]
+
+    def store(self, name, atom, node):
+        """Bind user name `name` to `atom` (copying into its shared var inside a construct)."""
+        var = self.shared.get(name)
+        if var is None:
+            self.env[name] = atom
+        elif atom is not var:
+            self.emit(rules.lookup(assign_primitive), [atom], {}, node, var)
+            if isinstance(atom, Var) and atom in self.fresh:
+                self.fresh.add(var)
+
+    def view_base(self, atom):
+        while atom in self.views:
+            atom = self.views[atom]
+        return atom if atom is not None else None
 
     def _check_signature(self, args):
         for extra, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
@@ -89,19 +187,6 @@ class _Lowerer:
             if isinstance(sub, (ast.Yield, ast.YieldFrom, ast.Await)) and not _inside_nested_def(sub, node):
                 raise self.unsupported(sub, f"{_describe(sub)} is not supported inside a differentiated function",
                                        _HINTS[type(sub)])
-
-    def _statements(self, stmts):
-        for i, stmt in enumerate(stmts):
-            if isinstance(stmt, ast.Return):
-                if i != len(stmts) - 1:
-                    raise self.unsupported(stmts[i + 1], "unreachable code after return", "remove it")
-                if stmt.value is None:
-                    raise self.unsupported(stmt, "a differentiated function must return a value")
-                outputs, returns_tuple = self._return_value(stmt.value)
-                return outputs, returns_tuple, self.span(stmt)
-            self.statement(stmt)
-        last = stmts[-1] if stmts else self.node
-        raise self.unsupported(last, "a differentiated function must end with `return <value>`")
 
     def _return_value(self, value):
         if isinstance(value, ast.Tuple):
@@ -138,8 +223,7 @@ class _Lowerer:
         elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
             self.assign_tuple(target, stmt.value)
         elif isinstance(target, ast.Subscript):
-            raise self.unsupported(target, "assignment into an array element is not supported yet",
-                                   "build the array with np.stack / np.concatenate, or np.where for masks")
+            self.assign_subscript(target, stmt.value)
         else:
             raise self.unsupported(target, f"assignment to {_describe(target)} is not supported",
                                    "assign to a plain local name")
@@ -150,9 +234,11 @@ class _Lowerer:
         self.assign(stmt.target.id, stmt.value)
 
     def stmt_AugAssign(self, stmt):
+        if isinstance(stmt.target, ast.Subscript):
+            return self.assign_subscript(stmt.target, stmt.value, BINOPS.get(type(stmt.op)))
         if not isinstance(stmt.target, ast.Name):
-            raise self.unsupported(stmt.target, "augmented assignment into an element is not supported yet",
-                                   "write a[i] = a[i] + v with a fresh array, or use np.where")
+            raise self.unsupported(stmt.target, "this augmented assignment target is not supported",
+                                   "assign to a name or an array element")
         name = stmt.target.id
         current = self.read_name(stmt.target)
         if isinstance(current, Var) and current not in self.fresh:
@@ -164,31 +250,32 @@ class _Lowerer:
         if fn is None:
             raise self.unsupported(stmt, "this augmented assignment operator is not supported")
         value = self.expr(stmt.value)
-        self.bind(name, self.emit(rules.lookup(fn), [current, value], {}, stmt, name))
+        target = self.shared.get(name, name)
+        self.store(name, self.emit(rules.lookup(fn), [current, value], {}, stmt, target), stmt)
 
     def assign(self, name, value_node):
-        atom = self.expr(value_node, target=name)
-        self.bind(name, atom)
+        atom = self.expr(value_node, target=self.shared.get(name, name))
+        self.store(name, atom, value_node)
 
     def assign_tuple(self, target, value_node):
         names = [t.id for t in target.elts]
         if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
             atoms = [self.expr(v) for v in value_node.elts]  # all right-hand sides before any binding
+            targets = {self.shared[n] for n in names if n in self.shared}
+            atoms = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
+                     for a in atoms]  # a, b = b, a: read both before writing either
             for name, atom in zip(names, atoms):
-                self.bind(name, atom)
+                self.store(name, atom, value_node)
             return
         if isinstance(value_node, ast.Call):
             prim = self.callee_primitive(value_node)
             if prim is not None and prim.outputs == len(names):
-                outs = self.call(value_node, outputs=len(names), targets=names)
+                outs = self.call(value_node, outputs=len(names), targets=[self.shared.get(n, n) for n in names])
                 for name, var in zip(names, outs):
-                    self.bind(name, var)
+                    self.store(name, var, value_node)
                 return
         raise self.unsupported(value_node, "unpacking this value into several names is not supported yet",
                                "index it instead: a = value[0]; b = value[1]")
-
-    def bind(self, name, atom):
-        self.env[name] = atom
 
     # --- expressions --------------------------------------------------------------------
 
@@ -337,11 +424,40 @@ class _Lowerer:
     def emit_multi(self, prim: Primitive, args, kwargs, node, outputs, targets):
         inputs = self.bind_arguments(prim, args, kwargs, node)
         targets = list(targets or []) + [None] * outputs
-        outs = tuple(self.namer.user(t) if t else self.namer.temp() for t in targets[:outputs])
-        self.body.append(Eqn(prim, inputs, outs, self.span(node)))
-        if prim.name not in VIEW_OPS and prim.form != "opaque":
-            self.fresh.update(outs)
+        outs = tuple(self._output_var(t) for t in targets[:outputs])
+        reads = {v for _, atom in inputs for v in _vars(atom)}
+        copies = [(o, self.namer.temp()) for o in outs if o in reads and prim.name != "setitem"]
+        if copies:  # y = f(y) in a loop: compute into a temporary, then assign (rules read the old y)
+            renamed = dict(copies)
+            eqn_outs = tuple(renamed.get(o, o) for o in outs)
+        else:
+            eqn_outs = outs
+        self.current.append(Eqn(prim, inputs, eqn_outs, self.span(node)))
+        self._track_memory(prim, inputs, eqn_outs)
+        for final, temp in copies:
+            self.current.append(Eqn(rules.lookup(assign_primitive), (("x", temp),), (final,), self.span(node)))
+            self._track_memory(rules.lookup(assign_primitive), (("x", temp),), (final,))
         return outs
+
+    def _output_var(self, target):
+        if isinstance(target, Var):
+            return target
+        return self.namer.user(target) if target else self.namer.temp()
+
+    def _track_memory(self, prim, inputs, outs):
+        if prim.name in VIEW_OPS and inputs and isinstance(inputs[0][1], Var):
+            for out in outs:
+                self.views[out] = inputs[0][1]
+                self.fresh.discard(out)
+        elif prim.name == "assign":
+            source = inputs[0][1]
+            for out in outs:
+                if isinstance(source, Var) and (source not in self.fresh or source in self.params):
+                    self.fresh.discard(out)
+                else:
+                    self.fresh.add(out)
+        elif prim.name != "setitem" and prim.form != "opaque":
+            self.fresh.update(outs)
 
     def bind_arguments(self, prim: Primitive, args, kwargs, node):
         if prim.form == "opaque":
@@ -380,6 +496,11 @@ class _Lowerer:
 
     def unsupported(self, node, message, hint=None):
         return UnsupportedSyntaxError(message, self.span(node), hint)
+
+
+def _vars(atom):
+    from .ir import atom_vars
+    return atom_vars(atom)
 
 
 def _inside_nested_def(target, root) -> bool:
@@ -440,9 +561,6 @@ _OPSYM = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"
           ast.FloorDiv: "//", ast.Mod: "%"}
 
 _HINTS = {
-    ast.If: "control flow arrives with tapegen's tape; for now use np.where for data-dependent choices",
-    ast.For: "unroll the loop or express it with vectorised NumPy calls",
-    ast.While: "express it with vectorised NumPy calls",
     ast.Try: "move error handling outside the differentiated function",
     ast.With: "move the `with` block outside the differentiated function",
     ast.Global: "pass the value in as an argument and return the new value",

@@ -43,18 +43,25 @@ class Namer:
                 return Var(name)
 
     def cotangent(self, var: Var) -> Var:
-        return self._invented(f"g_{var.name}")
+        return self.invented(f"g_{var.name}")
 
     def tangent(self, var: Var) -> Var:
-        return self._invented(f"{var.name}_dot")
+        return self.invented(f"{var.name}_dot")
 
     def derived(self, var: Var, suffix: str) -> Var:
-        return self._invented(f"{var.name}_{suffix}")
+        return self.invented(f"{var.name}_{suffix}")
+
+    def snapshot(self):
+        return set(self.assigned), self.next_temp
+
+    def restore(self, snapshot) -> None:
+        assigned, self.next_temp = snapshot
+        self.assigned = set(assigned)
 
     def _free(self, name: str) -> bool:
         return name not in self.assigned and name not in self.identifiers and name not in self.reserved
 
-    def _invented(self, base: str) -> Var:
+    def invented(self, base: str) -> Var:
         if self._free(base):
             self.assigned.add(base)
             return Var(base)
@@ -70,9 +77,9 @@ class Namer:
 
 def namer_for(program, reserved) -> Namer:
     """A namer that avoids every name `program` already uses."""
+    from .ir import assigned as assigned_vars
     assigned = {p.name for p in program.params} | {v.name for v in program.free}
-    for eqn in program.body:
-        assigned.update(v.name for v in eqn.outputs)
+    assigned.update(v.name for v in assigned_vars(program.body))
     namer = Namer(program.identifiers, reserved, assigned)
     temps = [int(n[1:]) for n in assigned if n[:1] == "t" and n[1:].isdigit()]
     namer.next_temp = max(temps, default=0) + 1

@@ -1,11 +1,17 @@
 """The reverse-mode transform: a Program becomes an Adjoint (forward + backward).
 
-The forward pass is the primal program plus the few values rules read that
-the program does not already compute (an input's shape when only the shape is
-needed). The backward pass applies each active equation's VJP rules in reverse
-order; a value used several times gets its cotangent as an explicit sum.
-Only what some rule reads becomes a residual: an `exp` keeps its output, a
-`x * 3.0` keeps nothing of `x`.
+Backward statements run the active equations' VJP rules in reverse order;
+a value used several times accumulates its cotangent (`g_s = g_s + ...`).
+
+Control flow is replayed from a tape. Before a var that a loop or branch
+reassigns is overwritten, the forward pass pushes its old value — but only if
+some rule reads it — and the backward pass pops it back after running that
+assignment's rules, so every rule sees the values it saw going forward.
+Branches push which way they went, nested loops their trip counts; `A[i] = v`
+pushes the region it overwrites and the backward pass writes it back.
+
+Cotangents are tracked statically as zero (never assigned), live, or maybe
+(None at run time, e.g. after a loop); only "maybe" costs a runtime check.
 """
 from __future__ import annotations
 
@@ -16,16 +22,20 @@ import numpy as np
 from . import rules
 from .activity import analyze
 from .errors import InternalError
-from .ir import Const, Eqn, Pack, Program, Var, atom_vars
+from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Push, Var, atom_vars, mutable_vars, walk
 from .names import namer_for
 from .runtime import meta
+
+ZERO, LIVE, MAYBE = "zero", "live", "maybe"
+TAPE_POP = Const("tape.pop()")
 
 
 @dataclass(frozen=True, eq=False)
 class RuleApplication:
-    """The op of a backward equation: apply `rule` (a VJP) to the values it reads."""
+    """The op of a backward equation: `outputs = rule(**reads)`, or `g = g + rule(...)` if `accumulate`."""
 
     rule: object
+    accumulate: str | None = None  # None, "add" (g + c) or "maybe" (add_cotangents(g, c))
     differentiable = True
     form = "rule"
 
@@ -36,11 +46,12 @@ class RuleApplication:
 
 @dataclass(frozen=True)
 class Adjoint:
-    """Forward and backward equations computing a program's VJP.
+    """Forward and backward statements computing a program's VJP.
 
     `seeds` are the cotangent vars of the differentiated outputs (`outputs`
     indexes `primal.outputs`); `gradients` holds, for each var in `wrt`, its
-    cotangent var, or None where no derivative reaches it.
+    cotangent var, or None where no derivative reaches it. `uses_tape` says
+    the forward pass records a tape (a list named `tape`).
     """
 
     primal: Program
@@ -51,6 +62,8 @@ class Adjoint:
     seeds: tuple
     gradients: tuple
     residuals: tuple
+    uses_tape: bool = False
+    tape_slots: tuple = ()
 
     def __str__(self) -> str:
         from .ir import listing
@@ -72,154 +85,494 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,)) -> Adjoint:
     """
     targets = tuple(program.outputs[i] for i in outputs)
     activity = analyze(program, wrt, targets)
-    builder = _Builder(program, activity)
+    program, derived = _with_saved_shapes(program, activity)
+    builder = _Backward(program, activity, derived)
     seeds = builder.seed(targets)
-    for eqn in reversed(program.body):
-        builder.backward_eqn(eqn)
-    builder.place_derived()
-    forward = builder.forward_order()
-    backward = tuple(builder.backward)
-    gradients = tuple(builder.cotangent.get(v) for v in wrt)
-    residuals = _residuals(program, forward, backward)
-    return Adjoint(program, tuple(wrt), tuple(outputs), forward, backward, seeds, gradients, residuals)
+    backward = builder.block(program.body)
+    needed = _reads(backward)
+    backward = _drop_unneeded_pops(backward, needed)
+    forward_builder = _Forward(program, builder, needed)
+    forward = forward_builder.block(program.body, in_loop=False)
+    gradients = tuple(builder.cotangent_var(v) if builder.state.get(v, ZERO) != ZERO else None for v in wrt)
+    residuals = _residuals(program, forward, needed)
+    return Adjoint(program, tuple(wrt), tuple(outputs), tuple(forward), tuple(backward), seeds, gradients,
+                   residuals, forward_builder.uses_tape, tuple(forward_builder.slots))
 
 
-class _Builder:
-    def __init__(self, program: Program, activity):
+class _Backward:
+    """Generates backward statements, tracking each cotangent's static state."""
+
+    def __init__(self, program: Program, activity, derived):
         self.program = program
         self.activity = activity
+        self.mutable = mutable_vars(program.body)
+        self.initial = _initial_assignments(program.body)
         self.namer = namer_for(program, rules.namespace().keys())
-        self.cotangent: dict = {}
-        self.backward: list = []   # in the order the backward pass runs
-        self.extra_forward: dict = {}  # primal eqn -> residual eqns to emit right after it
-        self.derived: dict = {}
+        self.names: dict = {}
+        self.state: dict = {}
+        self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
+        self.derived_cache: dict = {}
+        self.available = available_in_backward(program, activity)
+        self.loop_depth = 0
+        self.flagged: set = set()  # ids of If statements whose branch is recorded on the tape
+        self.counted: set = set()  # ids of loops whose trip count is recorded on the tape
+
+    def cotangent_var(self, var: Var) -> Var:
+        if var not in self.names:
+            self.names[var] = self.namer.cotangent(var)
+        return self.names[var]
 
     def seed(self, targets):
         seeds = []
         for atom in targets:
             if isinstance(atom, Var) and self.activity.active(atom):
-                g, _ = self._contribution_var(atom, self.program.return_span)
+                seeds.append(self.cotangent_var(atom))
+                self.state[atom] = LIVE
             else:
-                g = self.namer.cotangent(Var(atom.name if isinstance(atom, Var) else "out"))
-            seeds.append(g)
+                seeds.append(self.namer.cotangent(Var(atom.name if isinstance(atom, Var) else "out")))
         return tuple(seeds)
 
-    def backward_eqn(self, eqn: Eqn):
+    # --- blocks -------------------------------------------------------------------------
+
+    def block(self, stmts) -> list:
+        saved_cache, self.derived_cache = self.derived_cache, {}
+        out = []
+        for stmt in reversed(stmts):
+            if isinstance(stmt, Eqn):
+                out += self.eqn(stmt)
+            elif isinstance(stmt, If):
+                out += self.branch(stmt)
+            elif isinstance(stmt, Loop):
+                out += self.loop(stmt)
+            elif not isinstance(stmt, Exit):
+                raise InternalError(f"unexpected statement in a primal program: {stmt!r}")
+        self.derived_cache = saved_cache
+        return out
+
+    def branch(self, stmt: If) -> list:
+        before = dict(self.state)
+        then = self.block(stmt.then)
+        after_then, self.state = self.state, dict(before)
+        orelse = self.block(stmt.orelse)
+        after_else = self.state
+        self.state = _merge(after_then, after_else, then, orelse, self, stmt.span)
+        flagged = self.loop_depth > 0 or any(v in self.mutable for v in atom_vars(stmt.cond))
+        if flagged:
+            self.flagged.add(id(stmt))
+        if not then and not orelse:
+            return []
+        return [If(TAPE_POP if flagged else stmt.cond, tuple(then), tuple(orelse), stmt.span)]
+
+    def loop(self, stmt: Loop) -> list:
+        before = dict(self.state)
+        entry = dict(before)
+        self.loop_depth += 1
+        snapshot = self.namer.snapshot()
+        for _ in range(4):  # states only rise (zero -> live -> maybe): this settles quickly
+            self.namer.restore(snapshot)
+            self.state = dict(entry)
+            body = self.block(stmt.body)
+            exit_state = self.state
+            widened = {v: _join(before.get(v, ZERO), exit_state.get(v, ZERO))
+                       for v in set(before) | set(exit_state)}
+            widened = {v: _join(widened[v], entry.get(v, ZERO)) for v in widened}
+            if widened == entry:
+                break
+            entry = widened
+        self.loop_depth -= 1
+        pre, body = _materialize_loop(before, entry, exit_state, body, self, stmt.span)
+        self.state = {v: _join(before.get(v, ZERO), s) for v, s in exit_state.items()}
+        self.state = {v: _join(self.state[v], entry.get(v, ZERO)) for v in self.state}
+        if not body:
+            return pre
+        if self.loop_depth > 0:
+            self.counted.add(id(stmt))
+            pre = pre + [Pop(stmt.counter, None, stmt.span)]
+        return pre + [Loop(stmt.kind, stmt.target, stmt.iterable, (), None, tuple(body), stmt.counter, stmt.span)]
+
+    # --- equations ----------------------------------------------------------------------
+
+    def eqn(self, eqn: Eqn) -> list:
+        out = []
         keys = self.activity.needs_rule(eqn)
-        if not keys:
-            return
-        g = self._output_cotangent(eqn)
-        if g is None:
-            return
-        pending = []
+        live = [o for o in eqn.outputs if self.state.get(o, ZERO) != ZERO]
+        if keys and live:
+            g = self._output_cotangent(eqn)
+            maybe = [o for o in live if self.state.get(o) == MAYBE]
+            if maybe and len(eqn.outputs) == 1:
+                before = dict(self.state)
+                body = self.rules(eqn, keys, g)
+                after = self.state
+                self.state = {v: (after[v] if after.get(v) == before.get(v) else
+                                  _join(after.get(v, ZERO), before.get(v, ZERO))) for v in set(after) | set(before)}
+                pre = [_none(self.cotangent_var(v), eqn.span) for v in after
+                       if before.get(v, ZERO) == ZERO and after[v] != ZERO]
+                out += pre + [Guard(self.cotangent_var(maybe[0]), tuple(body), eqn.span)]
+            else:
+                out += self.rules(eqn, keys, g)
+        for o in eqn.outputs:
+            if o in self.mutable and (id(eqn), o) not in self.initial:
+                if self.state.get(o, ZERO) != ZERO and not self._self_input(eqn, o):
+                    self.state[o] = ZERO
+                index = eqn.input("index") if eqn.op.name == "setitem" else None
+                out.append(Pop(o, index, eqn.span))
+                self.derived_cache = {k: v for k, v in self.derived_cache.items() if k[0] != o}
+        return out
+
+    def rules(self, eqn, keys, g) -> list:
+        """Rule applications for `eqn`; contributions to a var it also assigns go in after the reset."""
+        out, deferred = [], []
         for key in keys:
             rule = eqn.op.vjps[key]
-            reads = tuple((name, self._read(name, eqn, g)) for name in rule.reads)
-            outs = self._targets(eqn.input(key))
-            pending.append(Eqn(RuleApplication(rule), reads, outs, eqn.span))
-        for rule_eqn in pending:
-            self._accumulate_pending(rule_eqn)
+            reads, derive = self._reads(rule, eqn, g)
+            out += derive
+            atom = eqn.input(key)
+            if isinstance(atom, Var) and atom in eqn.outputs:
+                deferred.append((rule, reads, atom))
+            else:
+                out += self.contribute(rule, reads, atom, eqn.span)
+        for rule, reads, atom in deferred:
+            self.state[atom] = ZERO
+            out += self.contribute(rule, reads, atom, eqn.span)
+        return out
+
+    def _self_input(self, eqn, var) -> bool:
+        return any(atom is var or atom == var for _, atom in eqn.inputs)
+
+    def contribute(self, rule, reads, atom, span) -> list:
+        """Add `rule(reads)` into the cotangent of each active var `atom` holds."""
+        if isinstance(atom, Var):
+            return [self._accumulate(atom, RuleApplication(rule), reads, span)]
+        if isinstance(atom, Pack):
+            items = [a if isinstance(a, Var) and self.activity.active(a) else None for a in atom.items]
+            parts = [self.namer.temp() if a is not None else Var("_") for a in items]
+            out = [Eqn(RuleApplication(rule), reads, tuple(parts), span)]
+            for item, part in zip(items, parts):
+                if item is not None:
+                    out.append(self._accumulate(item, rules.lookup(_identity()), (("x", part),), span))
+            return out
+        raise InternalError(f"a rule for the constant argument {atom} was requested")
+
+    def _accumulate(self, var, op, reads, span) -> Eqn:
+        g = self.cotangent_var(var)
+        state = self.state.get(var, ZERO)
+        self.state[var] = LIVE
+        if state == ZERO:
+            return Eqn(op, reads, (g,), span)
+        mode = "add" if state == LIVE else "maybe"
+        if isinstance(op, RuleApplication):
+            return Eqn(RuleApplication(op.rule, mode), reads + (("__g", g),), (g,), span)
+        return Eqn(RuleApplication(_IDENTITY_RULE, mode), (("g", reads[0][1]), ("__g", g)), (g,), span)
 
     def _output_cotangent(self, eqn):
         if len(eqn.outputs) == 1:
-            return self.cotangent.get(eqn.outputs[0])
-        items = tuple(self.cotangent.get(v, Const(None)) for v in eqn.outputs)
-        if all(isinstance(i, Const) for i in items):
-            return None
-        return Pack(items, "tuple")
+            return self.cotangent_var(eqn.outputs[0])
+        return Pack(tuple(self.cotangent_var(v) if self.state.get(v, ZERO) != ZERO else Const(None)
+                          for v in eqn.outputs), "tuple")
 
-    def _read(self, name, eqn, g):
-        if name == "g":
-            return g
-        if name == "y":
-            return eqn.outputs[0] if len(eqn.outputs) == 1 else Pack(eqn.outputs, "tuple")
-        param, _, suffix = name.rpartition("_")
-        if name in dict(eqn.inputs):
-            return eqn.input(name)
-        if suffix in ("shape", "meta") and param in dict(eqn.inputs):
-            return self._derive(eqn, eqn.input(param), suffix)
-        raise InternalError(f"rule reads {name!r}, which {eqn.op.name} does not provide")
+    def _reads(self, rule, eqn, g):
+        reads, derive = [], []
+        inputs = dict(eqn.inputs)
+        for name in rule.reads:
+            if name == "g":
+                value = g
+            elif name == "y":
+                value = eqn.outputs[0] if len(eqn.outputs) == 1 else Pack(eqn.outputs, "tuple")
+            elif name in inputs:
+                value = inputs[name]
+            elif name.endswith("_is_const") and name[:-9] in inputs:
+                value = Const(isinstance(inputs[name[:-9]], Const))
+            else:
+                param, _, suffix = name.rpartition("_")
+                if suffix not in ("shape", "meta") or param not in inputs:
+                    raise InternalError(f"rule {rule.name} reads {name!r}, which {eqn.op.name} does not provide")
+                value = self._derive(eqn, inputs[param], suffix, derive)
+            reads.append((name, value))
+        return tuple(reads), derive
 
-    def _derive(self, eqn, atom, suffix):
-        """A value's shape (or meta), computed in the forward pass right after `eqn`."""
+    def _derive(self, eqn, atom, suffix, derive):
+        """A value's shape (or meta): computed in the backward pass if the value is there anyway."""
         if isinstance(atom, Const):
             return Const(np.shape(atom.value) if suffix == "shape" else meta(atom.value))
         if not isinstance(atom, Var):
             raise InternalError(f"cannot take the {suffix} of {atom}")
-        key = (atom, suffix)
-        if key not in self.derived:
-            var = self.namer.derived(atom, suffix)
-            prim = rules.lookup(np.shape if suffix == "shape" else meta)
-            self.derived[key] = (Eqn(prim, (("a", atom),), (var,), eqn.span), eqn)
-        return self.derived[key][0].outputs[0]
+        prim = rules.lookup(np.shape if suffix == "shape" else meta)
+        if atom in self.available:
+            key = (atom, suffix)
+            if key not in self.derived_cache:
+                var = self.namer.derived(atom, suffix)
+                self.derived_cache[key] = var
+                derive.append(Eqn(prim, (("a", atom),), (var,), eqn.span))
+            return self.derived_cache[key]
+        return self.forward_derived[(id(eqn), atom, suffix)]
 
-    def place_derived(self):
-        """Put each shape where it costs least: in the backward pass if its value is there anyway
-        (an argument, or a residual some rule reads), else in the forward pass as a residual."""
-        derived_vars = {d.outputs[0] for d, _ in self.derived.values()}
-        available = set(self.program.params) | set(self.program.free)
-        available |= {v for eqn in self.backward for v in eqn.reads if v not in derived_vars}
-        for (atom, _), (derive, after) in self.derived.items():
-            if atom in available:
-                first_use = next(i for i, e in enumerate(self.backward) if derive.outputs[0] in e.reads)
-                self.backward.insert(first_use, derive)
+
+class _Forward:
+    """The primal statements plus what the tape must record for the backward pass."""
+
+    def __init__(self, program, backward: _Backward, needed: set):
+        self.program = program
+        self.backward = backward
+        self.needed = needed
+        self.mutable = backward.mutable
+        self.uses_tape = False
+        self.slots: list = []  # vars pushed before their first assignment: start as None
+        counters = {s.counter for s in walk(program.body) if isinstance(s, Loop)}
+        targets = {s.target for s in walk(program.body) if isinstance(s, Loop) and s.target is not None}
+        self.untracked = counters | targets
+        top = {v for s in program.body if isinstance(s, Eqn) for v in s.outputs}
+        self.top_level = top | set(program.params)
+        self.initial = backward.initial
+
+    def block(self, stmts, in_loop) -> list:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Eqn):
+                out += self.saves(stmt)
+                out.append(stmt)
+            elif isinstance(stmt, If):
+                out.append(self.branch(stmt, in_loop))
+            elif isinstance(stmt, Loop):
+                out += self.loop(stmt, in_loop)
             else:
-                self.extra_forward.setdefault(after, []).append(derive)
+                out.append(stmt)
+        return out
 
-    def _targets(self, atom):
-        """Where a rule's result goes: the cotangent of each active var it flows into."""
-        if isinstance(atom, Var):
-            return (_Contribution(atom),)
-        if isinstance(atom, Pack):
-            return tuple(_Contribution(item) if self.activity.active(item) else Var("_") for item in atom.items)
-        raise InternalError(f"a rule for a constant argument {atom} was requested")
-
-    def _accumulate_pending(self, rule_eqn: Eqn):
-        outs, sums = [], []
-        for target in rule_eqn.outputs:
-            if isinstance(target, _Contribution):
-                var, total = self._contribution_var(target.var, rule_eqn.span)
-                outs.append(var)
-                if total is not None:
-                    sums.append(total)
+    def saves(self, eqn) -> list:
+        """Pushes of the values `eqn` is about to overwrite, where the backward pass reads them."""
+        out = []
+        for o in eqn.outputs:
+            if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial:
+                continue
+            if eqn.op.name != "setitem" and o not in self.needed:
+                continue
+            self.uses_tape = True
+            if eqn.op.name == "setitem":
+                expr = Eqn(rules.lookup(_saved_region()), (("a", o), ("index", eqn.input("index"))), (), eqn.span)
+                out.append(Push(expr, eqn.span))
             else:
-                outs.append(target)
-        self.backward.append(Eqn(rule_eqn.op, rule_eqn.inputs, tuple(outs), rule_eqn.span))
-        self.backward.extend(sums)
+                if o not in self.top_level and o not in self.slots:
+                    self.slots.append(o)
+                out.append(Push(o, eqn.span))
+        return out
 
-    def _contribution_var(self, var, span):
-        """A var for a new contribution to `var`'s cotangent, and the sum eqn if it is not the first."""
-        previous = self.cotangent.get(var)
-        part = self.namer.cotangent(var)
-        if previous is None:
-            self.cotangent[var] = part
-            return part, None
-        total = self.namer.cotangent(var)
-        self.cotangent[var] = total
-        add = rules.lookup(_add())
-        return part, Eqn(add, (("x1", previous), ("x2", part)), (total,), span)
+    def branch(self, stmt, in_loop) -> If:
+        then = self.block(stmt.then, in_loop)
+        orelse = self.block(stmt.orelse, in_loop)
+        if id(stmt) in self.backward.flagged:
+            self.uses_tape = True
+            then = _before_exit(then, Push(Const(True), stmt.span))
+            orelse = _before_exit(orelse, Push(Const(False), stmt.span))
+        return If(stmt.cond, tuple(then), tuple(orelse), stmt.span)
 
-    def forward_order(self):
-        ordered = []
-        for eqn in self.program.body:
-            ordered.append(eqn)
-            ordered.extend(self.extra_forward.get(eqn, ()))
-        return tuple(ordered)
-
-
-@dataclass(frozen=True)
-class _Contribution:
-    var: Var
+    def loop(self, stmt, in_loop) -> list:
+        body = self.block(stmt.body, in_loop=True)
+        test_body = self.block(stmt.test_body, in_loop=True)
+        loop = Loop(stmt.kind, stmt.target, stmt.iterable, tuple(test_body), stmt.test, tuple(body),
+                    stmt.counter, stmt.span)
+        if id(stmt) in self.backward.counted:
+            self.uses_tape = True
+            return [loop, Push(stmt.counter, stmt.span)]
+        return [loop]
 
 
-def _add():
-    import operator
-    return operator.add
+def _before_exit(stmts, push):
+    if stmts and isinstance(stmts[-1], Exit):
+        return stmts[:-1] + [push, stmts[-1]]
+    return stmts + [push]
 
 
-def _residuals(program, forward, backward):
+def _join(a, b):
+    if a == b:
+        return a
+    return MAYBE
+
+
+def _merge(after_then, after_else, then, orelse, builder, span):
+    """States after an if/else; a cotangent live on one path only is set to None on the other."""
+    merged = {}
+    for var in set(after_then) | set(after_else):
+        a, b = after_then.get(var, ZERO), after_else.get(var, ZERO)
+        merged[var] = _join(a, b)
+        if merged[var] == MAYBE:
+            g = builder.cotangent_var(var)
+            if a == ZERO:
+                then.append(_none(g, span))
+            if b == ZERO:
+                orelse.append(_none(g, span))
+    return merged
+
+
+def _materialize_loop(before, entry, exit_state, body, builder, span):
+    """Set to None what a loop's backward body may read before anything is assigned to it."""
+    pre = []
+    for var, state in sorted(entry.items(), key=lambda item: item[0].name):
+        if state != MAYBE:
+            continue
+        g = builder.cotangent_var(var)
+        if before.get(var, ZERO) == ZERO:
+            pre.append(_none(g, span))
+        if exit_state.get(var, ZERO) == ZERO:
+            body = body + [_none(g, span)]
+    return pre, body
+
+
+def _none(var, span):
+    return Eqn(rules.lookup(_identity()), (("x", Const(None)),), (var,), span)
+
+
+def _identity():
+    from .rules.language import assign
+    return assign
+
+
+def _saved_region():
+    from .rules.language import saved_region
+    return saved_region
+
+
+class _IdentityRule:
+    name = "assign"
+    reads = ("g",)
+    inline = None
+
+
+_IDENTITY_RULE = _IdentityRule()
+
+
+def _initial_assignments(body) -> set:
+    """(id(eqn), var) for a var's first assignment at the top level: there is no old value to save."""
+    seen, initial = set(), set()
+    top = {id(s) for s in body}
+    for stmt in walk(body):
+        if isinstance(stmt, Eqn):
+            for var in stmt.outputs:
+                if var not in seen and id(stmt) in top:
+                    initial.add((id(stmt), var))
+                seen.add(var)
+        elif isinstance(stmt, Loop):
+            seen.add(stmt.counter)
+    return initial
+
+
+def _with_saved_shapes(program, activity):
+    """Insert `x_shape = np.shape(x)` before each rule's consumer where `x` itself is not kept.
+
+    These become ordinary equations, so inside loops the tape saves them like any other value.
+    """
+    available = available_in_backward(program, activity)
+    namer = namer_for(program, rules.namespace().keys())
+    derived, cache = {}, {}
+
+    def visit(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Eqn):
+                for key in activity.needs_rule(stmt):
+                    for name in stmt.op.vjps[key].reads:
+                        param, _, suffix = name.rpartition("_")
+                        atom = stmt.input(param)
+                        if suffix in ("shape", "meta") and isinstance(atom, Var) and atom not in available \
+                                and name not in dict(stmt.inputs):
+                            if (atom, suffix) not in cache:
+                                prim = rules.lookup(np.shape if suffix == "shape" else meta)
+                                var = namer.derived(atom, suffix)
+                                out.append(Eqn(prim, (("a", atom),), (var,), stmt.span))
+                                cache[(atom, suffix)] = var
+                            derived[(id(stmt), atom, suffix)] = cache[(atom, suffix)]
+                out.append(stmt)
+                if any(v in cache_keys_vars(cache) for v in stmt.outputs):  # the value changed: new shape
+                    for key in [k for k in cache if k[0] in stmt.outputs]:
+                        del cache[key]
+            elif isinstance(stmt, If):
+                cache.clear()
+                then = tuple(visit(stmt.then))
+                cache.clear()
+                out.append(If(stmt.cond, then, tuple(visit(stmt.orelse)), stmt.span))
+                cache.clear()
+            elif isinstance(stmt, Loop):
+                cache.clear()
+                out.append(Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test,
+                                tuple(visit(stmt.body)), stmt.counter, stmt.span))
+                cache.clear()
+            else:
+                out.append(stmt)
+        return out
+
+    body = tuple(visit(program.body))
+    from dataclasses import replace
+    return replace(program, body=body), derived
+
+
+def cache_keys_vars(cache):
+    return {k[0] for k in cache}
+
+
+def available_in_backward(program, activity) -> set:
+    """Values the backward pass has anyway: arguments, and what some rule reads."""
+    return set(program.params) | set(program.free) | _rule_value_reads(program, activity)
+
+
+def _rule_value_reads(program, activity) -> set:
+    """Vars whose values some rule will read (so their shapes can be taken in the backward pass)."""
+    found = set()
+    for eqn in walk(program.body):
+        if not isinstance(eqn, Eqn):
+            continue
+        keys = activity.needs_rule(eqn)
+        inputs = dict(eqn.inputs)
+        for key in keys:
+            for name in eqn.op.vjps[key].reads:
+                if name == "y":
+                    found.update(eqn.outputs)
+                elif name in inputs:
+                    found.update(atom_vars(inputs[name]))
+    return found
+
+
+def _reads(backward) -> set:
+    """Vars the backward statements read (rule inputs, conditions, loop ranges)."""
+    needed = set()
+    for stmt in walk(backward):
+        if isinstance(stmt, Eqn):
+            needed.update(v for key, atom in stmt.inputs if key != "__g" for v in atom_vars(atom))
+        elif isinstance(stmt, If) and stmt.cond is not TAPE_POP:
+            needed.update(atom_vars(stmt.cond))
+        elif isinstance(stmt, Loop):
+            needed.update(atom_vars(stmt.iterable) if stmt.iterable is not None else ())
+            needed.add(stmt.counter)
+        elif isinstance(stmt, Pop) and stmt.index is not None:
+            needed.update(atom_vars(stmt.index))
+            needed.add(stmt.var)
+    return needed
+
+
+def _drop_unneeded_pops(stmts, needed) -> list:
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, Pop) and stmt.index is None and stmt.var not in needed:
+            continue
+        if isinstance(stmt, If):
+            stmt = If(stmt.cond, tuple(_drop_unneeded_pops(stmt.then, needed)),
+                      tuple(_drop_unneeded_pops(stmt.orelse, needed)), stmt.span)
+        elif isinstance(stmt, Loop):
+            stmt = Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test,
+                        tuple(_drop_unneeded_pops(stmt.body, needed)), stmt.counter, stmt.span)
+        elif isinstance(stmt, Guard):
+            stmt = Guard(stmt.var, tuple(_drop_unneeded_pops(stmt.body, needed)), stmt.span)
+        out.append(stmt)
+    return out
+
+
+def _residuals(program, forward, needed):
     """Forward values (and inputs) the backward pass reads, in the order they are defined."""
-    defined_in_backward = {v for eqn in backward for v in eqn.outputs}
-    read = {v for eqn in backward for v in eqn.reads if v not in defined_in_backward}
-    order = list(program.params) + [v for eqn in forward for v in eqn.outputs] + list(program.free)
-    return tuple(v for v in dict.fromkeys(order) if v in read)
+    order = list(program.params)
+    for stmt in walk(forward):
+        if isinstance(stmt, Eqn):
+            order.extend(stmt.outputs)
+        elif isinstance(stmt, Loop):
+            order.append(stmt.counter)
+            if stmt.target is not None:
+                order.append(stmt.target)
+    order += list(program.free)
+    return tuple(v for v in dict.fromkeys(order) if v in needed)

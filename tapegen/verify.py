@@ -7,40 +7,67 @@ printed IR around the bad equation.
 from __future__ import annotations
 
 from .errors import InternalError
-from .ir import Eqn, Program, listing
+from .ir import Eqn, Exit, Guard, If, Loop, Pop, Program, Push, listing, mutable_vars
 
 
 def verify(program: Program) -> Program:
     """Check `program`; return it unchanged, or raise InternalError."""
     defined = set(program.params) | set(program.free)
-    check_body(program.body, defined, program.name)
+    check_body(program.body, defined, program.name, mutable_vars(program.body))
     for atom in program.outputs:
         _check_reads_atom(atom, defined, program.body, len(program.body), program.name)
     return program
 
 
-def check_body(body, defined: set, where: str) -> set:
-    """Verify equations in order against the vars `defined` before them; return all defined after."""
-    for i, eqn in enumerate(body):
-        if not isinstance(eqn, Eqn) or eqn.span is None or not hasattr(eqn.op, "name"):
-            raise _bug("malformed equation", body, i, where)
-        for var in eqn.reads:
-            if var not in defined:
-                raise _bug(f"{var} is read before it is defined", body, i, where)
-        for var in eqn.outputs:
-            if var.name == "_":
-                continue
-            if var in defined:
-                raise _bug(f"{var} is assigned twice", body, i, where)
-            defined.add(var)
+def check_body(body, defined: set, where: str, mutable=frozenset()) -> set:
+    """Verify statements in order against the vars `defined` before them; return all defined after.
+
+    Only `mutable` vars (assigned in a loop or in several places) may be assigned twice.
+    """
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, Eqn):
+            if stmt.span is None or not hasattr(stmt.op, "name"):
+                raise _bug("malformed equation", body, i, where)
+            for var in stmt.reads:
+                if var not in defined:
+                    raise _bug(f"{var} is read before it is defined", body, i, where)
+            for var in stmt.outputs:
+                if var.name != "_" and var in defined and var not in mutable:
+                    raise _bug(f"{var} is assigned twice", body, i, where)
+                defined.add(var)
+        elif isinstance(stmt, If):
+            _check_reads_atom(stmt.cond, defined, body, i, where)
+            defined |= check_body(stmt.then, set(defined), where, mutable)
+            defined |= check_body(stmt.orelse, set(defined), where, mutable)
+        elif isinstance(stmt, Loop):
+            defined.add(stmt.counter)
+            if stmt.target is not None:
+                defined.add(stmt.target)
+            inner = check_body(stmt.test_body, set(defined), where, mutable)
+            defined |= check_body(stmt.body, inner, where, mutable)
+        elif isinstance(stmt, Guard):
+            defined |= check_body(stmt.body, set(defined), where, mutable)
+        elif isinstance(stmt, Pop):
+            defined.add(stmt.var)
+        elif not isinstance(stmt, (Exit, Push)):
+            raise _bug(f"unknown statement {stmt!r}", body, i, where)
     return defined
 
 
 def verify_adjoint(adjoint) -> None:
     """Check the forward pass, then the backward pass against the forward values and seeds."""
     program = adjoint.primal
-    defined = check_body(adjoint.forward, set(program.params) | set(program.free), f"forward {program.name}")
-    check_body(adjoint.backward, defined | set(adjoint.seeds), f"backward {program.name}")
+    anything = _Anything()
+    defined = check_body(adjoint.forward, set(program.params) | set(program.free) | set(adjoint.tape_slots),
+                         f"forward {program.name}", anything)
+    check_body(adjoint.backward, defined | set(adjoint.seeds), f"backward {program.name}", anything)
+
+
+class _Anything(frozenset):
+    """Generated passes reassign freely (cotangent accumulation, restores)."""
+
+    def __contains__(self, item):
+        return True
 
 
 def _check_reads_atom(atom, defined, body, i, where):

@@ -59,6 +59,8 @@ def check_jvp_rules(fn, inputs: dict, tangents: dict, rtol=1e-5, atol=1e-7, eps=
                 reads[read] = tangent if read == f"{name}_dot" else None
             elif read.endswith("_shape"):
                 reads[read] = np.shape(inputs[read[:-6]])
+            elif read.endswith("_is_const"):
+                reads[read] = read[:-9] not in tangents
             elif read.endswith("_meta"):
                 reads[read] = meta(inputs[read[:-5]])
             else:

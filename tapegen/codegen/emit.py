@@ -2,18 +2,20 @@
 
 Two shapes of output:
 
-- kind "grad": one function `<name>_grad(<params>)` that runs the forward
-  pass, then the backward pass, and returns `(value, gradients)`;
+- kind "grad": one function `<name>(<params>)` that runs the forward pass,
+  then the backward pass, and returns `(value, gradients)`;
 - kind "vjp": `<name>_fwd(<params>)` returning `(value, residuals)` and
   `<name>_bwd(residuals, cotangent)` returning the gradients.
 
 A comment with the user's file, line and source text heads each group of
-statements lowered from that line.
+statements lowered from that line. The tape is a list called `tape`: pushes
+are `tape.append(...)`, pops `... = tape.pop()`.
 """
 from __future__ import annotations
 
-from ..ir import Var
-from .render import statement, to_text
+from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pop, Push, Var
+from .render import atom as render_atom
+from .render import expression, statement, to_text
 
 INDENT = "    "
 
@@ -29,14 +31,14 @@ def grad_module(adjoint, name: str, bare: bool) -> str:
     program = adjoint.primal
     lines = header(program, f"value and gradient with respect to {_wrt_text(adjoint)}")
     lines.append(f"def {name}({', '.join(p.name for p in program.params)}):")
-    body = _group(adjoint.forward)
+    body = _tape_start(adjoint) + _lines(adjoint.forward, backward=False)
     dead = _dead_after_forward(adjoint)
     if dead:
         body.append(f"del {', '.join(dead)}  # not needed by the backward pass")
     body.append("# backward pass")
     output = program.outputs[adjoint.outputs[0]]
-    body.append(f"{adjoint.seeds[0].name} = seed({to_text_atom(output)})")
-    body += _group(adjoint.backward)
+    body.append(f"{adjoint.seeds[0].name} = seed({atom_text(output)})")
+    body += _lines(adjoint.backward, backward=True)
     body.append(f"return {_value_text(program)}, {_gradients_text(adjoint, bare)}")
     lines += [INDENT + line for line in body]
     return "\n".join(lines) + "\n"
@@ -45,41 +47,134 @@ def grad_module(adjoint, name: str, bare: bool) -> str:
 def vjp_module(adjoint, name: str, bare: bool) -> str:
     """Source of `<name>_fwd(params) -> (value, residuals)` and `<name>_bwd(residuals, cotangent)`."""
     program = adjoint.primal
-    residuals = _vjp_residuals(adjoint)
+    residuals = [v.name for v in _vjp_residuals(adjoint)] + (["tape"] if adjoint.uses_tape else [])
     lines = header(program, f"vector-Jacobian product with respect to {_wrt_text(adjoint)}")
     lines.append(f"def {name}_fwd({', '.join(p.name for p in program.params)}):")
-    body = _group(adjoint.forward)
-    body.append(f"return {_value_text(program)}, {_tuple_text(v.name for v in residuals)}")
+    body = _tape_start(adjoint) + _lines(adjoint.forward, backward=False)
+    body.append(f"return {_value_text(program)}, {_tuple_text(residuals)}")
     lines += [INDENT + line for line in body]
     lines += ["", ""]
     seeds = [s.name for s in adjoint.seeds]
     lines.append(f"def {name}_bwd(residuals, {seeds[0] if len(seeds) == 1 else 'cotangents'}):")
-    body = [f"{_tuple_text(v.name for v in residuals)[1:-1]} = residuals"] if residuals else []
+    body = [f"{_tuple_text(residuals)[1:-1]} = residuals"] if residuals else []
     if len(seeds) > 1:
         body.append(f"{', '.join(seeds)} = cotangents")
-    body += _group(adjoint.backward)
+    body += _lines(adjoint.backward, backward=True)
     body.append(f"return {_gradients_text(adjoint, bare)}")
     lines += [INDENT + line for line in body]
     return "\n".join(lines) + "\n"
 
 
-def _group(eqns) -> list:
-    """Statements, each run of them from one user line headed by a comment quoting that line."""
-    lines, last = [], None
-    for eqn in eqns:
-        key = (eqn.span.file, eqn.span.line)
-        if key != last:
-            lines.append(f"# {eqn.span.file}:{eqn.span.line}   {eqn.span.text.strip()}")
-            last = key
-        lines.extend(to_text(statement(eqn)).splitlines())
+def _tape_start(adjoint) -> list:
+    if not adjoint.uses_tape:
+        return []
+    lines = ["tape = []  # what the backward pass needs to replay loops and branches"]
+    if adjoint.tape_slots:
+        names = " = ".join(v.name for v in adjoint.tape_slots)
+        lines.append(f"{names} = None  # pushed before their first assignment")
     return lines
 
 
+def _lines(stmts, backward: bool) -> list:
+    """Statements as source lines; each run from one user line headed by a comment quoting it."""
+    lines, last = [], None
+    for stmt in stmts:
+        span = getattr(stmt, "span", None)
+        if span is not None and not isinstance(stmt, (If, Loop)):
+            key = (span.file, span.line)
+            if key != last:
+                lines.append(f"# {span.file}:{span.line}   {span.text.strip()}")
+                last = key
+        if isinstance(stmt, (If, Loop, Guard)):
+            last = None
+        lines += _statement_lines(stmt, backward)
+    return lines
+
+
+def _statement_lines(stmt, backward) -> list:
+    if isinstance(stmt, Eqn):
+        return to_text(statement(stmt)).splitlines()
+    if isinstance(stmt, Push):
+        value = stmt.value
+        text = to_text_expr(value) if isinstance(value, Eqn) else atom_text(value).strip("()") \
+            if isinstance(value, Const) else atom_text(value)
+        return [f"tape.append({text})"]
+    if isinstance(stmt, Pop):
+        if stmt.index is None:
+            return [f"{stmt.var.name} = tape.pop()"]
+        target = to_text(statement(Eqn(_SetItemForm, (("a", stmt.var), ("index", stmt.index),
+                                                       ("value", Var("tape.pop()"))), (stmt.var,), stmt.span)))
+        return [target]
+    if isinstance(stmt, Exit):
+        return [stmt.kind]
+    if isinstance(stmt, Guard):
+        return [f"if {stmt.var.name} is not None:"] + _indented(_lines(stmt.body, backward))
+    if isinstance(stmt, If):
+        return _if_lines(stmt, backward)
+    if isinstance(stmt, Loop):
+        return _backward_loop_lines(stmt) if backward else _forward_loop_lines(stmt)
+    raise TypeError(f"cannot write {stmt!r}")
+
+
+class _SetItemForm:
+    form = "setitem"
+    name = "setitem"
+
+
+def _if_lines(stmt, backward) -> list:
+    cond = "tape.pop()" if isinstance(stmt.cond, Const) and stmt.cond.value == "tape.pop()" else atom_text(stmt.cond)
+    comment = f"  # {stmt.span.file}:{stmt.span.line}   {stmt.span.text.strip()}"
+    then = _lines(stmt.then, backward)
+    orelse = _lines(stmt.orelse, backward)
+    if not then:
+        return [f"if not {cond}:{comment}"] + _indented(orelse)
+    lines = [f"if {cond}:{comment}"] + _indented(then)
+    if orelse:
+        lines += ["else:"] + _indented(orelse)
+    return lines
+
+
+def _forward_loop_lines(loop) -> list:
+    counter = loop.counter.name
+    comment = f"  # {loop.span.file}:{loop.span.line}   {loop.span.text.strip()}"
+    lines = [f"{counter} = 0"]
+    if loop.kind == "for":
+        lines.append(f"for {loop.target.name} in {atom_text(loop.iterable)}:{comment}")
+        body = [f"{counter} += 1"]
+    elif not loop.test_body:
+        lines.append(f"while {atom_text(loop.test)}:{comment}")
+        body = [f"{counter} += 1"]
+    else:
+        lines.append(f"while True:{comment}")
+        body = _lines(loop.test_body, False) + [f"if not {atom_text(loop.test)}:", f"{INDENT}break",
+                                                 f"{counter} += 1"]
+    return lines + _indented(body + _lines(loop.body, False))
+
+
+def _backward_loop_lines(loop) -> list:
+    comment = f"  # {loop.span.file}:{loop.span.line}   {loop.span.text.strip()}"
+    if loop.kind == "for":
+        head = f"for {loop.target.name} in reversed({atom_text(loop.iterable)}[:{loop.counter.name}]):{comment}"
+    else:
+        head = f"for _ in range({loop.counter.name}):{comment}"
+    return [head] + _indented(_lines(loop.body, True) or ["pass"])
+
+
+def _indented(lines) -> list:
+    return [INDENT + line for line in lines] or [INDENT + "pass"]
+
+
 def _dead_after_forward(adjoint) -> list:
-    """Forward values nothing after the forward pass reads: freed before the backward pass runs."""
+    """Top-level forward values nothing after the forward pass reads: freed before the backward pass."""
     keep = set(adjoint.residuals) | {v for v in adjoint.primal.outputs if isinstance(v, Var)}
-    defined = [v for eqn in adjoint.forward for v in eqn.outputs]
-    return [v.name for v in dict.fromkeys(defined) if v not in keep]
+    defined = [v for stmt in adjoint.forward if isinstance(stmt, Eqn) for v in stmt.outputs]
+    nested = {v for stmt in adjoint.forward if not isinstance(stmt, Eqn) for v in _assigned_in(stmt)}
+    return [v.name for v in dict.fromkeys(defined) if v not in keep and v not in nested and v.name != "_"]
+
+
+def _assigned_in(stmt):
+    from ..ir import assigned
+    return assigned([stmt])
 
 
 def _vjp_residuals(adjoint) -> list:
@@ -91,7 +186,7 @@ def _vjp_residuals(adjoint) -> list:
 
 
 def _value_text(program) -> str:
-    outs = [to_text_atom(a) for a in program.outputs]
+    outs = [atom_text(a) for a in program.outputs]
     return f"({', '.join(outs)})" if program.returns_tuple else outs[0]
 
 
@@ -109,7 +204,11 @@ def _wrt_text(adjoint) -> str:
     return ", ".join(v.name for v in adjoint.wrt)
 
 
-def to_text_atom(a) -> str:
-    from .render import atom
+def atom_text(a) -> str:
     import astor
-    return astor.to_source(atom(a)).strip()
+    return astor.to_source(render_atom(a)).strip()
+
+
+def to_text_expr(eqn) -> str:
+    import astor
+    return astor.to_source(expression(eqn)).strip()

@@ -31,6 +31,10 @@ def to_text(stmt: ast.stmt) -> str:
 
 def statement(eqn: Eqn) -> ast.stmt:
     """The Python statement computing `eqn`."""
+    if eqn.op.form == "setitem":
+        inputs = dict(eqn.inputs)
+        target = ast.Subscript(atom(inputs["a"]), index(inputs["index"]), ast.Store())
+        return ast.Assign([target], atom(inputs["value"]))
     value = expression(eqn)
     if not eqn.outputs:
         return ast.Expr(value)
@@ -45,8 +49,10 @@ def expression(eqn: Eqn) -> ast.expr:
     op = eqn.op
     form = op.form
     if form == "rule":
-        return _rule(eqn)
+        return _accumulated(eqn)
     inputs = eqn.inputs
+    if form == "identity":
+        return atom(inputs[0][1])
     if form == "binop":
         return ast.BinOp(atom(inputs[0][1]), _BINOPS[op.spelling](), atom(inputs[1][1]))
     if form == "unop":
@@ -110,9 +116,23 @@ def _opaque(op, inputs):
     return ast.Call(_spelled(op.spelling), args, keywords)
 
 
+def _accumulated(eqn):
+    """A rule's value, added to the cotangent it accumulates into if there is one already."""
+    value = _rule(eqn)
+    mode = eqn.op.accumulate
+    if mode is None:
+        return value
+    previous = atom(dict(eqn.inputs)["__g"])
+    if mode == "add":
+        return ast.BinOp(previous, ast.Add(), value)
+    return ast.Call(_name("add_cotangents"), [previous, value], [])
+
+
 def _rule(eqn):
     rule = eqn.op.rule
     reads = dict(eqn.inputs)
+    if rule.name == "assign" and rule.reads == ("g",):
+        return atom(reads["g"])
     if rule.inline is not None:
         return fold(_Substitute(reads).visit(copy.deepcopy(rule.inline)))
     return ast.Call(_name(rule.name), [atom(reads[name]) for name in rule.reads], [])

@@ -9,10 +9,10 @@ import builtins
 
 import numpy as np
 
-from . import elementwise, linalg, nondiff, reductions, shape
+from . import elementwise, language, linalg, nondiff, reductions, shape
 from .table import Primitive, Rule, RuleError, RuleTable, combine
 
-TABLES = (elementwise.table, reductions.table, linalg.table, shape.table, nondiff.table)
+TABLES = (elementwise.table, reductions.table, linalg.table, shape.table, nondiff.table, language.table)
 PRIMITIVES, METHODS = combine(*TABLES)
 
 __all__ = ["PRIMITIVES", "METHODS", "TABLES", "Primitive", "Rule", "RuleError", "RuleTable",
@@ -47,7 +47,8 @@ def namespace() -> dict:
     """Names generated code can refer to: `np` and whatever the rules use."""
     if not _NAMESPACE:
         from .. import runtime
-        names = {"np": np, **{name: getattr(runtime, name) for name in runtime.__all__}}
+        names = {"np": np, **{name: getattr(runtime, name) for name in runtime.__all__},
+                 "saved_region": language.saved_region, "add_cotangents": runtime.add_cotangents}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):
                 for name, value in _rule_globals(rule).items():

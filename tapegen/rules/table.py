@@ -7,6 +7,8 @@ what it reads, and that decides what the forward pass saves:
 - a primitive parameter name (`x`, `x1`, `a`, `axis`): that input's value;
 - `<param>_shape`: the input's shape (saved instead of the input itself);
 - `<param>_meta`: shape and dtype for an array, the type for a container;
+- `<param>_is_const`: True if the input is a literal in the source (`0` in `np.maximum(x, 0)`),
+  known when the function is transformed;
 - `y`: the primitive's output; `g`: the output's cotangent (VJP rules);
 - `<param>_dot`: an input's tangent (JVP rules).
 
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # What a rule can read about an input besides its value, and how the forward pass computes it.
-SUFFIXES = {"shape": "shape", "meta": "meta"}
+SUFFIXES = {"shape": "shape", "meta": "meta", "is_const": "is_const"}
 
 
 @dataclass(eq=False)

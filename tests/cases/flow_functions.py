@@ -1,0 +1,105 @@
+"""Real-looking functions with loops, branches and array assignment (issue 3's corpus)."""
+import numpy as np
+
+
+def rnn(W, U, xs, h0):
+    h = h0
+    for x in xs:
+        h = np.tanh(h @ W + x @ U)
+    return np.sum(h ** 2)
+
+
+def rnn_states(W, xs):
+    T = len(xs)
+    hs = np.zeros((T + 1, W.shape[0]))
+    for t in range(T):
+        hs[t + 1] = np.tanh(hs[t] @ W + xs[t])
+    return np.sum(hs[1:] ** 2)
+
+
+def piecewise(x):
+    if x > 1.0:
+        y = x ** 2
+    elif x > -1.0:
+        y = np.sin(x)
+    else:
+        y = -x
+    return y * 3.0
+
+
+def newton_sqrt(a):
+    x = a
+    while np.abs(x * x - a) > 1e-10:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def dp_table(w):
+    n = len(w)
+    A = np.zeros((n, n))
+    for i in range(n):
+        A[i, 0] = w[i]
+        A[0, i] = w[i] * 2.0
+    for i in range(1, n):
+        for j in range(1, n):
+            A[i, j] = np.maximum(A[i - 1, j], A[i, j - 1]) + w[i] * w[j]
+    return A[n - 1, n - 1]
+
+
+def early_return(x, limit):
+    total = 0.0
+    for v in x:
+        if total > limit:
+            return total * 2.0
+        total = total + np.sin(v)
+    return total
+
+
+def skips(x):
+    total = 0.0
+    for i, v in enumerate(x):
+        if v < 0:
+            continue
+        if i > 4:
+            break
+        total += v * v * i
+    return total
+
+
+def zipped(a, b):
+    s = 0.0
+    for p, q in zip(a, b):
+        s = s + p * np.exp(q)
+    return s
+
+
+def masked(x):
+    y = x * 1.0
+    y[y < 0] = 0.0
+    y[:, 0] *= 3.0
+    return np.sum(y ** 2)
+
+
+def accumulate_in_place(x, n):
+    acc = np.zeros_like(x)
+    for k in range(n):
+        acc += np.sin(x * k)
+    return np.sum(acc)
+
+
+def swap_loop(a, b):
+    for _ in range(3):
+        a, b = b, a * b
+    return a + b
+
+
+def branch_reassigns_argument(x):
+    if np.sum(x) > 0:
+        x = x * 2.0
+    return np.sum(x ** 2)
+
+
+def many_steps(x):
+    for _ in range(2000):
+        x = x * 0.999 + 0.001
+    return x

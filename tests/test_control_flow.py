@@ -1,0 +1,78 @@
+"""Loops, branches, early exits and array assignment, each against central finite differences."""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from cases import flow_functions as F
+from conftest import numeric_vjp
+
+
+def check(f, args, wrt=0, rtol=1e-6, atol=1e-8):
+    grads = tg.grad(f, wrt=wrt)(*args)
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    grads = grads if isinstance(wrt, tuple) else (grads,)
+    for position, grad in zip(positions, grads):
+        expected = numeric_vjp(f, args, position, 1.0)
+        np.testing.assert_allclose(grad, expected, rtol=rtol, atol=atol)
+    value, _ = tg.value_and_grad(f, wrt=wrt)(*args)
+    assert value == pytest.approx(f(*args), rel=1e-12)
+
+
+def test_rnn_over_rows(rng):
+    W, U = rng.normal(size=(4, 4)) * 0.5, rng.normal(size=(3, 4)) * 0.5
+    xs, h0 = rng.normal(size=(6, 3)), rng.normal(size=4)
+    check(F.rnn, (W, U, xs, h0), wrt=(0, 1, 2, 3))
+
+
+def test_rnn_building_a_state_array(rng):
+    check(F.rnn_states, (rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(5, 3))), wrt=(0, 1))
+
+
+@pytest.mark.parametrize("x", [2.0, 0.3, -2.5], ids=["square", "sine", "negate"])
+def test_piecewise_takes_each_branch(x):
+    check(F.piecewise, (x,))
+
+
+@pytest.mark.parametrize("a", [2.0, 9.0, 0.5])
+def test_newton_in_a_while_loop(a):
+    assert tg.grad(F.newton_sqrt)(a) == pytest.approx(0.5 / np.sqrt(a), rel=1e-7)
+
+
+def test_dynamic_programming_table(rng):
+    check(F.dp_table, (rng.normal(size=5),))
+
+
+@pytest.mark.parametrize("limit", [0.5, 100.0], ids=["returns-early", "runs-through"])
+def test_early_return_from_a_loop(rng, limit):
+    check(F.early_return, (np.array([0.9, 0.8, 0.7, 0.6]), limit))
+
+
+def test_break_and_continue(rng):
+    check(F.skips, (np.array([0.5, -1.0, 2.0, 0.3, -0.2, 1.5, 0.7, 0.9]),))
+
+
+def test_zip(rng):
+    check(F.zipped, (rng.normal(size=4), rng.normal(size=5)), wrt=(0, 1))
+
+
+def test_masked_and_augmented_subscript_assignment(rng):
+    check(F.masked, (rng.normal(size=(4, 3)),))
+
+
+def test_augmented_assignment_on_a_fresh_array_in_a_loop(rng):
+    check(F.accumulate_in_place, (rng.normal(size=3), 4))
+
+
+def test_tuple_swap_in_a_loop():
+    check(F.swap_loop, (1.3, 0.7), wrt=(0, 1))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_branch_reassigning_an_argument(rng, sign):
+    check(F.branch_reassigns_argument, (sign * np.abs(rng.normal(size=3)),))
+
+
+def test_thousands_of_iterations_no_recursion_and_constant_code_size():
+    g = tg.grad(F.many_steps)(1.0)
+    assert g == pytest.approx(0.999 ** 2000, rel=1e-9)
+    assert len(tg.source(F.many_steps).splitlines()) < 40
