@@ -33,7 +33,9 @@ COMPARES = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.
 METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
 # Ops whose result may share memory with an input: augmented assignment on it would write through.
 VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
-            "broadcast_to", "moveaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal", "real", "imag"}
+            "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
+            "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split", "hsplit",
+            "vsplit", "dsplit"}
 
 
 def lower(source: FunctionSource, fn, reserved=frozenset()) -> Program:
@@ -274,8 +276,11 @@ class _Lowerer(ControlFlow):
                 for name, var in zip(names, outs):
                     self.store(name, var, value_node)
                 return
-        raise self.unsupported(value_node, "unpacking this value into several names is not supported yet",
-                               "index it instead: a = value[0]; b = value[1]")
+        whole = self.expr(value_node)
+        parts = [self.emit(rules.lookup(operator.getitem), [whole, Const(i)], {}, value_node, None)
+                 for i in range(len(names))]
+        for name, part in zip(names, parts):
+            self.store(name, part, value_node)
 
     # --- expressions --------------------------------------------------------------------
 

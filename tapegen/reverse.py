@@ -36,6 +36,8 @@ class RuleApplication:
 
     rule: object
     accumulate: str | None = None  # None, "add" (g + c) or "maybe" (add_cotangents(g, c))
+    unpack: bool = False           # the rule returns one cotangent per item of a list argument
+    sequence: bool = False         # ... for a list held in one var: wrap them as a Cotree
     differentiable = True
     form = "rule"
 
@@ -230,7 +232,7 @@ class _Backward:
             if isinstance(atom, Var) and atom in eqn.outputs:
                 deferred.append((rule, reads, atom))
             else:
-                out += self.contribute(rule, reads, atom, eqn.span)
+                out += self.contribute(rule, reads, atom, eqn.span, key in eqn.op.sequences)
         for rule, reads, atom in deferred:
             self.state[atom] = ZERO
             out += self.contribute(rule, reads, atom, eqn.span)
@@ -239,14 +241,14 @@ class _Backward:
     def _self_input(self, eqn, var) -> bool:
         return any(atom is var or atom == var for _, atom in eqn.inputs)
 
-    def contribute(self, rule, reads, atom, span) -> list:
+    def contribute(self, rule, reads, atom, span, sequence=False) -> list:
         """Add `rule(reads)` into the cotangent of each active var `atom` holds."""
         if isinstance(atom, Var):
-            return [self._accumulate(atom, RuleApplication(rule), reads, span)]
+            return [self._accumulate(atom, RuleApplication(rule, sequence=sequence), reads, span)]
         if isinstance(atom, Pack):
             items = [a if isinstance(a, Var) and self.activity.active(a) else None for a in atom.items]
             parts = [self.namer.temp() if a is not None else Var("_") for a in items]
-            out = [Eqn(RuleApplication(rule), reads, tuple(parts), span)]
+            out = [Eqn(RuleApplication(rule, unpack=True), reads, tuple(parts), span)]
             for item, part in zip(items, parts):
                 if item is not None:
                     out.append(self._accumulate(item, rules.lookup(_identity()), (("x", part),), span))
@@ -261,7 +263,7 @@ class _Backward:
             return Eqn(op, reads, (g,), span)
         mode = "add" if state == LIVE else "maybe"
         if isinstance(op, RuleApplication):
-            return Eqn(RuleApplication(op.rule, mode), reads + (("__g", g),), (g,), span)
+            return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence), reads + (("__g", g),), (g,), span)
         return Eqn(RuleApplication(_IDENTITY_RULE, mode), (("g", reads[0][1]), ("__g", g)), (g,), span)
 
     def _output_cotangent(self, eqn):

@@ -12,7 +12,7 @@ from .errors import NonScalarOutputError, WrtError
 
 __all__ = [
     "shape", "unbroadcast", "unreduce", "seed", "conform", "Cotree", "unindex",
-    "zeros_like_tree", "add_cotangents", "balanced_eq", "safe_div", "stop_gradient", "meta",
+    "zeros_like_tree", "add_cotangents", "balanced_eq", "safe_div", "stop_gradient", "meta", "as_cotree",
 ]
 
 shape = np.shape
@@ -102,6 +102,8 @@ def _conform_tree(g, x):
     if isinstance(x, dict):
         get = (lambda k: None) if g is None else g.get
         return type(x)((k, conform(get(k), v)) for k, v in x.items())
+    if isinstance(g, np.ndarray):  # a list of arrays used as one array: split the gradient by item
+        g = list(g)
     items = [None] * len(x) if g is None else [_item(g, i) for i in range(len(x))]
     out = [conform(gi, xi) for gi, xi in zip(items, x)]
     return tuple(out) if isinstance(x, tuple) else out
@@ -111,6 +113,11 @@ def _item(g, i):
     if isinstance(g, dict):
         return g.get(i)
     return g[i]
+
+
+def as_cotree(parts):
+    """A list of per-item cotangents (from a rule for a list argument) as a Cotree, so they add by item."""
+    return parts if isinstance(parts, Cotree) else Cotree(enumerate(parts))
 
 
 class Cotree(dict):
@@ -123,6 +130,8 @@ class Cotree(dict):
     def __add__(self, other):
         if other is None:
             return self
+        if isinstance(other, (list, tuple)):
+            other = dict(enumerate(other))
         result = Cotree(self)
         for key, value in other.items():
             result[key] = value if key not in result else add_cotangents(result[key], value)
@@ -141,8 +150,8 @@ def add_cotangents(a, b):
 
 def unindex(g, a_meta, index):
     """The cotangent of `a[index]`: `g` scattered into zeros, duplicates adding up."""
-    if isinstance(a_meta, type):  # `a` was a dict, list or tuple: a sparse container cotangent
-        return Cotree({index: g})
+    if isinstance(a_meta, tuple) and len(a_meta) == 2 and isinstance(a_meta[0], type):
+        return _container_cotangent(g, a_meta, index)
     a_shape, dtype = a_meta
     result = np.zeros(a_shape, dtype=np.result_type(dtype, g) if dtype.kind in "fc" else np.asarray(g).dtype)
     if _is_basic(index):
@@ -150,6 +159,18 @@ def unindex(g, a_meta, index):
     else:
         np.add.at(result, index, g)
     return result
+
+
+def _container_cotangent(g, a_meta, index):
+    """Cotangent of `a[index]` for a dict, list or tuple `a`: sparse, keyed by non-negative position."""
+    kind, length = a_meta
+    if kind is dict:
+        return Cotree({index: g})
+    if isinstance(index, slice):
+        positions = range(length)[index]
+        parts = g if isinstance(g, dict) else dict(enumerate(g))
+        return Cotree({positions[k]: v for k, v in parts.items() if v is not None})
+    return Cotree({index % length if length else index: g})
 
 
 def _is_basic(index):
@@ -172,8 +193,10 @@ def stop_gradient(x):
 
 def meta(a):
     """What `unindex` needs to know about an indexed value: its type if a container, else shape and dtype."""
-    if isinstance(a, (dict, list, tuple)):
-        return type(a)
+    if isinstance(a, dict):
+        return dict, len(a)
+    if isinstance(a, (list, tuple)):
+        return type(a), len(a)
     if isinstance(a, np.ndarray):
         return a.shape, a.dtype
     return np.shape(a), np.result_type(a)

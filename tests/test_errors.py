@@ -87,3 +87,20 @@ def test_every_error_is_a_tapegen_error():
     for cls in (tg.UnsupportedSyntaxError, tg.NoRuleError, tg.NonScalarOutputError, tg.GradcheckError,
                 tg.SourceNotFoundError, tg.WrtError):
         assert issubclass(cls, tg.TapegenError)
+
+
+def test_in_place_update_of_a_view_is_refused():
+    def f(x):
+        y = np.flip(x)
+        y += 1.0
+        return np.sum(y * x)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="would change `y` in place"):
+        tg.grad(f)(np.arange(3.0))
+
+
+def test_assignment_into_an_argument_is_refused():
+    def f(x):
+        x[0] = 0.0
+        return np.sum(x)
+    with pytest.raises(tg.UnsupportedSyntaxError, match=r"x = x.copy\(\)"):
+        tg.grad(f)(np.arange(3.0))

@@ -3,9 +3,7 @@
 Arrays: ints, slices with steps, None, Ellipsis, boolean masks, integer arrays
 with duplicates (their cotangents add up), mixed tuples, and indices held in
 variables. Containers: dicts, lists and tuples of arrays, whose gradient has
-the container's structure. Cases that fail because of a known core bug are
-strict xfails naming it, so they turn into failures when the bug is fixed.
-"""
+the container's structure. """
 import numpy as np
 import pytest
 
@@ -19,10 +17,6 @@ T = _rng.standard_normal((2, 3, 4))
 V = _rng.standard_normal(6)
 DUPLICATES = np.array([0, 2, 2, 3, 0])
 MASK = X > 0.2
-
-
-def core_bug(reason, raises=None):
-    return pytest.mark.xfail(strict=True, reason=f"core bug: {reason}", raises=raises)
 
 
 def case(id, fn, *args, marks=()):
@@ -60,8 +54,7 @@ ARRAY_CASES = [
     case("int-array-ellipsis-none", lambda t: t[np.array([1, 1, 0]), ..., None], T),
     case("chained", lambda x: x[1:][:, DUPLICATES][0], X),
     case("fan-out", lambda x: x[0] * x[0] + x[-1] * x[1:].sum(), X),
-    case("list-literal-int-index", lambda v: v[[0, 0, 1]], V,
-         marks=core_bug("a list index is rendered as a tuple: v[[0, 0, 1]] runs as v[0, 0, 1]")),
+    case("list-literal-int-index", lambda v: v[[0, 0, 1]], V),
     case("list-literal-in-tuple", lambda x: x[1:, [0, 2, 2]], X),
     case("variable-int", lambda x, i: x[i], X, 2),
     case("variable-negative-int", lambda x, i: x[i, i], X, -1),
@@ -169,14 +162,10 @@ TREE_CASES = [
     case("tuple", tuple_items, (V, B)),
     case("list-into-stack", list_into_stack, [V, V * 2.0, V + 1.0]),
     case("tuple-into-concatenate", tuple_into_concatenate, (V, B)),
-    case("list-negative-index", list_negative_index, [V, V * 2.0],
-         marks=core_bug("conform looks a list's Cotree up by 0..n-1, so the key -1 is dropped")),
-    case("list-slice", list_slice, [V, V * 2.0, V],
-         marks=core_bug("unindex keys a Cotree by the slice, which is unhashable in Python 3.11", TypeError)),
-    case("list-stacked-and-indexed", list_stacked_and_indexed, [V, V * 2.0],
-         marks=core_bug("a list cotangent (from np.stack's rule) plus a Cotree (from indexing) fails", AttributeError)),
-    case("list-stacked-twice", list_stacked_twice, [V, V * 2.0],
-         marks=core_bug("two list cotangents are accumulated with +, which concatenates the lists")),
+    case("list-negative-index", list_negative_index, [V, V * 2.0]),
+    case("list-slice", list_slice, [V, V * 2.0, V]),
+    case("list-stacked-and-indexed", list_stacked_and_indexed, [V, V * 2.0]),
+    case("list-stacked-twice", list_stacked_twice, [V, V * 2.0]),
 ]
 
 
@@ -230,8 +219,7 @@ def split_unpacked(x):
 
 @pytest.mark.parametrize("fn", [
     pytest.param(split_indexed, id="split-indexed"),
-    pytest.param(split_unpacked, id="split-unpacked", marks=core_bug(
-        "tuple-unpacking a list result needs a fixed output count (Primitive.outputs)", UnsupportedSyntaxError)),
+    pytest.param(split_unpacked, id="split-unpacked"),
 ])
 def test_split_results(fn):
     tg.gradcheck(fn, _rng.standard_normal((4, 6)))

@@ -33,7 +33,6 @@ ORDER = np.argsort(M34, axis=1)
 
 # A core bug (reverse/render): the rule result for a one-item list argument is assigned whole,
 # `g_a = atleast_vjp((a,), g)`, not unpacked, `g_a, = ...`; so `np.atleast_1d(a)` and `np.stack([a])` fail.
-ONE_ITEM_BUG = {"xfail": "core bug: one-item list argument's cotangent is not unpacked"}
 
 
 def _row(id, fn, *args, covers, wrt=(0,), **options):
@@ -85,18 +84,12 @@ ROWS = [
     _row("broadcast_to-(4,)-(3,4)-float64", lambda a: np.broadcast_to(a, (3, 4)), V4, covers=(np.broadcast_to,)),
     _row("broadcast_to-(3,1)-(2,3,4)-float64", lambda a: np.broadcast_to(a, (2, 3, 4)), M31,
          covers=(np.broadcast_to,)),
-    _row("atleast_1d-scalar-float64", lambda s: np.atleast_1d(s), S, covers=(np.atleast_1d,),
-         extra=ONE_ITEM_BUG),
-    _row("atleast_1d-(3,4)-float64", lambda a: np.atleast_1d(a), M34, covers=(np.atleast_1d,),
-         extra=ONE_ITEM_BUG),
-    _row("atleast_2d-(5,)-float64", lambda a: np.atleast_2d(a) * 2.0, V5, covers=(np.atleast_2d,),
-         extra=ONE_ITEM_BUG),
-    _row("atleast_2d-scalar-float64", lambda s: np.atleast_2d(s), S, covers=(np.atleast_2d,),
-         extra=ONE_ITEM_BUG),
-    _row("atleast_3d-(5,)-float64", lambda a: np.atleast_3d(a), V5, covers=(np.atleast_3d,),
-         extra=ONE_ITEM_BUG),
-    _row("atleast_3d-(3,4)-float64", lambda a: np.atleast_3d(a), M34, covers=(np.atleast_3d,),
-         extra=ONE_ITEM_BUG),
+    _row("atleast_1d-scalar-float64", lambda s: np.atleast_1d(s), S, covers=(np.atleast_1d,)),
+    _row("atleast_1d-(3,4)-float64", lambda a: np.atleast_1d(a), M34, covers=(np.atleast_1d,)),
+    _row("atleast_2d-(5,)-float64", lambda a: np.atleast_2d(a) * 2.0, V5, covers=(np.atleast_2d,)),
+    _row("atleast_2d-scalar-float64", lambda s: np.atleast_2d(s), S, covers=(np.atleast_2d,)),
+    _row("atleast_3d-(5,)-float64", lambda a: np.atleast_3d(a), V5, covers=(np.atleast_3d,)),
+    _row("atleast_3d-(3,4)-float64", lambda a: np.atleast_3d(a), M34, covers=(np.atleast_3d,)),
     _row("atleast_2d-two-(5,),(3,4)-float64", lambda a, b: np.atleast_2d(a, b)[0] * 2.0, V5, M34, wrt=(0, 1),
          covers=(np.atleast_2d,)),
     _row("atleast_3d-two-(4,),(3,4)-float64", lambda a, b: np.atleast_3d(a, b)[1], V4, M34, wrt=(0, 1),
@@ -135,7 +128,7 @@ ROWS = [
     _row("stack-(3,4)x3-axis2-float64", lambda a, b: np.stack([a, b, a], axis=2), M34, M34 * 2.0, wrt=(0, 1),
          covers=(np.stack,)),
     _row("stack-(3,4)-axis-1-float64", lambda a: np.stack([a, np.sin(a)], axis=-1), M34, covers=(np.stack,)),
-    _row("stack-one-item-(3,4)-float64", lambda a: np.stack([a]), M34, covers=(np.stack,), extra=ONE_ITEM_BUG),
+    _row("stack-one-item-(3,4)-float64", lambda a: np.stack([a]), M34, covers=(np.stack,)),
     _row("stack-scalars-float64", lambda s: np.stack([s, 2.0 * s, 1.0]), S, covers=(np.stack,)),
     _row("hstack-scalars-float64", lambda s: np.hstack([s, s * s]), S, covers=(np.hstack,)),
     _row("hstack-(5,),(4,)-float64", lambda a, b: np.hstack([a, b]), V5, V4, wrt=(0, 1), covers=(np.hstack,)),

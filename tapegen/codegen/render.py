@@ -38,7 +38,7 @@ def statement(eqn: Eqn) -> ast.stmt:
     value = expression(eqn)
     if not eqn.outputs:
         return ast.Expr(value)
-    if len(eqn.outputs) == 1:
+    if len(eqn.outputs) == 1 and not getattr(eqn.op, "unpack", False):
         target = _name(eqn.outputs[0].name, ast.Store())
     else:
         target = ast.Tuple([_name(v.name, ast.Store()) for v in eqn.outputs], ast.Store())
@@ -119,6 +119,8 @@ def _opaque(op, inputs):
 def _accumulated(eqn):
     """A rule's value, added to the cotangent it accumulates into if there is one already."""
     value = _rule(eqn)
+    if eqn.op.sequence:
+        value = ast.Call(_name("as_cotree"), [value], [])
     mode = eqn.op.accumulate
     if mode is None:
         return value
@@ -166,7 +168,7 @@ def index(a) -> ast.expr:
     """An atom in subscript position: slices written with colons."""
     if isinstance(a, Const) and isinstance(a.value, tuple):
         return ast.Tuple([_index_item(v) for v in a.value], ast.Load()) if a.value else constant(())
-    if isinstance(a, Pack):
+    if isinstance(a, Pack) and a.kind == "index":
         return ast.Tuple([index(i) for i in a.items], ast.Load())
     if isinstance(a, Const):
         return _index_item(a.value)

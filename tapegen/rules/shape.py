@@ -41,10 +41,10 @@ table.op(np.swapaxes, "a, axis1, axis2")
 table.op(np.moveaxis, "a, source, destination")
 table.op(np.rollaxis, "a, axis, start=0")
 
-table.op(np.concatenate, "arrays, axis=0")
-table.op(np.stack, "arrays, axis=0")
+table.op(np.concatenate, "arrays, axis=0", sequences=("arrays",))
+table.op(np.stack, "arrays, axis=0", sequences=("arrays",))
 for _fn in (np.hstack, np.vstack, np.dstack, np.column_stack):
-    table.op(_fn, "tup")
+    table.op(_fn, "tup", sequences=("tup",))
 for _fn in (np.split, np.array_split):
     table.op(_fn, "ary, indices_or_sections, axis=0")
 for _fn in (np.hsplit, np.vsplit, np.dsplit):

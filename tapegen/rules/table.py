@@ -66,6 +66,7 @@ class Primitive:
     variadic: str | None = None
     differentiable: bool = True
     outputs: int = 1
+    sequences: tuple = ()  # parameters taking a list of arrays: their cotangent is a list
     vjps: dict = field(default_factory=dict)
     jvps: dict = field(default_factory=dict)
 
@@ -86,13 +87,13 @@ class RuleTable:
         self.methods: dict = {}
 
     def op(self, fn, signature: str, *, name=None, form="call", spelling=None,
-           differentiable=True, outputs=1):
+           differentiable=True, outputs=1, sequences=()):
         """Declare `fn` a primitive with the given Python parameter list."""
         params, defaults, variadic = _parse_signature(signature)
         prim = Primitive(
             name=name or getattr(fn, "__name__", str(fn)), fn=fn, params=params, defaults=defaults,
             form=form, spelling=spelling or _spelling(fn), variadic=variadic,
-            differentiable=differentiable, outputs=outputs)
+            differentiable=differentiable, outputs=outputs, sequences=tuple(sequences))
         self.primitives[fn] = prim
         return prim
 
