@@ -1,59 +1,999 @@
-"""Products and linear algebra: matmul (`@`), dot, inner, outer, tensordot, einsum, trace."""
+"""Products and linear algebra: `@`, dot, inner, outer, vdot, tensordot, einsum, trace, kron, cross,
+and `np.linalg` (det, slogdet, inv, pinv, solve, lstsq, norm, eigh, eigvalsh, eig, eigvals,
+cholesky, svd, qr, matrix_power, multi_dot).
+
+Matrix rules work on stacks of matrices (the last two axes) and keep the input's
+dtype. Multi-output functions (`sign, logdet = np.linalg.slogdet(a)`) read `y`
+and `g` as tuples; an unused output's cotangent is None (or missing from a
+`Cotree` when the result was indexed). Decompositions whose outputs are defined
+only up to sign (eigenvectors, singular vectors) have the usual rules: the
+gradient is exact for functions of the outputs that do not depend on that
+choice, such as `np.sum(v ** 2 * w)` or `u @ np.diag(s) @ vt`.
+
+Functions that read one triangle of their input (eigh, eigvalsh, cholesky)
+get cotangents in that triangle only, since changing the other triangle
+changes nothing; for an input built symmetric (`a + a.T`) this is the same
+gradient as the symmetric one.
+"""
 import operator
+import string
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..errors import TapegenError
+from ..runtime import safe_div, unbroadcast
 from .table import RuleTable
 
 table = RuleTable("linalg")
+
+# --- declarations -------------------------------------------------------------------------------
 
 table.op(operator.matmul, "x1, x2", name="matmul", form="binop", spelling="@")
 table.op(np.matmul, "x1, x2")
 table.op(np.dot, "a, b")
 table.method("dot", np.dot)
+for _fn in (np.inner, np.outer, np.vdot, np.kron):
+    table.op(_fn, "a, b")
+table.op(np.tensordot, "a, b, axes=2")
+table.op(np.einsum, "subscripts, *operands, optimize=False")
+table.op(np.trace, "a, offset=0, axis1=0, axis2=1")
+table.method("trace", np.trace)
+table.op(np.cross, "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None")
+
+table.op(np.linalg.det, "a")
+table.op(np.linalg.slogdet, "a", outputs=2)
+table.op(np.linalg.inv, "a")
+table.op(np.linalg.pinv, "a, rcond=None")
+table.op(np.linalg.solve, "a, b")
+table.op(np.linalg.lstsq, "a, b, rcond=None", outputs=4)
+table.op(np.linalg.norm, "x, ord=None, axis=None, keepdims=False")
+table.op(np.linalg.eigh, "a, UPLO='L'", outputs=2)
+table.op(np.linalg.eigvalsh, "a, UPLO='L'")
+table.op(np.linalg.eig, "a", outputs=2)
+table.op(np.linalg.eigvals, "a")
+table.op(np.linalg.cholesky, "a, *, upper=False")
+table.op(np.linalg.svd, "a, full_matrices=True, compute_uv=True", outputs=3)
+table.op(np.linalg.qr, "a, mode='reduced'", outputs=2)
+table.op(np.linalg.matrix_power, "a, n")
+table.op(np.linalg.multi_dot, "arrays")
+
+# NumPy >= 2 treats `b` in solve(a, b) as a vector only when it is 1-d; before, when b.ndim == a.ndim - 1.
+_SOLVE_VECTOR_IS_1D = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
-def matmul_vjp_x1(x1, x1_shape, x2, g):
+# --- helpers used by inlined rules (names in generated code) ------------------------------------
+
+def linalg_mT(x):
+    """The transpose of each matrix in a stack (the last two axes swapped)."""
+    return np.swapaxes(x, -1, -2)
+
+
+def linalg_per_matrix(g):
+    """A cotangent with one value per matrix, shaped to broadcast against the matrices."""
+    return g if np.ndim(g) == 0 else np.expand_dims(g, (-2, -1))
+
+
+def linalg_adjugate(a):
+    """adj(a) = det(a) inv(a) for each matrix, exact for singular matrices too.
+
+    From the SVD a = U S V^T: adj(a) = det(U) det(V^T) V diag(prod of the other s_j) U^T,
+    with the products built from cumulative products, so no s_i is divided by.
+    """
+    u, s, vt = np.linalg.svd(a)
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(s[..., 1:], -1)], axis=-1), axis=-1), -1)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return linalg_per_matrix(sign) * ((linalg_mT(vt) * (before * after)[..., None, :]) @ linalg_mT(u))
+
+
+# --- helpers of the rules called by name --------------------------------------------------------
+
+def _eye(x):
+    """The identity matrix the size of `x`'s last axis, in `x`'s dtype."""
+    return np.eye(np.shape(x)[-1], dtype=np.result_type(x))
+
+
+def _diag(d):
+    """Matrices with the vectors `d` on their diagonals."""
+    return d[..., :, None] * _eye(d)
+
+
+def _diagonal(x):
+    return np.diagonal(x, 0, -2, -1)
+
+
+def _cotangents(g, count):
+    """The cotangents of a multi-output function's outputs, None for the unused ones.
+
+    `g` is a tuple or list with None where an output is unused, or a `Cotree` keyed by
+    output index (the result was kept whole and indexed: `np.linalg.slogdet(a)[1]`).
+    """
+    if isinstance(g, dict):
+        return tuple(g.get(i) for i in range(count))
+    return tuple(g)
+
+
+def _gap_inverse(w):
+    """F[..., i, j] = 1 / (w_j - w_i), 0 where w_j == w_i (the diagonal, and exact ties)."""
+    gaps = w[..., None, :] - w[..., :, None]
+    return np.divide(1, gaps, out=np.zeros_like(gaps), where=gaps != 0)
+
+
+def _safe_reciprocal(s):
+    """1 / s, 0 where s == 0 (singular values of rank-deficient matrices)."""
+    return np.divide(1, s, out=np.zeros_like(s), where=s != 0)
+
+
+def _one_triangle(s, uplo):
+    """The cotangent of a function that reads only the `uplo` triangle of a symmetric matrix.
+
+    `s` is the cotangent with respect to the full symmetric matrix; entry (i, j) of the read
+    triangle stands for both (i, j) and (j, i).
+    """
+    both = s + linalg_mT(s)
+    triangle = np.tril(both) if uplo.upper() == "L" else np.triu(both)
+    return triangle - s * _eye(s)
+
+
+def _symmetric_from(a, uplo):
+    """The symmetric matrix a function reading only the `uplo` triangle of `a` sees."""
+    if uplo.upper() == "L":
+        return np.tril(a) + linalg_mT(np.tril(a, -1))
+    return np.triu(a) + linalg_mT(np.triu(a, 1))
+
+
+def _require_real(w, name):
+    if np.iscomplexobj(w):
+        raise TapegenError(f"{name} returned complex eigenvalues; tapegen differentiates it only where they "
+                           f"are real", hint="for a symmetric matrix use np.linalg.eigh / eigvalsh")
+
+
+def _scalar_product_cotangent(x_shape, other, g):
+    """The cotangent of x in a product that is x * other, because x or other is a scalar."""
+    return np.sum(g * other) if len(x_shape) == 0 else g * other
+
+
+# --- matmul (`@`) and dot -----------------------------------------------------------------------
+
+def matmul_vjp_x1(x1_shape, x2, g):
     if np.ndim(x2) == 1:
-        return unbroadcast(np.multiply.outer(g, x2) if np.ndim(x1) > 1 else g * x2, x1_shape)
-    if np.ndim(x1) == 1:
+        return unbroadcast(np.multiply.outer(g, x2) if len(x1_shape) > 1 else g * x2, x1_shape)
+    if len(x1_shape) == 1:
         return unbroadcast(np.matmul(x2, g[..., None])[..., 0], x1_shape)
-    return unbroadcast(np.matmul(g, np.swapaxes(x2, -1, -2)), x1_shape)
+    return unbroadcast(np.matmul(g, linalg_mT(x2)), x1_shape)
 
 
-def matmul_vjp_x2(x1, x2, x2_shape, g):
+def matmul_vjp_x2(x1, x2_shape, g):
     if np.ndim(x1) == 1:
-        return unbroadcast(np.multiply.outer(x1, g) if np.ndim(x2) > 1 else g * x1, x2_shape)
-    if np.ndim(x2) == 1:
-        return unbroadcast(np.matmul(np.swapaxes(x1, -1, -2), g[..., None])[..., 0], x2_shape)
-    return unbroadcast(np.matmul(np.swapaxes(x1, -1, -2), g), x2_shape)
+        if len(x2_shape) == 1:
+            return g * x1
+        return unbroadcast(np.moveaxis(np.multiply.outer(x1, g), 0, -2), x2_shape)
+    if len(x2_shape) == 1:
+        return unbroadcast(np.matmul(linalg_mT(x1), g[..., None])[..., 0], x2_shape)
+    return unbroadcast(np.matmul(linalg_mT(x1), g), x2_shape)
+
+
+def matmul_jvp_x1(x1_dot, x2):
+    return x1_dot @ x2
+
+
+def matmul_jvp_x2(x1, x2_dot):
+    return x1 @ x2_dot
 
 
 for _fn in (operator.matmul, np.matmul):
     table.vjp(_fn, "x1")(matmul_vjp_x1)
     table.vjp(_fn, "x2")(matmul_vjp_x2)
+    table.jvp(_fn, "x1")(matmul_jvp_x1)
+    table.jvp(_fn, "x2")(matmul_jvp_x2)
 
 
 @table.vjp(np.dot, "a")
-def dot_vjp_a(a, b, g):
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return np.sum(g * b) if np.ndim(a) == 0 else g * b
-    if np.ndim(b) == 1:
-        return np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b
-    # a (..., k) . b (..., k, m): contract g with b over every axis of b but k.
-    b_axes = [i for i in range(np.ndim(b)) if i != np.ndim(b) - 2]
-    g_axes = list(range(np.ndim(a) - 1, np.ndim(g)))
-    return np.tensordot(g, b, (g_axes, b_axes))
+def dot_vjp_a(a_shape, b, g):
+    if len(a_shape) == 0 or np.ndim(b) == 0:
+        return _scalar_product_cotangent(a_shape, b, g)
+    # a (..., k) . b (..., k, m) or b (k,): contract g with b over every axis of b but k.
+    b_axes = [i for i in range(np.ndim(b)) if i != max(np.ndim(b) - 2, 0)]
+    return np.tensordot(g, b, (list(range(len(a_shape) - 1, np.ndim(g))), b_axes))
 
 
 @table.vjp(np.dot, "b")
-def dot_vjp_b(a, b, g):
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return np.sum(g * a) if np.ndim(b) == 0 else g * a
-    if np.ndim(a) == 1:
-        return np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a
-    a_axes = list(range(np.ndim(a) - 1))
-    g_axes = list(range(np.ndim(a) - 1))
-    result = np.tensordot(a, g, (a_axes, g_axes))  # (k, *b_batch, m)
-    return np.moveaxis(result, 0, -2) if np.ndim(b) > 1 else result
+def dot_vjp_b(a, b_shape, g):
+    if np.ndim(a) == 0 or len(b_shape) == 0:
+        return _scalar_product_cotangent(b_shape, a, g)
+    leading = list(range(np.ndim(a) - 1))
+    result = np.tensordot(a, g, (leading, leading))  # (k, *b_batch, m), or (k,) if b is 1-d
+    return np.moveaxis(result, 0, -2) if len(b_shape) > 1 else result
+
+
+@table.jvp(np.dot, "a")
+def dot_jvp_a(a_dot, b):
+    return np.dot(a_dot, b)
+
+
+@table.jvp(np.dot, "b")
+def dot_jvp_b(a, b_dot):
+    return np.dot(a, b_dot)
+
+
+# --- inner, outer, vdot -------------------------------------------------------------------------
+
+@table.vjp(np.inner, "a")
+def inner_vjp_a(a_shape, b, g):
+    if len(a_shape) == 0 or np.ndim(b) == 0:
+        return _scalar_product_cotangent(a_shape, b, g)
+    return np.tensordot(g, b, (list(range(len(a_shape) - 1, np.ndim(g))), list(range(np.ndim(b) - 1))))
+
+
+@table.vjp(np.inner, "b")
+def inner_vjp_b(a, b_shape, g):
+    if np.ndim(a) == 0 or len(b_shape) == 0:
+        return _scalar_product_cotangent(b_shape, a, g)
+    leading = list(range(np.ndim(a) - 1))
+    return np.tensordot(g, a, (leading, leading))
+
+
+@table.jvp(np.inner, "a")
+def inner_jvp_a(a_dot, b):
+    return np.inner(a_dot, b)
+
+
+@table.jvp(np.inner, "b")
+def inner_jvp_b(a, b_dot):
+    return np.inner(a, b_dot)
+
+
+@table.vjp(np.outer, "a")
+def outer_vjp_a(a_shape, b, g):
+    return np.reshape(g @ np.ravel(b), a_shape)
+
+
+@table.vjp(np.outer, "b")
+def outer_vjp_b(a, b_shape, g):
+    return np.reshape(np.ravel(a) @ g, b_shape)
+
+
+@table.jvp(np.outer, "a")
+def outer_jvp_a(a_dot, b):
+    return np.outer(a_dot, b)
+
+
+@table.jvp(np.outer, "b")
+def outer_jvp_b(a, b_dot):
+    return np.outer(a, b_dot)
+
+
+@table.vjp(np.vdot, "a")
+def vdot_vjp_a(a_shape, b, g):
+    return np.reshape(g * np.ravel(b), a_shape)
+
+
+@table.vjp(np.vdot, "b")
+def vdot_vjp_b(a, b_shape, g):
+    return np.reshape(g * np.ravel(a), b_shape)
+
+
+@table.jvp(np.vdot, "a")
+def vdot_jvp_a(a_dot, b):
+    return np.vdot(a_dot, b)
+
+
+@table.jvp(np.vdot, "b")
+def vdot_jvp_b(a, b_dot):
+    return np.vdot(a, b_dot)
+
+
+# --- tensordot ----------------------------------------------------------------------------------
+
+def _tensordot_axes(axes, a_ndim, b_ndim):
+    """(a's summed axes, b's summed axes): non-negative, paired in order."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(a_ndim - axes, a_ndim)), list(range(axes))
+    a_axes, b_axes = ([x] if isinstance(x, (int, np.integer)) else list(x) for x in axes)
+    return [i % a_ndim for i in a_axes], [j % b_ndim for j in b_axes]
+
+
+@table.vjp(np.tensordot, "a")
+def tensordot_vjp_a(a_shape, b, axes, g):
+    a_sum, b_sum = _tensordot_axes(axes, len(a_shape), np.ndim(b))
+    a_free = [i for i in range(len(a_shape)) if i not in a_sum]
+    b_free = [j for j in range(np.ndim(b)) if j not in b_sum]
+    result = np.tensordot(g, b, (list(range(len(a_free), np.ndim(g))), b_free))
+    # result's axes: a's free axes, then b's summed axes in increasing order, each paired with an axis of a
+    order = a_free + [a_sum[b_sum.index(j)] for j in sorted(b_sum)]
+    return np.transpose(result, np.argsort(order))
+
+
+@table.vjp(np.tensordot, "b")
+def tensordot_vjp_b(a, b_shape, axes, g):
+    a_sum, b_sum = _tensordot_axes(axes, np.ndim(a), len(b_shape))
+    a_free = [i for i in range(np.ndim(a)) if i not in a_sum]
+    b_free = [j for j in range(len(b_shape)) if j not in b_sum]
+    result = np.tensordot(a, g, (a_free, list(range(len(a_free)))))
+    # result's axes: a's summed axes in increasing order, each paired with an axis of b, then b's free axes
+    order = [b_sum[a_sum.index(i)] for i in sorted(a_sum)] + b_free
+    return np.transpose(result, np.argsort(order))
+
+
+@table.jvp(np.tensordot, "a")
+def tensordot_jvp_a(a_dot, b, axes):
+    return np.tensordot(a_dot, b, axes)
+
+
+@table.jvp(np.tensordot, "b")
+def tensordot_jvp_b(a, b_dot, axes):
+    return np.tensordot(a, b_dot, axes)
+
+
+# --- einsum -------------------------------------------------------------------------------------
+
+def _einsum_labels(subscripts, shapes):
+    """Each operand's labels and the output's, with every `...` spelled out as letters.
+
+    Implicit output (no `->`) is NumPy's: the broadcast dimensions, then the labels
+    that occur once, in alphabetical order.
+    """
+    if not isinstance(subscripts, str):
+        raise TapegenError("tapegen differentiates einsum only with string subscripts",
+                           hint="write np.einsum('ij,jk->ik', a, b) rather than the interleaved form")
+    text = subscripts.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    specs = inputs.split(",")
+    unused = [c for c in string.ascii_letters if c not in text]
+    broadcast = max((len(shape) - len(spec) + 3 for spec, shape in zip(specs, shapes) if "..." in spec),
+                    default=0)
+    ellipsis = unused[:broadcast]
+    labels = []
+    for spec, shape in zip(specs, shapes):
+        head, dots, tail = spec.partition("...")
+        own = len(shape) - len(head) - len(tail) if dots else 0
+        labels.append(list(head) + ellipsis[broadcast - own:broadcast] + list(tail))
+    if arrow:
+        head, dots, tail = output.partition("...")
+        return labels, list(head) + (ellipsis if dots else []) + list(tail)
+    counts = {}
+    for c in inputs.replace(".", "").replace(",", ""):
+        counts[c] = counts.get(c, 0) + 1
+    return labels, ellipsis + sorted(c for c, n in counts.items() if n == 1)
+
+
+def _einsum_cotangent(i, labels, output, operands, g, optimize):
+    """The cotangent of operand `i`: `g` contracted with the other operands, then spread over the
+    labels only operand `i` has (summed there, so the cotangent is constant along them), size-1
+    axes that broadcasting stretched summed back, and repeated labels put back on their diagonal."""
+    mine, shape = labels[i], np.shape(operands[i])
+    unique = list(dict.fromkeys(mine))
+    others = [j for j in range(len(operands)) if j != i]
+    reachable = set(output).union(*(labels[j] for j in others))
+    kept = [c for c in unique if c in reachable]
+    spec = ",".join("".join(lab) for lab in [output] + [labels[j] for j in others]) + "->" + "".join(kept)
+    part = np.einsum(spec, g, *(operands[j] for j in others), optimize=optimize)
+    size = dict(zip(mine, shape))
+    stretched = tuple(k for k, c in enumerate(kept) if size[c] == 1 and part.shape[k] != 1)
+    if stretched:
+        part = np.sum(part, axis=stretched, keepdims=True)
+    part = np.reshape(part, [size[c] if c in kept else 1 for c in unique])
+    if len(kept) < len(unique):
+        part = np.broadcast_to(part, [size[c] for c in unique]).copy()
+    if len(unique) == len(mine):
+        return part
+    grid = np.indices(shape, sparse=True)
+    first = {c: grid[mine.index(c)] for c in unique}
+    on_diagonal = np.ones(shape, dtype=bool)
+    for axis, c in enumerate(mine):
+        on_diagonal = on_diagonal & (grid[axis] == first[c])
+    return np.where(on_diagonal, part[tuple(first[c] for c in unique)], 0)
+
+
+@table.vjp(np.einsum, "operands")
+def einsum_vjp(subscripts, operands, optimize, g):
+    labels, output = _einsum_labels(subscripts, [np.shape(x) for x in operands])
+    optimize = optimize if isinstance(optimize, (bool, str)) else True
+    return [_einsum_cotangent(i, labels, output, operands, g, optimize) for i in range(len(operands))]
+
+
+@table.jvp(np.einsum, "operands")
+def einsum_jvp(subscripts, operands, operands_dot, optimize):
+    total = None
+    for i, dot in enumerate(operands_dot):
+        if dot is not None:
+            term = np.einsum(subscripts, *operands[:i], dot, *operands[i + 1:], optimize=optimize)
+            total = term if total is None else total + term
+    return total
+
+
+# --- trace, kron, cross -------------------------------------------------------------------------
+
+@table.vjp(np.trace, "a")
+def trace_vjp(a_meta, offset, axis1, axis2, g):
+    shape, dtype = a_meta
+    diagonal = np.eye(shape[axis1], shape[axis2], offset, dtype=dtype)
+    return np.moveaxis(np.multiply.outer(g, diagonal), (-2, -1), (axis1, axis2))
+
+
+@table.jvp(np.trace, "a")
+def trace_jvp(a_dot, offset, axis1, axis2):
+    return np.trace(a_dot, offset, axis1, axis2)
+
+
+def _kron_blocks(g, a_shape, b_shape):
+    """`g` as (a0, b0, a1, b1, ...), with a and b padded with leading 1s to one rank."""
+    rank = max(len(a_shape), len(b_shape))
+    a_pad = (1,) * (rank - len(a_shape)) + tuple(a_shape)
+    b_pad = (1,) * (rank - len(b_shape)) + tuple(b_shape)
+    return np.reshape(g, [n for pair in zip(a_pad, b_pad) for n in pair]), a_pad, b_pad
+
+
+@table.vjp(np.kron, "a")
+def kron_vjp_a(a_shape, b, g):
+    blocks, _, b_pad = _kron_blocks(g, a_shape, np.shape(b))
+    b_spread = np.reshape(b, [n for k in b_pad for n in (1, k)])
+    return np.reshape(np.sum(blocks * b_spread, axis=tuple(range(1, 2 * len(b_pad), 2))), a_shape)
+
+
+@table.vjp(np.kron, "b")
+def kron_vjp_b(a, b_shape, g):
+    blocks, a_pad, _ = _kron_blocks(g, np.shape(a), b_shape)
+    a_spread = np.reshape(a, [n for k in a_pad for n in (k, 1)])
+    return np.reshape(np.sum(blocks * a_spread, axis=tuple(range(0, 2 * len(a_pad), 2))), b_shape)
+
+
+@table.jvp(np.kron, "a")
+def kron_jvp_a(a_dot, b):
+    return np.kron(a_dot, b)
+
+
+@table.jvp(np.kron, "b")
+def kron_jvp_b(a, b_dot):
+    return np.kron(a, b_dot)
+
+
+def _cross_cotangent(x, x_axis, other, other_axis, c_axis, g, x_first):
+    """The cotangent of `x` in `np.cross(x, other)` (x_first) or `np.cross(other, x)`.
+
+    <g, a x b> = <a, b x g> = <b, g x a>; 2-vectors are 3-vectors with z = 0, and
+    two 2-vectors have only the z component of their product as output.
+    """
+    x_moved = np.moveaxis(x, x_axis, -1)
+    o = np.moveaxis(other, other_axis, -1)
+    if o.shape[-1] == 2:
+        o = np.concatenate([o, np.zeros_like(o[..., :1])], axis=-1)
+    if x_moved.shape[-1] == 2 and np.shape(other)[other_axis] == 2:
+        zero = np.zeros_like(g)
+        g3 = np.stack([zero, zero, g], axis=-1)
+    else:
+        g3 = np.moveaxis(g, c_axis, -1)
+    result = np.cross(o, g3) if x_first else np.cross(g3, o)
+    return np.moveaxis(unbroadcast(result[..., :x_moved.shape[-1]], x_moved.shape), -1, x_axis)
+
+
+@table.vjp(np.cross, "a")
+def cross_vjp_a(a, b, axisa, axisb, axisc, axis, g):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    return _cross_cotangent(a, axisa, b, axisb, axisc, g, True)
+
+
+@table.vjp(np.cross, "b")
+def cross_vjp_b(a, b, axisa, axisb, axisc, axis, g):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    return _cross_cotangent(b, axisb, a, axisa, axisc, g, False)
+
+
+@table.jvp(np.cross, "a")
+def cross_jvp_a(a_dot, b, axisa, axisb, axisc, axis):
+    return np.cross(a_dot, b, axisa, axisb, axisc, axis)
+
+
+@table.jvp(np.cross, "b")
+def cross_jvp_b(a, b_dot, axisa, axisb, axisc, axis):
+    return np.cross(a, b_dot, axisa, axisb, axisc, axis)
+
+
+# --- det, slogdet, inv, pinv --------------------------------------------------------------------
+
+@table.vjp(np.linalg.det, "a")
+def det_vjp(a, g):
+    return linalg_per_matrix(g) * linalg_mT(linalg_adjugate(a))
+
+
+@table.jvp(np.linalg.det, "a")
+def det_jvp(a, a_dot):
+    return np.einsum("...ij,...ji->...", linalg_adjugate(a), a_dot)
+
+
+@table.vjp(np.linalg.slogdet, "a")
+def slogdet_vjp(a, g):
+    g_logdet = _cotangents(g, 2)[1]  # the sign is piecewise constant
+    if g_logdet is None:
+        return np.zeros_like(a)
+    return linalg_per_matrix(g_logdet) * linalg_mT(np.linalg.inv(a))
+
+
+@table.jvp(np.linalg.slogdet, "a")
+def slogdet_jvp(a, a_dot, y):
+    return np.zeros_like(y[0]), np.einsum("...ii->...", np.linalg.solve(a, a_dot))
+
+
+@table.vjp(np.linalg.inv, "a")
+def inv_vjp(y, g):
+    return -linalg_mT(y) @ g @ linalg_mT(y)
+
+
+@table.jvp(np.linalg.inv, "a")
+def inv_jvp(a_dot, y):
+    return -y @ a_dot @ y
+
+
+@table.vjp(np.linalg.pinv, "a")
+def pinv_vjp(a, y, g):
+    """Golub & Pereyra, where the rank is locally constant, for X = pinv(A):
+    -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A)."""
+    xt, gt = linalg_mT(y), linalg_mT(g)
+    return -xt @ g @ xt + (gt - a @ (y @ gt)) @ (y @ xt) + (xt @ y) @ (gt - (gt @ y) @ a)
+
+
+@table.jvp(np.linalg.pinv, "a")
+def pinv_jvp(a, a_dot, y):
+    """dX = -X dA X + X X^T dA^T (I - A X) + (I - X A) dA^T X^T X, for X = pinv(A)."""
+    xt, dt = linalg_mT(y), linalg_mT(a_dot)
+    return -y @ a_dot @ y + (y @ xt) @ (dt - (dt @ a) @ y) + (dt - y @ (a @ dt)) @ (xt @ y)
+
+
+# --- solve and lstsq ----------------------------------------------------------------------------
+
+def _solve_vector(a_ndim, b_ndim):
+    """Whether np.linalg.solve treats b as a vector (stack) rather than a matrix (stack)."""
+    return b_ndim == 1 if _SOLVE_VECTOR_IS_1D else b_ndim == a_ndim - 1
+
+
+def _solve_transposed(a, b_ndim, g):
+    """solve(a^T, g), with g in the shape of the solution (vectors as columns)."""
+    if _solve_vector(np.ndim(a), b_ndim):
+        return np.linalg.solve(linalg_mT(a), g[..., None])
+    return np.linalg.solve(linalg_mT(a), g)
+
+
+@table.vjp(np.linalg.solve, "a")
+def solve_vjp_a(a, b_shape, y, g):
+    columns = y[..., None] if _solve_vector(np.ndim(a), len(b_shape)) else y
+    return unbroadcast(-_solve_transposed(a, len(b_shape), g) @ linalg_mT(columns), np.shape(a))
+
+
+@table.vjp(np.linalg.solve, "b")
+def solve_vjp_b(a, b_shape, g):
+    g_b = _solve_transposed(a, len(b_shape), g)
+    return unbroadcast(g_b[..., 0] if _solve_vector(np.ndim(a), len(b_shape)) else g_b, b_shape)
+
+
+@table.jvp(np.linalg.solve, "a")
+def solve_jvp_a(a, a_dot, b_shape, y):
+    if _solve_vector(np.ndim(a), len(b_shape)):
+        return -np.linalg.solve(a, a_dot @ y[..., None])[..., 0]
+    return -np.linalg.solve(a, a_dot @ y)
+
+
+@table.jvp(np.linalg.solve, "b")
+def solve_jvp_b(a, b_dot):
+    return np.linalg.solve(a, b_dot)
+
+
+def _lstsq_parts(a, b, y):
+    """x = pinv(a) b and the residual b - a x, both with b's columns as columns."""
+    x = y[0]
+    b_columns, x_columns = (b[:, None], x[:, None]) if np.ndim(b) == 1 else (b, x)
+    return np.linalg.pinv(a), x_columns, b_columns - a @ x_columns
+
+
+def _has_residuals(y, g_residuals):
+    return g_residuals is not None and np.size(y[1]) > 0
+
+
+@table.vjp(np.linalg.lstsq, "a")
+def lstsq_vjp_a(a, b, y, g):
+    g_x, g_residuals, _, g_s = _cotangents(g, 4)
+    pinv, x, r = _lstsq_parts(a, b, y)
+    result = np.zeros_like(a)
+    if g_x is not None:
+        g_columns = g_x[:, None] if np.ndim(b) == 1 else g_x
+        b_columns = b[:, None] if np.ndim(b) == 1 else b
+        result = result + pinv_vjp(a, pinv, g_columns @ linalg_mT(b_columns))
+    if _has_residuals(y, g_residuals):  # r is orthogonal to a's columns, so x's change does not count
+        result = result - 2 * (r * g_residuals) @ linalg_mT(x)
+    if g_s is not None:
+        u, _, vt = np.linalg.svd(a, full_matrices=False)
+        result = result + (u * g_s[..., None, :]) @ vt
+    return result
+
+
+@table.vjp(np.linalg.lstsq, "b")
+def lstsq_vjp_b(a, b, y, g):
+    g_x, g_residuals, _, _ = _cotangents(g, 4)
+    pinv, _, r = _lstsq_parts(a, b, y)
+    result = np.zeros_like(b)
+    if g_x is not None:
+        result = result + linalg_mT(pinv) @ g_x
+    if _has_residuals(y, g_residuals):
+        result = result + 2 * np.reshape(r * g_residuals, np.shape(b))
+    return result
+
+
+@table.jvp(np.linalg.lstsq, "a")
+def lstsq_jvp_a(a, a_dot, b, y):
+    pinv, x, r = _lstsq_parts(a, b, y)
+    x_dot = pinv_jvp(a, a_dot, pinv) @ (b[:, None] if np.ndim(b) == 1 else b)
+    residuals_dot = -2 * np.sum(r * (a_dot @ x), axis=0) if np.size(y[1]) else np.zeros_like(y[1])
+    u, _, vt = np.linalg.svd(a, full_matrices=False)
+    s_dot = _diagonal(linalg_mT(u) @ a_dot @ linalg_mT(vt))
+    return np.reshape(x_dot, np.shape(y[0])), residuals_dot, None, s_dot
+
+
+@table.jvp(np.linalg.lstsq, "b")
+def lstsq_jvp_b(a, b, b_dot, y):
+    pinv, _, r = _lstsq_parts(a, b, y)
+    b_dot_columns = b_dot[:, None] if np.ndim(b) == 1 else b_dot
+    residuals_dot = 2 * np.sum(r * b_dot_columns, axis=0) if np.size(y[1]) else np.zeros_like(y[1])
+    return pinv @ b_dot, residuals_dot, None, np.zeros_like(y[3])
+
+
+# --- norm ---------------------------------------------------------------------------------------
+
+def _norm_axes(ndim, ord, axis):
+    """(the reduced axes, non-negative; whether it is a matrix norm), as np.linalg.norm decides."""
+    if axis is None:
+        if ord is None or ndim == 1:
+            return tuple(range(ndim)), False
+        return (0, 1), True
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return tuple(a % ndim for a in axes), len(axes) == 2
+
+
+def _norm_gradient(x, ord, axes, matrix, y):
+    """d norm / d x for each element; `y` is the norm with the reduced axes kept.
+
+    At x = 0 (and at ties of max-type norms) this is the subgradient 0 (split evenly among ties).
+    """
+    if ord is None or ord == "fro" or (ord == 2 and not matrix):
+        return safe_div(x, y)
+    if matrix and ord in (2, -2, "nuc"):
+        return _norm_spectral_gradient(x, ord, axes)
+    if matrix and ord in (1, -1, np.inf, -np.inf):
+        summed, extreme = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
+        return _norm_extreme_gradient(x, np.sum(np.abs(x), axis=summed, keepdims=True), extreme, ord > 0)
+    if ord in (np.inf, -np.inf):
+        return _norm_extreme_gradient(x, np.abs(x), axes, ord > 0)
+    if ord == 0:
+        return np.zeros_like(x)
+    if ord == 1:
+        return np.sign(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, np.sign(x) * safe_div(np.abs(x), y) ** (ord - 1))
+
+
+def _norm_extreme_gradient(x, values, axes, largest):
+    """sign(x) on the parts of `x` whose `values` attain the max (or min) over `axes`, ties sharing."""
+    target = np.max(values, axis=axes, keepdims=True) if largest else np.min(values, axis=axes, keepdims=True)
+    hits = values == target
+    count = np.sum(hits, axis=axes, keepdims=True).astype(np.result_type(x))
+    return np.sign(x) * hits / count
+
+
+def _norm_spectral_gradient(x, ord, axes):
+    matrices = np.moveaxis(x, axes, (-2, -1))
+    u, _, vt = np.linalg.svd(matrices, full_matrices=False)
+    if ord == "nuc":
+        direction = u @ vt
+    else:
+        k = [0] if ord == 2 else [-1]
+        direction = u[..., :, k] @ vt[..., k, :]
+    return np.moveaxis(direction, (-2, -1), axes)
+
+
+@table.vjp(np.linalg.norm, "x")
+def norm_vjp(x, ord, axis, keepdims, y, g):
+    axes, matrix = _norm_axes(np.ndim(x), ord, axis)
+    if not keepdims and np.ndim(y) > 0:  # a 0-d y (every axis reduced) broadcasts as it is
+        y, g = np.expand_dims(y, axes), np.expand_dims(g, axes)
+    return g * _norm_gradient(x, ord, axes, matrix, y)
+
+
+@table.jvp(np.linalg.norm, "x")
+def norm_jvp(x, x_dot, ord, axis, keepdims, y):
+    axes, matrix = _norm_axes(np.ndim(x), ord, axis)
+    y_kept = y if keepdims or np.ndim(y) == 0 else np.expand_dims(y, axes)
+    return np.sum(_norm_gradient(x, ord, axes, matrix, y_kept) * x_dot, axis=axes, keepdims=keepdims)
+
+
+# --- eigh, eigvalsh, eig, eigvals ---------------------------------------------------------------
+
+def _eigh_cotangent(w, v, g_w, g_v):
+    """V (diag(g_w) + F * (V^T g_v)) V^T, F[i, j] = 1 / (w_j - w_i): the cotangent of the symmetric matrix."""
+    middle = np.zeros_like(v)
+    if g_v is not None:
+        middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
+    if g_w is not None:
+        middle = middle + _diag(g_w)
+    return v @ middle @ linalg_mT(v)
+
+
+@table.vjp(np.linalg.eigh, "a")
+def eigh_vjp(UPLO, y, g):
+    w, v = y
+    g_w, g_v = _cotangents(g, 2)
+    return _one_triangle(_eigh_cotangent(w, v, g_w, g_v), UPLO)
+
+
+@table.jvp(np.linalg.eigh, "a")
+def eigh_jvp(a_dot, UPLO, y):
+    w, v = y
+    p = linalg_mT(v) @ _symmetric_from(a_dot, UPLO) @ v
+    return _diagonal(p).copy(), v @ (_gap_inverse(w) * p)
+
+
+@table.vjp(np.linalg.eigvalsh, "a")
+def eigvalsh_vjp(a, UPLO, g):
+    w, v = np.linalg.eigh(a, UPLO)
+    return _one_triangle(_eigh_cotangent(w, v, g, None), UPLO)
+
+
+@table.jvp(np.linalg.eigvalsh, "a")
+def eigvalsh_jvp(a, a_dot, UPLO):
+    _, v = np.linalg.eigh(a, UPLO)
+    return np.einsum("...ji,...jk,...ki->...i", v, _symmetric_from(a_dot, UPLO), v)
+
+
+def _eig_cotangent(w, v, g_w, g_v):
+    """V^-T (diag(g_w) + F * (V^T g_v')) V^T for unit-norm eigenvectors, where g_v' is g_v with each
+    column's component along its eigenvector removed (the normalisation fixes that direction)."""
+    middle = np.zeros_like(v)
+    if g_v is not None:
+        g_v = g_v - v * np.sum(v * g_v, axis=-2, keepdims=True)
+        middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
+    if g_w is not None:
+        middle = middle + _diag(g_w)
+    return np.linalg.solve(linalg_mT(v), middle @ linalg_mT(v))
+
+
+def _eig_matching(a, w):
+    """Eigenvectors of `a` in the order of the eigenvalues `w` (eigvals and eig may order them differently)."""
+    w_all, v = np.linalg.eig(a)
+    _require_real(w_all, "np.linalg.eigvals")
+    order = np.argmin(np.abs(w[..., :, None] - w_all[..., None, :]), axis=-1)
+    return np.take_along_axis(v, order[..., None, :], axis=-1)
+
+
+@table.vjp(np.linalg.eig, "a")
+def eig_vjp(y, g):
+    w, v = y
+    _require_real(w, "np.linalg.eig")
+    g_w, g_v = _cotangents(g, 2)
+    return _eig_cotangent(w, v, g_w, g_v)
+
+
+@table.jvp(np.linalg.eig, "a")
+def eig_jvp(a_dot, y):
+    w, v = y
+    _require_real(w, "np.linalg.eig")
+    p = np.linalg.solve(v, a_dot @ v)
+    v_dot = v @ (_gap_inverse(w) * p)
+    return _diagonal(p).copy(), v_dot - v * np.sum(v * v_dot, axis=-2, keepdims=True)
+
+
+@table.vjp(np.linalg.eigvals, "a")
+def eigvals_vjp(a, y, g):
+    _require_real(y, "np.linalg.eigvals")
+    return _eig_cotangent(y, _eig_matching(a, y), g, None)
+
+
+@table.jvp(np.linalg.eigvals, "a")
+def eigvals_jvp(a, a_dot, y):
+    _require_real(y, "np.linalg.eigvals")
+    v = _eig_matching(a, y)
+    return _diagonal(np.linalg.solve(v, a_dot @ v)).copy()
+
+
+# --- cholesky -----------------------------------------------------------------------------------
+
+def _lower_half_diagonal(x):
+    """The lower triangle of x with its diagonal halved (Murray's Phi)."""
+    return np.tril(x) - 0.5 * x * _eye(x)
+
+
+@table.vjp(np.linalg.cholesky, "a")
+def cholesky_vjp(upper, y, g):
+    l, g_l = (linalg_mT(y), linalg_mT(g)) if upper else (y, g)
+    middle = _lower_half_diagonal(linalg_mT(l) @ g_l)
+    s = np.linalg.solve(linalg_mT(l), middle)  # L^-T Phi(L^T g) L^-1, two solves
+    s = linalg_mT(np.linalg.solve(linalg_mT(l), linalg_mT(s)))
+    return _one_triangle(s, "U" if upper else "L")
+
+
+@table.jvp(np.linalg.cholesky, "a")
+def cholesky_jvp(a_dot, upper, y):
+    l = linalg_mT(y) if upper else y
+    a_dot = _symmetric_from(a_dot, "U" if upper else "L")
+    middle = np.linalg.solve(l, linalg_mT(np.linalg.solve(l, a_dot)))  # L^-1 dA L^-T
+    l_dot = l @ _lower_half_diagonal(middle)
+    return linalg_mT(l_dot) if upper else l_dot
+
+
+# --- svd ----------------------------------------------------------------------------------------
+
+def _svd_reduced(a_shape, full_matrices):
+    if full_matrices and a_shape[-1] != a_shape[-2]:
+        raise TapegenError("tapegen differentiates np.linalg.svd of a non-square matrix only with "
+                           "full_matrices=False", hint="pass full_matrices=False (the extra columns of u "
+                                                       "or rows of vt are not determined by the matrix)")
+
+
+def _svd_cotangent(u, s, vt, g_u, g_s, g_vt):
+    """Townsend's rule for a = U S V^T (reduced), F[i, j] = 1 / (s_j^2 - s_i^2):
+    U [diag(g_s) + (F * (U^T gU - gU^T U)) S + S (F * (V^T gV - gV^T V))] V^T
+    + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)."""
+    v, s_inv, f = linalg_mT(vt), _safe_reciprocal(s), _gap_inverse(s * s)
+    middle = np.zeros(np.shape(s) + np.shape(s)[-1:], dtype=np.result_type(s))
+    extra = 0
+    if g_s is not None:
+        middle = middle + _diag(g_s)
+    if g_u is not None:
+        middle = middle + f * (linalg_mT(u) @ g_u - linalg_mT(g_u) @ u) * s[..., None, :]
+        extra = extra + ((g_u - u @ (linalg_mT(u) @ g_u)) * s_inv[..., None, :]) @ vt
+    if g_vt is not None:
+        g_v = linalg_mT(g_vt)
+        middle = middle + s[..., :, None] * (f * (vt @ g_v - g_vt @ v))
+        extra = extra + u @ (s_inv[..., :, None] * linalg_mT(g_v - v @ (vt @ g_v)))
+    return u @ middle @ vt + extra
+
+
+def _svd_tangent(a_dot, u, s, vt):
+    """(du, ds, dvt) for a reduced SVD (the JVP counterpart of `_svd_cotangent`)."""
+    v, s_inv, f = linalg_mT(vt), _safe_reciprocal(s), _gap_inverse(s * s)
+    p = linalg_mT(u) @ a_dot @ v
+    p_s, s_p = p * s[..., None, :], s[..., :, None] * p
+    u_dot = u @ (f * (p_s + linalg_mT(p_s)))
+    v_dot = v @ (f * (s_p + linalg_mT(s_p)))
+    m, n = np.shape(a_dot)[-2:]
+    if m > n:
+        a_v = a_dot @ v
+        u_dot = u_dot + (a_v - u @ (linalg_mT(u) @ a_v)) * s_inv[..., None, :]
+    if n > m:
+        a_u = linalg_mT(a_dot) @ u
+        v_dot = v_dot + (a_u - v @ (vt @ a_u)) * s_inv[..., None, :]
+    return u_dot, _diagonal(p).copy(), linalg_mT(v_dot)
+
+
+@table.vjp(np.linalg.svd, "a")
+def svd_vjp(a, full_matrices, compute_uv, y, g):
+    if not compute_uv:
+        u, _, vt = np.linalg.svd(a, full_matrices=False)
+        return (u * g[..., None, :]) @ vt
+    _svd_reduced(np.shape(a), full_matrices)
+    u, s, vt = y
+    return _svd_cotangent(u, s, vt, *_cotangents(g, 3))
+
+
+@table.jvp(np.linalg.svd, "a")
+def svd_jvp(a, a_dot, full_matrices, compute_uv, y):
+    if not compute_uv:
+        u, _, vt = np.linalg.svd(a, full_matrices=False)
+        return _diagonal(linalg_mT(u) @ a_dot @ linalg_mT(vt)).copy()
+    _svd_reduced(np.shape(a), full_matrices)
+    return _svd_tangent(a_dot, *y)
+
+
+# --- qr -----------------------------------------------------------------------------------------
+
+def _qr_factors(a, mode, y):
+    """(q, r) whatever the mode; mode 'complete' only where it equals 'reduced' (a is not tall)."""
+    if mode == "r":
+        return np.linalg.qr(a)
+    m, n = np.shape(a)[-2:]
+    if mode not in ("reduced", "complete") or (mode == "complete" and m > n):
+        raise TapegenError(f"tapegen differentiates np.linalg.qr only with mode 'reduced' or 'r' (got {mode!r} "
+                           f"for a {m}x{n} matrix)", hint="use mode='reduced'")
+    return y
+
+
+def _qr_tall_cotangent(q, r, g_q, g_r):
+    """A = QR with A m x n, m >= n: (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q."""
+    m = r @ linalg_mT(g_r) - linalg_mT(g_q) @ q
+    b = g_q + q @ (np.tril(m) + linalg_mT(np.tril(m, -1)))
+    return linalg_mT(np.linalg.solve(r, linalg_mT(b)))
+
+
+def _qr_tall_tangent(q, r, a_dot):
+    """dQ, dR for A = QR, m >= n: B = Q^T dA R^-1, its strictly lower part is Q^T dQ's."""
+    a_dot_r = linalg_mT(np.linalg.solve(linalg_mT(r), linalg_mT(a_dot)))  # dA R^-1
+    b = linalg_mT(q) @ a_dot_r
+    lower = np.tril(b, -1)
+    omega = lower - linalg_mT(lower)
+    return a_dot_r - q @ (b - omega), (b - omega) @ r
+
+
+@table.vjp(np.linalg.qr, "a")
+def qr_vjp(a, mode, y, g):
+    q, r = _qr_factors(a, mode, y)
+    g_q, g_r = (None, g) if mode == "r" else _cotangents(g, 2)
+    g_q = np.zeros_like(q) if g_q is None else g_q
+    g_r = np.zeros_like(r) if g_r is None else g_r
+    m, n = np.shape(a)[-2:]
+    if m >= n:
+        return _qr_tall_cotangent(q, r, g_q, g_r)
+    # a = [X | Y] with X square: X = Q R[:, :m] and R[:, m:] = Q^T Y.
+    g_rest = g_r[..., :, m:]
+    g_x = _qr_tall_cotangent(q, r[..., :, :m], g_q + a[..., :, m:] @ linalg_mT(g_rest), g_r[..., :, :m])
+    return np.concatenate([g_x, q @ g_rest], axis=-1)
+
+
+@table.jvp(np.linalg.qr, "a")
+def qr_jvp(a, a_dot, mode, y):
+    q, r = _qr_factors(a, mode, y)
+    m, n = np.shape(a)[-2:]
+    if m >= n:
+        q_dot, r_dot = _qr_tall_tangent(q, r, a_dot)
+    else:
+        q_dot, r_left = _qr_tall_tangent(q, r[..., :, :m], a_dot[..., :, :m])
+        r_right = linalg_mT(q_dot) @ a[..., :, m:] + linalg_mT(q) @ a_dot[..., :, m:]
+        r_dot = np.concatenate([r_left, r_right], axis=-1)
+    return r_dot if mode == "r" else (q_dot, r_dot)
+
+
+# --- matrix_power, multi_dot --------------------------------------------------------------------
+
+def _power_base(a, n):
+    """The matrix whose |n|-th power is a^n, and the powers 0 .. |n| - 1 of it."""
+    base = a if n > 0 else np.linalg.inv(a)
+    powers = [_eye(a)]
+    for _ in range(abs(n) - 1):
+        powers.append(powers[-1] @ base)
+    return base, powers
+
+
+@table.vjp(np.linalg.matrix_power, "a")
+def matrix_power_vjp(a, n, g):
+    if n == 0:
+        return np.zeros_like(a)
+    base, powers = _power_base(a, n)
+    k = len(powers)
+    g_base = sum(linalg_mT(powers[j]) @ g @ linalg_mT(powers[k - 1 - j]) for j in range(k))
+    return g_base if n > 0 else -linalg_mT(base) @ g_base @ linalg_mT(base)
+
+
+@table.jvp(np.linalg.matrix_power, "a")
+def matrix_power_jvp(a, a_dot, n):
+    if n == 0:
+        return np.zeros_like(a)
+    base, powers = _power_base(a, n)
+    base_dot = a_dot if n > 0 else -base @ a_dot @ base
+    k = len(powers)
+    return sum(powers[j] @ base_dot @ powers[k - 1 - j] for j in range(k))
+
+
+@table.vjp(np.linalg.multi_dot, "arrays")
+def multi_dot_vjp(arrays, g):
+    """gA_i = (A_0 ... A_i-1)^T G (A_i+1 ... A_k-1)^T, 1-d ends read as a row and a column."""
+    mats = [np.asarray(x) for x in arrays]
+    if mats[0].ndim == 1:
+        mats[0] = mats[0][None, :]
+    if mats[-1].ndim == 1:
+        mats[-1] = mats[-1][:, None]
+    left = [np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))]  # (A_0 ... A_i-1)^T G
+    for mat in mats[:-1]:
+        left.append(linalg_mT(mat) @ left[-1])
+    right = [None] * len(mats)  # A_i+1 ... A_k-1
+    for i in range(len(mats) - 2, -1, -1):
+        right[i] = mats[i + 1] if right[i + 1] is None else mats[i + 1] @ right[i + 1]
+    grads = [lg if r is None else lg @ linalg_mT(r) for lg, r in zip(left, right)]
+    return [np.reshape(gr, np.shape(x)) for gr, x in zip(grads, arrays)]
+
+
+@table.jvp(np.linalg.multi_dot, "arrays")
+def multi_dot_jvp(arrays, arrays_dot):
+    total = None
+    for i, dot in enumerate(arrays_dot):
+        if dot is not None:
+            term = np.linalg.multi_dot(list(arrays[:i]) + [dot] + list(arrays[i + 1:]))
+            total = term if total is None else total + term
+    return total

@@ -1,0 +1,693 @@
+"""Rule table tests for products and linear algebra (tapegen/rules/linalg.py).
+
+`ROWS`: reverse mode through the whole transform vs central differences, one row per
+(primitive, shape group). `JVPS`: each primitive's JVP rules, called directly, vs a
+central-difference directional derivative (gauge-fixed for eigenvectors and singular
+vectors). The same JVP cases in float32 check that every rule keeps the dtype.
+
+Functions of eigenvectors and singular vectors are gauge-invariant (`v ** 4`,
+`s[0] * outer(u[:, 0], vt[0])`), as the rules require. Inputs are well conditioned:
+distinct eigenvalues and singular values, SPD matrices for cholesky.
+"""
+import operator
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import tapegen as tg
+from tapegen import rules
+from tapegen.runtime import meta
+from rule_rows import Row, check_jvp_rules, check_vjp_row
+
+linalg = np.linalg
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed + 17 * len(shape) + sum(shape)).standard_normal(shape)
+
+
+def spd(*shape, seed=0):
+    """Symmetric positive definite matrices with well separated eigenvalues."""
+    n = shape[-1]
+    q, _ = np.linalg.qr(rand(*shape, seed=seed))
+    return (q * np.linspace(1.0, 3.0, n)) @ np.swapaxes(q, -1, -2)
+
+
+def well_conditioned(*shape, seed=0):
+    """Square matrices near a multiple of the identity."""
+    return rand(*shape, seed=seed) + 3 * np.eye(shape[-1])
+
+
+def real_spectrum(n, seed=0):
+    """A non-symmetric matrix with the real, distinct eigenvalues 1, 2, ..., n."""
+    p = well_conditioned(n, n, seed=seed)
+    return p @ np.diag(np.arange(1.0, n + 1)) @ np.linalg.inv(p)
+
+
+def _shapes(args):
+    return "".join(str(np.shape(a)).replace(" ", "").replace(",)", ")") for a in args
+                   if isinstance(a, (np.ndarray, float)))
+
+
+def row(name, fn, *args, wrt=(0,), covers, **options):
+    return Row(f"{name}-{_shapes(args)}-float64", fn, args, wrt=wrt, covers=covers, **options)
+
+
+
+# --- functions of several outputs (statements, so they are defs) ---------------------------------
+
+def slogdet_logdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return logdet
+
+
+def slogdet_both(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * np.exp(logdet)
+
+
+def slogdet_sign_only(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return sign * np.sum(a)
+
+
+def eigh_mixed(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(v[0] ** 2 * w) + np.sum(v ** 4)
+
+
+def eigh_upper(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return np.sum(w ** 2) + np.sum(v ** 4)
+
+
+def eigh_symmetrized(x):
+    w, v = np.linalg.eigh(x + x.T)
+    return np.sum(w * np.arange(3.0)) + np.sum(v ** 4)
+
+
+def eigh_values(a):
+    w, v = np.linalg.eigh(a)
+    return w
+
+
+def eig_mixed(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(w ** 2) + np.sum(v ** 4)
+
+
+def eig_vectors(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(v ** 4 * w)
+
+
+def svd_values(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return s
+
+
+def svd_top(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return s[0] * np.outer(u[:, 0], vt[0])
+
+
+def svd_rebuild(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return u @ (s[..., None] * vt)
+
+
+def svd_vectors(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(u ** 4) + np.sum(vt ** 4)
+
+
+def svd_square_default(a):
+    u, s, vt = np.linalg.svd(a)
+    return np.sum(u ** 4 * s) + np.sum(vt ** 4)
+
+
+def qr_both(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(q ** 3) + np.sum(r ** 3)
+
+
+def qr_q(a):
+    q, r = np.linalg.qr(a)
+    return q
+
+
+def qr_complete(a):
+    q, r = np.linalg.qr(a, mode="complete")
+    return np.sum(q ** 3) + np.sum(r ** 3)
+
+
+def lstsq_x(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return x
+
+
+def lstsq_all(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(x ** 2) + np.sum(residuals) + np.sum(s ** 2)
+
+
+def norm_vector_2(x):
+    return np.linalg.norm(x, 2)
+
+
+def norm_inf(x):
+    return np.linalg.norm(x, np.inf)
+
+
+def norm_minus_inf(x):
+    return np.linalg.norm(x, -np.inf)
+
+
+def norm_matrix_inf(x):
+    return np.linalg.norm(x, np.inf)
+
+
+def norm_matrix_minus_inf(x):
+    return np.linalg.norm(x, -np.inf)
+
+
+A23, B34 = rand(2, 3), rand(3, 4)
+SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.5], [0.5, -1.0, 2.0]])
+SINGULAR[1] = 2 * SINGULAR[0]  # rank 2: det is 0 but its gradient is not
+
+ROWS = [
+    # matmul and `@`: every rank combination, broadcasting over batch axes
+    row("matmul", lambda a, b: a @ b, rand(3), rand(3), wrt=(0, 1), covers=(operator.matmul,)),
+    row("matmul", lambda a, b: a @ b, rand(3), rand(3, 2), wrt=(0, 1), covers=(operator.matmul,)),
+    row("matmul", lambda a, b: a @ b, rand(2, 3), rand(3), wrt=(0, 1), covers=(operator.matmul,)),
+    row("matmul", lambda a, b: a @ b, rand(2, 3), rand(3, 4), wrt=(0, 1), covers=(operator.matmul,)),
+    row("matmul", lambda a, b: a @ b, rand(2, 2, 3), rand(3, 4), wrt=(0, 1), covers=(operator.matmul,)),
+    row("matmul", lambda a, b: a @ b, rand(2, 1, 2, 3), rand(3, 3, 2), wrt=(0, 1), covers=(operator.matmul,)),
+    row("matmul", lambda a, b: a @ b, rand(3), rand(2, 3, 4), wrt=(0, 1), covers=(operator.matmul,)),
+    row("matmul", lambda a, b: a @ b, rand(2, 3, 4), rand(4), wrt=(0, 1), covers=(operator.matmul,)),
+    row("np.matmul", lambda a, b: np.matmul(a, b), rand(2, 2, 3), rand(2, 3, 2), wrt=(0, 1), covers=(np.matmul,)),
+    # dot: scalars, vectors, matrices, N-d
+    row("dot", lambda a, b: np.dot(a, b), 1.5, rand(3), wrt=(0, 1), covers=(np.dot,)),
+    row("dot", lambda a, b: np.dot(a, b), rand(2, 3), np.array(0.7), wrt=(0, 1), covers=(np.dot,)),
+    row("dot", lambda a, b: np.dot(a, b), rand(3), rand(3), wrt=(0, 1), covers=(np.dot,)),
+    row("dot", lambda a, b: np.dot(a, b), rand(2, 3), rand(3), wrt=(0, 1), covers=(np.dot,)),
+    row("dot", lambda a, b: np.dot(a, b), rand(3), rand(3, 2), wrt=(0, 1), covers=(np.dot,)),
+    row("dot", lambda a, b: np.dot(a, b), rand(3), rand(2, 3, 2), wrt=(0, 1), covers=(np.dot,)),
+    row("dot", lambda a, b: np.dot(a, b), rand(2, 3), rand(2, 3, 2), wrt=(0, 1), covers=(np.dot,)),
+    row("dot", lambda a, b: np.dot(a, b), rand(2, 2, 3), rand(3), wrt=(0, 1), covers=(np.dot,)),
+    row("dot.method", lambda a, b: a.dot(b), rand(2, 3), rand(3, 2), wrt=(0, 1), covers=(np.dot,)),
+    # inner, outer, vdot
+    row("inner", lambda a, b: np.inner(a, b), rand(3), rand(3), wrt=(0, 1), covers=(np.inner,)),
+    row("inner", lambda a, b: np.inner(a, b), rand(2, 3), rand(4, 3), wrt=(0, 1), covers=(np.inner,)),
+    row("inner", lambda a, b: np.inner(a, b), rand(2, 2, 3), rand(3), wrt=(0, 1), covers=(np.inner,)),
+    row("inner", lambda a, b: np.inner(a, b), 2.0, rand(2, 3), wrt=(0, 1), covers=(np.inner,)),
+    row("inner", lambda a, b: np.inner(a, b), rand(2, 3), 2.0, wrt=(0, 1), covers=(np.inner,)),
+    row("outer", lambda a, b: np.outer(a, b), rand(3), rand(4), wrt=(0, 1), covers=(np.outer,)),
+    row("outer", lambda a, b: np.outer(a, b), rand(2, 2), rand(3), wrt=(0, 1), covers=(np.outer,)),
+    row("vdot", lambda a, b: np.vdot(a, b), rand(3), rand(3), wrt=(0, 1), covers=(np.vdot,)),
+    row("vdot", lambda a, b: np.vdot(a, b), rand(2, 3), rand(3, 2), wrt=(0, 1), covers=(np.vdot,)),
+    # tensordot: int axes and pairs of lists, in any order, negative
+    row("tensordot[2]", lambda a, b: np.tensordot(a, b), rand(2, 3, 4), rand(3, 4, 2), wrt=(0, 1),
+        covers=(np.tensordot,)),
+    row("tensordot[1]", lambda a, b: np.tensordot(a, b, 1), rand(2, 3), rand(3, 4), wrt=(0, 1),
+        covers=(np.tensordot,)),
+    row("tensordot[0]", lambda a, b: np.tensordot(a, b, 0), rand(2), rand(3), wrt=(0, 1), covers=(np.tensordot,)),
+    row("tensordot[pairs]", lambda a, b: np.tensordot(a, b, axes=([1, 0], [0, 2])), rand(3, 2, 4), rand(2, 5, 3),
+        wrt=(0, 1), covers=(np.tensordot,)),
+    row("tensordot[unsorted-pairs]", lambda a, b: np.tensordot(a, b, axes=([0, 1], [2, 0])), rand(3, 2, 4),
+        rand(2, 5, 3), wrt=(0, 1), covers=(np.tensordot,)),
+    row("tensordot[negative]", lambda a, b: np.tensordot(a, b, ([-1], [0])), rand(2, 3), rand(3, 2, 2),
+        wrt=(0, 1), covers=(np.tensordot,)),
+    row("tensordot[ints]", lambda a, b: np.tensordot(a, b, (0, 1)), rand(3, 2), rand(2, 3), wrt=(0, 1),
+        covers=(np.tensordot,)),
+    # einsum in all its forms
+    row("einsum[ij,jk->ik]", lambda a, b: np.einsum("ij,jk->ik", a, b), A23, B34, wrt=(0, 1), covers=(np.einsum,)),
+    row("einsum[ij,jk]", lambda a, b: np.einsum("ij,jk", a, b), A23, B34, wrt=(0, 1), covers=(np.einsum,)),
+    row("einsum[ii->i]", lambda a: np.einsum("ii->i", a), rand(3, 3), covers=(np.einsum,)),
+    row("einsum[ii]", lambda a: np.einsum("ii", a), rand(3, 3), covers=(np.einsum,)),
+    row("einsum[bii->bi]", lambda a: np.einsum("bii->bi", a), rand(2, 3, 3), covers=(np.einsum,)),
+    row("einsum[iij,j->i]", lambda a, b: np.einsum("iij,j->i", a, b), rand(3, 3, 2), rand(2), wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[iij->ji]", lambda a: np.einsum("iij->ji", a), rand(2, 2, 3), covers=(np.einsum,)),
+    row("einsum[ij->]", lambda a: np.einsum("ij->", a), rand(2, 3), covers=(np.einsum,)),
+    row("einsum[ij->ji]", lambda a: np.einsum("ij->ji", a), rand(2, 3), covers=(np.einsum,)),
+    row("einsum[ij,k->i]", lambda a, b: np.einsum("ij,k->i", a, b), rand(2, 3), rand(4), wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[ij,ij->ij]", lambda a, b: np.einsum("ij,ij->ij", a, b), rand(1, 3), rand(4, 3), wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[...ij,...jk->...ik]", lambda a, b: np.einsum("...ij,...jk->...ik", a, b), rand(2, 2, 3),
+        rand(3, 2), wrt=(0, 1), covers=(np.einsum,)),
+    row("einsum[...ij,...jk->...ik]", lambda a, b: np.einsum("...ij,...jk->...ik", a, b), rand(2, 1, 2, 3),
+        rand(3, 3, 2), wrt=(0, 1), covers=(np.einsum,)),
+    row("einsum[...i,...i]", lambda a, b: np.einsum("...i,...i", a, b), rand(2, 3), rand(3), wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[i...->...]", lambda a: np.einsum("i...->...", a), rand(3, 2), covers=(np.einsum,)),
+    row("einsum[ij,jk,kl->il]", lambda a, b, c: np.einsum("ij,jk,kl->il", a, b, c), rand(2, 3), rand(3, 2),
+        rand(2, 2), wrt=(0, 1, 2), covers=(np.einsum,)),
+    row("einsum[i,i,i->]", lambda a, b, c: np.einsum("i,i,i->", a, b, c), rand(3), rand(3), rand(3),
+        wrt=(0, 1, 2), covers=(np.einsum,)),
+    row("einsum[Ab,bC->AC]", lambda a, b: np.einsum("Ab, bC -> AC", a, b), A23, B34, wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[same-operand-twice]", lambda a: np.einsum("i,i", a, a), rand(3), covers=(np.einsum,)),
+    row("einsum[optimize]", lambda a, b, c: np.einsum("ij,jk,kl->il", a, b, c, optimize=True), rand(2, 3),
+        rand(3, 2), rand(2, 2), wrt=(0, 1, 2), covers=(np.einsum,)),
+    row("einsum[one-constant]", lambda a: np.einsum("ij,jk->ik", a, B34), A23, covers=(np.einsum,)),
+    # trace, kron, cross
+    row("trace", lambda a: np.trace(a), rand(3, 3), covers=(np.trace,)),
+    row("trace[offset=1]", lambda a: np.trace(a, offset=1), rand(3, 4), covers=(np.trace,)),
+    row("trace[offset=-1]", lambda a: np.trace(a, -1), rand(4, 3), covers=(np.trace,)),
+    row("trace[axis1=1,axis2=2]", lambda a: np.trace(a, axis1=1, axis2=2), rand(2, 3, 3), covers=(np.trace,)),
+    row("trace[axis1=2,axis2=0]", lambda a: np.trace(a, 0, 2, 0), rand(3, 2, 3), covers=(np.trace,)),
+    row("trace.method", lambda a: a.trace(), rand(3, 3), covers=(np.trace,)),
+    row("kron", lambda a, b: np.kron(a, b), rand(2, 2), rand(2, 3), wrt=(0, 1), covers=(np.kron,)),
+    row("kron", lambda a, b: np.kron(a, b), rand(2), rand(3), wrt=(0, 1), covers=(np.kron,)),
+    row("kron", lambda a, b: np.kron(a, b), rand(2, 3), rand(2), wrt=(0, 1), covers=(np.kron,)),
+    row("kron", lambda a, b: np.kron(a, b), 2.0, rand(3), wrt=(0, 1), covers=(np.kron,)),
+    row("cross", lambda a, b: np.cross(a, b), rand(3), rand(3), wrt=(0, 1), covers=(np.cross,)),
+    row("cross", lambda a, b: np.cross(a, b), rand(4, 3), rand(3), wrt=(0, 1), covers=(np.cross,)),
+    row("cross[axis=0]", lambda a, b: np.cross(a, b, axis=0), rand(3, 4), rand(3, 4), wrt=(0, 1),
+        covers=(np.cross,)),
+    row("cross[axisa=0,axisb=1,axisc=0]", lambda a, b: np.cross(a, b, axisa=0, axisb=1, axisc=0), rand(3, 2),
+        rand(2, 3), wrt=(0, 1), covers=(np.cross,)),
+    # det, slogdet, inv, pinv
+    row("det", lambda a: np.linalg.det(a), well_conditioned(3, 3), covers=(linalg.det,)),
+    row("det", lambda a: np.linalg.det(a), rand(1, 1), covers=(linalg.det,)),
+    row("det", lambda a: np.linalg.det(a), well_conditioned(2, 3, 3), covers=(linalg.det,)),
+    row("det[singular]", lambda a: np.linalg.det(a), SINGULAR, covers=(linalg.det,)),
+    row("slogdet", slogdet_logdet, well_conditioned(3, 3), covers=(linalg.slogdet,)),
+    row("slogdet[negative]", slogdet_logdet, well_conditioned(3, 3)[::-1].copy(), covers=(linalg.slogdet,)),
+    row("slogdet", slogdet_logdet, well_conditioned(2, 3, 3), covers=(linalg.slogdet,)),
+    row("slogdet[both]", slogdet_both, well_conditioned(3, 3), covers=(linalg.slogdet,)),
+    row("slogdet[sign-only]", slogdet_sign_only, well_conditioned(3, 3), covers=(linalg.slogdet,)),
+    row("slogdet[indexed]", lambda a: np.linalg.slogdet(a)[1], well_conditioned(3, 3), covers=(linalg.slogdet,)),
+    row("inv", lambda a: np.linalg.inv(a), well_conditioned(3, 3), covers=(linalg.inv,)),
+    row("inv", lambda a: np.linalg.inv(a), well_conditioned(2, 3, 3), covers=(linalg.inv,)),
+    row("pinv", lambda a: np.linalg.pinv(a), well_conditioned(3, 3), covers=(linalg.pinv,)),
+    row("pinv", lambda a: np.linalg.pinv(a), rand(4, 2), covers=(linalg.pinv,)),
+    row("pinv", lambda a: np.linalg.pinv(a), rand(2, 4), covers=(linalg.pinv,)),
+    row("pinv", lambda a: np.linalg.pinv(a), rand(2, 4, 3), covers=(linalg.pinv,)),
+    # solve (vector and matrix right-hand sides, batched, broadcast) and lstsq
+    row("solve", lambda a, b: np.linalg.solve(a, b), well_conditioned(3, 3), rand(3), wrt=(0, 1),
+        covers=(linalg.solve,)),
+    row("solve", lambda a, b: np.linalg.solve(a, b), well_conditioned(3, 3), rand(3, 2), wrt=(0, 1),
+        covers=(linalg.solve,)),
+    row("solve", lambda a, b: np.linalg.solve(a, b), well_conditioned(2, 3, 3), rand(3), wrt=(0, 1),
+        covers=(linalg.solve,)),
+    row("solve", lambda a, b: np.linalg.solve(a, b), well_conditioned(2, 3, 3), rand(2, 3, 2), wrt=(0, 1),
+        covers=(linalg.solve,)),
+    row("solve", lambda a, b: np.linalg.solve(a, b), well_conditioned(3, 3), rand(2, 3, 2), wrt=(0, 1),
+        covers=(linalg.solve,)),
+    row("lstsq[x]", lstsq_x, rand(5, 3), rand(5), wrt=(0, 1), covers=(linalg.lstsq,)),
+    row("lstsq[all]", lstsq_all, rand(5, 3), rand(5, 2), wrt=(0, 1), covers=(linalg.lstsq,)),
+    row("lstsq[all]", lstsq_all, rand(5, 3), rand(5), wrt=(0, 1), covers=(linalg.lstsq,)),
+    row("lstsq[wide]", lstsq_x, rand(3, 5), rand(3), wrt=(0, 1), covers=(linalg.lstsq,)),
+    row("lstsq[indexed]", lambda a, b: np.linalg.lstsq(a, b)[0], rand(4, 2), rand(4, 2), wrt=(0, 1),
+        covers=(linalg.lstsq,)),
+    # norm: vector and matrix orders, axis, keepdims, ties, and zero
+    row("norm", lambda x: np.linalg.norm(x), rand(4), covers=(linalg.norm,)),
+    row("norm", lambda x: np.linalg.norm(x), rand(2, 3, 2), covers=(linalg.norm,)),
+    row("norm[zero]", lambda x: np.linalg.norm(x), np.zeros(3), covers=(linalg.norm,)),
+    row("norm[ord=2]", norm_vector_2, rand(4), covers=(linalg.norm,)),
+    row("norm[ord=1]", lambda x: np.linalg.norm(x, 1), rand(4), covers=(linalg.norm,)),
+    row("norm[ord=1,zero-entry]", lambda x: np.linalg.norm(x, 1), np.array([1.0, 0.0, -2.0]),
+        covers=(linalg.norm,)),
+    row("norm[ord=inf]", norm_inf, rand(4), covers=(linalg.norm,)),
+    row("norm[ord=inf,tie]", norm_inf, np.array([1.0, -3.0, 3.0]), covers=(linalg.norm,)),
+    row("norm[ord=-inf]", norm_minus_inf, rand(4), covers=(linalg.norm,)),
+    row("norm[ord=0]", lambda x: np.linalg.norm(x, 0), rand(4), covers=(linalg.norm,)),
+    row("norm[ord=3]", lambda x: np.linalg.norm(x, 3), rand(4), covers=(linalg.norm,)),
+    row("norm[ord=3,zero]", lambda x: np.linalg.norm(x, 3), np.zeros(3), covers=(linalg.norm,)),
+    row("norm[axis=1]", lambda x: np.linalg.norm(x, axis=1), rand(3, 4), covers=(linalg.norm,)),
+    row("norm[axis=-1,keepdims]", lambda x: np.linalg.norm(x, axis=-1, keepdims=True), rand(3, 4),
+        covers=(linalg.norm,)),
+    row("norm[axis=0,ord=1]", lambda x: np.linalg.norm(x, 1, 0), rand(3, 4), covers=(linalg.norm,)),
+    row("norm[fro]", lambda x: np.linalg.norm(x, "fro"), rand(3, 4), covers=(linalg.norm,)),
+    row("norm[nuc]", lambda x: np.linalg.norm(x, "nuc"), rand(3, 4), covers=(linalg.norm,)),
+    row("norm[matrix,ord=2]", lambda x: np.linalg.norm(x, 2), rand(3, 4), covers=(linalg.norm,)),
+    row("norm[matrix,ord=-2]", lambda x: np.linalg.norm(x, -2), rand(4, 3), covers=(linalg.norm,)),
+    row("norm[matrix,ord=1]", lambda x: np.linalg.norm(x, 1), rand(3, 4), covers=(linalg.norm,)),
+    row("norm[matrix,ord=-1]", lambda x: np.linalg.norm(x, -1), rand(3, 4), covers=(linalg.norm,)),
+    row("norm[matrix,ord=inf]", norm_matrix_inf, rand(3, 4), covers=(linalg.norm,)),
+    row("norm[matrix,ord=-inf]", norm_matrix_minus_inf, rand(3, 4), covers=(linalg.norm,)),
+    row("norm[matrix,zero]", lambda x: np.linalg.norm(x, "fro"), np.zeros((2, 2)), covers=(linalg.norm,)),
+    row("norm[axis=(2,0),nuc,keepdims]", lambda x: np.linalg.norm(x, "nuc", (2, 0), True), rand(3, 2, 4),
+        covers=(linalg.norm,)),
+    row("norm[axis=(1,2),ord=1]", lambda x: np.linalg.norm(x, 1, axis=(1, 2)), rand(2, 3, 3),
+        covers=(linalg.norm,)),
+    # eigenvalue problems: eigh reads one triangle, so non-symmetric inputs test that too
+    row("eigh", eigh_mixed, spd(3, 3), covers=(linalg.eigh,)),
+    row("eigh[non-symmetric-input]", eigh_mixed, spd(3, 3) + 0.1 * rand(3, 3), covers=(linalg.eigh,)),
+    row("eigh[UPLO=U]", eigh_upper, spd(3, 3) + 0.1 * rand(3, 3), covers=(linalg.eigh,)),
+    row("eigh[x+x.T]", eigh_symmetrized, spd(3, 3), covers=(linalg.eigh,)),
+    row("eigh[values]", eigh_values, spd(2, 3, 3), covers=(linalg.eigh,)),
+    row("eigh[indexed]", lambda a: np.linalg.eigh(a)[0], spd(3, 3), covers=(linalg.eigh,)),
+    row("eigvalsh", lambda a: np.linalg.eigvalsh(a), spd(3, 3) + 0.1 * rand(3, 3), covers=(linalg.eigvalsh,)),
+    row("eigvalsh[UPLO=U]", lambda a: np.linalg.eigvalsh(a, "U"), spd(3, 3) + 0.1 * rand(3, 3),
+        covers=(linalg.eigvalsh,)),
+    row("eigvalsh", lambda a: np.linalg.eigvalsh(a), spd(2, 3, 3), covers=(linalg.eigvalsh,)),
+    row("eig", eig_mixed, real_spectrum(3), covers=(linalg.eig,)),
+    row("eig[vectors]", eig_vectors, real_spectrum(3, seed=1), covers=(linalg.eig,)),
+    row("eigvals", lambda a: np.linalg.eigvals(a), real_spectrum(3), covers=(linalg.eigvals,)),
+    # cholesky: reads the lower triangle (upper=True: the upper one)
+    row("cholesky", lambda a: np.linalg.cholesky(a), spd(3, 3), covers=(linalg.cholesky,)),
+    row("cholesky", lambda a: np.linalg.cholesky(a), spd(2, 3, 3), covers=(linalg.cholesky,)),
+    row("cholesky[upper]", lambda a: np.linalg.cholesky(a, upper=True), spd(3, 3), covers=(linalg.cholesky,)),
+    row("cholesky[x@x.T]", lambda x: np.linalg.cholesky(x @ x.T + np.eye(3)), rand(3, 3),
+        covers=(linalg.cholesky,)),
+    # svd: gauge-invariant functions of u and vt
+    row("svd[s]", svd_values, rand(4, 3), covers=(linalg.svd,)),
+    row("svd[top]", svd_top, rand(3, 3), covers=(linalg.svd,)),
+    row("svd[top]", svd_top, rand(4, 3), covers=(linalg.svd,)),
+    row("svd[top]", svd_top, rand(3, 4), covers=(linalg.svd,)),
+    row("svd[rebuild]", svd_rebuild, rand(2, 4, 3), covers=(linalg.svd,)),
+    row("svd[vectors]", svd_vectors, rand(4, 3), covers=(linalg.svd,)),
+    row("svd[vectors]", svd_vectors, rand(3, 4), covers=(linalg.svd,)),
+    row("svd[square-default]", svd_square_default, rand(3, 3), covers=(linalg.svd,)),
+    row("svd[compute_uv=False]", lambda a: np.linalg.svd(a, compute_uv=False), rand(2, 3, 4),
+        covers=(linalg.svd,)),
+    # qr: reduced, and the modes that agree with it
+    row("qr", qr_both, rand(3, 3), covers=(linalg.qr,)),
+    row("qr", qr_both, rand(4, 3), covers=(linalg.qr,)),
+    row("qr", qr_both, rand(3, 5), covers=(linalg.qr,)),
+    row("qr[q]", qr_q, rand(2, 4, 3), covers=(linalg.qr,)),
+    row("qr[mode=r]", lambda a: np.linalg.qr(a, mode="r"), rand(4, 3), covers=(linalg.qr,)),
+    row("qr[mode=complete]", qr_complete, rand(2, 4), covers=(linalg.qr,)),
+    # matrix_power, multi_dot
+    row("matrix_power[3]", lambda a: np.linalg.matrix_power(a, 3), rand(3, 3), covers=(linalg.matrix_power,)),
+    row("matrix_power[1]", lambda a: np.linalg.matrix_power(a, 1), rand(3, 3), covers=(linalg.matrix_power,)),
+    row("matrix_power[0]", lambda a: np.linalg.matrix_power(a, 0), rand(3, 3), covers=(linalg.matrix_power,)),
+    row("matrix_power[-2]", lambda a: np.linalg.matrix_power(a, -2), well_conditioned(3, 3),
+        covers=(linalg.matrix_power,)),
+    row("matrix_power[2]", lambda a: np.linalg.matrix_power(a, 2), rand(2, 3, 3), covers=(linalg.matrix_power,)),
+    row("multi_dot", lambda a, b, c: np.linalg.multi_dot([a, b, c]), rand(2, 3), rand(3, 4), rand(4, 2),
+        wrt=(0, 1, 2), covers=(linalg.multi_dot,)),
+    row("multi_dot", lambda a, b, c: np.linalg.multi_dot([a, b, c]), rand(3), rand(3, 4), rand(4),
+        wrt=(0, 1, 2), covers=(linalg.multi_dot,)),
+    row("multi_dot", lambda a, b: np.linalg.multi_dot([a, b]), rand(3), rand(3, 2), wrt=(0, 1),
+        covers=(linalg.multi_dot,)),
+    row("multi_dot", lambda a, b, c, d: np.linalg.multi_dot([a, b, c, d]), rand(2, 3), rand(3, 2), rand(2, 2),
+        rand(2), wrt=(0, 1, 2, 3), covers=(linalg.multi_dot,)),
+]
+
+
+@pytest.mark.parametrize("case", ROWS, ids=[r.id for r in ROWS])
+def test_vjp(case):
+    check_vjp_row(case)
+
+
+def test_row_ids_are_unique():
+    ids = [r.id for r in ROWS]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+def test_cross_of_2_vectors():
+    """2-vectors are deprecated in NumPy 2 but still work: the output is the z component."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for a, b in ((rand(2), rand(2)), (rand(2), rand(3)), (rand(4, 3), rand(2))):
+            check_vjp_row(Row("cross-2d", lambda a, b: np.cross(a, b), (a, b), wrt=(0, 1)))
+
+
+# --- JVP rules ----------------------------------------------------------------------------------
+
+@dataclass
+class Jvp:
+    """JVP rules of primitive `fn` at `inputs` (by parameter name), differentiated in `wrt`.
+
+    `gauge(y, y_other)` makes a nearby output comparable to `y` (eigenvector signs).
+    """
+
+    id: str
+    fn: object
+    inputs: dict
+    wrt: tuple = ("a",)
+    gauge: object = None
+    rtol: float = 1e-5
+    atol: float = 1e-7
+    tangents: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        prim = rules.lookup(self.fn)
+        self.inputs = {**prim.defaults, **self.inputs}
+        for k, name in enumerate(self.wrt):
+            value = self.inputs[name]
+            if isinstance(value, (list, tuple)):
+                self.tangents[name] = [rand(*np.shape(x), seed=90 + k + i) for i, x in enumerate(value)]
+            else:
+                self.tangents[name] = rand(*np.shape(value), seed=90 + k)
+
+
+def align_columns(y, other):
+    """Flip the sign of each eigenvector (column) of `other` to agree with `y`'s."""
+    w, v = other
+    signs = np.sign(np.sum(y[1] * v, axis=-2, keepdims=True))
+    return w, v * signs
+
+
+def align_singular(y, other):
+    u, s, vt = other
+    signs = np.sign(np.sum(y[0] * u, axis=-2, keepdims=True))
+    return u * signs, s, vt * np.swapaxes(signs, -1, -2)
+
+
+JVPS = [
+    Jvp("matmul-(2,3)(3,4)", operator.matmul, {"x1": A23, "x2": B34}, ("x1", "x2")),
+    Jvp("matmul-(3)(2,3,4)", operator.matmul, {"x1": rand(3), "x2": rand(2, 3, 4)}, ("x1", "x2")),
+    Jvp("np.matmul-(2,2,3)(3)", np.matmul, {"x1": rand(2, 2, 3), "x2": rand(3)}, ("x1", "x2")),
+    Jvp("dot-(2,3)(2,3,2)", np.dot, {"a": A23, "b": rand(2, 3, 2)}, ("a", "b")),
+    Jvp("inner-(2,3)(4,3)", np.inner, {"a": A23, "b": rand(4, 3)}, ("a", "b")),
+    Jvp("outer-(2,2)(3)", np.outer, {"a": rand(2, 2), "b": rand(3)}, ("a", "b")),
+    Jvp("vdot-(2,3)(3,2)", np.vdot, {"a": A23, "b": rand(3, 2)}, ("a", "b")),
+    Jvp("tensordot-(3,2,4)(2,5,3)", np.tensordot, {"a": rand(3, 2, 4), "b": rand(2, 5, 3), "axes": ([1, 0], [0, 2])},
+        ("a", "b")),
+    Jvp("einsum-(2,3)(3,4)(4,2)", np.einsum,
+        {"subscripts": "ij,jk,kl->il", "operands": (A23, B34, rand(4, 2))}, ("operands",)),
+    Jvp("einsum-(3,3)", np.einsum, {"subscripts": "ii", "operands": (rand(3, 3),)}, ("operands",)),
+    Jvp("trace-(2,3,4)", np.trace, {"a": rand(2, 3, 4), "offset": 1, "axis1": 2, "axis2": 1}),
+    Jvp("kron-(2,3)(2)", np.kron, {"a": A23, "b": rand(2)}, ("a", "b")),
+    Jvp("cross-(3,4)(4,3)", np.cross, {"a": rand(3, 4), "b": rand(4, 3), "axisa": 0}, ("a", "b")),
+    Jvp("det-(2,3,3)", linalg.det, {"a": well_conditioned(2, 3, 3)}),
+    Jvp("det-singular", linalg.det, {"a": SINGULAR}),
+    Jvp("slogdet-(2,3,3)", linalg.slogdet, {"a": well_conditioned(2, 3, 3)}),
+    Jvp("inv-(2,3,3)", linalg.inv, {"a": well_conditioned(2, 3, 3)}),
+    Jvp("pinv-(4,2)", linalg.pinv, {"a": rand(4, 2)}),
+    Jvp("pinv-(2,2,4)", linalg.pinv, {"a": rand(2, 2, 4)}),
+    Jvp("solve-(3,3)(3)", linalg.solve, {"a": well_conditioned(3, 3), "b": rand(3)}, ("a", "b")),
+    Jvp("solve-(2,3,3)(3)", linalg.solve, {"a": well_conditioned(2, 3, 3), "b": rand(3)}, ("a",)),
+    Jvp("solve-(2,3,3)(2,3,2)", linalg.solve, {"a": well_conditioned(2, 3, 3), "b": rand(2, 3, 2)}, ("a", "b")),
+    Jvp("lstsq-(5,3)(5,2)", linalg.lstsq, {"a": rand(5, 3), "b": rand(5, 2)}, ("a", "b")),
+    Jvp("lstsq-(5,3)(5)", linalg.lstsq, {"a": rand(5, 3), "b": rand(5)}, ("a",)),
+    Jvp("lstsq-(3,5)(3)", linalg.lstsq, {"a": rand(3, 5), "b": rand(3)}, ("b",)),
+    Jvp("norm-(3,4)", linalg.norm, {"x": rand(3, 4)}, ("x",)),
+    Jvp("norm[axis=1,keepdims]-(3,4)", linalg.norm, {"x": rand(3, 4), "axis": 1, "keepdims": True}, ("x",)),
+    Jvp("norm[ord=3,axis=0]-(3,4)", linalg.norm, {"x": rand(3, 4), "ord": 3, "axis": 0}, ("x",)),
+    Jvp("norm[nuc]-(2,3,4)", linalg.norm, {"x": rand(2, 3, 4), "ord": "nuc", "axis": (1, 2)}, ("x",)),
+    Jvp("norm[ord=-inf]-(3,4)", linalg.norm, {"x": rand(3, 4), "ord": -np.inf}, ("x",)),
+    Jvp("eigh-(2,3,3)", linalg.eigh, {"a": spd(2, 3, 3)}, gauge=align_columns),
+    Jvp("eigh[UPLO=U]-(3,3)", linalg.eigh, {"a": spd(3, 3) + 0.1 * rand(3, 3), "UPLO": "U"}, gauge=align_columns),
+    Jvp("eigvalsh-(3,3)", linalg.eigvalsh, {"a": spd(3, 3) + 0.1 * rand(3, 3)}),
+    Jvp("eig-(3,3)", linalg.eig, {"a": real_spectrum(3)}, gauge=align_columns),
+    Jvp("eigvals-(3,3)", linalg.eigvals, {"a": real_spectrum(3)}),
+    Jvp("cholesky-(2,3,3)", linalg.cholesky, {"a": spd(2, 3, 3)}),
+    Jvp("cholesky[upper]-(3,3)", linalg.cholesky, {"a": spd(3, 3), "upper": True}),
+    Jvp("svd-(4,3)", linalg.svd, {"a": rand(4, 3), "full_matrices": False}, gauge=align_singular),
+    Jvp("svd-(2,3,4)", linalg.svd, {"a": rand(2, 3, 4), "full_matrices": False}, gauge=align_singular),
+    Jvp("svd-(3,3)", linalg.svd, {"a": rand(3, 3)}, gauge=align_singular),
+    Jvp("svd[compute_uv=False]-(3,4)", linalg.svd, {"a": rand(3, 4), "compute_uv": False}),
+    Jvp("qr-(4,3)", linalg.qr, {"a": rand(4, 3)}),
+    Jvp("qr-(2,3,5)", linalg.qr, {"a": rand(2, 3, 5)}),
+    Jvp("qr[mode=r]-(3,3)", linalg.qr, {"a": rand(3, 3), "mode": "r"}),
+    Jvp("matrix_power[4]-(3,3)", linalg.matrix_power, {"a": rand(3, 3), "n": 4}),
+    Jvp("matrix_power[-3]-(2,3,3)", linalg.matrix_power, {"a": well_conditioned(2, 3, 3), "n": -3}),
+    Jvp("matrix_power[0]-(3,3)", linalg.matrix_power, {"a": rand(3, 3), "n": 0}),
+    Jvp("multi_dot-(3)(3,4)(4,2)", linalg.multi_dot, {"arrays": [rand(3), B34, rand(4, 2)]}, ("arrays",)),
+]
+
+
+def _plain(prim, inputs):
+    """Whether the shared harness `check_jvp_rules` can check this primitive (one output, array inputs)."""
+    return prim.outputs == 1 and not any(isinstance(v, (list, tuple)) for v in inputs.values())
+
+
+def call(prim, inputs):
+    """Call a primitive with inputs by name, a variadic parameter spread out."""
+    positional, keywords = [], {}
+    for name in prim.params:
+        if name == prim.variadic:
+            positional.extend(inputs[name])
+        elif name in prim.defaults:
+            keywords[name] = inputs[name]
+        else:
+            positional.append(inputs[name])
+    return prim.fn(*positional, **keywords)
+
+
+def apply_rule(rule, inputs, y, g=None, tangent=None):
+    """Call a rule with what it reads: inputs by name, their shapes and metas, y, g, the tangent."""
+    reads = {}
+    for read in rule.reads:
+        if read == "y":
+            reads[read] = y
+        elif read == "g":
+            reads[read] = g
+        elif read == f"{rule.wrt}_dot":
+            reads[read] = tangent
+        elif read.endswith("_dot"):
+            reads[read] = None
+        elif read.endswith("_shape"):
+            reads[read] = np.shape(inputs[read[:-6]])
+        elif read.endswith("_meta"):
+            reads[read] = meta(inputs[read[:-5]])
+        else:
+            reads[read] = inputs[read]
+    return rule.fn(**reads)
+
+
+def _outputs(prim, y):
+    return tuple(y) if prim.outputs > 1 and prim.outputs == len(y) and isinstance(y, tuple) else (y,)
+
+
+def _shifted(inputs, tangents, step):
+    moved = dict(inputs)
+    for name, tangent in tangents.items():
+        if isinstance(tangent, list):
+            moved[name] = [x + step * t for x, t in zip(inputs[name], tangent)]
+        else:
+            moved[name] = inputs[name] + step * tangent
+    return moved
+
+
+def check_jvp_outputs(case, eps=1e-6):
+    """Like `check_jvp_rules`, for several outputs and for list or variadic inputs."""
+    prim = rules.lookup(case.fn)
+    y = call(prim, case.inputs)
+    outputs = _outputs(prim, y)
+    total = [None] * len(outputs)
+    for name, tangent in case.tangents.items():
+        part = apply_rule(prim.jvps[name], case.inputs, y, tangent=tangent)
+        for i, p in enumerate(_outputs(prim, part) if len(outputs) > 1 else (part,)):
+            if p is not None:
+                total[i] = p if total[i] is None else total[i] + p
+    plus = call(prim, _shifted(case.inputs, case.tangents, eps))
+    minus = call(prim, _shifted(case.inputs, case.tangents, -eps))
+    if case.gauge:
+        plus, minus = case.gauge(y, plus), case.gauge(y, minus)
+    for i, (p, m) in enumerate(zip(_outputs(prim, plus), _outputs(prim, minus))):
+        if np.asarray(p).dtype.kind != "f":  # lstsq's rank
+            continue
+        expected = (np.asarray(p, dtype=float) - np.asarray(m, dtype=float)) / (2 * eps)
+        np.testing.assert_allclose(total[i], expected, rtol=case.rtol, atol=case.atol,
+                                   err_msg=f"JVP of {prim.name}, output {i}, disagrees with finite differences")
+
+
+@pytest.mark.parametrize("case", JVPS, ids=[c.id + "-float64" for c in JVPS])
+def test_jvp(case):
+    prim = rules.lookup(case.fn)
+    if _plain(prim, case.inputs) and case.gauge is None:
+        check_jvp_rules(case.fn, case.inputs, case.tangents, rtol=case.rtol, atol=case.atol)
+    else:
+        check_jvp_outputs(case)
+
+
+def test_every_primitive_has_jvp_rules_and_cases():
+    checked = {id(rules.lookup(c.fn)) for c in JVPS}
+    from tapegen.rules import linalg as table_module
+    for prim in table_module.table.primitives.values():
+        assert set(prim.jvps) == set(prim.vjps), f"{prim.name}: VJP and JVP rules differ"
+        assert id(prim) in checked, f"{prim.name} has no JVP case"
+
+
+# --- dtypes -------------------------------------------------------------------------------------
+
+def _float32(value):
+    if isinstance(value, np.ndarray) and value.dtype == np.float64:
+        return value.astype(np.float32)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_float32(v) for v in value)
+    return value
+
+
+def _arrays(value):
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _arrays(v)]
+    return [] if value is None else [value]
+
+
+@pytest.mark.parametrize("case", JVPS, ids=[c.id + "-float32" for c in JVPS])
+def test_rules_keep_float32(case):
+    prim = rules.lookup(case.fn)
+    inputs = {k: _float32(v) for k, v in case.inputs.items()}
+    y = call(prim, inputs)
+    outputs = _outputs(prim, y)
+    g = tuple(np.ones_like(out) if np.asarray(out).dtype.kind == "f" else None for out in outputs)
+    g = g if len(outputs) > 1 else g[0]
+    results = []
+    for name in case.wrt:
+        tangent = _float32(case.tangents[name])
+        results += _arrays(apply_rule(prim.vjps[name], inputs, y, g=g))
+        results += _arrays(apply_rule(prim.jvps[name], inputs, y, tangent=tangent))
+    dtypes = {np.asarray(r).dtype for r in results if np.asarray(r).dtype.kind == "f"}
+    assert dtypes == {np.dtype(np.float32)}, f"{prim.name} rules gave {dtypes} for float32 inputs"
+
+
+def solve_loss(a, b):
+    return np.sum(np.linalg.solve(a, b) ** 2)
+
+
+def spectral_loss(a):
+    w, v = np.linalg.eigh(a)
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(w ** 2) + np.sum(v ** 4) + np.sum(s) + np.linalg.det(a)
+
+
+def einsum_norm_loss(a, b):
+    return np.linalg.norm(np.einsum("ij,jk->ik", a, b), "fro") + np.linalg.norm(a @ b, 2)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (solve_loss, (well_conditioned(3, 3), rand(3, 2))),
+    (spectral_loss, (spd(3, 3),)),
+    (einsum_norm_loss, (A23, B34)),
+], ids=["solve-float32", "eigh+svd+det-float32", "einsum+norm-float32"])
+def test_float32_gradients(fn, args):
+    wrt = tuple(range(len(args)))
+    expected = tg.grad(fn, wrt=wrt)(*args)
+    actual = tg.grad(fn, wrt=wrt)(*(a.astype(np.float32) for a in args))
+    for e, a in zip(expected, actual):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, e, rtol=2e-3, atol=2e-4)
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+def svd_full(a):
+    u, s, vt = np.linalg.svd(a)
+    return np.sum(s)
+
+
+def test_svd_of_non_square_needs_full_matrices_false():
+    with pytest.raises(tg.TapegenError, match="full_matrices=False"):
+        tg.grad(svd_full)(rand(4, 3))
+
+
+def test_eig_with_complex_eigenvalues_is_an_error():
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
+    with pytest.raises(tg.TapegenError, match="complex eigenvalues"):
+        rules.lookup(linalg.eig).vjps["a"].fn(np.linalg.eig(rotation), (np.ones(2), None))
+
+
+ZERO_NORMS = [
+    lambda x: np.linalg.norm(x),
+    lambda x: np.linalg.norm(x, 1),
+    norm_vector_2,
+    norm_inf,
+    lambda x: np.linalg.norm(x, 3),
+    lambda x: np.linalg.norm(x, axis=0),
+]
+
+
+@pytest.mark.parametrize("fn", ZERO_NORMS, ids=["None", "1", "2", "inf", "3", "axis=0"])
+def test_norm_at_zero_has_zero_gradient(fn):
+    assert np.array_equal(tg.vjp(fn, np.zeros(3))[1](np.ones(())), np.zeros(3))
