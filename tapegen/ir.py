@@ -240,6 +240,7 @@ class Program:
     return_span: Span | None = None
     free: tuple = ()
     identifiers: frozenset = field(default=frozenset())
+    free_sources: tuple = ()  # (generated name, function whose scope has it, its name there)
 
     def __str__(self) -> str:
         lines = [f"{self.name}({', '.join(p.name for p in self.params)}):"]

@@ -16,6 +16,7 @@ import contextlib
 from . import rules
 from .errors import UnsupportedSyntaxError
 from .ir import Const, Eqn, Pack, Program, Var
+from .inline import Calls, LocalFunction, user_function
 from .lower_flow import ControlFlow
 from .names import Namer
 from .normalize import normalize
@@ -47,7 +48,7 @@ def lower(source: FunctionSource, fn, reserved=frozenset()) -> Program:
     return _Lowerer(source, fn, reserved).program()
 
 
-class _Lowerer(ControlFlow):
+class _Lowerer(ControlFlow, Calls):
     def __init__(self, source: FunctionSource, fn, reserved, namer=None):
         self.source = source
         identifiers = all_identifiers(source.node)
@@ -59,6 +60,7 @@ class _Lowerer(ControlFlow):
         self.env: dict = {}
         self.blocks: list = [[]]
         self.free: dict = {}
+        self.free_sources: dict = {}  # free var name -> (function whose scope defines it, name there)
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
@@ -91,7 +93,8 @@ class _Lowerer(ControlFlow):
             outputs, returns_tuple = self._statements(node.body)
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
         return Program(name, tuple(params), tuple(self.current), outputs, self.span(node), returns_tuple,
-                       self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers))
+                       self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers),
+                       tuple(sorted(self.free_sources.items())))
 
     def _statements(self, stmts):
         """Lower the function body; return (outputs, returns_tuple)."""
@@ -220,7 +223,9 @@ class _Lowerer(ControlFlow):
             raise self.unsupported(stmt, "chained assignment (a = b = ...) is not supported",
                                    "assign each name separately")
         target = stmt.targets[0]
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Lambda):
+            self.env[target.id] = LocalFunction(stmt.value, dict(self.env))
+        elif isinstance(target, ast.Name):
             self.assign(target.id, stmt.value)
         elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
             self.assign_tuple(target, stmt.value)
@@ -277,6 +282,10 @@ class _Lowerer(ControlFlow):
                     self.store(name, var, value_node)
                 return
         whole = self.expr(value_node)
+        if isinstance(whole, Pack) and len(whole.items) == len(names):
+            for name, part in zip(names, whole.items):
+                self.store(name, part, value_node)
+            return
         parts = [self.emit(rules.lookup(operator.getitem), [whole, Const(i)], {}, value_node, None)
                  for i in range(len(names))]
         for name, part in zip(names, parts):
@@ -300,7 +309,11 @@ class _Lowerer(ControlFlow):
     def read_name(self, node):
         name = node.id
         if name in self.env:
-            return self.env[name]
+            value = self.env[name]
+            if isinstance(value, LocalFunction):
+                raise self.unsupported(node, f"the local function `{name}` can only be called here",
+                                       "call it, or define it outside the differentiated function")
+            return value
         if name in self.scope.locals:
             raise self.unsupported(node, f"`{name}` is used before it is assigned", "assign it first")
         value = self.scope.lookup(name)
@@ -311,8 +324,14 @@ class _Lowerer(ControlFlow):
         if name in self.reserved and self.reserved_value(name) is not value:
             raise self.unsupported(node, f"`{name}` is a name tapegen's generated code uses for its own purposes",
                                    f"rename your global `{name}`")
-        var = self.free.setdefault(name, Var(name))
-        return var
+        key = (id(self.fn), name)
+        if key not in self.free:
+            var = Var(name) if name not in self.namer.assigned else self.namer.invented(name)
+            self.namer.assigned.add(var.name)
+            self.free[key] = var
+            if var.name != name or self.call_stack:
+                self.free_sources[var.name] = (self.fn, name)
+        return self.free[key]
 
     def reserved_value(self, name):
         return rules.namespace().get(name, MISSING)
@@ -398,11 +417,17 @@ class _Lowerer(ControlFlow):
             if kw.arg is None:
                 raise self.unsupported(kw, "calls with **kwargs are not supported", "pass keywords one by one")
         func = node.func
+        if isinstance(func, ast.Name) and isinstance(self.env.get(func.id), LocalFunction):
+            args = [self.expr(a) for a in node.args]
+            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            return self._call_result(self.inline_local(self.env[func.id], node, args, kwargs), outputs, node, targets)
         obj = self.scope.static(func)
         if obj is not MISSING:
             prim = rules.lookup(obj)
             args = [self.expr(a) for a in node.args]
             kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            if prim is None and user_function(obj) is not None:
+                return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
             if prim is None:
                 prim = _opaque(ast.unparse(func), obj)
             return self.emit_multi(prim, args, kwargs, node, outputs, targets)
@@ -420,6 +445,15 @@ class _Lowerer(ControlFlow):
         args = [self.expr(a) for a in node.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def _call_result(self, result, outputs, node, targets):
+        """An inlined call's value, in the shape `call()` returns: a tuple of `outputs` atoms."""
+        if outputs == 0:
+            return ()
+        target = (targets or [None])[0]
+        if outputs == 1 and isinstance(target, Var) and result is not target and not isinstance(result, Pack):
+            return (result,)
+        return (result,) if outputs == 1 else tuple(result.items)
 
     # --- emitting equations -------------------------------------------------------------
 
@@ -574,8 +608,7 @@ _HINTS = {
     ast.YieldFrom: "a generator has no single output to differentiate: return a value",
     ast.Await: "async functions cannot be differentiated: make it a plain function",
     ast.ListComp: "build the list with a loop-free NumPy expression (np.stack of arrays, broadcasting)",
-    ast.Lambda: "define the function outside with `def`",
-    ast.FunctionDef: "define the helper outside the differentiated function",
+    ast.Lambda: "assign it to a name and call it, or define it with `def`",
 }
 
 

@@ -75,7 +75,7 @@ def _generate(fn, kind, wrt, outputs, bare) -> Generated:
     text = emit(adjoint, name, bare)
     wrt_names = ",".join(program.params[i].name for i in wrt)
     filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
-    namespace = load(text, filename, rules.namespace(), fn)
+    namespace = load(text, filename, rules.namespace(), fn, program.free_sources)
     return Generated(kind, name, program, adjoint, text, namespace)
 
 

@@ -57,12 +57,20 @@ class LiveNamespace(dict):
     reassigns between calls, a closure variable) is looked up afresh each call.
     """
 
-    def __init__(self, names, fn):
+    def __init__(self, names, fn, sources=()):
         super().__init__(names)
         self._cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         self._globals = fn.__globals__
+        self._sources = {name: LiveNamespace({}, source_fn, ()).lookup_as(original)
+                         for name, (source_fn, original) in sources}
+
+    def lookup_as(self, original):
+        return lambda: self.__missing__(original)
 
     def __missing__(self, name):
+        source = self._sources.get(name)
+        if source is not None:
+            return source()
         cell = self._cells.get(name)
         if cell is not None:
             return cell.cell_contents

@@ -76,3 +76,43 @@ def test_thousands_of_iterations_no_recursion_and_constant_code_size():
     g = tg.grad(F.many_steps)(1.0)
     assert g == pytest.approx(0.999 ** 2000, rel=1e-9)
     assert len(tg.source(F.many_steps).splitlines()) < 40
+
+
+def test_loss_calling_helper_functions(rng):
+    params = {"W1": rng.normal(size=(3, 4)), "b1": rng.normal(size=4),
+              "W2": rng.normal(size=(4, 2)), "b2": rng.normal(size=2)}
+    x, y = rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    g = tg.grad(F.two_layer_loss)(params, x, y)
+    for key in params:
+        def f(value, key=key):
+            return F.two_layer_loss({**params, key: value}, x, y)
+        np.testing.assert_allclose(g[key], numeric_vjp(f, (params[key],), 0, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_helper_source_lines_appear_in_generated_code():
+    text = tg.source(F.two_layer_loss)
+    assert "return np.tanh(x @ W + b)" in text and "diff = pred - y" in text
+
+
+def test_closure_returned_by_a_factory(rng):
+    step = F.make_step(3.0)
+    check(step, (rng.normal(size=3), rng.normal(size=3)))
+
+
+def test_nested_def_and_lambda(rng):
+    check(F.with_nested_def, (rng.normal(size=3), rng.normal(size=3)), wrt=(0, 1))
+
+
+def test_helper_returning_a_tuple(rng):
+    check(F.divmod_like, (rng.normal(size=4),))
+
+
+def test_recursion_is_a_clear_error():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="recursion"):
+        tg.grad(F.factorial_like)(2.0, 3)
+
+
+def test_print_keeps_working(capsys, rng):
+    x = rng.normal(size=3)
+    np.testing.assert_allclose(tg.grad(F.prints_along_the_way)(x), np.cos(x))
+    assert "intermediate" in capsys.readouterr().out

@@ -11,14 +11,14 @@ import linecache
 from ..resolve import LiveNamespace
 
 
-def load(text: str, filename: str, names: dict, fn) -> dict:
+def load(text: str, filename: str, names: dict, fn, sources=()) -> dict:
     """Execute generated module `text`; return the namespace its functions live in.
 
     `names` are tapegen's own (NumPy as `np`, runtime helpers); any other name
     the code reads comes from `fn`'s closure and globals at call time.
     """
     code = compile(text, filename, "exec")
-    namespace = LiveNamespace(names, fn)
+    namespace = LiveNamespace(names, fn, sources)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(code, namespace)
     return namespace

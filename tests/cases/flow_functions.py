@@ -103,3 +103,57 @@ def many_steps(x):
     for _ in range(2000):
         x = x * 0.999 + 0.001
     return x
+
+
+def dense(W, b, x):
+    return np.tanh(x @ W + b)
+
+
+def mse(pred, y):
+    diff = pred - y
+    return np.mean(diff ** 2)
+
+
+def two_layer_loss(params, x, y):
+    h = dense(params["W1"], params["b1"], x)
+    out = dense(params["W2"], params["b2"], h)
+    return mse(out, y)
+
+
+def make_step(scale):
+    def step(w, x):
+        return np.sum(np.sin(w * x) * scale)
+    return step
+
+
+def uses_closure_helper(w, x):
+    helper = make_step(2.0)
+    return helper(w, x)
+
+
+def with_nested_def(x, y):
+    def inner(a, b=2.0):
+        return a * b + y
+    g = lambda v: v ** 2
+    return np.sum(inner(x) * g(x))
+
+
+def divmod_like(x):
+    q, r = split_pair(x)
+    return np.sum(q * r)
+
+
+def split_pair(x):
+    return x * 2.0, np.sin(x)
+
+
+def factorial_like(x, n):
+    if n <= 1:
+        return x
+    return x * factorial_like(x, n - 1)
+
+
+def prints_along_the_way(x):
+    y = np.sin(x)
+    print("intermediate", np.round(y, 3))
+    return np.sum(y)

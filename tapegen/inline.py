@@ -1,0 +1,133 @@
+"""Calls to the user's own Python functions: inlined into the caller's Wengert list.
+
+`loss(params)` calling `layer(W, x)` lowers `layer`'s body in place, with its
+parameters bound to the call's arguments and its own names kept (renamed only
+on collision), so the generated code reads like the two functions side by side
+and the comments point at `layer`'s lines. The callee's globals and closure are
+its own: data it reads from its module is looked up there at call time.
+
+Module-level functions, closures, functions decorated with
+`tapegen.differentiate`, nested `def`s and lambdas assigned to a name all
+work; recursion is refused with a clear error (a loop does the same job).
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+
+from .errors import UnsupportedSyntaxError
+from .ir import Const, Pack, Var
+from .source import FunctionSource, function_source
+
+
+@dataclass(frozen=True)
+class LocalFunction:
+    """A `def` or lambda inside the differentiated function, called later by name."""
+
+    node: ast.AST
+    env: dict
+
+
+def user_function(obj):
+    """The plain Python function behind `obj` if tapegen should inline calls to it, else None."""
+    from .api import Differentiated
+    if isinstance(obj, Differentiated):
+        obj = obj.__wrapped__
+    if inspect.isfunction(obj) and not _library_code(obj.__code__.co_filename):
+        return obj
+    return None
+
+
+def _library_code(filename: str) -> bool:
+    """Installed packages and the standard library are called as they are, not inlined."""
+    import sysconfig
+    if "site-packages" in filename or "dist-packages" in filename:
+        return True
+    stdlib = sysconfig.get_paths().get("stdlib", "")
+    return bool(stdlib) and filename.startswith(stdlib)
+
+
+class Calls:
+    """Mixin for `_Lowerer`: inlining calls of user functions."""
+
+    call_stack: tuple = ()
+
+    def stmt_FunctionDef(self, stmt):
+        if stmt.decorator_list:
+            raise self.unsupported(stmt, "a decorated nested function is not supported",
+                                   "define it outside the differentiated function")
+        self.env[stmt.name] = LocalFunction(stmt, dict(self.env))
+
+    def inline(self, fn, node, args, kwargs):
+        """Lower a call of user function `fn`; return its result atoms."""
+        code = fn.__code__
+        if code in self.call_stack:
+            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), which tapegen cannot unroll",
+                                   "rewrite the recursion as a loop")
+        try:
+            source = function_source(fn)
+        except UnsupportedSyntaxError:
+            raise
+        from .lower import _Lowerer
+        callee = _Lowerer(source, fn, self.reserved, namer=self.namer)
+        return self._run_callee(callee, source.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__)
+
+    def inline_local(self, local: LocalFunction, node, args, kwargs):
+        from .lower import _Lowerer
+        callee = _Lowerer(FunctionSource(local.node, self.source.file, self.source.lines, self.source.line_offset),
+                          self.fn, self.reserved, namer=self.namer)
+        callee.env.update({k: v for k, v in local.env.items()})
+        callee.scope = self.scope
+        defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
+        name = getattr(local.node, "name", "lambda")
+        return self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+
+    def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name):
+        callee.blocks = [self.current]
+        callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
+        callee.free_sources = self.free_sources
+        callee.call_stack = self.call_stack + (key,)
+        callee._check_signature(fn_node.args)
+        params = [a.arg for a in fn_node.args.posonlyargs + fn_node.args.args]
+        bound = self._bind_call(params, args, kwargs, defaults, node, name)
+        for param, atom in zip(params, bound):
+            callee.env[param] = atom
+        callee.params = {a for a in bound if isinstance(a, Var)}
+        if isinstance(fn_node, ast.Lambda):
+            outputs, as_tuple = callee._return_value(fn_node.body)
+        else:
+            outputs, as_tuple = callee._statements(fn_node.body)
+        return Pack(tuple(outputs), "tuple") if as_tuple else outputs[0]
+
+    def _bind_call(self, params, args, kwargs, defaults, node, name):
+        if len(args) > len(params):
+            raise self.unsupported(node, f"{name}() takes {len(params)} arguments, got {len(args)}")
+        bound = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key not in params or key in bound:
+                raise self.unsupported(node, f"{name}() got an unexpected or repeated argument `{key}`")
+            bound[key] = value
+        first_default = len(params) - len(defaults)
+        for i, param in enumerate(params):
+            if param not in bound:
+                if i < first_default:
+                    raise self.unsupported(node, f"{name}() is missing argument `{param}`")
+                bound[param] = defaults[i - first_default] if isinstance(defaults[i - first_default], Const) \
+                    else _default(defaults[i - first_default], node, self)
+        return [bound[p] for p in params]
+
+
+def _default(value, node, lowerer):
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        return Const(value)
+    raise lowerer.unsupported(node, "a default argument value that is not a plain number, string or None",
+                              "pass the argument explicitly")
+
+
+def _literal(node, lowerer):
+    try:
+        return Const(ast.literal_eval(node))
+    except ValueError:
+        raise lowerer.unsupported(node, "a default argument value that is not a literal",
+                                  "pass the argument explicitly") from None
