@@ -15,13 +15,15 @@ import contextlib
 
 from . import rules
 from .errors import UnsupportedSyntaxError
-from .ir import Const, Eqn, Pack, Program, Var
+from .ir import Const, Eqn, If, Pack, Program, Var
 from .inline import Calls, LocalFunction, user_function
 from .lower_flow import ControlFlow
 from .names import Namer
 from .normalize import normalize
 from .resolve import MISSING, Scope, all_identifiers, local_names
+from .rules.language import append as append_primitive
 from .rules.language import assign as assign_primitive
+from .rules.language import make_dict, make_list, make_tuple
 from .rules.table import Primitive
 from .source import FunctionSource
 
@@ -163,6 +165,9 @@ class _Lowerer(ControlFlow, Calls):
     def store(self, name, atom, node):
         """Bind user name `name` to `atom` (copying into its shared var inside a construct)."""
         var = self.shared.get(name)
+        if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):  # a list kept in a variable
+            maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
+            atom = self.emit(maker, list(atom.items), {}, node, var or name)
         if var is None:
             self.env[name] = atom
         elif atom is not var:
@@ -365,6 +370,44 @@ class _Lowerer(ControlFlow, Calls):
     def expr_List(self, node, target):
         return Pack(tuple(self.expr(e) for e in node.elts), "list")
 
+    def expr_Dict(self, node, target):
+        if any(k is None or not isinstance(k, ast.Constant) for k in node.keys):
+            raise self.unsupported(node, "a dict literal needs constant keys here", "write the keys as literals")
+        keys = Const(tuple(k.value for k in node.keys))
+        values = [self.expr(v) for v in node.values]
+        return self.emit(rules.lookup(make_dict), [keys] + values, {}, node, target)
+
+    def expr_BoolOp(self, node, target):
+        """`a and b` / `a or b`, short-circuiting: the second operand is evaluated in a branch."""
+        result = self.namer.temp()
+        self.emit(rules.lookup(assign_primitive), [self.expr(node.values[0])], {}, node, result)
+        for value in node.values[1:]:
+            branch = self._expression_block(value, result, node)
+            then, orelse = (branch, []) if isinstance(node.op, ast.And) else ([], branch)
+            self.current.append(If(result, tuple(then), tuple(orelse), self.span(node)))
+        return result
+
+    def expr_IfExp(self, node, target):
+        """`a if c else b`: each side is evaluated only in its branch."""
+        cond = self.expr(node.test)
+        if isinstance(cond, Const):
+            return self.expr(node.body if cond.value else node.orelse, target)
+        result = self.namer.temp()
+        then = self._expression_block(node.body, result, node)
+        orelse = self._expression_block(node.orelse, result, node)
+        self.current.append(If(cond, tuple(then), tuple(orelse), self.span(node)))
+        return result
+
+    def _expression_block(self, value_node, result, node):
+        self.blocks.append([])
+        try:
+            atom = self.expr(value_node)
+            self.emit(rules.lookup(assign_primitive), [atom], {}, node, result)
+            return self.blocks.pop()
+        except BaseException:
+            self.blocks.pop()
+            raise
+
     def expr_Attribute(self, node, target):
         static = self.scope.static(node)
         if static is not MISSING and not callable(static):
@@ -440,11 +483,21 @@ class _Lowerer(ControlFlow, Calls):
                 return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
             prim, receiver_param = entry
             args = _method_arguments(prim, func.attr, args)
+            if prim.fn is append_primitive:
+                return self._append(receiver, args, func, node)
             return self.emit_multi(prim, [receiver] + args, kwargs, node, outputs, targets)
         callee = self.expr(func)
         args = [self.expr(a) for a in node.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def _append(self, receiver, args, func, node):
+        """`xs.append(v)`: an in-place update of the list var `xs`."""
+        if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
+            raise self.unsupported(node, "append to a list tapegen cannot follow (an argument, or shared)",
+                                   f"build a new list first: {ast.unparse(func.value)} = []")
+        self.emit(rules.lookup(append_primitive), [receiver] + args, {}, node, receiver)
+        return ()
 
     def _call_result(self, result, outputs, node, targets):
         """An inlined call's value, in the shape `call()` returns: a tuple of `outputs` atoms."""
@@ -465,7 +518,7 @@ class _Lowerer(ControlFlow, Calls):
         targets = list(targets or []) + [None] * outputs
         outs = tuple(self._output_var(t) for t in targets[:outputs])
         reads = {v for _, atom in inputs for v in _vars(atom)}
-        copies = [(o, self.namer.temp()) for o in outs if o in reads and prim.name != "setitem"]
+        copies = [(o, self.namer.temp()) for o in outs if o in reads and prim.name not in ("setitem", "append")]
         if copies:  # y = f(y) in a loop: compute into a temporary, then assign (rules read the old y)
             renamed = dict(copies)
             eqn_outs = tuple(renamed.get(o, o) for o in outs)
@@ -495,7 +548,7 @@ class _Lowerer(ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
-        elif prim.name != "setitem" and prim.form != "opaque":
+        elif prim.name not in ("setitem", "append") and prim.form != "opaque":
             self.fresh.update(outs)
 
     def bind_arguments(self, prim: Primitive, args, kwargs, node):

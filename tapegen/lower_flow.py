@@ -38,9 +38,6 @@ class ControlFlow:
         self.current.append(If(cond, tuple(then), tuple(orelse), self.span(stmt.test)))
 
     def condition(self, node):
-        if isinstance(node, ast.BoolOp):
-            raise self.unsupported(node, "`and` / `or` in a condition is not supported yet",
-                                   "nest two `if` statements, or combine array masks with & and |")
         return self.expr(node)
 
     # --- loops --------------------------------------------------------------------------

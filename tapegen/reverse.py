@@ -28,6 +28,7 @@ from .runtime import meta
 
 ZERO, LIVE, MAYBE = "zero", "live", "maybe"
 TAPE_POP = Const("tape.pop()")
+APPENDED = Const("appended")  # Pop index meaning "undo an append": xs.pop()
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,7 +217,8 @@ class _Backward:
             if o in self.mutable and (id(eqn), o) not in self.initial:
                 if self.state.get(o, ZERO) != ZERO and not self._self_input(eqn, o):
                     self.state[o] = ZERO
-                index = eqn.input("index") if eqn.op.name == "setitem" else None
+                index = eqn.input("index") if eqn.op.name == "setitem" else \
+                    APPENDED if eqn.op.name == "append" else None
                 out.append(Pop(o, index, eqn.span))
                 self.derived_cache = {k: v for k, v in self.derived_cache.items() if k[0] != o}
         return out
@@ -250,8 +252,9 @@ class _Backward:
             parts = [self.namer.temp() if a is not None else Var("_") for a in items]
             out = [Eqn(RuleApplication(rule, unpack=True), reads, tuple(parts), span)]
             for item, part in zip(items, parts):
-                if item is not None:
+                if item is not None:  # an item's cotangent may be None (a container item never used)
                     out.append(self._accumulate(item, rules.lookup(_identity()), (("x", part),), span))
+                    self.state[item] = MAYBE
             return out
         raise InternalError(f"a rule for the constant argument {atom} was requested")
 
@@ -261,7 +264,7 @@ class _Backward:
         self.state[var] = LIVE
         if state == ZERO:
             return Eqn(op, reads, (g,), span)
-        mode = "add" if state == LIVE else "maybe"
+        mode = "add" if state == LIVE and isinstance(op, RuleApplication) else "maybe"
         if isinstance(op, RuleApplication):
             return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence), reads + (("__g", g),), (g,), span)
         return Eqn(RuleApplication(_IDENTITY_RULE, mode), (("g", reads[0][1]), ("__g", g)), (g,), span)
@@ -346,7 +349,7 @@ class _Forward:
         for o in eqn.outputs:
             if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial:
                 continue
-            if eqn.op.name != "setitem" and o not in self.needed:
+            if eqn.op.name == "append" or (eqn.op.name != "setitem" and o not in self.needed):
                 continue
             self.uses_tape = True
             if eqn.op.name == "setitem":

@@ -116,3 +116,20 @@ def test_print_keeps_working(capsys, rng):
     x = rng.normal(size=3)
     np.testing.assert_allclose(tg.grad(F.prints_along_the_way)(x), np.cos(x))
     assert "intermediate" in capsys.readouterr().out
+
+
+def test_list_built_in_a_loop_then_stacked(rng):
+    check(F.collect_and_stack, (rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(4, 3))), wrt=(0, 1))
+
+
+def test_list_literal_append_and_np_array(rng):
+    check(F.list_to_array, (rng.normal(size=3), rng.normal(size=3)), wrt=(0, 1))
+
+
+def test_dict_and_tuple_literals(rng):
+    check(F.dict_and_tuple_literals, (rng.normal(size=3), rng.normal(size=3)), wrt=(0, 1))
+
+
+@pytest.mark.parametrize("x", [0.4, 1.5, 3.0, -2.0])
+def test_and_or_and_conditional_expressions(x):
+    check(F.short_circuit, (x, 2.0))

@@ -102,6 +102,8 @@ def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Pop):
         if stmt.index is None:
             return [f"{stmt.var.name} = tape.pop()"]
+        if isinstance(stmt.index, Const) and stmt.index.value == "appended":
+            return [f"{stmt.var.name}.pop()"]
         target = to_text(statement(Eqn(_SetItemForm, (("a", stmt.var), ("index", stmt.index),
                                                        ("value", Var("tape.pop()"))), (stmt.var,), stmt.span)))
         return [target]

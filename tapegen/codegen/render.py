@@ -36,7 +36,7 @@ def statement(eqn: Eqn) -> ast.stmt:
         target = ast.Subscript(atom(inputs["a"]), index(inputs["index"]), ast.Store())
         return ast.Assign([target], atom(inputs["value"]))
     value = expression(eqn)
-    if not eqn.outputs:
+    if not eqn.outputs or eqn.op.name == "append":
         return ast.Expr(value)
     if len(eqn.outputs) == 1 and not getattr(eqn.op, "unpack", False):
         target = _name(eqn.outputs[0].name, ast.Store())
@@ -68,6 +68,8 @@ def expression(eqn: Eqn) -> ast.expr:
         return _call(ast.Attribute(atom(receiver), op.spelling, ast.Load()), op, rest)
     if form == "opaque":
         return _opaque(op, inputs)
+    if form == "display":
+        return _display(op, dict(inputs))
     if form == "call":
         return _call(_spelled(op.spelling), op, inputs)
     raise InternalError(f"no way to write a call of {op.name} (form {form!r})")
@@ -104,6 +106,15 @@ def _positional_only(fn) -> bool:
 
 def _is_default(value, default) -> bool:
     return type(value) is type(default) and value == default
+
+
+def _display(op, inputs):
+    """`[a, b]`, `(a, b)` or `{"W": W}` for the list, tuple and dict primitives."""
+    if op.spelling == "{}":
+        keys = inputs["keys"].value
+        return ast.Dict([constant(k) for k in keys], [atom(v) for v in inputs["values"].items])
+    items = [atom(i) for i in inputs["items"].items]
+    return ast.List(items, ast.Load()) if op.spelling == "[]" else ast.Tuple(items, ast.Load())
 
 
 def _opaque(op, inputs):

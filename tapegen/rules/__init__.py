@@ -48,7 +48,8 @@ def namespace() -> dict:
     if not _NAMESPACE:
         from .. import runtime
         names = {"np": np, **{name: getattr(runtime, name) for name in runtime.__all__},
-                 "saved_region": language.saved_region, "add_cotangents": runtime.add_cotangents}
+                 "saved_region": language.saved_region, "add_cotangents": runtime.add_cotangents,
+                 "item_cotangent": language.item_cotangent}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):
                 for name, value in _rule_globals(rule).items():

@@ -74,3 +74,80 @@ def saved_region(a, index):
 
 
 table.nondiff(saved_region, "a, index", spelling="saved_region")
+
+
+# --- lists, tuples and dicts as values -------------------------------------------------------
+
+def make_list(*items):
+    """`[a, b]` stored in a variable."""
+    return list(items)
+
+
+def make_tuple(*items):
+    """`(a, b)` stored in a variable."""
+    return items
+
+
+def make_dict(keys, *values):
+    """`{"W": W, "b": b}`: `keys` is a tuple of constants."""
+    return dict(zip(keys, values))
+
+
+def append(a, value):
+    """`xs.append(v)`: appends in place; the backward pass undoes it with `xs.pop()`."""
+    a.append(value)
+    return a
+
+
+table.op(make_list, "*items", form="display", spelling="[]")
+table.op(make_tuple, "*items", form="display", spelling="()")
+table.op(make_dict, "keys, *values", form="display", spelling="{}")
+table.op(append, "a, value", form="method", spelling="append")
+table.method("append", append)
+for _fn in (np.array, np.asarray):
+    table.op(_fn, "object, dtype=None", sequences=("object",))
+
+
+@table.vjp(make_list, "items")
+@table.vjp(make_tuple, "items")
+def make_list_vjp(items, g):
+    return [item_cotangent(g, i) for i in range(len(items))]
+
+
+@table.vjp(make_dict, "values")
+def make_dict_vjp(keys, g):
+    return [item_cotangent(g, key) for key in keys]
+
+
+@table.vjp(append, "value")
+def append_vjp_value(a, g):
+    return item_cotangent(g, len(a) - 1)
+
+
+@table.vjp(append, "a")
+def append_vjp_a(a, g):
+    return without_item(g, len(a) - 1)
+
+
+@table.vjp(np.array, "object")
+@table.vjp(np.asarray, "object")
+def array_vjp(object, dtype, g):
+    return list(g) if isinstance(object, (list, tuple)) else g
+
+
+def item_cotangent(g, key):
+    """Item `key` of a container's cotangent (a Cotree, list or tuple), or None if it has none."""
+    if g is None:
+        return None
+    if isinstance(g, dict):
+        return g.get(key)
+    return g[key] if key < len(g) else None
+
+
+def without_item(g, key):
+    """A container's cotangent without item `key` (the list before an append)."""
+    if isinstance(g, dict):
+        rest = type(g)(g)
+        rest.pop(key, None)
+        return rest
+    return g[:key] if isinstance(g, (list, tuple)) else g

@@ -181,7 +181,9 @@ def _inline_expression(rule_fn):
         return None
     body = [s for s in tree.body[0].body if not _is_docstring(s)]
     if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-        return body[0].value
+        binds = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.NamedExpr)
+        if not any(isinstance(node, binds) for node in ast.walk(body[0].value)):
+            return body[0].value  # an expression that binds no names of its own can be inlined
     return None
 
 

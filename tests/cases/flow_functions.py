@@ -157,3 +157,34 @@ def prints_along_the_way(x):
     y = np.sin(x)
     print("intermediate", np.round(y, 3))
     return np.sum(y)
+
+
+def collect_and_stack(W, xs):
+    states = []
+    h = np.zeros(W.shape[0])
+    for x in xs:
+        h = np.tanh(W @ h + x)
+        states.append(h)
+    return np.sum(np.stack(states) ** 2)
+
+
+def list_to_array(a, b):
+    values = [a * 2.0, np.sin(b)]
+    values.append(a * b)
+    return np.sum(np.array(values) ** 2)
+
+
+def dict_and_tuple_literals(x, y):
+    params = {"scale": x, "shift": y}
+    pair = (x, y)
+    return np.sum(params["scale"] * pair[1] + params["shift"])
+
+
+def short_circuit(x, limit):
+    if x > 0 and x < limit:
+        y = x * 2.0
+    else:
+        y = x
+    z = y if y > 1.0 else y ** 3
+    w = (x > 5.0) or (x < -5.0)
+    return z + w
