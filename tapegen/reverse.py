@@ -325,9 +325,8 @@ class _Forward:
         counters = {s.counter for s in walk(program.body) if isinstance(s, Loop)}
         targets = {s.target for s in walk(program.body) if isinstance(s, Loop) and s.target is not None}
         self.untracked = counters | targets
-        top = {v for s in program.body if isinstance(s, Eqn) for v in s.outputs}
-        self.top_level = top | set(program.params)
         self.initial = backward.initial
+        self.top_level = {v for (_, v) in self.initial} | set(program.params)
 
     def block(self, stmts, in_loop) -> list:
         out = []
@@ -446,17 +445,25 @@ _IDENTITY_RULE = _IdentityRule()
 
 
 def _initial_assignments(body) -> set:
-    """(id(eqn), var) for a var's first assignment at the top level: there is no old value to save."""
-    seen, initial = set(), set()
-    top = {id(s) for s in body}
-    for stmt in walk(body):
-        if isinstance(stmt, Eqn):
-            for var in stmt.outputs:
-                if var not in seen and id(stmt) in top:
-                    initial.add((id(stmt), var))
-                seen.add(var)
-        elif isinstance(stmt, Loop):
-            seen.add(stmt.counter)
+    """(id(eqn), var) for a var's first assignment on every path, outside loops: no old value to save."""
+    initial = set()
+
+    def visit(stmts, defined):
+        for stmt in stmts:
+            if isinstance(stmt, Eqn):
+                for var in stmt.outputs:
+                    if var not in defined:
+                        initial.add((id(stmt), var))
+                    defined.add(var)
+            elif isinstance(stmt, If):
+                then, orelse = visit(stmt.then, set(defined)), visit(stmt.orelse, set(defined))
+                defined |= then | orelse
+            elif isinstance(stmt, Loop):
+                from .ir import assigned
+                defined |= set(assigned([stmt]))
+        return defined
+
+    visit(body, set())
     return initial
 
 

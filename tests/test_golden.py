@@ -23,6 +23,11 @@ ARTIFACTS = [
     ("fan_out", "grad", lambda: tg.source(cases.fan_out)),
     ("slicing", "grad", lambda: tg.source(cases.slicing)),
     ("params_dict", "grad", lambda: tg.source(cases.params_dict)),
+    ("rnn_loop", "grad", lambda: tg.source(cases.rnn_loop)),
+    ("rnn_loop", "vjp", lambda: tg.source(cases.rnn_loop, kind="vjp")),
+    ("branch", "grad", lambda: tg.source(cases.branch)),
+    ("array_assignment", "grad", lambda: tg.source(cases.array_assignment)),
+    ("rnn_loop", "wengert", lambda: tg.wengert(cases.rnn_loop)),
 ]
 
 

@@ -20,3 +20,25 @@ def slicing(x):
 def params_dict(params, x):
     z = x @ params["W"] + params["b"]
     return np.sum(np.exp(z))
+
+
+def rnn_loop(W, xs):
+    h = np.zeros(W.shape[0])
+    for x in xs:
+        h = np.tanh(W @ h + x)
+    return np.sum(h)
+
+
+def branch(x):
+    if x > 0.0:
+        y = np.exp(x)
+    else:
+        y = x * x
+    return y
+
+
+def array_assignment(w):
+    A = np.zeros((3, 3))
+    for i in range(3):
+        A[i, i] = w[i] ** 2
+    return np.sum(A)
