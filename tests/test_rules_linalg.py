@@ -332,6 +332,8 @@ ROWS = [
     row("norm[matrix,ord=inf]", norm_matrix_inf, rand(3, 4), covers=(linalg.norm,)),
     row("norm[matrix,ord=-inf]", norm_matrix_minus_inf, rand(3, 4), covers=(linalg.norm,)),
     row("norm[matrix,zero]", lambda x: np.linalg.norm(x, "fro"), np.zeros((2, 2)), covers=(linalg.norm,)),
+    row("norm[matrix,ord=2,zero]", lambda x: np.linalg.norm(x, 2), np.zeros((2, 3)), covers=(linalg.norm,)),
+    row("norm[nuc,zero]", lambda x: np.linalg.norm(x, "nuc"), np.zeros((2, 3)), covers=(linalg.norm,)),
     row("norm[axis=(2,0),nuc,keepdims]", lambda x: np.linalg.norm(x, "nuc", (2, 0), True), rand(3, 2, 4),
         covers=(linalg.norm,)),
     row("norm[axis=(1,2),ord=1]", lambda x: np.linalg.norm(x, 1, axis=(1, 2)), rand(2, 3, 3),

@@ -681,6 +681,8 @@ def _norm_extreme_gradient(x, values, axes, largest):
 
 
 def _norm_spectral_gradient(x, ord, axes):
+    """u_k v_k^T for the largest (ord=2) or smallest (ord=-2) singular value, U V^T for 'nuc';
+    0 for a zero matrix, whose singular vectors are arbitrary."""
     matrices = np.moveaxis(x, axes, (-2, -1))
     u, _, vt = np.linalg.svd(matrices, full_matrices=False)
     if ord == "nuc":
@@ -688,6 +690,7 @@ def _norm_spectral_gradient(x, ord, axes):
     else:
         k = [0] if ord == 2 else [-1]
         direction = u[..., :, k] @ vt[..., k, :]
+    direction = direction * np.any(matrices != 0, axis=(-2, -1), keepdims=True)
     return np.moveaxis(direction, (-2, -1), axes)
 
 
