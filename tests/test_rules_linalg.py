@@ -108,6 +108,11 @@ def svd_values(a):
     return s
 
 
+def svd_nuclear(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s)
+
+
 def svd_top(a):
     u, s, vt = np.linalg.svd(a, full_matrices=False)
     return s[0] * np.outer(u[:, 0], vt[0])
@@ -349,6 +354,8 @@ ROWS = [
     row("eigvalsh[UPLO=U]", lambda a: np.linalg.eigvalsh(a, "U"), spd(3, 3) + 0.1 * rand(3, 3),
         covers=(linalg.eigvalsh,)),
     row("eigvalsh", lambda a: np.linalg.eigvalsh(a), spd(2, 3, 3), covers=(linalg.eigvalsh,)),
+    row("eigvalsh[repeated]", lambda a: np.sum(np.linalg.eigvalsh(a)), np.eye(3), covers=(linalg.eigvalsh,)),
+    row("eigh[repeated]", lambda a: np.sum(np.linalg.eigh(a)[0] ** 2), np.eye(3), covers=(linalg.eigh,)),
     row("eig", eig_mixed, real_spectrum(3), covers=(linalg.eig,)),
     row("eig[vectors]", eig_vectors, real_spectrum(3, seed=1), covers=(linalg.eig,)),
     row("eigvals", lambda a: np.linalg.eigvals(a), real_spectrum(3), covers=(linalg.eigvals,)),
@@ -360,6 +367,7 @@ ROWS = [
         covers=(linalg.cholesky,)),
     # svd: gauge-invariant functions of u and vt
     row("svd[s]", svd_values, rand(4, 3), covers=(linalg.svd,)),
+    row("svd[repeated]", svd_nuclear, np.linalg.qr(rand(3, 3))[0], covers=(linalg.svd,)),
     row("svd[top]", svd_top, rand(3, 3), covers=(linalg.svd,)),
     row("svd[top]", svd_top, rand(4, 3), covers=(linalg.svd,)),
     row("svd[top]", svd_top, rand(3, 4), covers=(linalg.svd,)),
