@@ -473,6 +473,12 @@ class _Lowerer(ControlFlow, Calls):
                 return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
             if prim is None:
                 prim = _opaque(ast.unparse(func), obj)
+            if prim.form == "custom":  # forward pass returns (output, residuals)
+                target = (targets or [None])[0]
+                base = target.name if isinstance(target, Var) else target or prim.name
+                residuals = self.namer.invented(f"{base}_res")
+                outs = self.emit_multi(prim, args, kwargs, node, 2, [target, residuals])
+                return outs[:min(outputs, 1)]
             return self.emit_multi(prim, args, kwargs, node, outputs, targets)
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)

@@ -202,7 +202,7 @@ class _Backward:
         if keys and live:
             g = self._output_cotangent(eqn)
             maybe = [o for o in live if self.state.get(o) == MAYBE]
-            if maybe and len(eqn.outputs) == 1:
+            if maybe and len(live) == 1:
                 before = dict(self.state)
                 body = self.rules(eqn, keys, g)
                 after = self.state
@@ -225,6 +225,9 @@ class _Backward:
 
     def rules(self, eqn, keys, g) -> list:
         """Rule applications for `eqn`; contributions to a var it also assigns go in after the reset."""
+        if eqn.op.form == "custom":  # the user's bwd: one call, a cotangent per argument
+            reads = (("residuals", eqn.outputs[1]), ("g", self.cotangent_var(eqn.outputs[0])))
+            return self.contribute(eqn.op.custom, reads, Pack(tuple(a for _, a in eqn.inputs), "tuple"), eqn.span)
         out, deferred = [], []
         for key in keys:
             rule = eqn.op.vjps[key]
@@ -249,12 +252,16 @@ class _Backward:
             return [self._accumulate(atom, RuleApplication(rule, sequence=sequence), reads, span)]
         if isinstance(atom, Pack):
             items = [a if isinstance(a, Var) and self.activity.active(a) else None for a in atom.items]
-            parts = [self.namer.temp() if a is not None else Var("_") for a in items]
+            direct = {a for a in items if a is not None and items.count(a) == 1 and self.state.get(a, ZERO) == ZERO}
+            parts = [Var("_") if a is None else self.cotangent_var(a) if a in direct else self.namer.temp()
+                     for a in items]
             out = [Eqn(RuleApplication(rule, unpack=True), reads, tuple(parts), span)]
             for item, part in zip(items, parts):
-                if item is not None:  # an item's cotangent may be None (a container item never used)
+                if item is None:
+                    continue
+                if item not in direct:
                     out.append(self._accumulate(item, rules.lookup(_identity()), (("x", part),), span))
-                    self.state[item] = MAYBE
+                self.state[item] = MAYBE  # an item's cotangent may be None (a container item never used)
             return out
         raise InternalError(f"a rule for the constant argument {atom} was requested")
 

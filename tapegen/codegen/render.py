@@ -72,6 +72,8 @@ def expression(eqn: Eqn) -> ast.expr:
         return _display(op, dict(inputs))
     if form == "call":
         return _call(_spelled(op.spelling), op, inputs)
+    if form == "custom":
+        return ast.Call(_name(op.spelling), [atom(value) for _, value in inputs], [])
     raise InternalError(f"no way to write a call of {op.name} (form {form!r})")
 
 

@@ -16,7 +16,7 @@ TABLES = (elementwise.table, reductions.table, linalg.table, shape.table, nondif
 PRIMITIVES, METHODS = combine(*TABLES)
 
 __all__ = ["PRIMITIVES", "METHODS", "TABLES", "Primitive", "Rule", "RuleError", "RuleTable",
-           "lookup", "method", "namespace", "register_table"]
+           "lookup", "method", "namespace", "register_table", "register_primitive", "add_names"]
 
 
 def lookup(fn):
@@ -40,7 +40,27 @@ def register_table(table: RuleTable):
     _NAMESPACE.clear()
 
 
+def register_primitive(key, prim):
+    """Make `key` (a callable) the primitive `prim`, replacing any built-in entry."""
+    PRIMITIVES[key] = prim
+
+
+def add_names(objects: dict) -> list:
+    """Make `objects` callable by name from generated code; returns the names used (deduplicated)."""
+    names = []
+    for name, obj in objects.items():
+        base, i = name, 1
+        while _USER_NAMES.get(name, obj) is not obj or (name in namespace() and namespace()[name] is not obj
+                                                         and name not in _USER_NAMES):
+            name, i = f"{base}_{i}", i + 1
+        _USER_NAMES[name] = obj
+        names.append(name)
+    _NAMESPACE.clear()
+    return names
+
+
 _NAMESPACE: dict = {}
+_USER_NAMES: dict = {}
 
 
 def namespace() -> dict:
@@ -56,6 +76,7 @@ def namespace() -> dict:
                     if names.setdefault(name, value) is not value:
                         raise RuleError(f"{rule.where}: {rule.name} uses {name!r}, which another rule "
                                         f"uses for a different object")
+        names.update(_USER_NAMES)
         _NAMESPACE.update(names)
     return _NAMESPACE
 

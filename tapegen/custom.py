@@ -1,0 +1,122 @@
+"""User-defined derivative rules: `custom_vjp`, `custom_jvp` and `register_vjp`.
+
+A custom rule makes a function a primitive: inside a differentiated function,
+`y = softplus(x)` becomes
+
+    y, y_res = softplus_fwd(x)          # forward pass: output and residuals
+    ...
+    g_x, = softplus_bwd(y_res, g_y)     # backward pass: one cotangent per argument
+
+with the user's own `fwd` and `bwd` called by name, so the residuals are
+visible variables in the generated code.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from . import rules
+from .errors import TapegenError
+from .rules.table import Primitive
+
+
+class custom_vjp:  # noqa: N801 (named like the decorator it is, as in JAX)
+    """Decorator: give a function your own vector-Jacobian product.
+
+    Example:
+        >>> @custom_vjp
+        ... def softplus(x):
+        ...     return np.logaddexp(0.0, x)
+        >>> def softplus_fwd(x):
+        ...     return softplus(x), (x,)
+        >>> def softplus_bwd(residuals, g):
+        ...     (x,) = residuals
+        ...     return (g / (1.0 + np.exp(-x)),)
+        >>> softplus.defvjp(softplus_fwd, softplus_bwd)
+    """
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.fwd = self.bwd = None
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def defvjp(self, fwd, bwd):
+        """Set `fwd(*args) -> (output, residuals)` and `bwd(residuals, g) -> (cotangent per argument)`."""
+        self.fwd, self.bwd = fwd, bwd
+        _register(self, self.fn, fwd, bwd)
+        return self
+
+
+class custom_jvp:  # noqa: N801
+    """Decorator: give a function your own Jacobian-vector product.
+
+    `defjvp(jvp)` with `jvp(primals, tangents) -> (output, output_tangent)`;
+    used by forward mode. Reverse mode differentiates the function's own code.
+    """
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.jvp = None
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def defjvp(self, jvp):
+        self.jvp = jvp
+        return self
+
+
+def register_vjp(fn, fwd, bwd):
+    """Give `fn` (a function you do not own: SciPy, a C extension, a ufunc) a VJP rule.
+
+    `fwd(*args) -> (output, residuals)`; `bwd(residuals, g) -> tuple`, one
+    cotangent (or None) per positional argument of `fn`.
+    """
+    _register(fn, fn, fwd, bwd)
+    return fn
+
+
+class CustomRule:
+    """The backward half of a custom primitive, in the shape reverse.py expects of a rule."""
+
+    inline = None
+
+    def __init__(self, name, bwd):
+        self.name = name
+        self.fn = bwd
+        self.reads = ("residuals", "g")
+
+
+def _register(key, fn, fwd, bwd):
+    for what, f in (("fwd", fwd), ("bwd", bwd)):
+        if not callable(f):
+            raise TapegenError(f"{what} for {getattr(fn, '__name__', fn)!r} must be a function, got {f!r}")
+    params = _parameters(fn)
+    base = getattr(fn, "__name__", "custom")
+    fwd_name, bwd_name = rules.add_names({f"{base}_fwd": fwd, f"{base}_bwd": bwd})
+    prim = Primitive(name=base, fn=fn, params=params, defaults={}, form="custom", spelling=fwd_name,
+                     outputs=1)
+    rule = CustomRule(bwd_name, bwd)
+    prim.vjps = {param: rule for param in params}
+    prim.custom = rule
+    rules.register_primitive(key, prim)
+
+
+def _parameters(fn):
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        nin = getattr(fn, "nin", None)  # a ufunc
+        if nin is None:
+            raise TapegenError(f"cannot read the parameters of {fn!r}",
+                               hint="wrap it in a def with named parameters") from None
+        return tuple(f"x{i + 1}" for i in range(nin)) if nin > 1 else ("x",)
+    names = []
+    for p in signature.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
+            names.append(p.name)
+    return tuple(names)

@@ -1,0 +1,79 @@
+"""Custom VJPs, register_vjp and gradcheck on them, with the seeds' examples."""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from cases import custom_functions as C
+from conftest import numeric_vjp
+
+
+def test_custom_softplus_matches_finite_differences(rng):
+    w, x = rng.normal(size=3), rng.normal(size=(5, 3))
+    np.testing.assert_allclose(tg.grad(C.softplus_loss)(w, x), numeric_vjp(C.softplus_loss, (w, x), 0, 1.0),
+                               rtol=1e-6, atol=1e-9)
+    tg.gradcheck(C.softplus_loss, w, x)
+
+
+def test_custom_rule_is_called_by_name_with_visible_residuals():
+    text = tg.source(C.softplus_loss)
+    assert "= softplus_fwd(t1)" in text and "softplus_bwd(" in text and "_res" in text
+
+
+def test_custom_softplus_is_stable_at_large_inputs():
+    g = tg.grad(lambda x: np.sum(C.softplus(x)))(np.array([-1000.0, 0.0, 1000.0]))
+    np.testing.assert_allclose(g, [0.0, 0.5, 1.0])
+
+
+def test_straight_through_estimator():
+    w = np.array([0.1, 0.45, -0.7])
+    # forward uses round(3w); backward treats round as identity: d/dw [round(3w) * w] = 3w + round(3w)
+    np.testing.assert_allclose(tg.grad(C.quantized_loss)(w), 3 * w + np.round(3 * w))
+
+
+def test_implicit_ridge_regression_gradient(rng):
+    X, y = rng.normal(size=(20, 4)), rng.normal(size=20)
+    X_val, y_val = rng.normal(size=(10, 4)), rng.normal(size=10)
+    args = (0.7, X, y, X_val, y_val)
+    assert tg.grad(C.validation_loss)(*args) == pytest.approx(
+        float(numeric_vjp(C.validation_loss, args, 0, 1.0)), rel=1e-6)
+    dX = tg.grad(C.validation_loss, wrt="X")(*args)
+    np.testing.assert_allclose(dX, numeric_vjp(C.validation_loss, args, 1, 1.0), rtol=1e-5, atol=1e-8)
+
+
+def test_register_vjp_for_a_function_you_do_not_own(rng):
+    def fwd(x):
+        y = C.expit(x)
+        return y, (y,)
+
+    def bwd(residuals, g):
+        (y,) = residuals
+        return (g * y * (1.0 - y),)
+
+    tg.register_vjp(C.expit, fwd, bwd)
+    x = rng.normal(size=4)
+    np.testing.assert_allclose(tg.grad(C.scipy_like)(x), numeric_vjp(C.scipy_like, (x,), 0, 1.0), rtol=1e-7)
+    assert "expit_fwd" in tg.source(C.scipy_like)
+
+
+def test_gradcheck_catches_a_wrong_custom_rule(rng):
+    @tg.custom_vjp
+    def cube(x):
+        return x ** 3
+
+    cube.defvjp(lambda x: (x ** 3, x), lambda x, g: (2.0 * g * x ** 2,))  # wrong: should be 3
+
+    def f(x):
+        return np.sum(cube(x))
+
+    with pytest.raises(tg.GradcheckError, match="disagrees"):
+        tg.gradcheck(f, rng.normal(size=3))
+
+
+def test_custom_rule_inside_a_loop(rng):
+    def f(x):
+        total = 0.0
+        for k in range(3):
+            total = total + np.sum(C.softplus(x * k))
+        return total
+    x = rng.normal(size=3)
+    np.testing.assert_allclose(tg.grad(f)(x), numeric_vjp(f, (x,), 0, 1.0), rtol=1e-6, atol=1e-9)
