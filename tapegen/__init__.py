@@ -14,6 +14,7 @@ from .api import Differentiated, differentiate, grad, source, value_and_grad, vj
 from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
                      TapegenError, UnsupportedSyntaxError, WrtError)
 from .custom import custom_jvp, custom_vjp, register_vjp
+from .debug import NanError, debug_nans
 from .gradcheck import GradcheckReport, gradcheck
 from .runtime import stop_gradient
 
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "differentiate", "grad", "value_and_grad", "vjp", "source", "wengert", "stop_gradient", "Differentiated",
     "gradcheck", "GradcheckReport", "custom_vjp", "custom_jvp", "register_vjp",
+    "debug_nans", "NanError",
     "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
     "SourceNotFoundError", "WrtError", "InternalError",
 ]

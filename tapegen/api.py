@@ -11,6 +11,7 @@ import inspect
 import numpy as np
 
 from . import pipeline
+from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
 
 
@@ -152,10 +153,11 @@ class Differentiated:
     def _entry(self, kind, wrt):
         if isinstance(wrt, list):
             wrt = tuple(wrt)
-        key = (kind, wrt)
+        checks = DEBUG.nans
+        key = (kind, wrt, checks)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux)
+            entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux, checks)
         return entry
 
 
@@ -164,7 +166,7 @@ class _Entry:
 
     __slots__ = ("generated", "function", "backward", "bare", "has_aux")
 
-    def __init__(self, target, kind, wrt, has_aux):
+    def __init__(self, target, kind, wrt, has_aux, checks=False):
         indices, bare = target.wrt(wrt)
         program = pipeline.lowered(target.fn)
         if program.returns_tuple and not has_aux and kind == "grad":
@@ -172,7 +174,7 @@ class _Entry:
                 "grad needs a scalar output, but the function returns a tuple", program.return_span,
                 "pass has_aux=True if the first item is the loss and the rest are extras")
         outputs = (0,) if (has_aux or not program.returns_tuple) else tuple(range(len(program.outputs)))
-        self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare)
+        self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks)
         self.function = self.generated.function
         self.backward = self.generated.backward if kind == "vjp" else None
         self.bare = bare

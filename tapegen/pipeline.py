@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from . import rules
 from .codegen.emit import grad_module, vjp_module
 from .codegen.load import load
+from .debug import check_spans, nan_check
 from .ir import Program
 from .lower import lower
 from .reverse import Adjoint, reverse
@@ -51,31 +52,38 @@ def lowered(fn) -> Program:
     return program
 
 
-def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = True) -> Generated:
-    """Generate and load the `kind` ("grad" or "vjp") code of `fn` for params `wrt` (indices)."""
+def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = True,
+              checks: bool = False) -> Generated:
+    """Generate and load the `kind` ("grad" or "vjp") code of `fn` for params `wrt` (indices).
+
+    `checks` generates the debug_nans variant (a NaN/Inf check after every equation).
+    """
     cache = _cache_for(fn)
-    key = (kind, wrt, outputs, bare)
+    key = (kind, wrt, outputs, bare, checks)
     generated = cache.get(key)
     if generated is not None:
         return generated
     with _LOCK:
         generated = cache.get(key)
         if generated is None:
-            generated = _generate(fn, kind, wrt, outputs, bare)
+            generated = _generate(fn, kind, wrt, outputs, bare, checks)
             cache[key] = generated
     return generated
 
 
-def _generate(fn, kind, wrt, outputs, bare) -> Generated:
+def _generate(fn, kind, wrt, outputs, bare, checks=False) -> Generated:
     program = lowered(fn)
     adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs)
     verify_adjoint(adjoint)
     name = f"{program.name}_{kind}"
     emit = grad_module if kind == "grad" else vjp_module
-    text = emit(adjoint, name, bare)
+    text = emit(adjoint, name, bare, checks)
     wrt_names = ",".join(program.params[i].name for i in wrt)
     filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
-    namespace = load(text, filename, rules.namespace(), fn, program.free_sources)
+    names = rules.namespace()
+    if checks:
+        names = {**names, "nan_check": nan_check, "SPANS": check_spans(adjoint)}
+    namespace = load(text, filename, names, fn, program.free_sources)
     return Generated(kind, name, program, adjoint, text, namespace)
 
 

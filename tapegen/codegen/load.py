@@ -7,6 +7,7 @@ any file on disk.
 from __future__ import annotations
 
 import linecache
+import weakref
 
 from ..resolve import LiveNamespace
 
@@ -17,8 +18,26 @@ def load(text: str, filename: str, names: dict, fn, sources=()) -> dict:
     `names` are tapegen's own (NumPy as `np`, runtime helpers); any other name
     the code reads comes from `fn`'s closure and globals at call time.
     """
+    filename = _unique(filename, text)
     code = compile(text, filename, "exec")
     namespace = LiveNamespace(names, fn, sources)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(code, namespace)
+    for value in list(namespace.values()):
+        if getattr(value, "__code__", None) is not None and value.__code__.co_filename == filename:
+            weakref.finalize(value, _forget, filename)  # no linecache entry outlives its code
+            break
     return namespace
+
+
+def _unique(filename: str, text: str) -> str:
+    """Two different functions with the same generated name (lambdas on one line) get distinct files."""
+    base, i = filename, 1
+    while filename in linecache.cache and linecache.cache[filename][2] != text.splitlines(True):
+        i += 1
+        filename = f"{base[:-1]} #{i}>"
+    return filename
+
+
+def _forget(filename: str) -> None:
+    linecache.cache.pop(filename, None)

@@ -1,0 +1,107 @@
+"""NaN debugging, caches, threads, and what generated code is made from."""
+import gc
+import linecache
+import threading
+
+import numpy as np
+import pytest
+
+import tapegen as tg
+
+
+def log_of_difference(x, y):
+    d = x - y
+    return np.sum(np.log(d))
+
+
+def test_debug_nans_names_the_forward_line():
+    with tg.debug_nans():
+        with pytest.raises(tg.NanError) as info:
+            tg.grad(log_of_difference)(np.array([1.0, 2.0]), np.array([0.5, 3.0]))
+    text = str(info.value)
+    assert "first NaN in the forward pass" in text and "return np.sum(np.log(d))" in text
+    assert isinstance(info.value, tg.TapegenError)
+
+
+def test_debug_nans_off_costs_nothing_and_changes_nothing():
+    f = tg.differentiate(log_of_difference)
+    plain = f.source()
+    assert "nan_check" not in plain
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = f.value_and_grad(np.array([1.0, 2.0]), np.array([0.5, 3.0]))[0]
+    assert np.isnan(value)
+
+
+def test_debug_nans_in_the_backward_pass():
+    def f(x):
+        return np.sum(np.sqrt(x) * 0.0 + np.abs(x) ** 0.5)
+    with tg.debug_nans():
+        with pytest.raises(tg.NanError, match="backward pass"):
+            tg.grad(f)(np.array([1.0, 0.0]))
+
+
+def test_debug_nans_is_restored_after_the_block():
+    with tg.debug_nans():
+        pass
+    assert "nan_check" not in tg.source(log_of_difference)
+
+
+def test_threads_transform_and_call_concurrently(rng):
+    x = rng.normal(size=50)
+    expected = [np.cos(x * k) * k for k in range(8)]
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            results[k] = tg.grad(make_scaled(k))(x)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(8):
+        np.testing.assert_allclose(results[k], expected[k])
+
+
+def make_scaled(k):
+    def f(x):
+        return np.sum(np.sin(x * k))
+    return f
+
+
+def test_cache_does_not_keep_dead_functions_alive():
+    before = sum(1 for name in linecache.cache if name.startswith("<tapegen"))
+    for k in range(200):
+        tg.grad(make_scaled(k))(np.ones(2))
+    gc.collect()
+    after = sum(1 for name in linecache.cache if name.startswith("<tapegen"))
+    assert after - before < 20
+
+
+def test_redefined_function_picks_up_new_source(tmp_path, monkeypatch):
+    module = tmp_path / "notebook_cell.py"
+    module.write_text("import numpy as np\ndef f(x):\n    return np.sum(x * 2.0)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    import notebook_cell
+    assert tg.grad(notebook_cell.f)(np.ones(2)).tolist() == [2.0, 2.0]
+    module.write_text("import numpy as np\ndef f(x):\n    return np.sum(x * 5.0)\n")
+    linecache.checkcache(str(module))
+    importlib.reload(notebook_cell)
+    assert tg.grad(notebook_cell.f)(np.ones(2)).tolist() == [5.0, 5.0]
+
+
+def test_nothing_from_outside_becomes_code(tmp_path, monkeypatch):
+    """A hostile file name or string constant only ever appears inside comments or literals."""
+    module = tmp_path / "evil.py"
+    module.write_text('import numpy as np\ndef f(x):\n    d = {"a\\nimport os; os.system(1)": x}\n'
+                      '    return np.sum(d["a\\nimport os; os.system(1)"] * 2.0)\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import evil
+    text = tg.source(evil.f)
+    assert "\nimport os" not in text
+    np.testing.assert_allclose(tg.grad(evil.f)(np.ones(2)), [2.0, 2.0])
