@@ -401,6 +401,37 @@ ROWS = [
         rand(2), wrt=(0, 1, 2, 3), covers=(linalg.multi_dot,)),
 ]
 
+if hasattr(np.linalg, "vector_norm"):  # NumPy 2's array-API spellings
+    ROWS += [
+        row("linalg.matmul", lambda a, b: np.linalg.matmul(a, b), rand(2, 2, 3), rand(3), wrt=(0, 1),
+            covers=(linalg.matmul,)),
+        row("linalg.outer", lambda a, b: np.linalg.outer(a, b), rand(3), rand(2), wrt=(0, 1), covers=(linalg.outer,)),
+        row("linalg.tensordot", lambda a, b: np.linalg.tensordot(a, b, axes=([0, 1], [2, 0])), rand(3, 2, 4),
+            rand(2, 5, 3), wrt=(0, 1), covers=(linalg.tensordot,)),
+        row("linalg.cross", lambda a, b: np.linalg.cross(a, b, axis=0), rand(3, 2), rand(3, 1), wrt=(0, 1),
+            covers=(linalg.cross,)),
+        row("linalg.trace", lambda a: np.linalg.trace(a, offset=-1), rand(2, 3, 4), covers=(linalg.trace,)),
+        row("linalg.vecdot", lambda a, b: np.linalg.vecdot(a, b), rand(2, 3), rand(3), wrt=(0, 1),
+            covers=(linalg.vecdot,)),
+        row("linalg.vecdot[axis=0]", lambda a, b: np.linalg.vecdot(a, b, axis=0), rand(3, 2), rand(3, 1),
+            wrt=(0, 1), covers=(linalg.vecdot,)),
+        row("linalg.vecdot[axis=-2]", lambda a, b: np.linalg.vecdot(a, b, axis=-2), rand(2, 3, 2), rand(3, 1),
+            wrt=(0, 1), covers=(linalg.vecdot,)),
+        row("vecdot", lambda a, b: np.vecdot(a, b), rand(4, 1, 3), rand(2, 3), wrt=(0, 1), covers=(np.vecdot,)),
+        row("vector_norm", lambda x: np.linalg.vector_norm(x), rand(3, 4), covers=(linalg.vector_norm,)),
+        row("vector_norm[zero]", lambda x: np.linalg.vector_norm(x), np.zeros((2, 2)), covers=(linalg.vector_norm,)),
+        row("vector_norm[ord=1,axis=(0,2),keepdims]", lambda x: np.linalg.vector_norm(x, axis=(0, 2), keepdims=True,
+                                                                                      ord=1),
+            rand(2, 3, 2), covers=(linalg.vector_norm,)),
+        row("vector_norm[ord=inf,axis=-1]", lambda x: np.linalg.vector_norm(x, axis=-1, ord=np.inf), rand(3, 4),
+            covers=(linalg.vector_norm,)),
+        row("matrix_norm", lambda x: np.linalg.matrix_norm(x), rand(2, 3, 4), covers=(linalg.matrix_norm,)),
+        row("matrix_norm[nuc,keepdims]", lambda x: np.linalg.matrix_norm(x, keepdims=True, ord="nuc"), rand(2, 3, 4),
+            covers=(linalg.matrix_norm,)),
+        row("matrix_norm[ord=1]", lambda x: np.linalg.matrix_norm(x, ord=1), rand(3, 4), covers=(linalg.matrix_norm,)),
+        row("svdvals", lambda x: np.linalg.svdvals(x), rand(2, 4, 3), covers=(linalg.svdvals,)),
+    ]
+
 
 @pytest.mark.parametrize("case", ROWS, ids=[r.id for r in ROWS])
 def test_vjp(case):
@@ -514,6 +545,21 @@ JVPS = [
     Jvp("matrix_power[0]-(3,3)", linalg.matrix_power, {"a": rand(3, 3), "n": 0}),
     Jvp("multi_dot-(3)(3,4)(4,2)", linalg.multi_dot, {"arrays": [rand(3), B34, rand(4, 2)]}, ("arrays",)),
 ]
+
+if hasattr(np.linalg, "vector_norm"):
+    JVPS += [
+        Jvp("linalg.matmul-(2,3)(3,4)", linalg.matmul, {"x1": A23, "x2": B34}, ("x1", "x2")),
+        Jvp("linalg.outer-(3)(2)", linalg.outer, {"x1": rand(3), "x2": rand(2)}, ("x1", "x2")),
+        Jvp("linalg.tensordot-(2,3)(3,4)", linalg.tensordot, {"x1": A23, "x2": B34, "axes": 1}, ("x1", "x2")),
+        Jvp("linalg.cross-(3,2)(3,1)", linalg.cross, {"x1": rand(3, 2), "x2": rand(3, 1), "axis": 0}, ("x1", "x2")),
+        Jvp("linalg.trace-(2,3,4)", linalg.trace, {"x": rand(2, 3, 4), "offset": 1}, ("x",)),
+        Jvp("linalg.vecdot-(3,2)(3,1)", linalg.vecdot, {"x1": rand(3, 2), "x2": rand(3, 1), "axis": 0},
+            ("x1", "x2")),
+        Jvp("vecdot-(2,3)(3)", np.vecdot, {"x1": A23, "x2": rand(3)}, ("x1", "x2")),
+        Jvp("vector_norm-(3,4)", linalg.vector_norm, {"x": rand(3, 4), "axis": 1, "ord": 3}, ("x",)),
+        Jvp("matrix_norm-(2,3,4)", linalg.matrix_norm, {"x": rand(2, 3, 4), "ord": 2}, ("x",)),
+        Jvp("svdvals-(3,4)", linalg.svdvals, {"x": rand(3, 4)}, ("x",)),
+    ]
 
 
 def _plain(prim, inputs):

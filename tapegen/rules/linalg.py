@@ -1,6 +1,7 @@
 """Products and linear algebra: `@`, dot, inner, outer, vdot, tensordot, einsum, trace, kron, cross,
 and `np.linalg` (det, slogdet, inv, pinv, solve, lstsq, norm, eigh, eigvalsh, eig, eigvals,
-cholesky, svd, qr, matrix_power, multi_dot).
+cholesky, svd, qr, matrix_power, multi_dot), and NumPy 2's array-API spellings (np.linalg.matmul,
+outer, tensordot, cross, trace, vecdot, vector_norm, matrix_norm, svdvals; np.vecdot).
 
 Matrix rules work on stacks of matrices (the last two axes) and keep the input's
 dtype. Multi-output functions (`sign, logdet = np.linalg.slogdet(a)`) read `y`
@@ -694,19 +695,27 @@ def _norm_spectral_gradient(x, ord, axes):
     return np.moveaxis(direction, (-2, -1), axes)
 
 
-@table.vjp(np.linalg.norm, "x")
-def norm_vjp(x, ord, axis, keepdims, y, g):
-    axes, matrix = _norm_axes(np.ndim(x), ord, axis)
+def _norm_cotangent(x, ord, axes, matrix, keepdims, y, g):
     if not keepdims and np.ndim(y) > 0:  # a 0-d y (every axis reduced) broadcasts as it is
         y, g = np.expand_dims(y, axes), np.expand_dims(g, axes)
     return g * _norm_gradient(x, ord, axes, matrix, y)
 
 
+def _norm_tangent(x, x_dot, ord, axes, matrix, keepdims, y):
+    y_kept = y if keepdims or np.ndim(y) == 0 else np.expand_dims(y, axes)
+    return np.sum(_norm_gradient(x, ord, axes, matrix, y_kept) * x_dot, axis=axes, keepdims=keepdims)
+
+
+@table.vjp(np.linalg.norm, "x")
+def norm_vjp(x, ord, axis, keepdims, y, g):
+    axes, matrix = _norm_axes(np.ndim(x), ord, axis)
+    return _norm_cotangent(x, ord, axes, matrix, keepdims, y, g)
+
+
 @table.jvp(np.linalg.norm, "x")
 def norm_jvp(x, x_dot, ord, axis, keepdims, y):
     axes, matrix = _norm_axes(np.ndim(x), ord, axis)
-    y_kept = y if keepdims or np.ndim(y) == 0 else np.expand_dims(y, axes)
-    return np.sum(_norm_gradient(x, ord, axes, matrix, y_kept) * x_dot, axis=axes, keepdims=keepdims)
+    return _norm_tangent(x, x_dot, ord, axes, matrix, keepdims, y)
 
 
 # --- eigh, eigvalsh, eig, eigvals ---------------------------------------------------------------
@@ -1000,3 +1009,154 @@ def multi_dot_jvp(arrays, arrays_dot):
             term = np.linalg.multi_dot(list(arrays[:i]) + [dot] + list(arrays[i + 1:]))
             total = term if total is None else total + term
     return total
+
+
+# --- NumPy 2's array-API spellings --------------------------------------------------------------
+
+if hasattr(np.linalg, "vector_norm"):
+    table.op(np.linalg.matmul, "x1, x2")
+    table.op(np.linalg.outer, "x1, x2")
+    table.op(np.linalg.tensordot, "x1, x2, *, axes=2")
+    table.op(np.linalg.cross, "x1, x2, *, axis=-1")
+    table.op(np.linalg.trace, "x, *, offset=0")
+    table.op(np.linalg.vecdot, "x1, x2, *, axis=-1")
+    table.op(np.vecdot, "x1, x2")  # a ufunc: generated code writes its arguments positionally, so no axis
+    table.op(np.linalg.vector_norm, "x, *, axis=None, keepdims=False, ord=2")
+    table.op(np.linalg.matrix_norm, "x, *, keepdims=False, ord='fro'")
+    table.op(np.linalg.svdvals, "x")
+
+    for _fn in (np.linalg.matmul,):
+        table.vjp(_fn, "x1")(matmul_vjp_x1)
+        table.vjp(_fn, "x2")(matmul_vjp_x2)
+        table.jvp(_fn, "x1")(matmul_jvp_x1)
+        table.jvp(_fn, "x2")(matmul_jvp_x2)
+
+    @table.vjp(np.linalg.outer, "x1")
+    def linalg_outer_vjp_x1(x2, g):
+        return g @ x2
+
+    @table.vjp(np.linalg.outer, "x2")
+    def linalg_outer_vjp_x2(x1, g):
+        return x1 @ g
+
+    @table.jvp(np.linalg.outer, "x1")
+    def linalg_outer_jvp_x1(x1_dot, x2):
+        return np.linalg.outer(x1_dot, x2)
+
+    @table.jvp(np.linalg.outer, "x2")
+    def linalg_outer_jvp_x2(x1, x2_dot):
+        return np.linalg.outer(x1, x2_dot)
+
+    @table.vjp(np.linalg.tensordot, "x1")
+    def linalg_tensordot_vjp_x1(x1_shape, x2, axes, g):
+        return tensordot_vjp_a(x1_shape, x2, axes, g)
+
+    @table.vjp(np.linalg.tensordot, "x2")
+    def linalg_tensordot_vjp_x2(x1, x2_shape, axes, g):
+        return tensordot_vjp_b(x1, x2_shape, axes, g)
+
+    @table.jvp(np.linalg.tensordot, "x1")
+    def linalg_tensordot_jvp_x1(x1_dot, x2, axes):
+        return np.linalg.tensordot(x1_dot, x2, axes=axes)
+
+    @table.jvp(np.linalg.tensordot, "x2")
+    def linalg_tensordot_jvp_x2(x1, x2_dot, axes):
+        return np.linalg.tensordot(x1, x2_dot, axes=axes)
+
+    @table.vjp(np.linalg.cross, "x1")
+    def linalg_cross_vjp_x1(x1, x2, axis, g):
+        return cross_vjp_a(x1, x2, -1, -1, -1, axis, g)
+
+    @table.vjp(np.linalg.cross, "x2")
+    def linalg_cross_vjp_x2(x1, x2, axis, g):
+        return cross_vjp_b(x1, x2, -1, -1, -1, axis, g)
+
+    @table.jvp(np.linalg.cross, "x1")
+    def linalg_cross_jvp_x1(x1_dot, x2, axis):
+        return np.linalg.cross(x1_dot, x2, axis=axis)
+
+    @table.jvp(np.linalg.cross, "x2")
+    def linalg_cross_jvp_x2(x1, x2_dot, axis):
+        return np.linalg.cross(x1, x2_dot, axis=axis)
+
+    @table.vjp(np.linalg.trace, "x")
+    def linalg_trace_vjp(x_meta, offset, g):
+        return trace_vjp(x_meta, offset, -2, -1, g)
+
+    @table.jvp(np.linalg.trace, "x")
+    def linalg_trace_jvp(x_dot, offset):
+        return np.linalg.trace(x_dot, offset=offset)
+
+    def linalg_vecdot_cotangent(x_shape, other, axis, g):
+        """The cotangent of x in vecdot(x, other) or vecdot(other, x) (real arrays), each with its
+        vectors along its own `axis`, the other axes broadcasting."""
+        moved = list(x_shape)
+        moved.append(moved.pop(axis))
+        part = unbroadcast(np.expand_dims(g, -1) * np.moveaxis(other, axis, -1), tuple(moved))
+        return np.moveaxis(part, -1, axis)
+
+    @table.vjp(np.linalg.vecdot, "x1")
+    def linalg_vecdot_vjp_x1(x1_shape, x2, axis, g):
+        return linalg_vecdot_cotangent(x1_shape, x2, axis, g)
+
+    @table.vjp(np.linalg.vecdot, "x2")
+    def linalg_vecdot_vjp_x2(x1, x2_shape, axis, g):
+        return linalg_vecdot_cotangent(x2_shape, x1, axis, g)
+
+    @table.jvp(np.linalg.vecdot, "x1")
+    def linalg_vecdot_jvp_x1(x1_dot, x2, axis):
+        return np.linalg.vecdot(x1_dot, x2, axis=axis)
+
+    @table.jvp(np.linalg.vecdot, "x2")
+    def linalg_vecdot_jvp_x2(x1, x2_dot, axis):
+        return np.linalg.vecdot(x1, x2_dot, axis=axis)
+
+    @table.vjp(np.vecdot, "x1")
+    def vecdot_vjp_x1(x1_shape, x2, g):
+        return unbroadcast(np.expand_dims(g, -1) * x2, x1_shape)
+
+    @table.vjp(np.vecdot, "x2")
+    def vecdot_vjp_x2(x1, x2_shape, g):
+        return unbroadcast(np.expand_dims(g, -1) * x1, x2_shape)
+
+    @table.jvp(np.vecdot, "x1")
+    def vecdot_jvp_x1(x1_dot, x2):
+        return np.vecdot(x1_dot, x2)
+
+    @table.jvp(np.vecdot, "x2")
+    def vecdot_jvp_x2(x1, x2_dot):
+        return np.vecdot(x1, x2_dot)
+
+    def _vector_norm_axes(ndim, axis):
+        if axis is None:
+            return tuple(range(ndim))
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        return tuple(a % ndim for a in axes)
+
+    @table.vjp(np.linalg.vector_norm, "x")
+    def vector_norm_vjp(x, axis, keepdims, ord, y, g):
+        axes = _vector_norm_axes(np.ndim(x), axis)
+        return _norm_cotangent(x, ord, axes, False, keepdims, y, g)
+
+    @table.jvp(np.linalg.vector_norm, "x")
+    def vector_norm_jvp(x, x_dot, axis, keepdims, ord, y):
+        axes = _vector_norm_axes(np.ndim(x), axis)
+        return _norm_tangent(x, x_dot, ord, axes, False, keepdims, y)
+
+    @table.vjp(np.linalg.matrix_norm, "x")
+    def matrix_norm_vjp(x, keepdims, ord, y, g):
+        axes = (np.ndim(x) - 2, np.ndim(x) - 1)
+        return _norm_cotangent(x, ord, axes, True, keepdims, y, g)
+
+    @table.jvp(np.linalg.matrix_norm, "x")
+    def matrix_norm_jvp(x, x_dot, keepdims, ord, y):
+        axes = (np.ndim(x) - 2, np.ndim(x) - 1)
+        return _norm_tangent(x, x_dot, ord, axes, True, keepdims, y)
+
+    @table.vjp(np.linalg.svdvals, "x")
+    def svdvals_vjp(x, g):
+        return svd_vjp(x, False, False, None, g)
+
+    @table.jvp(np.linalg.svdvals, "x")
+    def svdvals_jvp(x, x_dot):
+        return svd_jvp(x, x_dot, False, False, None)
