@@ -11,6 +11,15 @@ from __future__ import annotations
 
 from .ir import Var
 
+# Locals every generated function may use besides the names it imports.
+GENERATED_LOCALS = frozenset({"tape", "residuals", "cotangents", "SPANS"})
+
+
+def reserved_names() -> frozenset:
+    """Names a user's variable may not keep in generated code (it is renamed: `np` -> `np_`)."""
+    from . import rules
+    return frozenset(rules.namespace()) | GENERATED_LOCALS
+
 
 class Namer:
     """Hands out fresh, readable, collision-free variable names for one program.

@@ -17,6 +17,7 @@ from .codegen.load import load
 from .debug import check_spans, nan_check
 from .ir import Program
 from .lower import lower
+from .names import reserved_names
 from .reverse import Adjoint, reverse
 from .source import function_source
 from .verify import verify, verify_adjoint
@@ -47,7 +48,7 @@ def lowered(fn) -> Program:
     cache = _cache_for(fn)
     program = cache.get("program")
     if program is None:
-        program = verify(lower(function_source(fn), fn, frozenset(rules.namespace())))
+        program = verify(lower(function_source(fn), fn, reserved_names()))
         cache["program"] = program
     return program
 

@@ -23,7 +23,7 @@ from . import rules
 from .activity import analyze
 from .errors import InternalError
 from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Push, Var, atom_vars, mutable_vars, walk
-from .names import namer_for
+from .names import namer_for, reserved_names
 from .runtime import meta
 
 ZERO, LIVE, MAYBE = "zero", "live", "maybe"
@@ -110,7 +110,7 @@ class _Backward:
         self.activity = activity
         self.mutable = mutable_vars(program.body)
         self.initial = _initial_assignments(program.body)
-        self.namer = namer_for(program, rules.namespace().keys())
+        self.namer = namer_for(program, reserved_names())
         self.names: dict = {}
         self.state: dict = {}
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
@@ -480,7 +480,7 @@ def _with_saved_shapes(program, activity):
     These become ordinary equations, so inside loops the tape saves them like any other value.
     """
     available = available_in_backward(program, activity)
-    namer = namer_for(program, rules.namespace().keys())
+    namer = namer_for(program, reserved_names())
     derived, cache = {}, {}
 
     def visit(stmts):

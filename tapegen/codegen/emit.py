@@ -14,6 +14,7 @@ are `tape.append(...)`, pops `... = tape.pop()`.
 from __future__ import annotations
 
 from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pop, Push, Var
+from ..liveness import Free, with_frees
 from .render import atom as render_atom
 from .render import expression, statement, to_text
 
@@ -41,14 +42,14 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
     program = adjoint.primal
     lines = header(program, f"value and gradient with respect to {_wrt_text(adjoint)}")
     lines.append(f"def {name}({', '.join(p.name for p in program.params)}):")
-    body = _tape_start(adjoint) + _lines(adjoint.forward, backward=False)
-    dead = _dead_after_forward(adjoint)
-    if dead:
-        body.append(f"del {', '.join(dead)}  # not needed by the backward pass")
+    keep = _returned(adjoint) | set(program.params)
+    both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep, adjoint.tape_slots)
+    split = both.index(_SEED)
+    body = _tape_start(adjoint) + _lines(both[:split], backward=False)
     body.append("# backward pass")
     output = program.outputs[adjoint.outputs[0]]
     body.append(f"{adjoint.seeds[0].name} = seed({atom_text(output)})")
-    body += _lines(adjoint.backward, backward=True)
+    body += _lines(both[split + 1:], backward=True)
     body.append(f"return {_value_text(program)}, {_gradients_text(adjoint, bare)}")
     lines += [INDENT + line for line in body]
     return "\n".join(lines) + "\n"
@@ -62,16 +63,19 @@ def vjp_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
     residuals = [v.name for v in _vjp_residuals(adjoint)] + (["tape"] if adjoint.uses_tape else [])
     lines = header(program, f"vector-Jacobian product with respect to {_wrt_text(adjoint)}")
     lines.append(f"def {name}_fwd({', '.join(p.name for p in program.params)}):")
-    body = _tape_start(adjoint) + _lines(adjoint.forward, backward=False)
+    kept = set(_vjp_residuals(adjoint)) | _returned(adjoint, gradients=False) | set(program.params)
+    body = _tape_start(adjoint) + _lines(with_frees(adjoint.forward, kept, adjoint.tape_slots), backward=False)
     body.append(f"return {_value_text(program)}, {_tuple_text(residuals)}")
     lines += [INDENT + line for line in body]
     lines += ["", ""]
     seeds = [s.name for s in adjoint.seeds]
     lines.append(f"def {name}_bwd(residuals, {seeds[0] if len(seeds) == 1 else 'cotangents'}):")
-    body = [f"{_tuple_text(residuals)[1:-1]} = residuals"] if residuals else []
+    body = [f"{_tuple_text(residuals)[1:-1]} = residuals", "del residuals"] if residuals else []
     if len(seeds) > 1:
         body.append(f"{', '.join(seeds)} = cotangents")
-    body += _lines(adjoint.backward, backward=True)
+    bound = set(_vjp_residuals(adjoint)) | set(adjoint.seeds)
+    keep = {g for g in adjoint.gradients if g is not None} | set(adjoint.wrt)
+    body += _lines(with_frees(adjoint.backward, keep, bound), backward=True)
     body.append(f"return {_gradients_text(adjoint, bare)}")
     lines += [INDENT + line for line in body]
     return "\n".join(lines) + "\n"
@@ -92,7 +96,7 @@ def _lines(stmts, backward: bool) -> list:
     lines, last = [], None
     for stmt in stmts:
         span = getattr(stmt, "span", None)
-        if span is not None and not isinstance(stmt, (If, Loop)):
+        if span is not None and not isinstance(stmt, (If, Loop, Free)):
             key = (span.file, span.line)
             if key != last:
                 lines.append(f"# {comment_text(span.file)}:{span.line}   {comment_text(span.text)}")
@@ -134,6 +138,10 @@ def _statement_lines(stmt, backward) -> list:
         return [target]
     if isinstance(stmt, Exit):
         return [stmt.kind]
+    if isinstance(stmt, Free):
+        return [f"del {', '.join(v.name for v in stmt.vars)}"]
+    if stmt is _SEED:
+        return []
     if isinstance(stmt, Guard):
         return [f"if {stmt.var.name} is not None:"] + _indented(_lines(stmt.body, backward))
     if isinstance(stmt, If):
@@ -191,17 +199,22 @@ def _indented(lines) -> list:
     return [INDENT + line for line in lines] or [INDENT + "pass"]
 
 
-def _dead_after_forward(adjoint) -> list:
-    """Top-level forward values nothing after the forward pass reads: freed before the backward pass."""
-    keep = set(adjoint.residuals) | {v for v in adjoint.primal.outputs if isinstance(v, Var)}
-    defined = [v for stmt in adjoint.forward if isinstance(stmt, Eqn) for v in stmt.outputs]
-    nested = {v for stmt in adjoint.forward if not isinstance(stmt, Eqn) for v in _assigned_in(stmt)}
-    return [v.name for v in dict.fromkeys(defined) if v not in keep and v not in nested and v.name != "_"]
+def _returned(adjoint, gradients=True) -> set:
+    """Vars the function returns (the value; and the gradients), which must outlive every `del`."""
+    found = {v for v in adjoint.primal.outputs if isinstance(v, Var)}
+    if gradients:
+        found |= {g for g in adjoint.gradients if g is not None}
+    return found
 
 
-def _assigned_in(stmt):
-    from ..ir import assigned
-    return assigned([stmt])
+class _SeedMarker:
+    """Where the backward pass starts in a grad function (`g_out = seed(out)`): reads the output."""
+
+    span = None
+    reads = ()
+
+
+_SEED = _SeedMarker()
 
 
 def _vjp_residuals(adjoint) -> list:

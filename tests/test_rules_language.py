@@ -1,0 +1,70 @@
+"""Rows for the language primitives: assignment, A[i] = v, lists/tuples/dicts, append, np.array."""
+import operator
+
+import numpy as np
+import pytest
+
+from rule_rows import Row, check_vjp_row
+from tapegen.rules import language
+
+_rng = np.random.default_rng(5)
+V = _rng.normal(size=4)
+M = _rng.normal(size=(3, 4))
+
+
+def assign_in_loop(x):
+    y = x
+    for _ in range(2):
+        y = y * 1.5
+    return np.sum(y)
+
+
+def setitem_rows(x):
+    A = np.zeros((3, 4))
+    A[1] = x[0]
+    A[:, 2] = x[:, 1] * 2.0
+    return np.sum(A * A)
+
+
+def setitem_broadcast(x):
+    A = np.ones((3, 4))
+    A[0, :] = x[0, 0]
+    return np.sum(A ** 3)
+
+
+def list_and_tuple(x):
+    pieces = [x[0], x[1] * 2.0]
+    pair = (x[2], x[0])
+    return np.sum(np.stack(pieces) ** 2) + np.sum(pair[0] * pair[1])
+
+
+def dict_display(x):
+    d = {"a": x * 2.0, "b": np.sin(x)}
+    return np.sum(d["a"] * d["b"])
+
+
+def appended(x):
+    xs = []
+    for k in range(3):
+        xs.append(x * k)
+    return np.sum(np.array(xs) ** 2)
+
+
+def as_array(x):
+    return np.sum(np.asarray([x, x * 3.0]) ** 2)
+
+
+ROWS = [
+    Row("assign-loop-(4,)-float64", assign_in_loop, (V,), covers=(language.assign,)),
+    Row("setitem-rows-(3,4)-float64", setitem_rows, (M,), covers=(operator.setitem,)),
+    Row("setitem-broadcast-scalar-float64", setitem_broadcast, (M,), covers=(operator.setitem,)),
+    Row("list-tuple-(3,4)-float64", list_and_tuple, (M,), covers=(language.make_list, language.make_tuple)),
+    Row("dict-(4,)-float64", dict_display, (V,), covers=(language.make_dict,)),
+    Row("append-np.array-(4,)-float64", appended, (V,), covers=(language.append, np.array)),
+    Row("asarray-(4,)-float64", as_array, (V,), covers=(np.asarray,)),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_vjp(row):
+    check_vjp_row(row)
