@@ -13,6 +13,7 @@
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
 from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
                      TapegenError, UnsupportedSyntaxError, WrtError)
+from .checkpoint import checkpoint
 from .custom import custom_jvp, custom_vjp, register_vjp
 from .debug import NanError, debug_nans
 from .gradcheck import GradcheckReport, gradcheck
@@ -23,7 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "differentiate", "grad", "value_and_grad", "vjp", "source", "wengert", "stop_gradient", "Differentiated",
     "gradcheck", "GradcheckReport", "custom_vjp", "custom_jvp", "register_vjp",
-    "debug_nans", "NanError",
+    "debug_nans", "NanError", "checkpoint",
     "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
     "SourceNotFoundError", "WrtError", "InternalError",
 ]

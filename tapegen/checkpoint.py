@@ -1,0 +1,70 @@
+"""Checkpointing: trade recomputation for memory with `tapegen.checkpoint(g)`.
+
+Inside a differentiated function, a call of a checkpointed `g` saves only
+`g`'s inputs. Its forward pass runs `g` itself (no residuals kept); the
+backward pass runs `g`'s generated VJP on the saved inputs (recomputing its
+internals, now keeping their residuals only while that segment's backward
+runs) and pulls the cotangent back. It works on functions with loops and on
+nested checkpoints (each level recomputes its own segment).
+
+There is no per-op save/recompute policy (e.g. "keep matmul outputs"): the
+unit of recomputation is the function you wrap, which is where the choice is
+readable in your own code — put the cheap-to-recompute, memory-heavy part in
+its own function and checkpoint that.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .custom import custom_vjp
+
+
+def checkpoint(g):
+    """`g`, recomputed in the backward pass instead of having its intermediates saved.
+
+    Example:
+        >>> block = checkpoint(lambda h: np.tanh(h * 1.1) * 0.9)
+        >>> def deep(x):
+        ...     for _ in range(8):
+        ...         x = block(x)
+        ...     return np.sum(x)
+    """
+    from .api import Differentiated
+    plain = g.__wrapped__ if isinstance(g, Differentiated) else g
+
+    def segment_fwd(*args):
+        return plain(*args), args
+
+    def segment_bwd(args, cotangent):
+        from .api import vjp
+        positions = tuple(i for i, a in enumerate(args) if _differentiable(a))
+        if not positions:
+            return (None,) * len(args)
+        _, pullback = vjp(plain, *args, wrt=positions)
+        grads = pullback(cotangent)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        result = [None] * len(args)
+        for position, grad in zip(positions, grads):
+            result[position] = grad
+        return tuple(result)
+
+    name = getattr(plain, "__name__", "segment").replace("<lambda>", "segment")
+    segment_fwd.__name__ = f"{name}"
+    wrapped = custom_vjp(functools.wraps(plain)(lambda *args: plain(*args)))
+    wrapped.__name__ = name
+    wrapped.fn.__name__ = name
+    wrapped.defvjp(segment_fwd, segment_bwd)
+    wrapped.checkpointed = plain
+    return wrapped
+
+
+def _differentiable(a) -> bool:
+    if isinstance(a, (float, complex, np.floating, np.complexfloating)):
+        return True
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind in "fc"
+    if isinstance(a, (dict, list, tuple)):
+        return True
+    return False
