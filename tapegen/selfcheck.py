@@ -1,0 +1,407 @@
+"""`python -m tapegen check`: every built-in VJP rule against central differences.
+
+A table of sample calls, one or more per primitive, each a small function
+differentiated with `tapegen.gradcheck` (float64, full Jacobian). Which
+primitives a sample exercises is read from its lowered Wengert list, so the
+report can list every primitive with a VJP rule that no sample reaches.
+Samples live here rather than in the test suite so an installed tapegen can
+check itself. Inputs are fixed (seeded) and kept away from kinks and ties.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import pipeline, rules
+from .errors import GradcheckError, TapegenError
+from .ir import Eqn, walk
+
+linalg = np.linalg
+
+
+@dataclass(frozen=True)
+class Sample:
+    """`fn(*args)` differentiated in every argument (or `wrt`), checked with tolerance `rtol`/`atol`."""
+
+    name: str
+    fn: object
+    args: tuple
+    wrt: tuple = ()
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+
+@dataclass(frozen=True)
+class Result:
+    sample: Sample
+    primitives: tuple  # names of the primitives with VJP rules the sample exercises
+    status: str        # "ok", "FAILED" or "ERROR"
+    max_abs_error: float
+    detail: str
+
+
+_rng = np.random.default_rng(2024)
+
+
+def _x(*shape, low=-2.0, high=2.0):
+    return float(_rng.uniform(low, high)) if not shape else _rng.uniform(low, high, size=shape)
+
+
+def _pos(*shape):
+    return _x(*shape, low=0.5, high=2.0)
+
+
+def _signed(*shape):
+    return _pos(*shape) * np.where(_rng.random(shape) < 0.5, -1.0, 1.0)
+
+
+def _spd(n):
+    q, _ = np.linalg.qr(_rng.standard_normal((n, n)))
+    return (q * np.linspace(1.0, 3.0, n)) @ q.T
+
+
+def _conditioned(*shape):
+    return _rng.standard_normal(shape) + 3 * np.eye(shape[-1])
+
+
+def _real_spectrum(n):
+    p = _conditioned(n, n)
+    return p @ np.diag(np.arange(1.0, n + 1)) @ np.linalg.inv(p)
+
+
+# (callable, how to draw its argument) for elementwise functions of one array
+UNARY = [
+    (operator.neg, _x), (operator.pos, _x), (np.negative, _x), (np.positive, _x), (np.exp, _x), (np.exp2, _x),
+    (np.expm1, _x), (np.log, _pos), (np.log2, _pos), (np.log10, _pos), (np.log1p, _pos), (np.sqrt, _pos),
+    (np.cbrt, _signed), (np.square, _x), (np.reciprocal, _signed), (np.sin, _x), (np.cos, _x),
+    (np.tan, lambda *s: _x(*s, low=-1.2, high=1.2)), (np.tanh, _x), (np.sinh, _x), (np.cosh, _x),
+    (np.arcsin, lambda *s: _x(*s, low=-0.9, high=0.9)), (np.arccos, lambda *s: _x(*s, low=-0.9, high=0.9)),
+    (np.arctan, _x), (np.arcsinh, _x), (np.arccosh, lambda *s: _x(*s, low=1.2, high=3.0)),
+    (np.arctanh, lambda *s: _x(*s, low=-0.9, high=0.9)), (np.abs, _signed), (np.fabs, _signed), (np.sinc, _x),
+    (np.deg2rad, _x), (np.radians, _x), (np.rad2deg, _x), (np.degrees, _x), (np.conjugate, _x), (np.real, _x),
+    (np.imag, _x), (np.angle, _signed), (np.nan_to_num, _x),
+]
+
+# (callable, draw first, draw second) for elementwise functions of two arrays, broadcast (3, 1) with (4,)
+BINARY = [
+    (operator.add, _x, _x), (np.add, _x, _x), (operator.sub, _x, _x), (np.subtract, _x, _x),
+    (operator.mul, _x, _x), (np.multiply, _x, _x), (operator.truediv, _x, _signed), (np.divide, _x, _signed),
+    (operator.pow, _pos, _x), (np.power, _pos, _x), (np.float_power, _pos, _x),
+    (operator.mod, _x, lambda *s: _x(*s, low=0.7, high=1.3)), (np.remainder, _x, lambda *s: _x(*s, low=0.7, high=1.3)),
+    (np.fmod, _x, lambda *s: _x(*s, low=0.7, high=1.3)), (np.arctan2, _x, _x), (np.maximum, _x, _x),
+    (np.minimum, _x, _x), (np.fmax, _x, _x), (np.fmin, _x, _x), (np.logaddexp, _x, _x), (np.logaddexp2, _x, _x),
+    (np.hypot, _x, _x), (np.copysign, _signed, _signed),
+]
+
+
+def _unary(prim, draw):
+    return Sample(f"{_label(prim)}-(3,2)", lambda x: prim(x), (draw(3, 2),))
+
+
+def _binary(prim, draw1, draw2):
+    return Sample(f"{_label(prim)}-(3,1)x(4,)", lambda x1, x2: prim(x1, x2), (draw1(3, 1), draw2(4)))
+
+
+def _label(fn):
+    if getattr(operator, getattr(fn, "__name__", ""), None) is fn:
+        return f"operator.{fn.__name__}"
+    return getattr(fn, "__name__", str(fn))
+
+
+# --- functions with statements (samples that need more than a lambda) ------------------------------
+
+def slogdet_logdet(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return logdet * sign
+
+
+def eigh_sample(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(w ** 2) + np.sum(v ** 4)
+
+
+def eig_sample(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(w ** 2) + np.sum(v ** 4)
+
+
+def svd_sample(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s) + np.sum(u ** 4) + np.sum(vt ** 4)
+
+
+def qr_sample(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(q ** 3) + np.sum(r ** 3)
+
+
+def lstsq_sample(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(x ** 2) + np.sum(residuals) + np.sum(s ** 2)
+
+
+# Functions with a tape (array assignment, append, loops) have scalar outputs here: their pullback
+# can be called only once (see the report of issue 8): a scalar output and one argument need only one call.
+
+def setitem_sample(a, v):
+    b = a * 1.0
+    b[1] = v
+    return np.sum(b * a)
+
+
+def append_sample(a):
+    items = []
+    items.append(a)
+    items.append(a * 2.0)
+    return np.sum(np.stack(items) ** 2)
+
+
+def loop_sample(a):
+    s = a
+    for i in range(2):
+        s = s * a
+    return np.sum(s)
+
+
+def containers_sample(a):
+    pair = (a, 2.0 * a)
+    named = {"k": a}
+    return np.stack([pair[1] * pair[0], named["k"]])
+
+
+def split_sample(a):
+    first, second = np.split(a, 2, axis=1)
+    return first * second
+
+
+def array_split_sample(a):
+    pieces = np.array_split(a, 3, axis=1)
+    return pieces[0] * 2.0 + pieces[2]
+
+
+def hsplit_sample(a):
+    left, right = np.hsplit(a, 2)
+    return left * right
+
+
+def vsplit_sample(a):
+    top, bottom = np.vsplit(a, 2)
+    return top * bottom
+
+
+def dsplit_sample(a):
+    front, back = np.dsplit(a, 2)
+    return front * back
+
+
+def _samples() -> list:
+    """Every sample, drawn once from a fixed seed."""
+    out = [_unary(prim, draw) for prim, draw in UNARY] + [_binary(*entry) for entry in BINARY]
+    m34, m32, v4, v5, t234 = _x(3, 4), _x(3, 2), _x(4), _x(5), _x(2, 3, 4)
+    cond = _rng.random((3, 4)) < 0.5
+    out += [
+        # elementwise: the rest
+        Sample("clip-(3,4)", lambda a: np.clip(a, -0.5, 0.7), (m34,)),
+        Sample("where-(3,4)", lambda x1, x2: np.where(cond, x1, x2), (m34, _x(3, 4))),
+        Sample("select-(3,4)", lambda a, b: np.select([cond, ~cond], [a, b], 0.5), (m34, _x(3, 4))),
+        Sample("float-scalar", lambda x: float(x) * 3.0, (0.7,)),
+        Sample("full-scalar", lambda v: np.full((3, 2), v), (0.3,)),
+        Sample("full_like-(3,2)", lambda x, v: np.full_like(x, v) * x, (m32, 0.7)),
+        Sample("linspace-scalar", lambda a, b: np.linspace(a, b, 5), (0.3, 1.7)),
+        Sample("arange-scalar", lambda s, e: np.arange(s, e, 0.5), (0.25, 3.0)),
+        # reductions
+        Sample("sum-(3,4)-axis0", lambda a: np.sum(a, axis=0), (m34,)),
+        Sample("prod-(3,4)-axis1", lambda a: np.prod(a, axis=1), (_signed(3, 4),)),
+        Sample("mean-(3,4)-keepdims", lambda a: np.mean(a, axis=1, keepdims=True), (m34,)),
+        Sample("nansum-(3,4)", lambda a: np.nansum(a, axis=0), (m34,)),
+        Sample("nanmean-(3,4)", lambda a: np.nanmean(a, axis=1), (m34,)),
+        Sample("max-(3,4)-axis0", lambda a: np.max(a, axis=0), (m34,)),
+        Sample("min-(3,4)", lambda a: np.min(a), (m34,)),
+        Sample("amax-(3,4)", lambda a: np.amax(a, axis=1), (m34,)),
+        Sample("amin-(3,4)", lambda a: np.amin(a, axis=1), (m34,)),
+        Sample("nanmax-(3,4)", lambda a: np.nanmax(a, axis=0), (m34,)),
+        Sample("nanmin-(3,4)", lambda a: np.nanmin(a, axis=0), (m34,)),
+        Sample("ptp-(3,4)", lambda a: np.ptp(a, axis=1), (m34,)),
+        Sample("median-(3,5)", lambda a: np.median(a, axis=1), (_x(3, 5),)),
+        Sample("var-(3,4)-ddof1", lambda a: np.var(a, axis=0, ddof=1), (m34,)),
+        Sample("std-(3,4)", lambda a: np.std(a, axis=1), (m34,)),
+        Sample("quantile-(7,)", lambda a: np.quantile(a, 0.3), (_x(7),)),
+        Sample("percentile-(7,)", lambda a: np.percentile(a, 30.0), (_x(7),)),
+        Sample("average-(3,4)-weights", lambda a, w: np.average(a, axis=1, weights=w), (m34, _pos(4))),
+        Sample("cumsum-(3,4)", lambda a: np.cumsum(a, axis=1), (m34,)),
+        Sample("cumprod-(5,)", lambda a: np.cumprod(a), (_signed(5),)),
+        Sample("diff-(5,)", lambda a: np.diff(a), (v5,)),
+        Sample("gradient-(5,)", lambda f: np.gradient(f), (v5,)),
+        Sample("interp-(4,)", lambda x, fp: np.interp(x, [0.0, 1.0, 2.0], fp), (_x(4, low=0.1, high=1.9), _x(3))),
+        # products and linear algebra
+        Sample("matmul-(2,3)x(3,4)", lambda a, b: a @ b, (_x(2, 3), _x(3, 4))),
+        Sample("np.matmul-(2,2,3)x(3,2)", lambda a, b: np.matmul(a, b), (_x(2, 2, 3), _x(3, 2))),
+        Sample("dot-(2,3)x(3,)", lambda a, b: np.dot(a, b), (_x(2, 3), _x(3))),
+        Sample("inner-(2,3)x(4,3)", lambda a, b: np.inner(a, b), (_x(2, 3), _x(4, 3))),
+        Sample("outer-(3,)x(4,)", lambda a, b: np.outer(a, b), (_x(3), v4)),
+        Sample("vdot-(2,3)x(3,2)", lambda a, b: np.vdot(a, b), (_x(2, 3), _x(3, 2))),
+        Sample("kron-(2,2)x(2,3)", lambda a, b: np.kron(a, b), (_x(2, 2), _x(2, 3))),
+        Sample("tensordot-(2,3,4)x(3,4,2)", lambda a, b: np.tensordot(a, b), (t234, _x(3, 4, 2))),
+        Sample("einsum-ij,jk->ik", lambda a, b: np.einsum("ij,jk->ik", a, b), (_x(2, 3), _x(3, 4))),
+        Sample("trace-(3,4)-offset1", lambda a: np.trace(a, offset=1), (m34,)),
+        Sample("cross-(4,3)x(3,)", lambda a, b: np.cross(a, b), (_x(4, 3), _x(3))),
+        Sample("det-(3,3)", lambda a: np.linalg.det(a), (_conditioned(3, 3),)),
+        Sample("slogdet-(3,3)", slogdet_logdet, (_conditioned(3, 3),)),
+        Sample("inv-(3,3)", lambda a: np.linalg.inv(a), (_conditioned(3, 3),)),
+        Sample("pinv-(4,2)", lambda a: np.linalg.pinv(a), (_x(4, 2),), rtol=1e-4),
+        Sample("solve-(3,3)x(3,2)", lambda a, b: np.linalg.solve(a, b), (_conditioned(3, 3), _x(3, 2))),
+        Sample("lstsq-(5,3)x(5,)", lstsq_sample, (_x(5, 3), v5), rtol=1e-4),
+        Sample("norm-(3,4)-axis1", lambda x: np.linalg.norm(x, axis=1), (m34,)),
+        Sample("norm-(3,3)-fro", lambda x: np.linalg.norm(x, "fro"), (_x(3, 3),)),
+        Sample("eigh-(3,3)", eigh_sample, (_spd(3),), rtol=1e-4),
+        Sample("eigvalsh-(3,3)", lambda a: np.linalg.eigvalsh(a), (_spd(3),), rtol=1e-4),
+        Sample("eig-(3,3)", eig_sample, (_real_spectrum(3),), rtol=1e-4),
+        Sample("eigvals-(3,3)", lambda a: np.linalg.eigvals(a), (_real_spectrum(3),), rtol=1e-4),
+        Sample("cholesky-(3,3)", lambda a: np.linalg.cholesky(a), (_spd(3),)),
+        Sample("svd-(4,3)", svd_sample, (_x(4, 3),), rtol=1e-4),
+        Sample("qr-(4,3)", qr_sample, (_x(4, 3),), rtol=1e-4),
+        Sample("matrix_power-(3,3)-3", lambda a: np.linalg.matrix_power(a, 3), (_x(3, 3),)),
+        Sample("multi_dot-(2,3)x(3,4)x(4,)", lambda a, b, c: np.linalg.multi_dot([a, b, c]), (_x(2, 3), _x(3, 4), v4)),
+    ]
+    out += _linalg_namespace_samples(m34, v4)
+    out += _shape_samples(m34, m32, v4, v5, t234)
+    return out
+
+
+def _linalg_namespace_samples(m34, v4) -> list:
+    """The NumPy 2 array-API spellings in np.linalg, where this NumPy has them."""
+    candidates = [
+        ("linalg.matmul", "matmul", lambda a, b: np.linalg.matmul(a, b), (_x(2, 3), _x(3, 4))),
+        ("linalg.outer", "outer", lambda a, b: np.linalg.outer(a, b), (_x(3), v4)),
+        ("linalg.tensordot", "tensordot", lambda a, b: np.linalg.tensordot(a, b, axes=1), (_x(2, 3), _x(3, 4))),
+        ("linalg.cross", "cross", lambda a, b: np.linalg.cross(a, b), (_x(4, 3), _x(4, 3))),
+        ("linalg.trace", "trace", lambda a: np.linalg.trace(a), (_x(3, 3),)),
+        ("linalg.vecdot", "vecdot", lambda a, b: np.linalg.vecdot(a, b), (m34, _x(3, 4))),
+        ("linalg.vector_norm", "vector_norm", lambda x: np.linalg.vector_norm(x, axis=1), (m34,)),
+        ("linalg.matrix_norm", "matrix_norm", lambda x: np.linalg.matrix_norm(x), (m34,)),
+        ("linalg.svdvals", "svdvals", lambda x: np.linalg.svdvals(x), (m34,)),
+    ]
+    out = [Sample(f"{name}", fn, args, rtol=1e-4) for name, attr, fn, args in candidates if hasattr(np.linalg, attr)]
+    if hasattr(np, "vecdot"):
+        out.append(Sample("vecdot", lambda a, b: np.vecdot(a, b), (m34, _x(3, 4))))
+    if hasattr(np, "trapezoid"):
+        out.append(Sample("trapezoid-(5,)", lambda y, x: np.trapezoid(y, x), (_x(5), np.cumsum(_pos(5)))))
+        out.append(Sample("trapezoid-(5,)-dx", lambda y, dx: np.trapezoid(y, dx=dx), (_x(5), 0.3)))
+    return out
+
+
+def _shape_samples(m34, m32, v4, v5, t234) -> list:
+    m44, t134 = _x(4, 4), _x(1, 3, 4)
+    order = np.argsort(m34, axis=1)
+    return [
+        Sample("getitem-(3,4)", lambda a: a[1:, ::-2], (m34,)),
+        Sample("getitem-(3,4)-int-array", lambda a: a[:, np.array([0, 2, 2])], (m34,)),
+        Sample("astype-(3,4)", lambda a: a.astype(np.float64) * 2.0, (m34,)),
+        Sample("flatten-(3,4)", lambda a: a.flatten() * 3.0, (m34,)),
+        Sample("copy-(5,)", lambda a: np.copy(a) * a, (v5,)),
+        Sample("reshape-(3,4)", lambda a: np.reshape(a, (4, 3)), (m34,)),
+        Sample("ravel-(3,4)", lambda a: np.ravel(a), (m34,)),
+        Sample("squeeze-(1,3,4)", lambda a: np.squeeze(a), (t134,)),
+        Sample("expand_dims-(5,)", lambda a: np.expand_dims(a, -1), (v5,)),
+        Sample("broadcast_to-(4,)", lambda a: np.broadcast_to(a, (3, 4)), (v4,)),
+        Sample("atleast_1d-scalar", lambda s: np.atleast_1d(s), (0.7,)),
+        Sample("atleast_2d-(5,)", lambda a: np.atleast_2d(a) * 2.0, (v5,)),
+        Sample("atleast_3d-(3,4)", lambda a: np.atleast_3d(a), (m34,)),
+        Sample("transpose-(2,3,4)", lambda a: np.transpose(a, (2, 0, 1)), (t234,)),
+        Sample("swapaxes-(2,3,4)", lambda a: np.swapaxes(a, 0, 2), (t234,)),
+        Sample("moveaxis-(2,3,4)", lambda a: np.moveaxis(a, 0, -1), (t234,)),
+        Sample("rollaxis-(2,3,4)", lambda a: np.rollaxis(a, 2), (t234,)),
+        Sample("concatenate-(5,),(4,)", lambda a, b: np.concatenate([a, b]) ** 2, (v5, v4)),
+        Sample("stack-(5,),(5,)", lambda a, b: np.stack([a, b * a]), (v5, _x(5))),
+        Sample("hstack-(3,4),(3,2)", lambda a, b: np.hstack((a, b)), (m34, m32)),
+        Sample("vstack-(4,),(4,)", lambda a, b: np.vstack([a, b]), (v4, _x(4))),
+        Sample("dstack-(3,4),(3,4)", lambda a, b: np.dstack([a, b]), (m34, _x(3, 4))),
+        Sample("column_stack-(4,),(4,2)", lambda a, b: np.column_stack([a, b]), (v4, _x(4, 2))),
+        Sample("split-(3,4)", split_sample, (m34,)),
+        Sample("array_split-(3,4)", array_split_sample, (m34,)),
+        Sample("hsplit-(3,4)", hsplit_sample, (m34,)),
+        Sample("vsplit-(4,4)", vsplit_sample, (m44,)),
+        Sample("dsplit-(2,3,4)", dsplit_sample, (t234,)),
+        Sample("flip-(3,4)", lambda m: np.flip(m, axis=1), (m34,)),
+        Sample("fliplr-(3,4)", lambda m: np.fliplr(m), (m34,)),
+        Sample("flipud-(3,4)", lambda m: np.flipud(m), (m34,)),
+        Sample("roll-(3,4)", lambda a: np.roll(a, 2, axis=1), (m34,)),
+        Sample("rot90-(3,4)", lambda m: np.rot90(m), (m34,)),
+        Sample("tile-(3,4)", lambda a: np.tile(a, (2, 1)), (m34,)),
+        Sample("repeat-(5,)", lambda a: np.repeat(a, 2), (v5,)),
+        Sample("pad-(3,4)", lambda a: np.pad(a, ((1, 0), (0, 2))), (m34,)),
+        Sample("tril-(4,4)", lambda m: np.tril(m), (m44,)),
+        Sample("triu-(4,4)", lambda m: np.triu(m, 1), (m44,)),
+        Sample("diag-(4,)", lambda v: np.diag(v), (v4,)),
+        Sample("diagonal-(4,4)", lambda a: np.diagonal(a), (m44,)),
+        Sample("take-(5,)", lambda a: np.take(a, np.array([0, 3, 3])), (v5,)),
+        Sample("take_along_axis-(3,4)", lambda arr: np.take_along_axis(arr, order, axis=1), (m34,)),
+        Sample("sort-(3,4)", lambda a: np.sort(a, axis=1), (m34,)),
+        # the language: assignment, containers, array construction
+        Sample("setitem-(3,4)-array", setitem_sample, (m34, v4), wrt=(0,)),
+        Sample("setitem-(3,4)-value", setitem_sample, (m34, v4), wrt=(1,)),
+        Sample("append-(4,)", append_sample, (v4,)),
+        Sample("assign-loop-(4,)", loop_sample, (v4,)),
+        Sample("make_list-tuple-dict", containers_sample, (v4,)),
+        Sample("array-(4,)", lambda a: np.array([a, a * 2.0]), (v4,)),
+        Sample("asarray-list-(4,)", lambda a, b: np.asarray([a, b]) * 2.0, (v4, _x(4))),
+    ]
+
+
+_SAMPLES: list = []
+
+
+def samples() -> list:
+    """The built-in samples (built once)."""
+    if not _SAMPLES:
+        _SAMPLES.extend(_samples())
+    return _SAMPLES
+
+
+def exercised(sample) -> tuple:
+    """The primitives (with VJP rules) the sample's function calls, from its Wengert list."""
+    program = pipeline.lowered(sample.fn)
+    found = []
+    for stmt in walk(program.body):
+        if isinstance(stmt, Eqn) and getattr(stmt.op, "vjps", None) and stmt.op not in found:
+            found.append(stmt.op)
+    return tuple(found)
+
+
+def run_sample(sample) -> Result:
+    """Gradcheck one sample; never raises for a failing or broken rule."""
+    from .gradcheck import gradcheck
+    wrt = sample.wrt or tuple(range(len(sample.args)))
+    try:
+        names = tuple(p.name for p in exercised(sample))
+        report = gradcheck(sample.fn, *sample.args, wrt=wrt, rtol=sample.rtol, atol=sample.atol,
+                           raise_on_failure=False)
+    except TapegenError as exc:
+        return Result(sample, (), "ERROR", float("nan"), exc.message)
+    except Exception as exc:  # a rule that crashes is a finding to report, not a reason to stop
+        return Result(sample, (), "ERROR", float("nan"), f"{type(exc).__name__}: {exc}")
+    error = max((a.max_abs_error for a in report.arguments), default=0.0)
+    return Result(sample, names, "ok" if report.ok else "FAILED", error, "" if report.ok else str(report))
+
+
+def run(select=None) -> tuple:
+    """`(results, unsampled)`: a Result per sample (matching `select`, a substring), and the names of
+    primitives with VJP rules that no sample exercises (all samples are lowered to find out)."""
+    results = [run_sample(s) for s in samples() if select is None or select in s.name]
+    reached = set()
+    for sample in samples():
+        try:
+            reached.update(exercised(sample))
+        except TapegenError:
+            pass
+    unsampled = [prim for prim in rules.PRIMITIVES.values() if prim.vjps and prim not in reached]
+    return results, [_primitive_label(p) for p in unsampled]
+
+
+def _primitive_label(prim) -> str:
+    return prim.spelling if prim.spelling and prim.form == "call" else prim.name
+
+
+__all__ = ["Sample", "Result", "samples", "exercised", "run_sample", "run", "GradcheckError"]
