@@ -28,3 +28,7 @@ __all__ = [
     "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
     "SourceNotFoundError", "WrtError", "InternalError",
 ]
+
+from .inspection import graph, residuals, trace  # noqa: E402  (issue 8: inspection)
+
+__all__ += ["trace", "graph", "residuals"]

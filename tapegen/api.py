@@ -144,7 +144,8 @@ class Differentiated:
         """The generated code for `kind` ("grad" or "vjp") as a string."""
         if kind not in ("grad", "vjp"):
             raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad' or 'vjp'")
-        return self._entry(kind, self._wrt if wrt is None else wrt).generated.text
+        from .inspection import SourceText  # a str that Jupyter shows highlighted
+        return SourceText(self._entry(kind, self._wrt if wrt is None else wrt).generated.text)
 
     def wengert(self):
         """The Wengert list (one primitive a line, with the user's source lines) as text."""
