@@ -22,6 +22,10 @@ class Activity:
     def active(self, var) -> bool:
         return isinstance(var, Var) and var in self.varying and var in self.useful
 
+    def varying_var(self, var) -> bool:
+        """A derivative reaches `var` from the inputs (it may or may not reach the output)."""
+        return var in self.varying
+
     def needs_rule(self, eqn) -> list:
         """The parameters of `eqn` a cotangent must flow into."""
         if not eqn.op.differentiable or not any(self.active(v) for v in eqn.outputs):

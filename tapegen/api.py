@@ -246,22 +246,32 @@ class GradFunction:
         self._differentiated = fn if isinstance(fn, Differentiated) else Differentiated(fn, wrt, has_aux)
         functools.update_wrapper(self, fn)
         self.__name__ = f"{getattr(fn, '__name__', 'f')}_{'value_and_grad' if with_value else 'grad'}"
+        self._fast = None  # the generated function, once known, for calls with all arguments positional
+        target = self._differentiated._target
+        self._nparams = -1 if target.bound else target.nparams
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs and len(args) == self._nparams and not DEBUG.nans:
+            try:
+                result = fast(*args)
+            except NonScalarOutputError as exc:
+                raise _at_return(exc, self._differentiated._entry("grad", self._wrt)) from None
+            return result if self._with_value else result[1]
         d = self._differentiated
         if self._with_value:
-            return _aux_first(d.value_and_grad(*args, wrt=self._wrt, **kwargs), self._has_aux)
-        return d.grad(*args, wrt=self._wrt, **kwargs)
+            result = d.value_and_grad(*args, wrt=self._wrt, **kwargs)
+        else:
+            result = d.grad(*args, wrt=self._wrt, **kwargs)
+        if not self._has_aux and not DEBUG.nans:
+            self._fast = d._entry("grad", self._wrt).function
+        return result
 
     def source(self):
         return self._differentiated.source("grad", wrt=self._wrt)
 
     def __reduce__(self):
         return (GradFunction, (self._fn, self._wrt, self._has_aux, self._with_value))
-
-
-def _aux_first(result, has_aux):
-    return result
 
 
 def grad(f, wrt=0, has_aux=False):

@@ -415,6 +415,8 @@ class _Lowerer(ControlFlow, Calls):
         base = self.expr(node.value)
         if node.attr == "T":
             return self.emit(rules.lookup(_transpose()), [base], {}, node, target)
+        if node.attr in ("real", "imag") and rules.lookup(getattr(_numpy(), node.attr)) is not None:
+            return self.emit(rules.lookup(getattr(_numpy(), node.attr)), [base], {}, node, target)
         if node.attr in METADATA_ATTRIBUTES:
             return self.emit(rules.lookup(_metadata()), [base, Const(node.attr)], {}, node, target)
         return self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
@@ -562,6 +564,7 @@ class _Lowerer(ControlFlow, Calls):
             return tuple((f"_{i}", a) for i, a in enumerate(args)) + tuple(kwargs.items())
         params = list(prim.params)
         positional = params[:params.index(prim.variadic)] if prim.variadic else params
+        positional = [p for p in positional if p not in prim.keyword_only]
         bound = {}
         if len(args) > len(positional) and not prim.variadic:
             raise self.unsupported(node, f"{prim.spelling or prim.name}() takes at most {len(positional)} "
@@ -648,6 +651,11 @@ def _opaque_value(text):
 def _transpose():
     import numpy as np
     return np.transpose
+
+
+def _numpy():
+    import numpy as np
+    return np
 
 
 def _metadata():

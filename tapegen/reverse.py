@@ -25,6 +25,7 @@ from .errors import InternalError
 from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Push, Var, atom_vars, mutable_vars, walk
 from .names import namer_for, reserved_names
 from .runtime import meta
+from .runtime import shape as fast_shape
 
 ZERO, LIVE, MAYBE = "zero", "live", "maybe"
 TAPE_POP = Const("tape.pop()")
@@ -294,6 +295,8 @@ class _Backward:
                 value = inputs[name]
             elif name.endswith("_is_const") and name[:-9] in inputs:
                 value = Const(isinstance(inputs[name[:-9]], Const))
+            elif name.endswith("_active") and name[:-7] in inputs:
+                value = Const(_active_flags(inputs[name[:-7]], self.activity))
             else:
                 param, _, suffix = name.rpartition("_")
                 if suffix not in ("shape", "meta") or param not in inputs:
@@ -308,7 +311,7 @@ class _Backward:
             return Const(np.shape(atom.value) if suffix == "shape" else meta(atom.value))
         if not isinstance(atom, Var):
             raise InternalError(f"cannot take the {suffix} of {atom}")
-        prim = rules.lookup(np.shape if suffix == "shape" else meta)
+        prim = rules.lookup(fast_shape if suffix == "shape" else meta)
         if atom in self.available:
             key = (atom, suffix)
             if key not in self.derived_cache:
@@ -451,6 +454,13 @@ class _IdentityRule:
 _IDENTITY_RULE = _IdentityRule()
 
 
+def _active_flags(atom, activity):
+    """Whether a derivative flows through an input: a bool, or a tuple of bools for a list."""
+    if isinstance(atom, Pack):
+        return tuple(any(activity.varying_var(v) for v in atom_vars(item)) for item in atom.items)
+    return any(activity.varying_var(v) for v in atom_vars(atom))
+
+
 def _initial_assignments(body) -> set:
     """(id(eqn), var) for a var's first assignment on every path, outside loops: no old value to save."""
     initial = set()
@@ -494,7 +504,7 @@ def _with_saved_shapes(program, activity):
                         if suffix in ("shape", "meta") and isinstance(atom, Var) and atom not in available \
                                 and name not in dict(stmt.inputs):
                             if (atom, suffix) not in cache:
-                                prim = rules.lookup(np.shape if suffix == "shape" else meta)
+                                prim = rules.lookup(fast_shape if suffix == "shape" else meta)
                                 var = namer.derived(atom, suffix)
                                 out.append(Eqn(prim, (("a", atom),), (var,), stmt.span))
                                 cache[(atom, suffix)] = var

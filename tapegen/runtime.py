@@ -15,12 +15,22 @@ __all__ = [
     "zeros_like_tree", "add_cotangents", "balanced_eq", "safe_div", "stop_gradient", "meta", "as_cotree",
 ]
 
-shape = np.shape
+_SCALARS = (float, int, complex, bool)
+
+
+def shape(x):
+    """`np.shape(x)`, fast for arrays, NumPy scalars and Python numbers (np.shape(1.0) builds an array)."""
+    s = getattr(x, "shape", None)
+    if s is not None:
+        return s
+    if type(x) in _SCALARS:
+        return ()
+    return np.shape(x)
 
 
 def unbroadcast(g, to_shape):
     """Sum `g` over the axes NumPy broadcasting added or stretched, to get `to_shape`."""
-    g_shape = np.shape(g)
+    g_shape = shape(g)
     if g_shape == to_shape:
         return g
     extra = len(g_shape) - len(to_shape)
@@ -60,7 +70,7 @@ def safe_div(g, d):
 
 def seed(out):
     """The cotangent 1 of a scalar output, in the output's dtype."""
-    if np.ndim(out) != 0:
+    if shape(out) != ():
         raise NonScalarOutputError(
             f"grad needs a scalar output, but the function returned shape {np.shape(out)}",
             hint="reduce it (np.sum, np.mean) or use tapegen.vjp with a cotangent of that shape")
@@ -77,12 +87,11 @@ def conform(g, x):
     if isinstance(x, np.ndarray):
         if g is None:
             return np.zeros_like(x)
-        if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape:
+        if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape and g.flags.writeable:
             return g
         if x.dtype.kind not in "fc":
             raise _integer_wrt(x)
-        return np.broadcast_to(np.asarray(g, dtype=x.dtype), x.shape).copy() if np.shape(g) != x.shape \
-            else np.asarray(g, dtype=x.dtype)
+        return np.array(np.broadcast_to(np.asarray(g, dtype=x.dtype), x.shape))  # a fresh, writeable array
     if isinstance(x, (dict, list, tuple)):
         return _conform_tree(g, x)
     if isinstance(x, (bool, int, np.integer, np.bool_)):

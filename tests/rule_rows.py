@@ -61,6 +61,8 @@ def check_jvp_rules(fn, inputs: dict, tangents: dict, rtol=1e-5, atol=1e-7, eps=
                 reads[read] = np.shape(inputs[read[:-6]])
             elif read.endswith("_is_const"):
                 reads[read] = read[:-9] not in tangents
+            elif read.endswith("_active"):
+                reads[read] = read[:-7] in tangents
             elif read.endswith("_meta"):
                 reads[read] = meta(inputs[read[:-5]])
             else:

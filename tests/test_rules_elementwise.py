@@ -67,11 +67,13 @@ def tangent_like(value):
     return RNG.normal(size=np.shape(value)).astype(np.asarray(value).dtype)
 
 
-def rule_value(prim, rule, inputs, y, g=None, dots=None):
-    """Call a rule with what each of its parameter names asks for."""
+def rule_value(prim, rule, inputs, y, g=None, dots=None, active=()):
+    """Call a rule with what each of its parameter names asks for (`active`: the other differentiated inputs)."""
     def read(name):
         if name in ("g", "y"):
             return g if name == "g" else y
+        if name.endswith("_active") and name[:-7] in prim.params:
+            return name[:-7] in active
         base, _, suffix = name.rpartition("_")
         if suffix == "dot" and base in prim.params:
             return dots.get(base)

@@ -87,15 +87,29 @@ def _call(func, op, inputs):
         given = [i for i, (key, value) in enumerate(inputs) if not _defaulted(op, key, value)]
         last = max(given, default=-1)
         return ast.Call(func, [atom(value) for _, value in inputs[:last + 1]], [])
+    positional = _positional_params(op.fn)
+    last_positional = max((i for i, (key, value) in enumerate(inputs)
+                           if key in positional and not _defaulted(op, key, value)), default=-1)
     args, keywords = [], []
-    for key, value in inputs:
+    for i, (key, value) in enumerate(inputs):
         if key == op.variadic:
             args.extend(atom(item) for item in value.items)
-        elif key not in op.defaults:
-            args.append(atom(value))
+        elif i <= last_positional or (key not in op.defaults and key not in op.keyword_only):
+            args.append(atom(value))  # NumPy takes it only by position, or it is required
         elif not _defaulted(op, key, value):
             keywords.append(ast.keyword(key, atom(value)))
     return ast.Call(func, args, keywords)
+
+
+@functools.lru_cache(maxsize=None)
+def _positional_params(fn) -> frozenset:
+    """Parameters the real function accepts only by position (`np.where(condition, x, y, /)`)."""
+    import inspect
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset()
+    return frozenset(p.name for p in parameters if p.kind is p.POSITIONAL_ONLY)
 
 
 def _defaulted(op, key, value) -> bool:

@@ -107,28 +107,29 @@ def broadcast_like(t, y):
     return t if np.shape(t) == np.shape(y) else np.broadcast_to(t, np.shape(y))
 
 
-def tie_split(g, wins, tie, other):
-    """g where an input wins, g/2 where it ties with `other`, 0 elsewhere.
+def tie_split(g, wins, tie, other_active):
+    """g where an input wins, g/2 where it ties with the other input, 0 elsewhere.
 
-    A tie with a Python number (`np.maximum(x, 0)`, a ReLU) gives 0, the
-    convention of PyTorch's and JAX's relu; a tie with an array or a NumPy
-    scalar (a value read out of an array) splits.
+    The halves go only to inputs being differentiated: a tie with a constant
+    (`np.maximum(x, 0)`, a ReLU, or `np.maximum(x, np.zeros_like(x))`) gives 0,
+    the convention of PyTorch's and JAX's relu. `other_active` is known when
+    the function is transformed.
     """
-    if type(other) in (int, float):
+    if not other_active:
         return np.where(wins, g, 0)
     return np.where(wins, g, np.where(tie, g * 0.5, 0))
 
 
-def fmax_share(g, mine, other):
+def fmax_share(g, mine, other, other_active):
     """The part of g that reaches `mine` in np.fmax(mine, other): a NaN loses to any number."""
     wins = (mine > other) | (np.isnan(other) & ~np.isnan(mine))
-    return tie_split(g, wins, mine == other, other)
+    return tie_split(g, wins, mine == other, other_active)
 
 
-def fmin_share(g, mine, other):
+def fmin_share(g, mine, other, other_active):
     """The part of g that reaches `mine` in np.fmin(mine, other): a NaN loses to any number."""
     wins = (mine < other) | (np.isnan(other) & ~np.isnan(mine))
-    return tie_split(g, wins, mine == other, other)
+    return tie_split(g, wins, mine == other, other_active)
 
 
 def log_or_zero(x):
@@ -839,83 +840,83 @@ def copysign_jvp_x2(y):
 
 
 @table.vjp(np.maximum, "x1")
-def maximum_vjp_x1(x1, x2, x1_shape, g):
-    return unbroadcast(tie_split(g, x1 > x2, x1 == x2, x2), x1_shape)
+def maximum_vjp_x1(x1, x2, x1_shape, g, x2_active):
+    return unbroadcast(tie_split(g, x1 > x2, x1 == x2, x2_active), x1_shape)
 
 
 @table.jvp(np.maximum, "x1")
-def maximum_jvp_x1(x1, x1_dot, x2):
-    return tie_split(x1_dot, x1 > x2, x1 == x2, x2)
+def maximum_jvp_x1(x1, x1_dot, x2, x2_active):
+    return tie_split(x1_dot, x1 > x2, x1 == x2, x2_active)
 
 
 @table.vjp(np.maximum, "x2")
-def maximum_vjp_x2(x1, x2, x2_shape, g):
-    return unbroadcast(tie_split(g, x2 > x1, x2 == x1, x1), x2_shape)
+def maximum_vjp_x2(x1, x2, x2_shape, g, x1_active):
+    return unbroadcast(tie_split(g, x2 > x1, x2 == x1, x1_active), x2_shape)
 
 
 @table.jvp(np.maximum, "x2")
-def maximum_jvp_x2(x1, x2, x2_dot):
-    return tie_split(x2_dot, x2 > x1, x2 == x1, x1)
+def maximum_jvp_x2(x1, x2, x2_dot, x1_active):
+    return tie_split(x2_dot, x2 > x1, x2 == x1, x1_active)
 
 
 @table.vjp(np.minimum, "x1")
-def minimum_vjp_x1(x1, x2, x1_shape, g):
-    return unbroadcast(tie_split(g, x1 < x2, x1 == x2, x2), x1_shape)
+def minimum_vjp_x1(x1, x2, x1_shape, g, x2_active):
+    return unbroadcast(tie_split(g, x1 < x2, x1 == x2, x2_active), x1_shape)
 
 
 @table.jvp(np.minimum, "x1")
-def minimum_jvp_x1(x1, x1_dot, x2):
-    return tie_split(x1_dot, x1 < x2, x1 == x2, x2)
+def minimum_jvp_x1(x1, x1_dot, x2, x2_active):
+    return tie_split(x1_dot, x1 < x2, x1 == x2, x2_active)
 
 
 @table.vjp(np.minimum, "x2")
-def minimum_vjp_x2(x1, x2, x2_shape, g):
-    return unbroadcast(tie_split(g, x2 < x1, x2 == x1, x1), x2_shape)
+def minimum_vjp_x2(x1, x2, x2_shape, g, x1_active):
+    return unbroadcast(tie_split(g, x2 < x1, x2 == x1, x1_active), x2_shape)
 
 
 @table.jvp(np.minimum, "x2")
-def minimum_jvp_x2(x1, x2, x2_dot):
-    return tie_split(x2_dot, x2 < x1, x2 == x1, x1)
+def minimum_jvp_x2(x1, x2, x2_dot, x1_active):
+    return tie_split(x2_dot, x2 < x1, x2 == x1, x1_active)
 
 
 @table.vjp(np.fmax, "x1")
-def fmax_vjp_x1(x1, x2, x1_shape, g):
-    return unbroadcast(fmax_share(g, x1, x2), x1_shape)
+def fmax_vjp_x1(x1, x2, x1_shape, g, x2_active):
+    return unbroadcast(fmax_share(g, x1, x2, x2_active), x1_shape)
 
 
 @table.jvp(np.fmax, "x1")
-def fmax_jvp_x1(x1, x1_dot, x2):
-    return fmax_share(x1_dot, x1, x2)
+def fmax_jvp_x1(x1, x1_dot, x2, x2_active):
+    return fmax_share(x1_dot, x1, x2, x2_active)
 
 
 @table.vjp(np.fmax, "x2")
-def fmax_vjp_x2(x1, x2, x2_shape, g):
-    return unbroadcast(fmax_share(g, x2, x1), x2_shape)
+def fmax_vjp_x2(x1, x2, x2_shape, g, x1_active):
+    return unbroadcast(fmax_share(g, x2, x1, x1_active), x2_shape)
 
 
 @table.jvp(np.fmax, "x2")
-def fmax_jvp_x2(x1, x2, x2_dot):
-    return fmax_share(x2_dot, x2, x1)
+def fmax_jvp_x2(x1, x2, x2_dot, x1_active):
+    return fmax_share(x2_dot, x2, x1, x1_active)
 
 
 @table.vjp(np.fmin, "x1")
-def fmin_vjp_x1(x1, x2, x1_shape, g):
-    return unbroadcast(fmin_share(g, x1, x2), x1_shape)
+def fmin_vjp_x1(x1, x2, x1_shape, g, x2_active):
+    return unbroadcast(fmin_share(g, x1, x2, x2_active), x1_shape)
 
 
 @table.jvp(np.fmin, "x1")
-def fmin_jvp_x1(x1, x1_dot, x2):
-    return fmin_share(x1_dot, x1, x2)
+def fmin_jvp_x1(x1, x1_dot, x2, x2_active):
+    return fmin_share(x1_dot, x1, x2, x2_active)
 
 
 @table.vjp(np.fmin, "x2")
-def fmin_vjp_x2(x1, x2, x2_shape, g):
-    return unbroadcast(fmin_share(g, x2, x1), x2_shape)
+def fmin_vjp_x2(x1, x2, x2_shape, g, x1_active):
+    return unbroadcast(fmin_share(g, x2, x1, x1_active), x2_shape)
 
 
 @table.jvp(np.fmin, "x2")
-def fmin_jvp_x2(x1, x2, x2_dot):
-    return fmin_share(x2_dot, x2, x1)
+def fmin_jvp_x2(x1, x2, x2_dot, x1_active):
+    return fmin_share(x2_dot, x2, x1, x1_active)
 
 
 @table.vjp(np.clip, "a")

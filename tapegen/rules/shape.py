@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import NoRuleError
 from ..runtime import meta, unbroadcast, unindex
+from ..runtime import shape as shape_of
 from .table import RuleTable
 
 table = RuleTable("shape")
@@ -629,3 +630,4 @@ table.nondiff(metadata, "obj, name", name="metadata", form="attr")
 # No defaults: `x[j:]` must be written `slice(j, None, None)`, since `slice(j)` means `:j`.
 table.nondiff(slice, "start, stop, step", name="slice", spelling="slice")
 table.nondiff(meta, "a", spelling="meta")
+table.nondiff(shape_of, "a", name="shape", spelling="shape")

@@ -9,6 +9,8 @@ what it reads, and that decides what the forward pass saves:
 - `<param>_meta`: shape and dtype for an array, the type for a container;
 - `<param>_is_const`: True if the input is a literal in the source (`0` in `np.maximum(x, 0)`),
   known when the function is transformed;
+- `<param>_active`: True if a derivative flows through that input (for a list argument, a tuple
+  of bools, one per item), known when the function is transformed;
 - `y`: the primitive's output; `g`: the output's cotangent (VJP rules);
 - `<param>_dot`: an input's tangent (JVP rules).
 
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # What a rule can read about an input besides its value, and how the forward pass computes it.
-SUFFIXES = {"shape": "shape", "meta": "meta", "is_const": "is_const"}
+SUFFIXES = {"shape": "shape", "meta": "meta", "is_const": "is_const", "active": "active"}
 
 
 @dataclass(eq=False)
@@ -67,6 +69,7 @@ class Primitive:
     differentiable: bool = True
     outputs: int = 1
     sequences: tuple = ()  # parameters taking a list of arrays: their cotangent is a list
+    keyword_only: frozenset = frozenset()  # declared after `*`: never bound or written positionally
     vjps: dict = field(default_factory=dict)
     jvps: dict = field(default_factory=dict)
 
@@ -89,11 +92,16 @@ class RuleTable:
     def op(self, fn, signature: str, *, name=None, form="call", spelling=None,
            differentiable=True, outputs=1, sequences=()):
         """Declare `fn` a primitive with the given Python parameter list."""
-        params, defaults, variadic = _parse_signature(signature)
+        params, defaults, variadic, keyword_only = _parse_signature(signature)
+        for reserved in ("y", "g"):
+            if reserved in params:
+                raise RuleError(f"{getattr(fn, '__name__', fn)}: a parameter may not be called {reserved!r} "
+                                f"(rules read the output as y and its cotangent as g); rename it")
         prim = Primitive(
             name=name or getattr(fn, "__name__", str(fn)), fn=fn, params=params, defaults=defaults,
             form=form, spelling=spelling or _spelling(fn), variadic=variadic,
-            differentiable=differentiable, outputs=outputs, sequences=tuple(sequences))
+            differentiable=differentiable, outputs=outputs, sequences=tuple(sequences),
+            keyword_only=frozenset(keyword_only))
         self.primitives[fn] = prim
         return prim
 
@@ -162,7 +170,7 @@ def _parse_signature(signature: str):
         params.append(kw.arg)
         if default is not None:
             defaults[kw.arg] = ast.literal_eval(default)
-    return tuple(params), defaults, variadic
+    return tuple(params), defaults, variadic, [kw.arg for kw in args.kwonlyargs]
 
 
 def _spelling(fn) -> str:
