@@ -1,0 +1,87 @@
+"""The bad-input corpus of issue 10: each either differentiates correctly or is refused clearly."""
+import numpy as np
+
+COUNTER = 0
+
+
+def uses_with(x):
+    with np.errstate(all="ignore"):
+        y = np.log(x)
+    return np.sum(y)
+
+
+def writes_nonlocal():
+    total = 0.0
+
+    def f(x):
+        nonlocal total
+        total = np.sum(x)
+        return total
+    return f
+
+
+async def coroutine(x):
+    return np.sum(x)
+
+
+def generator(x):
+    yield np.sum(x)
+
+
+def star_args(x, *rest):
+    return np.sum(x)
+
+
+def star_kwargs(x, **options):
+    return np.sum(x)
+
+
+def star_call(x):
+    parts = (x, x)
+    return np.sum(np.add(*parts))
+
+
+def double(v):
+    return v * 2.0
+
+
+def unknown_callable(x):
+    return np.sum(np.vectorize(double)(x))
+
+
+def writes_global(x):
+    global COUNTER
+    COUNTER += 1
+    return np.sum(x)
+
+
+def mutates_input(x):
+    x *= 2.0
+    return np.sum(x)
+
+
+def names_like_generated(x):
+    g_x = x * 2.0
+    t1 = g_x + 1.0
+    np_ = t1 * t1
+    tape = np_ - 1.0
+    residuals = tape * 0.5
+    seed = residuals + g_x
+    return np.sum(seed * t1)
+
+
+def local_named_np(x):
+    np = 3.0  # noqa: F811  (shadows the module inside this function)
+    return x * np
+
+
+def recursive(x, n):
+    if n == 0:
+        return x
+    return recursive(x * 2.0, n - 1)
+
+
+def defined_by_exec():
+    namespace = {}
+    exec("def made(x):\n    return x * 2.0\n", namespace)
+    return namespace["made"]

@@ -1,0 +1,78 @@
+"""Issue 10's bad-input corpus: the right gradient, or a TapegenError with file, line and caret."""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from cases import bad_input as B
+from conftest import numeric_vjp
+
+X = np.array([0.5, 1.5, 2.0])
+
+REFUSED = [
+    ("coroutine", B.coroutine, tg.UnsupportedSyntaxError, "async"),
+    ("generator", B.generator, tg.UnsupportedSyntaxError, "yield"),
+    ("star-args", B.star_args, tg.UnsupportedSyntaxError, "*args"),
+    ("star-kwargs", B.star_kwargs, tg.UnsupportedSyntaxError, "**kwargs"),
+    ("star-call", B.star_call, tg.UnsupportedSyntaxError, "*args"),
+    ("unknown-callable", B.unknown_callable, tg.NoRuleError, "no gradient rule"),
+    ("global-write", B.writes_global, tg.UnsupportedSyntaxError, "global"),
+    ("mutated-input", B.mutates_input, tg.UnsupportedSyntaxError, "in place"),
+    ("nonlocal-write", B.writes_nonlocal(), tg.UnsupportedSyntaxError, "nonlocal"),
+    ("with", B.uses_with, tg.UnsupportedSyntaxError, "with"),
+]
+
+
+@pytest.mark.parametrize("name, fn, error, text", REFUSED, ids=[r[0] for r in REFUSED])
+def test_refused_with_file_line_and_caret(name, fn, error, text):
+    with pytest.raises(error) as info:
+        tg.grad(fn)(X)
+    message = str(info.value)
+    assert text in message.splitlines()[0]
+    assert message.startswith("bad_input.py:")
+    assert "^" in message.splitlines()[2]
+    assert isinstance(info.value, tg.TapegenError)
+
+
+def test_recursion_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="recursion"):
+        tg.grad(B.recursive)(X, 2)
+
+
+def test_function_without_source_is_refused():
+    with pytest.raises(tg.SourceNotFoundError, match="made"):
+        tg.grad(B.defined_by_exec())(1.0)
+
+
+def test_names_that_look_generated_still_differentiate():
+    g = tg.grad(B.names_like_generated)(X)
+    np.testing.assert_allclose(g, numeric_vjp(B.names_like_generated, (X,), 0, 1.0), rtol=1e-6)
+    text = tg.source(B.names_like_generated)
+    assert "tape_ = " in text and "residuals_ = " in text
+
+
+def test_a_local_named_np_does_not_shadow_numpy_in_generated_code():
+    assert tg.grad(B.local_named_np)(2.0) == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("wrt", [True, False, 1.5, None, "nope", 7, (0, 0), ()], ids=str)
+def test_bad_wrt_values(wrt):
+    with pytest.raises(tg.WrtError):
+        tg.grad(B.names_like_generated, wrt=wrt)(X)
+
+
+@pytest.mark.parametrize("value", [3, True, np.arange(3), np.array([True, False])],
+                         ids=["int", "bool", "int-array", "bool-array"])
+def test_integer_or_boolean_argument(value):
+    with pytest.raises(tg.WrtError, match="integer or boolean"):
+        tg.grad(lambda x: np.sum(x * 2.0))(value)
+
+
+def test_wrong_cotangent_shape():
+    out, pullback = tg.vjp(lambda x: np.sin(x), X)
+    with pytest.raises(tg.TapegenError, match="cotangent has shape"):
+        pullback(np.ones((2, 2)))
+
+
+def test_non_scalar_grad():
+    with pytest.raises(tg.NonScalarOutputError):
+        tg.grad(lambda x: np.sin(x))(X)
