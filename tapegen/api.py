@@ -23,6 +23,9 @@ class _Target:
     def __init__(self, fn):
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
+        if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
+            from .transforms import differentiable_gradient
+            fn = differentiable_gradient(fn)
         bound = ()
         if inspect.ismethod(fn):
             bound = (fn.__self__,)
@@ -140,10 +143,18 @@ class Differentiated:
         out, residuals = entry.function(*self._target.arguments(args, kwargs))
         return out, Pullback(entry, out, residuals)
 
+    def jvp(self, primals, tangents, wrt=None):
+        """`(output, output tangent)` by forward mode: `tangents` pairs with `primals` (None: no tangent).
+
+        With `wrt`, `tangents` holds only the tangents of those arguments, in that order.
+        """
+        from .transforms import call_jvp
+        return call_jvp(self, primals, tangents, wrt)
+
     def source(self, kind="grad", wrt=None):
-        """The generated code for `kind` ("grad" or "vjp") as a string."""
-        if kind not in ("grad", "vjp"):
-            raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad' or 'vjp'")
+        """The generated code for `kind` ("grad", "vjp" or "jvp") as a string."""
+        if kind not in ("grad", "vjp", "jvp"):
+            raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad', 'vjp' or 'jvp'")
         from .inspection import SourceText  # a str that Jupyter shows highlighted
         return SourceText(self._entry(kind, self._wrt if wrt is None else wrt).generated.text)
 
@@ -169,13 +180,14 @@ class _Entry:
 
     def __init__(self, target, kind, wrt, has_aux, checks=False):
         indices, bare = target.wrt(wrt)
-        program = pipeline.lowered(target.fn)
+        receiver = type(target.bound[0]) if target.bound else None
+        program = pipeline.lowered(target.fn, receiver)
         if program.returns_tuple and not has_aux and kind == "grad":
             raise NonScalarOutputError(
                 "grad needs a scalar output, but the function returns a tuple", program.return_span,
                 "pass has_aux=True if the first item is the loss and the rest are extras")
         outputs = (0,) if (has_aux or not program.returns_tuple) else tuple(range(len(program.outputs)))
-        self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks)
+        self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver)
         self.function = self.generated.function
         self.backward = self.generated.backward if kind == "vjp" else None
         self.bare = bare
@@ -310,9 +322,9 @@ def wengert(f):
 def _differentiated(f):
     if isinstance(f, Differentiated):
         return f
-    if isinstance(f, GradFunction):
-        raise TapegenError("differentiating a gradient function is not supported yet",
-                           hint="higher-order derivatives arrive with forward mode")
+    if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
+        from .transforms import differentiable_gradient
+        f = differentiable_gradient(f)
     return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
 
 

@@ -71,6 +71,9 @@ class Calls:
             raise
         from .lower import _Lowerer
         callee = _Lowerer(source, fn, self.reserved, namer=self.namer)
+        callee.receiver, callee.self_var = self.receiver, None
+        if self.receiver is not None and args and args[0] is self.self_var:
+            callee.pending_self = True
         return self._run_callee(callee, source.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__)
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
@@ -94,6 +97,8 @@ class Calls:
         for param, atom in zip(params, bound):
             callee.env[param] = atom
         callee.params = {a for a in bound if isinstance(a, Var)}
+        if getattr(callee, "pending_self", False):  # a method of self's class: self.helper() inside works too
+            callee.self_var = bound[0]
         if isinstance(fn_node, ast.Lambda):
             outputs, as_tuple = callee._return_value(fn_node.body)
         else:

@@ -41,13 +41,17 @@ VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims"
             "vsplit", "dsplit"}
 
 
-def lower(source: FunctionSource, fn, reserved=frozenset()) -> Program:
+def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None) -> Program:
     """Lower the parsed function `source` (of live function `fn`) to a Program.
+
+    `receiver`: for a bound method, the class of `self`, so `self.helper(x)` can be inlined.
 
     Raises:
         UnsupportedSyntaxError: syntax tapegen cannot differentiate, with the user's line.
     """
-    return _Lowerer(source, fn, reserved).program()
+    lowerer = _Lowerer(source, fn, reserved)
+    lowerer.receiver = receiver
+    return lowerer.program()
 
 
 class _Lowerer(ControlFlow, Calls):
@@ -71,6 +75,8 @@ class _Lowerer(ControlFlow, Calls):
         self.results_tuple = False
         self.return_span = None
         self.reserved = reserved
+        self.receiver = None     # the class of `self` for a bound method
+        self.self_var = None
 
     @property
     def current(self) -> list:
@@ -88,6 +94,7 @@ class _Lowerer(ControlFlow, Calls):
             self.env[arg.arg] = var
             params.append(var)
         self.params = set(params)
+        self.self_var = params[0] if params and self.receiver is not None else None
         if isinstance(node, ast.Lambda):
             outputs, returns_tuple = self._return_value(node.body)
             self.return_span = self.span(node.body)
@@ -486,6 +493,10 @@ class _Lowerer(ControlFlow, Calls):
             receiver = self.expr(func.value)
             args = [self.expr(a) for a in node.args]
             kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            method = self._own_method(receiver, func.attr)
+            if method is not None:  # self.helper(x) in a bound method: inline helper(self, x)
+                result = self.inline(method, node, [receiver] + args, kwargs)
+                return self._call_result(result, outputs, node, targets)
             entry = rules.method(func.attr)
             if entry is None:
                 return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
@@ -498,6 +509,13 @@ class _Lowerer(ControlFlow, Calls):
         args = [self.expr(a) for a in node.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def _own_method(self, receiver, name):
+        """The plain function behind `self.<name>` when `self` is the bound receiver, else None."""
+        if self.self_var is None or receiver is not self.self_var:
+            return None
+        attribute = getattr(self.receiver, name, None)
+        return user_function(attribute)
 
     def _append(self, receiver, args, func, node):
         """`xs.append(v)`: an in-place update of the list var `xs`."""

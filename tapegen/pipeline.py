@@ -43,37 +43,38 @@ class Generated:
         return self.namespace[f"{self.name}_bwd"]
 
 
-def lowered(fn) -> Program:
-    """The verified Wengert list of `fn` (cached)."""
+def lowered(fn, receiver=None) -> Program:
+    """The verified Wengert list of `fn` (cached); `receiver` is `self`'s class for a bound method."""
     cache = _cache_for(fn)
-    program = cache.get("program")
+    key = ("program", receiver)
+    program = cache.get(key)
     if program is None:
-        program = verify(lower(function_source(fn), fn, reserved_names()))
-        cache["program"] = program
+        program = verify(lower(function_source(fn), fn, reserved_names(), receiver))
+        cache[key] = program
     return program
 
 
 def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = True,
-              checks: bool = False) -> Generated:
+              checks: bool = False, receiver=None) -> Generated:
     """Generate and load the `kind` ("grad" or "vjp") code of `fn` for params `wrt` (indices).
 
     `checks` generates the debug_nans variant (a NaN/Inf check after every equation).
     """
     cache = _cache_for(fn)
-    key = (kind, wrt, outputs, bare, checks)
+    key = (kind, wrt, outputs, bare, checks, receiver)
     generated = cache.get(key)
     if generated is not None:
         return generated
     with _LOCK:
         generated = cache.get(key)
         if generated is None:
-            generated = _generate(fn, kind, wrt, outputs, bare, checks)
+            generated = _generate(fn, kind, wrt, outputs, bare, checks, receiver)
             cache[key] = generated
     return generated
 
 
-def _generate(fn, kind, wrt, outputs, bare, checks=False) -> Generated:
-    program = lowered(fn)
+def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Generated:
+    program = lowered(fn, receiver)
     adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs)
     verify_adjoint(adjoint)
     name = f"{program.name}_{kind}"

@@ -267,3 +267,30 @@ def test_transform_is_cached(data):
     entry = f._entry("grad", 0)
     f.grad(*data)
     assert f._entry("grad", 0) is entry
+
+
+class Network:
+    def __init__(self, W1, W2):
+        self.W1, self.W2 = W1, W2
+
+    def hidden(self, x):
+        return np.tanh(x @ self.W1)
+
+    def output(self, x):
+        return self.hidden(x) @ self.W2
+
+    def loss(self, x, y):
+        return np.mean((self.output(x) - y) ** 2)
+
+
+class ScaledNetwork(Network):
+    def hidden(self, x):
+        return 2.0 * np.tanh(x @ self.W1)
+
+
+def test_bound_method_calling_other_methods(rng):
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    for cls in (Network, ScaledNetwork):
+        net = cls(rng.normal(size=(3, 5)), rng.normal(size=(5, 2)))
+        g = tg.grad(net.loss)(x, y)
+        np.testing.assert_allclose(g, numeric_vjp(net.loss, (x, y), 0, 1.0), rtol=1e-6, atol=1e-9)
