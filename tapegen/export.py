@@ -214,7 +214,8 @@ def _definition_source(value) -> str:
 
 
 def _literal(name, value) -> str:
-    """Source for a value the code reads: a NumPy function by its name, a number, a small array."""
+    """Source for a value the code reads: a NumPy function or type by name, a number, a small array,
+    or a tuple, list or dict of those (a snapshot, as the arrays are)."""
     if callable(value):
         for prefix, module in (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft)):
             attr = getattr(value, "__name__", None)
@@ -222,12 +223,18 @@ def _literal(name, value) -> str:
                 return f"{prefix}.{attr}"
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return repr(value)
+    if isinstance(value, type) and (getattr(builtins, value.__name__, None) is value
+                                    or getattr(np, value.__name__, None) is value):
+        return value.__name__ if getattr(builtins, value.__name__, None) is value else f"np.{value.__name__}"
     if isinstance(value, np.generic):
         return f"np.{value.dtype.name}({value.item()!r})"
     if isinstance(value, np.ndarray) and value.size <= MAX_INLINE_ELEMENTS and value.dtype.kind in "biufc":
         return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
-    if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str, type(None))) for v in value):
-        return repr(value)
+    if isinstance(value, (tuple, list)):
+        items = ", ".join(_literal(name, v) for v in value)
+        return f"({items}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{items}]"
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        return "{" + ", ".join(f"{k!r}: {_literal(name, v)}" for k, v in value.items()) + "}"
     raise TapegenError(f"cannot export: the gradient code reads {name!r} ({type(value).__name__}), "
                        "which cannot be written into a standalone module",
                        hint="pass it to the function as an argument instead")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import pipeline
 from .inspection import expression_text
-from .ir import Const, Eqn, Exit, If, Loop, atom_vars
+from .ir import Eqn, Exit, If, Loop, atom_vars
 
 
 def graph(f, wrt=None) -> str:
@@ -119,8 +119,7 @@ class _Dot:
         self.emit("}")
 
     def loop(self, stmt) -> None:
-        head = f"for {stmt.target} in {stmt.iterable}" if stmt.kind == "for" else "while"
-        self.cluster(f"{head}   (line {stmt.span.line})")
+        self.cluster(f"{stmt.span.text.strip()}   (line {stmt.span.line})")
         before = dict(self.defined)
         first_reads = {}  # var read in the body before the body assigns it -> reading nodes
         start = len(self.lines)
@@ -148,9 +147,8 @@ class _Dot:
                 first_reads.setdefault(var, []).append(reader)
 
     def branch(self, stmt) -> None:
-        cond = stmt.cond.value if isinstance(stmt.cond, Const) else stmt.cond
         before = dict(self.defined)
-        self.cluster(f"if {cond}   (line {stmt.span.line})")
+        self.cluster(f"{stmt.span.text.strip()}   (line {stmt.span.line})")
         self.block(stmt.then)
         after_then, self.defined = self.defined, dict(before)
         if stmt.orelse:

@@ -387,8 +387,8 @@ def run_sample(sample) -> Result:
 
 
 def run(select=None) -> tuple:
-    """`(results, unsampled)`: a Result per sample (matching `select`, a substring), and the names of
-    primitives with VJP rules that no sample exercises (all samples are lowered to find out)."""
+    """`(results, unsampled)`: a Result per sample (matching `select`, a substring), and
+    `(table name, primitive)` for each primitive with VJP rules that no sample exercises."""
     results = [run_sample(s) for s in samples() if select is None or select in s.name]
     reached = set()
     for sample in samples():
@@ -396,8 +396,9 @@ def run(select=None) -> tuple:
             reached.update(exercised(sample))
         except TapegenError:
             pass
-    unsampled = [prim for prim in rules.PRIMITIVES.values() if prim.vjps and prim not in reached]
-    return results, [_primitive_label(p) for p in unsampled]
+    unsampled = [(table.name, _primitive_label(prim)) for table in rules.TABLES
+                 for prim in table.primitives.values() if prim.vjps and prim not in reached]
+    return results, unsampled
 
 
 def _primitive_label(prim) -> str:

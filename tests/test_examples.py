@@ -1,0 +1,55 @@
+"""Every examples/*.py runs (in its own process, as a user would run it) and prints what it promises."""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+
+# A line each example must print; examples not listed must at least run.
+KEY_LINES = {
+    "quickstart.py": "Checked against central finite differences",
+    "how_it_works.py": "gradients: d/dx1 = 2.462, d/dx2 = 0.8415",
+    "logistic_regression.py": "loss fell from",
+    "mlp_sgd.py": "gradient checked against central finite differences: ok",
+    "straight_through.py": "final rounded weights [ 2. -1.  3.]",
+}
+
+
+def run_example(path, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TAPEGEN_EXAMPLES_OUT": str(tmp_path), "MPLBACKEND": "Agg"}
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=tmp_path)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_runs(path, tmp_path):
+    result = run_example(path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert KEY_LINES.get(path.name, "") in result.stdout
+    assert sorted(os.listdir(tmp_path)) in ([], [f"{path.stem}.png"])  # writes nothing but its plot
+
+
+@pytest.mark.parametrize("name, pattern", [
+    ("logistic_regression.py", r"^step +\d+ +loss (\S+)$"),
+    ("mlp_sgd.py", r"^epoch +\d+ +loss (\S+)$"),
+    ("straight_through.py", r"^step +\d+ +loss (\S+) "),
+])
+def test_training_loss_falls(name, pattern, tmp_path):
+    result = run_example(ROOT / "examples" / name, tmp_path)
+    losses = [float(v) for v in re.findall(pattern, result.stdout, re.M)]
+    assert len(losses) >= 4, result.stdout
+    assert all(later <= earlier for earlier, later in zip(losses, losses[1:])), losses
+    assert losses[-1] < 0.6 * losses[0]
+
+
+def test_how_it_works_is_short_and_prints_every_stage(tmp_path):
+    path = ROOT / "examples" / "how_it_works.py"
+    assert len(path.read_text().splitlines()) < 100
+    out = run_example(path, tmp_path).stdout
+    stages = re.findall(r"^=== (\d)\. ", out, re.M)
+    assert stages == [str(i) for i in range(1, 8)]
