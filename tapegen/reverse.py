@@ -40,6 +40,7 @@ class RuleApplication:
     accumulate: str | None = None  # None, "add" (g + c) or "maybe" (add_cotangents(g, c))
     unpack: bool = False           # the rule returns one cotangent per item of a list argument
     sequence: bool = False         # ... for a list held in one var: wrap them as a Cotree
+    masked: bool = True            # the cotangent may hold the zeros of an untaken np.where branch
     differentiable = True
     form = "rule"
 
@@ -117,6 +118,7 @@ class _Backward:
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
         self.derived_cache: dict = {}
         self.available = available_in_backward(program, activity)
+        self.masked = _masked_cotangents(program)
         self.loop_depth = 0
         self.flagged: set = set()  # ids of If statements whose branch is recorded on the tape
         self.counted: set = set()  # ids of loops whose trip count is recorded on the tape
@@ -235,28 +237,29 @@ class _Backward:
             reads, derive = self._reads(rule, eqn, g)
             out += derive
             atom = eqn.input(key)
+            masked = any(o in self.masked for o in eqn.outputs)
             if isinstance(atom, Var) and atom in eqn.outputs:
-                deferred.append((rule, reads, atom))
+                deferred.append((rule, reads, atom, masked))
             else:
-                out += self.contribute(rule, reads, atom, eqn.span, key in eqn.op.sequences)
-        for rule, reads, atom in deferred:
+                out += self.contribute(rule, reads, atom, eqn.span, key in eqn.op.sequences, masked)
+        for rule, reads, atom, masked in deferred:
             self.state[atom] = ZERO
-            out += self.contribute(rule, reads, atom, eqn.span)
+            out += self.contribute(rule, reads, atom, eqn.span, masked=masked)
         return out
 
     def _self_input(self, eqn, var) -> bool:
         return any(atom is var or atom == var for _, atom in eqn.inputs)
 
-    def contribute(self, rule, reads, atom, span, sequence=False) -> list:
+    def contribute(self, rule, reads, atom, span, sequence=False, masked=True) -> list:
         """Add `rule(reads)` into the cotangent of each active var `atom` holds."""
         if isinstance(atom, Var):
-            return [self._accumulate(atom, RuleApplication(rule, sequence=sequence), reads, span)]
+            return [self._accumulate(atom, RuleApplication(rule, sequence=sequence, masked=masked), reads, span)]
         if isinstance(atom, Pack):
             items = [a if isinstance(a, Var) and self.activity.active(a) else None for a in atom.items]
             direct = {a for a in items if a is not None and items.count(a) == 1 and self.state.get(a, ZERO) == ZERO}
             parts = [Var("_") if a is None else self.cotangent_var(a) if a in direct else self.namer.temp()
                      for a in items]
-            out = [Eqn(RuleApplication(rule, unpack=True), reads, tuple(parts), span)]
+            out = [Eqn(RuleApplication(rule, unpack=True, masked=masked), reads, tuple(parts), span)]
             for item, part in zip(items, parts):
                 if item is None:
                     continue
@@ -274,7 +277,8 @@ class _Backward:
             return Eqn(op, reads, (g,), span)
         mode = "add" if state == LIVE and isinstance(op, RuleApplication) else "maybe"
         if isinstance(op, RuleApplication):
-            return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence), reads + (("__g", g),), (g,), span)
+            return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence, masked=op.masked),
+                       reads + (("__g", g),), (g,), span)
         return Eqn(RuleApplication(_IDENTITY_RULE, mode), (("g", reads[0][1]), ("__g", g)), (g,), span)
 
     def _output_cotangent(self, eqn):
@@ -452,6 +456,32 @@ class _IdentityRule:
 
 
 _IDENTITY_RULE = _IdentityRule()
+
+
+# Ops whose cotangent is exactly zero where a branch or region was not taken (np.where's other
+# branch, the clipped part, the rest of an indexed array). Downstream of them, a rule's
+# derivative may be infinite where that zero lands: rules use guarded products there.
+_MASKING = {"where", "select", "maximum", "minimum", "fmax", "fmin", "clip", "getitem", "piecewise"}
+
+
+def _masked_cotangents(program) -> set:
+    """Vars whose cotangent may contain such zeros: their values flow into a masking op, directly
+    or through any op whose output's cotangent is masked."""
+    eqns = [e for e in walk(program.body) if isinstance(e, Eqn)]
+    masked, changed = set(), True
+    while changed:
+        changed = False
+        for eqn in eqns:
+            masking = getattr(eqn.op, "name", None) in _MASKING
+            if masking or any(o in masked for o in eqn.outputs):
+                for key, atom in eqn.inputs:
+                    if key in ("condition", "index", "condlist"):
+                        continue
+                    for var in atom_vars(atom):
+                        if var not in masked:
+                            masked.add(var)
+                            changed = True
+    return masked
 
 
 def _active_flags(atom, activity):

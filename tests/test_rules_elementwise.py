@@ -74,6 +74,8 @@ def rule_value(prim, rule, inputs, y, g=None, dots=None, active=()):
             return g if name == "g" else y
         if name.endswith("_active") and name[:-7] in prim.params:
             return name[:-7] in active
+        if name.endswith("_is_const") and name[:-9] in prim.params:
+            return False  # the rows pass arrays, never literals
         base, _, suffix = name.rpartition("_")
         if suffix == "dot" and base in prim.params:
             return dots.get(base)

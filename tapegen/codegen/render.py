@@ -163,8 +163,24 @@ def _rule(eqn):
     if rule.name == "assign" and rule.reads == ("g",):
         return atom(reads["g"])
     if rule.inline is not None:
-        return fold(_Substitute(reads).visit(copy.deepcopy(rule.inline)))
+        expr = _Substitute(reads).visit(copy.deepcopy(rule.inline))
+        if not getattr(eqn.op, "masked", True):
+            expr = _Unguard().visit(expr)
+        return fold(expr)
     return ast.Call(_name(rule.name), [atom(reads[name]) for name in rule.reads], [])
+
+
+# Guarded products (0 * inf = 0) are only needed where a cotangent can hold np.where's zeros;
+# elsewhere they are written as the plain operator (reverse.py decides, per rule application).
+_GUARDED = {"guarded_mul": ast.Mult, "guarded_div": ast.Div}
+
+
+class _Unguard(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in _GUARDED and len(node.args) == 2 and not node.keywords:
+            return ast.BinOp(node.args[0], _GUARDED[node.func.id](), node.args[1])
+        return node
 
 
 class _Substitute(ast.NodeTransformer):
@@ -252,6 +268,34 @@ def fold(node):
 
 
 class _Fold(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.test, ast.Constant):  # a condition known when transforming: keep one side
+            return node.body if node.test.value else node.orelse
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.values[0], ast.Constant):
+            first = node.values[0].value
+            decided = (not first) if isinstance(node.op, ast.And) else bool(first)
+            if decided or len(node.values) == 1:
+                return node.values[0]
+            rest = node.values[1:]
+            return rest[0] if len(rest) == 1 else self.visit(ast.BoolOp(node.op, rest))
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        values = [node.left] + node.comparators
+        if len(node.ops) == 1 and all(_number(v) is not None for v in values):
+            ops = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+                   ast.Eq: operator.eq, ast.NotEq: operator.ne}
+            fn = ops.get(type(node.ops[0]))
+            if fn is not None:
+                return ast.Constant(bool(fn(_number(values[0]), _number(values[1]))))
+        return node
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left, right = _number(node.left), _number(node.right)

@@ -84,6 +84,11 @@ def guarded_mul(g, d):
     return np.where(np.equal(g, 0), 0, q)
 
 
+# The same product, where the guard is part of the rule itself (x ** 0 at 0 has derivative 0, not
+# 0 * inf): never written as a plain `*`, unlike guarded_mul where no np.where zero can reach.
+zero_safe_mul = guarded_mul
+
+
 def guarded_div(g, d):
     """g / d, but 0 wherever g is 0, even where d is 0, infinite or NaN (see `guarded_mul`)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -369,14 +374,15 @@ def fmod_jvp_x2(x1, x2, x2_dot):
 
 @table.vjp(operator.pow, "x1")
 @table.vjp(np.power, "x1")
-def power_vjp_x1(x1, x1_shape, x2, g):
-    return unbroadcast(guarded_mul(g * x2, x1 ** (x2 - 1)), x1_shape)
+def power_vjp_x1(x1, x1_shape, x2, x2_is_const, g):
+    return unbroadcast(g * x2 * x1 ** (x2 - 1) if x2_is_const and x2 >= 1 else
+                       zero_safe_mul(g * x2, x1 ** (x2 - 1)), x1_shape)
 
 
 @table.jvp(operator.pow, "x1")
 @table.jvp(np.power, "x1")
-def power_jvp_x1(x1, x1_dot, x2):
-    return guarded_mul(x1_dot * x2, x1 ** (x2 - 1))
+def power_jvp_x1(x1, x1_dot, x2, x2_is_const):
+    return x1_dot * x2 * x1 ** (x2 - 1) if x2_is_const and x2 >= 1 else zero_safe_mul(x1_dot * x2, x1 ** (x2 - 1))
 
 
 @table.vjp(operator.pow, "x2")
@@ -393,12 +399,12 @@ def power_jvp_x2(x1, x2_dot, y):
 
 @table.vjp(np.float_power, "x1")
 def float_power_vjp_x1(x1, x1_shape, x2, g):
-    return unbroadcast(guarded_mul(g * x2, np.float_power(x1, x2 - 1)), x1_shape)
+    return unbroadcast(zero_safe_mul(g * x2, np.float_power(x1, x2 - 1)), x1_shape)
 
 
 @table.jvp(np.float_power, "x1")
 def float_power_jvp_x1(x1, x1_dot, x2):
-    return guarded_mul(x1_dot * x2, np.float_power(x1, x2 - 1))
+    return zero_safe_mul(x1_dot * x2, np.float_power(x1, x2 - 1))
 
 
 @table.vjp(np.float_power, "x2")
