@@ -19,7 +19,7 @@ import numpy as np
 
 from . import highlight, pipeline
 from .errors import WrtError
-from .ir import Eqn, Loop, Var, walk
+from .ir import Eqn, Loop, walk
 
 __all__ = ["trace", "residuals", "graph", "SourceText", "Trace", "Residuals"]
 

@@ -15,11 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import pipeline, rules
-from .errors import GradcheckError, TapegenError
+from .errors import TapegenError
 from .ir import Eqn, walk
-
-linalg = np.linalg
-
 
 @dataclass(frozen=True)
 class Sample:
@@ -198,11 +195,17 @@ def dsplit_sample(a):
 
 def _samples() -> list:
     """Every sample, drawn once from a fixed seed."""
-    out = [_unary(prim, draw) for prim, draw in UNARY] + [_binary(*entry) for entry in BINARY]
     m34, m32, v4, v5, t234 = _x(3, 4), _x(3, 2), _x(4), _x(5), _x(2, 3, 4)
+    out = [_unary(prim, draw) for prim, draw in UNARY] + [_binary(*entry) for entry in BINARY]
+    out += _elementwise_samples(m34, m32) + _reduction_samples(m34, v5) + _linalg_samples(m34, v4, v5, t234)
+    out += _linalg_namespace_samples(m34, v4)
+    out += _shape_samples(m34, m32, v4, v5, t234)
+    return out
+
+
+def _elementwise_samples(m34, m32) -> list:
     cond = _rng.random((3, 4)) < 0.5
-    out += [
-        # elementwise: the rest
+    return [
         Sample("clip-(3,4)", lambda a: np.clip(a, -0.5, 0.7), (m34,)),
         Sample("where-(3,4)", lambda x1, x2: np.where(cond, x1, x2), (m34, _x(3, 4))),
         Sample("select-(3,4)", lambda a, b: np.select([cond, ~cond], [a, b], 0.5), (m34, _x(3, 4))),
@@ -211,7 +214,11 @@ def _samples() -> list:
         Sample("full_like-(3,2)", lambda x, v: np.full_like(x, v) * x, (m32, 0.7)),
         Sample("linspace-scalar", lambda a, b: np.linspace(a, b, 5), (0.3, 1.7)),
         Sample("arange-scalar", lambda s, e: np.arange(s, e, 0.5), (0.25, 3.0)),
-        # reductions
+    ]
+
+
+def _reduction_samples(m34, v5) -> list:
+    return [
         Sample("sum-(3,4)-axis0", lambda a: np.sum(a, axis=0), (m34,)),
         Sample("prod-(3,4)-axis1", lambda a: np.prod(a, axis=1), (_signed(3, 4),)),
         Sample("mean-(3,4)-keepdims", lambda a: np.mean(a, axis=1, keepdims=True), (m34,)),
@@ -235,7 +242,11 @@ def _samples() -> list:
         Sample("diff-(5,)", lambda a: np.diff(a), (v5,)),
         Sample("gradient-(5,)", lambda f: np.gradient(f), (v5,)),
         Sample("interp-(4,)", lambda x, fp: np.interp(x, [0.0, 1.0, 2.0], fp), (_x(4, low=0.1, high=1.9), _x(3))),
-        # products and linear algebra
+    ]
+
+
+def _linalg_samples(m34, v4, v5, t234) -> list:
+    return [
         Sample("matmul-(2,3)x(3,4)", lambda a, b: a @ b, (_x(2, 3), _x(3, 4))),
         Sample("np.matmul-(2,2,3)x(3,2)", lambda a, b: np.matmul(a, b), (_x(2, 2, 3), _x(3, 2))),
         Sample("dot-(2,3)x(3,)", lambda a, b: np.dot(a, b), (_x(2, 3), _x(3))),
@@ -265,9 +276,6 @@ def _samples() -> list:
         Sample("matrix_power-(3,3)-3", lambda a: np.linalg.matrix_power(a, 3), (_x(3, 3),)),
         Sample("multi_dot-(2,3)x(3,4)x(4,)", lambda a, b, c: np.linalg.multi_dot([a, b, c]), (_x(2, 3), _x(3, 4), v4)),
     ]
-    out += _linalg_namespace_samples(m34, v4)
-    out += _shape_samples(m34, m32, v4, v5, t234)
-    return out
 
 
 def _linalg_namespace_samples(m34, v4) -> list:
@@ -405,4 +413,4 @@ def _primitive_label(prim) -> str:
     return prim.spelling if prim.spelling and prim.form == "call" else prim.name
 
 
-__all__ = ["Sample", "Result", "samples", "exercised", "run_sample", "run", "GradcheckError"]
+__all__ = ["Sample", "Result", "samples", "exercised", "run_sample", "run"]
