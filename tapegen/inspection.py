@@ -93,6 +93,9 @@ def show(value) -> str:
 def expression_text(eqn) -> str:
     """An equation's right-hand side as generated code, without astor's outer parentheses."""
     from .codegen.emit import to_text_expr
+    from .codegen.render import statement, to_text
+    if getattr(eqn.op, "form", None) == "setitem":  # a statement, not an expression: `b[1] = v`
+        return to_text(statement(eqn))
     text = to_text_expr(eqn)
     if text.startswith("(") and text.endswith(")"):
         depth = 0
@@ -115,8 +118,17 @@ def _number(value) -> str:
     return f"{value:.4g}"
 
 
+MAX_CELL = 72
+
+
+def _clip(cell):
+    text = str(cell)
+    return cell if len(text) <= MAX_CELL else text[:MAX_CELL - 3] + "..."
+
+
 def table(header, rows) -> list:
-    """Rows of cells as aligned text lines; numbers right-aligned, text left-aligned."""
+    """Rows of cells as aligned text lines; numbers right-aligned, text left-aligned, long cells cut."""
+    rows = [tuple(_clip(c) for c in row) for row in rows]
     widths = [max(len(str(r[i])) for r in [header] + list(rows)) for i in range(len(header))]
 
     def line(cells):

@@ -9,7 +9,9 @@ code and its value, with `+=` rows for fan-out.
 Straight-line code gets one row per primitive. A loop or branch is run as a
 single step: its row shows the values it leaves behind (and, going forward,
 how many times the loop ran); read `tapegen.source(f)` to see inside it.
-Rows that only compute shapes (`t1_shape = np.shape(t1)`) run but are not shown.
+Rows that only compute shapes (`t1_shape = np.shape(t1)`) run but are not shown;
+pushes onto the tape and pops from it (array assignment, `append`) are shown
+as the lines of code they are.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from .codegen import emit
 from .codegen.render import statement, to_text
 from .inspection import expression_text as _expression
 from .inspection import html_table, prepare, show, table
-from .ir import Const, Eqn, If, Loop, Var, assigned
+from .ir import Const, Eqn, Guard, If, Loop, Pop, Push, Var, assigned
 from .runtime import conform, seed
 
 HIDDEN_OPS = ("shape", "meta")
@@ -154,7 +156,7 @@ class _Tracer:
 
     def forward_rows(self, stmt, step) -> list:
         if not isinstance(stmt, Eqn):
-            return self.compound_row(stmt, step, backward=False)
+            return self.statement_rows(stmt, step, backward=False)
         self.execute(to_text(statement(stmt)))
         if stmt.op.name in HIDDEN_OPS:
             return []
@@ -175,6 +177,19 @@ class _Tracer:
         if not saved:
             return "- (linear)"
         return ", ".join(f"{v.name} = {show(self.env[v.name])}" for v in saved)
+
+    def statement_rows(self, stmt, step, backward) -> list:
+        """A loop or branch as one row; a tape push or pop as the line of code it is."""
+        if isinstance(stmt, (If, Loop, Guard)):
+            return self.compound_row(stmt, step, backward)
+        lines = [line for line in emit._lines([stmt], backward) if not line.lstrip().startswith("#")]
+        self.execute("\n".join(lines))
+        if isinstance(stmt, Push):
+            return [(step, "tape", lines[0], show(self.env["tape"][-1]), "pushed for the backward pass",
+                     stmt.span.line)]
+        if isinstance(stmt, Pop):
+            return [(step, stmt.var.name, lines[0], show(self.env[stmt.var.name]), stmt.span.line)]
+        return []
 
     def compound_row(self, stmt, step, backward) -> list:
         self.compound = True
@@ -210,7 +225,7 @@ class _Tracer:
 
     def backward_rows(self, stmt, step) -> list:
         if not isinstance(stmt, Eqn):
-            return self.compound_row(stmt, step, backward=True)
+            return self.statement_rows(stmt, step, backward=True)
         if stmt.op.name in HIDDEN_OPS:
             self.execute(to_text(statement(stmt)))
             return []

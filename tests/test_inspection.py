@@ -177,3 +177,25 @@ def test_ansi_highlighting_changes_no_character():
 
 def test_highlighting_text_that_does_not_tokenize_returns_it_plain():
     assert highlight.spans("def f(:\n    '''") == [("def f(:\n    '''", None)]
+
+
+def test_trace_shows_tape_pushes_and_pops_of_array_assignment():
+    a, v = np.arange(12.0).reshape(3, 4) / 7, np.array([0.3, -0.2, 0.9, 0.1])
+    t = tg.trace(cases.assigns_rows, a, v)
+    operations = [row[2] for row in t.forward]
+    assert operations.index("tape.append(saved_region(b, 1))") + 1 == operations.index("b[1] = t1")
+    assert any(row[2] == "b[1] = tape.pop()" for row in t.backward)
+    for position, (_, gradient) in enumerate(t.gradients):
+        np.testing.assert_allclose(gradient, numeric_vjp(cases.assigns_rows, (a, v), position, 1.0), rtol=1e-6)
+
+
+def test_trace_of_a_pytree_argument_and_long_cells():
+    rng = np.random.default_rng(5)
+    params = {"W": rng.normal(size=(3, 2)), "A": np.eye(2) * 2.0}
+    x = rng.normal(size=(4, 3))
+    t = tg.trace(cases.params_loss, params, x, wrt="params")
+    (name, gradient), = t.gradients
+    assert name == "params" and set(gradient) == {"W", "A"}
+    np.testing.assert_allclose(gradient["W"], numeric_vjp(lambda W: cases.params_loss({**params, "W": W}, x),
+                                                          (params["W"],), 0, 1.0), rtol=1e-6)
+    assert max(len(line) for line in str(t).splitlines()) < 400  # long cells are cut in the text table
