@@ -41,7 +41,8 @@ DESCRIPTION
     FILE.py is run (imported) to find FUNCTION; guard a script's own work with
     `if __name__ == "__main__":`. FUNCTION may be dotted (Class.method).
     --wrt takes argument names or positions, comma-separated: one gives a bare
-    gradient, several a tuple. The default is the first argument.
+    gradient, several a tuple. The default is the wrt of the function's
+    @tapegen.differentiate decorator, else the first argument.
 
 COMMANDS
     show      Print the generated code: kind `grad` (forward and backward in one
@@ -123,7 +124,8 @@ def _parser():
         sub.add_argument("target", metavar="FILE.py:FUNCTION")
 
     def wrt(sub):
-        sub.add_argument("--wrt", metavar="NAME,...", help="argument names or positions (default: the first)")
+        sub.add_argument("--wrt", metavar="NAME,...",
+                         help="argument names or positions (default: the decorator's, else the first)")
 
     show = command("show", "print the generated gradient code")
     target(show)
@@ -212,9 +214,9 @@ def _raise_site(exc, file):
 
 
 def parse_wrt(text):
-    """`--wrt a,b` -> ("a", "b"); `--wrt 0` -> 0 (one entry: a bare gradient); None -> 0."""
+    """`--wrt a,b` -> ("a", "b"); `--wrt 0` -> 0 (one entry: a bare gradient); no --wrt -> None."""
     if text is None:
-        return 0
+        return None
     items = [item.strip() for item in text.split(",") if item.strip()]
     items = [int(item) if item.lstrip("-").isdigit() else item for item in items]
     if not items:
@@ -238,8 +240,12 @@ def parse_value(text):
 
 def cmd_show(args) -> int:
     from . import highlight
-    from .api import source
-    text = source(load_target(args.target), kind=args.kind, wrt=parse_wrt(args.wrt))
+    from .api import Differentiated, source
+    fn, wrt = load_target(args.target), parse_wrt(args.wrt)
+    if isinstance(fn, Differentiated):  # without --wrt, the decorator's wrt
+        text = fn.source(args.kind, wrt=wrt)
+    else:
+        text = source(fn, kind=args.kind, wrt=0 if wrt is None else wrt)
     if _use_color(args.color, sys.stdout):
         text = highlight.ansi(text)
     sys.stdout.write(text)
@@ -272,16 +278,14 @@ def cmd_wengert(args) -> int:
 
 def cmd_graph(args) -> int:
     from .inspection import graph
-    wrt = None if args.wrt is None else parse_wrt(args.wrt)
-    sys.stdout.write(graph(load_target(args.target), wrt=wrt))
+    sys.stdout.write(graph(load_target(args.target), wrt=parse_wrt(args.wrt)))
     return 0
 
 
 def cmd_trace(args) -> int:
     from .inspection import trace
     fn = load_target(args.target)
-    wrt = None if args.wrt is None else parse_wrt(args.wrt)
-    print(trace(fn, *[parse_value(v) for v in args.values], wrt=wrt))
+    print(trace(fn, *[parse_value(v) for v in args.values], wrt=parse_wrt(args.wrt)))
     return 0
 
 

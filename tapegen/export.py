@@ -34,13 +34,14 @@ ERROR_BASE = '''class TapegenError(Exception):
         super().__init__(message + (f"\\nhint: {hint}" if hint else ""))'''
 
 
-def export(f, wrt=0) -> str:
+def export(f, wrt=None) -> str:
     """The source of a standalone module computing `f`'s value and gradient with NumPy alone.
 
     Args:
         f: the function (plain or `@differentiate`d); a scalar output, or a tuple whose first item
             is the scalar differentiated (the rest are returned as they are, like `has_aux`).
-        wrt: argument position(s) or name(s), as in `tapegen.grad`.
+        wrt: argument position(s) or name(s), as in `tapegen.grad`; by default the decorator's
+            (for a `@differentiate`d function), else the first argument.
 
     Returns:
         str: module source defining `value_and_grad(...)`, `grad(...)` and `<f>_grad(...)`.
@@ -53,13 +54,15 @@ def export(f, wrt=0) -> str:
         >>> import numpy as np, tapegen as tg
         >>> def f(x):
         ...     return np.sum(np.sin(x))
-        >>> text = tg.export.export(f)          # doctest: +SKIP
+        >>> from tapegen.export import export
+        >>> text = export(f)                    # doctest: +SKIP
         >>> namespace = {}; exec(text, namespace)  # doctest: +SKIP
     """
     from . import __version__
     from .api import _differentiated
-    target = _differentiated(f)._target
-    indices, bare = target.wrt(wrt)
+    differentiated = _differentiated(f)
+    target = differentiated._target
+    indices, bare = target.wrt(differentiated._wrt if wrt is None else wrt)
     generated = pipeline.transform(target.fn, "grad", indices, (0,), bare)
     program = generated.program
     collector = _Collector(generated.namespace)

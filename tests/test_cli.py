@@ -36,6 +36,14 @@ class Model:
     @staticmethod
     def energy(x):
         return np.sum(x ** 2)
+
+
+import tapegen as tg
+
+
+@tg.differentiate(wrt=("W", "b"))
+def decorated(W, b, x):
+    return np.sum(np.tanh(x @ W + b))
 """
 
 
@@ -80,6 +88,17 @@ def test_show_vjp_and_dotted_function_names(model, capsys):
     assert "def loss_vjp_fwd(W, b, x, y):" in out and "def loss_vjp_bwd(residuals, " in out
     assert cli.main(["show", f"{model}:Model.energy"]) == 0
     assert "def energy_grad(x):" in capsys.readouterr().out
+
+
+def test_without_wrt_show_and_export_use_the_decorators_wrt(model, capsys):
+    assert cli.main(["show", f"{model}:decorated"]) == 0
+    assert "value and gradient with respect to W, b." in capsys.readouterr().out
+    assert cli.main(["show", f"{model}:decorated", "--wrt", "x"]) == 0
+    assert "value and gradient with respect to x." in capsys.readouterr().out
+    assert cli.main(["export", f"{model}:decorated"]) == 0
+    assert ", with respect to W, b." in capsys.readouterr().out
+    assert cli.main(["show", f"{model}:loss"]) == 0
+    assert "value and gradient with respect to W." in capsys.readouterr().out
 
 
 def test_show_is_coloured_on_a_terminal(model):
@@ -159,7 +178,7 @@ def test_an_exception_while_importing_the_file(tmp_path):
 
 @pytest.mark.parametrize("target, message", [
     ("{model}", "expected FILE.py:FUNCTION, got"),
-    ("{model}:nothing", "defines no 'nothing'\nhint: it defines: Model, loss, seed_example, uses_with"),
+    ("{model}:nothing", "defines no 'nothing'\nhint: it defines: Model, decorated, loss, seed_example, uses_with"),
     ("missing.py:f", "missing.py: no such file"),
 ], ids=["no-function", "unknown-function", "missing-file"])
 def test_bad_targets(model, target, message, capsys):
