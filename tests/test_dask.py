@@ -416,7 +416,8 @@ def test_importing_tapegen_does_not_import_dask(tmp_path):
 
 @pytest.mark.slow
 def test_distributed_example_trains(tmp_path):
-    out = run_python([str(REPO / "examples" / "distributed_logreg.py")], cwd=tmp_path)
+    example = Path(__file__).resolve().parent.parent / "examples" / "distributed_logreg.py"
+    out = run_python([str(example)], cwd=tmp_path)
     losses = [float(line.split("loss")[1].split()[0]) for line in out.splitlines() if line.startswith("epoch")]
     assert len(losses) >= 5 and losses[-1] < 0.8 * losses[0]
     assert all(b <= a + 1e-12 for a, b in zip(losses, losses[1:]))
