@@ -87,6 +87,8 @@ class Calls:
         return self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
 
     def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name):
+        self.comments.update(callee.comments)
+        callee.comments = self.comments
         callee.blocks = [self.current]
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
         callee.free_sources = self.free_sources

@@ -241,6 +241,7 @@ class Program:
     free: tuple = ()
     identifiers: frozenset = field(default=frozenset())
     free_sources: tuple = ()  # (generated name, function whose scope has it, its name there)
+    comments: tuple = ()  # ((file, line), ("# the user's comment", ...)): comment lines above a statement
 
     def __str__(self) -> str:
         lines = [f"{self.name}({', '.join(p.name for p in self.params)}):"]

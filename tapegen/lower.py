@@ -77,6 +77,7 @@ class _Lowerer(ControlFlow, Calls):
         self.reserved = reserved
         self.receiver = None     # the class of `self` for a bound method
         self.self_var = None
+        self.comments: dict = {(source.display_file, line): texts for line, texts in source.comments().items()}
 
     @property
     def current(self) -> list:
@@ -103,7 +104,7 @@ class _Lowerer(ControlFlow, Calls):
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
         return Program(name, tuple(params), tuple(self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers),
-                       tuple(sorted(self.free_sources.items())))
+                       tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))
 
     def _statements(self, stmts):
         """Lower the function body; return (outputs, returns_tuple)."""

@@ -3,11 +3,14 @@
 This module owns reading user source: it locates the `def` (or `lambda`) of a
 live function object in its file, parses it with the stdlib `ast`, and turns
 AST positions (UTF-8 byte columns) into `Span`s with character columns, so a
-caret lands under the right character on lines with non-ASCII text.
+caret lands under the right character on lines with non-ASCII text. It is the
+only user of libcst, which reads the user's comments exactly (a `#` inside a
+string is not a comment), so generated code can repeat them.
 """
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import os
@@ -30,6 +33,14 @@ class FunctionSource:
     @property
     def display_file(self) -> str:
         return os.path.basename(self.file) if self.file else "<unknown>"
+
+    def comments(self) -> dict:
+        """{line: (comment, ...)}: the comment lines standing just above each statement of the function."""
+        if isinstance(self.node, ast.Lambda):
+            return {}
+        first = min([d.lineno for d in self.node.decorator_list] + [self.node.lineno]) + self.line_offset
+        last = self.node.end_lineno + self.line_offset
+        return _comments(self.file, tuple(self.lines[first - 1:last]), first)
 
     def span(self, node: ast.AST) -> Span:
         line = node.lineno + self.line_offset
@@ -117,6 +128,25 @@ def _lambda_by_column(candidates, code):
     """Several lambdas on one line: pick the one whose body the code object points at."""
     cols = {pos[2] for pos in code.co_positions() if pos[2] is not None}
     return [node for node in candidates if node.body.col_offset in cols]
+
+
+@functools.lru_cache(maxsize=256)
+def _comments(file, lines, first_line) -> dict:
+    import libcst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+    try:
+        wrapper = MetadataWrapper(libcst.parse_module(textwrap.dedent("".join(lines))))
+    except Exception:  # libcst reads a grammar a little different from this Python's: comments are optional
+        return {}
+    found: dict = {}
+    positions = wrapper.resolve(PositionProvider)
+    for node, position in positions.items():
+        leading = getattr(node, "leading_lines", None)
+        if leading and isinstance(node, libcst.BaseStatement):
+            texts = tuple(line.comment.value for line in leading if line.comment is not None)
+            if texts:
+                found[position.start.line + first_line - 1] = texts
+    return found
 
 
 def _char_col(text: str, byte_col: int) -> int:

@@ -28,6 +28,7 @@ ARTIFACTS = [
     ("branch", "grad", lambda: tg.source(cases.branch)),
     ("array_assignment", "grad", lambda: tg.source(cases.array_assignment)),
     ("rnn_loop", "wengert", lambda: tg.wengert(cases.rnn_loop)),
+    ("commented", "grad", lambda: tg.source(cases.commented, wrt=1)),
 ]
 
 

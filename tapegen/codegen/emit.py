@@ -32,13 +32,22 @@ def header(program, what: str) -> list:
             "# Edit the function, not this code: it is regenerated from the source.", ""]
 
 
+_COMMENTS: dict = {}  # (file, line) -> the user's comment lines above it, while writing one module
+
+
+def _start(adjoint, checks):
+    """Per-module state for `_lines` (the pipeline holds its lock while a module is written)."""
+    global _CHECKS, _COMMENTS
+    _CHECKS = _check_indices(adjoint) if checks else None
+    _COMMENTS = dict(getattr(adjoint.primal, "comments", ()))
+
+
 def grad_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
     """Source of `<name>(params) -> (value, gradients)`: forward then backward in one function.
 
     With `checks`, every equation is followed by `nan_check(...)` (see debug.py).
     """
-    global _CHECKS
-    _CHECKS = _check_indices(adjoint) if checks else None
+    _start(adjoint, checks)
     program = adjoint.primal
     lines = header(program, f"value and gradient with respect to {_wrt_text(adjoint)}")
     lines.append(f"def {name}({', '.join(p.name for p in program.params)}):")
@@ -57,8 +66,7 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
 
 def vjp_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
     """Source of `<name>_fwd(params) -> (value, residuals)` and `<name>_bwd(residuals, cotangent)`."""
-    global _CHECKS
-    _CHECKS = _check_indices(adjoint) if checks else None
+    _start(adjoint, checks)
     program = adjoint.primal
     residuals = [v.name for v in _vjp_residuals(adjoint)] + (["tape"] if adjoint.uses_tape else [])
     lines = header(program, f"vector-Jacobian product with respect to {_wrt_text(adjoint)}")
@@ -99,6 +107,7 @@ def _lines(stmts, backward: bool) -> list:
         if span is not None and not isinstance(stmt, (If, Loop, Free)):
             key = (span.file, span.line)
             if key != last:
+                lines += [comment_text(text) for text in _COMMENTS.get(key, ())]
                 lines.append(f"# {comment_text(span.file)}:{span.line}   {comment_text(span.text)}")
                 last = key
         if isinstance(stmt, (If, Loop, Guard)):

@@ -42,3 +42,11 @@ def array_assignment(w):
     for i in range(3):
         A[i, i] = w[i] ** 2
     return np.sum(A)
+
+
+def commented(x, w):
+    # a linear layer
+    z = x @ w
+    s = "# a string, not a comment"
+    # squashed, then summed
+    return np.sum(np.tanh(z)) + len(s)
