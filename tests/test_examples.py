@@ -26,12 +26,23 @@ def run_example(path, tmp_path):
                           cwd=tmp_path)
 
 
+_RUNS: dict = {}
+
+
+def run_once(path, tmp_path_factory):
+    """Each example runs once per test session; tests that read its output share the run."""
+    if path not in _RUNS:
+        directory = tmp_path_factory.mktemp(path.stem)
+        _RUNS[path] = (run_example(path, directory), directory)
+    return _RUNS[path]
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
-def test_example_runs(path, tmp_path):
-    result = run_example(path, tmp_path)
+def test_example_runs(path, tmp_path_factory):
+    result, directory = run_once(path, tmp_path_factory)
     assert result.returncode == 0, result.stderr
     assert KEY_LINES.get(path.name, "") in result.stdout
-    assert sorted(os.listdir(tmp_path)) in ([], [f"{path.stem}.png"])  # writes nothing but its plot
+    assert sorted(os.listdir(directory)) in ([], [f"{path.stem}.png"])  # writes nothing but its plot
 
 
 @pytest.mark.parametrize("name, pattern", [
@@ -39,18 +50,18 @@ def test_example_runs(path, tmp_path):
     ("mlp_sgd.py", r"^epoch +\d+ +loss (\S+)$"),
     ("straight_through.py", r"^step +\d+ +loss (\S+) "),
 ])
-def test_training_loss_falls(name, pattern, tmp_path):
-    result = run_example(ROOT / "examples" / name, tmp_path)
+def test_training_loss_falls(name, pattern, tmp_path_factory):
+    result, _ = run_once(ROOT / "examples" / name, tmp_path_factory)
     losses = [float(v) for v in re.findall(pattern, result.stdout, re.M)]
     assert len(losses) >= 4, result.stdout
     assert all(later <= earlier for earlier, later in zip(losses, losses[1:])), losses
     assert losses[-1] < 0.6 * losses[0]
 
 
-def test_how_it_works_is_short_and_prints_every_stage(tmp_path):
+def test_how_it_works_is_short_and_prints_every_stage(tmp_path_factory):
     path = ROOT / "examples" / "how_it_works.py"
     assert len(path.read_text().splitlines()) < 100
-    out = run_example(path, tmp_path).stdout
+    out = run_once(path, tmp_path_factory)[0].stdout
     stages = re.findall(r"^=== (\d)\. ", out, re.M)
     assert stages == [str(i) for i in range(1, 8)]
 
