@@ -285,7 +285,15 @@ def cmd_graph(args) -> int:
 def cmd_trace(args) -> int:
     from .inspection import trace
     fn = load_target(args.target)
-    print(trace(fn, *[parse_value(v) for v in args.values], wrt=parse_wrt(args.wrt)))
+    values = [parse_value(v) for v in args.values]
+    try:
+        table = trace(fn, *values, wrt=parse_wrt(args.wrt))
+    except TapegenError:
+        raise
+    except Exception as exc:  # the function itself failed at these arguments: not a tapegen bug
+        raise CommandError(f"running {args.target} at {', '.join(args.values)} raised {type(exc).__name__}: {exc}",
+                           hint="check the number, shapes and types of the arguments") from None
+    print(table)
     return 0
 
 

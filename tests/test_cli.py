@@ -191,6 +191,10 @@ def test_bad_wrt_and_bad_trace_argument(model, capsys):
     assert "wrt names 'zz', which is not an argument\nhint: its arguments are (W, b, x, y)" in capsys.readouterr().err
     assert cli.main(["trace", f"{model}:seed_example", "one", "2.0"]) == 2
     assert "argument 'one' is not a Python literal" in capsys.readouterr().err
+    assert cli.main(["trace", f"{model}:loss", "[1.0, 2.0]", "[0.0]", "[[1.0]]", "[[0.0]]"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"running {model}:loss at [1.0, 2.0], [0.0], [[1.0]], [[0.0]] raised ValueError: ")
+    assert "internal error" not in err
 
 
 def test_an_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys):
