@@ -32,3 +32,7 @@ __all__ = [
 from .inspection import graph, residuals, trace  # noqa: E402  (issue 8: inspection)
 
 __all__ += ["trace", "graph", "residuals"]
+
+from .transforms import hessian, hvp, jacobian, jvp  # noqa: E402  (issue 4: forward mode, higher order)
+
+__all__ += ["jvp", "jacobian", "hessian", "hvp"]

@@ -25,7 +25,7 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
             from .transforms import differentiable_gradient
-            fn = differentiable_gradient(fn)
+            fn = differentiable_gradient(fn, reverse=True)
         bound = ()
         if inspect.ismethod(fn):
             bound = (fn.__self__,)
@@ -256,7 +256,7 @@ class GradFunction:
     def __init__(self, fn, wrt, has_aux, with_value):
         self._fn, self._wrt, self._has_aux, self._with_value = fn, wrt, has_aux, with_value
         self._differentiated = fn if isinstance(fn, Differentiated) else Differentiated(fn, wrt, has_aux)
-        functools.update_wrapper(self, fn)
+        functools.update_wrapper(self, fn, updated=())  # not fn's __dict__: a GradFunction's would replace ours
         self.__name__ = f"{getattr(fn, '__name__', 'f')}_{'value_and_grad' if with_value else 'grad'}"
         self._fast = None  # the generated function, once known, for calls with all arguments positional
         target = self._differentiated._target

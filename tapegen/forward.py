@@ -1,0 +1,357 @@
+"""The forward-mode transform: a Program becomes a Tangent program (primal and tangent statements).
+
+Each primal statement is followed by the tangent of what it assigns, when any
+of its inputs carries one: `y_dot` is the sum of the JVP rule contributions of
+the inputs that carry a tangent (`t3_dot = t1_dot * x2 + x1 * t2_dot`).
+Values that do not depend on the `wrt` inputs, or that no output depends on,
+get no tangent at all. Control flow keeps its structure: branches and loops
+run their tangent statements inside them, so no tape is needed.
+
+A few things are not sums of contributions, and are written here instead:
+
+- in-place updates mirror on the tangent: `A[i] = v` gives `A_dot[i] = v_dot`,
+  `xs.append(v)` gives `xs_dot.append(v_dot)`, and `v = tape.pop()` (in
+  generated gradient code) gives `v_dot = tape_dot.pop()`;
+- containers built from items (`[a, b]`, `{"W": W}`) hold the items'
+  tangents, zeros for items that carry none;
+- a var assigned in several places (a loop's `h`) has a tangent everywhere
+  once it has one anywhere: an assignment of a value with no tangent gives it
+  a zero tangent (`h_dot = zero_tangent(h)`).
+
+A JVP rule that reads the tangent of another input than its own (`b_dot` in a
+rule for `a`) computes the tangent of both at once: the others' own rules are
+then not used, and it is passed None for an input without a tangent.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import rules
+from .errors import InternalError, NoRuleError
+from .ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
+from .names import namer_for
+from .reverse import RuleApplication
+from .rules import runtime_rules
+from .rules.runtime_rules import tape_pop
+from .rules.language import make_dict, make_list, make_tuple
+from .runtime import meta
+
+
+@dataclass(frozen=True, eq=False)
+class TangentSum:
+    """The op of a tangent equation: `y_dot = rule_1(reads_1) + rule_2(reads_2) + ...`.
+
+    The equation's inputs are every rule's reads, keyed `"<i>:<name>"` for rule `i`.
+    """
+
+    rules: tuple
+    form = "tangent"
+    name = "tangent"
+    differentiable = False
+
+
+@dataclass(frozen=True)
+class Tangent:
+    """A program's primal statements interleaved with tangent statements.
+
+    `tangent_params` are the tangent vars of `wrt`, in order; `output_tangents`
+    holds, for each of `primal.outputs`, its tangent var, or None where no
+    tangent reaches it (a zero tangent).
+    """
+
+    primal: Program
+    wrt: tuple
+    tangent_params: tuple
+    body: tuple
+    output_tangents: tuple
+
+    def __str__(self) -> str:
+        from .ir import listing
+        params = [p.name for p in self.primal.params] + [t.name for t in self.tangent_params]
+        lines = [f"jvp {self.primal.name}({', '.join(params)}):"] + listing(self.body)
+        tangents = ", ".join("0" if t is None else t.name for t in self.output_tangents)
+        outs = ", ".join(str(a) for a in self.primal.outputs)
+        lines.append(f"  return ({outs}), ({tangents})")
+        return "\n".join(lines)
+
+
+def forward(program: Program, wrt: tuple) -> Tangent:
+    """The tangent program of `program` for tangents of the params `wrt`.
+
+    Raises:
+        NoRuleError: a value carrying a tangent flows into a callable with no JVP rule.
+    """
+    active = _active(program, tuple(wrt))
+    builder = _Builder(program, active)
+    tangent_params = tuple(builder.tangent(p) for p in wrt)
+    body = builder.block(program.body)
+    outputs = tuple(builder.names.get(a) if isinstance(a, Var) and a in active else None for a in program.outputs)
+    return Tangent(program, tuple(wrt), tangent_params, tuple(body), outputs)
+
+
+def _active(program: Program, wrt: tuple) -> frozenset:
+    """Vars that depend on `wrt` through differentiable ops and that some output depends on."""
+    eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
+    varying, changed = set(wrt), True
+    while changed:  # loops carry values backwards in program order: iterate to a fixed point
+        changed = False
+        for eqn in eqns:
+            reads = atom_vars(eqn.input("like")) if eqn.op.fn is tape_pop else eqn.reads
+            if eqn.op.differentiable and any(v in varying for v in reads) and not varying.issuperset(eqn.outputs):
+                varying.update(eqn.outputs)
+                changed = True
+    useful, changed = {v for atom in program.outputs for v in atom_vars(atom)}, True
+    while changed:
+        changed = False
+        for eqn in reversed(eqns):
+            if any(v in useful for v in eqn.outputs) and not useful.issuperset(eqn.reads):
+                useful.update(eqn.reads)
+                changed = True
+    return frozenset(varying & useful)
+
+
+_CONTAINERS = ((make_list, "items"), (make_tuple, "items"), (make_dict, "values"), (np.array, "object"),
+               (np.asarray, "object"))
+
+
+def _container_key(op):
+    """The parameter holding the items, if `op` builds a container (or an array) from them."""
+    return next((key for fn, key in _CONTAINERS if op.fn is fn), None)
+
+
+class _Builder:
+    """Walks the primal program, writing each statement and then its tangent."""
+
+    def __init__(self, program: Program, active: frozenset):
+        self.program = program
+        self.active = active
+        self.mutable = mutable_vars(program.body)
+        self.written_in_place = {s.outputs[0] for s in walk(program.body)
+                                 if isinstance(s, Eqn) and s.op.name == "setitem"}
+        self.namer = namer_for(program, runtime_rules.names().keys())
+        self.names: dict = {}
+        self.derived: dict = {}
+
+    def tangent(self, var: Var) -> Var:
+        if var not in self.names:
+            self.names[var] = self.namer.tangent(var)
+        return self.names[var]
+
+    def has_tangent(self, atom) -> bool:
+        return isinstance(atom, Var) and atom in self.active
+
+    # --- blocks -------------------------------------------------------------------------
+
+    def block(self, stmts) -> list:
+        saved, self.derived = self.derived, {}
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Eqn):
+                out += self.eqn(stmt)
+            elif isinstance(stmt, If):
+                out.append(If(stmt.cond, tuple(self.block(stmt.then)), tuple(self.block(stmt.orelse)), stmt.span))
+            elif isinstance(stmt, Loop):
+                out.append(Loop(stmt.kind, stmt.target, stmt.iterable, tuple(self.block(stmt.test_body)),
+                                stmt.test, tuple(self.block(stmt.body)), stmt.counter, stmt.span))
+            elif isinstance(stmt, Exit):
+                out.append(stmt)
+            else:
+                raise InternalError(f"unexpected statement in a primal program: {stmt!r}")
+            if not isinstance(stmt, (Eqn, Exit)):
+                self._forget(assigned([stmt]))
+        self.derived = saved
+        return out
+
+    def _forget(self, variables) -> None:
+        """Drop saved shapes of vars that were just reassigned."""
+        changed = set(variables)
+        self.derived = {k: v for k, v in self.derived.items() if k[0] not in changed}
+
+    # --- equations ----------------------------------------------------------------------
+
+    def eqn(self, eqn: Eqn) -> list:
+        self._forget(eqn.outputs)
+        out = [eqn]
+        op = eqn.op
+        if op.name == "setitem":
+            return out + self._setitem(eqn)
+        if op.name == "append":
+            return out + self._append(eqn)
+        if op.fn is tape_pop or (op.form == "opaque" and op.spelling == ".pop"):
+            return out + self._pop(eqn)
+        outputs = [o for o in eqn.outputs if o in self.active]
+        if not outputs:
+            return out
+        carrying = [key for key, atom in eqn.inputs if any(v in self.active for v in atom_vars(atom))]
+        if not carrying or not op.differentiable:
+            return out + [self._zero(o, eqn.span) for o in outputs]
+        if _container_key(op) is not None and not op.jvps:
+            return out + self._container(eqn)
+        out += self._rules(eqn, carrying)
+        if any(o in self.written_in_place for o in eqn.outputs) and op.name != "assign":
+            var = self.tangent(eqn.outputs[0])  # A_dot[i] = ... must not write into another value's tangent
+            out.append(Eqn(rules.lookup(np.copy), (("a", var),), (var,), eqn.span))
+        return out
+
+    def _rules(self, eqn, carrying) -> list:
+        chosen, covered, derive = [], set(), []
+        for key in carrying:
+            if key in covered:
+                continue
+            rule = eqn.op.jvps.get(key)
+            if rule is None:
+                raise NoRuleError(_no_rule_message(eqn.op, key), eqn.span,
+                                  "forward mode needs a JVP rule for it; see `python -m tapegen rules`")
+            covered |= {read[:-4] for read in rule.reads if read.endswith("_dot")} | {key}
+            if not _is_zero(rule):
+                chosen.append((rule, self._reads(rule, eqn, derive)))
+        if not chosen:  # every contribution is zero (a dependence through shapes or comparisons only)
+            return [self._zero(o, eqn.span, anywhere=True) for o in eqn.outputs if o in self.active]
+        inputs = tuple((f"{i}:{name}", atom) for i, (_, reads) in enumerate(chosen) for name, atom in reads)
+        outs = tuple(self.tangent(o) for o in eqn.outputs)
+        return derive + [Eqn(TangentSum(tuple(rule for rule, _ in chosen)), inputs, outs, eqn.span)]
+
+    def _reads(self, rule, eqn, derive) -> tuple:
+        inputs = dict(eqn.inputs)
+        reads = []
+        for name in rule.reads:
+            if name == "y":
+                value = eqn.outputs[0] if len(eqn.outputs) == 1 else Pack(eqn.outputs, "tuple")
+            elif name in inputs:
+                value = inputs[name]
+            elif name.endswith("_dot") and name[:-4] in inputs:
+                value = self._tangent_atom(inputs[name[:-4]])
+            elif name.endswith("_is_const") and name[:-9] in inputs:
+                value = Const(isinstance(inputs[name[:-9]], Const))
+            elif name.endswith("_active") and name[:-7] in inputs:
+                value = Const(self._carries(inputs[name[:-7]]))
+            else:
+                param, _, suffix = name.rpartition("_")
+                if suffix not in ("shape", "meta") or param not in inputs:
+                    raise InternalError(f"rule {rule.name} reads {name!r}, which {eqn.op.name} does not provide")
+                value = self._derive(inputs[param], suffix, eqn.span, derive)
+            reads.append((name, value))
+        return tuple(reads)
+
+    def _carries(self, atom):
+        """Whether an input carries a tangent: a bool, or a tuple of bools for a list."""
+        if isinstance(atom, Pack):
+            return tuple(self._carries(item) for item in atom.items)
+        return any(v in self.active for v in atom_vars(atom))
+
+    def _tangent_atom(self, atom):
+        """What a rule reads as `<param>_dot`: the tangent, None for none, item by item for a list."""
+        if isinstance(atom, Pack):
+            return Pack(tuple(self._tangent_atom(item) for item in atom.items), atom.kind)
+        return self.tangent(atom) if self.has_tangent(atom) else Const(None)
+
+    def _derive(self, atom, suffix, span, derive):
+        if isinstance(atom, Const):
+            return Const(np.shape(atom.value) if suffix == "shape" else meta(atom.value))
+        if not isinstance(atom, Var):
+            raise InternalError(f"cannot take the {suffix} of {atom}")
+        key = (atom, suffix)
+        if key not in self.derived:
+            var = self.namer.derived(atom, suffix)
+            derive.append(Eqn(rules.lookup(np.shape if suffix == "shape" else meta), (("a", atom),), (var,), span))
+            self.derived[key] = var
+        return self.derived[key]
+
+    # --- tangents written structurally --------------------------------------------------
+
+    def _zero(self, var, span, anywhere=False) -> Eqn:
+        """A zero tangent for a var that has one elsewhere (`h_dot = zero_tangent(h)`)."""
+        if var not in self.mutable and not anywhere:
+            raise InternalError(f"{var} carries a tangent but was assigned a value that carries none")
+        return Eqn(runtime_rules.ZERO_TANGENT, (("x", var),), (self.tangent(var),), span)
+
+    def _item_tangents(self, pack, span, out) -> Pack:
+        items = []
+        for item in pack.items:
+            if self.has_tangent(item):
+                items.append(self.tangent(item))
+            else:
+                zero = self.namer.temp()
+                out.append(Eqn(runtime_rules.ZERO_TANGENT, (("x", item),), (zero,), span))
+                items.append(zero)
+        return Pack(tuple(items), pack.kind)
+
+    def _container(self, eqn) -> list:
+        """`[a, b]` -> `[a_dot, zeros]`: the container op applied to the items' tangents."""
+        key = _container_key(eqn.op)
+        out = []
+        inputs = []
+        for name, atom in eqn.inputs:
+            if name == key and isinstance(atom, Pack):
+                atom = self._item_tangents(atom, eqn.span, out)
+            elif name == key:
+                atom = self.tangent(atom)
+            inputs.append((name, atom))
+        return out + [Eqn(eqn.op, tuple(inputs), (self.tangent(eqn.outputs[0]),), eqn.span)]
+
+    def _setitem(self, eqn) -> list:
+        array = eqn.outputs[0]
+        if array not in self.active:
+            return []
+        value = eqn.input("value")
+        value_dot = self.tangent(value) if self.has_tangent(value) else Const(0.0)
+        array_dot = self.tangent(array)
+        inputs = (("a", array_dot), ("index", eqn.input("index")), ("value", value_dot))
+        return [Eqn(eqn.op, inputs, (array_dot,), eqn.span)]
+
+    def _append(self, eqn) -> list:
+        items = eqn.outputs[0]
+        if items not in self.active:
+            return []
+        out = []
+        value = eqn.input("value")
+        if self.has_tangent(value):
+            value_dot = self.tangent(value)
+        else:
+            value_dot = self._item_tangents(Pack((value,), "list"), eqn.span, out).items[0]
+        items_dot = self.tangent(items)
+        return out + [Eqn(eqn.op, (("a", items_dot), ("value", value_dot)), (items_dot,), eqn.span)]
+
+    def _pop(self, eqn) -> list:
+        """`v = tape_pop(tape, v)` -> `v_dot = tape_pop(tape_dot, v_dot)`: the tangent tape pops in step."""
+        receiver = eqn.inputs[0][1]
+        if not self.has_tangent(receiver):
+            return []
+        outs = tuple(self.tangent(o) for o in eqn.outputs if o in self.active)
+        if eqn.op.fn is not tape_pop:
+            return [Eqn(eqn.op, (("_0", self.tangent(receiver)),), outs, eqn.span)]
+        like = self._tangent_atom(eqn.input("like"))
+        return [Eqn(eqn.op, (("tape", self.tangent(receiver)), ("like", like)), outs, eqn.span)]
+
+
+def _is_zero(rule) -> bool:
+    """A JVP rule that is `return None`: the output does not change with this input (to first order)."""
+    return isinstance(rule.inline, ast.Constant) and rule.inline.value is None
+
+
+def _no_rule_message(prim, key) -> str:
+    if prim.form == "opaque":
+        return f"no derivative rule for {prim.name}(): a value carrying a tangent is passed to it"
+    return f"no JVP rule for {prim.spelling or prim.name} (argument '{key}')"
+
+
+__all__ = ["Tangent", "TangentSum", "forward"]
+
+
+def verify_tangent(tangent: Tangent) -> Tangent:
+    """Check every var is defined before it is read; return `tangent`, or raise InternalError (a tapegen bug)."""
+    from .verify import check_body
+    program = tangent.primal
+    defined = set(program.params) | set(program.free) | set(tangent.tangent_params)
+    check_body(tangent.body, defined, f"jvp {program.name}", _Reassignable())
+    return tangent
+
+
+class _Reassignable(frozenset):
+    """Mutable primal vars' tangents and in-place tangent updates reassign names: allow it."""
+
+    def __contains__(self, item):
+        return True

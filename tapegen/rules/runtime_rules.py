@@ -1,0 +1,429 @@
+"""The helpers generated gradient code calls, as primitives with rules: gradient code is differentiable.
+
+A gradient of a gradient (Hessian-vector products, MAML, third derivatives)
+differentiates the generated gradient code itself. That code calls runtime
+helpers (`unbroadcast`, `unreduce`, `conform`, ...) and rules called by name
+(`matmul_vjp_x1`, `guarded_mul`, ...); this table declares them, with a VJP
+and a JVP rule for each argument. Every rule here is one expression using
+only NumPy primitives and helpers declared here, so the code it generates is
+differentiable again (third order and beyond).
+
+Most helpers are linear in their cotangent argument (named `ct` here, since
+`g` means the cotangent of the helper's own output in a rule). The VJP of a
+helper with respect to `ct` is then the transpose: `unbroadcast` transposes
+to `np.broadcast_to`, the matmul cotangent rules transpose to `np.matmul`
+itself. A helper's dependence on a value only through its shape or its
+comparisons (`conform`'s `x`, `broadcast_like`'s `like`) has derivative zero: its
+JVP rule returns None (no contribution) and its VJP rule a zero cotangent.
+
+Also here: `zero_tangent`, `add_tangents`, `is_not_none`, `tape_pop` and
+`copy_region`, helpers that forward-mode code and differentiable gradient
+code use. `tape_pop` has no VJP rule: reverse mode cannot yet differentiate
+gradient code that replays a loop from its tape (forward mode can).
+"""
+import numpy as np
+
+from ..runtime import add_cotangents, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
+from .elementwise import broadcast_like, guarded_div, guarded_mul, kink_div, log_or_zero, tie_split
+from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
+from .reductions import reduced_size
+from .table import RuleTable
+
+table = RuleTable("runtime")
+
+
+def zero_tangent(x):
+    """A zero shaped like `x` (zeros item by item in a container; None stays None)."""
+    if x is None:
+        return None
+    if isinstance(x, dict):
+        return type(x)((k, zero_tangent(v)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        return type(x)(zero_tangent(v) for v in x)
+    if isinstance(x, float):
+        return 0.0
+    return np.zeros_like(x)
+
+
+def add_tangents(*parts):
+    """Add the tangents of a primitive with several outputs, output by output (None is zero)."""
+    total = parts[0]
+    for part in parts[1:]:
+        total = tuple(add_cotangents(a, b) for a, b in zip(total, part))
+    return total
+
+
+def is_not_none(x):
+    """`x is not None`, as a call (gradient code asks it of cotangents that may not exist)."""
+    return x is not None
+
+
+def tape_pop(tape, like):
+    """`tape.pop()` restoring `like` (a var, or the array a region of it is written into) in gradient code.
+
+    Naming what the popped value restores tells forward mode whether it carries
+    a tangent: the tape itself holds values that do and values that do not.
+    """
+    return tape.pop()
+
+
+def copy_region(a, index):
+    """A copy of `a[index]`: what gradient code saves before `a[index] = ...` overwrites it."""
+    region = a[index]
+    return np.array(region, copy=True) if isinstance(region, np.ndarray) else region
+
+
+def unconform(ct, like):
+    """The transpose of `conform(like, x)`: `ct`, shaped like `x`, summed back to the shape of `like`."""
+    if like is None:
+        return None
+    if isinstance(like, dict):
+        return type(like)((k, unconform(ct[k], v)) for k, v in like.items())
+    if isinstance(like, (list, tuple)):
+        return type(like)(unconform(c, v) for c, v in zip(ct, like))
+    out = unbroadcast(ct, np.shape(like))
+    dtype = getattr(like, "dtype", None)
+    return out.astype(dtype) if dtype is not None and getattr(out, "dtype", dtype) != dtype else out
+
+
+for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balanced_eq, "a, extremum, axis, keepdims"),
+                        (is_not_none, "x"), (zero_tangent, "x")):
+    table.nondiff(_fn, _signature, spelling=_fn.__name__)
+ZERO_TANGENT = table.primitives[zero_tangent]
+
+table.op(add_tangents, "*parts", spelling="add_tangents", differentiable=False)
+table.op(tape_pop, "tape, like", spelling="tape_pop")  # forward.py mirrors it on the tangent tape
+table.op(copy_region, "a, index", spelling="copy_region")
+table.op(unbroadcast, "ct, to_shape", spelling="unbroadcast")
+table.op(unreduce, "ct, a_shape, axis, keepdims", spelling="unreduce")
+table.op(conform, "ct, x", spelling="conform")
+table.op(unconform, "ct, like", spelling="unconform")
+table.op(add_cotangents, "a, b", spelling="add_cotangents")
+table.op(unindex, "ct, a_meta, index", spelling="unindex")
+for _fn in (guarded_mul, guarded_div, kink_div, safe_div):
+    table.op(_fn, "ct, d", spelling=_fn.__name__)
+table.op(broadcast_like, "t, like", spelling="broadcast_like")
+table.op(tie_split, "ct, wins, tie, other_active", spelling="tie_split")
+table.op(log_or_zero, "x", spelling="log_or_zero")
+table.op(linalg_mT, "x", spelling="linalg_mT")
+table.op(matmul_vjp_x1, "x1_shape, x2, ct", spelling="matmul_vjp_x1")
+table.op(matmul_vjp_x2, "x1, x2_shape, ct", spelling="matmul_vjp_x2")
+table.op(dot_vjp_a, "a_shape, b, ct", spelling="dot_vjp_a")
+table.op(dot_vjp_b, "a, b_shape, ct", spelling="dot_vjp_b")
+
+
+# --- reshaping cotangents: unbroadcast, unreduce, conform, unindex --------------------------------
+
+@table.vjp(copy_region, "a")
+def copy_region_vjp(a_meta, index, g):
+    return unindex(g, a_meta, index)
+
+
+@table.jvp(copy_region, "a")
+def copy_region_jvp(a_dot, index):
+    return copy_region(a_dot, index)
+
+
+@table.vjp(unbroadcast, "ct")
+def unbroadcast_vjp(ct_shape, g):
+    return np.broadcast_to(g, ct_shape)
+
+
+@table.jvp(unbroadcast, "ct")
+def unbroadcast_jvp(ct_dot, to_shape):
+    return unbroadcast(ct_dot, to_shape)
+
+
+@table.vjp(unreduce, "ct")
+def unreduce_vjp(ct_shape, axis, keepdims, g):
+    return np.reshape(np.sum(g, axis=axis, keepdims=keepdims), ct_shape)
+
+
+@table.jvp(unreduce, "ct")
+def unreduce_jvp(ct_dot, a_shape, axis, keepdims):
+    return unreduce(ct_dot, a_shape, axis, keepdims)
+
+
+@table.vjp(conform, "ct")
+def conform_vjp_ct(ct, g):
+    return unconform(g, ct)
+
+
+@table.jvp(conform, "ct")
+def conform_jvp_ct(ct_dot, x):
+    return conform(ct_dot, x)
+
+
+@table.vjp(conform, "x")
+def conform_vjp_x(x):
+    return zero_tangent(x)
+
+
+@table.jvp(conform, "x")
+def conform_jvp_x(x_dot):
+    return None
+
+
+@table.vjp(unconform, "ct")
+def unconform_vjp_ct(ct, g):
+    return conform(g, ct)
+
+
+@table.jvp(unconform, "ct")
+def unconform_jvp_ct(ct_dot, like):
+    return unconform(ct_dot, like)
+
+
+@table.vjp(unconform, "like")
+def unconform_vjp_like(like):
+    return zero_tangent(like)
+
+
+@table.jvp(unconform, "like")
+def unconform_jvp_like(like_dot):
+    return None
+
+
+@table.vjp(unindex, "ct")
+def unindex_vjp(index, g):
+    return g[index]
+
+
+@table.jvp(unindex, "ct")
+def unindex_jvp(ct_dot, a_meta, index):
+    return unindex(ct_dot, a_meta, index)
+
+
+@table.vjp(add_cotangents, "a")
+@table.vjp(add_cotangents, "b")
+def add_cotangents_vjp(g):
+    return g
+
+
+@table.jvp(add_cotangents, "a")
+@table.jvp(add_cotangents, "b")
+def add_cotangents_jvp(a_dot, b_dot):
+    return add_cotangents(a_dot, b_dot)
+
+
+# --- products and quotients guarded at zeros -------------------------------------------------------
+
+@table.vjp(guarded_mul, "ct")
+def guarded_mul_vjp_ct(ct_shape, d, g):
+    return unbroadcast(guarded_mul(g, d), ct_shape)
+
+
+@table.vjp(guarded_mul, "d")
+def guarded_mul_vjp_d(ct, d_shape, g):
+    return unbroadcast(guarded_mul(g, ct), d_shape)
+
+
+@table.jvp(guarded_mul, "ct")
+def guarded_mul_jvp_ct(ct_dot, d):
+    return guarded_mul(ct_dot, d)
+
+
+@table.jvp(guarded_mul, "d")
+def guarded_mul_jvp_d(ct, d_dot):
+    return guarded_mul(ct, d_dot)
+
+
+@table.vjp(guarded_div, "ct")
+def guarded_div_vjp_ct(ct_shape, d, g):
+    return unbroadcast(guarded_div(g, d), ct_shape)
+
+
+@table.vjp(guarded_div, "d")
+def guarded_div_vjp_d(d, d_shape, y, g):
+    return unbroadcast(-guarded_div(guarded_mul(g, y), d), d_shape)
+
+
+@table.jvp(guarded_div, "ct")
+def guarded_div_jvp_ct(ct_dot, d):
+    return guarded_div(ct_dot, d)
+
+
+@table.jvp(guarded_div, "d")
+def guarded_div_jvp_d(d, d_dot, y):
+    return -guarded_div(guarded_mul(y, d_dot), d)
+
+
+@table.vjp(kink_div, "ct")
+def kink_div_vjp_ct(ct_shape, d, g):
+    return unbroadcast(kink_div(g, d), ct_shape)
+
+
+@table.vjp(kink_div, "d")
+def kink_div_vjp_d(d, d_shape, y, g):
+    return unbroadcast(-kink_div(guarded_mul(g, y), d), d_shape)
+
+
+@table.jvp(kink_div, "ct")
+def kink_div_jvp_ct(ct_dot, d):
+    return kink_div(ct_dot, d)
+
+
+@table.jvp(kink_div, "d")
+def kink_div_jvp_d(d, d_dot, y):
+    return -kink_div(guarded_mul(y, d_dot), d)
+
+
+@table.vjp(safe_div, "ct")
+def safe_div_vjp_ct(ct_shape, d, g):
+    return unbroadcast(safe_div(g, d), ct_shape)
+
+
+@table.vjp(safe_div, "d")
+def safe_div_vjp_d(d, d_shape, y, g):
+    return unbroadcast(-safe_div(guarded_mul(g, y), d), d_shape)
+
+
+@table.jvp(safe_div, "ct")
+def safe_div_jvp_ct(ct_dot, d):
+    return safe_div(ct_dot, d)
+
+
+@table.jvp(safe_div, "d")
+def safe_div_jvp_d(d, d_dot, y):
+    return -safe_div(guarded_mul(y, d_dot), d)
+
+
+# --- elementwise helpers ---------------------------------------------------------------------------
+
+@table.vjp(broadcast_like, "t")
+def broadcast_like_vjp(t_shape, g):
+    return unbroadcast(g, t_shape)
+
+
+@table.jvp(broadcast_like, "t")
+def broadcast_like_jvp(t_dot, like):
+    return broadcast_like(t_dot, like)
+
+
+@table.vjp(broadcast_like, "like")
+def broadcast_like_vjp_like(like):
+    return zero_tangent(like)
+
+
+@table.jvp(broadcast_like, "like")
+def broadcast_like_jvp_like(like_dot):
+    return None
+
+
+@table.vjp(tie_split, "ct")
+def tie_split_vjp(ct_shape, wins, tie, other_active, g):
+    return unbroadcast(tie_split(g, wins, tie, other_active), ct_shape)
+
+
+@table.jvp(tie_split, "ct")
+def tie_split_jvp(ct_dot, wins, tie, other_active):
+    return tie_split(ct_dot, wins, tie, other_active)
+
+
+@table.vjp(log_or_zero, "x")
+def log_or_zero_vjp(x, g):
+    return guarded_div(g * (x > 0), np.where(x > 0, x, 1))
+
+
+@table.jvp(log_or_zero, "x")
+def log_or_zero_jvp(x, x_dot):
+    return guarded_div(x_dot * (x > 0), np.where(x > 0, x, 1))
+
+
+# --- products: the cotangent rules of bilinear ops are bilinear, and transpose to the op ----------
+
+@table.vjp(linalg_mT, "x")
+def linalg_mT_vjp(g):
+    return linalg_mT(g)
+
+
+@table.jvp(linalg_mT, "x")
+def linalg_mT_jvp(x_dot):
+    return linalg_mT(x_dot)
+
+
+@table.vjp(matmul_vjp_x1, "ct")
+def matmul_vjp_x1_vjp_ct(x2, g):
+    return np.matmul(g, x2)
+
+
+@table.vjp(matmul_vjp_x1, "x2")
+def matmul_vjp_x1_vjp_x2(x2_shape, ct, g):
+    return matmul_vjp_x2(g, x2_shape, ct)
+
+
+@table.jvp(matmul_vjp_x1, "ct")
+def matmul_vjp_x1_jvp_ct(x1_shape, x2, ct_dot):
+    return matmul_vjp_x1(x1_shape, x2, ct_dot)
+
+
+@table.jvp(matmul_vjp_x1, "x2")
+def matmul_vjp_x1_jvp_x2(x1_shape, x2_dot, ct):
+    return matmul_vjp_x1(x1_shape, x2_dot, ct)
+
+
+@table.vjp(matmul_vjp_x2, "ct")
+def matmul_vjp_x2_vjp_ct(x1, g):
+    return np.matmul(x1, g)
+
+
+@table.vjp(matmul_vjp_x2, "x1")
+def matmul_vjp_x2_vjp_x1(x1_shape, ct, g):
+    return matmul_vjp_x1(x1_shape, g, ct)
+
+
+@table.jvp(matmul_vjp_x2, "ct")
+def matmul_vjp_x2_jvp_ct(x1, x2_shape, ct_dot):
+    return matmul_vjp_x2(x1, x2_shape, ct_dot)
+
+
+@table.jvp(matmul_vjp_x2, "x1")
+def matmul_vjp_x2_jvp_x1(x1_dot, x2_shape, ct):
+    return matmul_vjp_x2(x1_dot, x2_shape, ct)
+
+
+@table.vjp(dot_vjp_a, "ct")
+def dot_vjp_a_vjp_ct(b, g):
+    return np.dot(g, b)
+
+
+@table.vjp(dot_vjp_a, "b")
+def dot_vjp_a_vjp_b(b_shape, ct, g):
+    return dot_vjp_b(g, b_shape, ct)
+
+
+@table.jvp(dot_vjp_a, "ct")
+def dot_vjp_a_jvp_ct(a_shape, b, ct_dot):
+    return dot_vjp_a(a_shape, b, ct_dot)
+
+
+@table.jvp(dot_vjp_a, "b")
+def dot_vjp_a_jvp_b(a_shape, b_dot, ct):
+    return dot_vjp_a(a_shape, b_dot, ct)
+
+
+@table.vjp(dot_vjp_b, "ct")
+def dot_vjp_b_vjp_ct(a, g):
+    return np.dot(a, g)
+
+
+@table.vjp(dot_vjp_b, "a")
+def dot_vjp_b_vjp_a(a_shape, ct, g):
+    return dot_vjp_a(a_shape, g, ct)
+
+
+@table.jvp(dot_vjp_b, "ct")
+def dot_vjp_b_jvp_ct(a, b_shape, ct_dot):
+    return dot_vjp_b(a, b_shape, ct_dot)
+
+
+@table.jvp(dot_vjp_b, "a")
+def dot_vjp_b_jvp_a(a_dot, b_shape, ct):
+    return dot_vjp_b(a_dot, b_shape, ct)
+
+
+def names() -> dict:
+    """The names forward-mode and differentiable gradient code may use: all rules' names, and the helpers here."""
+    from . import namespace
+    return {**namespace(), "zero_tangent": zero_tangent, "add_tangents": add_tangents,
+            "is_not_none": is_not_none, "unconform": unconform, "tape_pop": tape_pop, "copy_region": copy_region}

@@ -1,0 +1,401 @@
+"""Function transforms built on forward mode and on differentiable gradient code.
+
+`jvp` runs generated tangent code (forward mode); `jacobian` pushes input
+basis vectors forward or pulls output basis vectors back; `hessian` and
+`hvp` differentiate the generated gradient code in forward mode
+(forward-over-reverse), and `tg.grad(tg.grad(f))` differentiates it in
+reverse mode. The gradient code is made differentiable here: its source is
+rewritten into plain statements tapegen lowers like user code (see
+`differentiable_gradient`), and the helpers it calls are primitives with
+rules (rules/runtime_rules.py).
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+import types
+import weakref
+
+import numpy as np
+
+from .api import Differentiated, GradFunction, _differentiated
+from .errors import TapegenError, WrtError
+from .ir import Loop, Pop, walk
+from .resolve import LiveNamespace
+from .rules.runtime_rules import names as forward_names
+from .rules.runtime_rules import zero_tangent
+from .runtime import conform
+
+__all__ = ["jvp", "jacobian", "hessian", "hvp", "call_jvp", "differentiable_gradient"]
+
+
+def jvp(f, primals, tangents):
+    """`(out, tangent_out)`: the value of `f(*primals)` and its derivative in the direction `tangents`.
+
+    Forward mode, from generated tangent code (`tapegen.source(f, kind="jvp")`).
+    `tangents` pairs with `primals`; None (or a tangent of an integer argument)
+    means that argument does not move.
+
+    Example:
+        >>> import numpy as np, tapegen as tg
+        >>> tg.jvp(lambda x: np.sin(x) * x, (1.0,), (1.0,))[1]  # doctest: +ELLIPSIS
+        1.381773...
+    """
+    return _differentiated(f).jvp(primals, tangents)
+
+
+def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
+    """`Differentiated.jvp`: pick the arguments that move, call the generated tangent code, shape the result."""
+    primals = tuple(primals)
+    positions, moving = _moving(differentiated, primals, tuple(tangents), wrt)
+    if not positions:
+        out = differentiated(*primals)
+        return out, zero_tangent(out)
+    entry = differentiated._entry("jvp", positions)
+    arguments = differentiated._target.arguments(primals, {})
+    out, out_dot = entry.function(*arguments, *moving)
+    if entry.generated.program.returns_tuple:
+        return out, tuple(conform(t, o) for t, o in zip(out_dot, out))
+    return out, conform(out_dot, out)
+
+
+def _moving(differentiated, primals, tangents, wrt):
+    """(positions of the arguments with tangents, those tangents shaped like their arguments)."""
+    if wrt is not None:
+        indices, _ = differentiated._target.wrt(wrt)
+        positions = tuple(i - differentiated._target.offset for i in indices)
+        if len(tangents) != len(positions):
+            raise WrtError(f"jvp: {len(positions)} arguments in wrt, but {len(tangents)} tangents")
+        pairs = list(zip(positions, tangents))
+    else:
+        if len(tangents) != len(primals):
+            raise WrtError(f"jvp: {len(primals)} primals but {len(tangents)} tangents",
+                           hint="give one tangent per argument; None for an argument that does not move")
+        pairs = [(i, t) for i, t in enumerate(tangents) if t is not None and not _fixed(primals[i], t)]
+    return tuple(i for i, _ in pairs), [tangent_like(t, primals[i], i) for i, t in pairs]
+
+
+def _fixed(x, t) -> bool:
+    """An integer or boolean argument: it cannot move, so its tangent must be zero."""
+    if isinstance(x, (bool, int, np.integer, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype.kind in "biu"):
+        if np.any(np.asarray(t) != 0):
+            raise WrtError(f"jvp: a nonzero tangent for an integer argument ({x!r})",
+                           hint="pass floats, or None as that argument's tangent")
+        return True
+    return False
+
+
+def tangent_like(t, x, position):
+    """Tangent `t` of argument `x`: its shape, dtype and container structure."""
+    if isinstance(x, dict):
+        if not isinstance(t, dict) or set(t) != set(x):
+            raise WrtError(f"jvp: the tangent of argument {position} must be a dict with keys {sorted(x)}")
+        return type(x)((k, tangent_like(t[k], v, position)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        if not isinstance(t, (list, tuple)) or len(t) != len(x):
+            raise WrtError(f"jvp: the tangent of argument {position} must be a {type(x).__name__} of {len(x)}")
+        return type(x)(tangent_like(ti, xi, position) for ti, xi in zip(t, x))
+    if np.shape(t) != np.shape(x):
+        raise WrtError(f"jvp: the tangent of argument {position} has shape {np.shape(t)}, "
+                       f"but the argument has shape {np.shape(x)}")
+    if isinstance(x, float):
+        return float(t)
+    if isinstance(x, np.ndarray) or isinstance(x, np.generic):
+        return np.asarray(t, dtype=x.dtype) if isinstance(x, np.ndarray) else x.dtype.type(t)
+    return t
+
+
+# --- differentiable gradient code ---------------------------------------------------------------
+
+_GRADIENTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
+    """The function a `GradFunction` computes, as generated code tapegen can differentiate again.
+
+    Same parameters, defaults and result as `gradient` itself (the gradient, or
+    `(value, gradient)` for `value_and_grad`); its source is in `linecache`.
+    `reverse` says it is about to be differentiated in reverse mode, which
+    cannot yet go through gradient code that replays a loop from its tape.
+    It is the generated gradient code rewritten into plain Python tapegen
+    lowers: no `del` statements, `is_not_none(g)` for `g is not None`,
+    `t[::-1]` for `reversed(t)`, and tape restores that name what they restore
+    (`h = tape_pop(tape, h)`) and copy regions differentiably (`copy_region`).
+    """
+    d = gradient._differentiated
+    wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
+    key = (wrt, gradient._has_aux, gradient._with_value)
+    cache = _GRADIENTS.setdefault(d._target.fn, {})
+    if key not in cache:
+        generated = d._entry("grad", wrt).generated
+        cache[key] = _load(generated, d._target, _differentiable_source(generated.text, key[1], key[2]))
+    if reverse and d._entry("grad", wrt).generated.adjoint.uses_tape:
+        raise _replay_error(d._entry("grad", wrt).generated.program)
+    return cache[key]
+
+
+def _replay_error(program):
+    span = next((s.span for s in walk(program.body) if isinstance(s, Loop)), program.span)
+    return TapegenError("a gradient of this gradient in reverse mode is not supported: its code replays this "
+                        "loop from a tape, which reverse mode cannot differentiate yet", span,
+                        "differentiate it in forward mode: tg.hessian(f), tg.hvp(f), or for a scalar x "
+                        "tg.jvp(tg.grad(f), (x,), (1.0,))[1] (forward-over-reverse handles loops)")
+
+
+def _gradient_of(f, wrt):
+    """`differentiable_gradient` of `tapegen.grad(f, wrt)`."""
+    return differentiable_gradient(GradFunction(f, wrt, False, False))
+
+
+def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
+    """Generated gradient code rewritten for lowering; the result is the gradient unless `with_value`."""
+    source = text.encode("utf-8")
+    lines = source.splitlines(keepends=True)
+    starts = np.cumsum([0] + [len(line) for line in lines]).tolist()
+    tree = ast.parse(text)
+    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef))
+    edits, dropped = [], set()
+    tape = _free_name(text, "recorded")
+
+    def segment(node):
+        return ast.get_source_segment(text, node)
+
+    for node in ast.walk(function):
+        if isinstance(node, ast.Delete):
+            dropped.add(node.lineno)
+        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.IsNot) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            edits.append((node, f"is_not_none({segment(node.left)})"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "reversed":
+            edits.append((node, f"({segment(node.args[0])})[::-1]"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "saved_region":
+            edits.append((node.func, "copy_region"))
+        elif isinstance(node, ast.Assign) and _is_tape_pop(node.value):
+            target = node.targets[0]
+            restored = segment(target.value if isinstance(target, ast.Subscript) else target)
+            edits.append((node.value, f"tape_pop({tape}, {restored})"))
+    returned = function.body[-1].value
+    value, gradients = returned.elts
+    if not with_value:
+        extra = f", {segment(value.elts[1])}" if has_aux else ""
+        edits.append((returned, segment(gradients) + extra))
+    replaced = {id(node.func.value) for node, _ in edits if _is_tape_pop(node)}
+    edits += [(node, tape) for node in ast.walk(function)
+              if isinstance(node, ast.Name) and node.id == "tape" and id(node) not in replaced]
+    for node, new in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
+        begin = starts[node.lineno - 1] + node.col_offset
+        end = starts[node.end_lineno - 1] + node.end_col_offset
+        source = source[:begin] + new.encode("utf-8") + source[end:]
+    kept = [line for number, line in enumerate(source.splitlines(keepends=True), 1) if number not in dropped]
+    return b"".join(kept).decode("utf-8")
+
+
+def _free_name(text, base) -> str:
+    """`base`, or `base_1`, ... : a name the generated code does not use (what the tape is renamed to)."""
+    used = set(re.findall(r"\w+", text))
+    return next(name for name in [base] + [f"{base}_{i}" for i in range(1, 1000)] if name not in used)
+
+
+def _is_tape_pop(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop" \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == "tape" and not node.args
+
+
+class _Globals(LiveNamespace):
+    """Generated code's globals, answering `in` for the user's names too (lowering resolves names with `in`)."""
+
+    def __contains__(self, name):
+        return dict.__contains__(self, name) or name in self._sources or name in self._cells \
+            or name in self._globals
+
+
+def _load(generated, target, text):
+    """Compile `text` beside the user's scope; register it in linecache so tapegen can read it back."""
+    program = generated.program
+    wrt = ",".join(v.name for v in generated.adjoint.wrt)
+    root = re.search(r" of (.+)>$", program.span.file)  # nested: keep the user's file and line
+    where = root.group(1) if root else f"{program.span.file}:{program.span.line}"
+    filename = f"<tapegen {generated.name}[{wrt}] of {where}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = _Globals(forward_names(), target.fn, program.free_sources)
+    exec(compile(text, filename, "exec"), namespace)
+    function = namespace[generated.name]
+    function.__defaults__ = target.defaults or None
+    return types.MethodType(function, target.bound[0]) if target.bound else function
+
+
+# --- Jacobians, Hessians, Hessian-vector products ---------------------------------------------------
+
+def hvp(f, wrt=0):
+    """A function `(*args, v)` returning the Hessian of `f` (in `wrt`) times `v`, never forming the Hessian.
+
+    Forward-over-reverse: the JVP of the generated gradient code in the direction
+    `v`, so its cost is a small constant times one gradient. With `wrt` a
+    tuple, `v` and the result are tuples.
+
+    Example:
+        >>> f = lambda x: np.sum(x ** 3)
+        >>> tg.hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+        array([6., 0.])
+    """
+    gradient = Differentiated(_gradient_of(f, wrt))
+    several = isinstance(wrt, (tuple, list))
+
+    def hessian_vector_product(*args, **kwargs):
+        if "v" in kwargs:
+            v = kwargs.pop("v")
+        elif args:
+            args, v = args[:-1], args[-1]
+        else:
+            raise TapegenError("hvp: pass the vector v as the last argument")
+        target = gradient._target
+        primals = target.arguments(args, kwargs)[target.offset:]
+        return gradient.jvp(primals, tuple(v) if several else (v,), wrt=tuple(wrt) if several else (wrt,))[1]
+
+    hessian_vector_product.__name__ = f"{getattr(f, '__name__', 'f')}_hvp"
+    return hessian_vector_product
+
+
+def hessian(f, wrt=0):
+    """A function returning the Hessian of scalar-valued `f` with respect to `wrt`, shaped `x.shape * 2`.
+
+    The Jacobian of the generated gradient code, by forward mode
+    (forward-over-reverse); with `wrt` a tuple, a tuple of tuples of blocks.
+    """
+    return jacobian(GradFunction(f, wrt, False, False), wrt, mode="forward")
+
+
+def jacobian(f, wrt=0, mode="auto"):
+    """A function returning the Jacobian of `f` with respect to `wrt`, shaped `out.shape + x.shape`.
+
+    mode "forward" pushes one input basis vector per element of the inputs
+    through the generated tangent code; "reverse" pulls one output basis vector
+    per element of the output through the generated VJP code. Each costs about
+    (number of vectors) x (one evaluation), so "auto" picks forward when the
+    `wrt` inputs have fewer elements than the output, and reverse otherwise.
+    Forward mode batches the basis vectors into one call when the generated
+    code handles a leading batch axis (checked on every call against a random
+    combination of the vectors); where it does not, it makes one call per vector.
+
+    With `wrt` a tuple, a tuple of Jacobians; for `f` returning a tuple, a
+    tuple (over outputs) of them.
+    """
+    if mode not in ("auto", "forward", "reverse"):
+        raise TapegenError(f"jacobian: unknown mode {mode!r}", hint="use 'auto', 'forward' or 'reverse'")
+    d = _differentiated(f)
+
+    def jacobian_of(*args, **kwargs):
+        target = d._target
+        indices, bare = target.wrt(wrt)
+        arguments = target.arguments(args, kwargs)
+        for i in indices:
+            _check_array(arguments[i], i - target.offset)
+        out = None
+        chosen = mode
+        if mode == "auto":
+            out = target.fn(*arguments)
+            inputs = sum(np.size(arguments[i]) for i in indices)
+            outputs = sum(np.size(o) for o in (out if isinstance(out, tuple) else (out,)))
+            chosen = "forward" if inputs < outputs else "reverse"
+        positions = tuple(i - target.offset for i in indices)
+        if chosen == "forward":
+            blocks = [_forward_block(d, arguments, p, arguments[i]) for p, i in zip(positions, indices)]
+            blocks = list(zip(*blocks))  # [output][input]
+        else:
+            blocks = _reverse_blocks(d, arguments, positions, [arguments[i] for i in indices])
+        tupled = pipeline_returns_tuple(d)
+        per_output = [block[0] if bare else tuple(block) for block in blocks]
+        return tuple(per_output) if tupled else per_output[0]
+
+    jacobian_of.__name__ = f"{getattr(f, '__name__', 'f')}_jacobian"
+    return jacobian_of
+
+
+def pipeline_returns_tuple(d) -> bool:
+    from . import pipeline
+    return pipeline.lowered(d._target.fn).returns_tuple
+
+
+def _check_array(x, position):
+    if isinstance(x, (dict, list, tuple)):
+        raise WrtError(f"jacobian: argument {position} is a {type(x).__name__}; Jacobians are taken with "
+                       f"respect to arrays and numbers", hint="pass its arrays as separate arguments")
+    if np.asarray(x).dtype.kind not in "fc":
+        raise WrtError(f"jacobian: argument {position} is not a float array or number",
+                       hint="pass floats (e.g. np.asarray(x, dtype=float))")
+
+
+def _basis(x):
+    n = int(np.size(x))
+    return np.eye(n, dtype=np.asarray(x).dtype).reshape((n,) + np.shape(x))
+
+
+def _forward_block(d, arguments, position, x):
+    """Columns of d out / d x for each output: one tangent per basis vector of `x`, batched if it works."""
+    function = d._entry("jvp", (position,)).function
+    basis = _basis(x)
+    columns = _batched_columns(function, arguments, basis, x, position)
+    if columns is None:
+        pushed = [function(*arguments, tangent_like(e, x, position))[1] for e in basis]
+        tupled = pipeline_returns_tuple(d)
+        columns = [np.stack([np.asarray(p[k] if tupled else p) for p in pushed])
+                   for k in range(len(pushed[0]) if tupled else 1)]
+    return tuple(_columns_to_jacobian(c, np.shape(x)) for c in columns)
+
+
+def _columns_to_jacobian(columns, x_shape):
+    """(n, *out_shape) stacked tangents -> (*out_shape, *x_shape)."""
+    columns = np.asarray(columns)
+    out_shape = columns.shape[1:]
+    return np.moveaxis(columns, 0, -1).reshape(out_shape + tuple(x_shape))
+
+
+def _batched_columns(function, arguments, basis, x, position):
+    """All basis tangents in one call, if the generated code handles a leading batch axis; else None."""
+    n = len(basis)
+    try:
+        with np.errstate(all="ignore"):
+            out, batch = function(*arguments, basis)
+            parts = batch if isinstance(out, tuple) else (batch,)
+            outs = out if isinstance(out, tuple) else (out,)
+            if any(np.shape(p) != (n,) + np.shape(o) for p, o in zip(parts, outs)):
+                return None
+            weights = np.random.default_rng(0).standard_normal(n)
+            _, single = function(*arguments, tangent_like(np.tensordot(weights, basis, 1), x, position))
+            singles = single if isinstance(out, tuple) else (single,)
+        for p, s in zip(parts, singles):
+            expected = np.tensordot(weights, np.asarray(p), 1)
+            tolerance = 1e-4 if np.asarray(p).dtype == np.float32 else 1e-9
+            scale = max(float(np.max(np.abs(expected), initial=0.0)), 1.0)
+            if not np.allclose(np.asarray(s, dtype=complex), expected, rtol=tolerance, atol=tolerance * scale):
+                return None
+    except Exception:  # the code does not take a batch axis: push the vectors one at a time
+        return None
+    return [np.asarray(p) for p in parts]
+
+
+def _reverse_blocks(d, arguments, positions, xs):
+    """Rows of d out / d x: one output basis cotangent per element of each output."""
+    entry = d._entry("vjp", positions)
+    reusable = not any(isinstance(s, Pop) for s in walk(entry.generated.adjoint.backward))
+    out, residuals = entry.function(*arguments)
+    tupled = pipeline_returns_tuple(d)
+    outs = out if tupled else (out,)
+    blocks = []
+    for k, o in enumerate(outs):
+        rows = []
+        for e in _basis(o):
+            cotangent = float(e) if isinstance(o, float) else np.asarray(e, dtype=np.asarray(o).dtype)
+            if tupled:
+                cotangent = tuple(cotangent if j == k else np.zeros_like(other) for j, other in enumerate(outs))
+            if not reusable:  # the backward pass pops its tape: run the forward pass again
+                _, residuals = entry.function(*arguments)
+            rows.append(entry.backward(residuals, cotangent))
+        blocks.append(tuple(_rows_to_jacobian([r[j] for r in rows], np.shape(o), np.shape(x))
+                            for j, x in enumerate(xs)))
+    return blocks
+
+
+def _rows_to_jacobian(rows, out_shape, x_shape):
+    return np.asarray(rows).reshape(tuple(out_shape) + tuple(x_shape))
