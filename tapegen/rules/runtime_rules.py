@@ -195,9 +195,13 @@ def unindex_jvp(ct_dot, a_meta, index):
 
 
 @table.vjp(add_cotangents, "a")
+def add_cotangents_vjp_a(a_shape, g):
+    return unbroadcast(g, a_shape)
+
+
 @table.vjp(add_cotangents, "b")
-def add_cotangents_vjp(g):
-    return g
+def add_cotangents_vjp_b(b_shape, g):
+    return unbroadcast(g, b_shape)
 
 
 @table.jvp(add_cotangents, "a")

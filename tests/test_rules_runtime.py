@@ -1,0 +1,113 @@
+"""Rule table tests for the helpers gradient code calls (`tapegen/rules/runtime_rules.py`).
+
+Each row differentiates a call of one helper through the full transform, in
+reverse mode (`check_vjp_row`) and in forward mode (`check_forward_row`),
+against central differences: these are the rules a gradient of a gradient uses.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from rule_rows import Row, check_vjp_row
+from tapegen.rules.elementwise import broadcast_like, guarded_div, guarded_mul, kink_div, log_or_zero, tie_split
+from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
+from tapegen.rules.runtime_rules import copy_region, unconform
+from tapegen.runtime import add_cotangents, conform, safe_div, unbroadcast, unindex, unreduce
+
+_rng = np.random.default_rng(11)
+
+
+def _x(*shape):
+    return _rng.standard_normal(shape)
+
+
+S = 0.7
+V3, V4, V5 = _x(3), _x(4), _x(5)
+M34, M23, M41, M45, M35 = _x(3, 4), _x(2, 3), _x(4, 1), _x(4, 5), _x(3, 5)
+T234 = _x(2, 3, 4)
+POSITIVE = np.abs(_x(3, 4)) + 0.5
+MIXED = np.array([0.5, -1.2, 2.0, -0.3])
+WINS = M34 > 0
+TIE = np.zeros((3, 4), dtype=bool)
+A_META = ((3, 4), np.dtype(np.float64))
+ROW_INDEX = np.array([0, 2, 2])
+COLUMN_0 = (slice(1, None), 0)
+
+
+def _row(id, fn, *args, covers, wrt=(0,), **options):
+    return Row(id, fn, args, wrt=wrt, covers=covers, **options)
+
+
+ROWS = [
+    _row("unbroadcast-(2,3)-to-(3,)", lambda ct: unbroadcast(ct, (3,)), M23, covers=(unbroadcast,)),
+    _row("unbroadcast-(4,1)-same", lambda ct: unbroadcast(ct, (4, 1)), M41, covers=(unbroadcast,)),
+    _row("unbroadcast-(3,4)-to-(1,4)", lambda ct: unbroadcast(ct, (1, 4)), M34, covers=(unbroadcast,)),
+    _row("unreduce-(3,)-axis1", lambda ct: unreduce(ct, (3, 4), 1, False), V3, covers=(unreduce,)),
+    _row("unreduce-scalar-all", lambda ct: unreduce(ct, (3, 4), None, False), S, covers=(unreduce,)),
+    _row("unreduce-keepdims", lambda ct: unreduce(ct, (3, 4), 0, True), V4[None], covers=(unreduce,)),
+    _row("conform-same-shape", lambda ct, x: conform(ct, x), M34, POSITIVE, wrt=(0, 1), covers=(conform,)),
+    _row("conform-broadcast-(4,)-to-(3,4)", lambda ct: conform(ct, POSITIVE), V4, covers=(conform,)),
+    _row("conform-scalar", lambda ct: conform(ct, S), S, covers=(conform,)),
+    _row("unconform-(3,4)-to-(4,)", lambda ct, like: unconform(ct, like), M34, V4, wrt=(0, 1),
+         covers=(unconform,)),
+    _row("add_cotangents", lambda a, b: add_cotangents(a, b), M34, V4, wrt=(0, 1), covers=(add_cotangents,)),
+    _row("add_cotangents-none", lambda b: add_cotangents(None, b), M34, covers=(add_cotangents,)),
+    _row("unindex-rows-duplicates", lambda ct: unindex(ct, A_META, ROW_INDEX), M34[:3], covers=(unindex,)),
+    _row("unindex-slice", lambda ct: unindex(ct, A_META, COLUMN_0), V3[:2], covers=(unindex,)),
+    _row("copy_region", lambda a: copy_region(a, COLUMN_0), M34, covers=(copy_region,)),
+    _row("guarded_mul-broadcast", lambda ct, d: guarded_mul(ct, d), M34, V4, wrt=(0, 1), covers=(guarded_mul,)),
+    _row("guarded_div-broadcast", lambda ct, d: guarded_div(ct, d), V4, POSITIVE, wrt=(0, 1),
+         covers=(guarded_div,)),
+    _row("kink_div", lambda ct, d: kink_div(ct, d), M34, POSITIVE, wrt=(0, 1), covers=(kink_div,)),
+    _row("safe_div", lambda ct, d: safe_div(ct, d), M34, POSITIVE, wrt=(0, 1), covers=(safe_div,)),
+    _row("broadcast_like-(4,)-to-(3,4)", lambda t, like: broadcast_like(t, like), V4, M34, wrt=(0, 1),
+         covers=(broadcast_like,)),
+    _row("tie_split", lambda ct: tie_split(ct, WINS, TIE, True), M34, covers=(tie_split,)),
+    _row("log_or_zero-mixed-signs", lambda x: log_or_zero(x), MIXED, covers=(log_or_zero,)),
+    _row("linalg_mT-(2,3,4)", lambda x: linalg_mT(x), T234, covers=(linalg_mT,)),
+    _row("matmul_vjp_x1-matrices", lambda x2, ct: matmul_vjp_x1((3, 4), x2, ct), M45, M35, wrt=(0, 1),
+         covers=(matmul_vjp_x1,)),
+    _row("matmul_vjp_x1-vector-x1", lambda x2, ct: matmul_vjp_x1((4,), x2, ct), M45, V5, wrt=(0, 1),
+         covers=(matmul_vjp_x1,)),
+    _row("matmul_vjp_x1-vector-x2", lambda x2, ct: matmul_vjp_x1((3, 4), x2, ct), V4, V3, wrt=(0, 1),
+         covers=(matmul_vjp_x1,)),
+    _row("matmul_vjp_x2-matrices", lambda x1, ct: matmul_vjp_x2(x1, (4, 5), ct), M34, M35, wrt=(0, 1),
+         covers=(matmul_vjp_x2,)),
+    _row("matmul_vjp_x2-vector-x1", lambda x1, ct: matmul_vjp_x2(x1, (4, 5), ct), V4, V5, wrt=(0, 1),
+         covers=(matmul_vjp_x2,)),
+    _row("matmul_vjp_x2-vector-x2", lambda x1, ct: matmul_vjp_x2(x1, (4,), ct), M34, V3, wrt=(0, 1),
+         covers=(matmul_vjp_x2,)),
+    _row("dot_vjp_a-matrices", lambda b, ct: dot_vjp_a((3, 4), b, ct), M45, M35, wrt=(0, 1), covers=(dot_vjp_a,)),
+    _row("dot_vjp_a-vectors", lambda b, ct: dot_vjp_a((4,), b, ct), V4, S, wrt=(0, 1), covers=(dot_vjp_a,)),
+    _row("dot_vjp_b-matrices", lambda a, ct: dot_vjp_b(a, (4, 5), ct), M34, M35, wrt=(0, 1), covers=(dot_vjp_b,)),
+    _row("dot_vjp_b-vectors", lambda a, ct: dot_vjp_b(a, (4,), ct), V4, S, wrt=(0, 1), covers=(dot_vjp_b,)),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_vjp(row):
+    check_vjp_row(row)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_jvp(row):
+    check_forward_row(row)
+
+
+def test_row_ids_are_unique():
+    ids = [row.id for row in ROWS]
+    assert len(ids) == len(set(ids))
+
+
+def check_forward_row(row, eps=1e-6):
+    """`tg.jvp` through the full transform vs a central-difference directional derivative."""
+    rng = np.random.default_rng(0)
+    args = list(row.args)
+    tangents = [None] * len(args)
+    for i in row.wrt:
+        tangents[i] = rng.standard_normal(np.shape(args[i])) if np.ndim(args[i]) else float(rng.standard_normal())
+    _, tangent = tg.jvp(row.fn, tuple(args), tuple(tangents))
+    plus = [a if t is None else a + eps * t for a, t in zip(args, tangents)]
+    minus = [a if t is None else a - eps * t for a, t in zip(args, tangents)]
+    expected = (np.asarray(row.fn(*plus), dtype=float) - np.asarray(row.fn(*minus), dtype=float)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(tangent, dtype=float), expected, rtol=row.rtol, atol=row.atol)
