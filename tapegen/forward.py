@@ -25,6 +25,7 @@ then not used, and it is passed None for an input without a tangent.
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,10 +34,9 @@ from . import rules
 from .errors import InternalError, NoRuleError
 from .ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
 from .names import namer_for
-from .reverse import RuleApplication
 from .rules import runtime_rules
 from .rules.runtime_rules import tape_pop
-from .rules.language import make_dict, make_list, make_tuple
+from .rules.language import append, make_dict, make_list, make_tuple
 from .runtime import meta
 
 
@@ -45,9 +45,12 @@ class TangentSum:
     """The op of a tangent equation: `y_dot = rule_1(reads_1) + rule_2(reads_2) + ...`.
 
     The equation's inputs are every rule's reads, keyed `"<i>:<name>"` for rule `i`.
+    Contributions that may be tuples (rules called by name, several outputs) are
+    added item by item: `y_dot = add_tangents(rule_1(...), rule_2(...))`.
     """
 
     rules: tuple
+    generic: bool = False  # add with `add_tangents` (item by item), for rules that may return tuples
     form = "tangent"
     name = "tangent"
     differentiable = False
@@ -115,6 +118,10 @@ def _active(program: Program, wrt: tuple) -> frozenset:
 
 _CONTAINERS = ((make_list, "items"), (make_tuple, "items"), (make_dict, "values"), (np.array, "object"),
                (np.asarray, "object"))
+
+
+# Primitives whose tangents forward mode writes itself (in place, or item by item), not from JVP rules.
+STRUCTURAL = tuple(fn for fn, _ in _CONTAINERS) + (append, operator.setitem, tape_pop)
 
 
 def _container_key(op):
@@ -212,7 +219,9 @@ class _Builder:
             return [self._zero(o, eqn.span, anywhere=True) for o in eqn.outputs if o in self.active]
         inputs = tuple((f"{i}:{name}", atom) for i, (_, reads) in enumerate(chosen) for name, atom in reads)
         outs = tuple(self.tangent(o) for o in eqn.outputs)
-        return derive + [Eqn(TangentSum(tuple(rule for rule, _ in chosen)), inputs, outs, eqn.span)]
+        used = tuple(rule for rule, _ in chosen)
+        generic = len(used) > 1 and (len(outs) > 1 or any(not _is_array_expression(rule) for rule in used))
+        return derive + [Eqn(TangentSum(used, generic), inputs, outs, eqn.span)]
 
     def _reads(self, rule, eqn, derive) -> tuple:
         inputs = dict(eqn.inputs)
@@ -327,6 +336,11 @@ class _Builder:
         return [Eqn(eqn.op, (("tape", self.tangent(receiver)), ("like", like)), outs, eqn.span)]
 
 
+def _is_array_expression(rule) -> bool:
+    """An inlined rule whose value is not a tuple or list (so contributions add with `+`)."""
+    return rule.inline is not None and not isinstance(rule.inline, (ast.Tuple, ast.List, ast.ListComp))
+
+
 def _is_zero(rule) -> bool:
     """A JVP rule that is `return None`: the output does not change with this input (to first order)."""
     return isinstance(rule.inline, ast.Constant) and rule.inline.value is None
@@ -338,7 +352,7 @@ def _no_rule_message(prim, key) -> str:
     return f"no JVP rule for {prim.spelling or prim.name} (argument '{key}')"
 
 
-__all__ = ["Tangent", "TangentSum", "forward"]
+__all__ = ["STRUCTURAL", "Tangent", "TangentSum", "forward", "verify_tangent"]
 
 
 def verify_tangent(tangent: Tangent) -> Tangent:

@@ -11,19 +11,14 @@ rules (rules/runtime_rules.py).
 """
 from __future__ import annotations
 
-import ast
-import linecache
-import re
-import types
 import weakref
 
 import numpy as np
 
 from .api import Differentiated, GradFunction, _differentiated
+from .codegen import differentiable
 from .errors import TapegenError, WrtError
 from .ir import Loop, Pop, walk
-from .resolve import LiveNamespace
-from .rules.runtime_rules import names as forward_names
 from .rules.runtime_rules import zero_tangent
 from .runtime import conform
 
@@ -119,9 +114,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     `reverse` says it is about to be differentiated in reverse mode, which
     cannot yet go through gradient code that replays a loop from its tape.
     It is the generated gradient code rewritten into plain Python tapegen
-    lowers: no `del` statements, `is_not_none(g)` for `g is not None`,
-    `t[::-1]` for `reversed(t)`, and tape restores that name what they restore
-    (`h = tape_pop(tape, h)`) and copy regions differentiably (`copy_region`).
+    lowers (codegen/differentiable.py).
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
@@ -129,7 +122,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     cache = _GRADIENTS.setdefault(d._target.fn, {})
     if key not in cache:
         generated = d._entry("grad", wrt).generated
-        cache[key] = _load(generated, d._target, _differentiable_source(generated.text, key[1], key[2]))
+        cache[key] = differentiable.load(generated, d._target, key[1], key[2])
     if reverse and d._entry("grad", wrt).generated.adjoint.uses_tape:
         raise _replay_error(d._entry("grad", wrt).generated.program)
     return cache[key]
@@ -146,83 +139,6 @@ def _replay_error(program):
 def _gradient_of(f, wrt):
     """`differentiable_gradient` of `tapegen.grad(f, wrt)`."""
     return differentiable_gradient(GradFunction(f, wrt, False, False))
-
-
-def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
-    """Generated gradient code rewritten for lowering; the result is the gradient unless `with_value`."""
-    source = text.encode("utf-8")
-    lines = source.splitlines(keepends=True)
-    starts = np.cumsum([0] + [len(line) for line in lines]).tolist()
-    tree = ast.parse(text)
-    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef))
-    edits, dropped = [], set()
-    tape = _free_name(text, "recorded")
-
-    def segment(node):
-        return ast.get_source_segment(text, node)
-
-    for node in ast.walk(function):
-        if isinstance(node, ast.Delete):
-            dropped.add(node.lineno)
-        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.IsNot) \
-                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
-            edits.append((node, f"is_not_none({segment(node.left)})"))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "reversed":
-            edits.append((node, f"({segment(node.args[0])})[::-1]"))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "saved_region":
-            edits.append((node.func, "copy_region"))
-        elif isinstance(node, ast.Assign) and _is_tape_pop(node.value):
-            target = node.targets[0]
-            restored = segment(target.value if isinstance(target, ast.Subscript) else target)
-            edits.append((node.value, f"tape_pop({tape}, {restored})"))
-    returned = function.body[-1].value
-    value, gradients = returned.elts
-    if not with_value:
-        extra = f", {segment(value.elts[1])}" if has_aux else ""
-        edits.append((returned, segment(gradients) + extra))
-    replaced = {id(node.func.value) for node, _ in edits if _is_tape_pop(node)}
-    edits += [(node, tape) for node in ast.walk(function)
-              if isinstance(node, ast.Name) and node.id == "tape" and id(node) not in replaced]
-    for node, new in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
-        begin = starts[node.lineno - 1] + node.col_offset
-        end = starts[node.end_lineno - 1] + node.end_col_offset
-        source = source[:begin] + new.encode("utf-8") + source[end:]
-    kept = [line for number, line in enumerate(source.splitlines(keepends=True), 1) if number not in dropped]
-    return b"".join(kept).decode("utf-8")
-
-
-def _free_name(text, base) -> str:
-    """`base`, or `base_1`, ... : a name the generated code does not use (what the tape is renamed to)."""
-    used = set(re.findall(r"\w+", text))
-    return next(name for name in [base] + [f"{base}_{i}" for i in range(1, 1000)] if name not in used)
-
-
-def _is_tape_pop(node) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop" \
-        and isinstance(node.func.value, ast.Name) and node.func.value.id == "tape" and not node.args
-
-
-class _Globals(LiveNamespace):
-    """Generated code's globals, answering `in` for the user's names too (lowering resolves names with `in`)."""
-
-    def __contains__(self, name):
-        return dict.__contains__(self, name) or name in self._sources or name in self._cells \
-            or name in self._globals
-
-
-def _load(generated, target, text):
-    """Compile `text` beside the user's scope; register it in linecache so tapegen can read it back."""
-    program = generated.program
-    wrt = ",".join(v.name for v in generated.adjoint.wrt)
-    root = re.search(r" of (.+)>$", program.span.file)  # nested: keep the user's file and line
-    where = root.group(1) if root else f"{program.span.file}:{program.span.line}"
-    filename = f"<tapegen {generated.name}[{wrt}] of {where}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = _Globals(forward_names(), target.fn, program.free_sources)
-    exec(compile(text, filename, "exec"), namespace)
-    function = namespace[generated.name]
-    function.__defaults__ = target.defaults or None
-    return types.MethodType(function, target.bound[0]) if target.bound else function
 
 
 # --- Jacobians, Hessians, Hessian-vector products ---------------------------------------------------
@@ -291,13 +207,11 @@ def jacobian(f, wrt=0, mode="auto"):
         arguments = target.arguments(args, kwargs)
         for i in indices:
             _check_array(arguments[i], i - target.offset)
-        out = None
         chosen = mode
         if mode == "auto":
             out = target.fn(*arguments)
-            inputs = sum(np.size(arguments[i]) for i in indices)
-            outputs = sum(np.size(o) for o in (out if isinstance(out, tuple) else (out,)))
-            chosen = "forward" if inputs < outputs else "reverse"
+            chosen = choose_mode(sum(np.size(arguments[i]) for i in indices),
+                                 sum(np.size(o) for o in (out if isinstance(out, tuple) else (out,))))
         positions = tuple(i - target.offset for i in indices)
         if chosen == "forward":
             blocks = [_forward_block(d, arguments, p, arguments[i]) for p, i in zip(positions, indices)]
@@ -310,6 +224,11 @@ def jacobian(f, wrt=0, mode="auto"):
 
     jacobian_of.__name__ = f"{getattr(f, '__name__', 'f')}_jacobian"
     return jacobian_of
+
+
+def choose_mode(inputs: int, outputs: int) -> str:
+    """"forward" if there are fewer input elements than output elements (fewer vectors to push), else "reverse"."""
+    return "forward" if inputs < outputs else "reverse"
 
 
 def pipeline_returns_tuple(d) -> bool:

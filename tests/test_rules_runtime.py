@@ -10,6 +10,7 @@ import pytest
 import tapegen as tg
 from rule_rows import Row, check_vjp_row
 from tapegen.rules.elementwise import broadcast_like, guarded_div, guarded_mul, kink_div, log_or_zero, tie_split
+from tapegen.rules.language import zero_region
 from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from tapegen.rules.runtime_rules import copy_region, unconform
 from tapegen.runtime import add_cotangents, conform, safe_div, unbroadcast, unindex, unreduce
@@ -55,6 +56,7 @@ ROWS = [
     _row("unindex-rows-duplicates", lambda ct: unindex(ct, A_META, ROW_INDEX), M34[:3], covers=(unindex,)),
     _row("unindex-slice", lambda ct: unindex(ct, A_META, COLUMN_0), V3[:2], covers=(unindex,)),
     _row("copy_region", lambda a: copy_region(a, COLUMN_0), M34, covers=(copy_region,)),
+    _row("zero_region", lambda ct: zero_region(ct, COLUMN_0), M34, covers=(zero_region,)),
     _row("guarded_mul-broadcast", lambda ct, d: guarded_mul(ct, d), M34, V4, wrt=(0, 1), covers=(guarded_mul,)),
     _row("guarded_div-broadcast", lambda ct, d: guarded_div(ct, d), V4, POSITIVE, wrt=(0, 1),
          covers=(guarded_div,)),

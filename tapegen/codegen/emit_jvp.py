@@ -11,7 +11,7 @@ import ast
 import functools
 
 from ..forward import TangentSum
-from ..ir import Eqn, Exit, If, Loop, Var
+from ..ir import Eqn, Exit, If, Loop
 from ..reverse import RuleApplication
 from .emit import INDENT, atom_text, header
 from .render import expression, statement, to_text
@@ -37,10 +37,12 @@ def jvp_module(tangent, name: str) -> str:
 
 
 def _output_tangent(atom, tangent) -> str:
-    """The tangent of an output, shaped and typed like it (zero if nothing reaches it)."""
-    if tangent is None:
-        return f"zero_tangent({atom_text(atom)})"
-    return f"conform({tangent.name}, {atom_text(atom)})"
+    """The tangent of an output (a zero like it if nothing reaches it).
+
+    Not conformed to the output here: a caller may pass tangents with a
+    leading batch axis (`tapegen.jacobian`); `tapegen.jvp` conforms them.
+    """
+    return f"zero_tangent({atom_text(atom)})" if tangent is None else tangent.name
 
 
 def _lines(stmts) -> list:
@@ -97,7 +99,7 @@ def tangent_statement(eqn: Eqn) -> ast.stmt:
         parts[int(index)].append((name, atom))
     values = [expression(Eqn(RuleApplication(rule), tuple(reads), eqn.outputs, eqn.span))
               for rule, reads in zip(eqn.op.rules, parts)]
-    if len(eqn.outputs) > 1 and len(values) > 1:
+    if eqn.op.generic:
         value = ast.Call(ast.Name("add_tangents", ast.Load()), values, [])
     else:
         value = functools.reduce(lambda a, b: ast.BinOp(a, ast.Add(), b), values)
@@ -108,4 +110,4 @@ def tangent_statement(eqn: Eqn) -> ast.stmt:
     return ast.Assign([target], value)
 
 
-__all__ = ["jvp_module", "tangent_statement", "Var"]
+__all__ = ["jvp_module", "tangent_statement"]

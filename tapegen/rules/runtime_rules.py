@@ -26,6 +26,7 @@ import numpy as np
 from ..runtime import add_cotangents, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
 from .elementwise import broadcast_like, guarded_div, guarded_mul, kink_div, log_or_zero, tie_split
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
+from .language import zero_region
 from .reductions import reduced_size
 from .table import RuleTable
 
@@ -46,10 +47,13 @@ def zero_tangent(x):
 
 
 def add_tangents(*parts):
-    """Add the tangents of a primitive with several outputs, output by output (None is zero)."""
+    """Add tangent contributions; tuples and lists (several outputs) item by item; None is zero."""
     total = parts[0]
     for part in parts[1:]:
-        total = tuple(add_cotangents(a, b) for a, b in zip(total, part))
+        if isinstance(total, (tuple, list)) and isinstance(part, (tuple, list)):
+            total = type(total)(add_tangents(a, b) for a, b in zip(total, part))
+        else:
+            total = add_cotangents(total, part)
     return total
 
 
@@ -94,6 +98,7 @@ ZERO_TANGENT = table.primitives[zero_tangent]
 table.op(add_tangents, "*parts", spelling="add_tangents", differentiable=False)
 table.op(tape_pop, "tape, like", spelling="tape_pop")  # forward.py mirrors it on the tangent tape
 table.op(copy_region, "a, index", spelling="copy_region")
+table.op(zero_region, "ct, index", spelling="zero_region")
 table.op(unbroadcast, "ct, to_shape", spelling="unbroadcast")
 table.op(unreduce, "ct, a_shape, axis, keepdims", spelling="unreduce")
 table.op(conform, "ct, x", spelling="conform")
@@ -122,6 +127,16 @@ def copy_region_vjp(a_meta, index, g):
 @table.jvp(copy_region, "a")
 def copy_region_jvp(a_dot, index):
     return copy_region(a_dot, index)
+
+
+@table.vjp(zero_region, "ct")
+def zero_region_vjp(index, g):
+    return zero_region(g, index)
+
+
+@table.jvp(zero_region, "ct")
+def zero_region_jvp(ct_dot, index):
+    return zero_region(ct_dot, index)
 
 
 @table.vjp(unbroadcast, "ct")

@@ -1,0 +1,132 @@
+"""Generated gradient code, rewritten so tapegen can differentiate it again (gradients of gradients).
+
+The gradient code emit.py writes is plain Python, but a few of its idioms are
+not what lowering accepts from a user, so the text is edited (by AST
+position, keeping every comment and line) before it is compiled again:
+
+- `del t1, t2` lines go; `a = b = None` becomes one assignment a name;
+- `g is not None` becomes `is_not_none(g)`, `reversed(t)` becomes `(t)[::-1]`;
+- `h = tape.pop()` becomes `h = tape_pop(tape, h)`, naming what the pop
+  restores (forward mode needs to know whether it carries a tangent), and the
+  tape is renamed `recorded` (`tape` is a name reserved for generated code);
+- `saved_region(A, i)` and reads `t = A[i]` of an array written into become
+  `copy_region(A, i)` (lowering refuses a named view of an array written later);
+- `np.s_[i, 1:]` becomes `(i, slice(1, None, None))`;
+- the final `return value, gradients` returns what the gradient function returns.
+
+The result is registered in `linecache` and compiled beside the user's scope,
+so lowering reads it and resolves its names like any user function.
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+import types
+
+import numpy as np
+
+from ..resolve import LiveNamespace
+from ..rules.runtime_rules import names as forward_names
+
+
+def load(generated, target, has_aux: bool, with_value: bool):
+    """The differentiable function for `generated` (a grad-kind `pipeline.Generated`) of `target`."""
+    return _load(generated, target, _differentiable_source(generated.text, has_aux, with_value))
+
+
+def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
+    """Generated gradient code rewritten for lowering; the result is the gradient unless `with_value`."""
+    source = text.encode("utf-8")
+    lines = source.splitlines(keepends=True)
+    starts = np.cumsum([0] + [len(line) for line in lines]).tolist()
+    tree = ast.parse(text)
+    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef))
+    edits, dropped = [], set()
+    tape = _free_name(text, "recorded")
+
+    def segment(node):
+        return ast.get_source_segment(text, node)
+
+    written = {node.targets[0].value.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+               and isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id in written:
+            index = _index_value(node.value.slice, segment)  # a copy: lowering refuses a named view of an array
+            edits.append((node.value, f"copy_region({node.value.value.id}, {index})"))  # that is written later
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "np.s_":
+            edits.append((node, _index_value(node.slice, segment)))
+        elif isinstance(node, ast.Delete):
+            dropped.add(node.lineno)
+        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.IsNot) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            edits.append((node, f"is_not_none({segment(node.left)})"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "reversed":
+            edits.append((node, f"({segment(node.args[0])})[::-1]"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "saved_region":
+            edits.append((node.func, "copy_region"))
+        elif isinstance(node, ast.Assign) and len(node.targets) > 1:  # a = b = None: one name at a time
+            edits.append((node, "; ".join(f"{segment(t)} = {segment(node.value)}" for t in node.targets)))
+        elif isinstance(node, ast.Assign) and _is_tape_pop(node.value):
+            target = node.targets[0]
+            restored = segment(target.value if isinstance(target, ast.Subscript) else target)
+            edits.append((node.value, f"tape_pop({tape}, {restored})"))
+    returned = function.body[-1].value
+    value, gradients = returned.elts
+    if not with_value:
+        extra = f", {segment(value.elts[1])}" if has_aux else ""
+        edits.append((returned, segment(gradients) + extra))
+    replaced = {id(node.func.value) for node, _ in edits if _is_tape_pop(node)}
+    edits += [(node, tape) for node in ast.walk(function)
+              if isinstance(node, ast.Name) and node.id == "tape" and id(node) not in replaced]
+    for node, new in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
+        begin = starts[node.lineno - 1] + node.col_offset
+        end = starts[node.end_lineno - 1] + node.end_col_offset
+        source = source[:begin] + new.encode("utf-8") + source[end:]
+    kept = [line for number, line in enumerate(source.splitlines(keepends=True), 1) if number not in dropped]
+    return b"".join(kept).decode("utf-8")
+
+
+def _index_value(node, segment) -> str:
+    """A subscript's index as a value: `1:, j` -> `(slice(1, None, None), j)`."""
+    if isinstance(node, ast.Slice):
+        parts = [segment(p) if p is not None else "None" for p in (node.lower, node.upper, node.step)]
+        return f"slice({', '.join(parts)})"
+    if isinstance(node, ast.Tuple):
+        return f"({', '.join(_index_value(e, segment) for e in node.elts)},)"
+    return segment(node)
+
+
+def _free_name(text, base) -> str:
+    """`base`, or `base_1`, ... : a name the generated code does not use (what the tape is renamed to)."""
+    used = set(re.findall(r"\w+", text))
+    return next(name for name in [base] + [f"{base}_{i}" for i in range(1, 1000)] if name not in used)
+
+
+def _is_tape_pop(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop" \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == "tape" and not node.args
+
+
+class _Globals(LiveNamespace):
+    """Generated code's globals, answering `in` for the user's names too (lowering resolves names with `in`)."""
+
+    def __contains__(self, name):
+        return dict.__contains__(self, name) or name in self._sources or name in self._cells \
+            or name in self._globals
+
+
+def _load(generated, target, text):
+    """Compile `text` beside the user's scope; register it in linecache so tapegen can read it back."""
+    program = generated.program
+    wrt = ",".join(v.name for v in generated.adjoint.wrt)
+    root = re.search(r" of (.+)>$", program.span.file)  # nested: keep the user's file and line
+    where = root.group(1) if root else f"{program.span.file}:{program.span.line}"
+    filename = f"<tapegen {generated.name}[{wrt}] of {where}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = _Globals(forward_names(), target.fn, program.free_sources)
+    exec(compile(text, filename, "exec"), namespace)
+    function = namespace[generated.name]
+    function.__defaults__ = target.defaults or None
+    return types.MethodType(function, target.bound[0]) if target.bound else function
