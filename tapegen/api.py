@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
+import os
+import sys
 
 import numpy as np
 
@@ -116,7 +119,10 @@ class Differentiated:
         return Differentiated(self.__wrapped__.__get__(obj, objtype), self._wrt, self._has_aux)
 
     def __reduce__(self):
-        return (differentiate, (self.__wrapped__,), {"_wrt": self._wrt, "_has_aux": self._has_aux})
+        if _is_module_global(self):  # `@differentiate` at module level: by reference, as pickle does functions
+            return self.__qualname__
+        return (_rebuild_differentiated,
+                (self.__wrapped__, self._wrt, self._has_aux, _portable_source(self.__wrapped__)))
 
     def __setstate__(self, state):
         self._wrt, self._has_aux = state["_wrt"], state["_has_aux"]
@@ -128,6 +134,8 @@ class Differentiated:
         entry = self._entry("grad", self._wrt if wrt is None else wrt)
         arguments = self._target.arguments(args, kwargs)
         try:
+            if entry.pending:
+                return entry.specialize(arguments)
             return entry.function(*arguments)
         except NonScalarOutputError as exc:
             raise _at_return(exc, entry) from None
@@ -176,7 +184,7 @@ class Differentiated:
 class _Entry:
     """One transformed variant: the generated function for a (kind, wrt) pair."""
 
-    __slots__ = ("generated", "function", "backward", "bare", "has_aux")
+    __slots__ = ("generated", "function", "backward", "bare", "has_aux", "pending", "key")
 
     def __init__(self, target, kind, wrt, has_aux, checks=False):
         indices, bare = target.wrt(wrt)
@@ -192,6 +200,47 @@ class _Entry:
         self.backward = self.generated.backward if kind == "vjp" else None
         self.bare = bare
         self.has_aux = has_aux
+        self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
+        self.key = (target.fn, indices, outputs, bare, receiver)
+
+    def specialize(self, arguments):
+        """First call: run a recording variant, then switch to code specialized to these shapes."""
+        fn, indices, outputs, bare, receiver = self.key
+        result, function = pipeline.specialized(fn, indices, outputs, bare, receiver, arguments)
+        if CHECK_SPECIALIZED and _deterministic(self.generated.program):
+            _same(result, function(*arguments), self.generated.program)
+        self.function, self.pending = function, False
+        return result
+
+
+CHECK_SPECIALIZED = os.environ.get("TAPEGEN_CHECK_SPECIALIZED") == "1"
+
+
+def _same(expected, actual, program):
+    """Self-check (tests set TAPEGEN_CHECK_SPECIALIZED=1): specialized code gives the generic result."""
+    from .errors import InternalError
+    left, right = _leaves(expected), _leaves(actual)
+    if any(not isinstance(leaf, (np.ndarray, np.generic, float, int)) for leaf in left + right):
+        return  # a lazy (dask) result: comparing would compute it
+    if len(left) != len(right) or not all(
+            np.shape(a) == np.shape(b) and np.allclose(a, b, rtol=1e-10, atol=1e-12, equal_nan=True)
+            for a, b in zip(left, right)):
+        raise InternalError(f"specialized gradient code of {program.name}() disagrees with the general code "
+                            f"(this is a tapegen bug; please report it)", program.span)
+
+
+def _deterministic(program):
+    """No opaque calls (a random draw would differ between the two runs being compared)."""
+    from .ir import Eqn, walk
+    return not any(isinstance(e, Eqn) and e.op.form == "opaque" for e in walk(program.body))
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value, key=repr) for leaf in _leaves(value[key])]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
 
 
 class Pullback:
@@ -283,7 +332,53 @@ class GradFunction:
         return self._differentiated.source("grad", wrt=self._wrt)
 
     def __reduce__(self):
-        return (GradFunction, (self._fn, self._wrt, self._has_aux, self._with_value))
+        return (_rebuild_grad_function,
+                (self._fn, self._wrt, self._has_aux, self._with_value, _portable_source(self._fn)))
+
+
+# --- pickling: by reference when importable, else by value (cloudpickle) with the source --------
+
+
+def _is_module_global(obj):
+    """Whether `module.qualname` is `obj`, in a module another process can import (not `__main__`)."""
+    module = sys.modules.get(getattr(obj, "__module__", None))
+    if module is None or module.__name__ == "__main__":
+        return False
+    target = module
+    for part in obj.__qualname__.split("."):
+        target = getattr(target, part, None)
+    return target is obj
+
+
+def _portable_source(fn):
+    """`(file, lines)` of `fn`'s source when the unpickling process may lack it, else None.
+
+    A function from `__main__` or a notebook cell travels by value (cloudpickle), and tapegen
+    derives its gradient from source there; a worker has neither the script nor the cell.
+    """
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None or (fn.__module__ != "__main__" and os.path.exists(code.co_filename)):
+        return None
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    return (code.co_filename, tuple(lines)) if lines else None
+
+
+def _register_source(source):
+    """Make `linecache`, which tapegen reads source through, serve the pickled lines."""
+    if source is not None and tuple(linecache.getlines(source[0])) != source[1]:
+        file, lines = source
+        linecache.cache[file] = (sum(map(len, lines)), None, list(lines), file)
+
+
+def _rebuild_differentiated(fn, wrt, has_aux, source):
+    _register_source(source)
+    return Differentiated(fn, wrt, has_aux)
+
+
+def _rebuild_grad_function(fn, wrt, has_aux, with_value, source):
+    _register_source(source)
+    return GradFunction(fn, wrt, has_aux, with_value)
 
 
 def grad(f, wrt=0, has_aux=False):

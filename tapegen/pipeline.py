@@ -13,7 +13,11 @@ from dataclasses import dataclass
 
 from . import rules
 from .codegen.emit import grad_module, vjp_module
+import numpy as np
+
 from .codegen.load import load
+from .ir import Var
+from .specialize import describe, guard_source, known_output, signature, trusted_shapes
 from .debug import check_spans, nan_check
 from .ir import Program
 from .lower import lower
@@ -33,6 +37,7 @@ class Generated:
     adjoint: Adjoint
     text: str
     namespace: dict
+    filename: str = ""
 
     @property
     def function(self):
@@ -97,7 +102,47 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Gene
     if checks:
         names = {**names, "nan_check": nan_check, "SPANS": check_spans(adjoint)}
     namespace = load(text, filename, names, fn, program.free_sources)
-    return Generated(kind, name, program, adjoint, text, namespace)
+    return Generated(kind, name, program, adjoint, text, namespace, filename)
+
+
+def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args):
+    """(result of this call, gradient function specialized to calls shaped like `args`).
+
+    Runs a recording variant of the generic code on `args` (its result is returned), works
+    out which recorded shapes hold for every call passing a guard (specialize.py), and
+    generates code with those shapes as constants. Cached per argument signature.
+    """
+    generic = transform(fn, "grad", wrt, outputs, bare, False, receiver)
+    signatures = tuple(signature(a) for a in args)
+    key = ("specialized", wrt, outputs, bare, receiver, signatures)
+    cache = _cache_for(fn)
+    function = cache.get(key)
+    if function is not None:
+        return function(*args), function
+    records: dict = {}
+
+    def record(name, value):
+        records.setdefault(Var(name), set()).add(describe(value))
+
+    program = generic.program
+    name = f"{program.name}_grad"
+    with _LOCK:  # emit keeps per-module state while it writes: one module at a time
+        text = grad_module(generic.adjoint, name, bare, record=True)
+    recording = load(text, generic.filename + " (recording)", {**rules.namespace(), "record": record}, fn,
+                     program.free_sources)[name]
+    result = recording(*args)
+    with _LOCK:
+        known = trusted_shapes(program, {v: frozenset(s) for v, s in records.items()}, signatures)
+        adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
+        verify_adjoint(adjoint)
+        guard, dtypes = guard_source(program.params, signatures)
+        output = known_output(known, program.outputs[outputs[0]])
+        seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
+        text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value)
+        names = {**rules.namespace(), "GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+        function = load(text, generic.filename.replace(">", " specialized>"), names, fn, program.free_sources)[name]
+        cache[key] = function
+    return result, function
 
 
 _LOCK = threading.RLock()

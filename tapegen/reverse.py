@@ -41,6 +41,7 @@ class RuleApplication:
     unpack: bool = False           # the rule returns one cotangent per item of a list argument
     sequence: bool = False         # ... for a list held in one var: wrap them as a Cotree
     masked: bool = True            # the cotangent may hold the zeros of an untaken np.where branch
+    out_shape: tuple | None = None  # the primal output's shape, when known (shape specialization)
     differentiable = True
     form = "rule"
 
@@ -82,16 +83,21 @@ class Adjoint:
         return "\n".join(lines)
 
 
-def reverse(program: Program, wrt: tuple, outputs: tuple = (0,)) -> Adjoint:
+def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> Adjoint:
     """Build the adjoint of `program` for derivatives of `outputs` with respect to params `wrt`.
+
+    `known` maps vars to (shape, dtype) known in advance (see specialize.py): their shapes
+    become constants instead of values computed and saved at run time.
 
     Raises:
         NoRuleError: an active value flows into a callable with no VJP rule.
     """
+    known = known or {}
     targets = tuple(program.outputs[i] for i in outputs)
     activity = analyze(program, wrt, targets)
-    program, derived = _with_saved_shapes(program, activity)
+    program, derived = _with_saved_shapes(program, activity, known)
     builder = _Backward(program, activity, derived)
+    builder.known = known
     seeds = builder.seed(targets)
     backward = builder.block(program.body)
     needed = _reads(backward)
@@ -120,6 +126,7 @@ class _Backward:
         self.available = available_in_backward(program, activity)
         self.masked = _masked_cotangents(program)
         self.loop_depth = 0
+        self.known: dict = {}
         self.flagged: set = set()  # ids of If statements whose branch is recorded on the tape
         self.counted: set = set()  # ids of loops whose trip count is recorded on the tape
 
@@ -238,22 +245,24 @@ class _Backward:
             out += derive
             atom = eqn.input(key)
             masked = any(o in self.masked for o in eqn.outputs)
+            shape = self.known[eqn.outputs[0]][0] if len(eqn.outputs) == 1 and eqn.outputs[0] in self.known else None
             if isinstance(atom, Var) and atom in eqn.outputs:
-                deferred.append((rule, reads, atom, masked))
+                deferred.append((rule, reads, atom, masked, shape))
             else:
-                out += self.contribute(rule, reads, atom, eqn.span, key in eqn.op.sequences, masked)
-        for rule, reads, atom, masked in deferred:
+                out += self.contribute(rule, reads, atom, eqn.span, key in eqn.op.sequences, masked, shape)
+        for rule, reads, atom, masked, shape in deferred:
             self.state[atom] = ZERO
-            out += self.contribute(rule, reads, atom, eqn.span, masked=masked)
+            out += self.contribute(rule, reads, atom, eqn.span, masked=masked, out_shape=shape)
         return out
 
     def _self_input(self, eqn, var) -> bool:
         return any(atom is var or atom == var for _, atom in eqn.inputs)
 
-    def contribute(self, rule, reads, atom, span, sequence=False, masked=True) -> list:
+    def contribute(self, rule, reads, atom, span, sequence=False, masked=True, out_shape=None) -> list:
         """Add `rule(reads)` into the cotangent of each active var `atom` holds."""
         if isinstance(atom, Var):
-            return [self._accumulate(atom, RuleApplication(rule, sequence=sequence, masked=masked), reads, span)]
+            op = RuleApplication(rule, sequence=sequence, masked=masked, out_shape=out_shape)
+            return [self._accumulate(atom, op, reads, span)]
         if isinstance(atom, Pack):
             items = [a if isinstance(a, Var) and self.activity.active(a) else None for a in atom.items]
             direct = {a for a in items if a is not None and items.count(a) == 1 and self.state.get(a, ZERO) == ZERO}
@@ -277,7 +286,7 @@ class _Backward:
             return Eqn(op, reads, (g,), span)
         mode = "add" if state == LIVE and isinstance(op, RuleApplication) else "maybe"
         if isinstance(op, RuleApplication):
-            return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence, masked=op.masked),
+            return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence, masked=op.masked, out_shape=op.out_shape),
                        reads + (("__g", g),), (g,), span)
         return Eqn(RuleApplication(_IDENTITY_RULE, mode), (("g", reads[0][1]), ("__g", g)), (g,), span)
 
@@ -313,6 +322,9 @@ class _Backward:
         """A value's shape (or meta): computed in the backward pass if the value is there anyway."""
         if isinstance(atom, Const):
             return Const(np.shape(atom.value) if suffix == "shape" else meta(atom.value))
+        if atom in self.known and (suffix == "shape" or self.known[atom][1] is not None):
+            shape, dtype = self.known[atom]
+            return Const(shape if suffix == "shape" else (shape, dtype))
         if not isinstance(atom, Var):
             raise InternalError(f"cannot take the {suffix} of {atom}")
         prim = rules.lookup(fast_shape if suffix == "shape" else meta)
@@ -514,7 +526,7 @@ def _initial_assignments(body) -> set:
     return initial
 
 
-def _with_saved_shapes(program, activity):
+def _with_saved_shapes(program, activity, known=None):
     """Insert `x_shape = np.shape(x)` before each rule's consumer where `x` itself is not kept.
 
     These become ordinary equations, so inside loops the tape saves them like any other value.
@@ -532,7 +544,7 @@ def _with_saved_shapes(program, activity):
                         param, _, suffix = name.rpartition("_")
                         atom = stmt.input(param)
                         if suffix in ("shape", "meta") and isinstance(atom, Var) and atom not in available \
-                                and name not in dict(stmt.inputs):
+                                and name not in dict(stmt.inputs) and atom not in (known or {}):
                             if (atom, suffix) not in cache:
                                 prim = rules.lookup(fast_shape if suffix == "shape" else meta)
                                 var = namer.derived(atom, suffix)

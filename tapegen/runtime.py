@@ -65,7 +65,19 @@ def safe_div(g, d):
     """g / d, with 0 where d == 0 (the subgradient convention at kinks such as sqrt(0))."""
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.divide(g, d)
+    if is_duck(q):  # lazy: testing np.any(d == 0) would compute it, so mask unconditionally
+        return np.where(np.equal(d, 0), 0.0, q)
     return np.where(np.equal(d, 0), 0.0, q) if np.any(np.equal(d, 0)) else q
+
+
+def is_duck(x):
+    """Whether `x` is an array that is not NumPy's but speaks its protocols (dask, CuPy, ...).
+
+    Generated code runs on these unchanged (NumPy's functions dispatch through
+    `__array_function__`), so helpers must not branch on their values or call
+    `np.asarray` on them: either would compute a lazy array, or copy a GPU one.
+    """
+    return hasattr(x, "__array_function__") and not isinstance(x, (np.ndarray, np.generic))
 
 
 def seed(out):
@@ -81,23 +93,30 @@ def seed(out):
 
 
 def conform(g, x):
-    """Make a gradient look like its argument: same shape, dtype, and container structure."""
+    """Make a gradient look like its argument: same shape, dtype, and container structure.
+
+    A duck-array gradient (dask, ...) stays one, even for a NumPy or float argument:
+    converting it here would compute it apart from the value it is computed with.
+    """
     if type(x) is float:
-        return float(g) if g is not None else 0.0
-    if isinstance(x, np.ndarray):
+        return 0.0 if g is None else g.astype(np.float64) if is_duck(g) else float(g)
+    if isinstance(x, np.ndarray) or is_duck(x):
         if g is None:
             return np.zeros_like(x)
         if type(g) is np.ndarray and g.dtype == x.dtype and g.shape == x.shape and g.flags.writeable:
             return g
         if x.dtype.kind not in "fc":
             raise _integer_wrt(x)
+        if is_duck(g):
+            g = g if shape(g) == shape(x) else np.broadcast_to(g, shape(x))
+            return g if g.dtype == x.dtype else g.astype(x.dtype)
         return np.array(np.broadcast_to(np.asarray(g, dtype=x.dtype), x.shape))  # a fresh, writeable array
     if isinstance(x, (dict, list, tuple)):
         return _conform_tree(g, x)
     if isinstance(x, (bool, int, np.integer, np.bool_)):
         raise _integer_wrt(x)
     if isinstance(x, np.generic):
-        return x.dtype.type(0) if g is None else x.dtype.type(g)
+        return x.dtype.type(0) if g is None else g.astype(x.dtype) if is_duck(g) else x.dtype.type(g)
     return g if g is not None else np.zeros_like(x)
 
 
@@ -162,11 +181,25 @@ def unindex(g, a_meta, index):
     if isinstance(a_meta, tuple) and len(a_meta) == 2 and isinstance(a_meta[0], type):
         return _container_cotangent(g, a_meta, index)
     a_shape, dtype = a_meta
-    result = np.zeros(a_shape, dtype=np.result_type(dtype, g) if dtype.kind in "fc" else np.asarray(g).dtype)
+    dtype = np.result_type(dtype, g) if dtype.kind in "fc" else np.result_type(g)
+    if is_duck(g) and _is_basic(index):
+        return _unindex_lazy(g, a_shape, dtype, index)
+    result = np.zeros(a_shape, dtype=dtype)
     if _is_basic(index):
         result[index] = g
-    else:
-        np.add.at(result, index, g)
+    else:  # NumPy's protocols have no lazy scatter-add (np.add.at): a duck-array g is computed here
+        np.add.at(result, index, np.asarray(g) if is_duck(g) else g)
+    return result
+
+
+def _unindex_lazy(g, a_shape, dtype, index):
+    """`unindex` of a duck-array `g` by item assignment into lazy zeros (dask cannot assign through None)."""
+    result = np.zeros_like(g, shape=a_shape, dtype=dtype)
+    items = index if isinstance(index, tuple) else (index,)
+    if any(i is None for i in items):
+        index = tuple(i for i in items if i is not None)
+        g = np.reshape(g, np.broadcast_to(np.empty((), dtype), a_shape)[index].shape)
+    result[index] = g
     return result
 
 

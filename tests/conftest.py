@@ -1,6 +1,14 @@
-"""Shared test helpers: finite-difference oracles in float64."""
-import numpy as np
-import pytest
+"""Shared test helpers: finite-difference oracles in float64.
+
+Every first call of a gradient in the tests also runs the shape-specialized code and checks it
+against the general code (tapegen.api raises InternalError on any difference).
+"""
+import os
+
+os.environ.setdefault("TAPEGEN_CHECK_SPECIALIZED", "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 def numeric_vjp(f, args, position, cotangent, eps=1e-6):

@@ -13,6 +13,8 @@ are `tape.append(...)`, pops `... = tape.pop()`.
 """
 from __future__ import annotations
 
+import threading
+
 from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pop, Push, Var
 from ..liveness import Free, with_frees
 from .render import atom as render_atom
@@ -32,32 +34,51 @@ def header(program, what: str) -> list:
             "# Edit the function, not this code: it is regenerated from the source.", ""]
 
 
-_COMMENTS: dict = {}  # (file, line) -> the user's comment lines above it, while writing one module
+class _ModuleState(threading.local):
+    """What `_lines` needs to know about the module being written, per thread.
+
+    checks: span -> index for nan_check lines (debug_nans), or None;
+    comments: (file, line) -> the user's comment lines above that line;
+    record: write record(...) after each forward equation (the shape-recording run).
+    """
+
+    checks = None
+    comments: dict = {}
+    record = False
 
 
-def _start(adjoint, checks):
-    """Per-module state for `_lines` (the pipeline holds its lock while a module is written)."""
-    global _CHECKS, _COMMENTS
-    _CHECKS = _check_indices(adjoint) if checks else None
-    _COMMENTS = dict(getattr(adjoint.primal, "comments", ()))
+_STATE = _ModuleState()
 
 
-def grad_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
+def _start(adjoint, checks, record=False):
+    _STATE.checks = _check_indices(adjoint) if checks else None
+    _STATE.comments = dict(getattr(adjoint.primal, "comments", ()))
+    _STATE.record = record
+
+
+def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bool = False,
+                guard: str | None = None, seed_value: str | None = None) -> str:
     """Source of `<name>(params) -> (value, gradients)`: forward then backward in one function.
 
-    With `checks`, every equation is followed by `nan_check(...)` (see debug.py).
+    With `checks`, every equation is followed by `nan_check(...)` (see debug.py); with
+    `record`, forward values are reported to `record(...)` (see specialize.py). A `guard`
+    (a condition on the arguments) sends calls it rejects to `GENERIC`, the unspecialized code.
     """
-    _start(adjoint, checks)
+    _start(adjoint, checks, record)
     program = adjoint.primal
-    lines = header(program, f"value and gradient with respect to {_wrt_text(adjoint)}")
-    lines.append(f"def {name}({', '.join(p.name for p in program.params)}):")
+    params = ", ".join(p.name for p in program.params)
+    what = f"value and gradient with respect to {_wrt_text(adjoint)}"
+    lines = header(program, what + (", for arguments shaped as its guard checks" if guard else ""))
+    lines.append(f"def {name}({params}):")
+    if guard:
+        lines += [f"{INDENT}if not ({guard}):", f"{INDENT * 2}return GENERIC({params})"]
     keep = _returned(adjoint) | set(program.params)
     both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep, adjoint.tape_slots)
     split = both.index(_SEED)
     body = _tape_start(adjoint) + _lines(both[:split], backward=False)
     body.append("# backward pass")
     output = program.outputs[adjoint.outputs[0]]
-    body.append(f"{adjoint.seeds[0].name} = seed({atom_text(output)})")
+    body.append(f"{adjoint.seeds[0].name} = {seed_value or f'seed({atom_text(output)})'}")
     body += _lines(both[split + 1:], backward=True)
     body.append(f"return {_value_text(program)}, {_gradients_text(adjoint, bare)}")
     lines += [INDENT + line for line in body]
@@ -107,16 +128,13 @@ def _lines(stmts, backward: bool) -> list:
         if span is not None and not isinstance(stmt, (If, Loop, Free)):
             key = (span.file, span.line)
             if key != last:
-                lines += [comment_text(text) for text in _COMMENTS.get(key, ())]
+                lines += [comment_text(text) for text in _STATE.comments.get(key, ())]
                 lines.append(f"# {comment_text(span.file)}:{span.line}   {comment_text(span.text)}")
                 last = key
         if isinstance(stmt, (If, Loop, Guard)):
             last = None
         lines += _statement_lines(stmt, backward)
     return lines
-
-
-_CHECKS = None  # span -> index, while writing a checked module (pipeline holds its lock meanwhile)
 
 
 def _check_indices(adjoint):
@@ -127,9 +145,12 @@ def _check_indices(adjoint):
 def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Eqn):
         lines = to_text(statement(stmt)).splitlines()
-        if _CHECKS is not None and stmt.span in _CHECKS:
+        if _STATE.record and not backward:
+            lines += [f"record({v.name!r}, {v.name})" for v in stmt.outputs if v.name != "_"]
+        checks = _STATE.checks
+        if checks is not None and stmt.span in checks:
             phase = "backward" if backward else "forward"
-            lines += [f"nan_check({v.name}, SPANS, {_CHECKS[stmt.span]}, {phase!r})"
+            lines += [f"nan_check({v.name}, SPANS, {checks[stmt.span]}, {phase!r})"
                       for v in stmt.outputs if v.name != "_"]
         return lines
     if isinstance(stmt, Push):

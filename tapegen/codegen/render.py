@@ -166,6 +166,8 @@ def _rule(eqn):
         expr = _Substitute(reads).visit(copy.deepcopy(rule.inline))
         if not getattr(eqn.op, "masked", True):
             expr = _Unguard().visit(expr)
+        if getattr(eqn.op, "out_shape", None) is not None:
+            expr = _SameShape(eqn.op.out_shape).visit(expr)
         return fold(expr)
     return ast.Call(_name(rule.name), [atom(reads[name]) for name in rule.reads], [])
 
@@ -180,6 +182,24 @@ class _Unguard(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in _GUARDED and len(node.args) == 2 and not node.keywords:
             return ast.BinOp(node.args[0], _GUARDED[node.func.id](), node.args[1])
+        return node
+
+
+class _SameShape(ast.NodeTransformer):
+    """`unbroadcast(e, S)` is `e` when S is the (known) shape of the op's output, which `e` already has."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "unbroadcast" and len(node.args) == 2:
+            try:
+                target = ast.literal_eval(node.args[1])
+            except ValueError:
+                return node
+            if target == self.shape:
+                return node.args[0]
         return node
 
 

@@ -1,0 +1,203 @@
+"""Shape specialization: generated code that knows its shapes, behind a guard.
+
+A gradient function spends much of its time on small runtime questions: is
+this cotangent already shaped like that input (`unbroadcast`), what shape is
+this value (`shape`). On the first call tapegen runs an instrumented variant
+that records the shape and dtype of every forward value, then writes a second
+variant where the answers are constants: `unbroadcast(g, (3, 2))` on a
+cotangent already of shape (3, 2) disappears, `x_shape = shape(x)` becomes a
+literal. That variant starts with a guard on its arguments' types, shapes and
+dtypes (and the values of int, bool and str arguments); any other call runs
+the general code.
+
+A recorded shape is used only if it is *trusted*: fixed by what the guard
+checks, whatever the data. `trusted_shapes` works that out: values computed
+by shape-preserving primitives from trusted inputs, with every non-array input
+(an axis, an index, a length) itself fixed by the guard and not by float
+data; never a boolean-mask index, an opaque call, `np.nonzero`/`np.unique`,
+nor a value whose recorded shape varied between loop iterations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ir import Const, Eqn, Loop, Pack, Var, atom_vars, walk
+
+# Outputs whose shape depends on the *values* of their array inputs.
+DATA_SHAPED = {"nonzero", "unique", "flatnonzero", "argwhere", "extract", "compress", "where_1", "repeat"}
+# Ops producing small values (ints, tuples) fixed by their inputs' shapes alone.
+METADATA = {"shape", "meta", "metadata", "len", "ndim", "size"}
+_MAX_LEAVES = 64
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a recording run saw of one var: each distinct (kind, shape, dtype)."""
+
+    seen: frozenset
+
+
+def signature(value, depth=0):
+    """A hashable description of an argument the guard can check, or None if it cannot be guarded."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return ("array", value.shape, value.dtype)
+    if kind is float:
+        return ("float",)
+    if kind in (int, bool, str) or value is None:
+        return ("value", kind, value)
+    if isinstance(value, np.generic):
+        return ("scalar", kind)
+    if depth < 2 and kind in (dict, list, tuple) and len(value) <= _MAX_LEAVES:
+        items = value.items() if kind is dict else enumerate(value)
+        parts = tuple((key, signature(item, depth + 1)) for key, item in items)
+        if all(part is not None for _, part in parts) and (kind is not dict or all(
+                isinstance(key, str) for key, _ in parts)):
+            return ("container", kind, parts)
+    return None
+
+
+def describe(value):
+    """(kind, shape, dtype) of a recorded forward value."""
+    if type(value) is np.ndarray:
+        return ("array", value.shape, value.dtype)
+    if type(value) is float:
+        return ("float", (), np.dtype(float))
+    if isinstance(value, np.generic):
+        return ("scalar", (), value.dtype)
+    if type(value) in (int, bool):
+        return ("int", (), None)
+    return ("other", None, None)
+
+
+def trusted_shapes(program, records, signatures) -> dict:
+    """{var: (shape, dtype)} for the forward values whose recorded shape holds for every guarded call."""
+    eqns = [e for e in walk(program.body) if isinstance(e, Eqn)]
+    known, containers = {}, set()
+    for param, sig in zip(program.params, signatures):
+        if sig is not None and sig[0] == "array":
+            known[param] = (sig[1], sig[2])
+        elif sig is not None and sig[0] == "float":
+            known[param] = ((), np.dtype(float))
+        elif sig is not None and sig[0] == "container":
+            containers.add(param)
+    candidates = {}
+    for var, seen in records.items():
+        if len(seen) == 1:
+            kind, shape, dtype = next(iter(seen))
+            if kind in ("array", "float", "scalar"):
+                candidates[var] = (shape, dtype)
+    definers: dict = {}
+    for eqn in eqns:
+        for out in eqn.outputs:
+            definers.setdefault(out, []).append(eqn)
+    trusted = {v for v in candidates if v in definers}
+    while True:  # shrink both sets together until each is consistent with the other
+        shaped = trusted | set(known)
+        static = _static_values(program, eqns, signatures, shaped)
+        kept = {v for v in trusted if all(_pure(e, shaped, static, records, containers) for e in definers[v])}
+        if kept == trusted:
+            break
+        trusted = kept
+    known.update({v: candidates[v] for v in trusted})
+    return known
+
+
+def _pure(eqn, shaped, static, records, containers) -> bool:
+    """Whether `eqn`'s output shape is fixed by trusted shapes and static values."""
+    op = eqn.op
+    name = getattr(op, "name", "")
+    if getattr(op, "form", "") in ("opaque", "custom") or name in DATA_SHAPED:
+        return False
+    if name == "getitem" and eqn.input("a") in containers and isinstance(eqn.input("index"), Const):
+        return True  # params["W"]: the guard checks that leaf
+    for key, atom in eqn.inputs:
+        for var in atom_vars(atom):
+            if var in shaped or var in static:
+                continue
+            if name == "getitem" and key == "index" and _int_array(records.get(var)):
+                continue  # an integer-array index: the result has the index's shape
+            return False
+    return True
+
+
+def _int_array(seen) -> bool:
+    return bool(seen) and all(kind == "array" and dtype is not None and dtype.kind in "iu"
+                              for kind, _, dtype in seen)
+
+
+def _static_values(program, eqns, signatures, shaped) -> set:
+    """Non-array values (ints, tuples, slices, ranges) fixed by the guard, never by float data."""
+    static = {p for p, sig in zip(program.params, signatures) if sig is not None and sig[0] == "value"}
+    loops = [s for s in walk(program.body) if isinstance(s, Loop)]
+    changed = True
+    while changed:
+        changed = False
+        for eqn in eqns:
+            if all(o in static for o in eqn.outputs) or getattr(eqn.op, "form", "") == "opaque":
+                continue
+            name = getattr(eqn.op, "name", "")
+            if name in METADATA:
+                ok = all(v in shaped or v in static for v in eqn.reads)  # a shape or length of a trusted value
+            else:
+                ok = all(v in static for v in eqn.reads)  # ints from ints: never float data
+            if ok:
+                static.update(eqn.outputs)
+                changed = True
+        for loop in loops:
+            if loop.target is not None and loop.target not in static and loop.iterable is not None and all(
+                    v in static for v in atom_vars(loop.iterable)):
+                static.add(loop.target)
+                changed = True
+    return static
+
+
+def guard_source(params, signatures) -> tuple:
+    """(a Python condition that holds for calls like the recorded one, the dtype objects it refers to)."""
+    dtypes: list = []
+    parts = [_guard(p.name, sig, dtypes) for p, sig in zip(params, signatures)]
+    return " and ".join(part for part in parts if part) or "True", tuple(dtypes)
+
+
+def _guard(expr, sig, dtypes) -> str:
+    if sig is None:  # not guarded: nothing derived from it is trusted
+        return ""
+    kind = sig[0]
+    if kind == "array":
+        dtypes.append(sig[2])
+        return f"type({expr}) is ndarray and {expr}.shape == {sig[1]!r} and {expr}.dtype is GUARD_DTYPES[{len(dtypes) - 1}]"
+    if kind == "float":
+        return f"type({expr}) is float"
+    if kind == "scalar":
+        return f"type({expr}) is {_scalar_name(sig[1])}"
+    if kind == "value":
+        value = sig[2]
+        if value is None:
+            return f"{expr} is None"
+        return f"type({expr}) is {sig[1].__name__} and {expr} == {value!r}"
+    if kind == "container":
+        container, parts = sig[1], sig[2]
+        head = f"type({expr}) is {container.__name__} and len({expr}) == {len(parts)}"
+        if container is dict:
+            head += f" and {expr}.keys() == {set(k for k, _ in parts)!r}"
+        inner = [_guard(f"{expr}[{key!r}]", part, dtypes) for key, part in parts]
+        return " and ".join([head] + [i for i in inner if i])
+    return ""
+
+
+def _scalar_name(kind) -> str:
+    return f"np.{kind.__name__}"
+
+
+def known_output(known, atom):
+    """(shape, dtype) of an output atom if known, else None."""
+    if isinstance(atom, Var):
+        return known.get(atom)
+    if isinstance(atom, Const) and isinstance(atom.value, float):
+        return ((), np.dtype(float))
+    return None
+
+
+__all__ = ["signature", "describe", "trusted_shapes", "guard_source", "known_output", "Recorded", "Pack"]
