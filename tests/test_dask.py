@@ -229,7 +229,6 @@ def test_dask_gradient_with_a_pytree_of_dask_arrays(data):
     np.testing.assert_allclose(g["b"].compute(), db, rtol=1e-10)
 
 
-@pytest.mark.xfail(reason=NEEDS_CONFORM_FIX, strict=True)
 def test_numpy_parameters_with_dask_data_give_a_lazy_gradient(data):
     X, y, params = data
     g, computes = lazy_gradient(logistic_loss, params, da.from_array(X, chunks=(40, 4)), da.from_array(y, chunks=40))
@@ -247,7 +246,6 @@ def test_numpy_parameters_with_dask_data_give_the_numpy_gradient(data):
     np.testing.assert_allclose(g["b"], db, rtol=1e-10)
 
 
-@pytest.mark.xfail(reason=NEEDS_KINK_FIX, strict=True)
 def test_sqrt_and_log_gradients_stay_lazy(data):
     X, _, params = data
     wd, Xd = da.from_array(params["w"], chunks=2), da.from_array(X, chunks=(40, 4))
@@ -331,7 +329,6 @@ def test_plain_pickle_of_an_importable_function_round_trips(model, tmp_path, kin
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=NEEDS_PICKLE_FIX, strict=True)
 def test_plain_pickle_of_a_decorated_importable_function_round_trips(model, tmp_path):
     path = tmp_path / "f.pkl"
     path.write_bytes(pickle.dumps(tg.grad(model.decorated)))
@@ -372,7 +369,6 @@ def test_cloudpickle_of_a_function_in_main_round_trips(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=NEEDS_PICKLE_FIX, strict=True)
 def test_cloudpickle_from_main_works_where_the_script_is_absent(tmp_path):
     """A remote worker has neither the script nor the notebook cell the loss came from."""
     path = pickle_from_main(tmp_path, tmp_path / "script")

@@ -29,7 +29,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import is_duck, unbroadcast
 from .table import RuleTable
 
 table = RuleTable("elementwise")
@@ -79,7 +79,7 @@ def guarded_mul(g, d):
     """
     with np.errstate(invalid="ignore", over="ignore"):
         q = np.multiply(g, d)
-        if np.isfinite(np.sum(q)):
+        if not is_duck(q) and np.isfinite(np.sum(q)):  # a lazy q is masked without looking
             return q
     return np.where(np.equal(g, 0), 0, q)
 
@@ -93,7 +93,7 @@ def guarded_div(g, d):
     """g / d, but 0 wherever g is 0, even where d is 0, infinite or NaN (see `guarded_mul`)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = np.divide(g, d)
-        if np.isfinite(np.sum(q)):
+        if not is_duck(q) and np.isfinite(np.sum(q)):  # a lazy q is masked without looking
             return q
     return np.where(np.equal(g, 0), 0, q)
 
@@ -102,7 +102,7 @@ def kink_div(g, d):
     """g / d, with 0 where d is 0 (the zero subgradient at a kink: sqrt'(0) = 0) or where g is 0."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = np.divide(g, d)
-        if np.isfinite(np.sum(q)):
+        if not is_duck(q) and np.isfinite(np.sum(q)):  # a lazy q is masked without looking
             return q
     return np.where(np.equal(d, 0) | np.equal(g, 0), 0, q)
 
@@ -152,7 +152,7 @@ def conj_sign(x):
 
 def sinc_slope(x):
     """d sinc(x) / dx = (cos(pi x) - sinc(x)) / x, by its Taylor series near 0 (where it is 0)."""
-    t = np.pi * np.asarray(x)
+    t = np.multiply(np.pi, x)  # not np.asarray: it would compute a dask array
     small = np.abs(t) < 0.3
     with np.errstate(divide="ignore", invalid="ignore"):
         direct = (t * np.cos(t) - np.sin(t)) / (t * t)

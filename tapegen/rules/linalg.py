@@ -303,7 +303,7 @@ def tensordot_vjp_a(a_shape, b, axes, g):
     result = np.tensordot(g, b, (list(range(len(a_free), np.ndim(g))), b_free))
     # result's axes: a's free axes, then b's summed axes in increasing order, each paired with an axis of a
     order = a_free + [a_sum[b_sum.index(j)] for j in sorted(b_sum)]
-    return np.transpose(result, np.argsort(order))
+    return np.transpose(result, tuple(np.argsort(order).tolist()))  # dask takes axes as a tuple only
 
 
 @table.vjp(np.tensordot, "b")
@@ -314,7 +314,7 @@ def tensordot_vjp_b(a, b_shape, axes, g):
     result = np.tensordot(a, g, (a_free, list(range(len(a_free)))))
     # result's axes: a's summed axes in increasing order, each paired with an axis of b, then b's free axes
     order = [b_sum[a_sum.index(i)] for i in sorted(a_sum)] + b_free
-    return np.transpose(result, np.argsort(order))
+    return np.transpose(result, tuple(np.argsort(order).tolist()))  # dask takes axes as a tuple only
 
 
 @table.jvp(np.tensordot, "a")

@@ -14,7 +14,7 @@ Weights are built in the input's float dtype, so float32 stays float32.
 import numpy as np
 
 from ..errors import TapegenError
-from ..runtime import unreduce
+from ..runtime import is_duck, unreduce
 from .table import RuleTable
 
 table = RuleTable("reductions")
@@ -69,7 +69,7 @@ def keep_reduced(y, ndim, axis, keepdims):
 
 def float_dtype(a):
     """The dtype weights for `a` are built in: its own if inexact, else float64."""
-    return np.result_type(np.asarray(a).dtype, np.float16)
+    return np.result_type(a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype, np.float16)
 
 
 def extremum_share(a, y, axis, keepdims):
@@ -96,9 +96,9 @@ def centered(a, axis):
 
 def prod_others(a, axis, keepdims, y):
     """For each element, the product of the others in its slice; exact when some elements are zero."""
-    if np.all(a != 0):
+    if not is_duck(a) and np.all(a != 0):  # a lazy `a` takes the zero-safe way, without looking
         return keep_reduced(y, np.ndim(a), axis, keepdims) / a
-    a = np.asarray(a)
+    a = a if is_duck(a) else np.asarray(a)
     axes = reduced_axes(axis, a.ndim)
     last = tuple(range(a.ndim - len(axes), a.ndim))
     moved = np.moveaxis(a, axes, last)
@@ -132,7 +132,7 @@ def cumprod_vjp(a, axis, y, g):
     """Exact with zeros: only the first zero of a slice, and elements before it, move later products."""
     if axis is None:
         return np.reshape(cumprod_vjp(np.ravel(a), 0, y, g), np.shape(a))
-    if np.all(a != 0):
+    if not is_duck(a) and np.all(a != 0):  # a lazy `a` takes the zero-safe way, without looking
         return reverse_cumsum(g * y, axis) / a
     before, first, skipped = first_zero(a, axis)
     from_before = reverse_cumsum(g * y, axis) / np.where(before, a, 1)
@@ -142,7 +142,7 @@ def cumprod_vjp(a, axis, y, g):
 def cumprod_jvp(a, a_dot, axis, y):
     if axis is None:
         return cumprod_jvp(np.ravel(a), np.ravel(a_dot), 0, y)
-    if np.all(a != 0):
+    if not is_duck(a) and np.all(a != 0):  # a lazy `a` takes the zero-safe way, without looking
         return y * np.cumsum(a_dot / a, axis=axis)
     before, first, skipped = first_zero(a, axis)
     relative = np.where(before, a_dot, 0) / np.where(before, a, 1)

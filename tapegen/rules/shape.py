@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from ..errors import NoRuleError
-from ..runtime import meta, unbroadcast, unindex
+from ..runtime import is_duck, meta, unbroadcast, unindex
 from ..runtime import shape as shape_of
 from .table import RuleTable
 
@@ -109,8 +109,10 @@ def piece_cotangents(g, pieces):
 
 def unjoin(g, arrays, joined, axis):
     """Split `g` along `axis` into one piece per array, as joined (`joined`), shaped like the inputs."""
-    bounds = np.cumsum([np.shape(item)[axis] for item in joined])[:-1]
-    return [np.reshape(piece, np.shape(item)) for piece, item in zip(np.split(g, bounds, axis), arrays)]
+    ends = np.cumsum([np.shape(item)[axis] for item in joined]).tolist()
+    lead = (slice(None),) * (axis % np.ndim(g))  # slices, not np.split: dask has no lazy np.split
+    pieces = [g[lead + (slice(start, end),)] for start, end in zip([0] + ends[:-1], ends)]
+    return [np.reshape(piece, np.shape(item)) for piece, item in zip(pieces, arrays)]
 
 
 def untile(g, A_shape, reps):
@@ -195,7 +197,9 @@ def astype_cotangent(g, a_meta, dtype):
     """The cotangent of a cast, in the input's dtype; zero through a cast to an integer or bool."""
     if np.dtype(dtype).kind not in "fc":
         return np.zeros(a_meta[0], dtype=a_meta[1] if a_meta[1].kind in "fc" else float)
-    return np.asarray(g, dtype=a_meta[1]) if a_meta[1].kind in "fc" else g
+    if a_meta[1].kind not in "fc":
+        return g
+    return g.astype(a_meta[1]) if is_duck(g) else np.asarray(g, dtype=a_meta[1])
 
 
 def astype_tangent(a_dot, dtype):
