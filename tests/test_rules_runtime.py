@@ -9,9 +9,13 @@ import pytest
 
 import tapegen as tg
 from rule_rows import Row, check_vjp_row
-from tapegen.rules.elementwise import broadcast_like, guarded_div, guarded_mul, kink_div, log_or_zero, tie_split
+from tapegen.rules.elementwise import broadcast_like, fmax_share, fmin_share, guarded_div, guarded_mul, kink_div
+from tapegen.rules.elementwise import log_or_zero, tie_split
 from tapegen.rules.language import zero_region
-from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
+from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b
+from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
+from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
+from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
 from tapegen.rules.runtime_rules import copy_region, unconform
 from tapegen.runtime import add_cotangents, conform, safe_div, unbroadcast, unindex, unreduce
 
@@ -33,6 +37,7 @@ TIE = np.zeros((3, 4), dtype=bool)
 A_META = ((3, 4), np.dtype(np.float64))
 ROW_INDEX = np.array([0, 2, 2])
 COLUMN_0 = (slice(1, None), 0)
+ORDER = np.argsort(M34, axis=1)
 
 
 def _row(id, fn, *args, covers, wrt=(0,), **options):
@@ -65,6 +70,31 @@ ROWS = [
     _row("broadcast_like-(4,)-to-(3,4)", lambda t, like: broadcast_like(t, like), V4, M34, wrt=(0, 1),
          covers=(broadcast_like,)),
     _row("tie_split", lambda ct: tie_split(ct, WINS, TIE, True), M34, covers=(tie_split,)),
+    _row("fmax_share", lambda ct, mine, other: fmax_share(ct, mine, other, True), M34, POSITIVE, M34,
+         wrt=(0, 1, 2), covers=(fmax_share,)),
+    _row("fmin_share", lambda ct, mine, other: fmin_share(ct, mine, other, True), M34, POSITIVE, V4,
+         wrt=(0, 1, 2), covers=(fmin_share,)),
+    _row("centered-axis0", lambda a: centered(a, 0), M34, covers=(centered,)),
+    _row("cumsum_vjp-axis1", lambda ct: cumsum_vjp((3, 4), 1, ct), M34, covers=(cumsum_vjp,)),
+    _row("cumsum_vjp-flat", lambda ct: cumsum_vjp((3, 4), None, ct), M34.ravel(), covers=(cumsum_vjp,)),
+    _row("diff_vjp", lambda ct: diff_vjp(1, -1, ct), M34[:, :3], covers=(diff_vjp,)),
+    _row("trace_vjp", lambda ct: trace_vjp(A_META, 0, 0, 1, ct), S, covers=(trace_vjp,)),
+    _row("untile", lambda ct: untile(ct, (3,), (2, 2)), _x(2, 6), covers=(untile,)),
+    _row("unrepeat", lambda ct: unrepeat(ct, (3, 4), 2, 1), _x(3, 8), covers=(unrepeat,)),
+    _row("unpad-constant", lambda ct: unpad(ct, (3, 4), 1, "constant"), _x(5, 6), covers=(unpad,)),
+    _row("unpad-reflect", lambda ct: unpad(ct, (4,), 2, "reflect"), _x(8), covers=(unpad,)),
+    _row("untake", lambda ct: untake(ct, (3, 4), ROW_INDEX, 0), M34, covers=(untake,)),
+    _row("untake_along_axis", lambda ct: untake_along_axis(ct, (3, 4), ORDER, 1), M34, covers=(untake_along_axis,)),
+    _row("unsort", lambda ct, a: unsort(ct, a, 1), M34, POSITIVE, wrt=(0, 1), covers=(unsort,)),
+    _row("undiagonal", lambda ct: undiagonal(ct, (3, 4), 0, 0, 1), V3, covers=(undiagonal,)),
+    _row("inner_vjp_a", lambda b, ct: inner_vjp_a((3, 4), b, ct), _x(5, 4), M35, wrt=(0, 1), covers=(inner_vjp_a,)),
+    _row("inner_vjp_b", lambda a, ct: inner_vjp_b(a, (5, 4), ct), M34, M35, wrt=(0, 1), covers=(inner_vjp_b,)),
+    _row("kron_vjp_a", lambda b, ct: kron_vjp_a((2, 3), b, ct), _x(2, 2), _x(4, 6), wrt=(0, 1), covers=(kron_vjp_a,)),
+    _row("kron_vjp_b", lambda a, ct: kron_vjp_b(a, (2, 2), ct), M23, _x(4, 6), wrt=(0, 1), covers=(kron_vjp_b,)),
+    _row("tensordot_vjp_a", lambda b, ct: tensordot_vjp_a((3, 4), b, 1, ct), M45, M35, wrt=(0, 1),
+         covers=(tensordot_vjp_a,)),
+    _row("tensordot_vjp_b", lambda a, ct: tensordot_vjp_b(a, (4, 5), 1, ct), M34, M35, wrt=(0, 1),
+         covers=(tensordot_vjp_b,)),
     _row("log_or_zero-mixed-signs", lambda x: log_or_zero(x), MIXED, covers=(log_or_zero,)),
     _row("linalg_mT-(2,3,4)", lambda x: linalg_mT(x), T234, covers=(linalg_mT,)),
     _row("matmul_vjp_x1-matrices", lambda x2, ct: matmul_vjp_x1((3, 4), x2, ct), M45, M35, wrt=(0, 1),

@@ -24,10 +24,14 @@ gradient code that replays a loop from its tape (forward mode can).
 import numpy as np
 
 from ..runtime import add_cotangents, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
-from .elementwise import broadcast_like, guarded_div, guarded_mul, kink_div, log_or_zero, tie_split
+from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
+from .elementwise import fmax_share, fmin_share, select_taken, tie_split
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .language import zero_region
-from .reductions import reduced_size
+from .linalg import inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
+from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_count, ptp_share, reduced_size
+from .shape import rollaxis_destination, transpose_inverse, undiagonal, unpad, unrepeat, unsort, untake
+from .shape import untake_along_axis, untile
 from .table import RuleTable
 
 table = RuleTable("runtime")
@@ -91,8 +95,11 @@ def unconform(ct, like):
 
 
 for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balanced_eq, "a, extremum, axis, keepdims"),
-                        (is_not_none, "x"), (zero_tangent, "x")):
-    table.nondiff(_fn, _signature, spelling=_fn.__name__)
+                        (is_not_none, "x"), (zero_tangent, "x"), (extremum_share, "a, extremum, axis, keepdims"),
+                        (ptp_share, "a, axis"), (nan_count, "a, axis"), (clip_inside, "a, a_min, a_max"),
+                        (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"), (conj_sign, "x"),
+                        (select_taken, "condlist")):
+    table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
 table.op(add_tangents, "*parts", spelling="add_tangents", differentiable=False)
@@ -109,12 +116,23 @@ for _fn in (guarded_mul, guarded_div, kink_div, safe_div):
     table.op(_fn, "ct, d", spelling=_fn.__name__)
 table.op(broadcast_like, "t, like", spelling="broadcast_like")
 table.op(tie_split, "ct, wins, tie, other_active", spelling="tie_split")
+for _fn in (fmax_share, fmin_share):
+    table.op(_fn, "ct, mine, other, other_active", spelling=_fn.__name__)
 table.op(log_or_zero, "x", spelling="log_or_zero")
 table.op(linalg_mT, "x", spelling="linalg_mT")
 table.op(matmul_vjp_x1, "x1_shape, x2, ct", spelling="matmul_vjp_x1")
 table.op(matmul_vjp_x2, "x1, x2_shape, ct", spelling="matmul_vjp_x2")
 table.op(dot_vjp_a, "a_shape, b, ct", spelling="dot_vjp_a")
 table.op(dot_vjp_b, "a, b_shape, ct", spelling="dot_vjp_b")
+for _fn, _signature in ((inner_vjp_a, "a_shape, b, ct"), (inner_vjp_b, "a, b_shape, ct"),
+                        (kron_vjp_a, "a_shape, b, ct"), (kron_vjp_b, "a, b_shape, ct"),
+                        (tensordot_vjp_a, "a_shape, b, axes, ct"), (tensordot_vjp_b, "a, b_shape, axes, ct"),
+                        (centered, "a, axis"), (cumsum_vjp, "a_shape, axis, ct"), (diff_vjp, "n, axis, ct"),
+                        (trace_vjp, "a_meta, offset, axis1, axis2, ct"), (untile, "ct, A_shape, reps"),
+                        (unrepeat, "ct, a_shape, repeats, axis"), (unpad, "ct, array_shape, pad_width, mode"),
+                        (untake, "ct, a_shape, indices, axis"), (untake_along_axis, "ct, arr_shape, indices, axis"),
+                        (unsort, "ct, a, axis"), (undiagonal, "ct, a_shape, offset, axis1, axis2")):
+    table.op(_fn, _signature, spelling=_fn.__name__)
 
 
 # --- reshaping cotangents: unbroadcast, unreduce, conform, unindex --------------------------------
@@ -339,6 +357,50 @@ def tie_split_jvp(ct_dot, wins, tie, other_active):
     return tie_split(ct_dot, wins, tie, other_active)
 
 
+@table.vjp(fmax_share, "ct")
+def fmax_share_vjp(ct_shape, mine, other, other_active, g):
+    return unbroadcast(fmax_share(g, mine, other, other_active), ct_shape)
+
+
+@table.jvp(fmax_share, "ct")
+def fmax_share_jvp(ct_dot, mine, other, other_active):
+    return fmax_share(ct_dot, mine, other, other_active)
+
+
+@table.vjp(fmin_share, "ct")
+def fmin_share_vjp(ct_shape, mine, other, other_active, g):
+    return unbroadcast(fmin_share(g, mine, other, other_active), ct_shape)
+
+
+@table.jvp(fmin_share, "ct")
+def fmin_share_jvp(ct_dot, mine, other, other_active):
+    return fmin_share(ct_dot, mine, other, other_active)
+
+
+@table.vjp(fmax_share, "mine")
+@table.vjp(fmin_share, "mine")
+def share_vjp_mine(mine):
+    return zero_tangent(mine)
+
+
+@table.vjp(fmax_share, "other")
+@table.vjp(fmin_share, "other")
+def share_vjp_other(other):
+    return zero_tangent(other)
+
+
+@table.jvp(fmax_share, "mine")
+@table.jvp(fmin_share, "mine")
+def share_jvp_mine(mine_dot):
+    return None
+
+
+@table.jvp(fmax_share, "other")
+@table.jvp(fmin_share, "other")
+def share_jvp_other(other_dot):
+    return None
+
+
 @table.vjp(log_or_zero, "x")
 def log_or_zero_vjp(x, g):
     return guarded_div(g * (x > 0), np.where(x > 0, x, 1))
@@ -441,8 +503,304 @@ def dot_vjp_b_jvp_a(a_dot, b_shape, ct):
     return dot_vjp_b(a_dot, b_shape, ct)
 
 
+# --- the other products' cotangent rules: bilinear, transposing to the op ----------------------------
+
+@table.vjp(inner_vjp_a, "ct")
+def inner_vjp_a_vjp_ct(b, g):
+    return np.inner(g, b)
+
+
+@table.vjp(inner_vjp_a, "b")
+def inner_vjp_a_vjp_b(b_shape, ct, g):
+    return inner_vjp_b(g, b_shape, ct)
+
+
+@table.jvp(inner_vjp_a, "ct")
+def inner_vjp_a_jvp_ct(a_shape, b, ct_dot):
+    return inner_vjp_a(a_shape, b, ct_dot)
+
+
+@table.jvp(inner_vjp_a, "b")
+def inner_vjp_a_jvp_b(a_shape, b_dot, ct):
+    return inner_vjp_a(a_shape, b_dot, ct)
+
+
+@table.vjp(inner_vjp_b, "ct")
+def inner_vjp_b_vjp_ct(a, g):
+    return np.inner(a, g)
+
+
+@table.vjp(inner_vjp_b, "a")
+def inner_vjp_b_vjp_a(a_shape, ct, g):
+    return inner_vjp_a(a_shape, g, ct)
+
+
+@table.jvp(inner_vjp_b, "ct")
+def inner_vjp_b_jvp_ct(a, b_shape, ct_dot):
+    return inner_vjp_b(a, b_shape, ct_dot)
+
+
+@table.jvp(inner_vjp_b, "a")
+def inner_vjp_b_jvp_a(a_dot, b_shape, ct):
+    return inner_vjp_b(a_dot, b_shape, ct)
+
+
+@table.vjp(kron_vjp_a, "ct")
+def kron_vjp_a_vjp_ct(b, g):
+    return np.kron(g, b)
+
+
+@table.vjp(kron_vjp_a, "b")
+def kron_vjp_a_vjp_b(b_shape, ct, g):
+    return kron_vjp_b(g, b_shape, ct)
+
+
+@table.jvp(kron_vjp_a, "ct")
+def kron_vjp_a_jvp_ct(a_shape, b, ct_dot):
+    return kron_vjp_a(a_shape, b, ct_dot)
+
+
+@table.jvp(kron_vjp_a, "b")
+def kron_vjp_a_jvp_b(a_shape, b_dot, ct):
+    return kron_vjp_a(a_shape, b_dot, ct)
+
+
+@table.vjp(kron_vjp_b, "ct")
+def kron_vjp_b_vjp_ct(a, g):
+    return np.kron(a, g)
+
+
+@table.vjp(kron_vjp_b, "a")
+def kron_vjp_b_vjp_a(a_shape, ct, g):
+    return kron_vjp_a(a_shape, g, ct)
+
+
+@table.jvp(kron_vjp_b, "ct")
+def kron_vjp_b_jvp_ct(a, b_shape, ct_dot):
+    return kron_vjp_b(a, b_shape, ct_dot)
+
+
+@table.jvp(kron_vjp_b, "a")
+def kron_vjp_b_jvp_a(a_dot, b_shape, ct):
+    return kron_vjp_b(a_dot, b_shape, ct)
+
+
+@table.vjp(tensordot_vjp_a, "ct")
+def tensordot_vjp_a_vjp_ct(b, axes, g):
+    return np.tensordot(g, b, axes)
+
+
+@table.vjp(tensordot_vjp_a, "b")
+def tensordot_vjp_a_vjp_b(b_shape, axes, ct, g):
+    return tensordot_vjp_b(g, b_shape, axes, ct)
+
+
+@table.jvp(tensordot_vjp_a, "ct")
+def tensordot_vjp_a_jvp_ct(a_shape, b, axes, ct_dot):
+    return tensordot_vjp_a(a_shape, b, axes, ct_dot)
+
+
+@table.jvp(tensordot_vjp_a, "b")
+def tensordot_vjp_a_jvp_b(a_shape, b_dot, axes, ct):
+    return tensordot_vjp_a(a_shape, b_dot, axes, ct)
+
+
+@table.vjp(tensordot_vjp_b, "ct")
+def tensordot_vjp_b_vjp_ct(a, axes, g):
+    return np.tensordot(a, g, axes)
+
+
+@table.vjp(tensordot_vjp_b, "a")
+def tensordot_vjp_b_vjp_a(a_shape, axes, ct, g):
+    return tensordot_vjp_a(a_shape, g, axes, ct)
+
+
+@table.jvp(tensordot_vjp_b, "ct")
+def tensordot_vjp_b_jvp_ct(a, b_shape, axes, ct_dot):
+    return tensordot_vjp_b(a, b_shape, axes, ct_dot)
+
+
+@table.jvp(tensordot_vjp_b, "a")
+def tensordot_vjp_b_jvp_a(a_dot, b_shape, axes, ct):
+    return tensordot_vjp_b(a_dot, b_shape, axes, ct)
+
+
+# --- cotangent rules of data movement and reductions: linear, transposing to the op -------------------
+
+@table.vjp(centered, "a")
+def centered_vjp(axis, g):
+    return centered(g, axis)
+
+
+@table.jvp(centered, "a")
+def centered_jvp(a_dot, axis):
+    return centered(a_dot, axis)
+
+
+@table.vjp(cumsum_vjp, "ct")
+def cumsum_vjp_vjp(axis, g):
+    return np.cumsum(g, axis=axis)
+
+
+@table.jvp(cumsum_vjp, "ct")
+def cumsum_vjp_jvp(a_shape, axis, ct_dot):
+    return cumsum_vjp(a_shape, axis, ct_dot)
+
+
+@table.vjp(diff_vjp, "ct")
+def diff_vjp_vjp(n, axis, g):
+    return np.diff(g, n=n, axis=axis)
+
+
+@table.jvp(diff_vjp, "ct")
+def diff_vjp_jvp(n, axis, ct_dot):
+    return diff_vjp(n, axis, ct_dot)
+
+
+@table.vjp(trace_vjp, "ct")
+def trace_vjp_vjp(offset, axis1, axis2, g):
+    return np.trace(g, offset=offset, axis1=axis1, axis2=axis2)
+
+
+@table.jvp(trace_vjp, "ct")
+def trace_vjp_jvp(a_meta, offset, axis1, axis2, ct_dot):
+    return trace_vjp(a_meta, offset, axis1, axis2, ct_dot)
+
+
+@table.vjp(untile, "ct")
+def untile_vjp(reps, g):
+    return np.tile(g, reps)
+
+
+@table.jvp(untile, "ct")
+def untile_jvp(ct_dot, A_shape, reps):
+    return untile(ct_dot, A_shape, reps)
+
+
+@table.vjp(unrepeat, "ct")
+def unrepeat_vjp(repeats, axis, g):
+    return np.repeat(g, repeats, axis=axis)
+
+
+@table.jvp(unrepeat, "ct")
+def unrepeat_jvp(ct_dot, a_shape, repeats, axis):
+    return unrepeat(ct_dot, a_shape, repeats, axis)
+
+
+@table.vjp(unpad, "ct")
+def unpad_vjp(pad_width, mode, g):
+    return np.pad(g, pad_width, mode=mode)
+
+
+@table.jvp(unpad, "ct")
+def unpad_jvp(ct_dot, array_shape, pad_width, mode):
+    return unpad(ct_dot, array_shape, pad_width, mode)
+
+
+@table.vjp(untake, "ct")
+def untake_vjp(indices, axis, g):
+    return np.take(g, indices, axis=axis)
+
+
+@table.jvp(untake, "ct")
+def untake_jvp(ct_dot, a_shape, indices, axis):
+    return untake(ct_dot, a_shape, indices, axis)
+
+
+@table.vjp(untake_along_axis, "ct")
+def untake_along_axis_vjp(indices, axis, g):
+    return np.take_along_axis(g, indices, axis=axis)
+
+
+@table.jvp(untake_along_axis, "ct")
+def untake_along_axis_jvp(ct_dot, arr_shape, indices, axis):
+    return untake_along_axis(ct_dot, arr_shape, indices, axis)
+
+
+@table.vjp(unsort, "ct")
+def unsort_vjp(a, axis, g):
+    return np.take_along_axis(g, np.argsort(a, axis=axis), axis=axis)
+
+
+@table.jvp(unsort, "ct")
+def unsort_jvp(ct_dot, a, axis):
+    return unsort(ct_dot, a, axis)
+
+
+@table.vjp(unsort, "a")
+def unsort_vjp_a(a):
+    return zero_tangent(a)
+
+
+@table.jvp(unsort, "a")
+def unsort_jvp_a(a_dot):
+    return None
+
+
+@table.vjp(undiagonal, "ct")
+def undiagonal_vjp(offset, axis1, axis2, g):
+    return np.diagonal(g, offset=offset, axis1=axis1, axis2=axis2)
+
+
+@table.jvp(undiagonal, "ct")
+def undiagonal_jvp(ct_dot, a_shape, offset, axis1, axis2):
+    return undiagonal(ct_dot, a_shape, offset, axis1, axis2)
+
+
 def names() -> dict:
     """The names forward-mode and differentiable gradient code may use: all rules' names, and the helpers here."""
     from . import namespace
     return {**namespace(), "zero_tangent": zero_tangent, "add_tangents": add_tangents,
             "is_not_none": is_not_none, "unconform": unconform, "tape_pop": tape_pop, "copy_region": copy_region}
+
+
+def _declare_the_rest():
+    """Every other function generated code may call becomes a primitive without rules.
+
+    Differentiating through one (the VJP rule of `np.linalg.svd`, say) is then a
+    NoRuleError naming the generated line at transform time, as for any
+    function without rules, rather than an attempt to lower tapegen's own source.
+    """
+    from . import elementwise, language, linalg, nondiff, reductions, shape
+    from .. import runtime
+    tables = (elementwise.table, language.table, linalg.table, nondiff.table, reductions.table, shape.table, table)
+    declared = {id(fn) for t in tables for fn in t.primitives}
+    found = {}
+    for t in tables[:-1]:
+        for prim in t.primitives.values():
+            for rule in list(prim.vjps.values()) + list(prim.jvps.values()):
+                for fn in _called(rule):
+                    found.setdefault(id(fn), fn)
+    found.update((id(getattr(runtime, name)), getattr(runtime, name)) for name in ("as_cotree", "zeros_like_tree"))
+    for key, fn in sorted(found.items(), key=lambda item: item[1].__name__):
+        if key not in declared:
+            table.op(fn, _signature(fn), spelling=fn.__name__)
+
+
+def _called(rule):
+    """The helper functions a rule puts into generated code: itself if called by name, else those it calls."""
+    import ast
+    import inspect
+    if rule.inline is None:
+        return [rule.fn]
+    names = {node.id for node in ast.walk(rule.inline) if isinstance(node, ast.Name)}
+    values = [rule.fn.__globals__.get(name) for name in sorted(names)]
+    return [v for v in values if inspect.isfunction(v) and v.__module__.startswith("tapegen.")]
+
+
+def _signature(fn) -> str:
+    """`fn`'s parameters as a declaration; `g` and `y` (names rules give the cotangent and output) renamed."""
+    import inspect
+    parts = []
+    for param in inspect.signature(fn).parameters.values():
+        name = {"g": "ct", "y": "out"}.get(param.name, param.name)
+        if param.kind is param.VAR_POSITIONAL:
+            parts.append(f"*{name}")
+        elif param.default is param.empty:
+            parts.append(name)
+        else:
+            parts.append(f"{name}={param.default!r}")
+    return ", ".join(parts)
+
+
+_declare_the_rest()
