@@ -16,9 +16,8 @@ Four views, each measured without the instruments of the others:
 3. statements: the generated source is rewritten with a timer around every
    simple statement (loop bodies included) and the calibrated cost of the
    timer subtracted; statements are grouped by kind and the costliest listed;
-4. globals: the generated function run with its `LiveNamespace` globals (a
-   dict subclass, whose lookups CPython cannot specialise) against the same
-   code with a plain dict.
+4. rewrites: a few patterns of generated code timed against the line a
+   person writes for the same thing, on the workloads' arrays.
 """
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ import common  # noqa: F401  (first: single-threaded BLAS before NumPy loads)
 
 import argparse  # noqa: E402
 import ast  # noqa: E402
-import builtins  # noqa: E402
+import linecache  # noqa: E402
 import time  # noqa: E402
 import types  # noqa: E402
 from collections import defaultdict  # noqa: E402
@@ -35,6 +34,7 @@ import numpy as np  # noqa: E402
 
 import tapegen as tg  # noqa: E402
 from common import calls_per_sample, format_table, seconds_per_call  # noqa: E402
+from run import running_function  # noqa: E402
 from workloads import SPEED  # noqa: E402
 
 
@@ -59,8 +59,7 @@ def call_path_rows(workload, args):
     fn, wrt = workload.fn, workload.wrt
     public = tg.value_and_grad(fn, wrt=wrt)
     differentiated = tg.differentiate(fn)
-    entry = differentiated._entry("grad", wrt)
-    generated, target = entry.function, differentiated._target
+    generated, target = running_function(public, args), differentiated._target
     layers = {
         "empty Python call, same arguments": lambda: _noop(*args),
         "hand-written value and gradient": lambda: workload.hand(*args),
@@ -70,7 +69,7 @@ def call_path_rows(workload, args):
         "Differentiated.value_and_grad(*args, wrt=...)": lambda: differentiated.value_and_grad(*args, wrt=wrt),
         "tg.value_and_grad(f, wrt)(*args)": lambda: public(*args),
     }
-    times = interleaved(layers)
+    times = interleaved(layers, rounds=41, target_seconds=0.002)
     direct = times["generated function, called directly"]
     rows = []
     for name, seconds in times.items():
@@ -82,9 +81,14 @@ def call_path_rows(workload, args):
 # --- 2. helpers ---------------------------------------------------------------------------------------
 
 
-def _generated(workload):
-    entry = tg.differentiate(workload.fn)._entry("grad", workload.wrt)
-    return entry.generated
+def _generated(workload, args):
+    """The generated code the public path runs for `args`: its text, globals, name and function."""
+    function = running_function(tg.value_and_grad(workload.fn, wrt=workload.wrt), args)
+    text = "".join(linecache.getlines(function.__code__.co_filename))
+    if not text:
+        text = tg.differentiate(workload.fn)._entry("grad", workload.wrt).generated.text
+    return types.SimpleNamespace(text=text, namespace=function.__globals__, name=function.__name__,
+                                 function=function)
 
 
 def clone_namespace(namespace):
@@ -249,36 +253,18 @@ def _clip(text, width=72):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-# --- 4. globals -------------------------------------------------------------------------------------
-
-
-def globals_rows(generated, args):
-    """Seconds per call of the generated code with its own globals, and compiled afresh with a plain dict.
-
-    Compiled afresh: two functions sharing one code object would undo each
-    other's specialised global lookups.
-    """
-    namespace = generated.namespace
-    plain = {"__builtins__": builtins}
-    plain.update(getattr(namespace, "_globals", {}))
-    plain.update(dict(namespace))
-    exec(compile(generated.text, "<plain globals>", "exec"), plain)
-    function, copy = generated.function, plain[generated.name]
-    times = interleaved({"LiveNamespace": lambda: function(*args), "plain dict": lambda: copy(*args)})
-    return times["LiveNamespace"], times["plain dict"]
-
-
-# --- 5. rewrites -------------------------------------------------------------------------------------
+# --- 4. rewrites -------------------------------------------------------------------------------------
 
 
 def rewrite_rows():
     """What the generated code spends on one pattern against what a person writes: µs each, on the workloads' arrays."""
-    names = dict(clone_namespace(_generated(SPEED["mlp_small"]).namespace))
-    names.update(clone_namespace(_generated(SPEED["softmax"]).namespace))
     W1, b1, W2, b2, x, y = SPEED["mlp_small"].make(np.random.default_rng(0), "full")
+    W, b, xs, Y = SPEED["softmax"].make(np.random.default_rng(0), "full")
+    names = {name: value for workload, args in ((SPEED["mlp_small"], (W1, b1, W2, b2, x, y)),
+                                                (SPEED["softmax"], (W, b, xs, Y)))
+             for name, value in tg.differentiate(workload.fn)._entry("grad", workload.wrt).generated.namespace.items()}
     h = np.tanh(x @ W1 + b1)
     d, g_a, one = h @ W2 + b2 - y, h * 0.5, np.float64(1.0)
-    W, b, xs, Y = SPEED["softmax"].make(np.random.default_rng(0), "full")
     logits = xs @ W + b
     top, g_z = logits.max(axis=1, keepdims=True), np.ones_like(logits)
     names.update(d=d, g_a=g_a, one=one, x=x, W1=W1, W2=W2, b1=b1, g=d, logits=logits, top=top, g_z=g_z,
@@ -312,9 +298,9 @@ def rewrite_rows():
 def profile_workload(name, size, markdown):
     workload = SPEED[name]
     args = workload.make(np.random.default_rng(0), size)
-    generated = _generated(workload)
-    live, plain = globals_rows(generated, args)
-    total = live
+    generated = _generated(workload, args)
+    function = generated.function
+    total = interleaved({"generated": lambda: function(*args)}, rounds=9)["generated"]
     helpers = helper_names(generated)
     profile = profile_statements(generated, args, max(1, min(1000, int(0.05 / max(total, 1e-6)))))
     attributed = sum(seconds for _, seconds, _ in profile)
@@ -322,8 +308,7 @@ def profile_workload(name, size, markdown):
     print(f"generated code {total * 1e6:.1f} µs per call; the timed statements account for "
           f"{attributed * 1e6:.1f} µs ({attributed / total * 100:.0f}% of the plain call: timers perturb tiny statements, "
           f"loop headers are not timed).")
-    print(f"Globals: LiveNamespace {live * 1e6:.1f} µs, plain dict {plain * 1e6:.1f} µs "
-          f"({(live - plain) * 1e6:+.1f} µs).\n")
+    print()
     print(format_table(["helper", "calls", "no-op", "µs each", "µs per call", "share"],
                        helper_rows(generated, args, total), markdown))
     print()
@@ -345,7 +330,7 @@ def main(argv=None):
     for name in [n for n in ("scalar", "mlp_small") if n in names]:
         workload = SPEED[name]
         rows = call_path_rows(workload, workload.make(np.random.default_rng(0), size))
-        print(f"\n### call path: {name} (µs per call, fastest of 15 interleaved rounds)\n")
+        print(f"\n### call path: {name} (µs per call, fastest of 41 interleaved rounds)\n")
         print(format_table(["layer", "µs", "over generated"], rows, args.markdown))
     for name in names:
         profile_workload(name, size, args.markdown)
