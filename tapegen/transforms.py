@@ -51,8 +51,23 @@ def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
     arguments = differentiated._target.arguments(primals, {})
     out, out_dot = entry.function(*arguments, *moving)
     if entry.generated.program.returns_tuple:
-        return out, tuple(conform(t, o) for t, o in zip(out_dot, out))
-    return out, conform(out_dot, out)
+        return out, tuple(_tangent_of_output(t, o) for t, o in zip(out_dot, out))
+    return out, _tangent_of_output(out_dot, out)
+
+
+def _tangent_of_output(t, out):
+    """A tangent shaped, typed and structured like the output; an integer output's is a zero."""
+    if isinstance(out, dict):
+        return type(out)((k, _tangent_of_output(None if t is None else t[k], v)) for k, v in out.items())
+    if isinstance(out, (list, tuple)):
+        return type(out)(_tangent_of_output(None if t is None else ti, oi)
+                         for ti, oi in zip(t if t is not None else [None] * len(out), out))
+    kind = np.asarray(out).dtype.kind
+    if kind in "fc":
+        return conform(t, out)
+    if isinstance(out, (bool, int)):
+        return 0
+    return zero_tangent(out) if kind in "biu" else None
 
 
 def _moving(differentiated, primals, tangents, wrt):

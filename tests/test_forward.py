@@ -24,6 +24,8 @@ def directional(f, args, tangents, eps=1e-6):
 def _add(a, t, eps):
     if isinstance(a, dict):
         return {k: _add(a[k], t[k], eps) for k in a}
+    if isinstance(a, (list, tuple)):
+        return type(a)(_add(ai, ti, eps) for ai, ti in zip(a, t))
     return a + eps * t if np.ndim(a) else float(a + eps * t)
 
 
@@ -46,8 +48,10 @@ def check_jvp(f, args, wrt, rtol=1e-6, atol=1e-8):
     for i in wrt:
         tangents[i] = _tree_map(lambda a: rng.standard_normal(np.shape(a)) if np.ndim(a) else
                                 float(rng.standard_normal()), args[i])
+        tangents[i] = list(tangents[i]) if isinstance(args[i], list) else tangents[i]
     out, tangent = tg.jvp(f, tuple(args), tuple(tangents))
     assert_close(out, _tree_map(lambda o: np.asarray(o, dtype=float), f(*args)), rtol=1e-12, atol=0)
+    assert _tree_map(np.shape, tangent) == _tree_map(np.shape, out)
     assert_close(tangent, directional(f, args, tangents), rtol, atol)
 
 
@@ -103,6 +107,76 @@ CORPUS = [
 @pytest.mark.parametrize("name, f, args, wrt", CORPUS, ids=[case[0] for case in CORPUS])
 def test_jvp_through_control_flow(name, f, args, wrt):
     check_jvp(f, args, wrt)
+
+
+def copy_then_write(x):
+    y = x.copy()
+    y[0] = 5.0
+    return np.sum(y * x)
+
+
+def plus_zero_then_write(x):
+    y = x + 0.0
+    y[1] = 2.0 * y[0]
+    return np.sum(y ** 2)
+
+
+def carried_from_a_constant(w, n):
+    h = 1.0
+    for _ in range(n):
+        h = h * w + 0.5
+    return h
+
+
+def while_with_a_compound_test(x):
+    s = x * 1.0
+    k = 0
+    while np.sum(s) < 10.0 and k < 50:
+        s = s * 1.5 + 0.1
+        k = k + 1
+    return np.sum(s)
+
+
+def stack_a_list_argument(xs):
+    return np.sum(np.stack(xs) ** 2)
+
+
+def nested_loops_with_continue(x):
+    total = 0.0
+    for i in range(3):
+        for j in range(2):
+            if i > j:
+                total = total + x[i] * x[j]
+            else:
+                continue
+    return total
+
+
+def several_outputs(x, c):
+    return np.sin(x), {"twice": c * 2.0, "sum": np.sum(x)}, 3
+
+
+TRICKY = [
+    ("copy-then-write", copy_then_write, (np.array([0.3, -0.7, 1.1]),), (0,)),
+    ("plus-zero-then-write", plus_zero_then_write, (np.array([0.3, -0.7, 1.1]),), (0,)),
+    ("carried-from-a-constant", carried_from_a_constant, (0.9, 4), (0,)),
+    ("while-compound-test", while_with_a_compound_test, (np.array([0.3, -0.7, 1.1]),), (0,)),
+    ("list-argument", stack_a_list_argument, ([np.array([0.3, -0.7]), np.array([1.1, 0.2])],), (0,)),
+    ("nested-loops-continue", nested_loops_with_continue, (np.array([0.3, -0.7, 1.1]),), (0,)),
+    ("several-outputs", several_outputs, (np.array([0.3, -0.7]), 2.0), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("name, f, args, wrt", TRICKY, ids=[case[0] for case in TRICKY])
+def test_jvp_of_in_place_writes_carried_values_and_containers(name, f, args, wrt):
+    check_jvp(f, args, wrt)
+
+
+def test_jvp_never_writes_into_the_callers_tangent():
+    tangent = np.array([1.0, 0.5, -2.0])
+    tg.jvp(copy_then_write, (np.array([0.3, -0.7, 1.1]),), (tangent,))
+    tg.jvp(plus_zero_then_write, (np.array([0.3, -0.7, 1.1]),), (tangent,))
+    np.testing.assert_array_equal(tangent, [1.0, 0.5, -2.0])
 
 
 def test_jvp_source_is_readable_and_deterministic():
