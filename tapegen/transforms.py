@@ -11,6 +11,7 @@ rules (rules/runtime_rules.py).
 """
 from __future__ import annotations
 
+import types
 import weakref
 
 import numpy as np
@@ -135,12 +136,13 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
     key = (wrt, gradient._has_aux, gradient._with_value)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
+    generated = d._entry("grad", wrt).generated
     if key not in cache:
-        generated = d._entry("grad", wrt).generated
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
-    if reverse and d._entry("grad", wrt).generated.adjoint.uses_tape:
-        raise _replay_error(d._entry("grad", wrt).generated.program)
-    return cache[key]
+    if reverse and generated.adjoint.uses_tape:
+        raise _replay_error(generated.program)
+    bound = d._target.bound  # a method: the gradient code takes `self` first
+    return types.MethodType(cache[key], bound[0]) if bound else cache[key]
 
 
 def _replay_error(program):

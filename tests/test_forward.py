@@ -412,3 +412,19 @@ def test_maml_gradient_through_a_nested_gradient_call():
     except tg.NoRuleError:
         pytest.skip("lowering does not inline a gradient function called inside a function yet (core hook)")
     np.testing.assert_allclose(meta, numeric_vjp(maml_objective, args, 0, 1.0), rtol=1e-6, atol=1e-9)
+
+
+class Cubic:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, x):
+        return np.sum(self.scale * x ** 3)
+
+
+def test_higher_order_of_methods_binds_each_instance():
+    small, large = Cubic(2.0), Cubic(5.0)
+    np.testing.assert_allclose(tg.hvp(small.loss)(np.ones(2), np.ones(2)), [12.0, 12.0])
+    np.testing.assert_allclose(tg.hvp(large.loss)(np.ones(2), np.ones(2)), [30.0, 30.0])
+    assert tg.grad(tg.grad(large.loss))(1.0) == pytest.approx(30.0)
+    assert tg.jvp(small.loss, (np.ones(2),), (np.ones(2),))[1] == pytest.approx(12.0)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import linecache
 import re
-import types
 
 import numpy as np
 
@@ -129,4 +128,4 @@ def _load(generated, target, text):
     exec(compile(text, filename, "exec"), namespace)
     function = namespace[generated.name]
     function.__defaults__ = target.defaults or None
-    return types.MethodType(function, target.bound[0]) if target.bound else function
+    return function
