@@ -3,8 +3,8 @@
 This module owns reading user source: it locates the `def` (or `lambda`) of a
 live function object in its file, parses it with the stdlib `ast`, and turns
 AST positions (UTF-8 byte columns) into `Span`s with character columns, so a
-caret lands under the right character on lines with non-ASCII text. It is the
-only user of libcst, which reads the user's comments exactly (a `#` inside a
+caret lands under the right character on lines with non-ASCII text. It also
+reads the user's comments, exactly (with the stdlib tokenizer, a `#` inside a
 string is not a comment), so generated code can repeat them.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ import inspect
 import linecache
 import os
 import textwrap
+import tokenize
 from dataclasses import dataclass
 
 from .errors import SourceNotFoundError
@@ -132,20 +133,19 @@ def _lambda_by_column(candidates, code):
 
 @functools.lru_cache(maxsize=256)
 def _comments(file, lines, first_line) -> dict:
-    import libcst
-    from libcst.metadata import MetadataWrapper, PositionProvider
+    """{line: comments} for comment lines standing alone just above a line of code."""
+    found, pending = {}, []
+    readline = iter(textwrap.dedent("".join(lines)).splitlines(True)).__next__
     try:
-        wrapper = MetadataWrapper(libcst.parse_module(textwrap.dedent("".join(lines))))
-    except Exception:  # libcst reads a grammar a little different from this Python's: comments are optional
+        for token in tokenize.generate_tokens(readline):
+            if token.type == tokenize.COMMENT and token.line.strip().startswith("#"):
+                pending.append(token.string)
+            elif token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                                    tokenize.COMMENT, tokenize.ENDMARKER) and pending:
+                found[token.start[0] + first_line - 1] = tuple(pending)
+                pending = []
+    except (tokenize.TokenError, IndentationError, SyntaxError):
         return {}
-    found: dict = {}
-    positions = wrapper.resolve(PositionProvider)
-    for node, position in positions.items():
-        leading = getattr(node, "leading_lines", None)
-        if leading and isinstance(node, libcst.BaseStatement):
-            texts = tuple(line.comment.value for line in leading if line.comment is not None)
-            if texts:
-                found[position.start.line + first_line - 1] = texts
     return found
 
 

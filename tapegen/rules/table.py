@@ -20,6 +20,7 @@ longer ones are called by name.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import textwrap
 from dataclasses import dataclass, field
@@ -38,7 +39,15 @@ class Rule:
     kind: str
     wrt: str
     reads: tuple
-    inline: ast.expr | None
+
+    @property
+    def inline(self):
+        """The rule's single expression (an `ast.expr`) if it can be inlined, else None; parsed on first use."""
+        try:
+            return self._inline
+        except AttributeError:
+            self._inline = _inline_expression(self.fn)
+            return self._inline
 
     @property
     def name(self) -> str:
@@ -135,7 +144,7 @@ class RuleTable:
                     raise _rule_error(rule_fn, f"rule parameter {read!r} is not something a {kind} rule of "
                                                f"{prim.name} can read ({', '.join(sorted(allowed))})")
             table = prim.vjps if kind == "vjp" else prim.jvps
-            table[wrt] = Rule(rule_fn, kind, wrt, reads, _inline_expression(rule_fn))
+            table[wrt] = Rule(rule_fn, kind, wrt, reads)
             return rule_fn
         return register
 
@@ -181,13 +190,31 @@ def _spelling(fn) -> str:
     return name or ""
 
 
+@functools.lru_cache(maxsize=None)
+def _module_functions(filename: str) -> dict:
+    """{first line: FunctionDef} for every function in a rules module, parsed once per file."""
+    import linecache
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except SyntaxError:
+        return {}
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            found[min([d.lineno for d in node.decorator_list] + [node.lineno])] = node
+    return found
+
+
 def _inline_expression(rule_fn):
     """The rule's expression if its body is a single `return <expr>`, else None."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(rule_fn)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    body = [s for s in tree.body[0].body if not _is_docstring(s)]
+    code = getattr(rule_fn, "__code__", None)
+    node = _module_functions(code.co_filename).get(code.co_firstlineno) if code else None
+    if node is None:
+        try:
+            node = ast.parse(textwrap.dedent(inspect.getsource(rule_fn))).body[0]
+        except (OSError, TypeError, SyntaxError, IndexError):
+            return None
+    body = [s for s in node.body if not _is_docstring(s)]
     if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
         binds = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.NamedExpr)
         if not any(isinstance(node, binds) for node in ast.walk(body[0].value)):
