@@ -141,14 +141,18 @@ class _Lowerer(ControlFlow, Calls):
             raise
 
     @contextlib.contextmanager
-    def sharing(self, names, node):
-        """Give each of `names` one var for the construct; copy in values it does not own."""
+    def sharing(self, names, node, pinned=()):
+        """Give each of `names` one var for the construct; copy in values it does not own.
+
+        `pinned` vars must keep their value through the construct (a loop's iterable): a name
+        bound to one gets a new var.
+        """
         saved = dict(self.shared)
         for name in sorted(names):
             if name in self.shared:
                 continue
             current = self.env.get(name)
-            if isinstance(current, Var) and self._owns(name, current):
+            if isinstance(current, Var) and self._owns(name, current) and current not in pinned:
                 var = current
             else:
                 var = self.namer.user(name)

@@ -43,31 +43,32 @@ class ControlFlow:
     # --- loops --------------------------------------------------------------------------
 
     def stmt_For(self, stmt):
+        # Python evaluates the iterable once, before the loop: a body rebinding its name
+        # (`for row in a: a = a + row`) must not change what is iterated.
+        iterable, index_name, bind_items = self.iteration(stmt)
         names = _assigned_names(stmt.body) | _target_names(stmt.target)
-        with self.sharing(names, stmt):
-            iterable, index, bind_items = self.iteration(stmt)
+        pinned = {seq for _, seq in bind_items if isinstance(seq, Var)}
+        with self.sharing(names, stmt, pinned):
+            index = self.shared_var(index_name) if index_name else self.namer.invented("i")
             counter = self.namer.invented("n")
             body = self.block(stmt.body, before=(bind_items, index))
         self.current.append(Loop("for", index, iterable, (), None, tuple(body), counter, self.span(stmt)))
 
     def iteration(self, stmt):
-        """(range atom, index var, statements binding the user's loop names) for a `for` header."""
+        """(range atom, the user's index name or None, (target, sequence) pairs to bind) for a `for` header."""
         target, it = stmt.target, stmt.iter
         fn = self.scope.static(it.func) if isinstance(it, ast.Call) else MISSING
         if fn is builtins.range and isinstance(target, ast.Name):
-            rng = self.expr(it)
-            return rng, self.shared_var(target.id), []
+            return self.expr(it), target.id, []
         if fn is builtins.enumerate and _is_pair(target) and len(it.args) == 1:
             seq = self.expr(it.args[0])
-            index = self.shared_var(target.elts[0].id)
-            return self.range_over([seq], it), index, [(target.elts[1], seq)]
+            return self.range_over([seq], it), target.elts[0].id, [(target.elts[1], seq)]
         if fn is builtins.zip and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args):
             seqs = [self.expr(a) for a in it.args]
-            index = self.namer.invented("i")
-            return self.range_over(seqs, it), index, list(zip(target.elts, seqs))
+            return self.range_over(seqs, it), None, list(zip(target.elts, seqs))
         if isinstance(target, ast.Name):
             seq = self.expr(it)
-            return self.range_over([seq], it), self.namer.invented("i"), [(target, seq)]
+            return self.range_over([seq], it), None, [(target, seq)]
         raise self.unsupported(stmt.target, "this loop target is not supported",
                                "loop over range(...), an array, zip(...) or enumerate(...)")
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from .ir import Var
 
 # Locals every generated function may use besides the names it imports.
-GENERATED_LOCALS = frozenset({"tape", "residuals", "cotangents", "SPANS"})
+GENERATED_LOCALS = frozenset({"tape", "residuals", "cotangents", "value", "SPANS", "GENERIC", "GUARD_DTYPES",
+                              "ndarray", "record"})
 
 
 def reserved_names() -> frozenset:

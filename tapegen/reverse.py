@@ -183,6 +183,7 @@ class _Backward:
         snapshot = self.namer.snapshot()
         for _ in range(4):  # states only rise (zero -> live -> maybe): this settles quickly
             self.namer.restore(snapshot)
+            self.namer.assigned.update(v.name for v in self.names.values())  # cotangent names are for good
             self.state = dict(entry)
             body = self.block(stmt.body)
             exit_state = self.state
@@ -214,7 +215,9 @@ class _Backward:
             maybe = [o for o in live if self.state.get(o) == MAYBE]
             if maybe and len(live) == 1:
                 before = dict(self.state)
+                cache = dict(self.derived_cache)
                 body = self.rules(eqn, keys, g)
+                self.derived_cache = cache  # shapes taken inside the guard may not exist after it
                 after = self.state
                 self.state = {v: (after[v] if after.get(v) == before.get(v) else
                                   _join(after.get(v, ZERO), before.get(v, ZERO))) for v in set(after) | set(before)}

@@ -44,9 +44,6 @@ def branch_saving_residuals(a):
     return y
 
 
-@pytest.mark.xfail(strict=True, raises=UnboundLocalError,
-                   reason="vjp: the forward function returns every branch's residuals (t3_shape), "
-                          "also those of the branch not taken (codegen/emit.py vjp_module)")
 def test_vjp_of_a_branch_whose_arms_save_residuals():
     check(branch_saving_residuals, np.array([0.3, -0.7, 1.1, -0.9]), modes=("vjp",))
 
@@ -61,9 +58,6 @@ def copy_in_a_branch(x):
     return w
 
 
-@pytest.mark.xfail(strict=True, raises=UnboundLocalError,
-                   reason="backward pass reuses x_shape computed inside the guard `if g_z is not None:` "
-                          "after it, where it was never set (reverse.py: derived_cache not scoped to a Guard)")
 def test_plain_copies_in_both_arms_of_a_branch():
     check(copy_in_a_branch, 1.0, modes=("grad", "vjp"))
 
@@ -81,9 +75,6 @@ def returns_a_loop_carried_value(a, c):
     return acc
 
 
-@pytest.mark.xfail(strict=True, reason="value_and_grad returns the loop-carried variable after the backward "
-                                       "pass has popped its first value back into it: value 0.0 instead of "
-                                       "f(x) (codegen/emit.py grad_module returns the output by name)")
 def test_returning_a_variable_a_loop_updates():
     check(returns_a_loop_carried_value, np.array([0.65, -0.99, 0.62, -0.81]), -0.49, modes=("grad",))
 
@@ -106,19 +97,14 @@ def rebinds_an_array_it_enumerates(a):
     return np.sum(a ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="`for row in a:` reads rows of the *rebound* `a` (lowered as a_1[i] with "
-                                       "a_1 reassigned in the body); Python iterates the original array "
-                                       "(lower_flow.py: the iterable is not snapshotted)")
 def test_loop_body_rebinding_the_iterated_array():
     check(rebinds_the_array_it_iterates, np.array([[1.44], [0.29], [0.90]]))
 
 
-@pytest.mark.xfail(strict=True, reason="same as above, through zip (lower_flow.py)")
 def test_loop_body_rebinding_a_zipped_array():
     check(rebinds_an_array_it_zips, np.array([0.3, -0.5, 0.8]), np.array([0.2, 0.4, -0.6]))
 
 
-@pytest.mark.xfail(strict=True, reason="same as above, through enumerate (lower_flow.py)")
 def test_loop_body_rebinding_an_enumerated_array():
     check(rebinds_an_array_it_enumerates, np.array([0.3, -0.5, 0.8]))
 
@@ -132,7 +118,5 @@ def user_name_like_a_cotangent(a):
     return g_a
 
 
-@pytest.mark.xfail(strict=True, reason="the user's `g_a` pushes a's cotangent to `g_a_1`, which is also the "
-                                       "cotangent of the renamed `a_1`: gradient 0 (names.py)")
 def test_user_variable_named_like_a_cotangent():
     check(user_name_like_a_cotangent, np.array([0.5, 1.0]))

@@ -76,11 +76,15 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep, adjoint.tape_slots)
     split = both.index(_SEED)
     body = _tape_start(adjoint) + _lines(both[:split], backward=False)
+    value = _value_text(program)
+    if _restored(adjoint) & {v for v in program.outputs if isinstance(v, Var)}:
+        body.append(f"value = {value}  # the backward pass restores earlier values into these names")
+        value = "value"
     body.append("# backward pass")
     output = program.outputs[adjoint.outputs[0]]
     body.append(f"{adjoint.seeds[0].name} = {seed_value or f'seed({atom_text(output)})'}")
     body += _lines(both[split + 1:], backward=True)
-    body.append(f"return {_value_text(program)}, {_gradients_text(adjoint, bare)}")
+    body.append(f"return {value}, {_gradients_text(adjoint, bare)}")
     lines += [INDENT + line for line in body]
     return "\n".join(lines) + "\n"
 
@@ -93,7 +97,8 @@ def vjp_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
     lines = header(program, f"vector-Jacobian product with respect to {_wrt_text(adjoint)}")
     lines.append(f"def {name}_fwd({', '.join(p.name for p in program.params)}):")
     kept = set(_vjp_residuals(adjoint)) | _returned(adjoint, gradients=False) | set(program.params)
-    body = _tape_start(adjoint) + _lines(with_frees(adjoint.forward, kept, adjoint.tape_slots), backward=False)
+    body = _tape_start(adjoint, _vjp_residuals(adjoint))
+    body += _lines(with_frees(adjoint.forward, kept, adjoint.tape_slots), backward=False)
     body.append(f"return {_value_text(program)}, {_tuple_text(residuals)}")
     lines += [INDENT + line for line in body]
     lines += ["", ""]
@@ -110,14 +115,27 @@ def vjp_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tape_start(adjoint) -> list:
-    if not adjoint.uses_tape:
-        return []
-    lines = ["tape = []  # what the backward pass needs to replay loops and branches"]
-    if adjoint.tape_slots:
-        names = " = ".join(v.name for v in adjoint.tape_slots)
-        lines.append(f"{names} = None  # pushed before their first assignment")
+def _tape_start(adjoint, residuals=()) -> list:
+    """`tape = []`, and None for the names pushed (or returned as residuals) before they are surely set."""
+    lines = ["tape = []  # what the backward pass needs to replay loops and branches"] if adjoint.uses_tape else []
+    slots = list(adjoint.tape_slots) + [v for v in residuals if v not in _surely_bound(adjoint)
+                                        and v not in adjoint.tape_slots]
+    if slots:
+        names = " = ".join(v.name for v in slots)
+        lines.append(f"{names} = None  # pushed or saved before they are surely set")
     return lines
+
+
+def _surely_bound(adjoint) -> set:
+    """Names bound on every path through the forward pass: arguments and top-level assignments."""
+    bound = set(adjoint.primal.params) | set(adjoint.primal.free)
+    bound |= {v for stmt in adjoint.forward if isinstance(stmt, Eqn) for v in stmt.outputs}
+    return bound | {stmt.counter for stmt in adjoint.forward if isinstance(stmt, Loop)}
+
+
+def _restored(adjoint) -> set:
+    from ..ir import walk
+    return {stmt.var for stmt in walk(adjoint.backward) if isinstance(stmt, Pop)}
 
 
 def _lines(stmts, backward: bool) -> list:
