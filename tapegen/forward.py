@@ -14,6 +14,9 @@ A few things are not sums of contributions, and are written here instead:
   generated gradient code) gives `v_dot = tape_dot.pop()`;
 - containers built from items (`[a, b]`, `{"W": W}`) hold the items'
   tangents, zeros for items that carry none;
+- a function with its own JVP (`tapegen.custom_jvp`, or a `tapegen.checkpoint`
+  segment, whose tangent is pushed through its code) is called for it:
+  `y_dot = f_tangent((x,), (x_dot,))`;
 - a var assigned in several places (a loop's `h`) has a tangent everywhere
   once it has one anywhere: an assignment of a value with no tangent gives it
   a zero tangent (`h_dot = zero_tangent(h)`).
@@ -192,6 +195,9 @@ class _Builder:
         outputs = [o for o in eqn.outputs if o in self.active]
         if not outputs:
             return out
+        own = _own_jvp(op)
+        if own is not None:
+            return out + self._own(eqn, own)
         carrying = [key for key, atom in eqn.inputs if any(v in self.active for v in atom_vars(atom))]
         if not carrying or not op.differentiable:
             return out + [self._zero(o, eqn.span) for o in outputs]
@@ -301,6 +307,18 @@ class _Builder:
             inputs.append((name, atom))
         return out + [Eqn(eqn.op, tuple(inputs), (self.tangent(eqn.outputs[0]),), eqn.span)]
 
+    def _own(self, eqn, fn) -> list:
+        """`y_dot = f_tangent((x, c), (x_dot, zeros))`: a function with its own JVP (custom_jvp, checkpoint)."""
+        arguments = [atom for key, atom in eqn.inputs if eqn.op.form != "opaque" or key.startswith("_")]
+        if len(arguments) != len(eqn.inputs):
+            raise NoRuleError(f"{eqn.op.name}() is called with keyword arguments, which its JVP cannot take",
+                              eqn.span, "pass its arguments by position")
+        out = []
+        tangents = self._item_tangents(Pack(tuple(arguments), "tuple"), eqn.span, out)
+        inputs = (("primals", Pack(tuple(arguments), "tuple")), ("tangents", tangents))
+        return out + [Eqn(runtime_rules.own_tangent_primitive(fn), inputs, (self.tangent(eqn.outputs[0]),),
+                          eqn.span)]
+
     def _setitem(self, eqn) -> list:
         array = eqn.outputs[0]
         if array not in self.active:
@@ -336,6 +354,17 @@ class _Builder:
         return [Eqn(eqn.op, (("tape", self.tangent(receiver)), ("like", like)), outs, eqn.span)]
 
 
+def _own_jvp(op):
+    """The function whose own JVP gives `op`'s tangent: a `tapegen.custom_jvp`, or a checkpointed segment."""
+    from .custom import custom_jvp
+    if op.form == "opaque" and isinstance(op.fn, custom_jvp) and op.fn.jvp is not None:
+        return op.fn
+    if op.form == "custom":
+        key = next((key for key, prim in rules.PRIMITIVES.items() if prim is op), None)
+        return key if getattr(key, "checkpointed", None) is not None else None
+    return None
+
+
 def _is_array_expression(rule) -> bool:
     """An inlined rule whose value is not a tuple or list (so contributions add with `+`)."""
     return rule.inline is not None and not isinstance(rule.inline, (ast.Tuple, ast.List, ast.ListComp))
@@ -347,6 +376,8 @@ def _is_zero(rule) -> bool:
 
 
 def _no_rule_message(prim, key) -> str:
+    if prim.form == "custom":
+        return f"{prim.name}() has a custom VJP (tapegen.custom_vjp), which forward mode cannot use"
     if prim.form == "opaque":
         return f"no derivative rule for {prim.name}(): a value carrying a tangent is passed to it"
     return f"no JVP rule for {prim.spelling or prim.name} (argument '{key}')"

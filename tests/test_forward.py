@@ -428,3 +428,51 @@ def test_higher_order_of_methods_binds_each_instance():
     np.testing.assert_allclose(tg.hvp(large.loss)(np.ones(2), np.ones(2)), [30.0, 30.0])
     assert tg.grad(tg.grad(large.loss))(1.0) == pytest.approx(30.0)
     assert tg.jvp(small.loss, (np.ones(2),), (np.ones(2),))[1] == pytest.approx(12.0)
+
+
+# --- user rules in forward mode -------------------------------------------------------------------
+
+@tg.custom_jvp
+def clipped_exp(x):
+    return np.exp(np.minimum(x, 10.0))
+
+
+def clipped_exp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = clipped_exp(x)
+    return y, np.where(x < 10.0, y * t, 0.0)
+
+
+clipped_exp.defjvp(clipped_exp_jvp)
+
+
+def uses_clipped_exp(x, c):
+    return np.sum(clipped_exp(x * c) * 2.0)
+
+
+@tg.custom_vjp
+def smooth_relu(x):
+    return np.logaddexp(0.0, x)
+
+
+smooth_relu.defvjp(lambda x: (smooth_relu(x), (x,)), lambda residuals, g: (g / (1.0 + np.exp(-residuals[0])),))
+
+
+def uses_smooth_relu(x):
+    return np.sum(smooth_relu(x))
+
+
+def test_custom_jvp_is_used_by_forward_mode():
+    check_jvp(uses_clipped_exp, (np.array([0.1, 0.5, 11.0]), 1.5), (0, 1))
+    assert "clipped_exp_tangent((t1,), (t1_dot,))" in tg.source(uses_clipped_exp, kind="jvp", wrt=(0, 1))
+
+
+def test_checkpointed_segments_push_tangents_through_their_code():
+    from cases import checkpoint_functions as C
+    check_jvp(C.checkpointed_chain, (np.linspace(-0.2, 0.2, 4) * 0.01,), (0,))
+    check_jvp(C.two_layers_inner_checkpointed, (np.linspace(-1, 1, 4),), (0,))
+
+
+def test_custom_vjp_in_forward_mode_is_a_clear_error():
+    with pytest.raises(tg.NoRuleError, match="smooth_relu\\(\\) has a custom VJP"):
+        tg.jvp(uses_smooth_relu, (np.ones(2),), (np.ones(2),))

@@ -61,6 +61,31 @@ def add_tangents(*parts):
     return total
 
 
+def own_tangent(fn, primals, tangents):
+    """The output tangent of `fn` from its own JVP: a `custom_jvp`'s, or a checkpointed segment's code."""
+    segment = getattr(fn, "checkpointed", None)
+    if segment is not None:  # forward mode keeps no residuals: just push the tangent through the segment
+        from ..transforms import jvp
+        return jvp(segment, primals, tangents)[1]
+    return fn.jvp(tuple(primals), tuple(tangents))[1]
+
+
+_OWN_TANGENTS: dict = {}
+
+
+def own_tangent_primitive(fn):
+    """A primitive `<name>_tangent(primals, tangents)` computing `own_tangent(fn, ...)`, callable by name."""
+    import functools
+    from . import add_names
+    from .table import Primitive
+    if id(fn) not in _OWN_TANGENTS:
+        base = getattr(fn, "__name__", "custom").replace("<lambda>", "segment")
+        (name,) = add_names({f"{base}_tangent": functools.partial(own_tangent, fn)})
+        _OWN_TANGENTS[id(fn)] = (fn, Primitive(name=name, fn=None, params=("primals", "tangents"), defaults={},
+                                               spelling=name, differentiable=False))
+    return _OWN_TANGENTS[id(fn)][1]
+
+
 def is_not_none(x):
     """`x is not None`, as a call (gradient code asks it of cotangents that may not exist)."""
     return x is not None
