@@ -112,8 +112,8 @@ def _active(program: Program, wrt: tuple) -> frozenset:
     useful, changed = {v for atom in program.outputs for v in atom_vars(atom)}, True
     while changed:
         changed = False
-        for eqn in reversed(eqns):
-            if any(v in useful for v in eqn.outputs) and not useful.issuperset(eqn.reads):
+        for eqn in reversed(eqns):  # a tangent never passes through a non-differentiable op (`seed(t5)`)
+            if eqn.op.differentiable and any(v in useful for v in eqn.outputs) and not useful.issuperset(eqn.reads):
                 useful.update(eqn.reads)
                 changed = True
     return frozenset(varying & useful)
