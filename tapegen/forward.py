@@ -141,6 +141,7 @@ class _Builder:
         self.mutable = mutable_vars(program.body)
         self.written_in_place = {s.outputs[0] for s in walk(program.body)
                                  if isinstance(s, Eqn) and s.op.name == "setitem"}
+        self.tapes = {s.input("tape") for s in walk(program.body) if isinstance(s, Eqn) and s.op.fn is tape_pop}
         self.namer = namer_for(program, runtime_rules.names().keys())
         self.names: dict = {}
         self.derived: dict = {}
@@ -337,6 +338,8 @@ class _Builder:
         value = eqn.input("value")
         if self.has_tangent(value):
             value_dot = self.tangent(value)
+        elif items in self.tapes:
+            value_dot = Const(None)  # restored into a value without a tangent: nothing reads it
         else:
             value_dot = self._item_tangents(Pack((value,), "list"), eqn.span, out).items[0]
         items_dot = self.tangent(items)
