@@ -148,8 +148,9 @@ class Differentiated:
     def vjp(self, *args, wrt=None, **kwargs):
         """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
         entry = self._entry("vjp", self._wrt if wrt is None else wrt)
-        out, residuals = entry.function(*self._target.arguments(args, kwargs))
-        return out, Pullback(entry, out, residuals)
+        arguments = self._target.arguments(args, kwargs)
+        out, residuals = entry.function(*arguments)
+        return out, Pullback(entry, out, residuals, arguments)
 
     def jvp(self, primals, tangents, wrt=None):
         """`(output, output tangent)` by forward mode: `tangents` pairs with `primals` (None: no tangent).
@@ -246,14 +247,22 @@ def _leaves(value):
 class Pullback:
     """The backward half of `vjp`: call it with the output's cotangent."""
 
-    __slots__ = ("_entry", "_out", "_residuals")
+    __slots__ = ("_entry", "_out", "_residuals", "_arguments")
 
-    def __init__(self, entry, out, residuals):
-        self._entry, self._out, self._residuals = entry, out, residuals
+    def __init__(self, entry, out, residuals, arguments):
+        self._entry, self._out, self._residuals, self._arguments = entry, out, residuals, arguments
 
     def __call__(self, cotangent):
+        """The gradients for `cotangent`; call it as often as you like (a Jacobian calls it per row)."""
         cotangent = _check_cotangent(cotangent, self._out, self._entry)
-        return self._entry.backward(self._residuals, cotangent)
+        residuals = self._residuals
+        if self._entry.generated.adjoint.uses_tape:
+            # The backward pass consumes its tape and writes saved regions back into arrays:
+            # the first call uses the saved residuals, later calls run the forward pass again.
+            if residuals is None:
+                residuals = self._entry.function(*self._arguments)[1]
+            self._residuals = None
+        return self._entry.backward(residuals, cotangent)
 
 
 def _check_cotangent(cotangent, out, entry):

@@ -23,7 +23,7 @@ from .normalize import normalize
 from .resolve import MISSING, Scope, all_identifiers, local_names
 from .rules.language import append as append_primitive
 from .rules.language import assign as assign_primitive
-from .rules.language import make_dict, make_list, make_tuple
+from .rules.language import contained_in, make_dict, make_list, make_tuple, not_contained_in
 from .rules.table import Primitive
 from .source import FunctionSource
 
@@ -32,7 +32,8 @@ BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, 
           ast.Mod: operator.mod, ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
 UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
 COMPARES = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-            ast.Eq: operator.eq, ast.NotEq: operator.ne}
+            ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+            ast.In: contained_in, ast.NotIn: not_contained_in}
 METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
 # Ops whose result may share memory with an input: augmented assignment on it would write through.
 VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -336,8 +337,6 @@ class _Lowerer(ControlFlow, Calls):
         value = self.scope.lookup(name)
         if value is MISSING:
             raise self.unsupported(node, f"name `{name}` is not defined", "define it, or import it")
-        if isinstance(value, (int, float, complex, bool, str, type(None))) and name.isupper():
-            return Const(value)  # a module-level constant such as EPS
         if name in self.reserved and self.reserved_value(name) is not value:
             raise self.unsupported(node, f"`{name}` is a name tapegen's generated code uses for its own purposes",
                                    f"rename your global `{name}`")
@@ -436,6 +435,12 @@ class _Lowerer(ControlFlow, Calls):
     def expr_Subscript(self, node, target):
         base = self.expr(node.value)
         index = self.index(node.slice)
+        if isinstance(base, Pack) and isinstance(index, Const) and isinstance(index.value, int) \
+                and -len(base.items) <= index.value < len(base.items):
+            return base.items[index.value]  # (a, b)[1] is b
+        if isinstance(base, Pack):
+            maker = rules.lookup(make_list if base.kind == "list" else make_tuple)
+            base = self.emit(maker, list(base.items), {}, node, None)
         return self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
 
     def index(self, node):

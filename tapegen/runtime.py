@@ -144,8 +144,11 @@ def _item(g, i):
 
 
 def as_cotree(parts):
-    """A list of per-item cotangents (from a rule for a list argument) as a Cotree, so they add by item."""
-    return parts if isinstance(parts, Cotree) else Cotree(enumerate(parts))
+    """A list of per-item cotangents (from a rule for a list argument) as a Cotree, so they add by item.
+
+    Anything else (the cotangent of an array passed where a list may go) is returned as it is.
+    """
+    return Cotree(enumerate(parts)) if isinstance(parts, (list, tuple)) and not isinstance(parts, Cotree) else parts
 
 
 class Cotree(dict):

@@ -294,3 +294,11 @@ def test_bound_method_calling_other_methods(rng):
         net = cls(rng.normal(size=(3, 5)), rng.normal(size=(5, 2)))
         g = tg.grad(net.loss)(x, y)
         np.testing.assert_allclose(g, numeric_vjp(net.loss, (x, y), 0, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_asarray_of_an_array_used_elsewhere_too(rng):
+    x = rng.normal(size=4)
+    g = tg.grad(lambda a: np.sum(np.asarray(a) * a))(x)
+    np.testing.assert_allclose(g, 2 * x)
+    out, pullback = tg.vjp(lambda a: np.asarray(a) * 2.0, x)
+    np.testing.assert_allclose(pullback(np.ones(4)), np.full(4, 2.0))

@@ -133,3 +133,34 @@ def test_dict_and_tuple_literals(rng):
 @pytest.mark.parametrize("x", [0.4, 1.5, 3.0, -2.0])
 def test_and_or_and_conditional_expressions(x):
     check(F.short_circuit, (x, 2.0))
+
+
+@pytest.mark.parametrize("scale, mode", [(None, "sum"), (3.0, "sum"), (3.0, "mean"), (3.0, "max")])
+def test_is_none_and_in_conditions(rng, scale, mode):
+    x = rng.normal(size=3)
+    g = tg.grad(F.optional_argument)(x, scale, mode)
+    np.testing.assert_allclose(g, numeric_vjp(lambda v: F.optional_argument(v, scale, mode), (x,), 0, 1.0),
+                               rtol=1e-6, atol=1e-9)
+
+
+def test_indexing_a_tuple_display(rng):
+    check(F.indexes_a_tuple_display, (rng.normal(size=3),))
+
+
+def test_module_constants_are_read_at_call_time():
+    g = tg.grad(F.reads_a_module_constant)
+    np.testing.assert_allclose(g(np.ones(2)), [2.0, 2.0])
+    F.SCALE = 5.0
+    try:
+        np.testing.assert_allclose(g(np.ones(2)), [5.0, 5.0])
+    finally:
+        F.SCALE = 2.0
+
+
+def test_a_pullback_can_be_called_again_after_a_loop(rng):
+    out, pullback = tg.vjp(F.rnn, *(rng.normal(size=s) * 0.5 for s in ((4, 4), (3, 4), (6, 3), (4,))),
+                           wrt=(0, 1))
+    first = pullback(1.0)
+    second = pullback(1.0)
+    for a, b in zip(first, second):
+        np.testing.assert_allclose(a, b)

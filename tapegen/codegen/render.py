@@ -21,7 +21,8 @@ from ..ir import Const, Eqn, Pack, Var
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult,
            "//": ast.FloorDiv, "%": ast.Mod, "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor}
 _UNOPS = {"-": ast.USub, "+": ast.UAdd, "not ": ast.Not, "~": ast.Invert}
-_COMPARES = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
+_COMPARES = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq,
+             "is": ast.Is, "is not": ast.IsNot, "in": ast.In, "not in": ast.NotIn}
 
 
 def to_text(stmt: ast.stmt) -> str:

@@ -16,6 +16,20 @@ from .table import RuleTable
 table = RuleTable("language")
 
 
+def contained_in(x1, x2):
+    """`x1 in x2` (a condition: no gradient)."""
+    return x1 in x2
+
+
+def not_contained_in(x1, x2):
+    """`x1 not in x2`."""
+    return x1 not in x2
+
+
+table.nondiff(contained_in, "x1, x2", name="in", form="compare", spelling="in")
+table.nondiff(not_contained_in, "x1, x2", name="not_in", form="compare", spelling="not in")
+
+
 def assign(x):
     """`y = x`: the same value under another name."""
     return x

@@ -30,6 +30,8 @@ for fn, sym in ((operator.lt, "<"), (operator.le, "<="), (operator.gt, ">"), (op
                 (operator.eq, "=="), (operator.ne, "!=")):
     table.nondiff(fn, "x1, x2", name=fn.__name__, form="compare", spelling=sym)
 table.nondiff(operator.not_, "x", name="not_", form="unop", spelling="not ")
+table.nondiff(operator.is_, "x1, x2", name="is_", form="compare", spelling="is")
+table.nondiff(operator.is_not, "x1, x2", name="is_not", form="compare", spelling="is not")
 table.nondiff(operator.invert, "x", name="invert", form="unop", spelling="~")
 for fn, sym in ((operator.and_, "&"), (operator.or_, "|"), (operator.xor, "^")):
     table.nondiff(fn, "x1, x2", name=fn.__name__.rstrip("_"), form="binop", spelling=sym)

@@ -188,3 +188,20 @@ def short_circuit(x, limit):
     z = y if y > 1.0 else y ** 3
     w = (x > 5.0) or (x < -5.0)
     return z + w
+
+
+def optional_argument(x, scale=None, mode="sum"):
+    if scale is not None and mode in ("sum", "mean"):
+        x = x * scale
+    return np.sum(x ** 2) if mode == "sum" else np.mean(x ** 2)
+
+
+def indexes_a_tuple_display(a):
+    return np.sum((a, 2.0 * a)[1] * a)
+
+
+SCALE = 2.0
+
+
+def reads_a_module_constant(x):
+    return np.sum(x * SCALE)
