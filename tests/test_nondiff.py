@@ -72,6 +72,7 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
     ("int-bool-not", lambda x: x[0] * int(x[4]) + x[1] * bool(x[2] > 0) + x[3] * (not x[3] > 1),
      (builtins.int, builtins.bool, operator.not_)),
     ("range", lambda x: np.sum(x) * len(range(1, 9, 2)), (builtins.range,)),
+    ("is-is-not", lambda x: x[0] * (x is not None) + x[1] * (x is None) + x[2], (operator.is_, operator.is_not)),
     ("like-constructors", lambda x: np.sum(x * np.ones_like(x) + np.zeros_like(x) + 0 * np.empty_like(x)),
      (np.ones_like, np.zeros_like, np.empty_like)),
     ("constructors", lambda x: np.sum(x * np.ones(5) + np.zeros(5)) + np.sum(np.eye(5) @ x)
