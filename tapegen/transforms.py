@@ -18,7 +18,7 @@ import numpy as np
 
 from .api import Differentiated, GradFunction, _differentiated
 from .codegen import differentiable
-from .errors import TapegenError, WrtError
+from .errors import NonScalarOutputError, TapegenError, WrtError
 from .ir import Loop, Pop, walk
 from .rules.runtime_rules import zero_tangent
 from .runtime import conform
@@ -136,13 +136,26 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
     key = (wrt, gradient._has_aux, gradient._with_value)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
-    generated = d._entry("grad", wrt).generated
+    generated = _generic_gradient(d, wrt)
     if key not in cache:
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
     if reverse and generated.adjoint.uses_tape:
         raise _replay_error(generated.program)
     bound = d._target.bound  # a method: the gradient code takes `self` first
     return types.MethodType(cache[key], bound[0]) if bound else cache[key]
+
+
+def _generic_gradient(d, wrt):
+    """The generated gradient code of `d` for `wrt`: the general kind (not specialized, no NaN checks)."""
+    from . import pipeline
+    target = d._target
+    indices, bare = target.wrt(wrt)
+    receiver = type(target.bound[0]) if target.bound else None
+    program = pipeline.lowered(target.fn, receiver)
+    if program.returns_tuple and not d._has_aux:
+        raise NonScalarOutputError("grad needs a scalar output, but the function returns a tuple",
+                                   program.return_span, "pass has_aux=True if the first item is the loss")
+    return pipeline.transform(target.fn, "grad", indices, (0,), bare, False, receiver)
 
 
 def _replay_error(program):
