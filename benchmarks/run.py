@@ -1,6 +1,6 @@
 """Issue 7's benchmark: tapegen's value-and-gradient against a hand-written NumPy gradient.
 
-    python benchmarks/run.py                 # the full suite (about 3 minutes with autograd and JAX)
+    python benchmarks/run.py                 # the full suite (about 2 minutes with autograd and JAX)
     python benchmarks/run.py --quick         # under a minute: 5 rounds, smaller big workloads
     python benchmarks/run.py --only scalar,rnn --rounds 31 --markdown
 
