@@ -172,10 +172,15 @@ class Cotree(dict):
 
 
 def add_cotangents(a, b):
+    """a + b for cotangents: None is zero, and lists/tuples (a container's cotangent) add item by item."""
     if a is None:
         return b
     if b is None:
         return a
+    if isinstance(a, (list, tuple)) and not isinstance(a, Cotree):
+        a = Cotree(enumerate(a))
+    if isinstance(b, (list, tuple)) and not isinstance(b, Cotree):
+        b = Cotree(enumerate(b))
     return a + b
 
 

@@ -42,3 +42,22 @@ def test_checkpointing_lowers_peak_memory(rng):
     plain = _peak(tg.grad(C.chain), x)
     checkpointed = _peak(tg.grad(C.checkpointed_chain), x)
     assert checkpointed * 3 < plain, (plain, checkpointed)
+
+
+def test_checkpointed_function_reading_one_item_of_a_list_twice():
+    def layer(h, Ws, k):
+        return np.tanh(h @ Ws[k])
+
+    layer_ck = tg.checkpoint(layer)
+
+    def f(Ws, x):
+        return np.sum(layer_ck(layer_ck(x, Ws, 0), Ws, 1))
+
+    def plain(Ws, x):
+        return np.sum(layer(layer(x, Ws, 0), Ws, 1))
+
+    Ws, x = [np.eye(2) * 0.5, np.eye(2) * 0.3], np.ones((1, 2))
+    g, expected = tg.grad(f)(Ws, x), tg.grad(plain)(Ws, x)
+    assert type(g) is list and len(g) == 2
+    for a, b in zip(g, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -294,9 +294,11 @@ def _wrt_text(adjoint) -> str:
 
 def atom_text(a) -> str:
     import astor
-    return astor.to_source(render_atom(a)).strip()
+    from .render import _one_line
+    return astor.to_source(render_atom(a), pretty_source=_one_line).strip()
 
 
 def to_text_expr(eqn) -> str:
     import astor
-    return astor.to_source(expression(eqn)).strip()
+    from .render import _one_line
+    return astor.to_source(expression(eqn), pretty_source=_one_line).strip()

@@ -26,8 +26,13 @@ _COMPARES = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.E
 
 
 def to_text(stmt: ast.stmt) -> str:
-    """Render one statement as source text (no trailing newline)."""
-    return astor.to_source(stmt).rstrip("\n")
+    """Render one statement as source text (no trailing newline), on one line: astor's own wrapping
+    breaks long lines at arbitrary commas, which reads worse than a long line."""
+    return astor.to_source(stmt, pretty_source=_one_line).rstrip("\n")
+
+
+def _one_line(pieces) -> str:
+    return "".join(pieces)
 
 
 def statement(eqn: Eqn) -> ast.stmt:
@@ -304,6 +309,23 @@ class _Fold(ast.NodeTransformer):
                 return node.values[0]
             rest = node.values[1:]
             return rest[0] if len(rest) == 1 else self.visit(ast.BoolOp(node.op, rest))
+        return node
+
+    def visit_Call(self, node):
+        """`len` of a constant tuple, and helpers marked `pure` called on constants, become constants."""
+        self.generic_visit(node)
+        if not isinstance(node.func, ast.Name) or node.keywords:
+            return node
+        try:
+            args = [ast.literal_eval(a) for a in node.args]
+        except ValueError:
+            return node
+        if node.func.id == "len" and len(args) == 1 and isinstance(args[0], tuple):
+            return ast.Constant(len(args[0]))
+        from .. import rules
+        helper = rules.namespace().get(node.func.id)
+        if getattr(helper, "pure", False):
+            return constant(helper(*args))
         return node
 
     def visit_Compare(self, node):

@@ -175,6 +175,14 @@ def matmul_vjp_x2(x1, x2_shape, g):
     return unbroadcast(np.matmul(linalg_mT(x1), g), x2_shape)
 
 
+def matmul_rule_x1(x1_shape, x2, x2_shape, g):
+    return g @ x2.T if len(x1_shape) == 2 and len(x2_shape) == 2 else matmul_vjp_x1(x1_shape, x2, g)
+
+
+def matmul_rule_x2(x1, x1_shape, x2_shape, g):
+    return x1.T @ g if len(x1_shape) == 2 and len(x2_shape) == 2 else matmul_vjp_x2(x1, x2_shape, g)
+
+
 def matmul_jvp_x1(x1_dot, x2):
     return x1_dot @ x2
 
@@ -184,8 +192,8 @@ def matmul_jvp_x2(x1, x2_dot):
 
 
 for _fn in (operator.matmul, np.matmul):
-    table.vjp(_fn, "x1")(matmul_vjp_x1)
-    table.vjp(_fn, "x2")(matmul_vjp_x2)
+    table.vjp(_fn, "x1")(matmul_rule_x1)  # matrices: g @ x2.T, inline; otherwise the general rule
+    table.vjp(_fn, "x2")(matmul_rule_x2)
     table.jvp(_fn, "x1")(matmul_jvp_x1)
     table.jvp(_fn, "x2")(matmul_jvp_x2)
 
@@ -1026,8 +1034,8 @@ if hasattr(np.linalg, "vector_norm"):
     table.op(np.linalg.svdvals, "x")
 
     for _fn in (np.linalg.matmul,):
-        table.vjp(_fn, "x1")(matmul_vjp_x1)
-        table.vjp(_fn, "x2")(matmul_vjp_x2)
+        table.vjp(_fn, "x1")(matmul_rule_x1)
+        table.vjp(_fn, "x2")(matmul_rule_x2)
         table.jvp(_fn, "x1")(matmul_jvp_x1)
         table.jvp(_fn, "x2")(matmul_jvp_x2)
 

@@ -53,6 +53,9 @@ def reduced_size(a_shape, axis):
     return int(np.prod([a_shape[i] for i in axes], dtype=np.int64))
 
 
+reduced_size.pure = True  # with constant arguments, generated code gets the number itself
+
+
 def reduced_axes(axis, ndim):
     """`axis` (None, an int or a tuple, maybe negative) as a sorted tuple of non-negative axes."""
     if axis is None:
