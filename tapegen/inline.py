@@ -30,8 +30,15 @@ class LocalFunction:
 
 
 def user_function(obj):
-    """The plain Python function behind `obj` if tapegen should inline calls to it, else None."""
-    from .api import Differentiated
+    """The plain Python function behind `obj` if tapegen should inline calls to it, else None.
+
+    A gradient function (`tg.grad(loss)`) is inlined as its generated code, so a function
+    taking a gradient step inside (MAML) can itself be differentiated.
+    """
+    from .api import Differentiated, GradFunction
+    if isinstance(obj, GradFunction):
+        from .transforms import differentiable_gradient
+        return differentiable_gradient(obj)
     if isinstance(obj, Differentiated):
         obj = obj.__wrapped__
     if inspect.isfunction(obj) and not _library_code(obj.__code__.co_filename):
@@ -40,12 +47,17 @@ def user_function(obj):
 
 
 def _library_code(filename: str) -> bool:
-    """Installed packages and the standard library are called as they are, not inlined."""
+    """Installed packages, tapegen itself and the standard library are called as they are, not inlined."""
     import sysconfig
     if "site-packages" in filename or "dist-packages" in filename:
         return True
+    if filename.startswith(_TAPEGEN_DIR):
+        return True
     stdlib = sysconfig.get_paths().get("stdlib", "")
     return bool(stdlib) and filename.startswith(stdlib)
+
+
+_TAPEGEN_DIR = __file__.rsplit("/", 1)[0] + "/"
 
 
 class Calls:

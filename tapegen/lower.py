@@ -515,10 +515,39 @@ class _Lowerer(ControlFlow, Calls):
             if prim.fn is append_primitive:
                 return self._append(receiver, args, func, node)
             return self.emit_multi(prim, [receiver] + args, kwargs, node, outputs, targets)
+        made = self._static_gradient(func)
+        if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
+            args = [self.expr(a) for a in node.args]
+            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
         callee = self.expr(func)
         args = [self.expr(a) for a in node.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def _static_gradient(self, func):
+        """`tg.grad(f, ...)` / `tg.value_and_grad(f, ...)` with arguments known now: the gradient's code."""
+        if not isinstance(func, ast.Call):
+            return None
+        from . import api
+        maker = self.scope.static(func.func)
+        if maker not in (api.grad, api.value_and_grad):
+            return None
+        try:
+            args = [self._static_argument(a) for a in func.args]
+            kwargs = {kw.arg: self._static_argument(kw.value) for kw in func.keywords}
+        except LookupError:
+            return None
+        return user_function(maker(*args, **kwargs))
+
+    def _static_argument(self, node):
+        value = self.scope.static(node)
+        if value is not MISSING:
+            return value
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            raise LookupError(ast.unparse(node)) from None
 
     def _own_method(self, receiver, name):
         """The plain function behind `self.<name>` when `self` is the bound receiver, else None."""

@@ -37,6 +37,11 @@ class Scope:
                 return MISSING
         if name in self.globals:
             return self.globals[name]
+        if isinstance(self.globals, LiveNamespace):  # generated code (a gradient being inlined)
+            try:
+                return self.globals[name]
+            except (KeyError, AttributeError):
+                return MISSING
         return getattr(builtins, name, MISSING)
 
     def static(self, node: ast.expr):
@@ -74,9 +79,10 @@ class LiveNamespace(dict):
         cell = self._cells.get(name)
         if cell is not None:
             return cell.cell_contents
-        if name in self._globals:
-            return self._globals[name]
-        return getattr(builtins, name)  # AttributeError becomes a NameError in generated code
+        try:
+            return self._globals[name]  # a LiveNamespace (generated code) looks further itself
+        except (KeyError, AttributeError):
+            return getattr(builtins, name)  # AttributeError becomes a NameError in generated code
 
     def __reduce__(self):
         return (dict, (dict(self),))

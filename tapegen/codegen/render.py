@@ -91,7 +91,7 @@ def _call(func, op, inputs):
     """
     if _positional_only(op.fn):
         given = [i for i, (key, value) in enumerate(inputs) if not _defaulted(op, key, value)]
-        last = max(given, default=-1)
+        last = max(given, default=-1) if op.fn is not slice else len(inputs) - 1  # slice(j) means :j
         return ast.Call(func, [atom(value) for _, value in inputs[:last + 1]], [])
     positional = _positional_params(op.fn)
     last_positional = max((i for i, (key, value) in enumerate(inputs)

@@ -631,7 +631,7 @@ def metadata(obj, name):
 
 table.op(getattr, "obj, name", name="getattr", form="attr")
 table.nondiff(metadata, "obj, name", name="metadata", form="attr")
-# No defaults: `x[j:]` must be written `slice(j, None, None)`, since `slice(j)` means `:j`.
-table.nondiff(slice, "start, stop, step", name="slice", spelling="slice")
+# Written with all three arguments (render.py): `x[j:]` is `slice(j, None, None)`; `slice(j)` means `:j`.
+table.nondiff(slice, "start, stop=None, step=None", name="slice", spelling="slice")
 table.nondiff(meta, "a", spelling="meta")
 table.nondiff(shape_of, "a", name="shape", spelling="shape")
