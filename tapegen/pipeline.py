@@ -138,7 +138,8 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args):
         guard, dtypes = guard_source(program.params, signatures)
         output = known_output(known, program.outputs[outputs[0]])
         seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
-        text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value)
+        floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
+        text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
         names = {**rules.namespace(), "GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
         function = load(text, generic.filename.replace(">", " specialized>"), names, fn, program.free_sources)[name]
         cache[key] = function

@@ -55,6 +55,11 @@ class Scope:
         return MISSING
 
 
+# Builtins generated code itself calls (guards, loops, conversions).
+GENERATED_BUILTINS = ("type", "float", "len", "range", "reversed", "int", "bool", "slice", "tuple", "list",
+                      "isinstance", "min", "max")
+
+
 class LiveNamespace(dict):
     """Globals of generated code: tapegen's names first, then the user's scope, read at call time.
 
@@ -68,6 +73,9 @@ class LiveNamespace(dict):
         self._globals = fn.__globals__
         self._sources = {name: LiveNamespace({}, source_fn, ()).lookup_as(original)
                          for name, (source_fn, original) in sources}
+        for name in GENERATED_BUILTINS:  # found at once, unless the user's scope has its own
+            if name not in self and name not in self._cells and name not in self._globals:
+                self[name] = getattr(builtins, name)
 
     def lookup_as(self, original):
         return lambda: self.__missing__(original)
@@ -79,10 +87,11 @@ class LiveNamespace(dict):
         cell = self._cells.get(name)
         if cell is not None:
             return cell.cell_contents
-        try:
-            return self._globals[name]  # a LiveNamespace (generated code) looks further itself
-        except (KeyError, AttributeError):
-            return getattr(builtins, name)  # AttributeError becomes a NameError in generated code
+        if name in self._globals:
+            return self._globals[name]
+        if isinstance(self._globals, LiveNamespace):  # inlined generated code looks further itself
+            return self._globals[name]
+        return getattr(builtins, name)  # AttributeError becomes a NameError in generated code
 
     def __reduce__(self):
         return (dict, (dict(self),))

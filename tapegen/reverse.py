@@ -42,6 +42,7 @@ class RuleApplication:
     sequence: bool = False         # ... for a list held in one var: wrap them as a Cotree
     masked: bool = True            # the cotangent may hold the zeros of an untaken np.where branch
     out_shape: tuple | None = None  # the primal output's shape, when known (shape specialization)
+    broadcasting: bool = False      # an elementwise op: its rules' expressions have the output's shape
     differentiable = True
     form = "rule"
 
@@ -70,6 +71,7 @@ class Adjoint:
     residuals: tuple
     uses_tape: bool = False
     tape_slots: tuple = ()
+    known: dict = None  # var -> (shape, dtype) known in advance (shape specialization), or None
 
     def __str__(self) -> str:
         from .ir import listing
@@ -107,7 +109,7 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     gradients = tuple(builder.cotangent_var(v) if builder.state.get(v, ZERO) != ZERO else None for v in wrt)
     residuals = _residuals(program, forward, needed)
     return Adjoint(program, tuple(wrt), tuple(outputs), tuple(forward), tuple(backward), seeds, gradients,
-                   residuals, forward_builder.uses_tape, tuple(forward_builder.slots))
+                   residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None)
 
 
 class _Backward:
@@ -249,6 +251,7 @@ class _Backward:
             atom = eqn.input(key)
             masked = any(o in self.masked for o in eqn.outputs)
             shape = self.known[eqn.outputs[0]][0] if len(eqn.outputs) == 1 and eqn.outputs[0] in self.known else None
+            shape = (shape, _broadcasting(eqn.op)) if shape is not None else None
             if isinstance(atom, Var) and atom in eqn.outputs:
                 deferred.append((rule, reads, atom, masked, shape))
             else:
@@ -264,7 +267,8 @@ class _Backward:
     def contribute(self, rule, reads, atom, span, sequence=False, masked=True, out_shape=None) -> list:
         """Add `rule(reads)` into the cotangent of each active var `atom` holds."""
         if isinstance(atom, Var):
-            op = RuleApplication(rule, sequence=sequence, masked=masked, out_shape=out_shape)
+            shape, broadcasting = out_shape if out_shape is not None else (None, False)
+            op = RuleApplication(rule, sequence=sequence, masked=masked, out_shape=shape, broadcasting=broadcasting)
             return [self._accumulate(atom, op, reads, span)]
         if isinstance(atom, Pack):
             items = [a if isinstance(a, Var) and self.activity.active(a) else None for a in atom.items]
@@ -289,7 +293,8 @@ class _Backward:
             return Eqn(op, reads, (g,), span)
         mode = "add" if state == LIVE and isinstance(op, RuleApplication) else "maybe"
         if isinstance(op, RuleApplication):
-            return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence, masked=op.masked, out_shape=op.out_shape),
+            return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence, masked=op.masked, out_shape=op.out_shape,
+                                       broadcasting=op.broadcasting),
                        reads + (("__g", g),), (g,), span)
         return Eqn(RuleApplication(_IDENTITY_RULE, mode), (("g", reads[0][1]), ("__g", g)), (g,), span)
 
@@ -497,6 +502,13 @@ def _masked_cotangents(program) -> set:
                             masked.add(var)
                             changed = True
     return masked
+
+
+def _broadcasting(op) -> bool:
+    """Ufuncs and Python's arithmetic operators (and np.where): a rule's result has the output's shape
+    before it is unbroadcast to an input's."""
+    return isinstance(getattr(op, "fn", None), np.ufunc) or getattr(op, "form", "") == "binop" \
+        or getattr(op, "name", "") in ("where", "clip")
 
 
 def _active_flags(atom, activity):

@@ -57,7 +57,7 @@ def _start(adjoint, checks, record=False):
 
 
 def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bool = False,
-                guard: str | None = None, seed_value: str | None = None) -> str:
+                guard: str | None = None, seed_value: str | None = None, floats=frozenset()) -> str:
     """Source of `<name>(params) -> (value, gradients)`: forward then backward in one function.
 
     With `checks`, every equation is followed by `nan_check(...)` (see debug.py); with
@@ -73,7 +73,8 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     if guard:
         lines += [f"{INDENT}if not ({guard}):", f"{INDENT * 2}return GENERIC({params})"]
     keep = _returned(adjoint) | set(program.params)
-    both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep, adjoint.tape_slots)
+    scalars = {v for v, (shape, _) in (adjoint.known or {}).items() if shape == ()}  # nothing to free
+    both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep | scalars, adjoint.tape_slots)
     split = both.index(_SEED)
     body = _tape_start(adjoint) + _lines(both[:split], backward=False)
     value = _value_text(program)
@@ -84,7 +85,7 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     output = program.outputs[adjoint.outputs[0]]
     body.append(f"{adjoint.seeds[0].name} = {seed_value or f'seed({atom_text(output)})'}")
     body += _lines(both[split + 1:], backward=True)
-    body.append(f"return {value}, {_gradients_text(adjoint, bare)}")
+    body.append(f"return {value}, {_gradients_text(adjoint, bare, floats)}")
     lines += [INDENT + line for line in body]
     return "\n".join(lines) + "\n"
 
@@ -278,9 +279,16 @@ def _value_text(program) -> str:
     return f"({', '.join(outs)})" if program.returns_tuple else outs[0]
 
 
-def _gradients_text(adjoint, bare: bool) -> str:
-    grads = [f"conform({'None' if g is None else g.name}, {p.name})" for g, p in zip(adjoint.gradients, adjoint.wrt)]
+def _gradients_text(adjoint, bare: bool, floats=frozenset()) -> str:
+    grads = [_conform_text(g, p, floats) for g, p in zip(adjoint.gradients, adjoint.wrt)]
     return grads[0] if bare else f"({', '.join(grads)}{',' if len(grads) == 1 else ''})"
+
+
+def _conform_text(g, param, floats) -> str:
+    """`conform(g, x)`; `float(g)` for an argument the guard knows is a Python float."""
+    if g is not None and param in floats:
+        return f"float({g.name})"
+    return f"conform({'None' if g is None else g.name}, {param.name})"
 
 
 def _tuple_text(items) -> str:

@@ -173,7 +173,7 @@ def _rule(eqn):
         if not getattr(eqn.op, "masked", True):
             expr = _Unguard().visit(expr)
         if getattr(eqn.op, "out_shape", None) is not None:
-            expr = _SameShape(eqn.op.out_shape).visit(expr)
+            expr = _SameShape(eqn.op.out_shape, eqn.op.broadcasting).visit(expr)
         return fold(expr)
     return ast.Call(_name(rule.name), [atom(reads[name]) for name in rule.reads], [])
 
@@ -192,10 +192,11 @@ class _Unguard(ast.NodeTransformer):
 
 
 class _SameShape(ast.NodeTransformer):
-    """`unbroadcast(e, S)` is `e` when S is the (known) shape of the op's output, which `e` already has."""
+    """`unbroadcast(e, S)` where `e` has the op's output shape, known, as is S (shape specialization):
+    nothing when S is that shape, else the sum over the broadcast axes, written out."""
 
-    def __init__(self, shape):
-        self.shape = shape
+    def __init__(self, shape, broadcasting):
+        self.shape, self.broadcasting = shape, broadcasting
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -206,7 +207,29 @@ class _SameShape(ast.NodeTransformer):
                 return node
             if target == self.shape:
                 return node.args[0]
+            if self.broadcasting:  # the expression surely has the output's shape: sum it down directly
+                return _sum_to(node.args[0], self.shape, target) or node
         return node
+
+
+def _sum_to(expr, shape, target):
+    """`np.sum(expr, axis=...)` taking an array of `shape` to `target`, when one sum does it."""
+    if not isinstance(target, tuple) or len(target) > len(shape):
+        return None
+    extra = len(shape) - len(target)
+    stretched = tuple(i + extra for i, n in enumerate(target) if n == 1 and shape[i + extra] != 1)
+    if any(n != 1 and n != shape[i + extra] for i, n in enumerate(target)):
+        return None
+    if extra and not stretched:
+        axes, keepdims = tuple(range(extra)), False
+    elif stretched and not extra:
+        axes, keepdims = stretched, True
+    else:
+        return None
+    keywords = [ast.keyword("axis", constant(axes if len(axes) > 1 else axes[0]))]
+    if keepdims:
+        keywords.append(ast.keyword("keepdims", ast.Constant(True)))
+    return ast.Call(_spelled("np.sum"), [expr], keywords)
 
 
 class _Substitute(ast.NodeTransformer):
