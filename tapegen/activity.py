@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import NoRuleError
-from .ir import Eqn, If, Loop, Program, Var, atom_vars, walk
+from .ir import Eqn, Program, Var, atom_vars, walk
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def _is_pair(target) -> bool:
 
 
 def _opaque_builtin(fn):
-    from .lower import _opaque
+    from .lower_expr import _opaque
     return _opaque(fn.__name__, fn)
 
 

@@ -22,8 +22,11 @@ import numpy as np
 from . import rules
 from .activity import analyze
 from .errors import InternalError
-from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Push, Var, atom_vars, mutable_vars, walk
+from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, atom_vars, mutable_vars, walk
+from .analysis import (active_flags, available_in_backward, broadcasting, initial_assignments, masked_cotangents,
+                       with_saved_shapes)
 from .names import namer_for, reserved_names
+from .tape import ForwardPass
 from .runtime import meta
 from .runtime import shape as fast_shape
 
@@ -97,14 +100,14 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     known = known or {}
     targets = tuple(program.outputs[i] for i in outputs)
     activity = analyze(program, wrt, targets)
-    program, derived = _with_saved_shapes(program, activity, known)
+    program, derived = with_saved_shapes(program, activity, known)
     builder = _Backward(program, activity, derived)
     builder.known = known
     seeds = builder.seed(targets)
     backward = builder.block(program.body)
     needed = _reads(backward)
     backward = _drop_unneeded_pops(backward, needed)
-    forward_builder = _Forward(program, builder, needed)
+    forward_builder = ForwardPass(program, builder, needed)
     forward = forward_builder.block(program.body, in_loop=False)
     gradients = tuple(builder.cotangent_var(v) if builder.state.get(v, ZERO) != ZERO else None for v in wrt)
     residuals = _residuals(program, forward, needed)
@@ -119,14 +122,14 @@ class _Backward:
         self.program = program
         self.activity = activity
         self.mutable = mutable_vars(program.body)
-        self.initial = _initial_assignments(program.body)
+        self.initial = initial_assignments(program.body)
         self.namer = namer_for(program, reserved_names())
         self.names: dict = {}
         self.state: dict = {}
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
         self.derived_cache: dict = {}
         self.available = available_in_backward(program, activity)
-        self.masked = _masked_cotangents(program)
+        self.masked = masked_cotangents(program)
         self.loop_depth = 0
         self.known: dict = {}
         self.flagged: set = set()  # ids of If statements whose branch is recorded on the tape
@@ -251,7 +254,7 @@ class _Backward:
             atom = eqn.input(key)
             masked = any(o in self.masked for o in eqn.outputs)
             shape = self.known[eqn.outputs[0]][0] if len(eqn.outputs) == 1 and eqn.outputs[0] in self.known else None
-            shape = (shape, _broadcasting(eqn.op)) if shape is not None else None
+            shape = (shape, broadcasting(eqn.op)) if shape is not None else None
             if isinstance(atom, Var) and atom in eqn.outputs:
                 deferred.append((rule, reads, atom, masked, shape))
             else:
@@ -317,7 +320,7 @@ class _Backward:
             elif name.endswith("_is_const") and name[:-9] in inputs:
                 value = Const(isinstance(inputs[name[:-9]], Const))
             elif name.endswith("_active") and name[:-7] in inputs:
-                value = Const(_active_flags(inputs[name[:-7]], self.activity))
+                value = Const(active_flags(inputs[name[:-7]], self.activity))
             else:
                 param, _, suffix = name.rpartition("_")
                 if suffix not in ("shape", "meta") or param not in inputs:
@@ -344,80 +347,6 @@ class _Backward:
                 derive.append(Eqn(prim, (("a", atom),), (var,), eqn.span))
             return self.derived_cache[key]
         return self.forward_derived[(id(eqn), atom, suffix)]
-
-
-class _Forward:
-    """The primal statements plus what the tape must record for the backward pass."""
-
-    def __init__(self, program, backward: _Backward, needed: set):
-        self.program = program
-        self.backward = backward
-        self.needed = needed
-        self.mutable = backward.mutable
-        self.uses_tape = False
-        self.slots: list = []  # vars pushed before their first assignment: start as None
-        counters = {s.counter for s in walk(program.body) if isinstance(s, Loop)}
-        targets = {s.target for s in walk(program.body) if isinstance(s, Loop) and s.target is not None}
-        self.untracked = counters | targets
-        self.initial = backward.initial
-        self.top_level = {v for (_, v) in self.initial} | set(program.params)
-
-    def block(self, stmts, in_loop) -> list:
-        out = []
-        for stmt in stmts:
-            if isinstance(stmt, Eqn):
-                out += self.saves(stmt)
-                out.append(stmt)
-            elif isinstance(stmt, If):
-                out.append(self.branch(stmt, in_loop))
-            elif isinstance(stmt, Loop):
-                out += self.loop(stmt, in_loop)
-            else:
-                out.append(stmt)
-        return out
-
-    def saves(self, eqn) -> list:
-        """Pushes of the values `eqn` is about to overwrite, where the backward pass reads them."""
-        out = []
-        for o in eqn.outputs:
-            if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial:
-                continue
-            if eqn.op.name == "append" or (eqn.op.name != "setitem" and o not in self.needed):
-                continue
-            self.uses_tape = True
-            if eqn.op.name == "setitem":
-                expr = Eqn(rules.lookup(_saved_region()), (("a", o), ("index", eqn.input("index"))), (), eqn.span)
-                out.append(Push(expr, eqn.span))
-            else:
-                if o not in self.top_level and o not in self.slots:
-                    self.slots.append(o)
-                out.append(Push(o, eqn.span))
-        return out
-
-    def branch(self, stmt, in_loop) -> If:
-        then = self.block(stmt.then, in_loop)
-        orelse = self.block(stmt.orelse, in_loop)
-        if id(stmt) in self.backward.flagged:
-            self.uses_tape = True
-            then = _before_exit(then, Push(Const(True), stmt.span))
-            orelse = _before_exit(orelse, Push(Const(False), stmt.span))
-        return If(stmt.cond, tuple(then), tuple(orelse), stmt.span)
-
-    def loop(self, stmt, in_loop) -> list:
-        body = self.block(stmt.body, in_loop=True)
-        test_body = self.block(stmt.test_body, in_loop=True)
-        loop = Loop(stmt.kind, stmt.target, stmt.iterable, tuple(test_body), stmt.test, tuple(body),
-                    stmt.counter, stmt.span)
-        if id(stmt) in self.backward.counted:
-            self.uses_tape = True
-            return [loop, Push(stmt.counter, stmt.span)]
-        return [loop]
-
-
-def _before_exit(stmts, push):
-    if stmts and isinstance(stmts[-1], Exit):
-        return stmts[:-1] + [push, stmts[-1]]
-    return stmts + [push]
 
 
 def _join(a, b):
@@ -464,11 +393,6 @@ def _identity():
     return assign
 
 
-def _saved_region():
-    from .rules.language import saved_region
-    return saved_region
-
-
 class _IdentityRule:
     name = "assign"
     reads = ("g",)
@@ -476,144 +400,6 @@ class _IdentityRule:
 
 
 _IDENTITY_RULE = _IdentityRule()
-
-
-# Ops whose cotangent is exactly zero where a branch or region was not taken (np.where's other
-# branch, the clipped part, the rest of an indexed array). Downstream of them, a rule's
-# derivative may be infinite where that zero lands: rules use guarded products there.
-_MASKING = {"where", "select", "maximum", "minimum", "fmax", "fmin", "clip", "getitem", "piecewise"}
-
-
-def _masked_cotangents(program) -> set:
-    """Vars whose cotangent may contain such zeros: their values flow into a masking op, directly
-    or through any op whose output's cotangent is masked."""
-    eqns = [e for e in walk(program.body) if isinstance(e, Eqn)]
-    masked, changed = set(), True
-    while changed:
-        changed = False
-        for eqn in eqns:
-            masking = getattr(eqn.op, "name", None) in _MASKING
-            if masking or any(o in masked for o in eqn.outputs):
-                for key, atom in eqn.inputs:
-                    if key in ("condition", "index", "condlist"):
-                        continue
-                    for var in atom_vars(atom):
-                        if var not in masked:
-                            masked.add(var)
-                            changed = True
-    return masked
-
-
-def _broadcasting(op) -> bool:
-    """Ufuncs and Python's arithmetic operators (and np.where): a rule's result has the output's shape
-    before it is unbroadcast to an input's."""
-    return isinstance(getattr(op, "fn", None), np.ufunc) or getattr(op, "form", "") == "binop" \
-        or getattr(op, "name", "") in ("where", "clip")
-
-
-def _active_flags(atom, activity):
-    """Whether a derivative flows through an input: a bool, or a tuple of bools for a list."""
-    if isinstance(atom, Pack):
-        return tuple(any(activity.varying_var(v) for v in atom_vars(item)) for item in atom.items)
-    return any(activity.varying_var(v) for v in atom_vars(atom))
-
-
-def _initial_assignments(body) -> set:
-    """(id(eqn), var) for a var's first assignment on every path, outside loops: no old value to save."""
-    initial = set()
-
-    def visit(stmts, defined):
-        for stmt in stmts:
-            if isinstance(stmt, Eqn):
-                for var in stmt.outputs:
-                    if var not in defined:
-                        initial.add((id(stmt), var))
-                    defined.add(var)
-            elif isinstance(stmt, If):
-                then, orelse = visit(stmt.then, set(defined)), visit(stmt.orelse, set(defined))
-                defined |= then | orelse
-            elif isinstance(stmt, Loop):
-                from .ir import assigned
-                defined |= set(assigned([stmt]))
-        return defined
-
-    visit(body, set())
-    return initial
-
-
-def _with_saved_shapes(program, activity, known=None):
-    """Insert `x_shape = np.shape(x)` before each rule's consumer where `x` itself is not kept.
-
-    These become ordinary equations, so inside loops the tape saves them like any other value.
-    """
-    available = available_in_backward(program, activity)
-    namer = namer_for(program, reserved_names())
-    derived, cache = {}, {}
-
-    def visit(stmts):
-        out = []
-        for stmt in stmts:
-            if isinstance(stmt, Eqn):
-                for key in activity.needs_rule(stmt):
-                    for name in stmt.op.vjps[key].reads:
-                        param, _, suffix = name.rpartition("_")
-                        atom = stmt.input(param)
-                        if suffix in ("shape", "meta") and isinstance(atom, Var) and atom not in available \
-                                and name not in dict(stmt.inputs) and atom not in (known or {}):
-                            if (atom, suffix) not in cache:
-                                prim = rules.lookup(fast_shape if suffix == "shape" else meta)
-                                var = namer.derived(atom, suffix)
-                                out.append(Eqn(prim, (("a", atom),), (var,), stmt.span))
-                                cache[(atom, suffix)] = var
-                            derived[(id(stmt), atom, suffix)] = cache[(atom, suffix)]
-                out.append(stmt)
-                if any(v in cache_keys_vars(cache) for v in stmt.outputs):  # the value changed: new shape
-                    for key in [k for k in cache if k[0] in stmt.outputs]:
-                        del cache[key]
-            elif isinstance(stmt, If):
-                cache.clear()
-                then = tuple(visit(stmt.then))
-                cache.clear()
-                out.append(If(stmt.cond, then, tuple(visit(stmt.orelse)), stmt.span))
-                cache.clear()
-            elif isinstance(stmt, Loop):
-                cache.clear()
-                out.append(Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test,
-                                tuple(visit(stmt.body)), stmt.counter, stmt.span))
-                cache.clear()
-            else:
-                out.append(stmt)
-        return out
-
-    body = tuple(visit(program.body))
-    from dataclasses import replace
-    return replace(program, body=body), derived
-
-
-def cache_keys_vars(cache):
-    return {k[0] for k in cache}
-
-
-def available_in_backward(program, activity) -> set:
-    """Values the backward pass has anyway: arguments, and what some rule reads."""
-    return set(program.params) | set(program.free) | _rule_value_reads(program, activity)
-
-
-def _rule_value_reads(program, activity) -> set:
-    """Vars whose values some rule will read (so their shapes can be taken in the backward pass)."""
-    found = set()
-    for eqn in walk(program.body):
-        if not isinstance(eqn, Eqn):
-            continue
-        keys = activity.needs_rule(eqn)
-        inputs = dict(eqn.inputs)
-        for key in keys:
-            for name in eqn.op.vjps[key].reads:
-                if name == "y":
-                    found.update(eqn.outputs)
-                elif name in inputs:
-                    found.update(atom_vars(inputs[name]))
-    return found
 
 
 def _reads(backward) -> set:

@@ -1,0 +1,91 @@
+"""The forward pass with its tape: the primal statements plus what the backward pass will need.
+
+Before a reassigned var that some rule reads is overwritten, its old value is
+pushed; `A[i] = v` pushes the region it overwrites; each branch pushes which
+way it went, a nested loop its trip count. Everything else runs as written.
+"""
+from __future__ import annotations
+
+from . import rules
+from .ir import Const, Eqn, Exit, If, Loop, Push, walk
+
+
+class ForwardPass:
+    """The primal statements plus what the tape must record for the backward pass."""
+
+    def __init__(self, program, backward, needed: set):
+        self.program = program
+        self.backward = backward
+        self.needed = needed
+        self.mutable = backward.mutable
+        self.uses_tape = False
+        self.slots: list = []  # vars pushed before their first assignment: start as None
+        counters = {s.counter for s in walk(program.body) if isinstance(s, Loop)}
+        targets = {s.target for s in walk(program.body) if isinstance(s, Loop) and s.target is not None}
+        self.untracked = counters | targets
+        self.initial = backward.initial
+        self.top_level = {v for (_, v) in self.initial} | set(program.params)
+
+    def block(self, stmts, in_loop) -> list:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Eqn):
+                out += self.saves(stmt)
+                out.append(stmt)
+            elif isinstance(stmt, If):
+                out.append(self.branch(stmt, in_loop))
+            elif isinstance(stmt, Loop):
+                out += self.loop(stmt, in_loop)
+            else:
+                out.append(stmt)
+        return out
+
+    def saves(self, eqn) -> list:
+        """Pushes of the values `eqn` is about to overwrite, where the backward pass reads them."""
+        out = []
+        for o in eqn.outputs:
+            if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial:
+                continue
+            if eqn.op.name == "append" or (eqn.op.name != "setitem" and o not in self.needed):
+                continue
+            self.uses_tape = True
+            if eqn.op.name == "setitem":
+                expr = Eqn(rules.lookup(_saved_region()), (("a", o), ("index", eqn.input("index"))), (), eqn.span)
+                out.append(Push(expr, eqn.span))
+            else:
+                if o not in self.top_level and o not in self.slots:
+                    self.slots.append(o)
+                out.append(Push(o, eqn.span))
+        return out
+
+    def branch(self, stmt, in_loop) -> If:
+        then = self.block(stmt.then, in_loop)
+        orelse = self.block(stmt.orelse, in_loop)
+        if id(stmt) in self.backward.flagged:
+            self.uses_tape = True
+            then = _before_exit(then, Push(Const(True), stmt.span))
+            orelse = _before_exit(orelse, Push(Const(False), stmt.span))
+        return If(stmt.cond, tuple(then), tuple(orelse), stmt.span)
+
+    def loop(self, stmt, in_loop) -> list:
+        body = self.block(stmt.body, in_loop=True)
+        test_body = self.block(stmt.test_body, in_loop=True)
+        loop = Loop(stmt.kind, stmt.target, stmt.iterable, tuple(test_body), stmt.test, tuple(body),
+                    stmt.counter, stmt.span)
+        if id(stmt) in self.backward.counted:
+            self.uses_tape = True
+            return [loop, Push(stmt.counter, stmt.span)]
+        return [loop]
+
+
+def _before_exit(stmts, push):
+    if stmts and isinstance(stmts[-1], Exit):
+        return stmts[:-1] + [push, stmts[-1]]
+    return stmts + [push]
+
+
+
+
+def _saved_region():
+    from .rules.language import saved_region
+    return saved_region
