@@ -39,7 +39,7 @@ class GradcheckReport:
         return "\n".join(rows)
 
 
-def gradcheck(f, *args, wrt=0, method="central", eps=None, rtol=1e-5, atol=1e-7, max_jacobian=64,
+def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, atol=1e-7, max_jacobian=64,
               directions=3, seed=0, raise_on_failure=True):
     """Compare tapegen's gradient of `f` at `args` with finite differences.
 
@@ -48,6 +48,8 @@ def gradcheck(f, *args, wrt=0, method="central", eps=None, rtol=1e-5, atol=1e-7,
         *args: where to check; float inputs are promoted to float64 for the check.
         wrt: argument position(s) or name(s), as elsewhere in tapegen.
         method: "central" differences, or "complex" step (needs `f` to accept complex input).
+        order: 1 checks gradients; 2 also checks second derivatives: Hessian-vector products
+            (forward over reverse, `tapegen.hvp`) against central differences of the gradient.
         rtol, atol: tolerance: |err| <= atol + rtol * |expected|.
         max_jacobian: inputs with at most this many elements get a full Jacobian check;
             larger ones the random-projection (dot-product) test.
@@ -56,7 +58,8 @@ def gradcheck(f, *args, wrt=0, method="central", eps=None, rtol=1e-5, atol=1e-7,
         GradcheckReport.
 
     Raises:
-        GradcheckError: a derivative disagrees, with a table of the errors.
+        GradcheckError: a derivative disagrees, with a table of the errors and, where tapegen can
+            tell, the rule most likely at fault and the user's line it serves.
 
     Example:
         >>> import numpy as np
@@ -66,6 +69,8 @@ def gradcheck(f, *args, wrt=0, method="central", eps=None, rtol=1e-5, atol=1e-7,
     from .api import _differentiated
     if method not in ("central", "complex"):
         raise TapegenError(f"unknown gradcheck method {method!r}", hint="use 'central' or 'complex'")
+    if order not in (1, 2):
+        raise TapegenError(f"gradcheck order={order!r}", hint="use order=1 (gradients) or order=2 (also Hessians)")
     d = _differentiated(f)
     args = tuple(_float64(a) for a in args)
     target = d._target
@@ -92,12 +97,50 @@ def gradcheck(f, *args, wrt=0, method="central", eps=None, rtol=1e-5, atol=1e-7,
         reports.append(ArgumentReport(name, max_abs, max_rel, checked))
         if not np.all(err <= atol + rtol * np.abs(expected)):
             failures.append(name)
+    if order == 2 and not failures:
+        for name, index in zip(names, indices):
+            row, ok = _second_order(d, args, index - target.offset, name, rng, rtol, atol)
+            reports.append(row)
+            if not ok:
+                failures.append(f"{name} (second order)")
     report = GradcheckReport(tuple(reports), not failures, method)
     if failures and raise_on_failure:
+        from .localize import most_likely_fault
+        from .pipeline import lowered
+        fault = most_likely_fault(lowered(target.fn), (target.bound + tuple(args)) if target.bound else args)
         raise GradcheckError(f"gradient of {getattr(f, '__name__', 'f')} disagrees with {method} finite "
                              f"differences for {', '.join(failures)}\n{report}",
-                             hint="check the custom rules and the lines that use these arguments")
+                             hint=(f"most likely at fault: {fault}" if fault else
+                                   "check the custom rules and the lines that use these arguments"))
     return report
+
+
+def _second_order(d, args, position, name, rng, rtol, atol, eps=1e-5):
+    """Hessian-vector product (forward over reverse) vs central differences of the gradient."""
+    from .transforms import hvp
+    x = args[position]
+    v = rng.standard_normal(np.shape(x))
+    v = v if isinstance(x, np.ndarray) else float(v)
+    grad = _gradient_of(d, args, position)
+    actual = np.asarray(hvp(d.__wrapped__, wrt=position)(*args, v), dtype=float)
+    expected = (np.asarray(grad(x + eps * v), dtype=float) - np.asarray(grad(x - eps * v), dtype=float)) / (2 * eps)
+    err = np.abs(expected - actual)
+    ok = bool(np.all(err <= 10 * (atol + rtol * np.abs(expected))))  # differences of a gradient: looser
+    max_abs = float(np.max(err, initial=0.0))
+    max_rel = float(np.max(np.where(err > 0, err / np.maximum(np.abs(expected), 1e-300), 0.0), initial=0.0))
+    return ArgumentReport(f"{name} (H v)", max_abs, max_rel, "hvp"), ok
+
+
+def _gradient_of(d, args, position):
+    from .api import grad as grad_of
+
+    g = grad_of(d.__wrapped__, wrt=position)
+
+    def at(value):
+        full = list(args)
+        full[position] = value
+        return g(*full)
+    return at
 
 
 def _float64(a):

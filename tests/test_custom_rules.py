@@ -77,3 +77,37 @@ def test_custom_rule_inside_a_loop(rng):
         return total
     x = rng.normal(size=3)
     np.testing.assert_allclose(tg.grad(f)(x), numeric_vjp(f, (x,), 0, 1.0), rtol=1e-6, atol=1e-9)
+
+
+def test_gradcheck_names_the_wrong_rule_and_its_line(rng):
+    @tg.custom_vjp
+    def cube(x):
+        return x ** 3
+
+    cube.defvjp(lambda x: (x ** 3, x), lambda x, g: (2.0 * g * x ** 2,))  # wrong: should be 3
+
+    def f(x):
+        y = np.sin(x)
+        return np.sum(cube(y) * 2.0)
+
+    with pytest.raises(tg.GradcheckError) as info:
+        tg.gradcheck(f, rng.normal(size=3))
+    hint = str(info.value).splitlines()[-1]
+    assert "most likely at fault: the rule for cube_fwd" in hint and "return np.sum(cube(y) * 2.0)" in hint
+
+
+def test_gradcheck_second_order(rng):
+    def f(x, w):
+        return np.sum(np.tanh(x @ w) ** 2)
+    x, w = rng.normal(size=(4, 3)), rng.normal(size=3)
+    report = tg.gradcheck(f, x, w, wrt=(0, 1), order=2)
+    assert report.ok and any(row.checked == "hvp" for row in report.arguments)
+
+
+def test_complex_inputs_follow_jax_convention():
+    """For real-valued f of complex z, the gradient is df/dx - i df/dy (JAX's convention)."""
+    z = np.array([1.0 + 2.0j, -0.5 + 0.3j])
+    g = tg.grad(lambda v: np.sum(np.abs(v) ** 2))(z)
+    np.testing.assert_allclose(g, 2 * np.conj(z))
+    g = tg.grad(lambda v: np.sum(np.real(v * v)))(z)
+    np.testing.assert_allclose(g, 2 * z)
