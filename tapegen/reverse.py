@@ -22,7 +22,7 @@ import numpy as np
 from . import rules
 from .activity import analyze
 from .errors import InternalError
-from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, atom_vars, mutable_vars, walk
+from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
 from .analysis import (active_flags, available_in_backward, broadcasting, initial_assignments, masked_cotangents,
                        with_saved_shapes)
 from .names import namer_for, reserved_names
@@ -438,13 +438,5 @@ def _drop_unneeded_pops(stmts, needed) -> list:
 
 def _residuals(program, forward, needed):
     """Forward values (and inputs) the backward pass reads, in the order they are defined."""
-    order = list(program.params)
-    for stmt in walk(forward):
-        if isinstance(stmt, Eqn):
-            order.extend(stmt.outputs)
-        elif isinstance(stmt, Loop):
-            order.append(stmt.counter)
-            if stmt.target is not None:
-                order.append(stmt.target)
-    order += list(program.free)
+    order = list(program.params) + assigned(forward) + list(program.free)
     return tuple(v for v in dict.fromkeys(order) if v in needed)
