@@ -3,6 +3,10 @@
 A test marked xfail(strict=True) is a bug in tapegen's core still open: it
 turns into a failure when the bug is fixed, so the mark can be removed.
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -10,14 +14,15 @@ import tapegen as tg
 from conftest import numeric_vjp
 
 
-def check(f, *args, modes=("grad", "vjp", "jvp")):
+def check(f, *args, modes=("grad", "grad again", "vjp", "jvp")):
     """Value and derivatives of `f` at `args` by every mode, against the plain call and central differences."""
     expected = [numeric_vjp(f, args, k, 1.0) for k in range(len(args))]
     plain = f(*args)
     wrt = tuple(range(len(args)))
+    function = tg.value_and_grad(f, wrt=wrt)
     for mode in modes:
-        if mode == "grad":
-            value, grads = tg.value_and_grad(f, wrt=wrt)(*args)
+        if mode in ("grad", "grad again"):  # a second call runs code specialized to the first call's shapes
+            value, grads = function(*args)
         elif mode == "vjp":
             value, pullback = tg.vjp(f, *args, wrt=wrt)
             grads = pullback(1.0)
@@ -120,3 +125,170 @@ def user_name_like_a_cotangent(a):
 
 def test_user_variable_named_like_a_cotangent():
     check(user_name_like_a_cotangent, np.array([0.5, 1.0]))
+
+
+def local_function_then_setitem(a):
+    f1 = lambda u: u * 0.5
+    Z = np.zeros(2)
+    Z[0] = np.mean(f1(a))
+    return np.sum(Z ** 2)
+
+
+def nested_def_then_setitem(a):
+    def f1(u, scale=0.5):
+        return u * scale
+    Z = np.zeros(2)
+    Z[0] = np.mean(f1(a))
+    return np.sum(Z ** 2)
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError,
+                   reason="TypeError: unhashable type: 'dict' - check_writable calls view_base on every name in "
+                          "scope, including a local function's (lower_flow.py)")
+@pytest.mark.parametrize("f", [local_function_then_setitem, nested_def_then_setitem], ids=["lambda", "def"])
+def test_local_function_then_array_assignment(f):
+    check(f, np.array([-0.86, 0.41, -0.30]))
+
+
+def def_inside_a_loop(a):
+    acc = 0.0
+    for i in range(2):
+        def half(u):
+            return u * 0.5
+        acc = acc + np.sum(half(a))
+    return acc
+
+
+def unused_def_inside_a_loop(a):
+    acc = 0.0
+    for i in range(2):
+        def half(u):
+            return u * 0.5
+        acc = acc + np.sum(a)
+    return acc
+
+
+@pytest.mark.xfail(strict=True, raises=tg.InternalError,
+                   reason="InternalError: result_1 is returned but never defined - the nested def's `return` "
+                          "is taken for an early return of the outer function from the loop (lower_flow.py)")
+@pytest.mark.parametrize("f", [def_inside_a_loop, unused_def_inside_a_loop], ids=["called", "unused"])
+def test_def_inside_a_loop(f):
+    check(f, np.array([-0.86, 0.41, -0.30]))
+
+
+def helper_with_break(p):
+    acc = p
+    for i in range(3):
+        if np.sum(acc) > 1.0:
+            break
+        acc = acc * 1.5 + 0.1
+    return acc
+
+
+def calls_helper_with_break(a):
+    return np.sum(helper_with_break(a) ** 2)
+
+
+def helper_with_continue(p):
+    acc = 0.0
+    for row in p:
+        if row > 0.13:
+            continue
+        acc = 0.5 * acc + 0.5 * np.tanh(np.sin(row))
+    return np.sin(acc)
+
+
+def calls_helper_with_continue(a):
+    return helper_with_continue(a)
+
+
+@pytest.mark.xfail(strict=True, raises=(TypeError, ValueError),
+                   reason="inlined, a helper's `if c: break` (or continue) keeps the loop body's tail outside "
+                          "the if, so the backward pass replays it for the iteration that jumped and pops the "
+                          "wrong tape entries (inline.py: the callee's body misses normalize.py's rewrite)")
+@pytest.mark.parametrize("f, a", [(calls_helper_with_break, [0.9, 0.5]), (calls_helper_with_break, [0.2, 0.1]),
+                                  (calls_helper_with_continue, [0.41, -0.69])],
+                         ids=["break-at-once", "break-later", "continue"])
+def test_helper_with_a_break(f, a):
+    check(f, np.array(a))
+
+
+def unused_branch_after_or(a):
+    for i in range(2):
+        a = a * a
+    c = a[0] > 0.13 or a[0] < 0.05
+    if c:
+        unused = a * 2.0
+    return np.sum(a)
+
+
+def unused_choice_after_or(a):
+    for i in range(2):
+        a = a * a
+    unused = a if a[0] > 0.13 or a[0] < 0.05 else a * 2.0
+    return np.sum(a)
+
+
+@pytest.mark.xfail(strict=True, reason="silently wrong gradient: the condition of `or` is assigned twice, so the "
+                                       "if pushes its arm on the tape, but its backward (nothing to do) is "
+                                       "dropped without the pop; the loop's backward then pops True for `a` "
+                                       "(reverse.py branch: flagged before the empty-backward return)")
+@pytest.mark.parametrize("f", [unused_branch_after_or, unused_choice_after_or], ids=["if", "ifexp"])
+def test_unused_branch_on_an_or_condition(f):
+    check(f, np.array([0.9, -0.7]))
+
+
+# --- specialization ---------------------------------------------------------------------------
+
+def assigns_into_an_empty_region(a):
+    Z = np.zeros((1, 2))
+    Z[1:] = a
+    return np.mean(Z) + np.sum(a ** 2)
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="the second call's specialized code folds unbroadcast(g_Z[1:], (1, 2)) to g_Z[1:] "
+                          "because (1, 2) is Z's shape, but the region Z[1:] is empty, shape (0, 2) "
+                          "(codegen/render.py _SameShape assumes the cotangent has the op output's shape)")
+def test_assignment_into_an_empty_region_on_the_second_call():
+    check(assigns_into_an_empty_region, np.array([[1.06, -1.33]]))
+
+
+def scalar_packed_but_unused(a, b):
+    params = {"p": b, "q": np.sum(a)}
+    return np.sin(params["q"])
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError,
+                   reason="second call: the specialized code returns float(g_b) for a float argument, but g_b "
+                          "is None when the dict holding b never gets a cotangent for it "
+                          "(codegen/emit.py _conform_text)")
+def test_float_argument_packed_in_a_dict_but_unused():
+    check(scalar_packed_but_unused, np.array([0.41, -0.69]), -1.37)
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+def one_arm_uses_more(a, b, c, d):
+    if np.sum(d) > 0.0:
+        y = a * b * c
+    else:
+        y = d * 2.0
+    return np.sum(y)
+
+
+@pytest.mark.xfail(strict=True, reason="the `g_x = None` lines that balance an if's arms come in set order, "
+                                       "which depends on PYTHONHASHSEED (reverse.py _merge)")
+def test_generated_code_is_the_same_under_any_hash_seed():
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import test_fuzz_regressions as t, tapegen as tg; "
+              "print(tg.source(t.one_arm_uses_more, wrt=(0, 1, 2, 3)))")
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(tg.__file__)))
+    texts = set()
+    for seed in ("0", "1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=root)
+        result = subprocess.run([sys.executable, "-c", script, here], capture_output=True, text=True, env=env,
+                                cwd=root, timeout=120)
+        assert result.returncode == 0, result.stderr
+        texts.add(result.stdout)
+    assert len(texts) == 1
