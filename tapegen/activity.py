@@ -30,7 +30,9 @@ class Activity:
         """The parameters of `eqn` a cotangent must flow into."""
         if not eqn.op.differentiable or not any(self.active(v) for v in eqn.outputs):
             return []
-        return [key for key, atom in eqn.inputs if any(self.active(v) for v in atom_vars(atom))]
+        inert = getattr(eqn.op, "inert", ())
+        return [key for key, atom in eqn.inputs
+                if key not in inert and any(self.active(v) for v in atom_vars(atom))]
 
 
 def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:

@@ -350,7 +350,7 @@ class _Builder:
         receiver = eqn.inputs[0][1]
         if not self.has_tangent(receiver):
             return []
-        outs = tuple(self.tangent(o) for o in eqn.outputs if o in self.active)
+        outs = tuple(self.tangent(o) for o in eqn.outputs[:1] if o in self.active)  # not the list itself
         if eqn.op.fn is not tape_pop:
             return [Eqn(eqn.op, (("_0", self.tangent(receiver)),), outs, eqn.span)]
         like = self._tangent_atom(eqn.input("like"))

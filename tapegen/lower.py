@@ -26,6 +26,9 @@ from .rules.language import make_list, make_tuple
 from .rules.table import Primitive
 from .source import FunctionSource
 
+# Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
+IN_PLACE = {"setitem", "append", "tape_pop"}
+
 # Ops whose result may share memory with an input: augmented assignment on it would write through.
 VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
             "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
@@ -312,7 +315,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         targets = list(targets or []) + [None] * outputs
         outs = tuple(self._output_var(t) for t in targets[:outputs])
         reads = {v for _, atom in inputs for v in _vars(atom)}
-        copies = [(o, self.namer.temp()) for o in outs if o in reads and prim.name not in ("setitem", "append")]
+        in_place = outs[-1] if prim.name in IN_PLACE else None  # the var the op updates, not replaces
+        copies = [(o, self.namer.temp()) for o in outs if o in reads and o is not in_place]
         if copies:  # y = f(y) in a loop: compute into a temporary, then assign (rules read the old y)
             renamed = dict(copies)
             eqn_outs = tuple(renamed.get(o, o) for o in outs)
@@ -342,7 +346,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
-        elif prim.name not in ("setitem", "append") and prim.form != "opaque":
+        elif prim.name not in IN_PLACE and prim.form != "opaque":
             self.fresh.update(outs)
 
     def bind_arguments(self, prim: Primitive, args, kwargs, node):

@@ -219,6 +219,9 @@ class Expressions:
                 residuals = self.namer.invented(f"{base}_res")
                 outs = self.emit_multi(prim, args, kwargs, node, 2, [target, residuals])
                 return outs[:min(outputs, 1)]
+            if prim.name == "tape_pop" and args and isinstance(args[0], Var):  # pops: updates its list
+                outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
+                return outs[:min(outputs, 1)]
             return self.emit_multi(prim, args, kwargs, node, outputs, targets)
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)

@@ -231,12 +231,13 @@ class _Backward:
                 out += pre + [Guard(self.cotangent_var(maybe[0]), tuple(body), eqn.span)]
             else:
                 out += self.rules(eqn, keys, g)
-        for o in eqn.outputs:
+        for o in (reversed(eqn.outputs) if eqn.op.name == "tape_pop" else eqn.outputs):  # the list first
             if o in self.mutable and (id(eqn), o) not in self.initial:
                 if self.state.get(o, ZERO) != ZERO and not self._self_input(eqn, o):
                     self.state[o] = ZERO
                 index = eqn.input("index") if eqn.op.name == "setitem" else \
-                    APPENDED if eqn.op.name == "append" else None
+                    APPENDED if eqn.op.name == "append" else \
+                    Pack((eqn.outputs[0],), "popped") if eqn.op.name == "tape_pop" and o is eqn.outputs[-1] else None
                 out.append(Pop(o, index, eqn.span))
                 self.derived_cache = {k: v for k, v in self.derived_cache.items() if k[0] != o}
         return out

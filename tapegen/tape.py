@@ -46,7 +46,8 @@ class ForwardPass:
         for o in eqn.outputs:
             if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial:
                 continue
-            if eqn.op.name == "append" or (eqn.op.name != "setitem" and o not in self.needed):
+            if (eqn.op.name in ("append", "tape_pop") and o is eqn.outputs[-1]) or \
+                    (eqn.op.name != "setitem" and o not in self.needed):
                 continue
             self.uses_tape = True
             if eqn.op.name == "setitem":

@@ -127,8 +127,8 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
 
     Same parameters, defaults and result as `gradient` itself (the gradient, or
     `(value, gradient)` for `value_and_grad`); its source is in `linecache`.
-    `reverse` says it is about to be differentiated in reverse mode, which
-    cannot yet go through gradient code that replays a loop from its tape.
+    `reverse` says it is about to be differentiated in reverse mode (which goes
+    through the tape as list operations: see runtime_rules.tape_pop).
     It is the generated gradient code rewritten into plain Python tapegen
     lowers (codegen/differentiable.py).
     """
@@ -139,8 +139,6 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     generated = _generic_gradient(d, wrt)
     if key not in cache:
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
-    if reverse and generated.adjoint.uses_tape:
-        raise _replay_error(generated.program)
     bound = d._target.bound  # a method: the gradient code takes `self` first
     return types.MethodType(cache[key], bound[0]) if bound else cache[key]
 
@@ -156,14 +154,6 @@ def _generic_gradient(d, wrt):
         raise NonScalarOutputError("grad needs a scalar output, but the function returns a tuple",
                                    program.return_span, "pass has_aux=True if the first item is the loss")
     return pipeline.transform(target.fn, "grad", indices, (0,), bare, False, receiver)
-
-
-def _replay_error(program):
-    span = next((s.span for s in walk(program.body) if isinstance(s, Loop)), program.span)
-    return TapegenError("a gradient of this gradient in reverse mode is not supported: its code replays this "
-                        "loop from a tape, which reverse mode cannot differentiate yet", span,
-                        "differentiate it in forward mode: tg.hessian(f), tg.hvp(f), or for a scalar x "
-                        "tg.jvp(tg.grad(f), (x,), (1.0,))[1] (forward-over-reverse handles loops)")
 
 
 def _gradient_of(f, wrt):

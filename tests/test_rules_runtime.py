@@ -16,10 +16,21 @@ from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, inner_vjp_a, inner_vjp_b,
 from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
-from tapegen.rules.runtime_rules import copy_region, unconform
+from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
 from tapegen.runtime import add_cotangents, conform, safe_div, unbroadcast, unindex, unreduce
 
 _rng = np.random.default_rng(11)
+
+
+def _loop(x):
+    h = x
+    for _ in range(3):
+        h = np.tanh(h * 1.2 + 0.1)
+    return np.sum(h * h)
+
+
+# A gradient whose code replays a loop from its tape: differentiating it goes through tape_pop.
+_LOOP_GRADIENT = tg.grad(_loop)
 
 
 def _x(*shape):
@@ -61,6 +72,7 @@ ROWS = [
     _row("unindex-rows-duplicates", lambda ct: unindex(ct, A_META, ROW_INDEX), M34[:3], covers=(unindex,)),
     _row("unindex-slice", lambda ct: unindex(ct, A_META, COLUMN_0), V3[:2], covers=(unindex,)),
     _row("copy_region", lambda a: copy_region(a, COLUMN_0), M34, covers=(copy_region,)),
+    _row("tape_pop-through-a-loop-gradient", lambda x: np.sum(_LOOP_GRADIENT(x) * V3), V3, covers=(tape_pop,)),
     _row("zero_region", lambda ct: zero_region(ct, COLUMN_0), M34, covers=(zero_region,)),
     _row("guarded_mul-broadcast", lambda ct, d: guarded_mul(ct, d), M34, V4, wrt=(0, 1), covers=(guarded_mul,)),
     _row("guarded_div-broadcast", lambda ct, d: guarded_div(ct, d), V4, POSITIVE, wrt=(0, 1),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 
-from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pop, Push, Var
+from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var
 from ..liveness import Free, with_frees
 from .render import atom as render_atom
 from .render import expression, statement, to_text
@@ -182,6 +182,8 @@ def _statement_lines(stmt, backward) -> list:
             return [f"{stmt.var.name} = tape.pop()"]
         if isinstance(stmt.index, Const) and stmt.index.value == "appended":
             return [f"{stmt.var.name}.pop()"]
+        if isinstance(stmt.index, Pack) and stmt.index.kind == "popped":  # undo a pop: put the value back
+            return [f"{stmt.var.name}.append({stmt.index.items[0].name})"]
         target = to_text(statement(Eqn(_SetItemForm, (("a", stmt.var), ("index", stmt.index),
                                                        ("value", Var("tape.pop()"))), (stmt.var,), stmt.span)))
         return [target]

@@ -44,6 +44,8 @@ def statement(eqn: Eqn) -> ast.stmt:
     value = expression(eqn)
     if not eqn.outputs or eqn.op.name == "append":
         return ast.Expr(value)
+    if eqn.op.name == "tape_pop":  # its second output is the list it updates in place
+        return ast.Assign([_name(eqn.outputs[0].name, ast.Store())], value)
     if len(eqn.outputs) == 1 and not getattr(eqn.op, "unpack", False):
         target = _name(eqn.outputs[0].name, ast.Store())
     else:

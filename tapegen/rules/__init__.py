@@ -77,6 +77,9 @@ def namespace() -> dict:
                     if names.setdefault(name, value) is not value:
                         raise RuleError(f"{rule.where}: {rule.name} uses {name!r}, which another rule "
                                         f"uses for a different object")
+        names.update({fn.__name__: fn for fn in (runtime_rules.tape_pop, runtime_rules.copy_region,
+                                                 runtime_rules.zero_tangent, runtime_rules.add_tangents,
+                                                 runtime_rules.is_not_none, runtime_rules.unconform)})
         names.update(_USER_NAMES)
         _NAMESPACE.update(names)
     return _NAMESPACE

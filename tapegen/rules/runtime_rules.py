@@ -18,12 +18,14 @@ JVP rule returns None (no contribution) and its VJP rule a zero cotangent.
 
 Also here: `zero_tangent`, `add_tangents`, `is_not_none`, `tape_pop` and
 `copy_region`, helpers that forward-mode code and differentiable gradient
-code use. `tape_pop` has no VJP rule: reverse mode cannot yet differentiate
-gradient code that replays a loop from its tape (forward mode can).
+code use. Reverse mode sees `v = tape_pop(tape, v)` as an in-place update of
+the list `tape` (its second output): the popped value's cotangent goes back
+into the list's at the position it was popped from, and the backward pass
+re-appends the value.
 """
 import numpy as np
 
-from ..runtime import add_cotangents, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
+from ..runtime import Cotree, add_cotangents, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import fmax_share, fmin_share, select_taken, tie_split
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
@@ -128,7 +130,21 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
 ZERO_TANGENT = table.primitives[zero_tangent]
 
 table.op(add_tangents, "*parts", spelling="add_tangents", differentiable=False)
-table.op(tape_pop, "tape, like", spelling="tape_pop")  # forward.py mirrors it on the tangent tape
+table.op(tape_pop, "tape, like", spelling="tape_pop", inert=("like",))  # forward.py mirrors it on the tangent tape
+
+
+@table.vjp(tape_pop, "tape")
+def tape_pop_vjp_tape(tape, g):
+    return popped_cotangent(tape, g)
+
+
+def popped_cotangent(tape, g):
+    """The list's cotangent before the pop: after-pop cotangent, plus the value's at its old position."""
+    g_value, g_rest = g if isinstance(g, tuple) else (g, None)
+    result = Cotree(g_rest) if isinstance(g_rest, dict) else Cotree(enumerate(g_rest or ()))
+    if g_value is not None:
+        result[len(tape)] = g_value
+    return result
 table.op(copy_region, "a, index", spelling="copy_region")
 table.op(zero_region, "ct, index", spelling="zero_region")
 table.op(unbroadcast, "ct, to_shape", spelling="unbroadcast")
@@ -829,3 +845,11 @@ def _signature(fn) -> str:
 
 
 _declare_the_rest()
+
+
+# Shapes, axes, indices and masks carry no derivative, even when they come off the same tape as
+# values that do (a shape popped from the list the backward pass replays).
+_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype")
+for _prim in table.primitives.values():
+    _prim.inert = tuple(dict.fromkeys(tuple(_prim.inert) + tuple(
+        p for p in _prim.params if p.endswith(("shape", "meta")) or p in _INERT_NAMES)))
