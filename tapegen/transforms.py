@@ -19,7 +19,7 @@ import numpy as np
 from .api import Differentiated, GradFunction, _differentiated
 from .codegen import differentiable
 from .errors import NonScalarOutputError, TapegenError, WrtError
-from .ir import Loop, Pop, walk
+from .ir import Pop, walk
 from .rules.runtime_rules import zero_tangent
 from .runtime import conform
 
