@@ -86,7 +86,7 @@ class Calls:
         callee.receiver, callee.self_var = self.receiver, None
         if self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
-        return self._run_callee(callee, source.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__)
+        return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__)
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         from .lower import _Lowerer

@@ -142,7 +142,7 @@ class ControlFlow:
                       f"argument, a view of another array, or shared with another name",
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
         for other, atom in self.env.items():
-            if other != name and self.view_base(atom) is array:
+            if other != name and isinstance(atom, Var) and self.view_base(atom) is array:
                 raise self.unsupported(node, f"`{other}` is a view of `{name}`, so this assignment changes it too",
                                        f"take a copy: {other} = {name}[...].copy()")
 

@@ -81,6 +81,8 @@ class _Normalizer:
         return out
 
     def statement(self, stmt, in_loop):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return stmt  # a nested def: normalized when it is inlined, with its own exits
         if isinstance(stmt, ast.If):
             stmt.body = self.block(stmt.body, in_loop)
             stmt.orelse = self.block(stmt.orelse, in_loop)
@@ -173,8 +175,17 @@ def exits_block(stmts, loop_exits) -> str:
 
 
 def contains_return(stmts) -> bool:
-    for stmt in stmts:
-        for sub in ast.walk(stmt):
-            if isinstance(sub, ast.Return):
-                return True
-    return False
+    """A `return` of this function in `stmts` (not one of a nested def's)."""
+    return any(isinstance(sub, ast.Return) for stmt in stmts for sub in _own_nodes(stmt))
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _own_nodes(node):
+    """`ast.walk`, but not into nested functions, lambdas or classes (their returns are theirs)."""
+    if isinstance(node, _NESTED):
+        return
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _own_nodes(child)

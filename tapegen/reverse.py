@@ -75,6 +75,7 @@ class Adjoint:
     uses_tape: bool = False
     tape_slots: tuple = ()
     known: dict = None  # var -> (shape, dtype) known in advance (shape specialization), or None
+    live: frozenset = frozenset()  # gradient vars surely not None at the end of the backward pass
 
     def __str__(self) -> str:
         from .ir import listing
@@ -110,9 +111,10 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     forward_builder = ForwardPass(program, builder, needed)
     forward = forward_builder.block(program.body, in_loop=False)
     gradients = tuple(builder.cotangent_var(v) if builder.state.get(v, ZERO) != ZERO else None for v in wrt)
+    live = frozenset(builder.cotangent_var(v) for v in wrt if builder.state.get(v, ZERO) == LIVE)
     residuals = _residuals(program, forward, needed)
     return Adjoint(program, tuple(wrt), tuple(outputs), tuple(forward), tuple(backward), seeds, gradients,
-                   residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None)
+                   residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None, live)
 
 
 class _Backward:
@@ -174,11 +176,11 @@ class _Backward:
         orelse = self.block(stmt.orelse)
         after_else = self.state
         self.state = _merge(after_then, after_else, then, orelse, self, stmt.span)
+        if not then and not orelse:
+            return []  # nothing to replay: the forward pass records nothing for it either
         flagged = self.loop_depth > 0 or any(v in self.mutable for v in atom_vars(stmt.cond))
         if flagged:
             self.flagged.add(id(stmt))
-        if not then and not orelse:
-            return []
         return [If(TAPE_POP if flagged else stmt.cond, tuple(then), tuple(orelse), stmt.span)]
 
     def loop(self, stmt: Loop) -> list:
@@ -226,7 +228,7 @@ class _Backward:
                 after = self.state
                 self.state = {v: (after[v] if after.get(v) == before.get(v) else
                                   _join(after.get(v, ZERO), before.get(v, ZERO))) for v in set(after) | set(before)}
-                pre = [_none(self.cotangent_var(v), eqn.span) for v in after
+                pre = [_none(self.cotangent_var(v), eqn.span) for v in sorted(after, key=lambda v: v.name)
                        if before.get(v, ZERO) == ZERO and after[v] != ZERO]
                 out += pre + [Guard(self.cotangent_var(maybe[0]), tuple(body), eqn.span)]
             else:
@@ -359,7 +361,7 @@ def _join(a, b):
 def _merge(after_then, after_else, then, orelse, builder, span):
     """States after an if/else; a cotangent live on one path only is set to None on the other."""
     merged = {}
-    for var in set(after_then) | set(after_else):
+    for var in sorted(set(after_then) | set(after_else), key=lambda v: v.name):
         a, b = after_then.get(var, ZERO), after_else.get(var, ZERO)
         merged[var] = _join(a, b)
         if merged[var] == MAYBE:

@@ -142,9 +142,6 @@ def nested_def_then_setitem(a):
     return np.sum(Z ** 2)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="TypeError: unhashable type: 'dict' - check_writable calls view_base on every name in "
-                          "scope, including a local function's (lower_flow.py)")
 @pytest.mark.parametrize("f", [local_function_then_setitem, nested_def_then_setitem], ids=["lambda", "def"])
 def test_local_function_then_array_assignment(f):
     check(f, np.array([-0.86, 0.41, -0.30]))
@@ -168,9 +165,6 @@ def unused_def_inside_a_loop(a):
     return acc
 
 
-@pytest.mark.xfail(strict=True, raises=tg.InternalError,
-                   reason="InternalError: result_1 is returned but never defined - the nested def's `return` "
-                          "is taken for an early return of the outer function from the loop (lower_flow.py)")
 @pytest.mark.parametrize("f", [def_inside_a_loop, unused_def_inside_a_loop], ids=["called", "unused"])
 def test_def_inside_a_loop(f):
     check(f, np.array([-0.86, 0.41, -0.30]))
@@ -202,10 +196,6 @@ def calls_helper_with_continue(a):
     return helper_with_continue(a)
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, ValueError),
-                   reason="inlined, a helper's `if c: break` (or continue) keeps the loop body's tail outside "
-                          "the if, so the backward pass replays it for the iteration that jumped and pops the "
-                          "wrong tape entries (inline.py: the callee's body misses normalize.py's rewrite)")
 @pytest.mark.parametrize("f, a", [(calls_helper_with_break, [0.9, 0.5]), (calls_helper_with_break, [0.2, 0.1]),
                                   (calls_helper_with_continue, [0.41, -0.69])],
                          ids=["break-at-once", "break-later", "continue"])
@@ -229,10 +219,6 @@ def unused_choice_after_or(a):
     return np.sum(a)
 
 
-@pytest.mark.xfail(strict=True, reason="silently wrong gradient: the condition of `or` is assigned twice, so the "
-                                       "if pushes its arm on the tape, but its backward (nothing to do) is "
-                                       "dropped without the pop; the loop's backward then pops True for `a` "
-                                       "(reverse.py branch: flagged before the empty-backward return)")
 @pytest.mark.parametrize("f", [unused_branch_after_or, unused_choice_after_or], ids=["if", "ifexp"])
 def test_unused_branch_on_an_or_condition(f):
     check(f, np.array([0.9, -0.7]))
@@ -246,10 +232,6 @@ def assigns_into_an_empty_region(a):
     return np.mean(Z) + np.sum(a ** 2)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="the second call's specialized code folds unbroadcast(g_Z[1:], (1, 2)) to g_Z[1:] "
-                          "because (1, 2) is Z's shape, but the region Z[1:] is empty, shape (0, 2) "
-                          "(codegen/render.py _SameShape assumes the cotangent has the op output's shape)")
 def test_assignment_into_an_empty_region_on_the_second_call():
     check(assigns_into_an_empty_region, np.array([[1.06, -1.33]]))
 
@@ -259,10 +241,6 @@ def scalar_packed_but_unused(a, b):
     return np.sin(params["q"])
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="second call: the specialized code returns float(g_b) for a float argument, but g_b "
-                          "is None when the dict holding b never gets a cotangent for it "
-                          "(codegen/emit.py _conform_text)")
 def test_float_argument_packed_in_a_dict_but_unused():
     check(scalar_packed_but_unused, np.array([0.41, -0.69]), -1.37)
 
@@ -277,8 +255,6 @@ def one_arm_uses_more(a, b, c, d):
     return np.sum(y)
 
 
-@pytest.mark.xfail(strict=True, reason="the `g_x = None` lines that balance an if's arms come in set order, "
-                                       "which depends on PYTHONHASHSEED (reverse.py _merge)")
 def test_generated_code_is_the_same_under_any_hash_seed():
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import test_fuzz_regressions as t, tapegen as tg; "
               "print(tg.source(t.one_arm_uses_more, wrt=(0, 1, 2, 3)))")

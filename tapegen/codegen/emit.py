@@ -282,13 +282,13 @@ def _value_text(program) -> str:
 
 
 def _gradients_text(adjoint, bare: bool, floats=frozenset()) -> str:
-    grads = [_conform_text(g, p, floats) for g, p in zip(adjoint.gradients, adjoint.wrt)]
+    grads = [_conform_text(g, p, floats, adjoint.live) for g, p in zip(adjoint.gradients, adjoint.wrt)]
     return grads[0] if bare else f"({', '.join(grads)}{',' if len(grads) == 1 else ''})"
 
 
-def _conform_text(g, param, floats) -> str:
-    """`conform(g, x)`; `float(g)` for an argument the guard knows is a Python float."""
-    if g is not None and param in floats:
+def _conform_text(g, param, floats, live) -> str:
+    """`conform(g, x)`; `float(g)` for an argument the guard knows is a Python float, if g is surely set."""
+    if g is not None and param in floats and g in live:
         return f"float({g.name})"
     return f"conform({'None' if g is None else g.name}, {param.name})"
 

@@ -194,8 +194,8 @@ class _Unguard(ast.NodeTransformer):
 
 
 class _SameShape(ast.NodeTransformer):
-    """`unbroadcast(e, S)` where `e` has the op's output shape, known, as is S (shape specialization):
-    nothing when S is that shape, else the sum over the broadcast axes, written out."""
+    """`unbroadcast(e, S)` in a broadcasting op's rule, where `e` has the op's output shape, known, as is
+    S (shape specialization): nothing when S is that shape, else the sum over the broadcast axes."""
 
     def __init__(self, shape, broadcasting):
         self.shape, self.broadcasting = shape, broadcasting
@@ -207,10 +207,11 @@ class _SameShape(ast.NodeTransformer):
                 target = ast.literal_eval(node.args[1])
             except ValueError:
                 return node
+            if not self.broadcasting:  # the expression may have another shape (a region of the output)
+                return node
             if target == self.shape:
                 return node.args[0]
-            if self.broadcasting:  # the expression surely has the output's shape: sum it down directly
-                return _sum_to(node.args[0], self.shape, target) or node
+            return _sum_to(node.args[0], self.shape, target) or node  # sum it down directly
         return node
 
 
