@@ -169,6 +169,13 @@ def _readable_names(prim: Primitive, kind: str) -> set:
 
 
 def _parse_signature(signature: str):
+    params, defaults, variadic, keyword_only = _parsed_signature(signature)
+    return params, dict(defaults), variadic, list(keyword_only)
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed_signature(signature: str):
+    """The parameter list, parsed once per distinct signature (many ops share one)."""
     args = ast.parse(f"def f({signature}): pass").body[0].args
     params = [a.arg for a in args.posonlyargs + args.args]
     values = [ast.literal_eval(d) for d in args.defaults]
