@@ -11,28 +11,27 @@
     print(loss.source(wrt=("W", "b")))   # the generated gradient code
 """
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
-from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
-                     TapegenError, UnsupportedSyntaxError, WrtError)
 from .checkpoint import checkpoint
 from .custom import custom_jvp, custom_vjp, register_vjp
 from .debug import NanError, debug_nans
+from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
+                     TapegenError, UnsupportedSyntaxError, WrtError)
 from .gradcheck import GradcheckReport, gradcheck
+from .inspection import graph, residuals, trace
 from .runtime import stop_gradient
+from .transforms import hessian, hvp, jacobian, jvp
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "differentiate", "grad", "value_and_grad", "vjp", "source", "wengert", "stop_gradient", "Differentiated",
-    "gradcheck", "GradcheckReport", "custom_vjp", "custom_jvp", "register_vjp",
-    "debug_nans", "NanError", "checkpoint",
+    # transforms
+    "differentiate", "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp", "Differentiated",
+    "stop_gradient", "checkpoint",
+    # custom rules and checking
+    "custom_vjp", "custom_jvp", "register_vjp", "gradcheck", "GradcheckReport", "debug_nans", "NanError",
+    # inspection
+    "source", "wengert", "trace", "graph", "residuals",
+    # errors
     "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
     "SourceNotFoundError", "WrtError", "InternalError",
 ]
-
-from .inspection import graph, residuals, trace  # noqa: E402  (issue 8: inspection)
-
-__all__ += ["trace", "graph", "residuals"]
-
-from .transforms import hessian, hvp, jacobian, jvp  # noqa: E402  (issue 4: forward mode, higher order)
-
-__all__ += ["jvp", "jacobian", "hessian", "hvp"]

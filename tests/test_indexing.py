@@ -9,7 +9,6 @@ import pytest
 
 import tapegen as tg
 from conftest import numeric_vjp
-from tapegen.errors import UnsupportedSyntaxError
 
 _rng = np.random.default_rng(11)
 X = _rng.standard_normal((4, 5))
