@@ -11,13 +11,23 @@ it is only updated by contracting forms (`0.5 * v + 0.5 * np.tanh(e)`) or
 accumulations whose growth the bound accounts for.
 
 Points where a program is not differentiable (the comparison of an `if`,
-`while`, `break` or `np.where`, `np.maximum`, `np.abs`, `np.max`) are written
-twice: plainly in `Program.source`, and as calls of `Probe` methods in
+`while`, `break`, `a if c else b` or `np.where`; `np.maximum`, `np.abs`,
+`np.max`/`np.min`, `np.sort`, `np.clip`, `np.linalg.norm`) are written twice:
+plainly in `Program.source`, and as calls of `Probe` methods in
 `Program.probe_source`, which record how far the test point is from the kink.
 A test rejects points closer than `MARGIN`, where finite differences would
-straddle the kink. Exact ties of maximum/abs/max are allowed: they are
-structural (the same function on both sides, or constants), so stay tied
-under perturbation.
+straddle the kink. Exact ties of maximum/abs/max/sort (and a zero norm) are
+allowed: they are structural (the same function on both sides, or constants),
+so they stay tied under perturbation.
+
+Statements: assignments, reassignments (also of arguments), `+=` on arrays
+the function owns, tuple swaps, dicts/tuples/lists of values, lambdas and
+nested defs, if/elif/else and early returns, `for` over ranges, rows, zip and
+enumerate, `while` with a counter (and a data condition), break/continue,
+`np.zeros` arrays filled by rows, columns, slices and cells, helper functions
+(returning one value or a pair, called again with other arguments), and lists
+built with `append` and stacked. Unusual names (`t1`, `g_a`, `tape`, ...) test generated-name
+hygiene.
 
 Choices come from a `Chooser`: hypothesis' `draw` in the tests (so a failure
 shrinks to a small program: the first option of every choice is the simplest)
@@ -261,7 +271,7 @@ class Builder:
         self.c = chooser
         self.lines: list = []
         self.helpers: list = []        # finished helper definitions, each a list of lines
-        self.signatures: list = []     # (name, parameter shapes and bounds, result shape, result bound)
+        self.signatures: list = []     # (name, parameter (shape, bound)s, result (shape, bound)s)
         self.pending: list = []        # helpers being written (a helper may define another)
         self.features: list = []
         self.counter = itertools.count(1)
@@ -270,7 +280,6 @@ class Builder:
         self.ints: list = []           # loop indices in scope: (name, largest value)
         self.protected = frozenset()   # names from outside the innermost loop: updates must contract
         self.loops = 1                 # how many times the current line may run (product of trip counts)
-        self.in_loop = False
         self.in_main = True
 
     # --- bookkeeping ----------------------------------------------------------------------------
@@ -491,7 +500,7 @@ class Builder:
             spec, parts = self.c.choice([(spec, (a, b)), ("'ij->j'", (a,)), ("'ij->ji'", (a,))])
         bound = a.bound * (parts[-1].bound if len(parts) > 1 else 1) * int(np.prod(a.shape))
         fields = ", ".join(f"{{{k}:x}}" for k in range(len(parts)))
-        return self.fmt(f"np.einsum({spec}, {fields})", *parts, bound=bound)
+        return self.fmt(f"np.einsum({spec}, {fields})", *parts, bound=bound, view=True)  # 'ij->ji' is a view
 
     def scan(self, env):
         """cumsum, diff, sort and clip along an axis (sort and clip through probes: ties and edges are kinks)."""
@@ -531,7 +540,7 @@ class Builder:
         plain, probe = self.condition(env)
         self.note("ifexp")
         return self.fmt("{0} if {2:x} else {1}", a, b, Expr(plain, probe, (), 1.0), bound=max(a.bound, b.bound),
-                        atom=False)
+                        atom=False, view=True)  # it is one of them, not a copy
 
     def with_index(self, env):
         """An expression reading a loop index: `A[i]`, `A[:, i]`, `x * i`, `np.sum(A[i:])`."""
@@ -674,7 +683,8 @@ class Builder:
             calls, bound = [f"{fname}({{0}})", f"{fname}({{0}}, scale=1.5)", f"{fname}(u={{0}})"], body.bound * 1.5
         args = [x] + [v for v in env if v.shape == x.shape and v.bound <= x.bound and v.name != x.name][:1]
         e = " + ".join(self.c.choice(calls).format(a.name) for a in args)
-        return self.define(env, self.name(), self.tame(Expr(e, e, body.shape, bound * len(args), False)))
+        views = frozenset(a.name for a in args)  # `lambda u: u[0]` returns a view of its argument
+        return self.define(env, self.name(), self.tame(Expr(e, e, body.shape, bound * len(args), False, views)))
 
     def branch(self, env, depth):
         form = self.c.choice(["reassign", "new", "elif", "return"], [3, 3, 1, 1 if self.in_main else 0])
@@ -718,17 +728,16 @@ class Builder:
 
     @contextmanager
     def loop(self, env, trips, ints=()):
-        saved = (self.protected, self.loops, self.in_loop, len(self.ints))
+        saved = (self.protected, self.loops, len(self.ints))
         self.protected = self.protected | {v.name for v in env}
         self.loops *= trips
-        self.in_loop = True
         self.ints.extend(ints)
         try:
             with self.block():
                 yield
         finally:
-            self.protected, self.loops, self.in_loop = saved[:3]
-            del self.ints[saved[3]:]
+            self.protected, self.loops = saved[:2]
+            del self.ints[saved[2]:]
 
     def carried(self, env):
         """Variables a loop updates: an outer one (contracting), or a new accumulator set up before it."""
@@ -757,7 +766,7 @@ class Builder:
             spec = f"{stop}" if start == 0 else f"{start}, {stop}"
             return f"for i{suffix} in range({spec}):", stop - start, [(f"i{suffix}", stop - 1)], []
         if not arrays:
-            return self.loop_header_range(suffix)
+            return f"for i{suffix} in range(2):", 2, [(f"i{suffix}", 1)], []
         a = self.c.choice(arrays[::-1])
         item = Var(f"row{suffix}", a.shape[1:], a.bound)
         if form == "rows":
@@ -768,9 +777,6 @@ class Builder:
         b = self.c.choice(arrays)
         other = Var(f"q{suffix}", b.shape[1:], b.bound)
         return f"for {item.name}, {other.name} in zip({a.name}, {b.name}):", min(a.shape[0], b.shape[0]), [], [item, other]
-
-    def loop_header_range(self, suffix):
-        return f"for i{suffix} in range(2):", 2, [(f"i{suffix}", 1)], []
 
     def for_loop(self, env, depth):
         header, trips, ints, items = self.loop_header(env, depth)
@@ -877,39 +883,46 @@ class Builder:
 
     def call(self, env, depth):
         """Call a helper function defined in the same file (defining it first if none fits)."""
-        for name, params, shape, bound in self.signatures:
+        for name, params, results in self.signatures:
             args = [self.pick(env, lambda v, p=p: v.shape == p[0] and v.bound <= p[1]) for p in params]
             if all(args) and self.c.flip(50):
                 self.note("call:again")
-                return self.call_with(env, name, args, shape, bound)
+                return self.call_with(env, name, args, results)
         args = [self.pick(env) for _ in range(self.c.integer(1, 2))]
-        name, shape, bound = self.define_helper(args, depth)
-        return self.call_with(env, name, args, shape, bound)
+        name, results = self.define_helper(args, depth)
+        return self.call_with(env, name, args, results)
 
-    def call_with(self, env, name, args, shape, bound):
-        e = Expr(f"{name}({', '.join(a.name for a in args)})", f"{name}({', '.join(a.name for a in args)})",
-                 shape, bound, True, frozenset(a.name for a in args))
-        return self.define(env, self.name(), e)
+    def call_with(self, env, name, args, results):
+        """`v = helper(a, b)`, or `v, w = helper(a, b)` for a helper returning a pair."""
+        call = f"{name}({', '.join(a.name for a in args)})"
+        env = [replace(v, fresh=False) if v in args else v for v in env]  # a helper may return a view of them
+        if len(results) == 1:
+            return self.define(env, self.name(), Expr(call, call, *results[0], True, frozenset({args[0].name})))
+        names = [self.name() for _ in results]
+        self.emit(f"{', '.join(names)} = {call}")
+        env = [v for v in env if v.name not in names]
+        return env + [Var(n, shape, max(bound, 1.0)) for n, (shape, bound) in zip(names, results)]
 
     def define_helper(self, args, depth):
         name = f"helper{len(self.signatures) + len(self.pending) + 1}"
         self.pending.append(name)
         self.note("helper")
         params = [Var(p, a.shape, a.bound) for p, a in zip("pq", args)]
-        saved = (self.lines, self.indent, self.protected, self.loops, self.in_loop, self.ints, self.in_main)
-        self.lines, self.indent, self.protected, self.loops, self.in_loop, self.ints, self.in_main = (
-            [], 1, frozenset(), 1, False, [], False)
+        saved = (self.lines, self.indent, self.protected, self.loops, self.ints, self.in_main)
+        self.lines, self.indent, self.protected, self.loops, self.ints, self.in_main = [], 1, frozenset(), 1, [], False
         try:
             self.lines.append((0, f"def {name}({', '.join(p.name for p in params)}):", None))
             inner = self.statements(params, self.c.integer(0, 2), depth + 1)
-            result = self.expression(inner)
-            self.emit(f"return {result.plain}", f"return {result.probe}")
+            results = [self.expression(inner) for _ in range(1 + self.c.flip(25))]
+            self.note(f"helper:returns-{len(results)}")
+            self.emit(*(f"return {', '.join(getattr(r, column) for r in results)}" for column in ("plain", "probe")))
             self.helpers.append(self.lines)
         finally:
-            self.lines, self.indent, self.protected, self.loops, self.in_loop, self.ints, self.in_main = saved
+            self.lines, self.indent, self.protected, self.loops, self.ints, self.in_main = saved
         self.pending.remove(name)
-        self.signatures.append((name, [(a.shape, a.bound) for a in args], result.shape, result.bound))
-        return name, result.shape, result.bound
+        results = [(r.shape, r.bound) for r in results]
+        self.signatures.append((name, [(a.shape, a.bound) for a in args], results))
+        return name, results
 
     def stack(self, env, depth):
         """Collect states in a list with `.append` and stack them."""
