@@ -47,6 +47,9 @@ class ControlFlow:
         # (`for row in a: a = a + row`) must not change what is iterated.
         iterable, index_name, bind_items = self.iteration(stmt)
         names = _assigned_names(stmt.body) | _target_names(stmt.target)
+        rebound = {self.env.get(name) for name in names}
+        bind_items = [(target, self._snapshot(seq, stmt) if seq in rebound and seq in self.shared.values() else seq)
+                      for target, seq in bind_items]  # inside an outer loop: a name it already shares
         pinned = {seq for _, seq in bind_items if isinstance(seq, Var)}
         with self.sharing(names, stmt, pinned):
             index = self.shared_var(index_name) if index_name else self.namer.invented("i")
@@ -71,6 +74,10 @@ class ControlFlow:
             return self.range_over([seq], it), None, [(target, seq)]
         raise self.unsupported(stmt.target, "this loop target is not supported",
                                "loop over range(...), an array, zip(...) or enumerate(...)")
+
+    def _snapshot(self, seq, node):
+        """The value a loop iterates, under a name its body does not rebind."""
+        return self.emit(rules.lookup(assign), [seq], {}, node, None)
 
     def range_over(self, seqs, node):
         lengths = [self.emit(rules.lookup(builtins.len), [s], {}, node, None) for s in seqs]

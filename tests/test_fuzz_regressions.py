@@ -121,9 +121,6 @@ def inner_loop_rebinds_the_array_it_iterates(a, b):
     return np.mean(a ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="wrong value and gradient: the inner `for q in a:` reads rows of the "
-                                       "rebound a (a_1[i_1]); only an outermost loop's iterable is kept "
-                                       "(lower_flow.py)")
 def test_inner_loop_rebinding_the_array_it_iterates():
     check(inner_loop_rebinds_the_array_it_iterates, np.array([-0.08, -0.33, 0.73]), np.array([0.5, -1.5]))
 
