@@ -367,6 +367,9 @@ class _Fold(ast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
+        filled = _mean_of_all(node)
+        if filled is not None:
+            return filled
         left, right = _number(node.left), _number(node.right)
         fn = _FOLDABLE.get(type(node.op))
         if fn and left is not None and right is not None:
@@ -378,6 +381,21 @@ class _Fold(ast.NodeTransformer):
         if isinstance(node.op, ast.Mult) and left == 1:
             return node.right
         return node
+
+
+def _mean_of_all(node):
+    """`unreduce(g, S, None, False) / n` with S known: `np.full(S, g / n)`, one array instead of three steps."""
+    call = node.left
+    if not (isinstance(node.op, ast.Div) and _number(node.right) is not None and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name) and call.func.id == "unreduce" and len(call.args) == 4):
+        return None
+    try:
+        shape, axis, keepdims = (ast.literal_eval(a) for a in call.args[1:])
+    except ValueError:
+        return None
+    if axis is not None or not isinstance(shape, tuple):
+        return None
+    return ast.Call(_spelled("np.full"), [constant(shape), ast.BinOp(call.args[0], ast.Div(), node.right)], [])
 
 
 def _number(node):
