@@ -125,6 +125,39 @@ def test_inner_loop_rebinding_the_array_it_iterates():
     check(inner_loop_rebinds_the_array_it_iterates, np.array([-0.08, -0.33, 0.73]), np.array([0.5, -1.5]))
 
 
+def return_then_continue(a, b):
+    for i in range(2):
+        if b > 0.13:
+            return b * 2.0
+        if a[i] > 0.0:
+            continue
+    return np.sum(a)
+
+
+def return_then_break(a):
+    for i in range(2):
+        if a < 0.05:
+            return a ** 2
+        a = a * 2.0
+        if a > 1.0:
+            break
+    return a
+
+
+@pytest.mark.xfail(strict=True, raises=IndexError,
+                   reason="pop from empty list: the else arm of the early return's if pushes its direction at "
+                          "its end, after `if a[i] > 0.0: continue`, which jumps over the push (reverse.py)")
+def test_early_return_then_continue_in_a_loop():
+    check(return_then_continue, np.array([0.5, -0.3, 0.2]), -0.2)
+
+
+@pytest.mark.xfail(strict=True, reason="silently wrong gradient (1.0, not 2.0): the break jumps over the push of "
+                                       "the enclosing arm's direction, so the backward pass pops a_1 (0.6, "
+                                       "truthy) as the branch taken (reverse.py)")
+def test_early_return_then_break_in_a_loop():
+    check(return_then_break, 0.6)
+
+
 # --- names --------------------------------------------------------------------------------------
 
 def user_name_like_a_cotangent(a):

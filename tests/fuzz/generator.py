@@ -254,6 +254,9 @@ BINARY = (
     ("mul_fn", "np.multiply({0:x}, {1:x})", None, lambda p, q: p * q),
     ("maximum", "np.maximum({0:x}, {1:x})", "_maximum({0:x}, {1:x})", max),
     ("tanh_mix", "np.tanh({0} * {1})", None, lambda p, q: 1.0),
+    ("power", "(1.5 + np.sin({0:x})) ** np.tanh({1:x})", None, lambda p, q: 2.5),
+    ("arctan2", "np.arctan2({0:x}, 1.0 + {1} * {1})", None, lambda p, q: 1.6),
+    ("power_fn", "np.power({0:x}, 2)", None, lambda p, q: p * p),
 )
 MIXES = (  # how a variable {0} is updated with {1}; contracting ones never raise a bound that is >= 1
     ("axpy", "0.5 * {0} + 0.5 * np.tanh({1:x})", lambda p, q: p, True),
@@ -679,7 +682,7 @@ class Builder:
             self.note("local:def")
             self.emit(f"def {fname}(u, scale=0.5):")
             with self.block():
-                self.emit(f"return {body.plain} * scale", f"return {body.probe} * scale")
+                self.emit(*(f"return {_Part(text, body.atom)} * scale" for text in (body.plain, body.probe)))
             calls, bound = [f"{fname}({{0}})", f"{fname}({{0}}, scale=1.5)", f"{fname}(u={{0}})"], body.bound * 1.5
         args = [x] + [v for v in env if v.shape == x.shape and v.bound <= x.bound and v.name != x.name][:1]
         e = " + ".join(self.c.choice(calls).format(a.name) for a in args)

@@ -6,10 +6,14 @@ and checked at a random point at least `MARGIN` from any kink:
 1. the value from the generated gradient code equals the plain call;
 2. reverse-mode gradients (`grad` code for all arguments and for one, and the
    `vjp` code's pullback) equal central finite differences in float64;
-3. if `tapegen.jvp` exists, forward mode agrees with reverse mode by the
-   dot-product identity <J u, 1> = <u, J^T 1>;
+3. if `tapegen.jvp` exists, forward mode agrees with the gradients of 2 by
+   the dot-product identity <J u, 1> = <u, J^T 1> along random u;
 4. the generated source is the same bytes when generated again from a fresh
-   copy of the function (and, for a batch, in processes with other hash seeds).
+   copy of the function (and, for a batch, in processes with other hash seeds);
+5. no generated code writes into its arguments.
+
+A failure that matches an open core bug (KNOWN_BUGS, each with a regression
+test in tests/test_fuzz_regressions.py) is counted, not raised.
 
 `pytest tests/fuzz --fuzz-long` (or TAPEGEN_FUZZ_LONG=1) runs thousands.
 Run with `--hypothesis-show-statistics` to see the feature mix.
@@ -101,7 +105,10 @@ def loaded(program, directory):
 
 
 def properties(program, f, copy, args, seed, single):
-    """The checks of one program, as thunks, in order: each assumes the ones before it passed."""
+    """The checks of one program, as thunks; independent, so that a failing one hides none of the others.
+
+    Generated code gets the arguments themselves, not copies, so that writing into them is caught last.
+    """
     wrt = tuple(range(len(args)))
     names = program.params
     plain = f(*copies(args))
@@ -111,20 +118,20 @@ def properties(program, f, copy, args, seed, single):
         assert plain == probe(program, copies(args))[0], "the generator's probe disagrees with the program"
         function = tg.value_and_grad(f, wrt=wrt)
         for call in ("first", "second"):  # the first call may run other code than later ones (specialization)
-            value, grads = function(*copies(args))
+            value, grads = function(*args)
             assert value == pytest.approx(plain, rel=1e-12, abs=1e-12), f"value_and_grad value differs ({call} call)"
             for k in wrt:
                 assert_close(grads[k], expected[k], f"grad wrt {names[k]} ({call} call)")
 
     def vjp():
-        out, pullback = tg.vjp(f, *copies(args), wrt=wrt)
+        out, pullback = tg.vjp(f, *args, wrt=wrt)
         assert out == pytest.approx(plain, rel=1e-12, abs=1e-12), "vjp output differs from the call"
         for k, pulled in enumerate(pullback(1.0)):
             assert_close(pulled, expected[k], f"vjp pullback wrt {names[k]}")
 
     def one_argument():
         k = single % len(args)
-        assert_close(tg.grad(f, wrt=k)(*copies(args)), expected[k], f"grad wrt {names[k]} alone")
+        assert_close(tg.grad(f, wrt=k)(*args), expected[k], f"grad wrt {names[k]} alone")
 
     def jvp():
         check_jvp(f, args, expected, seed, plain)
@@ -146,7 +153,7 @@ def check_jvp(f, args, grads, seed, plain):
         return
     rng = np.random.default_rng(seed + 1)
     tangents = tuple(rng.standard_normal(np.shape(a)) if np.ndim(a) else float(rng.standard_normal()) for a in args)
-    out, tangent_out = tg.jvp(f, copies(args), tangents)
+    out, tangent_out = tg.jvp(f, args, tangents)
     assert out == pytest.approx(plain, rel=1e-12, abs=1e-12), "jvp output differs from the call"
     expected = sum(float(np.sum(np.asarray(g) * u)) for g, u in zip(grads, tangents))
     assert tangent_out == pytest.approx(expected, rel=RTOL, abs=ATOL), "jvp disagrees with vjp"
@@ -157,20 +164,19 @@ def check_jvp(f, args, grads, seed, plain):
 # matches one is counted rather than raised, so that the fuzzer still finds new bugs in the programs
 # around it. When a regression test starts passing, delete its row here. TAPEGEN_FUZZ_STRICT=1 raises all.
 
-def _rebinds_iterated_in_inner_loop(tree) -> bool:
-    """A `for` inside a loop whose body rebinds a name its iterable reads."""
-    inner = [n for outer in ast.walk(tree) if isinstance(outer, (ast.For, ast.While))
-             for child in outer.body for n in ast.walk(child) if isinstance(n, ast.For)]
-    return any({n.id for n in ast.walk(loop.iter) if isinstance(n, ast.Name)} &
-               {t.id for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, (ast.Assign, ast.AugAssign))
-                for target in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                for t in ast.walk(target) if isinstance(t, ast.Name)}
-               for loop in inner)
+def _jumps_twice_in_a_loop(tree) -> bool:
+    """A loop with two or more of break / continue / return in its body (a def's own returns aside)."""
+    def jumps(node):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            return 0
+        return isinstance(node, (ast.Break, ast.Continue, ast.Return)) + sum(map(jumps, ast.iter_child_nodes(node)))
+    return any(sum(jumps(stmt) for stmt in loop.body) >= 2 for loop in ast.walk(tree)
+               if isinstance(loop, (ast.For, ast.While)))
 
 
 KNOWN_BUGS = (  # (regression test, does this failure look like it)
-    ("test_inner_loop_rebinding_the_array_it_iterates",
-     lambda tree, check, exc: isinstance(exc, AssertionError) and _rebinds_iterated_in_inner_loop(tree)),
+    ("test_early_return_then_break_in_a_loop",
+     lambda tree, check, exc: _jumps_twice_in_a_loop(tree)),
 )
 
 
