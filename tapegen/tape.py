@@ -64,8 +64,8 @@ class ForwardPass:
         orelse = self.block(stmt.orelse, in_loop)
         if id(stmt) in self.backward.flagged:
             self.uses_tape = True
-            then = _before_exit(then, Push(Const(True), stmt.span))
-            orelse = _before_exit(orelse, Push(Const(False), stmt.span))
+            then = _before_exits(then, Push(Const(True), stmt.span))
+            orelse = _before_exits(orelse, Push(Const(False), stmt.span))
         return If(stmt.cond, tuple(then), tuple(orelse), stmt.span)
 
     def loop(self, stmt, in_loop) -> list:
@@ -79,12 +79,27 @@ class ForwardPass:
         return [loop]
 
 
-def _before_exit(stmts, push):
-    if stmts and isinstance(stmts[-1], Exit):
-        return stmts[:-1] + [push, stmts[-1]]
-    return stmts + [push]
+def _before_exits(stmts, push) -> list:
+    """`stmts` with `push` at its end and before every break/continue that leaves it early.
+
+    An exit nested in an inner `if` leaves this arm too; one inside an inner loop leaves only that
+    loop. Inner pushes come first, so the backward pass pops this arm's direction before them.
+    """
+    out = _push_before_nested_exits(stmts, push)
+    return out if out and isinstance(out[-1], Exit) else out + [push]
 
 
+def _push_before_nested_exits(stmts, push) -> list:
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, Exit):
+            out += [push, stmt]
+        elif isinstance(stmt, If):
+            out.append(If(stmt.cond, tuple(_push_before_nested_exits(stmt.then, push)),
+                          tuple(_push_before_nested_exits(stmt.orelse, push)), stmt.span))
+        else:
+            out.append(stmt)
+    return out
 
 
 def _saved_region():

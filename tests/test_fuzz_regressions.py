@@ -144,16 +144,10 @@ def return_then_break(a):
     return a
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="pop from empty list: the else arm of the early return's if pushes its direction at "
-                          "its end, after `if a[i] > 0.0: continue`, which jumps over the push (reverse.py)")
 def test_early_return_then_continue_in_a_loop():
     check(return_then_continue, np.array([0.5, -0.3, 0.2]), -0.2)
 
 
-@pytest.mark.xfail(strict=True, reason="silently wrong gradient (1.0, not 2.0): the break jumps over the push of "
-                                       "the enclosing arm's direction, so the backward pass pops a_1 (0.6, "
-                                       "truthy) as the branch taken (reverse.py)")
 def test_early_return_then_break_in_a_loop():
     check(return_then_break, 0.6)
 
