@@ -797,7 +797,11 @@ class Builder:
             header, probe = f"{header} and ({plain})", f"{probe} and ({probed})"
             self.note("while:data")
         self.note("while")
-        step = self.c.choice([f"{counter} += 1", f"{counter} = {counter} + 1"])
+        step = [self.c.choice([f"{counter} += 1", f"{counter} = {counter} + 1"])]
+        if self.c.flip(20):
+            self.note("while:true")
+            header = probe = "while True"
+            step += [f"if {counter} > {stop}:", f"    break"]
         return self.loop_body(env, depth, header + ":", probe + ":", stop, [(counter, stop)], [], first=step)
 
     def loop_body(self, env, depth, header, probe, trips, ints, items, first=None):
@@ -810,8 +814,8 @@ class Builder:
                 env = [var if v.name == var.name else v for v in env]
         self.emit(header, probe)
         with self.loop(env, trips, ints):
-            if first:
-                self.emit(first)
+            for line in first or ():
+                self.emit(line)
             inner = self.statements(env + items, self.c.integer(0, 2), depth + 1)
             if self.c.flip(25):
                 self.jump(inner)
