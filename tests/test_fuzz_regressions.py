@@ -246,14 +246,14 @@ def unused_branch_after_or(a):
         a = a * a
     c = a[0] > 0.13 or a[0] < 0.05
     if c:
-        unused = a * 2.0
+        unused = a * 2.0  # noqa: F841  (the point: a branch whose backward pass has nothing to do)
     return np.sum(a)
 
 
 def unused_choice_after_or(a):
     for i in range(2):
         a = a * a
-    unused = a if a[0] > 0.13 or a[0] < 0.05 else a * 2.0
+    unused = a if a[0] > 0.13 or a[0] < 0.05 else a * 2.0  # noqa: F841
     return np.sum(a)
 
 

@@ -801,7 +801,7 @@ class Builder:
         if self.c.flip(20):
             self.note("while:true")
             header = probe = "while True"
-            step += [f"if {counter} > {stop}:", f"    break"]
+            step += [f"if {counter} > {stop}:", "    break"]
         return self.loop_body(env, depth, header + ":", probe + ":", stop, [(counter, stop)], [], first=step)
 
     def loop_body(self, env, depth, header, probe, trips, ints, items, first=None):

@@ -24,7 +24,6 @@ import importlib.util
 import itertools
 import json
 import os
-import re
 import subprocess
 import sys
 from contextlib import contextmanager
