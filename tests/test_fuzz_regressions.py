@@ -262,6 +262,25 @@ def test_unused_branch_on_an_or_condition(f):
     check(f, np.array([0.9, -0.7]))
 
 
+def lambda_in_a_loop_after_an_elif_return(a, b):
+    if np.mean(a) > 0.0:
+        pass
+    elif np.sum(a) > 0.47:
+        return np.sum(b)
+    for row in b:
+        double = lambda u: u * 2.0
+        b = b * 0.5 + double(row)
+    return np.sum(b)
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError,
+                   reason="TypeError: unhashable type: 'dict' - the code after the elif's return is lowered in "
+                          "both arms, so the second time the loop is lowered the lambda is in scope, and "
+                          "stmt_For puts every rebound name's value in a set (lower_flow.py)")
+def test_lambda_in_a_loop_after_an_elif_return():
+    check(lambda_in_a_loop_after_an_elif_return, np.array([-0.3, -0.2]), np.array([0.5, 0.1]))
+
+
 # --- specialization ---------------------------------------------------------------------------
 
 def assigns_into_an_empty_region(a):
@@ -281,6 +300,22 @@ def scalar_packed_but_unused(a, b):
 
 def test_float_argument_packed_in_a_dict_but_unused():
     check(scalar_packed_but_unused, np.array([0.41, -0.69]), -1.37)
+
+
+def masked_sum(a):
+    return np.sum(np.sin(a)[a > 0.5] ** 2)
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="code specialized at a point selecting 2 elements bakes unreduce(g, (2,)) in; called "
+                          "where the mask selects 1, the guard (argument shapes) passes and unreduce fails: a "
+                          "boolean-mask gather's shape depends on values, not shapes (specialize.py)")
+def test_specialized_code_at_a_mask_selecting_fewer_elements():
+    function = tg.value_and_grad(masked_sum)
+    for a in ([0.9, 0.8, 0.1], [0.9, 0.8, 0.1], [0.9, 0.2, 0.1]):
+        value, grad = function(np.array(a))
+        assert value == pytest.approx(masked_sum(np.array(a)), rel=1e-12)
+        np.testing.assert_allclose(grad, numeric_vjp(masked_sum, (np.array(a),), 0, 1.0), rtol=1e-6, atol=1e-8)
 
 
 # --- determinism ------------------------------------------------------------------------------

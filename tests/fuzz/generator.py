@@ -779,7 +779,8 @@ class Builder:
                     [(f"e{suffix}", a.shape[0] - 1)], [item])
         b = self.c.choice(arrays)
         other = Var(f"q{suffix}", b.shape[1:], b.bound)
-        return f"for {item.name}, {other.name} in zip({a.name}, {b.name}):", min(a.shape[0], b.shape[0]), [], [item, other]
+        header = f"for {item.name}, {other.name} in zip({a.name}, {b.name}):"
+        return header, min(a.shape[0], b.shape[0]), [], [item, other]
 
     def for_loop(self, env, depth):
         header, trips, ints, items = self.loop_header(env, depth)
@@ -946,9 +947,14 @@ class Builder:
             new = self.mix(env[-1], self.expression(env), True)
             self.define(env, state, new)
             self.emit(f"{items}.append({state})")
+            early = self.c.flip(25)
+            if early:  # then the list's length depends on the data: only its sum over items is used
+                self.jump(env)
         how = self.c.choice(["np.stack({0})", "np.stack({0}, axis=-1)", "np.array({0})"])
         self.note(f"stack:{how.split('(')[0]}")
-        e = self.fmt(how, Expr(items, items, (trips,) + seed_var.shape, 1.0, True), bound=1.0)
+        if early:
+            how = "np.sum(np.stack({0}) ** 2, axis=0)"
+        e = self.fmt(how, Expr(items, items, (trips,) + seed_var.shape, 1.0, True), bound=trips)
         env = [replace(v, fresh=False) if v.name == state else v for v in env]
         return self.define(env, self.name(), e) if e else env
 
