@@ -47,7 +47,7 @@ class ControlFlow:
         # (`for row in a: a = a + row`) must not change what is iterated.
         iterable, index_name, bind_items = self.iteration(stmt)
         names = _assigned_names(stmt.body) | _target_names(stmt.target)
-        rebound = {self.env.get(name) for name in names}
+        rebound = {value for value in (self.env.get(name) for name in names) if isinstance(value, Var)}
         bind_items = [(target, self._snapshot(seq, stmt) if seq in rebound and seq in self.shared.values() else seq)
                       for target, seq in bind_items]  # inside an outer loop: a name it already shares
         pinned = {seq for _, seq in bind_items if isinstance(seq, Var)}

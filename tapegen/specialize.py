@@ -115,10 +115,14 @@ def _pure(eqn, shaped, static, records, containers) -> bool:
         return True  # params["W"]: the guard checks that leaf
     for key, atom in eqn.inputs:
         for var in atom_vars(atom):
+            if name == "getitem" and key == "index":
+                # An index fixed by the guard, or an integer array (the result has its shape); never a
+                # boolean mask, however trusted its own shape: what it selects depends on the data.
+                if var in static or _int_array(records.get(var)):
+                    continue
+                return False
             if var in shaped or var in static:
                 continue
-            if name == "getitem" and key == "index" and _int_array(records.get(var)):
-                continue  # an integer-array index: the result has the index's shape
             return False
     return True
 

@@ -273,10 +273,6 @@ def lambda_in_a_loop_after_an_elif_return(a, b):
     return np.sum(b)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="TypeError: unhashable type: 'dict' - the code after the elif's return is lowered in "
-                          "both arms, so the second time the loop is lowered the lambda is in scope, and "
-                          "stmt_For puts every rebound name's value in a set (lower_flow.py)")
 def test_lambda_in_a_loop_after_an_elif_return():
     check(lambda_in_a_loop_after_an_elif_return, np.array([-0.3, -0.2]), np.array([0.5, 0.1]))
 
@@ -306,10 +302,6 @@ def masked_sum(a):
     return np.sum(np.sin(a)[a > 0.5] ** 2)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="code specialized at a point selecting 2 elements bakes unreduce(g, (2,)) in; called "
-                          "where the mask selects 1, the guard (argument shapes) passes and unreduce fails: a "
-                          "boolean-mask gather's shape depends on values, not shapes (specialize.py)")
 def test_specialized_code_at_a_mask_selecting_fewer_elements():
     function = tg.value_and_grad(masked_sum)
     for a in ([0.9, 0.8, 0.1], [0.9, 0.8, 0.1], [0.9, 0.2, 0.1]):
