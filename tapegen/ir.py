@@ -27,10 +27,6 @@ class Span:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col + 1}"
 
-    @property
-    def snippet(self) -> str:
-        return self.text[self.col:self.end_col] if self.end_col > self.col else self.text.strip()
-
 
 @dataclass(frozen=True)
 class Var:
