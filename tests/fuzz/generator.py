@@ -283,7 +283,8 @@ class Builder:
         self.ints: list = []           # loop indices in scope: (name, largest value)
         self.protected = frozenset()   # names from outside the innermost loop: updates must contract
         self.loops = 1                 # how many times the current line may run (product of trip counts)
-        self.in_main = True
+        self.returns = None            # the entry function returns a scalar; a helper a value of this shape
+        self.early: list = []          # bounds of the values a helper returns early
 
     # --- bookkeeping ----------------------------------------------------------------------------
 
@@ -673,7 +674,9 @@ class Builder:
         """A lambda or nested def (with a default argument) defined in the function, called once or twice."""
         x = self.pick(env)
         fname = self.name("f")
-        body = self.expression([Var("u", x.shape, x.bound)])
+        captured = [self.pick(env)] if self.c.flip(40) else []  # a closure over a local of the enclosing function
+        self.note("local:closure" if captured else "local:plain")
+        body = self.expression([Var("u", x.shape, x.bound)] + captured)
         if self.c.flip(50):
             self.note("local:lambda")
             self.emit(f"{fname} = lambda u: {body.plain}", f"{fname} = lambda u: {body.probe}")
@@ -690,13 +693,19 @@ class Builder:
         return self.define(env, self.name(), self.tame(Expr(e, e, body.shape, bound * len(args), False, views)))
 
     def branch(self, env, depth):
-        form = self.c.choice(["reassign", "new", "elif", "return"], [3, 3, 1, 1 if self.in_main else 0])
+        form = self.c.choice(["reassign", "new", "elif", "return"], [3, 3, 1, 1 if self.returns is not False else 0])
         self.note(f"if:{form}")
         plain, probe = self.condition(env)
         if form == "return":
             self.emit(f"if {plain}:", f"if {probe}:")
             with self.block():
-                self.finish(env)
+                if self.returns is None:
+                    self.finish(env)
+                else:
+                    self.note("helper:early-return")
+                    result = self.coerce(self.expression(env), self.returns)
+                    self.early.append(result.bound)
+                    self.emit(f"return {result.plain}", f"return {result.probe}")
             return env
         if form == "reassign":
             target = self.pick(env)
@@ -916,19 +925,24 @@ class Builder:
         self.pending.append(name)
         self.note("helper")
         params = [Var(p, a.shape, a.bound) for p, a in zip("pq", args)]
-        saved = (self.lines, self.indent, self.protected, self.loops, self.ints, self.in_main)
-        self.lines, self.indent, self.protected, self.loops, self.ints, self.in_main = [], 1, frozenset(), 1, [], False
+        pair = self.c.flip(25)
+        saved = (self.lines, self.indent, self.protected, self.loops, self.ints, self.returns, self.early)
+        self.lines, self.indent, self.protected, self.loops, self.ints, self.early = [], 1, frozenset(), 1, [], []
+        self.returns = False if pair else params[0].shape  # early returns give a value shaped like the first
         try:
             self.lines.append((0, f"def {name}({', '.join(p.name for p in params)}):", None))
             inner = self.statements(params, self.c.integer(0, 2), depth + 1)
-            results = [self.expression(inner) for _ in range(1 + self.c.flip(25))]
+            results = [self.expression(inner) for _ in range(1 + pair)]
+            if not pair:
+                results = [self.coerce(results[0], params[0].shape)]
             self.note(f"helper:returns-{len(results)}")
             self.emit(*(f"return {', '.join(getattr(r, column) for r in results)}" for column in ("plain", "probe")))
             self.helpers.append(self.lines)
         finally:
-            self.lines, self.indent, self.protected, self.loops, self.ints, self.in_main = saved
+            early = self.early
+            self.lines, self.indent, self.protected, self.loops, self.ints, self.returns, self.early = saved
         self.pending.remove(name)
-        results = [(r.shape, r.bound) for r in results]
+        results = [(r.shape, max([r.bound] + early)) for r in results]
         self.signatures.append((name, [(a.shape, a.bound) for a in args], results))
         return name, results
 

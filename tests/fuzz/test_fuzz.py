@@ -175,15 +175,7 @@ def check_jvp(f, args, grads, seed, plain):
 # matches one is counted rather than raised, so that the fuzzer still finds new bugs in the programs
 # around it. When a regression test starts passing, delete its row here. TAPEGEN_FUZZ_STRICT=1 raises all.
 
-def _mask_index(tree) -> bool:
-    return any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Compare) for n in ast.walk(tree))
-
-
-KNOWN_BUGS = (  # (regression test, does this failure look like it)
-    ("test_lambda_in_a_loop_after_an_elif_return",
-     lambda tree, check, exc: isinstance(exc, TypeError) and "unhashable type: 'dict'" in str(exc)),
-    ("test_specialized_code_at_a_mask_selecting_fewer_elements",
-     lambda tree, check, exc: check == "another_point" and _mask_index(tree)),
+KNOWN_BUGS = (  # (regression test, does this failure look like it); empty while no fuzz-found bug is open
 )
 
 
