@@ -133,27 +133,35 @@ def _int_array(seen) -> bool:
 
 
 def _static_values(program, eqns, signatures, shaped) -> set:
-    """Non-array values (ints, tuples, slices, ranges) fixed by the guard, never by float data."""
+    """Non-array values (ints, tuples, slices, ranges) fixed by the guard, never by float data.
+
+    A var is static only when every statement assigning it is (`hs = []` is, `hs.append(h)` is not).
+    """
     static = {p for p, sig in zip(program.params, signatures) if sig is not None and sig[0] == "value"}
     loops = [s for s in walk(program.body) if isinstance(s, Loop)]
+    definers: dict = {}
+    for eqn in eqns:
+        for out in eqn.outputs:
+            definers.setdefault(out, []).append(eqn)
+    for loop in loops:
+        if loop.target is not None:
+            definers.setdefault(loop.target, []).append(loop)
+
+    def fixed(definer) -> bool:
+        if isinstance(definer, Loop):
+            return definer.iterable is not None and all(v in static for v in atom_vars(definer.iterable))
+        if getattr(definer.op, "form", "") == "opaque":
+            return False
+        if getattr(definer.op, "name", "") in METADATA:  # a shape or length of a trusted value
+            return all(v in shaped or v in static for v in definer.reads)
+        return all(v in static for v in definer.reads)  # ints from ints: never float data
+
     changed = True
     while changed:
         changed = False
-        for eqn in eqns:
-            if all(o in static for o in eqn.outputs) or getattr(eqn.op, "form", "") == "opaque":
-                continue
-            name = getattr(eqn.op, "name", "")
-            if name in METADATA:
-                ok = all(v in shaped or v in static for v in eqn.reads)  # a shape or length of a trusted value
-            else:
-                ok = all(v in static for v in eqn.reads)  # ints from ints: never float data
-            if ok:
-                static.update(eqn.outputs)
-                changed = True
-        for loop in loops:
-            if loop.target is not None and loop.target not in static and loop.iterable is not None and all(
-                    v in static for v in atom_vars(loop.iterable)):
-                static.add(loop.target)
+        for var, defs in definers.items():
+            if var not in static and all(fixed(d) for d in defs):
+                static.add(var)
                 changed = True
     return static
 

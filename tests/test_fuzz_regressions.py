@@ -310,6 +310,44 @@ def test_specialized_code_at_a_mask_selecting_fewer_elements():
         np.testing.assert_allclose(grad, numeric_vjp(masked_sum, (np.array(a),), 0, 1.0), rtol=1e-6, atol=1e-8)
 
 
+def stacked_then_masked(a):
+    h = np.tanh(a)
+    hs = []
+    for i in range(3):
+        h = h * 0.9
+        hs.append(h)
+    v = np.stack(hs)
+    return np.sum(v[v > 0.5])
+
+
+def test_specialized_code_at_a_mask_over_a_stacked_list():
+    function = tg.value_and_grad(stacked_then_masked)
+    for a in (1.2, 1.2, 0.6):
+        value, grad = function(a)
+        assert value == pytest.approx(stacked_then_masked(a), rel=1e-12)
+        assert grad == pytest.approx(numeric_vjp(stacked_then_masked, (a,), 0, 1.0), rel=1e-6)
+
+
+def collect_until(b, c):
+    h = c
+    hs = []
+    for i in range(4):
+        h = h * np.cos(np.exp(b))
+        hs.append(h)
+        if h > 0.05:
+            break
+    return np.sum(np.sum(np.stack(hs) ** 2, axis=0))
+
+
+def test_specialized_code_at_a_list_a_break_cut_short():
+    function = tg.value_and_grad(collect_until, wrt=(0, 1))
+    for b, c in ((1.05, 0.88), (1.05, 0.88), (1.05, 0.01)):
+        value, grads = function(b, c)
+        assert value == pytest.approx(collect_until(b, c), rel=1e-12)
+        for k, grad in enumerate(grads):
+            assert grad == pytest.approx(float(numeric_vjp(collect_until, (b, c), k, 1.0)), rel=1e-6)
+
+
 # --- determinism ------------------------------------------------------------------------------
 
 def one_arm_uses_more(a, b, c, d):
