@@ -160,12 +160,23 @@ class Differentiated:
         from .transforms import call_jvp
         return call_jvp(self, primals, tangents, wrt)
 
-    def source(self, kind="grad", wrt=None):
-        """The generated code for `kind` ("grad", "vjp" or "jvp") as a string."""
+    def source(self, kind="grad", wrt=None, args=None):
+        """The generated code for `kind` ("grad", "vjp" or "jvp") as a string.
+
+        With `args` (a tuple of example arguments; "grad" only), the code specialized to
+        their types and shapes: what every call after the first runs for such arguments.
+        """
         if kind not in ("grad", "vjp", "jvp"):
             raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad', 'vjp' or 'jvp'")
         from .inspection import SourceText  # a str that Jupyter shows highlighted
-        return SourceText(self._entry(kind, self._wrt if wrt is None else wrt).generated.text)
+        entry = self._entry(kind, self._wrt if wrt is None else wrt)
+        if args is None:
+            return SourceText(entry.generated.text)
+        if kind != "grad":
+            raise TapegenError("source(args=...) shows the specialized gradient code: kind must be 'grad'",
+                               hint="leave out args for the general vjp or jvp code")
+        function = entry.specialized_function(self._target.arguments(tuple(args), {}))
+        return SourceText("".join(linecache.getlines(function.__code__.co_filename)))
 
     def wengert(self):
         """The Wengert list (one primitive a line, with the user's source lines) as text."""
@@ -203,6 +214,11 @@ class _Entry:
         self.has_aux = has_aux
         self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
         self.key = (target.fn, indices, outputs, bare, receiver)
+
+    def specialized_function(self, arguments):
+        """The code specialized to `arguments`' types and shapes (runs it once on them, to record shapes)."""
+        fn, indices, outputs, bare, receiver = self.key
+        return pipeline.specialized(fn, indices, outputs, bare, receiver, arguments)[1]
 
     def specialize(self, arguments):
         """First call: run a recording variant, then switch to code specialized to these shapes."""
@@ -413,9 +429,12 @@ def vjp(f, *args, wrt=0):
     return _differentiated(f).vjp(*args, wrt=wrt)
 
 
-def source(f, kind="grad", wrt=0):
-    """The generated gradient code of `f` as a string (kind "grad" or "vjp")."""
-    return _differentiated(f).source(kind, wrt=wrt)
+def source(f, kind="grad", wrt=0, args=None):
+    """The generated gradient code of `f` as a string (kind "grad", "vjp" or "jvp").
+
+    With `args`, the gradient code specialized to those example arguments' shapes.
+    """
+    return _differentiated(f).source(kind, wrt=wrt, args=args)
 
 
 def wengert(f):
