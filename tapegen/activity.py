@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import NoRuleError
+from .invariance import shift_cuts
 from .ir import Eqn, Program, Var, atom_vars, walk
 
 
@@ -18,6 +19,7 @@ from .ir import Eqn, Program, Var, atom_vars, walk
 class Activity:
     varying: frozenset
     useful: frozenset
+    cuts: frozenset = frozenset()  # (output, parameter): no cotangent flows there (invariance.py proves it zero)
 
     def active(self, var) -> bool:
         return isinstance(var, Var) and var in self.varying and var in self.useful
@@ -32,7 +34,14 @@ class Activity:
             return []
         inert = getattr(eqn.op, "inert", ())
         return [key for key, atom in eqn.inputs
-                if key not in inert and any(self.active(v) for v in atom_vars(atom))]
+                if key not in inert and (eqn.outputs[0], key) not in self.cuts
+                and any(self.active(v) for v in atom_vars(atom))]
+
+    def flows_from(self, eqn) -> tuple:
+        """The vars a cotangent of `eqn`'s outputs can reach: what it reads, less any cut parameter."""
+        if not self.cuts or not eqn.outputs:
+            return eqn.reads
+        return tuple(v for key, atom in eqn.inputs if (eqn.outputs[0], key) not in self.cuts for v in atom_vars(atom))
 
 
 def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
@@ -47,15 +56,17 @@ def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
                 if not varying.issuperset(eqn.outputs):
                     varying.update(eqn.outputs)
                     changed = True
+    flows = Activity(frozenset(), frozenset(), shift_cuts(program))
     useful = {v for atom in outputs for v in atom_vars(atom)}
     changed = True
     while changed:
         changed = False
         for eqn in reversed(eqns):
-            if any(v in useful for v in eqn.outputs) and not useful.issuperset(eqn.reads):
-                useful.update(eqn.reads)
+            reads = flows.flows_from(eqn)
+            if any(v in useful for v in eqn.outputs) and not useful.issuperset(reads):
+                useful.update(reads)
                 changed = True
-    activity = Activity(frozenset(varying), frozenset(useful))
+    activity = Activity(frozenset(varying), frozenset(useful), flows.cuts)
     for eqn in eqns:
         _check_rules(eqn, activity)
     return activity
