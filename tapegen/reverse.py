@@ -76,6 +76,7 @@ class Adjoint:
     tape_slots: tuple = ()
     known: dict = None  # var -> (shape, dtype) known in advance (shape specialization), or None
     live: frozenset = frozenset()  # gradient vars surely not None at the end of the backward pass
+    cotangents: dict = None  # primal var -> its cotangent var
 
     def __str__(self) -> str:
         from .ir import listing
@@ -114,7 +115,8 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     live = frozenset(builder.cotangent_var(v) for v in wrt if builder.state.get(v, ZERO) == LIVE)
     residuals = _residuals(program, forward, needed)
     return Adjoint(program, tuple(wrt), tuple(outputs), tuple(forward), tuple(backward), seeds, gradients,
-                   residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None, live)
+                   residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None, live,
+                   dict(builder.names))
 
 
 class _Backward:

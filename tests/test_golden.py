@@ -29,6 +29,10 @@ ARTIFACTS = [
     ("array_assignment", "grad", lambda: tg.source(cases.array_assignment)),
     ("rnn_loop", "wengert", lambda: tg.wengert(cases.rnn_loop)),
     ("commented", "grad", lambda: tg.source(cases.commented, wrt=1)),
+    ("tanh_layer_loss", "specialized", lambda: tg.source(cases.tanh_layer_loss, wrt=(0, 1, 2, 3),
+                                                         args=cases.example_arguments("tanh_layer_loss"))),
+    ("softmax_xent", "specialized", lambda: tg.source(cases.softmax_xent,
+                                                      args=cases.example_arguments("softmax_xent"))),
 ]
 
 

@@ -148,3 +148,85 @@ def test_the_cut_is_exact_where_the_maximum_is_tied(rng):
     a = np.array([[1.0, 1.0, 0.5], [0.2, 3.0, 3.0]])  # ties: the maximum itself is not differentiable here
     w = rng.normal(size=(2, 3))
     _check(softmax_normalized, (a, w))
+
+
+# --- broadcasts left unbroadcast (codegen/broadcasts.py) ---------------------------------------
+
+
+def _specialized(f, args, wrt=0):
+    return tg.source(f, wrt=wrt, args=args)
+
+
+def mean_of_squares(W, x, y):
+    return np.mean((np.tanh(x @ W) - y) ** 2)
+
+
+def row_sums_squared(x, y):
+    return np.sum(np.sum(x * y, axis=1) ** 2)
+
+
+def row_sums_kept(x, y):
+    return np.sum(np.log(np.sum(np.exp(x) * y, axis=1, keepdims=True)))
+
+
+def mean_of_a_broadcast_product(x, b):
+    return np.mean(x * b)  # x (3, 4), b (4,): the mean's cotangent meets b, which is smaller
+
+
+def mean_added(x):
+    return np.sum(np.tanh(x + np.mean(x)))
+
+
+def test_a_mean_cotangent_stays_a_scalar(rng):
+    args = (rng.normal(size=(4, 3)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3)))
+    _check(mean_of_squares, args)
+    code = _specialized(mean_of_squares, args)
+    assert "np.full" not in code and "g_t4 = g_t5 / 15" in code  # one scalar instead of a (5, 3) array
+    assert "unreduce(g_t5, t4_shape" in tg.source(mean_of_squares)  # the general code does not know the shape
+
+
+def test_a_row_sum_cotangent_is_broadcast_by_the_product(rng):
+    args = (rng.normal(size=(4, 3)), rng.uniform(0.5, 1.5, size=(4, 3)))
+    for f, small in ((row_sums_squared, "[:, None]"), (row_sums_kept, "g_t2 = g_t3\n")):
+        _check(f, args, wrt=(0, 1))
+        code = _specialized(f, args, wrt=(0, 1))
+        assert small in code and "unreduce" not in code, code
+
+
+@pytest.mark.parametrize("f, shapes", [(mean_of_a_broadcast_product, [(3, 4), (4,)]), (mean_added, [(3, 4)])])
+def test_a_broadcast_needed_in_full_is_kept(f, shapes, rng):
+    args = tuple(rng.normal(size=s) for s in shapes)
+    _check(f, args, wrt=tuple(range(len(args))))
+    code = _specialized(f, args, wrt=tuple(range(len(args))))
+    assert "np.full((3, 4)" in code
+    grads = tg.grad(f, wrt=tuple(range(len(args))))(*args)
+    assert [g.shape for g in grads] == shapes
+
+
+# --- reductions as ndarray methods (codegen/reductions.py) --------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reductions_written_as_methods_give_the_same_values(dtype, rng):
+    args = tuple(a.astype(dtype) for a in (rng.normal(size=(4, 3)), rng.normal(size=(5, 4)),
+                                           np.eye(3)[rng.integers(0, 3, 5)]))
+    f = log_softmax_xent
+    code = "\n".join(line for line in _specialized(f, args).splitlines() if not line.lstrip().startswith("#"))
+    assert "np.sum(" not in code and "np.max(" not in code and "np.mean(" not in code
+    assert ".max(axis=1, keepdims=True)" in code and ".sum() / 5" in code and "-g_logp.sum(axis=1" in code
+    value_and_grad = tg.value_and_grad(f)
+    first, second = value_and_grad(*args), value_and_grad(*args)  # general, then specialized code
+    assert first[0] == second[0] and type(first[0]) is type(second[0]) and first[0].dtype == dtype
+    np.testing.assert_allclose(second[1], first[1], rtol=1e-12 if dtype == np.float64 else 1e-5)
+    assert second[1].dtype == dtype
+    if dtype == np.float64:
+        _check(f, args)
+
+
+def test_a_mean_of_integers_is_left_to_numpy(rng):
+    def f(x, k):
+        return np.sum(x) * np.mean(k)
+
+    args = (rng.normal(size=3), np.arange(4))
+    _check(f, args)
+    assert "np.mean(k)" in _specialized(f, args)

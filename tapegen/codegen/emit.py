@@ -17,6 +17,8 @@ import threading
 
 from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var
 from ..liveness import Free, with_frees
+from .broadcasts import shrink_broadcasts
+from .reductions import reductions_as_methods
 from .render import atom as render_atom
 from .render import expression, statement, to_text
 
@@ -45,6 +47,8 @@ class _ModuleState(threading.local):
     checks = None
     comments: dict = {}
     record = False
+    rendered: dict = {}  # id(eqn) -> the statement written for it, where a pass rewrote it
+    arrays: dict = {}  # name -> (shape, dtype) of values known to be ndarrays (shape specialization)
 
 
 _STATE = _ModuleState()
@@ -54,6 +58,8 @@ def _start(adjoint, checks, record=False):
     _STATE.checks = _check_indices(adjoint) if checks else None
     _STATE.comments = dict(getattr(adjoint.primal, "comments", ()))
     _STATE.record = record
+    _STATE.rendered = {}
+    _STATE.arrays = {}
 
 
 def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bool = False,
@@ -76,6 +82,9 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     scalars = {v for v, (shape, _) in (adjoint.known or {}).items() if shape == ()}  # nothing to free
     both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep | scalars, adjoint.tape_slots)
     split = both.index(_SEED)
+    if adjoint.known:
+        _STATE.rendered = shrink_broadcasts(both[split + 1:], *_shapes_known(adjoint), keep)
+        _STATE.arrays = {v.name: known for v, known in adjoint.known.items() if known[0] != ()}
     body = _tape_start(adjoint) + _lines(both[:split], backward=False)
     value = _value_text(program)
     if _restored(adjoint) & {v for v in program.outputs if isinstance(v, Var)}:
@@ -88,6 +97,14 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     body.append(f"return {value}, {_gradients_text(adjoint, bare, floats)}")
     lines += [INDENT + line for line in body]
     return "\n".join(lines) + "\n"
+
+
+def _shapes_known(adjoint):
+    """({name: shape} of values whose shapes are known in advance, names surely holding scalars)."""
+    shapes = {v.name: shape for v, (shape, _) in adjoint.known.items()}
+    scalars = {v.name for v, (shape, _) in adjoint.known.items() if shape == ()}
+    scalars |= {g.name for v, g in (adjoint.cotangents or {}).items() if v.name in scalars}
+    return shapes, scalars
 
 
 def vjp_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
@@ -163,7 +180,10 @@ def _check_indices(adjoint):
 
 def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Eqn):
-        lines = to_text(statement(stmt)).splitlines()
+        node = _STATE.rendered.get(id(stmt)) or statement(stmt)
+        if _STATE.arrays:
+            node = reductions_as_methods(node, _STATE.arrays)
+        lines = to_text(node).splitlines()
         if _STATE.record and not backward:
             lines += [f"record({v.name!r}, {v.name})" for v in stmt.outputs if v.name != "_"]
         checks = _STATE.checks

@@ -232,7 +232,8 @@ def _sum_to(expr, shape, target):
     keywords = [ast.keyword("axis", constant(axes if len(axes) > 1 else axes[0]))]
     if keepdims:
         keywords.append(ast.keyword("keepdims", ast.Constant(True)))
-    return ast.Call(_spelled("np.sum"), [expr], keywords)
+    from .reductions import method_sum
+    return method_sum(expr, keywords)  # `expr` has a known shape with axes to sum: it is an ndarray
 
 
 class _Substitute(ast.NodeTransformer):

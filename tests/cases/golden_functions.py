@@ -50,3 +50,16 @@ def commented(x, w):
     s = "# a string, not a comment"
     # squashed, then summed
     return np.sum(np.tanh(z)) + len(s)
+
+
+def softmax_xent(W, x, Y):
+    logits = x @ W
+    z = logits - np.max(logits, axis=1, keepdims=True)
+    logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.mean(np.sum(Y * logp, axis=1))
+
+
+def example_arguments(name):
+    """Arguments the specialized goldens are generated for (deterministic values; only shapes matter)."""
+    ones = {"tanh_layer_loss": [(4, 3), (3,), (5, 4), (5, 3)], "softmax_xent": [(4, 3), (5, 4), (5, 3)]}[name]
+    return tuple(np.linspace(-1.0, 1.0, int(np.prod(s))).reshape(s) for s in ones)
