@@ -203,6 +203,25 @@ def test_a_broadcast_needed_in_full_is_kept(f, shapes, rng):
     assert [g.shape for g in grads] == shapes
 
 
+def sum_to_a_scalar(a):
+    return np.sum(np.sin(a), axis=0)
+
+
+def sum_over_both_axes(a):
+    return np.sum(a, axis=(0, 1))
+
+
+@pytest.mark.parametrize("f, shape", [(sum_to_a_scalar, (2,)), (sum_over_both_axes, (2, 3))])
+def test_a_returned_broadcast_gradient_is_a_full_array(f, shape, rng):
+    """Found by the fuzzer: a gradient that is a reduction's spread cotangent, returned as it is."""
+    a = rng.normal(size=shape)
+    _check(f, (a,))
+    grad = tg.grad(f)
+    for _ in range(2):
+        g = grad(a)
+        assert type(g) is np.ndarray and g.shape == shape and g.flags.writeable
+
+
 # --- reductions as ndarray methods (codegen/reductions.py) --------------------------------------
 
 
@@ -230,3 +249,117 @@ def test_a_mean_of_integers_is_left_to_numpy(rng):
     args = (rng.normal(size=3), np.arange(4))
     _check(f, args)
     assert "np.mean(k)" in _specialized(f, args)
+
+
+# --- writing into dead buffers (codegen/buffers.py) ----------------------------------------------
+
+BIG = 40_000  # float64 elements: 320 KB, over the 256 KiB below which buffers are not reused
+
+
+def _directional_check(f, args, wrt, rng, eps=1e-6):
+    """<grad, v> against the central difference of f along a random v: one check for a large input."""
+    grad = tg.grad(f, wrt=wrt)
+    for _ in range(2):  # general code, then the specialized code that reuses buffers
+        kept = [np.copy(a) for a in args]
+        g = grad(*args)
+        for a, before in zip(args, kept):
+            np.testing.assert_array_equal(a, before)  # the arguments are never written
+        v = rng.normal(size=np.shape(args[wrt]))
+        plus, minus = list(args), list(args)
+        plus[wrt], minus[wrt] = args[wrt] + eps * v, args[wrt] - eps * v
+        numeric = (f(*plus) - f(*minus)) / (2 * eps)
+        np.testing.assert_allclose(np.sum(g * v), numeric, rtol=1e-6)
+
+
+def chain(x):
+    y = np.sin(x)
+    y = np.tanh(y * x)
+    z = np.cos(y) * y
+    return np.sum(np.tanh(z))
+
+
+def test_a_chain_writes_into_its_dead_arrays(rng):
+    x = rng.uniform(-1.0, 1.0, BIG)
+    _directional_check(chain, (x,), 0, rng)
+    code = _specialized(chain, (x,))
+    assert "y_1 = np.tanh(t1, out=t1)" in code
+    assert "np.subtract(1, t3, out=t3)" in code  # the tanh backward: 1 - t3*t3 over t3's own array
+    assert "out=" not in tg.source(chain)  # the general code does not know the sizes
+    small = rng.uniform(-1.0, 1.0, 100)
+    assert "out=" not in _specialized(chain, (small,))  # below the threshold a fresh array is cheaper
+
+
+def transposed_view(x):
+    y = np.sin(x)
+    z = y.T
+    w = np.tanh(y)
+    return np.sum(w * z.T) + np.sum(z)
+
+
+def reshaped_view(x):
+    y = np.sin(x)
+    z = y.reshape(-1)
+    w = np.exp(y)
+    return np.sum(w) + np.sum(z * z)
+
+
+def sliced_view(x):
+    y = np.cos(x)
+    head = y[:10]
+    w = np.tanh(y)
+    return np.sum(w) * np.sum(head)
+
+
+def aliased(x):
+    y = np.sin(x)
+    a = y
+    w = np.tanh(y)
+    return np.sum(w * a)
+
+
+def in_a_list(x):
+    y = np.sin(x)
+    parts = [y, x]
+    w = np.tanh(y)
+    return np.sum(np.stack(parts) ** 2) + np.sum(w)
+
+
+def mixed_dtypes(x, s):
+    y = np.sin(x)
+    z = y * s  # float32 * float64: float64
+    w = np.tanh(y)
+    return np.sum(z) + np.sum(w)
+
+
+ALIASING = [transposed_view, reshaped_view, sliced_view, aliased, in_a_list]
+
+
+@pytest.mark.parametrize("f", ALIASING, ids=[f.__name__ for f in ALIASING])
+def test_an_array_something_else_may_refer_to_is_never_overwritten(f, rng):
+    x = rng.uniform(-1.0, 1.0, (200, 200))  # 320 KB
+    _directional_check(f, (x,), 0, rng)
+    forward = _specialized(f, (x,)).split("# backward pass")[0]
+    assert "out=y)" not in forward  # y is referred to by a view, another name or a list when it dies
+
+
+def test_buffers_keep_their_dtype(rng):
+    x = rng.uniform(-1.0, 1.0, 2 * BIG).astype(np.float32)
+    s = rng.uniform(-1.0, 1.0, 2 * BIG)
+    g = tg.grad(mixed_dtypes)
+    first, second = g(x, s), g(x, s)
+    assert first.dtype == second.dtype == np.float32
+    np.testing.assert_allclose(second, first, rtol=1e-6)
+
+
+def test_auxiliary_outputs_are_never_overwritten(rng):
+    def f(x):
+        y = np.sin(x)
+        w = np.tanh(y * x)
+        return np.sum(w * w), {"y": y, "w": w}
+
+    x = rng.uniform(-1.0, 1.0, BIG)
+    g = tg.grad(f, has_aux=True)
+    for _ in range(3):
+        grad, aux = g(x)
+        np.testing.assert_array_equal(aux["y"], np.sin(x))
+        np.testing.assert_array_equal(aux["w"], np.tanh(np.sin(x) * x))

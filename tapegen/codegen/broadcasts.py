@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from ..ir import Eqn, walk
 from .render import statement
 
@@ -115,6 +117,8 @@ def _broadcast(value, broadcasts, scalars):
         if axis is None or keepdims:  # a scalar, or the kept dimensions line up for broadcasting
             return _Broadcast(shape, g, scalar=axis is None and not keepdims)
         axes = {a % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,))}
+        if len(axes) == len(shape):  # every axis reduced: g is a scalar
+            return _Broadcast(shape, g, scalar=True)
         index = ast.Tuple([ast.Constant(None) if i in axes else ast.Slice() for i in range(len(shape))], ast.Load())
         return _Broadcast(shape, ast.Subscript(g, index, ast.Load()))  # g[:, None]: its axes back as size 1
     return None
@@ -171,8 +175,27 @@ def _scaled_to(occurrence, parents, shape, known) -> bool:
         else:
             break
     factors = [child for node in chain for child in ast.iter_child_nodes(node)
-               if child not in chain and isinstance(child, ast.Name) and child is not occurrence]
-    return any(known.get(f.id) == shape for f in factors)
+               if child not in chain and isinstance(child, ast.expr) and child is not occurrence]
+    return any(_shape(f, known) == shape for f in factors)
+
+
+def _shape(node, known):
+    """The shape of an elementwise expression of values of known shape (and numbers), or None."""
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.Constant):
+        return () if type(node.value) in (int, float) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _shape(node.operand, known)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        left, right = _shape(node.left, known), _shape(node.right, known)
+        if left is None or right is None:
+            return None
+        try:
+            return tuple(np.broadcast_shapes(left, right))
+        except ValueError:
+            return None
+    return None
 
 
 def _used_in_nested_blocks(stmts) -> set:

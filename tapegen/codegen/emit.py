@@ -18,6 +18,7 @@ import threading
 from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var
 from ..liveness import Free, with_frees
 from .broadcasts import shrink_broadcasts
+from .buffers import WEAK, reuse_buffers
 from .reductions import reductions_as_methods
 from .render import atom as render_atom
 from .render import expression, statement, to_text
@@ -83,8 +84,10 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep | scalars, adjoint.tape_slots)
     split = both.index(_SEED)
     if adjoint.known:
-        _STATE.rendered = shrink_broadcasts(both[split + 1:], *_shapes_known(adjoint), keep)
         _STATE.arrays = {v.name: known for v, known in adjoint.known.items() if known[0] != ()}
+        _STATE.rendered = shrink_broadcasts(both[split + 1:], *_shapes_known(adjoint), {v.name for v in keep})
+        if all(isinstance(stmt, (Eqn, Free)) or stmt is _SEED for stmt in both):
+            _STATE.rendered.update(_into_dead_buffers(both, adjoint, seed_value))
     body = _tape_start(adjoint) + _lines(both[:split], backward=False)
     value = _value_text(program)
     if _restored(adjoint) & {v for v in program.outputs if isinstance(v, Var)}:
@@ -105,6 +108,26 @@ def _shapes_known(adjoint):
     scalars = {v.name for v, (shape, _) in adjoint.known.items() if shape == ()}
     scalars |= {g.name for v, g in (adjoint.cotangents or {}).items() if v.name in scalars}
     return shapes, scalars
+
+
+def _into_dead_buffers(stmts, adjoint, seed_value) -> dict:
+    """{id(eqn): statements} writing results into arrays that die there (straight-line code; buffers.py)."""
+    items, eqns = [], []
+    for stmt in stmts:
+        if isinstance(stmt, Free):
+            items.append(("free", {v.name for v in stmt.vars}))
+            eqns.append(None)
+        elif isinstance(stmt, Eqn):
+            node = _STATE.rendered.get(id(stmt)) or statement(stmt)
+            items.append(("stmt", reductions_as_methods(node, _STATE.arrays)))
+            eqns.append(stmt)
+    types = dict(_STATE.arrays)
+    output = adjoint.known.get(adjoint.primal.outputs[adjoint.outputs[0]])
+    if seed_value == "1.0":
+        types[adjoint.seeds[0].name] = WEAK
+    elif output is not None and output[0] == () and output[1].kind in "fc":
+        types[adjoint.seeds[0].name] = output  # seed() gives a NumPy scalar of the output's dtype
+    return {id(eqns[i]): stmts for i, stmts in reuse_buffers(items, types).items()}
 
 
 def vjp_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
@@ -181,9 +204,10 @@ def _check_indices(adjoint):
 def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Eqn):
         node = _STATE.rendered.get(id(stmt)) or statement(stmt)
-        if _STATE.arrays:
-            node = reductions_as_methods(node, _STATE.arrays)
-        lines = to_text(node).splitlines()
+        if isinstance(node, list):  # one statement written as several
+            lines = [line for part in node for line in to_text(part).splitlines()]
+        else:
+            lines = to_text(reductions_as_methods(node, _STATE.arrays) if _STATE.arrays else node).splitlines()
         if _STATE.record and not backward:
             lines += [f"record({v.name!r}, {v.name})" for v in stmt.outputs if v.name != "_"]
         checks = _STATE.checks
