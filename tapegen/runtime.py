@@ -49,6 +49,8 @@ def unreduce(g, a_shape, axis, keepdims):
 
 
 def _positive_axes(axis, ndim):
+    if ndim == 0:  # a NumPy scalar reduced along axis 0 (its methods allow it): no axis to put back
+        return ()
     axes = axis if isinstance(axis, tuple) else (axis,)
     return tuple(sorted(a % ndim for a in axes))
 

@@ -348,6 +348,15 @@ def test_specialized_code_at_a_list_a_break_cut_short():
             assert grad == pytest.approx(float(numeric_vjp(collect_until, (b, c), k, 1.0)), rel=1e-6)
 
 
+def sum_of_a_numpy_scalar_along_axis_0(a):
+    s = np.sin(np.sum(a))  # a NumPy scalar: its .sum(axis=0) is itself (a 0-d array would refuse axis 0)
+    return np.sin(np.sum(s, axis=0))
+
+
+def test_a_numpy_scalar_summed_along_axis_0():
+    check(sum_of_a_numpy_scalar_along_axis_0, np.array([0.03546487, 1.35139109]))
+
+
 # --- determinism ------------------------------------------------------------------------------
 
 def one_arm_uses_more(a, b, c, d):

@@ -289,6 +289,18 @@ def test_a_chain_writes_into_its_dead_arrays(rng):
     assert "out=" not in _specialized(chain, (small,))  # below the threshold a fresh array is cheaper
 
 
+def tanh_layer(W, x):
+    h = np.tanh(x @ W)
+    return np.sum((h @ W.T) ** 2)
+
+
+def test_a_transpose_consumed_on_the_spot_does_not_stop_reuse(rng):
+    args = (rng.normal(size=(64, 64)) / 8, rng.normal(size=(512, 64)))  # h: 512 x 64 floats, 256 KiB
+    _directional_check(tanh_layer, args, 0, rng)
+    code = _specialized(tanh_layer, args)
+    assert "h.T @" in code and "np.subtract(1, h, out=h)" in code
+
+
 def transposed_view(x):
     y = np.sin(x)
     z = y.T

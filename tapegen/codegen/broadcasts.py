@@ -114,8 +114,8 @@ def _broadcast(value, broadcasts, scalars):
             return _Broadcast(shape, g, g.id, parent.scalar, needs_small_parent=not (axis is None or keepdims))
         if parent is not None:
             return None
-        if axis is None or keepdims:  # a scalar, or the kept dimensions line up for broadcasting
-            return _Broadcast(shape, g, scalar=axis is None and not keepdims)
+        if axis is None or keepdims or shape == ():  # a scalar, or the kept dimensions line up for broadcasting
+            return _Broadcast(shape, g, scalar=(axis is None and not keepdims) or shape == ())
         axes = {a % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,))}
         if len(axes) == len(shape):  # every axis reduced: g is a scalar
             return _Broadcast(shape, g, scalar=True)

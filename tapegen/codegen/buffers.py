@@ -48,7 +48,7 @@ def reuse_buffers(items, types: dict) -> dict:
     ("free", names). `types` maps names to (shape, dtype) known before the function runs
     (arguments and forward values from shape specialization; the seed).
     """
-    types = dict(types)
+    known, types = types, dict(types)
     owned: set = set()  # names holding an array only they refer to, made by the generated code
     replaced = {}
     for i, (kind, item) in enumerate(items):
@@ -64,7 +64,7 @@ def reuse_buffers(items, types: dict) -> dict:
         dying = set(items[i + 1][1]) if i + 1 < len(items) and items[i + 1][0] == "free" else set()
         dying |= {target}  # rebound by this statement: its old value dies here
         candidates = [n for n in _names_in(item.value) if n in owned and n in dying]
-        kind = _type(item.value, types)
+        kind = known.get(target) or _type(item.value, types)  # what specialization knows comes first
         statements = _rewritten(item, kind, types, candidates)
         if statements is not None:
             replaced[i] = statements
@@ -109,6 +109,8 @@ def _consumes(name, parent, grandparent) -> bool:
     if isinstance(parent, ast.Call):
         return name in parent.args and _numpy_function(parent.func) is not None
     if isinstance(parent, ast.Attribute):
+        if parent.attr == "T":  # a view, but one an operation consumes on the spot (`h.T @ g`)
+            return isinstance(grandparent, (ast.BinOp, ast.UnaryOp, ast.Compare))
         return parent.attr in _METADATA or (parent.attr in _METHODS and isinstance(grandparent, ast.Call)
                                             and grandparent.func is parent)
     return False
