@@ -11,7 +11,7 @@ statement, or pre-set tape slots), so a `del` can never fail.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .ir import Eqn, Exit, Guard, If, Loop, Pop, Push, Var, atom_vars
 
@@ -82,10 +82,33 @@ def with_frees(stmts, keep, bound=()) -> list:
             after.setdefault(i, []).append(var)
     out = []
     for i, stmt in enumerate(stmts):
-        out.append(stmt)
+        out.append(_freeing(stmt, stmts, keep) if isinstance(stmt, Loop) else stmt)
         if i in after:
             out.append(Free(tuple(sorted(after[i], key=lambda v: v.name)), getattr(stmt, "span", None)))
     return out
+
+
+def _freeing(loop, siblings, keep):
+    """`loop` with `del` in its body for values each iteration makes and uses up.
+
+    A value assigned in the body is deleted after its last read there unless it is read
+    outside the body (after the loop, in the other pass, in the loop's head) or carried to
+    the next iteration (read in the body before the body assigns it). Without this, the
+    last iteration's temporaries would stay alive through the whole backward pass.
+    """
+    outside = set(keep) | {loop.counter} | ({loop.target} if loop.target is not None else set())
+    outside |= set(atom_vars(loop.iterable)) if loop.iterable is not None else set()
+    outside |= _block_reads(loop.test_body) | (set(atom_vars(loop.test)) if loop.test is not None else set())
+    outside |= {v for stmt in loop.test_body if isinstance(stmt, Eqn) for v in stmt.outputs}
+    for stmt in siblings:
+        if stmt is not loop:
+            outside |= reads(stmt)
+    carried, assigned = set(), set()
+    for stmt in loop.body:
+        carried |= reads(stmt) - assigned
+        if isinstance(stmt, Eqn):
+            assigned.update(stmt.outputs)
+    return replace(loop, body=tuple(with_frees(loop.body, outside | carried)))
 
 
 __all__ = ["Free", "with_frees", "reads", "Exit"]

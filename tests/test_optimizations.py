@@ -375,3 +375,51 @@ def test_auxiliary_outputs_are_never_overwritten(rng):
         grad, aux = g(x)
         np.testing.assert_array_equal(aux["y"], np.sin(x))
         np.testing.assert_array_equal(aux["w"], np.tanh(np.sin(x) * x))
+
+
+# --- del inside loop bodies (liveness.py) ---------------------------------------------------------
+
+
+def temporary_read_after_the_loop(x):
+    t = x
+    for k in range(3):
+        t = np.sin(x) * (k + 1)
+        x = x + 0.1 * t
+    return np.sum(x * t)
+
+
+def temporary_around_a_break(x):
+    t = x
+    for k in range(5):
+        u = np.tanh(x)
+        t = u * 2.0
+        if np.sum(t) > 10.0:
+            break
+        x = x + u
+    return np.sum(x) + np.sum(t)
+
+
+@pytest.mark.parametrize("f", [temporary_read_after_the_loop, temporary_around_a_break])
+def test_loop_temporaries_are_freed_only_after_their_last_use(f, rng):
+    x = rng.uniform(0.5, 1.0, 4)
+    _check(f, (x,))
+    for code in (tg.source(f), tg.source(f, args=(x,))):
+        body = _loop_body(code.split("# backward pass")[0])
+        deleted = {name.strip() for line in body if line.strip().startswith("del ")
+                   for name in line.strip()[4:].split(",")}
+        assert not deleted & {"t", "x", "x_1", "u"}  # never what is read after the loop or carried
+    assert _loop_body(tg.source(f).split("# backward pass")[0]) != []
+    assert any(line.strip().startswith("del ") for line in _loop_body(tg.source(f).split("# backward pass")[0]))
+
+
+def _loop_body(code):
+    """The lines of the first `for` loop's body in generated code."""
+    lines = code.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("for "))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    body = []
+    for line in lines[start + 1:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    return body
