@@ -65,8 +65,11 @@ def copies(args):
 
 def admissible(program: Program, args) -> bool:
     """The point is far enough from every kink for finite differences; the value is finite."""
-    value, margin = probe(program, copies(args))
-    if np.ndim(value) != 0:  # a helper whose branches return different shapes, taking the array one here
+    try:
+        value, margin = probe(program, copies(args))
+    except (IndexError, ValueError):  # a helper whose branches return different shapes; the other one here
+        return False
+    if np.ndim(value) != 0:  # the same, taking the array branch here
         return False
     assert np.isfinite(value), f"the generator wrote a program that is not finite here:\n{program.source}"
     return margin > MARGIN
