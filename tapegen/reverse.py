@@ -77,6 +77,7 @@ class Adjoint:
     known: dict = None  # var -> (shape, dtype) known in advance (shape specialization), or None
     live: frozenset = frozenset()  # gradient vars surely not None at the end of the backward pass
     cotangents: dict = None  # primal var -> its cotangent var
+    private: frozenset = frozenset()  # cotangent vars the backward pass starts at float64 zeros of its own
 
     def __str__(self) -> str:
         from .ir import listing
@@ -116,7 +117,8 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     residuals = _residuals(program, forward, needed)
     return Adjoint(program, tuple(wrt), tuple(outputs), tuple(forward), tuple(backward), seeds, gradients,
                    residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None, live,
-                   dict(builder.names))
+                   dict(builder.names), frozenset(builder.cotangent_var(v) for v in builder.zeroed
+                                                  if builder.known[v][1] == np.float64))
 
 
 class _Backward:
@@ -138,6 +140,7 @@ class _Backward:
         self.known: dict = {}
         self.flagged: set = set()  # ids of If statements whose branch is recorded on the tape
         self.counted: set = set()  # ids of loops whose trip count is recorded on the tape
+        self.zeroed: set = set()  # vars whose cotangents start at zeros before a loop (specialized code)
 
     def cotangent_var(self, var: Var) -> Var:
         if var not in self.names:
@@ -203,6 +206,13 @@ class _Backward:
                 break
             entry = widened
         self.loop_depth -= 1
+        zeroed = self._accumulators(before, entry, exit_state)
+        if zeroed:  # again, with these cotangents live from the start
+            self.namer.restore(snapshot)
+            self.namer.assigned.update(v.name for v in self.names.values())
+            self.state = {**before, **{v: LIVE for v in zeroed}}
+            self.zeroed.update(zeroed)
+            return [_zeros(self.cotangent_var(v), *self.known[v], stmt.span) for v in zeroed] + self.loop(stmt)
         pre, body = _materialize_loop(before, entry, exit_state, body, self, stmt.span)
         self.state = {v: _join(before.get(v, ZERO), s) for v, s in exit_state.items()}
         self.state = {v: _join(self.state[v], entry.get(v, ZERO)) for v in self.state}
@@ -212,6 +222,18 @@ class _Backward:
             self.counted.add(id(stmt))
             pre = pre + [Pop(stmt.counter, None, stmt.span)]
         return pre + [Loop(stmt.kind, stmt.target, stmt.iterable, (), None, tuple(body), stmt.counter, stmt.span)]
+
+    def _accumulators(self, before, entry, exit_state) -> list:
+        """Cotangents a loop only adds to, of known float array shape: start them at zeros, not None.
+
+        With shapes known (specialized code), `g = np.zeros(S)` before the loop makes every
+        contribution in it a plain `g + c` instead of `add_cotangents(g, c)`, which must check
+        for None on every iteration (a microsecond each time for a 64 x 64 gradient).
+        """
+        return sorted((v for v, state in entry.items()
+                       if state == MAYBE and before.get(v, ZERO) == ZERO and exit_state.get(v, ZERO) == LIVE
+                       and v in self.known and self.known[v][0] != () and self.known[v][1] is not None
+                       and self.known[v][1].kind in "fc"), key=lambda v: v.name)
 
     # --- equations ----------------------------------------------------------------------
 
@@ -387,6 +409,11 @@ def _materialize_loop(before, entry, exit_state, body, builder, span):
         if exit_state.get(var, ZERO) == ZERO:
             body = body + [_none(g, span)]
     return pre, body
+
+
+def _zeros(var, shape, dtype, span):
+    dtype_atom = Const(None if dtype == np.float64 else dtype.type)
+    return Eqn(rules.lookup(np.zeros), (("shape", Const(tuple(shape))), ("dtype", dtype_atom)), (var,), span)
 
 
 def _none(var, span):

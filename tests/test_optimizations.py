@@ -423,3 +423,48 @@ def _loop_body(code):
             break
         body.append(line)
     return body
+
+
+# --- loop accumulators start at zeros; private ones are added to in place (reverse.py, emit.py) -----
+
+
+def rnn(Wx, Wh, xs):
+    h = np.zeros((xs.shape[1], Wh.shape[0]))
+    for x in xs:
+        h = np.tanh(x @ Wx + h @ Wh)
+    return np.sum(h * h)
+
+
+def loop_on_a_derived_value(W, xs):
+    V = W + 0.0  # V's cotangent accumulates in the loop, then flows to W (g_W is g_V): not private
+    h = np.zeros((xs.shape[1], W.shape[0]))
+    for x in xs:
+        h = np.tanh(x @ V + h)
+    return np.sum(h)
+
+
+def test_loop_accumulators_start_at_zeros_and_add_in_place(rng):
+    args = (rng.normal(size=(3, 4)) * 0.5, rng.normal(size=(4, 4)) * 0.5, rng.normal(size=(5, 2, 3)))
+    _check(rnn, args, wrt=(0, 1))
+    code = _specialized(rnn, args, wrt=(0, 1))
+    assert "g_Wh = np.zeros((4, 4))" in code and "g_Wh += h" in code and "add_cotangents" not in code
+    assert "add_cotangents" in tg.source(rnn, wrt=(0, 1))  # the general code does not know the shapes
+
+
+def test_an_accumulator_something_else_reads_is_not_added_in_place(rng):
+    args = (rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(4, 2, 3)))
+    _check(loop_on_a_derived_value, args)
+    code = _specialized(loop_on_a_derived_value, args)
+    assert "g_V = np.zeros((3, 3))" in code and "g_V = g_V + " in code and "g_V +=" not in code
+
+
+def test_a_float32_accumulator_stays_float32_and_is_not_added_in_place(rng):
+    args = tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 4)) * 0.5, rng.normal(size=(4, 4)) * 0.5,
+                                                   rng.normal(size=(5, 2, 3))))
+    code = _specialized(rnn, args, wrt=(0, 1))
+    assert "np.zeros((4, 4), dtype=np.float32)" in code and "g_Wh +=" not in code
+    grad = tg.grad(rnn, wrt=(0, 1))
+    first, second = grad(*args), grad(*args)
+    for a, b in zip(first, second):
+        assert a.dtype == b.dtype == np.float32
+        np.testing.assert_allclose(b, a, rtol=1e-6)

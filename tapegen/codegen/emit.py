@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import threading
 
-from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var
+from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var, atom_vars, walk
 from ..liveness import Free, with_frees
 from .broadcasts import shrink_broadcasts
 from .buffers import WEAK, reuse_buffers
 from .reductions import reductions_as_methods
 from .render import atom as render_atom
-from .render import expression, statement, to_text
+from .render import accumulated_in_place, expression, statement, to_text
 
 INDENT = "    "
 
@@ -49,6 +49,7 @@ class _ModuleState(threading.local):
     comments: dict = {}
     record = False
     rendered: dict = {}  # id(eqn) -> the statement written for it, where a pass rewrote it
+    private: frozenset = frozenset()  # cotangent vars holding float64 arrays only the generated code refers to
     arrays: dict = {}  # name -> (shape, dtype) of values known to be ndarrays (shape specialization)
 
 
@@ -61,6 +62,7 @@ def _start(adjoint, checks, record=False):
     _STATE.record = record
     _STATE.rendered = {}
     _STATE.arrays = {}
+    _STATE.private = _only_accumulated(adjoint)
 
 
 def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bool = False,
@@ -196,6 +198,31 @@ def _lines(stmts, backward: bool) -> list:
     return lines
 
 
+def _only_accumulated(adjoint) -> frozenset:
+    """The private cotangent arrays (adjoint.private) nothing reads but their own accumulations `g = g + c`."""
+    private = set(adjoint.private)
+    for stmt in walk(adjoint.backward):
+        if not isinstance(stmt, Eqn):
+            private.difference_update(v for v in getattr(stmt, "reads", ()) if isinstance(v, Var))
+            private.difference_update({getattr(stmt, "var", None)} - ({stmt.var} if isinstance(stmt, Guard) else set()))
+            continue
+        inputs = dict(stmt.inputs)
+        own = stmt.op.form == "rule" and stmt.op.accumulate == "add" and inputs.get("__g") == stmt.outputs[0]
+        for key, atom in stmt.inputs:
+            if not (own and key == "__g"):
+                private.difference_update(atom_vars(atom))
+    return frozenset(private)
+
+
+def _in_place(eqn):
+    """`g += c` where `g = g + c` accumulates into a float64 array the backward pass made (np.zeros before a
+    loop) and only it refers to: its reads are these accumulations and the final `return`."""
+    if eqn.op.form == "rule" and eqn.op.accumulate == "add" and eqn.outputs[0] in _STATE.private \
+            and dict(eqn.inputs).get("__g") == eqn.outputs[0] and not eqn.op.sequence:
+        return accumulated_in_place(eqn)
+    return None
+
+
 def _check_indices(adjoint):
     from ..debug import check_spans
     return {span: i for i, span in enumerate(check_spans(adjoint))}
@@ -203,7 +230,7 @@ def _check_indices(adjoint):
 
 def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Eqn):
-        node = _STATE.rendered.get(id(stmt)) or statement(stmt)
+        node = _STATE.rendered.get(id(stmt)) or _in_place(stmt) or statement(stmt)
         if isinstance(node, list):  # one statement written as several
             lines = [line for part in node for line in to_text(part).splitlines()]
         else:

@@ -53,6 +53,11 @@ def statement(eqn: Eqn) -> ast.stmt:
     return ast.Assign([target], value)
 
 
+def accumulated_in_place(eqn: Eqn) -> ast.stmt:
+    """`g += c` for an accumulation `g = g + c` into an array only the generated code holds."""
+    return ast.AugAssign(_name(eqn.outputs[0].name, ast.Store()), ast.Add(), _rule(eqn))
+
+
 def expression(eqn: Eqn) -> ast.expr:
     op = eqn.op
     form = op.form
