@@ -19,6 +19,7 @@ import functools
 import numpy as np
 
 from .custom import custom_vjp
+from .runtime import Cotree
 
 
 def checkpoint(g):
@@ -47,7 +48,7 @@ def checkpoint(g):
         grads = grads if isinstance(grads, tuple) else (grads,)
         result = [None] * len(args)
         for position, grad in zip(positions, grads):
-            result[position] = grad
+            result[position] = _sparse(grad) if isinstance(args[position], (list, tuple)) else grad
         return tuple(result)
 
     name = getattr(plain, "__name__", "segment").replace("<lambda>", "segment")
@@ -58,6 +59,19 @@ def checkpoint(g):
     wrapped.defvjp(segment_fwd, segment_bwd)
     wrapped.checkpointed = plain
     return wrapped
+
+
+def _sparse(grad):
+    """A list argument's gradient without the items that are all zeros (the segment did not read them).
+
+    The pullback fills every item of a list argument (`Ws`) with an array; a segment that reads
+    one layer's weights would hand back a hundred zero arrays, and adding them into the
+    running total would copy every item once per segment. A Cotree (missing items are zero)
+    keeps only what the segment contributed.
+    """
+    if not isinstance(grad, (list, tuple)):
+        return grad
+    return Cotree({i: g for i, g in enumerate(grad) if not (isinstance(g, np.ndarray) and not g.any())})
 
 
 def _differentiable(a) -> bool:

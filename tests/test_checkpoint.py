@@ -61,3 +61,38 @@ def test_checkpointed_function_reading_one_item_of_a_list_twice():
     assert type(g) is list and len(g) == 2
     for a, b in zip(g, expected):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def _layer(h, Ws, k):
+    return np.tanh(h @ Ws[k])
+
+
+_layer_ck = tg.checkpoint(_layer)
+
+
+def _deep(Ws, x):
+    h = x
+    for k in range(len(Ws)):
+        h = _layer(h, Ws, k)
+    return np.sum(h * h)
+
+
+def _deep_checkpointed(Ws, x):
+    h = x
+    for k in range(len(Ws)):
+        h = _layer_ck(h, Ws, k)
+    return np.sum(h * h)
+
+
+def test_segments_reading_one_item_of_a_list_hand_back_only_that_item(rng):
+    """Each segment's gradient of `Ws` holds only the item it read (a Cotree), not 31 zero matrices
+    that the running total would then copy once per segment."""
+    Ws, x = [rng.normal(size=(8, 8)) / 3 for _ in range(32)], rng.normal(size=(4, 8))
+    expected, got = tg.grad(_deep)(Ws, x), tg.grad(_deep_checkpointed)(Ws, x)
+    assert type(got) is list and len(got) == 32
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    output, residuals = _layer_ck.fwd(x, Ws, 5)
+    g_h, g_Ws, g_k = _layer_ck.bwd(residuals, np.ones_like(output))
+    assert isinstance(g_Ws, dict) and list(g_Ws) == [5] and g_k is None
+    np.testing.assert_allclose(g_Ws[5], tg.grad(lambda W: np.sum(np.tanh(x @ W)))(Ws[5]), rtol=1e-12)
