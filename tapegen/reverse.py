@@ -117,8 +117,7 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     residuals = _residuals(program, forward, needed)
     return Adjoint(program, tuple(wrt), tuple(outputs), tuple(forward), tuple(backward), seeds, gradients,
                    residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None, live,
-                   dict(builder.names), frozenset(builder.cotangent_var(v) for v in builder.zeroed
-                                                  if builder.known[v][1] == np.float64))
+                   dict(builder.names), _private(backward, builder))
 
 
 class _Backward:
@@ -409,6 +408,15 @@ def _materialize_loop(before, entry, exit_state, body, builder, span):
         if exit_state.get(var, ZERO) == ZERO:
             body = body + [_none(g, span)]
     return pre, body
+
+
+def _private(backward, builder) -> frozenset:
+    """Cotangent vars set to float64 zeros before a loop in the final backward pass (not in a pass a
+    loop's fixed point discarded)."""
+    zeros = rules.lookup(np.zeros)
+    made = {builder.cotangent_var(v) for v in builder.zeroed if builder.known[v][1] == np.float64}
+    return frozenset(s.outputs[0] for s in walk(backward)
+                     if isinstance(s, Eqn) and s.op is zeros and s.outputs[0] in made)
 
 
 def _zeros(var, shape, dtype, span):

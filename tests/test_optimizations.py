@@ -468,3 +468,25 @@ def test_a_float32_accumulator_stays_float32_and_is_not_added_in_place(rng):
     for a, b in zip(first, second):
         assert a.dtype == b.dtype == np.float32
         np.testing.assert_allclose(b, a, rtol=1e-6)
+
+
+def nested_loops(W, xs):
+    h = np.zeros((xs.shape[2], W.shape[0]))
+    for block in xs:
+        for x in block:
+            h = np.tanh(x @ W + h)
+    return np.sum(h * h)
+
+
+def used_inside_and_after_the_loop(W, xs):
+    h = np.zeros((xs.shape[1], W.shape[0]))
+    for x in xs:
+        h = np.tanh(x @ W + h)
+    return np.sum(h * h) + np.sum(W * W)
+
+
+@pytest.mark.parametrize("f, shape", [(nested_loops, (2, 3, 2, 3)), (used_inside_and_after_the_loop, (4, 2, 3))])
+def test_accumulators_across_nested_loops_and_outside_them(f, shape, rng):
+    args = (rng.normal(size=(3, 3)) * 0.5, rng.normal(size=shape))
+    _check(f, args)
+    _check(f, args)  # the cached specialized code, a third and fourth time

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var, atom_vars, walk
 from ..liveness import Free, with_frees
 from .broadcasts import shrink_broadcasts
@@ -199,7 +201,8 @@ def _lines(stmts, backward: bool) -> list:
 
 
 def _only_accumulated(adjoint) -> frozenset:
-    """The private cotangent arrays (adjoint.private) nothing reads but their own accumulations `g = g + c`."""
+    """The private cotangent arrays (adjoint.private: np.zeros made by the backward pass) that nothing
+    assigns or reads but their own accumulations `g = g + c`."""
     private = set(adjoint.private)
     for stmt in walk(adjoint.backward):
         if not isinstance(stmt, Eqn):
@@ -211,6 +214,8 @@ def _only_accumulated(adjoint) -> frozenset:
         for key, atom in stmt.inputs:
             if not (own and key == "__g"):
                 private.difference_update(atom_vars(atom))
+        if not own and getattr(stmt.op, "fn", None) is not np.zeros:
+            private.difference_update(stmt.outputs)  # assigned some other way: maybe another array
     return frozenset(private)
 
 
