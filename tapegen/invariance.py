@@ -23,7 +23,9 @@ axes, each value downstream of `z` is *shifted* (`v(z + c) = v(z) + c`),
     shifted - shifted      -> invariant     scaled / scaled -> invariant
 
 where reductions must run over exactly the subtracted maximum's axes with
-`keepdims=True` (any axes when the maximum is over all of them). A value
+`keepdims=True`, and, for a maximum along some axes, it must be of `a` itself
+and the independent operands plain numbers, so that no broadcast moves the
+axes (any axes and operands when the maximum is over all of them). A value
 that is only shifted or scaled must not be returned or used any other way;
 invariant values may be used freely. Anything else and nothing is skipped.
 """
@@ -36,6 +38,7 @@ import numpy as np
 from .ir import Const, Eqn, Pack, Var, mutable_vars, walk
 
 SHIFTED, SCALED, INVARIANT = "shifted", "scaled", "invariant"
+OTHER = "other"  # an operand the rules do not accept (see _transfer)
 
 _SUB = (operator.sub, np.subtract)
 _ADD = (operator.add, np.add)
@@ -60,6 +63,8 @@ def shift_cuts(program) -> frozenset:
             continue
         m = eqn.input("x2")
         axes = _shift_axes(definitions.get(m)) if isinstance(m, Var) else None
+        if axes not in (None, "all") and definitions[m].input("a") != eqn.input("x1"):
+            continue  # a - max(b, axis): the axes line up only if a is b (a could have more dimensions)
         if axes is not None and _invariant_uses(eqn.outputs[0], axes, escaping, top):
             cuts.add((eqn.outputs[0], "x2"))
     return frozenset(cuts)
@@ -132,6 +137,9 @@ def _transfer(eqn, state, axes):
 
     def of(key):
         atom = eqn.input(key)
+        if axes != "all" and not (isinstance(atom, Var) and state.get(atom) in (SHIFTED, SCALED)) \
+                and not (isinstance(atom, Const) and type(atom.value) in (int, float)):
+            return OTHER  # an array could broadcast z to more dimensions, moving the shift's axes
         return state.get(atom, INVARIANT) if isinstance(atom, Var) else INVARIANT
 
     if fn in _SUB or fn in _ADD:

@@ -144,6 +144,24 @@ def test_a_shift_that_does_not_cancel_keeps_its_gradient(f, rng):
         assert "extremum_share" in tg.source(f)
 
 
+def maximum_of_another_array(b, a3):
+    z = a3 - np.max(b, axis=1, keepdims=True)  # (2, 3, 3) - (3, 1): the maximum is constant along axis 2
+    return np.sum(a3 * (z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))))
+
+
+def broadcast_to_more_dimensions(a, b3):
+    z = a - np.max(a, axis=1, keepdims=True)
+    w = z + b3  # (3, 3) + (2, 3, 3): z's axis 1 is w's axis 2
+    return np.sum(b3 * (w - np.log(np.sum(np.exp(w), axis=1, keepdims=True))))
+
+
+@pytest.mark.parametrize("f", [maximum_of_another_array, broadcast_to_more_dimensions])
+def test_a_shift_whose_axes_a_broadcast_moves_keeps_its_gradient(f, rng):
+    args = (rng.normal(size=(3, 3)), rng.normal(size=(2, 3, 3)))
+    _check(f, args)
+    assert "extremum_share" in tg.source(f)
+
+
 def test_the_cut_is_exact_where_the_maximum_is_tied(rng):
     a = np.array([[1.0, 1.0, 0.5], [0.2, 3.0, 3.0]])  # ties: the maximum itself is not differentiable here
     w = rng.normal(size=(2, 3))

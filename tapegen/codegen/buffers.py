@@ -59,6 +59,10 @@ def reuse_buffers(items, types: dict) -> dict:
             if not _consumes(name, parent, grandparent):
                 owned.discard(name.id)  # it may now be aliased: a view, a container, another name
         target = _target(item)
+        for node in ast.walk(item):  # names bound here other than a plain `name = value`: not known any more
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id != target:
+                owned.discard(node.id)
+                types.pop(node.id, None)
         if target is None:
             continue
         dying = set(items[i + 1][1]) if i + 1 < len(items) and items[i + 1][0] == "free" else set()
@@ -152,7 +156,7 @@ def _type(node, types):
         left, right = _type(node.left, types), _type(node.right, types)
         if type(node.op) in _BINARY:
             return _combine(left, right)
-        if isinstance(node.op, ast.Pow) and right == WEAK and _is_array(left) and left[1].kind in "fc":
+        if isinstance(node.op, ast.Pow) and right == WEAK and _is_array(left) and left[1].kind == "f":
             return left
         if isinstance(node.op, ast.MatMult) and _is_array(left) and _is_array(right) and left[1] == right[1] \
                 and len(left[0]) == len(right[0]) == 2 and left[0][1] == right[0][0]:
@@ -176,13 +180,14 @@ def _is_array(kind) -> bool:
 
 
 def _combine(a, b):
-    """The type of an elementwise operation on values of types `a` and `b` (float dtypes only)."""
+    """The type of an elementwise operation on values of types `a` and `b` (real float dtypes only: a ufunc
+    such as np.absolute turns complex into real)."""
     if a is None or b is None:
         return None
     if a == WEAK or b == WEAK:
         other = b if a == WEAK else a
-        return other if other == WEAK or other[1].kind in "fc" else None
-    if a[1] != b[1] or a[1].kind not in "fc":
+        return other if other == WEAK or other[1].kind == "f" else None
+    if a[1] != b[1] or a[1].kind != "f":
         return None
     try:
         return tuple(np.broadcast_shapes(a[0], b[0])), a[1]
