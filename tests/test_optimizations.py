@@ -5,6 +5,7 @@ in float64 (first call: general code; second call: code specialized to the
 arguments' shapes), and the generated source shows the pass acted, or, in the
 cases it must leave alone, that it did not.
 """
+import ast
 import re
 
 import numpy as np
@@ -508,3 +509,49 @@ def test_accumulators_across_nested_loops_and_outside_them(f, shape, rng):
     args = (rng.normal(size=(3, 3)) * 0.5, rng.normal(size=shape))
     _check(f, args)
     _check(f, args)  # the cached specialized code, a third and fourth time
+
+
+# --- common subexpressions (codegen/cse.py) -----------------------------------------------------
+
+
+def sum_of_squares(x):
+    h = np.tanh(x)
+    return np.sum(h * h)
+
+
+def test_a_repeated_contribution_is_computed_once(rng):
+    x = rng.normal(size=(3, 4))
+    _check(sum_of_squares, (x,))
+    code = _specialized(sum_of_squares, (x,))
+    assert "g_h = g_h + g_h" in code  # h * h: the two operands' contributions are the same product
+
+
+def _cse(*lines):
+    from tapegen.codegen.cse import reuse_common
+    items = []
+    for line in lines:
+        if line.startswith("del "):
+            items.append(("free", set(line[4:].split(", "))))
+        elif line == "loop":
+            items.append(("barrier", None))
+        else:
+            items.append(("stmt", ast.parse(line).body[0]))
+    replaced = reuse_common(items)
+    return [ast.unparse(ast.fix_missing_locations(replaced[i])) if i in replaced else line
+            for i, line in enumerate(lines)]
+
+
+@pytest.mark.parametrize("lines, expected", [
+    (["a = x * y", "b = x * y + 1"], "b = a + 1"),
+    (["a = np.sin(x)", "b = np.sin(x) * np.sin(x)"], "b = a * a"),
+    (["a = x * y", "del a", "b = x * y"], "b = x * y"),  # deleted
+    (["a = x * y", "x = z", "b = x * y"], "b = x * y"),  # an operand rebound
+    (["a = x * y", "a = a + 1", "b = x * y"], "b = x * y"),  # the holder rebound
+    (["h = h * 2", "k = h * 2"], "k = h * 2"),  # the holder is one of its own operands
+    (["a = x * y", "loop", "b = x * y"], "b = x * y"),  # a branch or loop in between
+    (["a = f(x)", "b = f(x)"], "b = f(x)"),  # not known to be pure
+    (["a = np.random.rand(3)", "b = np.random.rand(3)"], "b = np.random.rand(3)"),
+    (["a = x[0]", "b = x[0] * 2"], "b = x[0] * 2"),  # only arithmetic is matched
+])
+def test_common_subexpressions_are_reused_only_while_their_name_holds_them(lines, expected):
+    assert _cse(*lines)[-1] == expected

@@ -21,6 +21,7 @@ from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var, atom_v
 from ..liveness import Free, with_frees
 from .broadcasts import shrink_broadcasts
 from .buffers import WEAK, reuse_buffers
+from .cse import reuse_common
 from .reductions import reductions_as_methods
 from .render import atom as render_atom
 from .render import accumulated_in_place, expression, statement, to_text
@@ -85,11 +86,13 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
         lines += [f"{INDENT}if not ({guard}):", f"{INDENT * 2}return GENERIC({params})"]
     keep = _returned(adjoint) | set(program.params)
     scalars = {v for v, (shape, _) in (adjoint.known or {}).items() if shape == ()}  # nothing to free
+    scalars |= {g for v, g in (adjoint.cotangents or {}).items() if v in scalars}  # a scalar's cotangent too
     both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep | scalars, adjoint.tape_slots)
     split = both.index(_SEED)
     if adjoint.known:
         _STATE.arrays = {v.name: known for v, known in adjoint.known.items() if known[0] != ()}
         _STATE.rendered = shrink_broadcasts(both[split + 1:], *_shapes_known(adjoint), {v.name for v in keep})
+        _STATE.rendered.update(_common_subexpressions(both))
         if all(isinstance(stmt, (Eqn, Free)) or stmt is _SEED for stmt in both):
             _STATE.rendered.update(_into_dead_buffers(both, adjoint, seed_value))
     body = _tape_start(adjoint) + _lines(both[:split], backward=False)
@@ -112,6 +115,22 @@ def _shapes_known(adjoint):
     scalars = {v.name for v, (shape, _) in adjoint.known.items() if shape == ()}
     scalars |= {g.name for v, g in (adjoint.cotangents or {}).items() if v.name in scalars}
     return shapes, scalars
+
+
+def _common_subexpressions(stmts) -> dict:
+    """{id(eqn): statement} reading an earlier equal result instead of recomputing it (cse.py)."""
+    items, eqns = [], []
+    for stmt in stmts:
+        if stmt is _SEED:
+            continue
+        if isinstance(stmt, Free):
+            items.append(("free", {v.name for v in stmt.vars}))
+        elif isinstance(stmt, Eqn):
+            items.append(("stmt", _STATE.rendered.get(id(stmt)) or statement(stmt)))
+        else:
+            items.append(("barrier", None))
+        eqns.append(stmt)
+    return {id(eqns[i]): node for i, node in reuse_common(items).items()}
 
 
 def _into_dead_buffers(stmts, adjoint, seed_value) -> dict:
