@@ -555,3 +555,35 @@ def _cse(*lines):
 ])
 def test_common_subexpressions_are_reused_only_while_their_name_holds_them(lines, expected):
     assert _cse(*lines)[-1] == expected
+
+
+# --- dtypes stay put ---------------------------------------------------------------------------
+
+
+def _local_dtypes(function, args):
+    """The dtypes of every array local to the generated code while `function(*args)` runs."""
+    import sys
+    seen = set()
+
+    def tracer(frame, event, arg):
+        if "specialized" in frame.f_code.co_filename:
+            seen.update(v.dtype for v in frame.f_locals.values() if isinstance(v, (np.ndarray, np.generic)))
+            return tracer
+        return None
+
+    sys.settrace(tracer)
+    try:
+        function(*args)
+    finally:
+        sys.settrace(None)
+    return seen
+
+
+@pytest.mark.parametrize("f, shapes", [(mean_of_squares, [(64, 32), (256, 64), (256, 32)]),
+                                       (log_softmax_xent, [(64, 10), (256, 64), (256, 10)])])
+def test_a_float32_gradient_computes_in_float32(f, shapes, rng):
+    """No float64 inside the backward pass (autograd 1.9 slips into float64 in `mean`, doubling its time)."""
+    args = tuple(rng.normal(size=s).astype(np.float32) for s in shapes)
+    grad = tg.value_and_grad(f)
+    grad(*args)  # the first call specializes
+    assert _local_dtypes(grad, args) == {np.dtype(np.float32)}
