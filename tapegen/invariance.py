@@ -35,7 +35,8 @@ import operator
 
 import numpy as np
 
-from .ir import Const, Eqn, Pack, Var, mutable_vars, walk
+from .ir import Const, Eqn, Pack, Var, mutable_vars
+from .liveness import reads
 
 SHIFTED, SCALED, INVARIANT = "shifted", "scaled", "invariant"
 OTHER = "other"  # an operand the rules do not accept (see _transfer)
@@ -52,10 +53,9 @@ def shift_cuts(program) -> frozenset:
     """`(z, "x2")` for each `z = a - m` whose `m` receives no cotangent from it: every use of `z` is shift invariant."""
     top = [s for s in program.body if isinstance(s, Eqn)]
     definitions = {v: eqn for eqn in top for v in eqn.outputs}
-    top_ids = {id(eqn) for eqn in top}
     # Vars used other than by a top-level equation (in nested blocks, loop and branch heads), returned,
     # or assigned more than once: a shifted or scaled value must be none of these.
-    escaping = {v for stmt in walk(program.body) if id(stmt) not in top_ids for v in _reads(stmt)}
+    escaping = {v for stmt in program.body if not isinstance(stmt, Eqn) for v in reads(stmt)}
     escaping |= {v for v in program.outputs if isinstance(v, Var)} | mutable_vars(program.body)
     cuts = set()
     for eqn in top:
@@ -104,11 +104,6 @@ def _axes(value):
     if isinstance(value, tuple) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
         return tuple(sorted(value))
     return None
-
-
-def _reads(stmt) -> tuple:
-    test = getattr(stmt, "test", None)
-    return tuple(getattr(stmt, "reads", ())) + ((test,) if isinstance(test, Var) else ())
 
 
 def _invariant_uses(z, axes, escaping, top) -> bool:

@@ -77,7 +77,7 @@ class Adjoint:
     known: dict = None  # var -> (shape, dtype) known in advance (shape specialization), or None
     live: frozenset = frozenset()  # gradient vars surely not None at the end of the backward pass
     cotangents: dict = None  # primal var -> its cotangent var
-    private: frozenset = frozenset()  # cotangent vars the backward pass starts at float64 zeros of its own
+    private: frozenset = frozenset()  # cotangent vars holding float64 zeros of its own, only added to (`g += c`)
 
     def __str__(self) -> str:
         from .ir import listing
@@ -139,7 +139,6 @@ class _Backward:
         self.known: dict = {}
         self.flagged: set = set()  # ids of If statements whose branch is recorded on the tape
         self.counted: set = set()  # ids of loops whose trip count is recorded on the tape
-        self.zeroed: set = set()  # vars whose cotangents start at zeros before a loop (specialized code)
 
     def cotangent_var(self, var: Var) -> Var:
         if var not in self.names:
@@ -210,7 +209,6 @@ class _Backward:
             self.namer.restore(snapshot)
             self.namer.assigned.update(v.name for v in self.names.values())
             self.state = {**before, **{v: LIVE for v in zeroed}}
-            self.zeroed.update(zeroed)
             return [_zeros(self.cotangent_var(v), *self.known[v], stmt.span) for v in zeroed] + self.loop(stmt)
         pre, body = _materialize_loop(before, entry, exit_state, body, self, stmt.span)
         self.state = {v: _join(before.get(v, ZERO), s) for v, s in exit_state.items()}
@@ -411,12 +409,26 @@ def _materialize_loop(before, entry, exit_state, body, builder, span):
 
 
 def _private(backward, builder) -> frozenset:
-    """Cotangent vars set to float64 zeros before a loop in the final backward pass (not in a pass a
-    loop's fixed point discarded)."""
-    zeros = rules.lookup(np.zeros)
-    made = {builder.cotangent_var(v) for v in builder.zeroed if builder.known[v][1] == np.float64}
-    return frozenset(s.outputs[0] for s in walk(backward)
-                     if isinstance(s, Eqn) and s.op is zeros and s.outputs[0] in made)
+    """Cotangent vars holding a float64 array only the backward pass refers to, so `g += c` may update it.
+
+    Each is set once, to np.zeros before a loop (`_zeros`, in the final backward pass, not in a pass
+    a loop's fixed point discarded), and otherwise only added to (`g = g + c`) and finally returned.
+    """
+    zeros, cotangents = rules.lookup(np.zeros), set(builder.names.values())
+    private = {s.outputs[0] for s in walk(backward) if isinstance(s, Eqn) and s.op is zeros
+               and s.outputs[0] in cotangents and s.input("dtype") == Const(None)}
+    for stmt in walk(backward):
+        if not isinstance(stmt, Eqn):  # a branch or loop head reading it, or a pop into it (a guard only tests it)
+            private.difference_update(getattr(stmt, "reads", ()))
+            private.discard(stmt.var if isinstance(stmt, Pop) else None)
+            continue
+        own = stmt.op.form == "rule" and stmt.op.accumulate == "add" and stmt.input("__g") == stmt.outputs[0]
+        for key, atom in stmt.inputs:
+            if not (own and key == "__g"):
+                private.difference_update(atom_vars(atom))
+        if not own and stmt.op is not zeros:
+            private.difference_update(stmt.outputs)  # assigned some other way: maybe another array
+    return frozenset(private)
 
 
 def _zeros(var, shape, dtype, span):

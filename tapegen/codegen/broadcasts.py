@@ -24,27 +24,28 @@ from __future__ import annotations
 
 import ast
 
-import numpy as np
-
-from ..ir import Eqn, walk
+from ..ir import Eqn, assigned
+from ..liveness import Free, reads
+from .buffers import array_type
 from .render import statement
+from .syntax import assigned_name, names_with_ancestors, numpy_name
 
 
 def shrink_broadcasts(stmts, known, scalars, kept) -> dict:
     """{id(eqn): statement} for the top-level equations in `stmts`, broadcasts shrunk where that is exact.
 
-    `known` maps the names of primal values to their shapes, known in advance; `scalars`
+    `known` maps the names of primal values to their (shape, dtype), known in advance; `scalars`
     are names surely holding scalars (0-d values and their cotangents); `kept` are names
     that must keep their full value (returned gradients, outputs). A use inside a
     nested block counts as one that needs the full value.
     """
     top = [s for s in stmts if isinstance(s, Eqn)]
     rendered = {id(e): statement(e) for e in top}
-    assigned = [_target(rendered[id(e)]) for e in top]
-    once = {name for name in assigned if name is not None and assigned.count(name) == 1}
+    targets = [assigned_name(rendered[id(e)]) for e in top]
+    once = {name for name in targets if name is not None and targets.count(name) == 1}
     broadcasts = {}  # name -> _Broadcast
     for eqn in top:
-        name = _target(rendered[id(eqn)])
+        name = assigned_name(rendered[id(eqn)])
         if name in once:
             found = _broadcast(rendered[id(eqn)].value, broadcasts, scalars)
             if found is not None:
@@ -55,9 +56,9 @@ def shrink_broadcasts(stmts, known, scalars, kept) -> dict:
     uses: dict = {name: [] for name in broadcasts}
     for eqn in top:
         node = rendered[id(eqn)]
-        for occurrence, parents in _names(node):
+        for occurrence, parents in names_with_ancestors(node):
             if occurrence.id in uses and isinstance(occurrence.ctx, ast.Load):
-                uses[occurrence.id].append((_target(node), occurrence, parents))
+                uses[occurrence.id].append((assigned_name(node), occurrence, parents))
     small = set()
     for name in reversed(list(broadcasts)):  # a broadcast's children are defined after it
         if name not in full and all((target in small and broadcasts[target].parent == name)
@@ -68,17 +69,10 @@ def shrink_broadcasts(stmts, known, scalars, kept) -> dict:
         if name in small and info.parent is not None and info.parent not in small and info.needs_small_parent:
             small.discard(name)  # its small value is written in terms of the parent's small value
     for eqn in top:
-        name = _target(rendered[id(eqn)])
+        name = assigned_name(rendered[id(eqn)])
         if name in small:
             rendered[id(eqn)] = ast.Assign(rendered[id(eqn)].targets, broadcasts[name].small)
     return rendered
-
-
-def _target(node):
-    """The name a statement assigns, if it is a plain `name = value`."""
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        return node.targets[0].id
-    return None
 
 
 class _Broadcast:
@@ -102,11 +96,10 @@ def _broadcast(value, broadcasts, scalars):
         return _Broadcast(parent.shape, value, value.operand.id, parent.scalar)
     if not (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and not value.keywords):
         return None
-    func = ast.unparse(value.func)
     literals = [_literal(a) for a in value.args]
-    if func == "np.full" and len(value.args) == 2 and _is_shape(literals[0]):
+    if numpy_name(value.func) == "full" and len(value.args) == 2 and _is_shape(literals[0]):
         return _Broadcast(literals[0], value.args[1], scalar=_is_scalar(value.args[1], scalars))
-    if func == "unreduce" and len(value.args) == 4 and isinstance(value.args[0], ast.Name) \
+    if isinstance(value.func, ast.Name) and value.func.id == "unreduce" and len(value.args) == 4 and isinstance(value.args[0], ast.Name) \
             and _is_shape(literals[1]) and literals[2] is not _NOT_LITERAL and isinstance(literals[3], bool):
         g, shape, axis, keepdims = value.args[0], literals[1], literals[2], literals[3]
         parent = broadcasts.get(g.id)
@@ -151,15 +144,6 @@ def _is_shape(value) -> bool:
     return isinstance(value, tuple) and all(isinstance(n, int) and not isinstance(n, bool) for n in value)
 
 
-def _names(node, parents=()):
-    """(Name node, its ancestors innermost first) for every name in `node`."""
-    if isinstance(node, ast.Name):
-        yield node, parents
-        return
-    for child in ast.iter_child_nodes(node):
-        yield from _names(child, (node,) + parents)
-
-
 _FACTORS = {"guarded_mul", "guarded_div"}
 
 
@@ -176,40 +160,10 @@ def _scaled_to(occurrence, parents, shape, known) -> bool:
             break
     factors = [child for node in chain for child in ast.iter_child_nodes(node)
                if child not in chain and isinstance(child, ast.expr) and child is not occurrence]
-    return any(_shape(f, known) == shape for f in factors)
-
-
-def _shape(node, known):
-    """The shape of an elementwise expression of values of known shape (and numbers), or None."""
-    if isinstance(node, ast.Name):
-        return known.get(node.id)
-    if isinstance(node, ast.Constant):
-        return () if type(node.value) in (int, float) else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _shape(node.operand, known)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
-        left, right = _shape(node.left, known), _shape(node.right, known)
-        if left is None or right is None:
-            return None
-        try:
-            return tuple(np.broadcast_shapes(left, right))
-        except ValueError:
-            return None
-    return None
+    return any(isinstance(t, tuple) and t[0] == shape for t in (array_type(f, known) for f in factors))
 
 
 def _used_in_nested_blocks(stmts) -> set:
     """Names read or assigned anywhere inside the branches, loops, guards and pops among `stmts`."""
-    names = set()
-    for stmt in stmts:
-        if isinstance(stmt, Eqn):
-            continue
-        for inner in walk([stmt]):
-            names.update(v.name for v in getattr(inner, "reads", ()))
-            for field in ("var", "cond", "iterable", "test", "counter", "target"):
-                value = getattr(inner, field, None)
-                if hasattr(value, "name"):
-                    names.add(value.name)
-            if isinstance(inner, Eqn):
-                names.update(v.name for v in inner.outputs)
-    return names
+    nested = [stmt for stmt in stmts if not isinstance(stmt, (Eqn, Free))]
+    return {v.name for stmt in nested for v in reads(stmt) | set(assigned([stmt]))}

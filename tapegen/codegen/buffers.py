@@ -29,6 +29,8 @@ import ast
 
 import numpy as np
 
+from .syntax import assigned_name, names_with_ancestors, numpy_name
+
 MIN_BYTES = 1 << 18  # NumPy's own threshold for reusing temporaries in an expression (256 KiB)
 
 _BINARY = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
@@ -55,10 +57,10 @@ def reuse_buffers(items, types: dict) -> dict:
         if kind == "free":
             owned.difference_update(item)
             continue
-        for name, parent, grandparent in _reads(item):
-            if not _consumes(name, parent, grandparent):
+        for name, ancestors in names_with_ancestors(item):
+            if isinstance(name.ctx, ast.Load) and not _consumes(name, *(ancestors + (None, None))[:2]):
                 owned.discard(name.id)  # it may now be aliased: a view, a container, another name
-        target = _target(item)
+        target = assigned_name(item)
         for node in ast.walk(item):  # names bound here other than a plain `name = value`: not known any more
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id != target:
                 owned.discard(node.id)
@@ -68,7 +70,7 @@ def reuse_buffers(items, types: dict) -> dict:
         dying = set(items[i + 1][1]) if i + 1 < len(items) and items[i + 1][0] == "free" else set()
         dying |= {target}  # rebound by this statement: its old value dies here
         candidates = [n for n in _names_in(item.value) if n in owned and n in dying]
-        kind = known.get(target) or _type(item.value, types)  # what specialization knows comes first
+        kind = known.get(target) or array_type(item.value, types)  # what specialization knows comes first
         statements = _rewritten(item, kind, types, candidates)
         if statements is not None:
             replaced[i] = statements
@@ -81,12 +83,6 @@ def reuse_buffers(items, types: dict) -> dict:
     return replaced
 
 
-def _target(stmt):
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-        return stmt.targets[0].id
-    return None
-
-
 def _names_in(node) -> list:
     """Names read in `node`, first occurrences in order."""
     seen = []
@@ -94,16 +90,6 @@ def _names_in(node) -> list:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in seen:
             seen.append(n.id)
     return seen
-
-
-def _reads(stmt):
-    """(Name, parent, grandparent) for every name a statement reads."""
-    def visit(node, parent, grandparent):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            yield node, parent, grandparent
-        for child in ast.iter_child_nodes(node):
-            yield from visit(child, node, parent)
-    yield from visit(stmt, None, None)
 
 
 def _consumes(name, parent, grandparent) -> bool:
@@ -122,10 +108,8 @@ def _consumes(name, parent, grandparent) -> bool:
 
 def _numpy_function(func):
     """`name` for `np.name` where that is a ufunc or a reduction returning a new array, else None."""
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "np":
-        if func.attr in _UFUNCS or func.attr in _METHODS or func.attr in ("where", "dot", "matmul"):
-            return func.attr
-    return None
+    name = numpy_name(func)
+    return name if name in _UFUNCS or name in _METHODS or name in ("where", "dot", "matmul") else None
 
 
 def _fresh(value, kind, owned) -> bool:
@@ -147,13 +131,15 @@ def _fresh(value, kind, owned) -> bool:
 # --- types: (shape, dtype) of float arrays and NumPy scalars, WEAK for Python numbers, None if unknown ---
 
 
-def _type(node, types):
+def array_type(node, types):
+    """(shape, dtype) of an elementwise expression of values whose types `types` gives by name, WEAK for a
+    Python number, None if unknown."""
     if isinstance(node, ast.Name):
         return types.get(node.id)
     if isinstance(node, ast.Constant):
         return WEAK if type(node.value) in (int, float) else None
     if isinstance(node, ast.BinOp):
-        left, right = _type(node.left, types), _type(node.right, types)
+        left, right = array_type(node.left, types), array_type(node.right, types)
         if type(node.op) in _BINARY:
             return _combine(left, right)
         if isinstance(node.op, ast.Pow) and right == WEAK and _is_array(left) and left[1].kind == "f":
@@ -163,14 +149,14 @@ def _type(node, types):
             return (left[0][0], right[0][1]), left[1]
         return None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _type(node.operand, types)
+        return array_type(node.operand, types)
     if isinstance(node, ast.Attribute) and node.attr == "T":
-        inner = _type(node.value, types)
+        inner = array_type(node.value, types)
         return (inner[0][::-1], inner[1]) if _is_array(inner) else None
     if isinstance(node, ast.Call) and _numpy_function(node.func) in _UFUNCS and not node.keywords:
         result = WEAK
         for arg in node.args:
-            result = _combine(result, _type(arg, types))
+            result = _combine(result, array_type(arg, types))
         return result if _is_array(result) else None
     return None
 
@@ -251,7 +237,7 @@ def _plan(node, result, types, candidates, parents, plan, used) -> None:
         return
     for operand in operands:
         _plan(operand, result, types, candidates, parents, plan, used)
-    if _type(node, types) != result:
+    if array_type(node, types) != result:
         return
     for operand in operands:  # a result only this node reads: write over it
         if id(operand) in plan:

@@ -22,6 +22,8 @@ import copy
 
 import numpy as np
 
+from .syntax import assigned_name, numpy_name
+
 
 def reuse_common(items) -> dict:
     """{index: statement} for the statements of `items` that read an earlier result instead of recomputing it.
@@ -45,8 +47,7 @@ def reuse_common(items) -> dict:
                 replaced[i] = item
         bound = {n.id for n in ast.walk(item) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         _forget(available, bound)
-        target = item.targets[0].id if isinstance(item, ast.Assign) and len(item.targets) == 1 \
-            and isinstance(item.targets[0], ast.Name) else None
+        target = assigned_name(item)
         if target is not None and _pure(item.value):
             reads = {n.id for n in ast.walk(item.value) if isinstance(n, ast.Name)}
             if target not in reads:  # `h = h * 2`: after it, `h * 2` means something else
@@ -68,9 +69,8 @@ def _pure(node) -> bool:
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, (ast.USub, ast.UAdd)) and _pure(node.operand)
     if isinstance(node, ast.Call):
-        func = node.func
-        return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "np"
-                and isinstance(getattr(np, func.attr, None), np.ufunc) and not node.keywords
+        name = numpy_name(node.func)
+        return (name is not None and isinstance(getattr(np, name, None), np.ufunc) and not node.keywords
                 and all(_pure(a) for a in node.args))
     if isinstance(node, ast.Name):
         return True

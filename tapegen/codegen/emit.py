@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
-
-from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var, atom_vars, walk
+from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var
 from ..liveness import Free, with_frees
 from .broadcasts import shrink_broadcasts
 from .buffers import WEAK, reuse_buffers
@@ -52,8 +50,8 @@ class _ModuleState(threading.local):
     comments: dict = {}
     record = False
     rendered: dict = {}  # id(eqn) -> the statement written for it, where a pass rewrote it
-    private: frozenset = frozenset()  # cotangent vars holding float64 arrays only the generated code refers to
     arrays: dict = {}  # name -> (shape, dtype) of values known to be ndarrays (shape specialization)
+    adjoint = None  # the Adjoint being written
 
 
 _STATE = _ModuleState()
@@ -65,7 +63,7 @@ def _start(adjoint, checks, record=False):
     _STATE.record = record
     _STATE.rendered = {}
     _STATE.arrays = {}
-    _STATE.private = _only_accumulated(adjoint)
+    _STATE.adjoint = adjoint
 
 
 def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bool = False,
@@ -90,11 +88,7 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     both = with_frees(list(adjoint.forward) + [_SEED] + list(adjoint.backward), keep | scalars, adjoint.tape_slots)
     split = both.index(_SEED)
     if adjoint.known:
-        _STATE.arrays = {v.name: known for v, known in adjoint.known.items() if known[0] != ()}
-        _STATE.rendered = shrink_broadcasts(both[split + 1:], *_shapes_known(adjoint), {v.name for v in keep})
-        _STATE.rendered.update(_common_subexpressions(both))
-        if all(isinstance(stmt, (Eqn, Free)) or stmt is _SEED for stmt in both):
-            _STATE.rendered.update(_into_dead_buffers(both, adjoint, seed_value))
+        _STATE.rendered = _specialized_statements(both, split, adjoint, keep, scalars, seed_value)
     body = _tape_start(adjoint) + _lines(both[:split], backward=False)
     value = _value_text(program)
     if _restored(adjoint) & {v for v in program.outputs if isinstance(v, Var)}:
@@ -109,48 +103,40 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
     return "\n".join(lines) + "\n"
 
 
-def _shapes_known(adjoint):
-    """({name: shape} of values whose shapes are known in advance, names surely holding scalars)."""
-    shapes = {v.name: shape for v, (shape, _) in adjoint.known.items()}
-    scalars = {v.name for v, (shape, _) in adjoint.known.items() if shape == ()}
-    scalars |= {g.name for v, g in (adjoint.cotangents or {}).items() if v.name in scalars}
-    return shapes, scalars
-
-
-def _common_subexpressions(stmts) -> dict:
-    """{id(eqn): statement} reading an earlier equal result instead of recomputing it (cse.py)."""
+def _specialized_statements(both, split, adjoint, keep, scalars, seed_value) -> dict:
+    """{id(eqn): statement, or statements} for the top-level equations of specialized code, as the passes
+    that know the shapes write them: broadcasts.py, reductions.py, cse.py, then buffers.py (straight-line
+    code only)."""
+    known = {v.name: shape_dtype for v, shape_dtype in adjoint.known.items()}
+    _STATE.arrays = {name: shape_dtype for name, shape_dtype in known.items() if shape_dtype[0] != ()}
+    shrunk = shrink_broadcasts(both[split + 1:], known, {v.name for v in scalars}, {v.name for v in keep})
     items, eqns = [], []
-    for stmt in stmts:
-        if stmt is _SEED:
-            continue
+    for stmt in both:
         if isinstance(stmt, Free):
             items.append(("free", {v.name for v in stmt.vars}))
         elif isinstance(stmt, Eqn):
-            items.append(("stmt", _STATE.rendered.get(id(stmt)) or statement(stmt)))
+            items.append(("stmt", reductions_as_methods(shrunk.get(id(stmt)) or statement(stmt), _STATE.arrays)))
+        elif stmt is not _SEED:
+            items.append(("barrier", None))  # a branch, loop, guard or pop
         else:
-            items.append(("barrier", None))
+            continue
         eqns.append(stmt)
-    return {id(eqns[i]): node for i, node in reuse_common(items).items()}
+    for i, node in reuse_common(items).items():
+        items[i] = ("stmt", node)
+    written = {i: node for i, (kind, node) in enumerate(items) if kind == "stmt"}
+    if all(kind != "barrier" for kind, _ in items):
+        written.update(reuse_buffers(items, {**_STATE.arrays, **_seed_type(adjoint, seed_value)}))
+    return {id(eqns[i]): node for i, node in written.items()}
 
 
-def _into_dead_buffers(stmts, adjoint, seed_value) -> dict:
-    """{id(eqn): statements} writing results into arrays that die there (straight-line code; buffers.py)."""
-    items, eqns = [], []
-    for stmt in stmts:
-        if isinstance(stmt, Free):
-            items.append(("free", {v.name for v in stmt.vars}))
-            eqns.append(None)
-        elif isinstance(stmt, Eqn):
-            node = _STATE.rendered.get(id(stmt)) or statement(stmt)
-            items.append(("stmt", reductions_as_methods(node, _STATE.arrays)))
-            eqns.append(stmt)
-    types = dict(_STATE.arrays)
+def _seed_type(adjoint, seed_value) -> dict:
+    """The seed's type for buffers.py: a Python float (weak), or a NumPy scalar of the output's dtype."""
     output = adjoint.known.get(adjoint.primal.outputs[adjoint.outputs[0]])
     if seed_value == "1.0":
-        types[adjoint.seeds[0].name] = WEAK
-    elif output is not None and output[0] == () and output[1].kind in "fc":
-        types[adjoint.seeds[0].name] = output  # seed() gives a NumPy scalar of the output's dtype
-    return {id(eqns[i]): stmts for i, stmts in reuse_buffers(items, types).items()}
+        return {adjoint.seeds[0].name: WEAK}
+    if output is not None and output[0] == () and output[1].kind in "fc":
+        return {adjoint.seeds[0].name: output}  # seed() gives a NumPy scalar of the output's dtype
+    return {}
 
 
 def vjp_module(adjoint, name: str, bare: bool, checks: bool = False) -> str:
@@ -219,29 +205,10 @@ def _lines(stmts, backward: bool) -> list:
     return lines
 
 
-def _only_accumulated(adjoint) -> frozenset:
-    """The private cotangent arrays (adjoint.private: np.zeros made by the backward pass) that nothing
-    assigns or reads but their own accumulations `g = g + c`."""
-    private = set(adjoint.private)
-    for stmt in walk(adjoint.backward):
-        if not isinstance(stmt, Eqn):
-            private.difference_update(v for v in getattr(stmt, "reads", ()) if isinstance(v, Var))
-            private.difference_update({getattr(stmt, "var", None)} - ({stmt.var} if isinstance(stmt, Guard) else set()))
-            continue
-        inputs = dict(stmt.inputs)
-        own = stmt.op.form == "rule" and stmt.op.accumulate == "add" and inputs.get("__g") == stmt.outputs[0]
-        for key, atom in stmt.inputs:
-            if not (own and key == "__g"):
-                private.difference_update(atom_vars(atom))
-        if not own and getattr(stmt.op, "fn", None) is not np.zeros:
-            private.difference_update(stmt.outputs)  # assigned some other way: maybe another array
-    return frozenset(private)
-
-
 def _in_place(eqn):
     """`g += c` where `g = g + c` accumulates into a float64 array the backward pass made (np.zeros before a
     loop) and only it refers to: its reads are these accumulations and the final `return`."""
-    if eqn.op.form == "rule" and eqn.op.accumulate == "add" and eqn.outputs[0] in _STATE.private \
+    if eqn.op.form == "rule" and eqn.op.accumulate == "add" and eqn.outputs[0] in _STATE.adjoint.private \
             and dict(eqn.inputs).get("__g") == eqn.outputs[0] and not eqn.op.sequence:
         return accumulated_in_place(eqn)
     return None
@@ -254,11 +221,11 @@ def _check_indices(adjoint):
 
 def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Eqn):
-        node = _STATE.rendered.get(id(stmt)) or _in_place(stmt) or statement(stmt)
-        if isinstance(node, list):  # one statement written as several
-            lines = [line for part in node for line in to_text(part).splitlines()]
-        else:
-            lines = to_text(reductions_as_methods(node, _STATE.arrays) if _STATE.arrays else node).splitlines()
+        node = _STATE.rendered.get(id(stmt))  # a top-level line of specialized code, already rewritten
+        if node is None:
+            node = _in_place(stmt) or statement(stmt)
+            node = reductions_as_methods(node, _STATE.arrays) if _STATE.arrays else node
+        lines = [line for part in (node if isinstance(node, list) else [node]) for line in to_text(part).splitlines()]
         if _STATE.record and not backward:
             lines += [f"record({v.name!r}, {v.name})" for v in stmt.outputs if v.name != "_"]
         checks = _STATE.checks

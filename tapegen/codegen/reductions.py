@@ -19,8 +19,9 @@ import math
 
 import numpy as np
 
-_METHODS = {"np.sum": "sum", "np.max": "max", "np.amax": "max", "np.min": "min", "np.amin": "min",
-            "np.prod": "prod"}
+from .syntax import numpy_name
+
+_METHODS = {"sum": "sum", "max": "max", "amax": "max", "min": "min", "amin": "min", "prod": "prod"}
 _MEAN_EXACT = {np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
@@ -42,19 +43,19 @@ class _Methods(ast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if len(node.args) != 1 or not isinstance(node.func, ast.Attribute):
+        func = numpy_name(node.func)
+        if len(node.args) != 1 or func is None:
             return node
-        func = ast.unparse(node.func)
         subject = node.args[0]
         inner = subject.operand if isinstance(subject, ast.UnaryOp) and isinstance(subject.op, ast.USub) else subject
         if not (isinstance(inner, ast.Name) and inner.id in self.arrays):
             return node
-        if func == "np.sum":
+        if func == "sum":
             return method_sum(subject, node.keywords)
         if func in _METHODS and inner is subject:
             return ast.Call(ast.Attribute(subject, _METHODS[func], ast.Load()), [], node.keywords)
         shape, dtype = self.arrays[inner.id]
-        if func == "np.mean" and inner is subject and not node.keywords and dtype in _MEAN_EXACT and math.prod(shape):
+        if func == "mean" and inner is subject and not node.keywords and dtype in _MEAN_EXACT and math.prod(shape):
             total = ast.Call(ast.Attribute(subject, "sum", ast.Load()), [], [])
             return ast.BinOp(total, ast.Div(), ast.Constant(math.prod(shape)))
         return node

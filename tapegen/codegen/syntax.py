@@ -1,0 +1,32 @@
+"""Reading generated statements: what the passes over specialized code share.
+
+broadcasts.py, cse.py, buffers.py and reductions.py all look at rendered `ast`
+statements: which name a line assigns, where each name is read and inside what,
+and whether a call is `np.<something>`.
+"""
+from __future__ import annotations
+
+import ast
+
+
+def assigned_name(stmt):
+    """The name a statement assigns if it is a plain `name = value`, else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    return None
+
+
+def names_with_ancestors(node, ancestors=()):
+    """(Name node, its ancestors innermost first) for every name in `node`, read or assigned."""
+    if isinstance(node, ast.Name):
+        yield node, ancestors
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from names_with_ancestors(child, (node,) + ancestors)
+
+
+def numpy_name(func):
+    """`name` if `func` is written `np.name`, else None."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "np":
+        return func.attr
+    return None
