@@ -389,20 +389,34 @@ def _portable_source(fn):
     return (code.co_filename, tuple(lines)) if lines else None
 
 
-def _register_source(source):
-    """Make `linecache`, which tapegen reads source through, serve the pickled lines."""
-    if source is not None and tuple(linecache.getlines(source[0])) != source[1]:
-        file, lines = source
+def _register_source(fn, source):
+    """Make `linecache`, which tapegen reads source through, serve the pickled lines.
+
+    cloudpickle (3.1 and later) names the file of every function it sends by value
+    `<dynamic-code>`; `fn`, and the by-value functions of its module it calls, get their
+    own file's name back so their source is found in the lines sent with them.
+    """
+    if source is None:
+        return
+    file, lines = source
+    if tuple(linecache.getlines(file)) != lines:
         linecache.cache[file] = (sum(map(len, lines)), None, list(lines), file)
+    fn = getattr(fn, "__func__", fn)
+    module = getattr(fn, "__module__", None)
+    for value in [fn, *getattr(fn, "__globals__", {}).values()]:
+        code = getattr(value, "__code__", None)
+        if (code is not None and code.co_filename == "<dynamic-code>"
+                and getattr(value, "__module__", None) == module):
+            value.__code__ = code.replace(co_filename=file)
 
 
 def _rebuild_differentiated(fn, wrt, has_aux, source):
-    _register_source(source)
+    _register_source(fn, source)
     return Differentiated(fn, wrt, has_aux)
 
 
 def _rebuild_grad_function(fn, wrt, has_aux, with_value, source):
-    _register_source(source)
+    _register_source(fn, source)
     return GradFunction(fn, wrt, has_aux, with_value)
 
 
