@@ -199,7 +199,9 @@ class _Builder:
         own = _own_jvp(op)
         if own is not None:
             return out + self._own(eqn, own)
-        carrying = [key for key, atom in eqn.inputs if any(v in self.active for v in atom_vars(atom))]
+        inert = getattr(op, "inert", ())  # indices, keys, shapes: no derivative flows through them
+        carrying = [key for key, atom in eqn.inputs
+                    if key not in inert and any(v in self.active for v in atom_vars(atom))]
         if not carrying or not op.differentiable:
             return out + [self._zero(o, eqn.span) for o in outputs]
         if _container_key(op) is not None and not op.jvps:
@@ -227,7 +229,8 @@ class _Builder:
         inputs = tuple((f"{i}:{name}", atom) for i, (_, reads) in enumerate(chosen) for name, atom in reads)
         outs = tuple(self.tangent(o) for o in eqn.outputs)
         used = tuple(rule for rule, _ in chosen)
-        generic = len(used) > 1 and (len(outs) > 1 or any(not _is_array_expression(rule) for rule in used))
+        generic = len(used) > 1 and (len(outs) > 1 or eqn.op.name in _JOINS
+                                     or any(not _is_array_expression(rule) for rule in used))
         return derive + [Eqn(TangentSum(used, generic), inputs, outs, eqn.span)]
 
     def _reads(self, rule, eqn, derive) -> tuple:
@@ -366,6 +369,9 @@ def _own_jvp(op):
         key = next((key for key, prim in rules.PRIMITIVES.items() if prim is op), None)
         return key if getattr(key, "checkpointed", None) is not None else None
     return None
+
+
+_JOINS = {"concat", "plus", "repeat_items"}  # their tangent contributions are lists: add item by item
 
 
 def _is_array_expression(rule) -> bool:

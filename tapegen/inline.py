@@ -22,6 +22,18 @@ from .source import FunctionSource, function_source
 
 
 @dataclass(frozen=True)
+class StaticValue:
+    """A local name or parameter bound to an object known at transform time: a function, class or module.
+
+    `tanh = np.tanh`, `pi, sqrt = np.pi, np.sqrt`, a function passed to a helper (`apply(np.tanh, x)`) or
+    a helper's default (`def layer(x, act=np.tanh)`): calls through it are resolved as if spelled out.
+    """
+
+    obj: object
+    atom: object = None  # the value as generated code computes it, for a read that is not a call
+
+
+@dataclass(frozen=True)
 class LocalFunction:
     """A `def` or lambda inside the differentiated function, called later by name."""
 
@@ -140,6 +152,8 @@ class Calls:
 def _default(value, node, lowerer):
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return Const(value)
+    if callable(value) or inspect.ismodule(value):
+        return StaticValue(value)
     raise lowerer.unsupported(node, "a default argument value that is not a plain number, string or None",
                               "pass the argument explicitly")
 

@@ -14,7 +14,7 @@ import operator
 
 from . import rules
 from .errors import UnsupportedSyntaxError
-from .inline import Calls, LocalFunction
+from .inline import Calls, LocalFunction, StaticValue
 from .ir import Const, Eqn, Pack, Program, Var
 from .lower_expr import _HINTS, BINOPS, Expressions, _describe
 from .lower_flow import ControlFlow
@@ -22,7 +22,7 @@ from .names import Namer
 from .normalize import normalize
 from .resolve import Scope, all_identifiers, local_names
 from .rules.language import assign as assign_primitive
-from .rules.language import make_list, make_tuple
+from .rules.language import CONTAINER_OUTPUTS, make_list, make_tuple
 from .rules.table import Primitive
 from .source import FunctionSource
 
@@ -64,6 +64,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.free_sources: dict = {}  # free var name -> (function whose scope defines it, name there)
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
         self.views: dict = {}    # view var -> the var whose memory it shows
+        self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
+        self.captured: set = set()  # containers held inside another (changing one in place changes both)
+        self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
+        self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
         self.params: set = set()
         self.results = None      # result vars, when the function returns from inside branches
@@ -270,16 +274,27 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             raise self.unsupported(stmt, "this augmented assignment operator is not supported")
         value = self.expr(stmt.value)
         target = self.shared.get(name, name)
-        self.store(name, self.emit(rules.lookup(fn), [current, value], {}, stmt, target), stmt)
+        self.store(name, self.binary(fn, current, value, stmt, target), stmt)
 
     def assign(self, name, value_node):
+        if name not in self.shared:
+            value = self.value(value_node) if isinstance(value_node, (ast.Name, ast.Attribute)) else None
+            if isinstance(value, StaticValue):  # tanh = np.tanh: calls through `tanh` are np.tanh's
+                self.env[name] = value
+                return
+            if value is not None:
+                return self.store(name, value, value_node)
         atom = self.expr(value_node, target=self.shared.get(name, name))
         self.store(name, atom, value_node)
 
     def assign_tuple(self, target, value_node):
         names = [t.id for t in target.elts]
         if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
-            atoms = [self.expr(v) for v in value_node.elts]  # all right-hand sides before any binding
+            atoms = [self.expr(v) if n in self.shared else self.value(v)  # every right-hand side first
+                     for n, v in zip(names, value_node.elts)]
+            statics = {n: a for n, a in zip(names, atoms) if isinstance(a, StaticValue) and n not in self.shared}
+            self.env.update(statics)  # pi, sqrt = np.pi, np.sqrt
+            names, atoms = [n for n in names if n not in statics], [a for n, a in zip(names, atoms) if n not in statics]
             targets = {self.shared[n] for n in names if n in self.shared}
             atoms = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
                      for a in atoms]  # a, b = b, a: read both before writing either
@@ -288,7 +303,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return
         if isinstance(value_node, ast.Call):
             prim = self.callee_primitive(value_node)
-            if prim is not None and prim.outputs == len(names):
+            if prim is not None and prim.outputs == len(names) > 1:  # `a, = f(x)` unpacks f's one value
                 outs = self.call(value_node, outputs=len(names), targets=[self.shared.get(n, n) for n in names])
                 for name, var in zip(names, outs):
                     self.store(name, var, value_node)
@@ -324,6 +339,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             eqn_outs = outs
         self.current.append(Eqn(prim, inputs, eqn_outs, self.span(node)))
         self._track_memory(prim, inputs, eqn_outs)
+        self._track_containers(prim, inputs, outs + eqn_outs)
         for final, temp in copies:
             self.current.append(Eqn(rules.lookup(assign_primitive), (("x", temp),), (final,), self.span(node)))
             self._track_memory(rules.lookup(assign_primitive), (("x", temp),), (final,))
@@ -349,6 +365,47 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name not in IN_PLACE and prim.form != "opaque":
             self.fresh.update(outs)
 
+    def _track_containers(self, prim, inputs, outs):
+        """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
+        kind = CONTAINER_OUTPUTS.get(prim.name)
+        if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item") and inputs:
+            kind = self.container_kind(inputs[0][1])
+        if kind is None and prim.name == "plus":  # list + v: a list when v is one, as it is meant to be
+            kind = self.container_kind(inputs[0][1]) or self.container_kind(inputs[1][1])
+        self._track_lengths(prim, inputs, outs)
+        held = _HOLDS_ITEMS.get(prim.name, ())
+        self.captured.update(v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers)
+        for out in outs:
+            if kind is None:
+                self.containers.pop(out, None)
+            else:
+                self.containers[out] = kind
+
+    def _track_lengths(self, prim, inputs, outs):
+        """Lengths of lists and tuples, and keys of dicts, that are fixed when the function is transformed."""
+        values = dict(inputs)
+        length = keys = None
+        if prim.name in ("make_list", "make_tuple"):
+            length = len(values["items"].items)
+        elif prim.name == "make_dict":
+            keys = values["keys"].value
+        elif prim.name == "concat" and all(self._length(values[k]) is not None for k in ("x1", "x2")):
+            length = self._length(values["x1"]) + self._length(values["x2"])
+        elif prim.name == "assign":
+            length, keys = self._length(values["x"]), self.dict_keys.get(values["x"])
+        for out in outs:
+            self.lengths.pop(out, None)
+            self.dict_keys.pop(out, None)
+            if length is not None:
+                self.lengths[out] = length
+            if keys is not None:
+                self.dict_keys[out] = keys
+
+    def _length(self, atom):
+        if isinstance(atom, Pack):
+            return len(atom.items)
+        return self.lengths.get(atom) if isinstance(atom, Var) else None
+
     def bind_arguments(self, prim: Primitive, args, kwargs, node):
         if prim.form == "opaque":
             return tuple((f"_{i}", a) for i, a in enumerate(args)) + tuple(kwargs.items())
@@ -373,12 +430,38 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         inputs = []
         for param in params:
             if param in bound:
-                inputs.append((param, bound[param]))
+                inputs.append((param, self.flat(bound[param], node, whole=self._holds_one(prim, param))))
             elif param in prim.defaults:
                 inputs.append((param, Const(prim.defaults[param])))
             else:
                 raise self.unsupported(node, f"{prim.spelling or prim.name}() is missing argument `{param}`")
         return tuple(inputs)
+
+    @staticmethod
+    def _holds_one(prim, param) -> bool:
+        """Whether `param` takes one value (a tuple passed to it is one value), not a list of arrays."""
+        return prim.differentiable and prim.form not in ("opaque", "display") and param != prim.variadic \
+            and param not in prim.sequences and param in prim.vjps
+
+    def flat(self, atom, node, whole=False):
+        """`atom` with every list or tuple inside a list or tuple held in a var of its own.
+
+        `np.array([[a, b], [c, d]])` becomes `t1 = [a, b]; t2 = [c, d]; np.array([t1, t2])`:
+        each pass then sees containers one level deep, whose items are vars or constants, and
+        a nested item's cotangent (or tangent) flows through its own `[]`'s rule.
+        """
+        if not (isinstance(atom, Pack) and atom.kind in ("list", "tuple")):
+            return atom
+        if whole and _vars(atom):  # `xs.append((a, b))`: the tuple is one value, with a cotangent of its own
+            maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
+            return self.emit(maker, list(atom.items), {}, node, None)
+        items = []
+        for item in atom.items:
+            if isinstance(item, Pack) and item.kind in ("list", "tuple") and _vars(item):
+                maker = rules.lookup(make_list if item.kind == "list" else make_tuple)
+                item = self.emit(maker, list(item.items), {}, node, None)
+            items.append(item)
+        return Pack(tuple(items), atom.kind)
 
     # --- errors -------------------------------------------------------------------------
 
@@ -387,6 +470,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def unsupported(self, node, message, hint=None):
         return UnsupportedSyntaxError(message, self.span(node), hint)
+
+
+# The inputs a container op keeps as items (a container kept so is changed by changing it in place).
+_HOLDS_ITEMS = {"make_list": ("items",), "make_tuple": ("items",), "make_dict": ("values",), "append": ("value",),
+                "with_item": ("value",)}
 
 
 def _vars(atom):

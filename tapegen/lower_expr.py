@@ -8,15 +8,20 @@ user function (inlined), a gradient of one, a custom rule, or an opaque call.
 from __future__ import annotations
 
 import ast
+import math
 import operator
+import types
+
+import numpy as np
 
 from . import rules
-from .inline import LocalFunction, user_function
+from .inline import LocalFunction, StaticValue, user_function
 from .ir import Const, If, Pack, Var
 from .resolve import MISSING
 from .rules.language import append as append_primitive
 from .rules.language import assign as assign_primitive
-from .rules.language import contained_in, make_dict, make_list, make_tuple, not_contained_in
+from .rules.language import concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
+from .rules.language import py_sum, repeat_items
 from .rules.table import Primitive
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -27,6 +32,25 @@ COMPARES = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.
             ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
             ast.In: contained_in, ast.NotIn: not_contained_in}
 METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
+# Methods that change their list, dict, set or array in place.
+MUTATORS = {"extend", "insert", "remove", "pop", "popitem", "clear", "reverse", "sort", "update", "setdefault",
+            "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update", "fill",
+            "put", "itemset", "resize", "partition", "setfield", "byteswap", "__setitem__", "__delitem__",
+            "__iadd__", "__imul__"}
+MUTATOR_HINTS = {
+    "insert": "build a new list: xs = xs[:i] + [v] + xs[i:]",
+    "pop": "read the item and shorten the list: v = xs[-1]; xs = xs[:-1]",
+    "remove": "build a new list without the item",
+    "reverse": "xs = xs[::-1] for a list, or np.flip(a) for an array",
+    "sort": "a = np.sort(a) for an array, or xs = sorted(xs) for a list",
+    "update": "build a new dict: d = dict(d, key=value), or d[key] = value",
+    "setdefault": "write d[key] = value where it is set",
+    "fill": "a = np.full_like(a, value)",
+    "put": "a[indices] = values on an array the function made",
+    "resize": "a = np.resize(a, shape)",
+    "partition": "a = np.partition(a, k)",
+    "clear": "start a new list or dict: xs = []",
+}
 
 
 class Expressions:
@@ -38,6 +62,27 @@ class Expressions:
             raise self.unsupported(node, f"{_describe(node)} is not supported inside a differentiated function",
                                    _HINTS.get(type(node), "rewrite it with assignments and NumPy calls"))
         return handler(node, target)
+
+    def static(self, node):
+        """The object `node` names if it is known now: a global, or a local bound to a function or module."""
+        if isinstance(node, ast.Name) and node.id in self.env:
+            value = self.env[node.id]
+            return value.obj if isinstance(value, StaticValue) else MISSING
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and isinstance(self.env.get(node.value.id), StaticValue):
+            base = self.env[node.value.id].obj
+            return getattr(base, node.attr, MISSING) if isinstance(base, (types.ModuleType, type)) else MISSING
+        return self.scope.static(node)
+
+    def value(self, node):
+        """`node`'s atom, or a StaticValue for a function, class or module (`act = np.tanh`)."""
+        obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
+        if obj is not MISSING and (callable(obj) or isinstance(obj, types.ModuleType)) \
+                and not isinstance(obj, (Var, LocalFunction)):
+            name = node.id if isinstance(node, ast.Name) else None
+            known = self.env.get(name) if name else None
+            return known if isinstance(known, StaticValue) else StaticValue(obj, self.expr(node))
+        return self.expr(node)
 
     def expr_Constant(self, node, target):
         return Const(node.value)
@@ -52,6 +97,11 @@ class Expressions:
             if isinstance(value, LocalFunction):
                 raise self.unsupported(node, f"the local function `{name}` can only be called here",
                                        "call it, or define it outside the differentiated function")
+            if isinstance(value, StaticValue):  # a function read as a value (`kw = {"act": act}`)
+                if value.atom is None:
+                    raise self.unsupported(node, f"`{name}` is a function or module here, used as a value",
+                                           f"call it ({name}(...)); tapegen follows it there")
+                return value.atom
             return value
         if name in self.scope.locals:
             raise self.unsupported(node, f"`{name}` is used before it is assigned", "assign it first")
@@ -77,8 +127,24 @@ class Expressions:
         fn = BINOPS.get(type(node.op))
         if fn is None:
             raise self.unsupported(node, "this operator is not supported")
-        left, right = self.expr(node.left), self.expr(node.right)
+        return self.binary(fn, self.expr(node.left), self.expr(node.right), node, target)
+
+    def binary(self, fn, left, right, node, target):
+        """`left <op> right`: `+` and `*` join and repeat lists and tuples, and compute on arrays."""
+        kinds = (self.container_kind(left), self.container_kind(right))
+        if fn is operator.add and any(kinds):  # joining sequences, not adding numbers
+            op = concat if all(kinds) else plus  # plus: the other side's type is known only when it runs
+            return self.emit(rules.lookup(op), [left, right], {}, node, target)
+        if fn is operator.mul and any(kinds):  # [x] * 3: the items repeated
+            items, n = (left, right) if kinds[0] else (right, left)
+            return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
         return self.emit(rules.lookup(fn), [left, right], {}, node, target)
+
+    def container_kind(self, atom):
+        """"list", "tuple" or "dict" for an atom known to be one at transform time, else None."""
+        if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):
+            return atom.kind
+        return self.containers.get(atom) if isinstance(atom, Var) else None
 
     def expr_UnaryOp(self, node, target):
         operand = self.expr(node.operand)
@@ -130,6 +196,59 @@ class Expressions:
         self.current.append(If(cond, tuple(then), tuple(orelse), self.span(node)))
         return result
 
+    def expr_ListComp(self, node, target):
+        return self.comprehension(node, node.elt)
+
+    def expr_GeneratorExp(self, node, target):  # its items, in a list: what sum(), np.stack() ... receive
+        return self.comprehension(node, node.elt)
+
+    def expr_DictComp(self, node, target):
+        return self.comprehension(node, (node.key, node.value))
+
+    def comprehension(self, node, element):
+        """`[f(x) for x in xs if c(x)]` (or a generator, or a dict comprehension), as the loop it stands for.
+
+        The result starts empty, and a `for` loop (one per `for` clause, `if`s as branches) appends
+        each element to it (a dict: sets its item). The comprehension's own names stay its own: outer
+        variables of the same names are untouched, as in Python.
+        """
+        if any(gen.is_async for gen in node.generators):
+            raise self.unsupported(node, "async comprehensions cannot be differentiated", _HINTS[ast.Await])
+        is_dict = isinstance(node, ast.DictComp)
+        maker = rules.lookup(make_dict if is_dict else make_list)
+        result = self.emit(maker, [Const(())] if is_dict else [], {}, node, None)
+        holder = self.namer.invented("comprehension").name
+        if is_dict:
+            key, value = element
+            inner = ast.Assign([ast.Subscript(ast.Name(holder, ast.Load()), key, ast.Store())], value)
+        else:
+            inner = ast.Expr(ast.Call(ast.Attribute(ast.Name(holder, ast.Load()), "append", ast.Load()), [element], []))
+        for gen in reversed(node.generators):
+            body = [inner]
+            for condition in reversed(gen.ifs):
+                body = [ast.If(condition, body, [])]
+            inner = ast.For(gen.target, gen.iter, body, [])
+        for sub in ast.walk(inner):
+            if isinstance(sub, (ast.stmt, ast.expr)) and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, node)
+        bound = {n.id for gen in node.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        outer = {name: self.env.pop(name) for name in bound if name in self.env}
+        shared = {name: self.shared.pop(name) for name in bound if name in self.shared}
+        self.env[holder] = result
+        try:
+            self.statement(inner)
+        finally:
+            for name in bound:
+                self.env.pop(name, None)
+            self.env.update(outer)
+            self.shared.update(shared)
+            del self.env[holder]
+        return result
+
+    def expr_SetComp(self, node, target):
+        raise self.unsupported(node, "a set comprehension has no order to differentiate through",
+                               "use a list comprehension")
+
     def _expression_block(self, value_node, result, node):
         self.blocks.append([])
         try:
@@ -141,7 +260,7 @@ class Expressions:
             raise
 
     def expr_Attribute(self, node, target):
-        static = self.scope.static(node)
+        static = self.static(node)
         if static is not MISSING and not callable(static):
             return Const(static)  # a module constant such as np.pi or np.newaxis
         base = self.expr(node.value)
@@ -184,7 +303,7 @@ class Expressions:
 
     def callee_primitive(self, node):
         func = node.func
-        obj = self.scope.static(func)
+        obj = self.static(func)
         if obj is not MISSING:
             return rules.lookup(obj)
         if isinstance(func, ast.Attribute):
@@ -192,25 +311,76 @@ class Expressions:
             return entry[0] if entry else None
         return None
 
-    def call(self, node, outputs=1, targets=None):
+    def fold(self, fn, args, node, target):
+        """`fn(a, b, c)` for a binary `fn` given several arguments: fn(fn(a, b), c)."""
+        result = args[0]
+        for k, arg in enumerate(args[1:], 2):
+            result = self.emit(rules.lookup(fn), [result, arg], {}, node, target if k == len(args) else None)
+        return result
+
+    def arguments(self, node, static=False):
+        """A call's (positional atoms, keyword atoms), `*xs` and `**d` spread out item by item.
+
+        `static`: functions and modules passed stay known (`StaticValue`), for calls that are inlined.
+        """
+        read = self.value if static else self.expr
+        args, kwargs = [], {}
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                raise self.unsupported(arg, "calls with *args are not supported", "pass the arguments one by one")
+                args += self.spread(self.expr(arg.value), arg)
+            else:
+                args.append(read(arg))
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.unsupported(kw, "calls with **kwargs are not supported", "pass keywords one by one")
+                kwargs.update(self.spread_keywords(self.expr(kw.value), kw))
+            else:
+                kwargs[kw.arg] = read(kw.value)
+        return args, kwargs
+
+    def spread(self, atom, node):
+        """The items of `*xs`, when the transform knows how many there are."""
+        if isinstance(atom, Pack):
+            return list(atom.items)
+        n = self.lengths.get(atom) if isinstance(atom, Var) else None
+        if n is None:
+            raise self.unsupported(node, f"`*{ast.unparse(node.value)}` passes a number of arguments tapegen cannot "
+                                         f"know when it transforms the function",
+                                   "build the list or tuple in the function (its length is then known), "
+                                   "or pass the arguments one by one")
+        return [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, node, None) for k in range(n)]
+
+    def spread_keywords(self, atom, node):
+        """The items of `**d`, for a dict whose keys the transform knows."""
+        keys = self.dict_keys.get(atom) if isinstance(atom, Var) else None
+        if keys is None:
+            raise self.unsupported(node, f"`**{ast.unparse(node.value)}` passes keywords tapegen cannot know when it "
+                                         f"transforms the function",
+                                   "build the dict in the function with constant keys, or pass keywords one by one")
+        return {key: self.emit(rules.lookup(operator.getitem), [atom, Const(key)], {}, node, None) for key in keys}
+
+    def call(self, node, outputs=1, targets=None):
         func = node.func
         if isinstance(func, ast.Name) and isinstance(self.env.get(func.id), LocalFunction):
-            args = [self.expr(a) for a in node.args]
-            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(self.env[func.id], node, args, kwargs), outputs, node, targets)
-        obj = self.scope.static(func)
+        obj = self.static(func)
+        if obj is not MISSING and _hashable(obj) and obj in BUILTIN_SPELLINGS:
+            if obj is math.log and len(node.args) == 2:  # math.log(x, base)
+                x, base = (self.emit(rules.lookup(np.log), [self.expr(a)], {}, node, None) for a in node.args)
+                return (self.emit(rules.lookup(operator.truediv), [x, base], {}, node, (targets or [None])[0]),)
+            obj = self.builtin(obj, node)
+        if obj is dict and not node.args:  # dict(W=W, b=b): a dict display
+            keys = Const(tuple(kw.arg for kw in node.keywords))
+            values = [self.expr(kw.value) for kw in node.keywords]
+            return (self.emit(rules.lookup(make_dict), [keys] + values, {}, node, (targets or [None])[0]),)
         if obj is not MISSING:
             prim = rules.lookup(obj)
-            args = [self.expr(a) for a in node.args]
-            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
             if prim is None and user_function(obj) is not None:
+                args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
                 return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
+            args, kwargs = self.arguments(node)
+            if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
+                return (self.fold(obj, args, node, (targets or [None])[0]),)
             if prim is None:
                 prim = _opaque(ast.unparse(func), obj)
             if prim.form == "custom":  # forward pass returns (output, residuals)
@@ -225,13 +395,14 @@ class Expressions:
             return self.emit_multi(prim, args, kwargs, node, outputs, targets)
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)
-            args = [self.expr(a) for a in node.args]
-            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            args, kwargs = self.arguments(node, static=self._own_method(receiver, func.attr) is not None)
             method = self._own_method(receiver, func.attr)
             if method is not None:  # self.helper(x) in a bound method: inline helper(self, x)
                 result = self.inline(method, node, [receiver] + args, kwargs)
                 return self._call_result(result, outputs, node, targets)
             entry = rules.method(func.attr)
+            if entry is None and func.attr in MUTATORS:
+                return self._mutation(receiver, func, args, kwargs, node)
             if entry is None:
                 return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
             prim, receiver_param = entry
@@ -241,20 +412,29 @@ class Expressions:
             return self.emit_multi(prim, [receiver] + args, kwargs, node, outputs, targets)
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
-            args = [self.expr(a) for a in node.args]
-            kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+            args, kwargs = self.arguments(node)
             return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
         callee = self.expr(func)
-        args = [self.expr(a) for a in node.args]
-        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def builtin(self, obj, node):
+        """The NumPy function a Python built-in or `math` function computes here (`abs` is `np.abs`)."""
+        spelled = BUILTIN_SPELLINGS[obj]
+        if isinstance(spelled, tuple):  # max / min: of several arguments, or of one sequence
+            one, several = spelled
+            if node.keywords:
+                raise self.unsupported(node, f"{obj.__name__}() with keyword arguments cannot be differentiated",
+                                       f"use np.{one.__name__} or np.{several.__name__}")
+            return one if len(node.args) == 1 else several
+        return spelled
 
     def _static_gradient(self, func):
         """`tg.grad(f, ...)` / `tg.value_and_grad(f, ...)` with arguments known now: the gradient's code."""
         if not isinstance(func, ast.Call):
             return None
         from . import api
-        maker = self.scope.static(func.func)
+        maker = self.static(func.func)
         if maker not in (api.grad, api.value_and_grad):
             return None
         try:
@@ -265,7 +445,7 @@ class Expressions:
         return user_function(maker(*args, **kwargs))
 
     def _static_argument(self, node):
-        value = self.scope.static(node)
+        value = self.static(node)
         if value is not MISSING:
             return value
         try:
@@ -288,6 +468,23 @@ class Expressions:
         self.emit(rules.lookup(append_primitive), [receiver] + args, {}, node, receiver)
         return ()
 
+    def _mutation(self, receiver, func, args, kwargs, node):
+        """`xs.extend(ys)` on a list built here becomes `xs = xs + ys`; other in-place changes are refused.
+
+        A method that changes its object in place (`xs.insert`, `d.update`, `a.sort()`) would change a
+        value behind the transform's back: its gradient would silently be that of the unchanged value.
+        """
+        name = func.value.id if isinstance(func.value, ast.Name) else None
+        if func.attr == "extend" and name and self.container_kind(receiver) == "list" and len(args) == 1 \
+                and not kwargs:
+            self.check_unshared(name, receiver, node)
+            self.store(name, self.binary(operator.add, receiver, args[0], node, self.shared.get(name, name)), node)
+            return ()
+        what = f"`{ast.unparse(func.value)}`"
+        raise self.unsupported(node, f"`.{func.attr}()` changes {what} in place, which tapegen cannot follow "
+                                     f"(its gradient would be that of the unchanged value)",
+                               MUTATOR_HINTS.get(func.attr, f"build a new value instead of changing {what}"))
+
     def _call_result(self, result, outputs, node, targets):
         """An inlined call's value, in the shape `call()` returns: a tuple of `outputs` atoms."""
         if outputs == 0:
@@ -296,6 +493,39 @@ class Expressions:
         if outputs == 1 and isinstance(target, Var) and result is not target and not isinstance(result, Pack):
             return (result,)
         return (result,) if outputs == 1 else tuple(result.items)
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _builtin_spellings():
+    """Python built-ins and `math` functions, and the NumPy function with the same derivative."""
+    import builtins
+    import math
+    import numpy as np
+    spellings = {builtins.abs: np.abs, builtins.pow: np.power, builtins.round: np.round, builtins.sum: py_sum,
+                 builtins.max: (np.max, np.maximum), builtins.min: (np.min, np.minimum), math.fabs: np.abs,
+                 math.pow: np.power, math.atan2: np.arctan2, math.hypot: np.hypot, math.floor: np.floor,
+                 math.ceil: np.ceil, math.trunc: np.trunc, math.copysign: np.copysign, math.degrees: np.degrees,
+                 math.radians: np.radians, math.asin: np.arcsin, math.acos: np.arccos, math.atan: np.arctan,
+                 math.asinh: np.arcsinh, math.acosh: np.arccosh, math.atanh: np.arctanh, math.isnan: np.isnan,
+                 math.isinf: np.isinf, math.isfinite: np.isfinite}
+    for name in ("exp", "expm1", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh"):
+        spellings[getattr(math, name)] = getattr(np, name)
+    if hasattr(math, "cbrt"):
+        spellings[math.cbrt] = np.cbrt
+    if hasattr(math, "exp2"):
+        spellings[math.exp2] = np.exp2
+    spellings[math.log] = np.log  # math.log(x, base) is handled where it is called
+    return spellings
+
+
+BUILTIN_SPELLINGS = _builtin_spellings()
 
 
 def _method_arguments(prim, method_name, args):

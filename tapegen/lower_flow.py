@@ -19,7 +19,7 @@ import operator
 from . import rules
 from .ir import Const, Exit, If, Loop, Pack, Var
 from .resolve import MISSING
-from .rules.language import assign
+from .rules.language import with_item, assign
 
 
 class ControlFlow:
@@ -30,7 +30,7 @@ class ControlFlow:
     def stmt_If(self, stmt):
         cond = self.condition(stmt.test)
         if isinstance(cond, Const):  # decided at transform time: lower only the branch taken
-            self.block(stmt.body if cond.value else stmt.orelse)
+            self.current.extend(self.block(stmt.body if cond.value else stmt.orelse))
             return
         with self.sharing(_assigned_names(stmt.body + stmt.orelse), stmt):
             then = self.block(stmt.body)
@@ -58,22 +58,35 @@ class ControlFlow:
         self.current.append(Loop("for", index, iterable, (), None, tuple(body), counter, self.span(stmt)))
 
     def iteration(self, stmt):
-        """(range atom, the user's index name or None, (target, sequence) pairs to bind) for a `for` header."""
+        """(range atom, the user's index name or None, (target, sequence) pairs to bind) for a `for` header.
+
+        `for i in range(n)` counts; `enumerate(xs)`, `zip(xs, ys)` (also `zip(*pairs)`, and the two
+        nested) and any other iterable are indexed by a hidden counter, and each target (a name, or a
+        tuple to unpack, nested to any depth) is bound to its sequence's item.
+        """
         target, it = stmt.target, stmt.iter
-        fn = self.scope.static(it.func) if isinstance(it, ast.Call) else MISSING
+        fn = self.static(it.func) if isinstance(it, ast.Call) else MISSING
         if fn is builtins.range and isinstance(target, ast.Name):
             return self.expr(it), target.id, []
-        if fn is builtins.enumerate and _is_pair(target) and len(it.args) == 1:
-            seq = self.expr(it.args[0])
-            return self.range_over([seq], it), target.elts[0].id, [(target.elts[1], seq)]
-        if fn is builtins.zip and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args):
-            seqs = [self.expr(a) for a in it.args]
-            return self.range_over(seqs, it), None, list(zip(target.elts, seqs))
-        if isinstance(target, ast.Name):
-            seq = self.expr(it)
-            return self.range_over([seq], it), None, [(target, seq)]
-        raise self.unsupported(stmt.target, "this loop target is not supported",
-                               "loop over range(...), an array, zip(...) or enumerate(...)")
+        if fn is builtins.enumerate and _is_unpacking(target, 2) and isinstance(target.elts[0], ast.Name) \
+                and len(it.args) == 1 and not it.keywords:
+            pairs = self.sequences(target.elts[1], it.args[0])
+            return self.range_over([seq for _, seq in pairs], it), target.elts[0].id, pairs
+        pairs = self.sequences(target, it)
+        return self.range_over([seq for _, seq in pairs], it), None, pairs
+
+    def sequences(self, target, it):
+        """(target, sequence) pairs whose items, taken at one index, bind `target` iterating over `it`."""
+        fn = self.static(it.func) if isinstance(it, ast.Call) else MISSING
+        if fn is builtins.zip and not it.keywords and _is_unpacking(target) and len(it.args) == 1 \
+                and isinstance(it.args[0], ast.Starred):  # zip(*pairs): the k-th target walks pairs[k]
+            rows = self.expr(it.args[0].value)
+            return [(elt, self.emit(rules.lookup(operator.getitem), [rows, Const(k)], {}, it, None))
+                    for k, elt in enumerate(target.elts)]
+        if fn is builtins.zip and not it.keywords and _is_unpacking(target, len(it.args)) \
+                and not any(isinstance(a, ast.Starred) for a in it.args):
+            return [pair for elt, arg in zip(target.elts, it.args) for pair in self.sequences(elt, arg)]
+        return [(target, self.expr(it))]
 
     def _snapshot(self, seq, node):
         """The value a loop iterates, under a name its body does not rebind."""
@@ -87,11 +100,17 @@ class ControlFlow:
 
     def bind_loop_items(self, items, index):
         for target, seq in items:
-            if not isinstance(target, ast.Name):
-                raise self.unsupported(target, "nested unpacking in a loop target is not supported",
-                                       "unpack inside the loop body")
-            value = self.emit(rules.lookup(operator.getitem), [seq, index], {}, target, None)
-            self.store(target.id, value, target)
+            self.unpack(target, self.emit(rules.lookup(operator.getitem), [seq, index], {}, target, None))
+
+    def unpack(self, target, value):
+        """Bind `target` (a name, or a tuple or list of targets, nested) to `value`, item by item."""
+        if isinstance(target, ast.Name):
+            return self.store(target.id, value, target)
+        if not _is_unpacking(target) or any(isinstance(elt, ast.Starred) for elt in target.elts):
+            raise self.unsupported(target, f"the loop target `{ast.unparse(target)}` is not supported",
+                                   "loop over names or tuples of names, e.g. `for i, (x, y) in ...`")
+        for k, elt in enumerate(target.elts):
+            self.unpack(elt, self.emit(rules.lookup(operator.getitem), [value, Const(k)], {}, elt, None))
 
     def stmt_While(self, stmt):
         with self.sharing(_assigned_names(stmt.body), stmt):
@@ -133,6 +152,8 @@ class ControlFlow:
                                    "index once with a tuple: a[i, j] = v")
         name = target.value.id
         array = self.read_name(target.value)
+        if self.container_kind(array) in ("list", "dict"):
+            return self._assign_item(name, array, target, value_node, op)
         self.check_writable(name, array, target)
         index = self.index(target.slice)
         if op is not None:  # A[i] += v  is  A[i] = A[i] + v
@@ -141,6 +162,29 @@ class ControlFlow:
         else:
             value = self.expr(value_node)
         self.emit(rules.lookup(operator.setitem), [array, index, value], {}, target, array)
+
+    def _assign_item(self, name, container, target, value_node, op):
+        """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
+        self.check_unshared(name, container, target)
+        if op is not None:  # NumPy's += on the item writes into the array it holds, wherever else it is
+            text = ast.unparse(target)
+            raise self.unsupported(target, f"`{text} {_OPSYM[op]}= ...` would change the array held in {text} in "
+                                           f"place (and every other name for it)",
+                                   f"write `{text} = {text} {_OPSYM[op]} ...` to store a new value")
+        key = self.index(target.slice)
+        value = self.expr(value_node)
+        self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
+                                   self.shared.get(name, name)), target)
+
+    def check_unshared(self, name, container, node):
+        """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it)."""
+        others = [other for other, atom in self.env.items() if other != name and atom is container]
+        if container in self.params or others or container in self.captured:
+            where = f"`{others[0]}`" if others else "an argument" if container in self.params \
+                else "another list, tuple or dict"
+            raise self.unsupported(node, f"changing `{name}` in place would also change {where}, "
+                                         f"which tapegen cannot follow",
+                                   f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
     def check_writable(self, name, array, node):
         if not isinstance(array, Var) or array in self.params or array not in self.fresh:
@@ -154,12 +198,24 @@ class ControlFlow:
                                        f"take a copy: {other} = {name}[...].copy()")
 
 
+_OPSYM = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/", operator.pow: "**",
+          operator.matmul: "@", operator.floordiv: "//", operator.mod: "%"}
+
+
 def _assigned_names(stmts) -> set:
+    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` rebind a list or dict."""
     names = set()
     for stmt in stmts:
+        local = {id(name) for sub in ast.walk(stmt) if isinstance(sub, ast.comprehension)
+                 for name in ast.walk(sub.target)}  # a comprehension's own names
         for sub in ast.walk(stmt):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and id(sub) not in local:
                 names.add(sub.id)
+            elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
+                names.add(sub.value.id)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "extend" \
+                    and isinstance(sub.func.value, ast.Name):
+                names.add(sub.func.value.id)
     return names
 
 
@@ -167,9 +223,9 @@ def _target_names(target) -> set:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def _is_pair(target) -> bool:
-    return isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(
-        isinstance(e, ast.Name) for e in target.elts)
+def _is_unpacking(target, length=None) -> bool:
+    """A tuple or list target (`a, b` or `[a, b]`), of `length` items if given."""
+    return isinstance(target, (ast.Tuple, ast.List)) and (length is None or len(target.elts) == length)
 
 
 def _opaque_builtin(fn):

@@ -107,9 +107,12 @@ def local_names(node) -> set:
         if extra is not None:
             names.add(extra.arg)
     body = node.body if isinstance(node.body, list) else [node.body]
+    comprehension_targets = {id(name) for sub in ast.walk(node) if isinstance(sub, ast.comprehension)
+                             for name in ast.walk(sub.target)}  # local to the comprehension, not the function
     for stmt in body:
         for sub in ast.walk(stmt):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)) \
+                    and id(sub) not in comprehension_targets:
                 names.add(sub.id)
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(sub.name)

@@ -296,7 +296,10 @@ class _Backward:
         if isinstance(atom, Var):
             shape, broadcasting = out_shape if out_shape is not None else (None, False)
             op = RuleApplication(rule, sequence=sequence, masked=masked, out_shape=shape, broadcasting=broadcasting)
-            return [self._accumulate(atom, op, reads, span)]
+            eqn = self._accumulate(atom, op, reads, span)
+            if getattr(rule, "partial", False):
+                self.state[atom] = MAYBE  # the rule may find no cotangent for this item
+            return [eqn]
         if isinstance(atom, Pack):
             items = [a if isinstance(a, Var) and self.activity.active(a) else None for a in atom.items]
             direct = {a for a in items if a is not None and items.count(a) == 1 and self.state.get(a, ZERO) == ZERO}
@@ -318,7 +321,8 @@ class _Backward:
         self.state[var] = LIVE
         if state == ZERO:
             return Eqn(op, reads, (g,), span)
-        mode = "add" if state == LIVE and isinstance(op, RuleApplication) else "maybe"
+        mode = "add" if state == LIVE and isinstance(op, RuleApplication) and not getattr(op.rule, "partial", False) \
+            else "maybe"
         if isinstance(op, RuleApplication):
             return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence, masked=op.masked, out_shape=op.out_shape,
                                        broadcasting=op.broadcasting),

@@ -247,7 +247,7 @@ def meta(a):
     """What `unindex` needs to know about an indexed value: its type if a container, else shape and dtype."""
     if isinstance(a, dict):
         return dict, len(a)
-    if isinstance(a, (list, tuple)):
+    if isinstance(a, (list, tuple, range)):  # a range: a loop's, replayed from the tape in gradient code
         return type(a), len(a)
     if isinstance(a, np.ndarray):
         return a.shape, a.dtype

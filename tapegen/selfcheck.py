@@ -168,6 +168,23 @@ def containers_sample(a):
     return np.stack([pair[1] * pair[0], named["k"]])
 
 
+def joined_sample(a, rest):
+    items = [a, a * 2.0] + [np.sin(a)]  # two lists: joined where they are built
+    more = items + rest                 # `rest` is an argument: joined when the code runs
+    return np.stack(more * 2)
+
+
+def items_sample(a):
+    d = {"x": a, "y": a * 2.0}
+    d["y"] = np.sin(d["y"])
+    total = sum(v * k for k, v in zip((1.0, 2.0), d.values()))
+    return total + sum(value for _, value in d.items())
+
+
+def rows_sample(a):
+    return np.stack(list(a)) * np.stack(tuple(a * 2.0))
+
+
 def split_sample(a):
     first, second = np.split(a, 2, axis=1)
     return first * second
@@ -353,6 +370,10 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("append-(4,)", append_sample, (v4,)),
         Sample("assign-loop-(4,)", loop_sample, (v4,)),
         Sample("make_list-tuple-dict", containers_sample, (v4,)),
+        Sample("concat-plus-repeat-(4,)", joined_sample, (v4, [_x(4)]), wrt=(0,)),
+        Sample("list-tuple-(3,4)", rows_sample, (m34,)),
+        Sample("with_item-sum-items-(4,)", items_sample, (v4,)),
+        Sample("block-(2,2)", lambda a, b: np.block([[a, b], [b * 2.0, a * b]]), (_x(2, 2), _x(2, 2))),
         Sample("array-(4,)", lambda a: np.array([a, a * 2.0]), (v4,)),
         Sample("asarray-list-(4,)", lambda a, b: np.asarray([a, b]) * 2.0, (v4, _x(4))),
     ]

@@ -54,6 +54,40 @@ def as_array(x):
     return np.sum(np.asarray([x, x * 3.0]) ** 2)
 
 
+def joined(x):
+    items = [x[0], x[1] * 2.0] + [np.sin(x[2])]
+    pair = (x[0],) + (x[1] * x[2],)
+    return np.sum(np.stack(items * 2) ** 2) + np.sum(pair[1] * pair[0])
+
+
+def joined_at_run_time(x, rest):
+    items = [x[0] * 2.0] + rest  # rest: an argument, a list only when the code runs
+    return np.sum(np.stack(items) ** 2)
+
+
+def added_at_run_time(x, offsets):
+    return np.sum(([1.0, 2.0, 3.0, 4.0] + x * offsets) ** 2)  # a list plus an array: added
+
+
+def rows_of(x):
+    first, second, third = list(x)
+    return np.sum(first * second) + np.sum(np.stack(tuple(x * third)) ** 2)
+
+
+def blocks(x):
+    return np.sum(np.block([[x[:2, :2], x[:2, 2:]], [x[2:, :2] * 2.0, np.ones((1, 2))]]) ** 2)
+
+
+def dict_items_and_values(x):
+    d = {"a": x[0], "b": x[1] * 2.0}
+    d["c"] = np.sin(x[2])
+    return np.sum(sum(v * v for v in d.values()) + sum(k * v for k, (_, v) in enumerate(d.items())))
+
+
+def python_sums(x):
+    return np.sum(sum(x) ** 2) + sum([x[0, 0], x[1, 1]], 1.0) * sum(np.sum(row) for row in x)
+
+
 ROWS = [
     Row("assign-loop-(4,)-float64", assign_in_loop, (V,), covers=(language.assign,)),
     Row("setitem-rows-(3,4)-float64", setitem_rows, (M,), covers=(operator.setitem,)),
@@ -62,6 +96,14 @@ ROWS = [
     Row("dict-(4,)-float64", dict_display, (V,), covers=(language.make_dict,)),
     Row("append-np.array-(4,)-float64", appended, (V,), covers=(language.append, np.array)),
     Row("asarray-(4,)-float64", as_array, (V,), covers=(np.asarray,)),
+    Row("concat-repeat-(3,4)-float64", joined, (M,), covers=(language.concat, language.repeat_items)),
+    Row("plus-joined-(3,4)-float64", joined_at_run_time, (M, [V, V * 2.0]), wrt=(0,), covers=(language.plus,)),
+    Row("plus-added-(4,)-float64", added_at_run_time, (V, V * 0.5), wrt=(0, 1), covers=(language.plus,)),
+    Row("list-tuple-rows-(3,4)-float64", rows_of, (M,), covers=(list, tuple)),
+    Row("block-(3,4)-float64", blocks, (M,), covers=(np.block,)),
+    Row("with_item-items-values-(3,4)-float64", dict_items_and_values, (M,),
+        covers=(language.with_item, language.dict_items, language.dict_values)),
+    Row("sum-(3,4)-float64", python_sums, (M,), covers=(language.py_sum,)),
 ]
 
 

@@ -11,13 +11,18 @@ import tapegen as tg
 from rule_rows import Row, check_vjp_row
 from tapegen.rules.elementwise import broadcast_like, fmax_share, fmin_share, guarded_div, guarded_mul, kink_div
 from tapegen.rules.elementwise import log_or_zero, tie_split
-from tapegen.rules.language import zero_region
+from tapegen.rules.language import gathered, item_cotangent, item_range, keyed, make_dict_vjp, make_list_vjp
+from tapegen.rules.language import array_rows, one_item, shifted, summed_repeats, tiled, without_item, zero_region
+from tapegen.rules.language import as_pairs, pairs_cotangent, replaced, spread, unspread
+from tapegen.rules.runtime_rules import cotangent_at, restack, unstack
+from tapegen.rules.shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents
+from tapegen.rules.shape import reblock, stack_vjp, unblock, vstack_vjp
 from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b
 from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
 from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
-from tapegen.runtime import add_cotangents, conform, safe_div, unbroadcast, unindex, unreduce
+from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
 
 _rng = np.random.default_rng(11)
 
@@ -53,6 +58,11 @@ ORDER = np.argsort(M34, axis=1)
 
 def _row(id, fn, *args, covers, wrt=(0,), **options):
     return Row(id, fn, args, wrt=wrt, covers=covers, **options)
+
+
+PIECES = [V3, V4]
+_ONES21 = np.ones((2, 1))
+F64 = np.dtype(np.float64)
 
 
 ROWS = [
@@ -125,6 +135,65 @@ ROWS = [
     _row("dot_vjp_a-vectors", lambda b, ct: dot_vjp_a((4,), b, ct), V4, S, wrt=(0, 1), covers=(dot_vjp_a,)),
     _row("dot_vjp_b-matrices", lambda a, ct: dot_vjp_b(a, (4, 5), ct), M34, M35, wrt=(0, 1), covers=(dot_vjp_b,)),
     _row("dot_vjp_b-vectors", lambda a, ct: dot_vjp_b(a, (4,), ct), V4, S, wrt=(0, 1), covers=(dot_vjp_b,)),
+    # containers: each helper between a list built of its arguments and an item taken back out
+    _row("item_cotangent-list", lambda a, b: item_cotangent([a, b], 1) * a, V4, V4 * 2.0, wrt=(0, 1),
+         covers=(item_cotangent,)),
+    _row("one_item", lambda a: item_cotangent(one_item(a, 2), 2) ** 2, V4, covers=(one_item,)),
+    _row("cotangent_at-dict", lambda a, b: cotangent_at({"x": a, "y": b}, (dict, 2), "y") * a, V4, V4, wrt=(0, 1),
+         covers=(cotangent_at,)),
+    _row("cotangent_at-slice", lambda a, b: item_cotangent(cotangent_at([a, b, a], (list, 3), slice(1, None)), 0),
+         V4, V4, wrt=(0, 1), covers=(cotangent_at,)),
+    _row("cotangent_at-array", lambda ct: cotangent_at(ct, A_META, COLUMN_0), M34, covers=(cotangent_at,)),
+    _row("without_item", lambda a, b, c: item_cotangent(without_item([a, b, c], 2), 1) * c, V4, V4, V4,
+         wrt=(0, 1, 2), covers=(without_item,)),
+    _row("make_list_vjp-list", lambda a, b: make_list_vjp((1, 2), [a, b])[1] * a, V4, V4, wrt=(0, 1),
+         covers=(make_list_vjp,)),
+    _row("make_list_vjp-array", lambda ct: make_list_vjp((1, 2, 3), ct)[2], M34, covers=(make_list_vjp,)),
+    _row("make_dict_vjp", lambda a, b: make_dict_vjp(("x", "y"), {"x": a, "y": b})[1] * a, V4, V4, wrt=(0, 1),
+         covers=(make_dict_vjp,)),
+    _row("keyed", lambda a, b: keyed(("x", "y"), [a, b])["y"] * b, V4, V4, wrt=(0, 1), covers=(keyed,)),
+    _row("as_cotree", lambda a, b: as_cotree([a, b])[1] * a, V4, V4, wrt=(0, 1), covers=(as_cotree,)),
+    _row("piece_cotangents", lambda a, b: np.concatenate(piece_cotangents([a, None, b], [V3, V4, V5])) ** 2,
+         V3, V5, wrt=(0, 1), covers=(piece_cotangents,)),
+    _row("gathered-array", lambda a, b: gathered([a, None, b], ((3, 4), F64)), V4, V4, wrt=(0, 1),
+         covers=(gathered,)),
+    _row("gathered-list", lambda a, b: item_cotangent(gathered([a, b], (list, 2)), 1) * a, V4, V4, wrt=(0, 1),
+         covers=(gathered,)),
+    _row("array_rows", lambda ct: array_rows([V4, V4, V4], ct)[1] * ct[0], M34, covers=(array_rows,)),
+    _row("restack", lambda a, b: restack([a, None, b], [V4, V4, V4], (3, 4)) ** 2, V4, V4, wrt=(0, 1),
+         covers=(restack,)),
+    _row("concatenate_vjp-axis0", lambda ct: concatenate_vjp(PIECES, 0, ct)[1] * ct[:4], _x(7),
+         covers=(concatenate_vjp,)),
+    _row("concatenate_vjp-flat", lambda ct: concatenate_vjp([M23, V4], None, ct)[0], _x(10),
+         covers=(concatenate_vjp,)),
+    _row("stack_vjp-axis1", lambda ct: stack_vjp(1, ct)[2] * ct[:, 0], M34, covers=(stack_vjp,)),
+    _row("unstack-axis1", lambda a, b: unstack([a, None, b], 1, M34), V3, V3, wrt=(0, 1), covers=(unstack,)),
+    _row("hstack_vjp", lambda ct: hstack_vjp([V3, V4], ct)[1] ** 2, _x(7), covers=(hstack_vjp,)),
+    _row("vstack_vjp", lambda ct: vstack_vjp([V4, M34], ct)[1] ** 2, _x(4, 4), covers=(vstack_vjp,)),
+    _row("dstack_vjp", lambda ct: dstack_vjp([M34, M34], ct)[0] ** 2, _x(3, 4, 2), covers=(dstack_vjp,)),
+    _row("column_stack_vjp", lambda ct: column_stack_vjp([V3, M35], ct)[0] ** 2, _x(3, 6),
+         covers=(column_stack_vjp,)),
+    _row("item_range", lambda a, b, c: item_cotangent(item_range([a, b, c], 1, 2), 1) * a, V4, V4, V4,
+         wrt=(0, 1, 2), covers=(item_range,)),
+    _row("shifted", lambda a, b: item_cotangent(shifted([a, b], 2, 2), 3) * a, V4, V4, wrt=(0, 1), covers=(shifted,)),
+    _row("summed_repeats", lambda a, b: item_cotangent(summed_repeats([a, b, a * b], 1, 3), 0), V4, V4,
+         wrt=(0, 1), covers=(summed_repeats,)),
+    _row("tiled", lambda a, b: item_cotangent(tiled([a, b], 2, 2), 3) * a, V4, V4, wrt=(0, 1), covers=(tiled,)),
+    _row("unblock", lambda ct: unblock(ct, [[M23, _ONES21], [M34[:1, :3], M41[:1, :]]])[1][0] ** 2, M34,
+         covers=(unblock,)),
+    _row("replaced", lambda a, b: item_cotangent(replaced([a, b], (list, 2), -1), 0) * a, V4, V4, wrt=(0, 1),
+         covers=(replaced,)),
+    _row("spread-list", lambda g: spread(g, [V4, M34])[0], M34, covers=(spread,)),
+    _row("spread-array", lambda g: spread(g, M34) * M34, V4, covers=(spread,)),
+    _row("unspread-list", lambda a, b: unspread([a, None, b], [V4, V4, M34], (3, 4)), V4, M34, wrt=(0, 1),
+         covers=(unspread,)),
+    _row("unspread-array", lambda ct: unspread(ct, M34, (4,)) ** 2, M34, covers=(unspread,)),
+    _row("pairs_cotangent", lambda a, b: pairs_cotangent(("x", "y"), [(None, a), (None, b)])["y"] * a, V4, V4,
+         wrt=(0, 1), covers=(pairs_cotangent,)),
+    _row("as_pairs", lambda a, b: as_pairs(("x", "y"), {"x": a, "y": b})[1][1] * a, V4, V4, wrt=(0, 1),
+         covers=(as_pairs,)),
+    _row("reblock", lambda a, b: reblock([[a, None], [b, None]], [[M23, _ONES21], [M34[:1, :3], M41[:1, :]]]),
+         M23, M34[:1, :3], wrt=(0, 1), covers=(reblock,)),
 ]
 
 

@@ -6,7 +6,10 @@ position, keeping every comment and line) before it is compiled again:
 
 - `del t1, t2` lines go; `a = b = None` becomes one assignment a name;
 - `g is not None` becomes `is_not_none(g)`, `reversed(t)` becomes `(t)[::-1]`;
-- `h = tape.pop()` becomes `h = tape_pop(tape, h)`, naming what the pop
+- `xs.pop()` (undoing `xs.append(v)`) becomes `xs = xs[:-1]`: the list the forward pass built
+  stays whole for the second backward pass, which undoes the appends itself;
+- `if tape.pop():` becomes `if tape_pop(tape, None):` (a branch's direction restores nothing), and
+  `h = tape.pop()` becomes `h = tape_pop(tape, h)`, naming what the pop
   restores (forward mode needs to know whether it carries a tangent), and the
   tape is renamed `recorded` (`tape` is a name reserved for generated code);
 - `saved_region(A, i)` and reads `t = A[i]` of an array written into become
@@ -67,7 +70,12 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
             edits.append((node.func, "copy_region"))
         elif isinstance(node, ast.Assign) and len(node.targets) > 1:  # a = b = None: one name at a time
             edits.append((node, "; ".join(f"{segment(t)} = {segment(node.value)}" for t in node.targets)))
-        elif isinstance(node, ast.Assign) and _is_tape_pop(node.value):
+        elif isinstance(node, ast.Expr) and _is_list_pop(node.value):  # the backward pass undoing an append:
+            name = node.value.func.value.id                          # a shorter copy, so the list itself
+            edits.append((node, f"{name} = {name}[:-1]"))           # is whole again when this code's own
+        elif isinstance(node, ast.If) and _is_tape_pop(node.test):  # `if tape.pop():` a branch replayed
+            edits.append((node.test, f"tape_pop({tape}, None)"))
+        elif isinstance(node, ast.Assign) and _is_tape_pop(node.value):  # backward pass undoes the appends
             target = node.targets[0]
             restored = segment(target.value if isinstance(target, ast.Subscript) else target)
             edits.append((node.value, f"tape_pop({tape}, {restored})"))
@@ -101,6 +109,11 @@ def _free_name(text, base) -> str:
     """`base`, or `base_1`, ... : a name the generated code does not use (what the tape is renamed to)."""
     used = set(re.findall(r"\w+", text))
     return next(name for name in [base] + [f"{base}_{i}" for i in range(1, 1000)] if name not in used)
+
+
+def _is_list_pop(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop" \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id != "tape" and not node.args
 
 
 def _is_tape_pop(node) -> bool:

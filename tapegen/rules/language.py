@@ -10,7 +10,10 @@ import operator
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..errors import UnsupportedSyntaxError
+from ..runtime import Cotree, add_cotangents, as_cotree, unbroadcast, zeros_like_tree
+from .elementwise import broadcast_like
+from .shape import tangent_items
 from .table import RuleTable
 
 table = RuleTable("language")
@@ -36,7 +39,7 @@ def assign(x):
 
 
 table.op(assign, "x", form="identity")
-table.op(operator.setitem, "a, index, value", name="setitem", form="setitem")
+table.op(operator.setitem, "a, index, value", name="setitem", form="setitem", inert=("index",))
 
 
 @table.vjp(assign, "x")
@@ -92,6 +95,12 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 
 # --- lists, tuples and dicts as values -------------------------------------------------------
 
+# Primitives whose value is a list, tuple or dict (by name): `+` and `*` on it join and repeat, and
+# its tangent contributions add item by item.
+CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "list": "list",
+                     "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
+                     "dsplit": "list"}
+
 def make_list(*items):
     """`[a, b]` stored in a variable."""
     return list(items)
@@ -113,6 +122,96 @@ def append(a, value):
     return a
 
 
+def concat(x1, x2):
+    """`a + b` of two lists or two tuples: their items, one after the other."""
+    return x1 + x2
+
+
+def repeat_items(a, n):
+    """`xs * n` of a list or tuple: its items `n` times over."""
+    if not isinstance(a, (list, tuple)):  # `(xs + v) * n` where v turned out to be an array, not a list
+        raise UnsupportedSyntaxError(
+            f"tapegen took `* {n}` for repeating a list, but the value is a {type(a).__name__}",
+            hint="convert the value with np.asarray(...) before multiplying it")
+    return a * n
+
+
+def plus(x1, x2):
+    """`a + b` where one side is a list or tuple and the other may be too (joined) or an array (added)."""
+    return x1 + x2
+
+
+def joined(x1, x2):
+    """Whether `x1 + x2` joins two sequences (rather than adding numbers or arrays)."""
+    return isinstance(x1, (list, tuple)) and isinstance(x2, (list, tuple))
+
+
+def with_item(a, key, value):
+    """`xs[key] = v` on a list or dict the function built: a copy of `a` with item `key` set to `value`."""
+    new = type(a)(a)
+    new[key] = value
+    return new
+
+
+table.op(with_item, "a, key, value", spelling="with_item", inert=("key",))
+for _fn in (list, tuple):  # list(a) of an array: its rows; of a list or tuple: a copy
+    table.op(_fn, "iterable", spelling=_fn.__name__)
+def py_sum(iterable, start=0):
+    """Python's `sum(xs, start)`: the items added one after another (of an array: its rows)."""
+    return sum(iterable, start)
+
+
+def spread(g, items):
+    """The cotangent of each item of `py_sum(items)`: `g`, summed to the item's shape (of an array: each row)."""
+    if isinstance(items, (list, tuple)):
+        return [unbroadcast(g, np.shape(item)) for item in items]
+    return np.broadcast_to(g, np.shape(items))
+
+
+def unspread(ct, items, g_shape):
+    """The transpose of `spread`: the items' cotangents broadcast to the sum's shape and added."""
+    if not isinstance(items, (list, tuple)):
+        return np.sum(ct, axis=0) if np.ndim(ct) else ct
+    parts = [np.broadcast_to(c, g_shape) for c in (ct.values() if isinstance(ct, dict) else ct) if c is not None]
+    return sum(parts[1:], parts[0]) if parts else np.zeros(g_shape)
+
+
+def dict_items(d):
+    """`d.items()` as a list of (key, value) pairs."""
+    return list(d.items())
+
+
+def dict_values(d):
+    """`d.values()` as a list."""
+    return list(d.values())
+
+
+def dict_keys(d):
+    """`d.keys()` as a list."""
+    return list(d.keys())
+
+
+def pairs_cotangent(keys, g):
+    """The cotangent of `dict_items(d)` (one per (key, value) pair) as the dict's, keyed by `keys`."""
+    return keyed(keys, [item_cotangent(item_cotangent(g, i), 1) for i in range(len(keys))])
+
+
+def as_pairs(keys, ct):
+    """The transpose of `pairs_cotangent`: a dict's cotangent as one per (key, value) pair."""
+    return [(None, item_cotangent(ct, key)) for key in keys]
+
+
+table.op(py_sum, "iterable, start=0", spelling="sum")
+table.op(dict_items, "d", spelling="dict_items")
+table.op(dict_values, "d", spelling="dict_values")
+table.nondiff(dict_keys, "d", spelling="dict_keys")
+table.method("items", dict_items, receiver="d")
+table.method("values", dict_values, receiver="d")
+table.method("keys", dict_keys, receiver="d")
+table.op(concat, "x1, x2", spelling="concat")
+table.op(plus, "x1, x2", spelling="plus")
+table.nondiff(joined, "x1, x2", spelling="joined")
+table.op(repeat_items, "a, n", spelling="repeat_items", inert=("n",))
 table.op(make_list, "*items", form="display", spelling="[]")
 table.op(make_tuple, "*items", form="display", spelling="()")
 table.op(make_dict, "keys, *values", form="display", spelling="{}")
@@ -133,7 +232,7 @@ def make_dict_vjp(keys, g):
     return [item_cotangent(g, key) for key in keys]
 
 
-@table.vjp(append, "value")
+@table.vjp(append, "value", partial=True)
 def append_vjp_value(a, g):
     return item_cotangent(g, len(a) - 1)
 
@@ -143,9 +242,195 @@ def append_vjp_a(a, g):
     return without_item(g, len(a) - 1)
 
 
+@table.vjp(list, "iterable")
+@table.vjp(tuple, "iterable")
+def list_vjp(iterable_meta, g):
+    return gathered(g, iterable_meta)
+
+
+@table.jvp(list, "iterable")
+def list_jvp(iterable_dot):
+    return list(iterable_dot)
+
+
+@table.jvp(tuple, "iterable")
+def tuple_jvp(iterable_dot):
+    return tuple(iterable_dot)
+
+
+def gathered(ct, like_meta):
+    """Per-item cotangents `ct` (a list, or a Cotree) as the cotangent of the value they were taken from,
+    described by `like_meta`: a container's (a Cotree) or an array's (the items written into zeros)."""
+    if ct is None or (isinstance(like_meta, tuple) and len(like_meta) == 2 and isinstance(like_meta[0], type)):
+        return as_cotree(ct)
+    shape, dtype = like_meta
+    items = [(i, c) for i, c in (ct.items() if isinstance(ct, dict) else enumerate(ct)) if c is not None]
+    out = np.zeros(shape, dtype=np.result_type(dtype, *[c for _, c in items]))
+    for i, c in items:
+        out[i] += c
+    return out
+
+
+@table.vjp(with_item, "a")
+def with_item_vjp_a(a_meta, key, g):
+    return replaced(g, a_meta, key)
+
+
+@table.vjp(with_item, "value", partial=True)
+def with_item_vjp_value(a_meta, key, g):
+    return item_cotangent(g, normal_key(a_meta, key))
+
+
+@table.jvp(with_item, "a")
+@table.jvp(with_item, "value")
+def with_item_jvp(a, a_dot, key, value, value_dot):
+    """One rule for both inputs: the tangent is `a`'s with item `key` replaced by `value`'s."""
+    return with_item(zeros_like_tree(a) if a_dot is None else a_dot, key,
+                     zeros_like_tree(value) if value_dot is None else value_dot)
+
+
+def normal_key(a_meta, key):
+    """A list's negative index as the position it names (a dict's key as it is)."""
+    kind, length = a_meta
+    return key % length if kind is not dict and isinstance(key, int) and length else key
+
+
+def replaced(g, a_meta, key):
+    """A container's cotangent without item `key` (overwritten: it gets none)."""
+    if g is None:
+        return None
+    items = g.items() if isinstance(g, dict) else enumerate(g)
+    key = normal_key(a_meta, key)
+    return Cotree((k, v) for k, v in items if k != key and v is not None)
+
+
+@table.vjp(py_sum, "iterable")
+def py_sum_vjp(iterable, g):
+    return spread(g, iterable)
+
+
+@table.vjp(py_sum, "start")
+def py_sum_vjp_start(start_shape, g):
+    return unbroadcast(g, start_shape)
+
+
+@table.jvp(py_sum, "iterable")
+def py_sum_jvp(iterable, iterable_dot, y):
+    return broadcast_like(py_sum(tangent_items(iterable, iterable_dot) if isinstance(iterable, (list, tuple))
+                                 else iterable_dot), y)
+
+
+@table.jvp(py_sum, "start")
+def py_sum_jvp_start(start_dot, y):
+    return broadcast_like(start_dot, y)
+
+
+@table.vjp(dict_items, "d")
+def dict_items_vjp(d, g):
+    return pairs_cotangent(tuple(d), g)
+
+
+@table.jvp(dict_items, "d")
+def dict_items_jvp(d_dot):
+    return dict_items(d_dot)
+
+
+@table.vjp(dict_values, "d")
+def dict_values_vjp(d, g):
+    return keyed(tuple(d), g)
+
+
+@table.jvp(dict_values, "d")
+def dict_values_jvp(d_dot):
+    return dict_values(d_dot)
+
+
+@table.vjp(concat, "x1")
+def concat_vjp_x1(x1, g):
+    return item_range(g, 0, len(x1))
+
+
+@table.vjp(concat, "x2")
+def concat_vjp_x2(x1, x2, g):
+    return item_range(g, len(x1), len(x2))
+
+
+@table.jvp(concat, "x1")
+def concat_jvp_x1(x1_dot, x2):
+    return x1_dot + type(x1_dot)([None] * len(x2))
+
+
+@table.jvp(concat, "x2")
+def concat_jvp_x2(x1, x2_dot):
+    return type(x2_dot)([None] * len(x1)) + x2_dot
+
+
+@table.vjp(plus, "x1")
+def plus_vjp_x1(x1, x2, x1_shape, g):
+    return item_range(g, 0, len(x1)) if joined(x1, x2) else unbroadcast(g, x1_shape)
+
+
+@table.vjp(plus, "x2")
+def plus_vjp_x2(x1, x2, x2_shape, g):
+    return item_range(g, len(x1), len(x2)) if joined(x1, x2) else unbroadcast(g, x2_shape)
+
+
+@table.jvp(plus, "x1")
+def plus_jvp_x1(x1, x1_dot, x2, y):
+    return x1_dot + type(x1_dot)([None] * len(x2)) if joined(x1, x2) else broadcast_like(x1_dot, y)
+
+
+@table.jvp(plus, "x2")
+def plus_jvp_x2(x1, x2, x2_dot, y):
+    return type(x2_dot)([None] * len(x1)) + x2_dot if joined(x1, x2) else broadcast_like(x2_dot, y)
+
+
+@table.vjp(repeat_items, "a")
+def repeat_items_vjp(a, n, g):
+    return summed_repeats(g, len(a), n)
+
+
+@table.jvp(repeat_items, "a")
+def repeat_items_jvp(a_dot, n):
+    return a_dot * n
+
+
+def shifted(g, start, n):
+    """The transpose of `item_range`: `n` items of a cotangent renumbered from `start`."""
+    items = g.items() if isinstance(g, dict) else enumerate(g or ())
+    return Cotree((key + start, value) for key, value in items if value is not None and key < n)
+
+
+def tiled(g, length, n):
+    """The transpose of `summed_repeats`: a cotangent of `length` items repeated `n` times."""
+    return Cotree((key + length * k, value) for k in range(n)
+                  for key, value in (g.items() if isinstance(g, dict) else enumerate(g or ())) if value is not None)
+
+
+def item_range(g, start, n):
+    """Items `start` to `start + n` of a container's cotangent, renumbered from 0 (None where none)."""
+    items = g.items() if isinstance(g, dict) else enumerate(g or ())
+    return Cotree((key - start, value) for key, value in items
+                  if value is not None and start <= key < start + n)
+
+
+def summed_repeats(g, length, n):
+    """The cotangent of a list repeated `n` times, summed back onto its `length` items."""
+    total = Cotree()
+    for key, value in (g.items() if isinstance(g, dict) else enumerate(g or ())):
+        if value is not None:
+            total[key % length] = add_cotangents(total.get(key % length), value)
+    return total
+
+
 @table.vjp(np.array, "object")
 @table.vjp(np.asarray, "object")
 def array_vjp(object, dtype, g):
+    return array_rows(object, g)
+
+
+def array_rows(object, g):
+    """The cotangent of `object` in `np.array(object)`: one per item for a list or tuple, else `g` itself."""
     return list(g) if isinstance(object, (list, tuple)) else g
 
 
@@ -156,6 +441,17 @@ def item_cotangent(g, key):
     if isinstance(g, dict):
         return g.get(key)
     return g[key] if key < len(g) else None
+
+
+def one_item(g, key):
+    """A container's cotangent with `g` at item `key` and nothing elsewhere (the transpose of `item_cotangent`)."""
+    return None if g is None else Cotree({key: g})
+
+
+def keyed(keys, g):
+    """Per-item cotangents `g` (one per key, in order) as a container's cotangent keyed by `keys`."""
+    items = ((key, item_cotangent(g, i)) for i, key in enumerate(keys))
+    return Cotree((key, item) for key, item in items if item is not None)
 
 
 def without_item(g, key):

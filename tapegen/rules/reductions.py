@@ -510,8 +510,8 @@ def var_jvp(a, a_dot, axis, ddof, keepdims):
 @table.vjp(np.std, "a")
 def std_vjp(a, a_shape, axis, ddof, keepdims, y, g):
     """At a constant slice (std 0) the gradient is 0: every direction away from it is a kink."""
-    scale = unreduce(g / np.where(y == 0, 1, y), a_shape, axis, keepdims)
-    return scale * centered(a, axis) / (reduced_size(a_shape, axis) - ddof)
+    return unreduce(g / np.where(y == 0, 1, y), a_shape, axis, keepdims) * centered(a, axis) \
+        / (reduced_size(a_shape, axis) - ddof)
 
 
 @table.jvp(np.std, "a")

@@ -25,15 +25,20 @@ re-appends the value.
 """
 import numpy as np
 
-from ..runtime import Cotree, add_cotangents, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
+from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import fmax_share, fmin_share, select_taken, tie_split
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
+from .shape import reblock, unblock
+from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
+from .language import gathered, item_range, shifted, summed_repeats, tiled
+from .language import array_rows, item_cotangent, keyed, make_dict_vjp, make_list_vjp, one_item, without_item
 from .language import zero_region
 from .linalg import inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_count, ptp_share, reduced_size
 from .shape import rollaxis_destination, transpose_inverse, undiagonal, unpad, unrepeat, unsort, untake
-from .shape import untake_along_axis, untile
+from .shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents, stack_vjp
+from .shape import untake_along_axis, untile, vstack_vjp
 from .table import RuleTable
 
 table = RuleTable("runtime")
@@ -258,9 +263,9 @@ def unconform_jvp_like(like_dot):
     return None
 
 
-@table.vjp(unindex, "ct")
-def unindex_vjp(index, g):
-    return g[index]
+@table.vjp(unindex, "ct", partial=True)
+def unindex_vjp(a_meta, index, g):
+    return cotangent_at(g, a_meta, index)
 
 
 @table.jvp(unindex, "ct")
@@ -851,3 +856,358 @@ _INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_activ
 for _prim in table.primitives.values():
     _prim.inert = tuple(dict.fromkeys(tuple(_prim.inert) + tuple(
         p for p in _prim.params if p.endswith(("shape", "meta")) or p in _INERT_NAMES)))
+
+
+# --- containers: cotangents of lists, tuples and dicts ------------------------------------------------
+
+table.nondiff(normal_key, "a_meta, key", spelling="normal_key")
+#
+# Each helper below is linear in `ct`, a container's cotangent (a Cotree keyed by position or key, a
+# list or tuple with None for items without one, or None) or a list of per-item cotangents. Its VJP is
+# the transpose: taking item `key` transposes to putting `g` at `key`, splitting an array into pieces
+# transposes to joining the pieces' cotangents (zeros for the pieces that have none).
+
+def cotangent_at(ct, a_meta, index):
+    """`ct[index]` of the cotangent of `a` (described by `a_meta`): the transpose of `unindex`.
+
+    An array's element or region; for a container, its item (None if it has none), or for a
+    slice of a list or tuple, the items it takes renumbered from 0.
+    """
+    if ct is None:
+        return None
+    if not isinstance(ct, dict):
+        return ct[index]
+    kind, length = a_meta
+    if kind is dict:
+        return ct.get(index)
+    if isinstance(index, slice):
+        return Cotree((k, ct[p]) for k, p in enumerate(range(length)[index]) if ct.get(p) is not None)
+    return ct.get(index % length if length else index)
+
+
+def restack(ct, object, object_shape):
+    """The transpose of `array_rows`: per-item cotangents of a list stacked into one array, zeros for none."""
+    if not isinstance(object, (list, tuple)):
+        return ct
+    return np.stack(piece_cotangents(ct, [np.zeros(object_shape[1:])] * len(object)))
+
+
+def unstack(ct, axis, like):
+    """The transpose of `stack_vjp`: per-item cotangents stacked along `axis`, zeros for items with none."""
+    return np.stack(piece_cotangents(ct, list(np.moveaxis(like, axis, 0))), axis)
+
+
+for _fn, _signature in ((item_cotangent, "ct, key"), (cotangent_at, "ct, a_meta, index"), (gathered, "ct, like_meta"), (one_item, "ct, key"), (without_item, "ct, key"),
+                        (make_list_vjp, "items, ct"), (make_dict_vjp, "keys, ct"), (keyed, "keys, ct"),
+                        (as_cotree, "ct"), (piece_cotangents, "ct, pieces"), (array_rows, "object, ct"),
+                        (restack, "ct, object, object_shape"), (concatenate_vjp, "arrays, axis, ct"),
+                        (stack_vjp, "axis, ct"), (hstack_vjp, "tup, ct"), (vstack_vjp, "tup, ct"),
+                        (dstack_vjp, "tup, ct"), (column_stack_vjp, "tup, ct"), (unstack, "ct, axis, like"),
+                        (item_range, "ct, start, n"), (shifted, "ct, start, n"),
+                        (summed_repeats, "ct, length, n"), (tiled, "ct, length, n"),
+                        (unblock, "ct, arrays"), (reblock, "ct, arrays"), (replaced, "ct, a_meta, key"),
+                        (spread, "ct, items"), (unspread, "ct, items, g_shape"), (pairs_cotangent, "keys, ct"),
+                        (as_pairs, "keys, ct")):
+    # everything but the cotangent is read for its length, keys or shapes only
+    table.op(_fn, _signature, spelling=_fn.__name__, inert=tuple(p for p in _signature.split(", ") if p != "ct"))
+
+
+@table.vjp(item_cotangent, "ct")
+def item_cotangent_vjp(ct_meta, key, g):
+    return unindex(g, ct_meta, key)
+
+
+@table.jvp(item_cotangent, "ct")
+def item_cotangent_jvp(ct_dot, key):
+    return item_cotangent(ct_dot, key)
+
+
+@table.vjp(one_item, "ct", partial=True)
+def one_item_vjp(key, g):
+    return item_cotangent(g, key)
+
+
+@table.jvp(one_item, "ct")
+def one_item_jvp(ct_dot, key):
+    return one_item(ct_dot, key)
+
+
+@table.vjp(without_item, "ct")
+def without_item_vjp(key, g):
+    return without_item(g, key)
+
+
+@table.jvp(without_item, "ct")
+def without_item_jvp(ct_dot, key):
+    return without_item(ct_dot, key)
+
+
+@table.vjp(make_list_vjp, "ct")
+def make_list_vjp_vjp(ct_meta, g):
+    return gathered(g, ct_meta)
+
+
+@table.jvp(make_list_vjp, "ct")
+def make_list_vjp_jvp(items, ct_dot):
+    return make_list_vjp(items, ct_dot)
+
+
+@table.vjp(make_dict_vjp, "ct")
+def make_dict_vjp_vjp(keys, g):
+    return keyed(keys, g)
+
+
+@table.jvp(make_dict_vjp, "ct")
+def make_dict_vjp_jvp(keys, ct_dot):
+    return make_dict_vjp(keys, ct_dot)
+
+
+@table.vjp(keyed, "ct")
+def keyed_vjp(keys, g):
+    return make_dict_vjp(keys, g)
+
+
+@table.jvp(keyed, "ct")
+def keyed_jvp(keys, ct_dot):
+    return keyed(keys, ct_dot)
+
+
+@table.vjp(as_cotree, "ct")
+def as_cotree_vjp(g):
+    return as_cotree(g)
+
+
+@table.vjp(piece_cotangents, "ct")
+def piece_cotangents_vjp(ct_meta, g):
+    return gathered(g, ct_meta)
+
+
+@table.jvp(as_cotree, "ct")
+def as_cotree_jvp(ct_dot):
+    return as_cotree(ct_dot)
+
+
+@table.jvp(piece_cotangents, "ct")
+def piece_cotangents_jvp(ct_dot, pieces):
+    return piece_cotangents(ct_dot, pieces)
+
+
+@table.vjp(array_rows, "ct")
+def array_rows_vjp(object, ct_shape, g):
+    return restack(g, object, ct_shape)
+
+
+@table.jvp(array_rows, "ct")
+def array_rows_jvp(object, ct_dot):
+    return array_rows(object, ct_dot)
+
+
+@table.vjp(cotangent_at, "ct")
+def cotangent_at_vjp(a_meta, index, g):
+    return unindex(g, a_meta, index)
+
+
+@table.jvp(cotangent_at, "ct")
+def cotangent_at_jvp(ct_dot, a_meta, index):
+    return cotangent_at(ct_dot, a_meta, index)
+
+
+@table.vjp(gathered, "ct")
+def gathered_vjp(ct, g):
+    return make_list_vjp(ct, g)
+
+
+@table.jvp(gathered, "ct")
+def gathered_jvp(ct_dot, like_meta):
+    return gathered(ct_dot, like_meta)
+
+
+@table.vjp(restack, "ct")
+def restack_vjp(object, g):
+    return array_rows(object, g)
+
+
+@table.jvp(restack, "ct")
+def restack_jvp(ct_dot, object, object_shape):
+    return restack(ct_dot, object, object_shape)
+
+
+@table.vjp(concatenate_vjp, "ct")
+def concatenate_vjp_vjp(arrays, axis, g):
+    return np.concatenate(piece_cotangents(g, arrays), axis) if axis is not None else \
+        np.concatenate([np.ravel(p) for p in piece_cotangents(g, arrays)])
+
+
+@table.jvp(concatenate_vjp, "ct")
+def concatenate_vjp_jvp(arrays, axis, ct_dot):
+    return concatenate_vjp(arrays, axis, ct_dot)
+
+
+@table.vjp(stack_vjp, "ct")
+def stack_vjp_vjp(axis, ct, g):
+    return unstack(g, axis, ct)
+
+
+@table.jvp(stack_vjp, "ct")
+def stack_vjp_jvp(axis, ct_dot):
+    return stack_vjp(axis, ct_dot)
+
+
+@table.vjp(unstack, "ct")
+def unstack_vjp(axis, g):
+    return stack_vjp(axis, g)
+
+
+@table.jvp(unstack, "ct")
+def unstack_jvp(ct_dot, axis, like):
+    return unstack(ct_dot, axis, like)
+
+
+@table.vjp(hstack_vjp, "ct")
+def hstack_vjp_vjp(tup, g):
+    return np.hstack(piece_cotangents(g, tup))
+
+
+@table.vjp(vstack_vjp, "ct")
+def vstack_vjp_vjp(tup, g):
+    return np.vstack(piece_cotangents(g, tup))
+
+
+@table.vjp(dstack_vjp, "ct")
+def dstack_vjp_vjp(tup, g):
+    return np.dstack(piece_cotangents(g, tup))
+
+
+@table.vjp(column_stack_vjp, "ct")
+def column_stack_vjp_vjp(tup, g):
+    return np.column_stack(piece_cotangents(g, tup))
+
+
+@table.jvp(hstack_vjp, "ct")
+def hstack_vjp_jvp(tup, ct_dot):
+    return hstack_vjp(tup, ct_dot)
+
+
+@table.jvp(vstack_vjp, "ct")
+def vstack_vjp_jvp(tup, ct_dot):
+    return vstack_vjp(tup, ct_dot)
+
+
+@table.jvp(dstack_vjp, "ct")
+def dstack_vjp_jvp(tup, ct_dot):
+    return dstack_vjp(tup, ct_dot)
+
+
+@table.jvp(column_stack_vjp, "ct")
+def column_stack_vjp_jvp(tup, ct_dot):
+    return column_stack_vjp(tup, ct_dot)
+
+
+@table.vjp(item_range, "ct")
+def item_range_vjp(start, n, g):
+    return shifted(g, start, n)
+
+
+@table.vjp(shifted, "ct")
+def shifted_vjp(start, n, g):
+    return item_range(g, start, n)
+
+
+@table.vjp(summed_repeats, "ct")
+def summed_repeats_vjp(length, n, g):
+    return tiled(g, length, n)
+
+
+@table.vjp(tiled, "ct")
+def tiled_vjp(length, n, g):
+    return summed_repeats(g, length, n)
+
+
+@table.jvp(item_range, "ct")
+def item_range_jvp(ct_dot, start, n):
+    return item_range(ct_dot, start, n)
+
+
+@table.jvp(shifted, "ct")
+def shifted_jvp(ct_dot, start, n):
+    return shifted(ct_dot, start, n)
+
+
+@table.jvp(summed_repeats, "ct")
+def summed_repeats_jvp(ct_dot, length, n):
+    return summed_repeats(ct_dot, length, n)
+
+
+@table.jvp(tiled, "ct")
+def tiled_jvp(ct_dot, length, n):
+    return tiled(ct_dot, length, n)
+
+
+@table.vjp(unblock, "ct")
+def unblock_vjp(arrays, g):
+    return reblock(g, arrays)
+
+
+@table.vjp(reblock, "ct")
+def reblock_vjp(arrays, g):
+    return unblock(g, arrays)
+
+
+@table.jvp(unblock, "ct")
+def unblock_jvp(ct_dot, arrays):
+    return unblock(ct_dot, arrays)
+
+
+@table.jvp(reblock, "ct")
+def reblock_jvp(ct_dot, arrays):
+    return reblock(ct_dot, arrays)
+
+
+@table.vjp(replaced, "ct")
+def replaced_vjp(a_meta, key, g):
+    return replaced(g, a_meta, key)
+
+
+@table.jvp(replaced, "ct")
+def replaced_jvp(ct_dot, a_meta, key):
+    return replaced(ct_dot, a_meta, key)
+
+
+@table.vjp(spread, "ct")
+def spread_vjp(ct_shape, items, g):
+    return unspread(g, items, ct_shape)
+
+
+@table.vjp(unspread, "ct")
+def unspread_vjp(items, g):
+    return spread(g, items)
+
+
+@table.jvp(spread, "ct")
+def spread_jvp(ct_dot, items):
+    return spread(ct_dot, items)
+
+
+@table.jvp(unspread, "ct")
+def unspread_jvp(ct_dot, items, g_shape):
+    return unspread(ct_dot, items, g_shape)
+
+
+@table.vjp(pairs_cotangent, "ct")
+def pairs_cotangent_vjp(keys, g):
+    return as_pairs(keys, g)
+
+
+@table.vjp(as_pairs, "ct")
+def as_pairs_vjp(keys, g):
+    return pairs_cotangent(keys, g)
+
+
+@table.jvp(pairs_cotangent, "ct")
+def pairs_cotangent_jvp(keys, ct_dot):
+    return pairs_cotangent(keys, ct_dot)
+
+
+@table.jvp(as_pairs, "ct")
+def as_pairs_jvp(keys, ct_dot):
+    return as_pairs(keys, ct_dot)

@@ -24,7 +24,7 @@ table = RuleTable("shape")
 
 # --- declarations -------------------------------------------------------------------------------
 
-table.op(operator.getitem, "a, index", name="getitem", form="getitem")
+table.op(operator.getitem, "a, index", name="getitem", form="getitem", inert=("index",))
 table.op(np.ndarray.astype, "a, dtype", name="astype", form="method", spelling="astype")
 table.op(np.ndarray.flatten, "a", name="flatten", form="method", spelling="flatten")
 table.op(np.copy, "a")
@@ -46,6 +46,7 @@ table.op(np.concatenate, "arrays, axis=0", sequences=("arrays",))
 table.op(np.stack, "arrays, axis=0", sequences=("arrays",))
 for _fn in (np.hstack, np.vstack, np.dstack, np.column_stack):
     table.op(_fn, "tup", sequences=("tup",))
+table.op(np.block, "arrays", sequences=("arrays",))
 for _fn in (np.split, np.array_split):
     table.op(_fn, "ary, indices_or_sections, axis=0")
 for _fn in (np.hsplit, np.vsplit, np.dsplit):
@@ -416,6 +417,59 @@ def dstack_jvp(tup, tup_dot):
 @table.jvp(np.column_stack, "tup")
 def column_stack_jvp(tup, tup_dot):
     return np.column_stack(tangent_items(tup, tup_dot))
+
+
+@table.vjp(np.block, "arrays")
+def block_vjp(arrays, g):
+    return unblock(g, arrays)
+
+
+@table.jvp(np.block, "arrays")
+def block_jvp(arrays, arrays_dot):
+    return reblock(arrays_dot, arrays)
+
+
+def unblock(g, arrays):
+    """The cotangent of `np.block(arrays)`, split into nested lists shaped like `arrays` (the transpose)."""
+    if not isinstance(arrays, list):
+        return np.reshape(g, np.shape(arrays))
+    depth, ndim = _block_depth(arrays), np.ndim(g)
+
+    def split(g, node, level):
+        if not isinstance(node, list):
+            return np.reshape(g, np.shape(node))
+        axis = ndim - depth + level
+        ends = np.cumsum([_block_extent(child, axis, ndim) for child in node]).tolist()
+        lead = (slice(None),) * axis
+        return [split(g[lead + (slice(start, end),)], child, level + 1)
+                for child, start, end in zip(node, [0] + ends[:-1], ends)]
+    return split(g, arrays, 0)
+
+
+def reblock(ct, arrays):
+    """`np.block` of the per-item cotangents (or tangents) `ct`, nested like `arrays`, zeros where none."""
+    return np.block(dense_tree(ct, arrays))
+
+
+def dense_tree(ct, like):
+    """`ct` (nested lists, tuples or Cotrees with None for missing items) with zeros like `like` for those."""
+    if not isinstance(like, (list, tuple)):
+        return np.zeros_like(like) if ct is None else ct
+    if isinstance(ct, dict):
+        return [dense_tree(ct.get(i), item) for i, item in enumerate(like)]
+    return [dense_tree(None if ct is None else ct[i], item) for i, item in enumerate(like)]
+
+
+def _block_depth(node):
+    return 1 + _block_depth(node[0]) if isinstance(node, list) else 0
+
+
+def _block_extent(node, axis, ndim):
+    """How far `node` (an array, or a nested list as `np.block` joins it) reaches along `axis`."""
+    while isinstance(node, list):
+        node = node[0]
+    shape = np.shape(node)
+    return ((1,) * (ndim - len(shape)) + tuple(shape))[axis]
 
 
 @table.vjp(np.split, "ary")

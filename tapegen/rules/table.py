@@ -39,6 +39,7 @@ class Rule:
     kind: str
     wrt: str
     reads: tuple
+    partial: bool = False  # may return None: an item of a container's cotangent that has none
 
     @property
     def inline(self):
@@ -123,15 +124,19 @@ class RuleTable:
         """`x.<method_name>(...)` means `fn(x, ...)` for arrays."""
         self.methods[method_name] = (fn, receiver)
 
-    def vjp(self, fn, wrt: str):
-        """Decorator: register a VJP rule of primitive `fn` for its argument `wrt`."""
-        return self._rule(fn, wrt, "vjp")
+    def vjp(self, fn, wrt: str, partial: bool = False):
+        """Decorator: register a VJP rule of primitive `fn` for its argument `wrt`.
+
+        `partial`: the rule may return None (no cotangent), as taking one item of a container's
+        cotangent does; generated code then checks for None before using the result.
+        """
+        return self._rule(fn, wrt, "vjp", partial)
 
     def jvp(self, fn, wrt: str):
         """Decorator: register a JVP rule of primitive `fn` for its argument `wrt`."""
         return self._rule(fn, wrt, "jvp")
 
-    def _rule(self, fn, wrt, kind):
+    def _rule(self, fn, wrt, kind, partial=False):
         def register(rule_fn):
             prim = self.primitives.get(fn)
             if prim is None:
@@ -145,7 +150,7 @@ class RuleTable:
                     raise _rule_error(rule_fn, f"rule parameter {read!r} is not something a {kind} rule of "
                                                f"{prim.name} can read ({', '.join(sorted(allowed))})")
             table = prim.vjps if kind == "vjp" else prim.jvps
-            table[wrt] = Rule(rule_fn, kind, wrt, reads)
+            table[wrt] = Rule(rule_fn, kind, wrt, reads, partial)
             return rule_fn
         return register
 

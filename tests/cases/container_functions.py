@@ -1,0 +1,182 @@
+"""Functions that build, index, join and unpack lists, tuples and dicts (issue 14's reproductions and more).
+
+Each was silently wrong or crashed before containers became values with a structure known to
+the transform; tests/test_containers.py checks each in grad, vjp, jvp and grad-of-grad.
+"""
+import numpy as np
+
+
+def rotation(theta, p, target):
+    R = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    return np.sum((R @ p - target) ** 2)
+
+
+def nested_rows_of_a_scalar(x):
+    return np.sum(np.array([[x, x, x], [x, x, x]]) ** 2)
+
+
+def spring(x):
+    return np.sum(np.concatenate([[x[0]], np.diff(x), [-x[-1]]]) ** 2)
+
+
+def spring_hstack(x):
+    return np.sum(np.hstack([[x[0]], np.diff(x), [-x[-1]]]) ** 2)
+
+
+def spring_vstack(x):
+    return np.sum(np.vstack([[x[0], x[1]], np.diff(x)[:2], [x[-1], -x[0]]]) ** 2)
+
+
+def stacked_lists(x):
+    return np.sum(np.stack([[x[0], x[1]], x[1:]]) ** 3)
+
+
+def column_stacked(x):
+    return np.sum(np.column_stack([[x[0], x[1]], x[:2] * 2.0]) * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def dstacked(x):
+    return np.sum(np.dstack([[[x[0], x[1]]], [[x[2], x[0]]]]) ** 2)
+
+
+def blocks(x):
+    top = np.block([[x[:2], x[2:3]], [np.array([x[0], x[1]]) * x[2], np.ones(1)]])
+    return np.sum(top ** 2)
+
+
+def list_in_list(w):
+    nested = [[w]]
+    return np.sum(nested[0][0] * 3.0)
+
+
+def tuple_in_list(w):
+    nested = [(w,)]
+    return np.sum(nested[0][0] * 3.0)
+
+
+def tuple_in_tuple(w):
+    nested = ((w,),)
+    return np.sum(nested[0][0] * 3.0)
+
+
+def tuple_in_dict(w):
+    nested = {"a": (w,)}
+    return np.sum(nested["a"][0] * 3.0)
+
+
+def tuples_appended_and_unpacked(w):
+    layers = []
+    for i in range(2):
+        layers.append((w[i] * 1.0, w[i] * 2.0))
+    W, b = layers[1]
+    return np.sum(W * b)
+
+
+def branch_known_now(a):
+    flag = True
+    if flag:
+        r = np.sin(a)
+    else:
+        r = np.cos(a)
+    return np.sum(r)
+
+
+def tuple_joined(h):
+    args = (h,)
+    return np.sum(np.hstack(args + (np.ones((2, 1)),)) ** 2)
+
+
+def list_joined_and_repeated(h):
+    xs = [h * 2.0] + [np.sin(h)]
+    ys = xs * 2
+    return np.sum(np.stack(ys) * np.arange(4.0)[:, None])
+
+
+def loop_over_a_tuple(h):
+    s = 0.0
+    for a in (h, h * 2.0):
+        s = s + a
+    return np.sum(s * s)
+
+
+def split_and_recombined(x):
+    a, b = np.split(x, 2)
+    return np.sum(a * b ** 2)
+
+
+def array_split_pieces(x):
+    pieces = np.array_split(x, 3)
+    return np.sum(pieces[0] ** 2) + np.sum(pieces[2] * pieces[1][:1])
+
+
+def one_piece_unpacked(x):
+    a, = np.split(x, 1)
+    return np.sum(a ** 2)
+
+
+def statistics_of_a_list(x):
+    t = x * 2.0
+    return np.mean([x, t]) + np.std([x, t]) + np.var([x, t]) + np.sum([x, t])
+
+
+def dict_call(a, b):
+    d = dict(a=a, b=b)
+    return np.sum(d["a"] * d["b"])
+
+
+def unused_items(w):
+    xs = []
+    xs.append(w * 2.0)
+    xs.append(w * 3.0)
+    d = {"a": w * 2.0, "b": w * 3.0}
+    return np.sum(xs[0]) + np.sum(d["b"])
+
+
+def dict_of_tuples(params, x):
+    h = x
+    for name in ("l1", "l2"):
+        W, b = params[name]
+        h = np.tanh(h @ W + b)
+    return np.sum(h ** 2)
+
+
+def returns_nested_rows(x):
+    return np.array([[x[0], x[1]], [x[1] * x[0], 2.0]])
+
+
+def sliced_list(x):
+    xs = [x * 1.0, x * 2.0, x * 3.0]
+    head = xs[:2]
+    return np.sum(head[1] * xs[-1])
+
+
+def list_extended(w):
+    xs = [w]
+    xs.extend([w * 2.0, np.sin(w)])
+    return np.sum(xs[1] * xs[2])
+
+
+def items_replaced(w):
+    xs = [w, w]
+    xs[1] = w * 3.0
+    d = {"a": w}
+    d["b"] = np.cos(w)
+    d["a"] = d["a"] + w * w
+    return np.sum(xs[1] * d["b"] + d["a"])
+
+
+def items_replaced_in_a_loop(w):
+    acc = {"s": w * 0.0}
+    rows = [w, w]
+    for i in range(3):
+        acc["s"] = acc["s"] + w * i
+        rows[i % 2] = rows[i % 2] * w
+    return np.sum(acc["s"] * rows[0] + rows[1])
+
+
+def joined_in_place(w):
+    xs = [w]
+    xs += [w * 3.0]
+    ts = (w,)
+    ts += (np.sin(w),)
+    return np.sum(xs[1] * ts[1])

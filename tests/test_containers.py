@@ -1,0 +1,118 @@
+"""Lists, tuples and dicts as values: built, nested, indexed, unpacked, joined, looped over, passed to NumPy.
+
+Every function in tests/cases/container_functions.py is checked in grad, vjp, jvp and
+grad-of-grad against central differences (tests/modes.py).
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from cases import container_functions as cf
+from modes import check_modes
+
+RNG = np.random.default_rng(3)
+VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
+
+POINTS = {
+    "rotation": (0.7, np.array([1.0, 2.0]), np.array([0.5, -0.3])),
+    "nested_rows_of_a_scalar": (3.0,),
+    "spring": (VECTOR,),
+    "spring_hstack": (VECTOR,),
+    "spring_vstack": (VECTOR,),
+    "stacked_lists": (np.array([0.3, -0.7, 1.1]),),
+    "column_stacked": (VECTOR,),
+    "dstacked": (VECTOR,),
+    "blocks": (np.array([0.3, -0.7, 1.1]),),
+    "list_in_list": (np.array([1.0, 2.0]),),
+    "tuple_in_list": (np.array([1.0, 2.0]),),
+    "tuple_in_tuple": (np.array([1.0, 2.0]),),
+    "tuple_in_dict": (np.array([1.0, 2.0]),),
+    "tuples_appended_and_unpacked": (np.array([1.0, 2.0, 3.0]),),
+    "branch_known_now": (np.array([0.3, 0.4]),),
+    "tuple_joined": (np.array([[1.0], [2.0]]),),
+    "list_joined_and_repeated": (np.array([0.5, -1.0]),),
+    "loop_over_a_tuple": (np.array([1.0, 2.0]),),
+    "split_and_recombined": (VECTOR,),
+    "array_split_pieces": (np.array([0.3, -0.7, 1.1, 0.4, 0.9]),),
+    "one_piece_unpacked": (VECTOR,),
+    "statistics_of_a_list": (np.array([1.0, 2.5, 3.0]),),
+    "dict_call": (np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0])),
+    "unused_items": (np.array([1.0, -2.0]),),
+    "dict_of_tuples": ({"l1": (RNG.standard_normal((3, 4)) * 0.5, RNG.standard_normal(4) * 0.1),
+                        "l2": (RNG.standard_normal((4, 2)) * 0.5, RNG.standard_normal(2) * 0.1)},
+                       RNG.standard_normal((5, 3))),
+    "returns_nested_rows": (np.array([0.5, -1.5]),),
+    "sliced_list": (np.array([0.5, -1.5]),),
+    "list_extended": (np.array([0.5, -1.5]),),
+    "items_replaced": (np.array([0.5, -1.5]),),
+    "items_replaced_in_a_loop": (np.array([0.5, -1.5]),),
+    "joined_in_place": (np.array([0.5, -1.5]),),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTS))
+def test_every_mode_matches_finite_differences(name):
+    check_modes(getattr(cf, name), *POINTS[name])
+
+
+def test_every_case_has_a_point():
+    functions = {name for name, value in vars(cf).items() if callable(value) and value.__module__ == cf.__name__}
+    assert functions == set(POINTS)
+
+
+def test_gradient_of_a_nested_list_is_not_zero():
+    """The first reproduction: every nested item's cotangent flows through its own list."""
+    assert tg.grad(cf.nested_rows_of_a_scalar)(3.0) == pytest.approx(36.0)
+    assert tg.grad(cf.rotation)(0.7, np.array([1.0, 2.0]), np.array([0.5, -0.3])) != 0.0
+
+
+def test_forward_mode_through_nested_rows():
+    _, tangent = tg.jvp(lambda x: np.array([[x, x], [x, x]]), (3.0,), (1.0,))
+    np.testing.assert_array_equal(tangent, np.ones((2, 2)))
+
+
+def test_second_derivative_of_nested_rows():
+    assert tg.grad(tg.grad(cf.nested_rows_of_a_scalar))(3.0) == pytest.approx(12.0)
+
+
+def _insert(w):
+    xs = [w]
+    xs.insert(0, w * 2.0)
+    return np.sum(xs[0])
+
+
+def _update(w):
+    d = {"a": w}
+    d.update(b=w * 3.0)
+    return np.sum(d["b"])
+
+
+def _sort_in_place(w):
+    a = w * 1.0
+    a.sort()
+    return np.sum(a * w)
+
+
+def _aliased(w):
+    xs = [w, w]
+    ys = xs
+    xs[0] = w * 2.0
+    return np.sum(ys[0])
+
+
+def _held_in_another(w):
+    xs = [w, w]
+    outer = [xs]
+    xs[0] = w * 2.0
+    return np.sum(outer[0][0])
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_insert, "`.insert()` changes `xs` in place"), (_update, "`.update()` changes `d` in place"),
+    (_sort_in_place, "`.sort()` changes `a` in place"), (_aliased, "would also change `ys`"),
+    (_held_in_another, "would also change another list"),
+])
+def test_changes_tapegen_cannot_follow_are_refused_when_transformed(fn, says):
+    """Changing a container in place behind the transform's back would give the unchanged value's gradient."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says.replace("(", r"\(").replace(")", r"\)")):
+        tg.grad(fn)(np.array([1.0, 2.0]))
