@@ -18,7 +18,7 @@ from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRule
                      TapegenError, UnsupportedSyntaxError, WrtError)
 from .gradcheck import GradcheckReport, gradcheck
 from .inspection import graph, residuals, trace
-from .runtime import stop_gradient
+from .runtime import register_pytree, stop_gradient
 from .transforms import hessian, hvp, jacobian, jvp
 
 __version__ = "0.1.0"
@@ -28,7 +28,7 @@ __all__ = [
     "differentiate", "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp", "Differentiated",
     "stop_gradient", "checkpoint",
     # custom rules and checking
-    "custom_vjp", "custom_jvp", "register_vjp", "gradcheck", "GradcheckReport", "debug_nans", "NanError",
+    "custom_vjp", "custom_jvp", "register_vjp", "register_pytree", "gradcheck", "GradcheckReport", "debug_nans", "NanError",
     # inspection
     "source", "wengert", "trace", "graph", "residuals",
     # errors

@@ -39,9 +39,14 @@ class _Target:
         code = fn.__code__
         self.fn = fn
         self.bound = bound
-        self.params = code.co_varnames[:code.co_argcount]
-        self.nparams = code.co_argcount
-        self.defaults = fn.__defaults__ or ()
+        self.nparams = code.co_argcount + code.co_kwonlyargcount  # keyword-only parameters come last
+        self.params = code.co_varnames[:self.nparams]
+        kwonly = code.co_varnames[code.co_argcount:self.nparams]
+        kwdefaults = fn.__kwdefaults__ or {}
+        if all(name in kwdefaults for name in kwonly):  # the defaults of the parameters, in order, all last
+            self.defaults = (fn.__defaults__ or ()) + tuple(kwdefaults[name] for name in kwonly)
+        else:  # a keyword-only parameter without a default comes after defaults: arguments() fills them in
+            self.defaults = ()
         self.offset = len(bound)
 
     def arguments(self, args, kwargs):

@@ -83,8 +83,12 @@ class Calls:
                                    "define it outside the differentiated function")
         self.env[stmt.name] = LocalFunction(stmt, dict(self.env))
 
-    def inline(self, fn, node, args, kwargs):
-        """Lower a call of user function `fn`; return its result atoms."""
+    def inline(self, fn, node, args, kwargs, receiver=None):
+        """Lower a call of user function `fn`; return its result atoms.
+
+        `receiver`: the class whose method `fn` is, called on `args[0]` (`layer.forward(x)`), so that
+        `self.helper(...)` inside is inlined too.
+        """
         code = fn.__code__
         if code in self.call_stack:
             raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), which tapegen cannot unroll",
@@ -96,9 +100,12 @@ class Calls:
         from .lower import _Lowerer
         callee = _Lowerer(source, fn, self.reserved, namer=self.namer)
         callee.receiver, callee.self_var = self.receiver, None
-        if self.receiver is not None and args and args[0] is self.self_var:
+        if receiver is not None:
+            callee.receiver, callee.pending_self = receiver, True
+        elif self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
-        return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__)
+        return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__,
+                                fn.__kwdefaults__ or {})
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         from .lower import _Lowerer
@@ -110,19 +117,19 @@ class Calls:
         name = getattr(local.node, "name", "lambda")
         return self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
 
-    def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name):
+    def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name, kwdefaults=None):
         self.comments.update(callee.comments)
         callee.comments = self.comments
         callee.blocks = [self.current]
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
+        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types"):
+            setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)
-        callee._check_signature(fn_node.args)
-        params = [a.arg for a in fn_node.args.posonlyargs + fn_node.args.args]
-        bound = self._bind_call(params, args, kwargs, defaults, node, name)
-        for param, atom in zip(params, bound):
-            callee.env[param] = atom
-        callee.params = {a for a in bound if isinstance(a, Var)}
+        bound = self._bind_call(fn_node.args, args, kwargs, defaults, node, name, kwdefaults)
+        callee.env.update(bound)
+        callee.params = {a for a in bound.values() if isinstance(a, Var)}
+        bound = list(bound.values())
         if getattr(callee, "pending_self", False):  # a method of self's class: self.helper() inside works too
             callee.self_var = bound[0]
         if isinstance(fn_node, ast.Lambda):
@@ -131,14 +138,23 @@ class Calls:
             outputs, as_tuple = callee._statements(fn_node.body)
         return Pack(tuple(outputs), "tuple") if as_tuple else outputs[0]
 
-    def _bind_call(self, params, args, kwargs, defaults, node, name):
-        if len(args) > len(params):
+    def _bind_call(self, signature, args, kwargs, defaults, node, name, kwdefaults=None):
+        """{parameter name: atom} for a call, as Python binds it: `*args` a tuple, `**kwargs` a dict."""
+        params = [a.arg for a in signature.posonlyargs + signature.args]
+        keyword_only = [a.arg for a in signature.kwonlyargs]
+        if len(args) > len(params) and signature.vararg is None:
             raise self.unsupported(node, f"{name}() takes {len(params)} arguments, got {len(args)}")
         bound = dict(zip(params, args))
-        for key, value in kwargs.items():
-            if key not in params or key in bound:
-                raise self.unsupported(node, f"{name}() got an unexpected or repeated argument `{key}`")
-            bound[key] = value
+        if signature.vararg is not None:
+            bound[signature.vararg.arg] = Pack(tuple(args[len(params):]), "tuple")
+        extra = {}
+        for keyword, value in kwargs.items():
+            if keyword in bound or (keyword not in params + keyword_only and signature.kwarg is None):
+                raise self.unsupported(node, f"{name}() got an unexpected or repeated argument `{keyword}`")
+            if keyword in params + keyword_only:
+                bound[keyword] = value
+            else:
+                extra[keyword] = value
         first_default = len(params) - len(defaults)
         for i, param in enumerate(params):
             if param not in bound:
@@ -146,7 +162,26 @@ class Calls:
                     raise self.unsupported(node, f"{name}() is missing argument `{param}`")
                 bound[param] = defaults[i - first_default] if isinstance(defaults[i - first_default], Const) \
                     else _default(defaults[i - first_default], node, self)
-        return [bound[p] for p in params]
+        for param, default in zip(keyword_only, self._keyword_defaults(signature, kwdefaults)):
+            if param not in bound:
+                if default is _REQUIRED:
+                    raise self.unsupported(node, f"{name}() is missing keyword argument `{param}`")
+                bound[param] = default if isinstance(default, Const) else _default(default, node, self)
+        if signature.kwarg is not None:
+            from .rules.language import make_dict
+            from . import rules
+            bound[signature.kwarg.arg] = self.emit(rules.lookup(make_dict), [Const(tuple(extra))] + list(extra.values()),
+                                                   {}, node, None)
+        return bound
+
+    def _keyword_defaults(self, signature, kwdefaults):
+        """The defaults of keyword-only parameters: a live function's values, or a local def's literals."""
+        if kwdefaults is not None:
+            return [kwdefaults.get(a.arg, _REQUIRED) for a in signature.kwonlyargs]
+        return [_REQUIRED if d is None else _literal(d, self) for d in signature.kw_defaults]
+
+
+_REQUIRED = object()  # a keyword-only parameter without a default
 
 
 def _default(value, node, lowerer):

@@ -16,13 +16,14 @@ from . import rules
 from .errors import UnsupportedSyntaxError
 from .inline import Calls, LocalFunction, StaticValue
 from .ir import Const, Eqn, Pack, Program, Var
-from .lower_expr import _HINTS, BINOPS, Expressions, _describe
+from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, _describe, _opaque
+from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
 from .normalize import normalize
 from .resolve import Scope, all_identifiers, local_names
 from .rules.language import assign as assign_primitive
-from .rules.language import CONTAINER_OUTPUTS, make_list, make_tuple
+from .rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, raise_error
 from .rules.table import Primitive
 from .source import FunctionSource
 
@@ -66,6 +67,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
+        self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
+        self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
+        self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
+                        and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
@@ -89,7 +94,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._check_signature(node.args)
         self._check_kind(node)
         params = []
-        for arg in node.args.posonlyargs + node.args.args:
+        for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
             var = self.namer.user(arg.arg)
             self.env[arg.arg] = var
             params.append(var)
@@ -117,6 +122,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return self._return_value(last.value)
         for stmt in stmts:
             self.statement(stmt)
+        if self.results is None and self.call_stack:  # a helper (or __init__) that returns nothing: None
+            return (Const(None),), False
         if self.results is None:
             raise self.unsupported(last, "a differentiated function must end with `return <value>`")
         return tuple(self.results), self.results_tuple
@@ -153,6 +160,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             current = self.env.get(name)
             if isinstance(current, Var) and self._owns(name, current) and current not in pinned:
                 var = current
+            elif current in self.params and name in self.written and self.sole_name(name, current):
+                var = self.private_copy(name, current, node, self.namer.user(name))  # x[i] = v on an argument
             else:
                 var = self.namer.user(name)
                 if current is not None:
@@ -165,6 +174,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             yield
         finally:
             self.shared = saved
+
+    def sole_name(self, name, var) -> bool:
+        """Whether `name` is the only way to reach `var`: no other name, and no view of it, holds it."""
+        return all(atom is not var and self.view_base(atom) is not var
+                   for other, atom in self.env.items() if other != name and isinstance(atom, Var))
+
+    def private_copy(self, name, var, node, target=None):
+        """`name`, an argument about to be written into, as a copy: the caller's array never changes."""
+        if not self.sole_name(name, var):
+            return None
+        copy = self.emit(rules.lookup(_np().copy), [var], {}, node, target or name)
+        self.fresh.add(copy)
+        return copy
 
     def _owns(self, name, var) -> bool:
         return var not in self.params and var not in self.views and all(
@@ -192,13 +214,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return atom if atom is not None else None
 
     def _check_signature(self, args):
-        for extra, what in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+        """The differentiated function's own parameters: named ones, keyword-only ones too."""
+        for extra, what in ((args.vararg, "*"), (args.kwarg, "**")):
             if extra is not None:
-                raise self.unsupported(extra, f"a function with {what} cannot be differentiated yet",
-                                       "give every argument its own name")
-        if args.kwonlyargs:
-            raise self.unsupported(args.kwonlyargs[0], "keyword-only arguments cannot be differentiated yet",
-                                   "make them ordinary positional-or-keyword arguments")
+                raise self.unsupported(extra, f"the function being differentiated takes {what}{extra.arg}, whose "
+                                              f"number of values tapegen cannot know when it transforms it",
+                                       f"differentiate a function with named arguments that calls this one "
+                                       f"(lambda x, y: f(x, y)); helpers it calls may take {what}{extra.arg}")
 
     def _check_kind(self, node):
         """Generators and coroutines have no single output: say so at the yield / await itself."""
@@ -234,11 +256,54 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                    "remove it, or assign its value")
         self.call(stmt.value, outputs=0)
 
+    def stmt_Delete(self, stmt):
+        """`del x`: the name is gone (the value lives on where it is used)."""
+        for target in stmt.targets:
+            if not isinstance(target, ast.Name) or target.id not in self.env or target.id in self.shared:
+                raise self.unsupported(target, f"`del {ast.unparse(target)}` is not supported here",
+                                       "leave the name bound; tapegen frees values after their last use")
+            del self.env[target.id]
+
+    def stmt_Raise(self, stmt):
+        """`raise E(...)`: generated code raises it too, where the user's code would."""
+        if stmt.exc is None:
+            raise self.unsupported(stmt, "a bare `raise` re-raises an exception being handled, and there is none "
+                                         "here", "raise an exception object: raise ValueError(...)")
+        self.emit_multi(rules.lookup(raise_error), [self.expr(stmt.exc)], {}, stmt, 0, [])
+
+    def stmt_Assert(self, stmt):
+        """`assert c, msg`: checked when the generated code runs, as Python checks it."""
+        message = [self.expr(stmt.msg)] if stmt.msg is not None else []
+        self.emit_multi(rules.lookup(check_assertion), [self.expr(stmt.test)] + message, {}, stmt, 0, [])
+
+    def stmt_With(self, stmt):
+        """`with np.errstate(...):` and other context managers that only change warnings: the body runs."""
+        for item in stmt.items:
+            call = item.context_expr
+            manager = self.static(call.func) if isinstance(call, ast.Call) else MISSING
+            if manager not in WARNING_CONTEXTS or item.optional_vars is not None:
+                raise self.unsupported(item.context_expr, f"`with {ast.unparse(item)}` is not supported inside a "
+                                                          f"differentiated function",
+                                       "only `with np.errstate(...)` (and warnings.catch_warnings()) are; move "
+                                       "the `with` block outside the differentiated function")
+        for inner in stmt.body:
+            self.statement(inner)
+
     def stmt_Assign(self, stmt):
-        if len(stmt.targets) != 1:
-            raise self.unsupported(stmt, "chained assignment (a = b = ...) is not supported",
-                                   "assign each name separately")
+        if len(stmt.targets) > 1:  # a = b = value: the value once, then each target
+            value = self.expr(stmt.value)
+            holder = self.namer.invented("value").name
+            self.env[holder] = value
+            try:
+                for target in stmt.targets:
+                    self.stmt_Assign(ast.copy_location(ast.Assign([target], ast.copy_location(
+                        ast.Name(holder, ast.Load()), stmt.value)), stmt))
+            finally:
+                del self.env[holder]
+            return
         target = stmt.targets[0]
+        if isinstance(target, ast.Attribute):
+            return self.assign_attribute(target, stmt.value)
         if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Lambda):
             self.env[target.id] = LocalFunction(stmt.value, dict(self.env))
         elif isinstance(target, ast.Name):
@@ -264,7 +329,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                    "assign to a name or an array element")
         name = stmt.target.id
         current = self.read_name(stmt.target)
-        if isinstance(current, Var) and current not in self.fresh:
+        if isinstance(current, Var) and current in self.params and self.sole_name(name, current):
+            pass  # x += v on an argument: the new value, computed apart from the caller's array (docs/syntax.md)
+        elif isinstance(current, Var) and current not in self.fresh:
             raise self.unsupported(
                 stmt, f"`{name} {_OPSYM.get(type(stmt.op), '?')}= ...` would change `{name}` in place, "
                       f"and `{name}` may share memory with an argument or another variable",
@@ -275,6 +342,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         value = self.expr(stmt.value)
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
+
+    def assign_attribute(self, target, value_node):
+        """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
+        base = self.expr(target.value)
+        value = self.value(value_node)  # self.act_fn = activation: a function stays known
+        written = value.atom if isinstance(value, StaticValue) else value
+        if written is not None:  # (a helper's default function has no value in generated code: not set)
+            self.emit_multi(_opaque("setattr", setattr), [base, Const(target.attr), written], {}, target, 0, [])
+        self.attributes[(base, target.attr)] = (value, self.current)
 
     def assign(self, name, value_node):
         if name not in self.shared:
@@ -475,6 +551,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 # The inputs a container op keeps as items (a container kept so is changed by changing it in place).
 _HOLDS_ITEMS = {"make_list": ("items",), "make_tuple": ("items",), "make_dict": ("values",), "append": ("value",),
                 "with_item": ("value",)}
+
+
+def _np():
+    import numpy as np
+    return np
 
 
 def _vars(atom):

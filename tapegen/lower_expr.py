@@ -8,6 +8,7 @@ user function (inlined), a gradient of one, a custom rule, or an opaque call.
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 import operator
 import types
@@ -32,6 +33,8 @@ COMPARES = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.
             ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
             ast.In: contained_in, ast.NotIn: not_contained_in}
 METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
+# Context managers that change only warnings and printing: `with` blocks of them run their body as written.
+WARNING_CONTEXTS = (np.errstate, np.printoptions, __import__("warnings").catch_warnings)
 # Methods that change their list, dict, set or array in place.
 MUTATORS = {"extend", "insert", "remove", "pop", "popitem", "clear", "reverse", "sort", "update", "setdefault",
             "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update", "fill",
@@ -43,7 +46,7 @@ MUTATOR_HINTS = {
     "remove": "build a new list without the item",
     "reverse": "xs = xs[::-1] for a list, or np.flip(a) for an array",
     "sort": "a = np.sort(a) for an array, or xs = sorted(xs) for a list",
-    "update": "build a new dict: d = dict(d, key=value), or d[key] = value",
+    "update": "set each item: d[key] = value",
     "setdefault": "write d[key] = value where it is set",
     "fill": "a = np.full_like(a, value)",
     "put": "a[indices] = values on an array the function made",
@@ -108,12 +111,10 @@ class Expressions:
         value = self.scope.lookup(name)
         if value is MISSING:
             raise self.unsupported(node, f"name `{name}` is not defined", "define it, or import it")
-        if name in self.reserved and self.reserved_value(name) is not value:
-            raise self.unsupported(node, f"`{name}` is a name tapegen's generated code uses for its own purposes",
-                                   f"rename your global `{name}`")
+        clash = name in self.reserved and self.reserved_value(name) is not value  # a global `seed`, `tape`, ...
         key = (id(self.fn), name)
         if key not in self.free:
-            var = Var(name) if name not in self.namer.assigned else self.namer.invented(name)
+            var = Var(name) if name not in self.namer.assigned and not clash else self.namer.invented(f"{name}_")
             self.namer.assigned.add(var.name)
             self.free[key] = var
             if var.name != name or self.call_stack:
@@ -153,14 +154,37 @@ class Expressions:
         return self.emit(rules.lookup(UNARYOPS[type(node.op)]), [operand], {}, node, target)
 
     def expr_Compare(self, node, target):
-        if len(node.ops) != 1:
-            raise self.unsupported(node, "chained comparisons (a < b < c) are not supported",
-                                   "combine two comparisons with & (arrays) or `and` (scalars)")
-        fn = COMPARES.get(type(node.ops[0]))
-        if fn is None:
-            raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
-        left, right = self.expr(node.left), self.expr(node.comparators[0])
-        return self.emit(rules.lookup(fn), [left, right], {}, node, target)
+        """`a < b`, and `a < b < c` as `(a < b) and (b < c)` with `b` computed once."""
+        operands = [self.expr(node.left)]
+        result = None
+        for k, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
+            fn = COMPARES.get(type(op))
+            if fn is None:
+                raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
+            operands.append(self.expr(comparator))
+            last = k == len(node.ops) - 1
+            test = self.emit(rules.lookup(fn), operands[-2:], {}, node, target if last and result is None else None)
+            result = test if result is None else self.emit(rules.lookup(np.logical_and), [result, test], {}, node,
+                                                           target if last else None)
+        return result
+
+    def expr_JoinedStr(self, node, target):
+        """An f-string: `str.format` of the values it shows (no derivative)."""
+        template, values = [], []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                template.append(part.value.replace("{", "{{").replace("}", "}}"))
+                continue
+            spec = ""
+            if part.format_spec is not None:
+                if not all(isinstance(p, ast.Constant) for p in part.format_spec.values):
+                    raise self.unsupported(part, "an f-string with a computed format is not supported",
+                                           "write the format out, e.g. {x:.3f}")
+                spec = ":" + "".join(p.value for p in part.format_spec.values)
+            conversion = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[part.conversion]
+            template.append("{" + conversion + spec + "}")
+            values.append(self.expr(part.value))
+        return self.emit(_opaque("str.format", str.format), [Const("".join(template))] + values, {}, node, target)
 
     def expr_Tuple(self, node, target):
         return Pack(tuple(self.expr(e) for e in node.elts), "tuple")
@@ -264,6 +288,19 @@ class Expressions:
         if static is not MISSING and not callable(static):
             return Const(static)  # a module constant such as np.pi or np.newaxis
         base = self.expr(node.value)
+        assigned = self.attributes.get((base, node.attr))
+        if assigned is not None:  # self.h = ...; ... self.h: the value assigned
+            value, block = assigned
+            if not any(block is open_block for open_block in self.blocks):
+                raise self.unsupported(node, f"`{ast.unparse(node)}` was assigned inside a branch or loop that has "
+                                             f"ended, so tapegen cannot tell which value it holds here",
+                                       "assign it to a local name as well and read that")
+            if isinstance(value, StaticValue):
+                if value.atom is None:
+                    raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function, used here as a value",
+                                           f"call it: {ast.unparse(node)}(...)")
+                return value.atom
+            return value
         if node.attr == "T":
             return self.emit(rules.lookup(_transpose()), [base], {}, node, target)
         if node.attr in ("real", "imag") and rules.lookup(getattr(_numpy(), node.attr)) is not None:
@@ -374,42 +411,13 @@ class Expressions:
             values = [self.expr(kw.value) for kw in node.keywords]
             return (self.emit(rules.lookup(make_dict), [keys] + values, {}, node, (targets or [None])[0]),)
         if obj is not MISSING:
-            prim = rules.lookup(obj)
-            if prim is None and user_function(obj) is not None:
-                args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
-                return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
-            args, kwargs = self.arguments(node)
-            if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
-                return (self.fold(obj, args, node, (targets or [None])[0]),)
-            if prim is None:
-                prim = _opaque(ast.unparse(func), obj)
-            if prim.form == "custom":  # forward pass returns (output, residuals)
-                target = (targets or [None])[0]
-                base = target.name if isinstance(target, Var) else target or prim.name
-                residuals = self.namer.invented(f"{base}_res")
-                outs = self.emit_multi(prim, args, kwargs, node, 2, [target, residuals])
-                return outs[:min(outputs, 1)]
-            if prim.name == "tape_pop" and args and isinstance(args[0], Var):  # pops: updates its list
-                outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
-                return outs[:min(outputs, 1)]
-            return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+            return self.call_object(obj, node, outputs, targets)
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)
-            args, kwargs = self.arguments(node, static=self._own_method(receiver, func.attr) is not None)
-            method = self._own_method(receiver, func.attr)
-            if method is not None:  # self.helper(x) in a bound method: inline helper(self, x)
-                result = self.inline(method, node, [receiver] + args, kwargs)
-                return self._call_result(result, outputs, node, targets)
-            entry = rules.method(func.attr)
-            if entry is None and func.attr in MUTATORS:
-                return self._mutation(receiver, func, args, kwargs, node)
-            if entry is None:
-                return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
-            prim, receiver_param = entry
-            args = _method_arguments(prim, func.attr, args)
-            if prim.fn is append_primitive:
-                return self._append(receiver, args, func, node)
-            return self.emit_multi(prim, [receiver] + args, kwargs, node, outputs, targets)
+            held = self.attributes.get((receiver, func.attr))
+            if held is not None and isinstance(held[0], StaticValue):  # self.act_fn(z), set by __init__
+                return self.call_object(held[0].obj, node, outputs, targets)
+            return self.call_method(receiver, func, node, outputs, targets)
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
@@ -417,6 +425,51 @@ class Expressions:
         callee = self.expr(func)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def call_object(self, obj, node, outputs, targets):
+        """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
+        func = node.func
+        prim = rules.lookup(obj)
+        if prim is None and inspect.isclass(obj) and _users_class(obj):
+            made = self.construct(obj, node, targets)
+            if made is not None:
+                return made[:outputs]
+        if prim is None and user_function(obj) is not None:
+            args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
+            return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
+        args, kwargs = self.arguments(node)
+        if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
+            return (self.fold(obj, args, node, (targets or [None])[0]),)
+        if prim is None:
+            prim = _opaque(ast.unparse(func), obj)
+        if prim.form == "custom":  # forward pass returns (output, residuals)
+            target = (targets or [None])[0]
+            base = target.name if isinstance(target, Var) else target or prim.name
+            residuals = self.namer.invented(f"{base}_res")
+            outs = self.emit_multi(prim, args, kwargs, node, 2, [target, residuals])
+            return outs[:min(outputs, 1)]
+        if prim.name == "tape_pop" and args and isinstance(args[0], Var):  # pops: updates its list
+            outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
+            return outs[:min(outputs, 1)]
+        return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+
+    def call_method(self, receiver, func, node, outputs, targets):
+        """`receiver.name(...)`: a method of a class the transform knows (inlined), an array method, or opaque."""
+        method = self._own_method(receiver, func.attr)
+        args, kwargs = self.arguments(node, static=method is not None)
+        if method is not None:  # self.helper(x), layer.forward(x): inline the method with its object
+            result = self.inline(method[0], node, [receiver] + args, kwargs, receiver=method[1])
+            return self._call_result(result, outputs, node, targets)
+        entry = rules.method(func.attr)
+        if entry is None and func.attr in MUTATORS:
+            return self._mutation(receiver, func, args, kwargs, node)
+        if entry is None:
+            return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
+        prim, receiver_param = entry
+        args = _method_arguments(prim, func.attr, args)
+        if prim.fn is append_primitive:
+            return self._append(receiver, args, func, node)
+        return self.emit_multi(prim, [receiver] + args, kwargs, node, outputs, targets)
 
     def builtin(self, obj, node):
         """The NumPy function a Python built-in or `math` function computes here (`abs` is `np.abs`)."""
@@ -454,11 +507,28 @@ class Expressions:
             raise LookupError(ast.unparse(node)) from None
 
     def _own_method(self, receiver, name):
-        """The plain function behind `self.<name>` when `self` is the bound receiver, else None."""
-        if self.self_var is None or receiver is not self.self_var:
+        """(plain function, class) behind `obj.<name>(...)` when `obj`'s class is known here, else None.
+
+        Known: `self` in a bound method, an object made here from a class of the user's
+        (`layer = Layer(W)`), or an object the function reads from its module or closure.
+        """
+        cls = self.receiver if self.self_var is not None and receiver is self.self_var else self.types.get(receiver)
+        if cls is None:
             return None
-        attribute = getattr(self.receiver, name, None)
-        return user_function(attribute)
+        method = user_function(inspect.getattr_static(cls, name, None))
+        return (method, cls) if method is not None else None
+
+    def construct(self, cls, node, targets):
+        """`Layer(W)` for a class of the user's: a bare instance, then its `__init__` inlined."""
+        init = user_function(cls.__dict__.get("__init__")) if "__init__" in cls.__dict__ else None
+        if init is None or not isinstance(cls.__dict__.get("__new__", object.__new__), type(object.__new__)):
+            return None
+        obj = self.emit(_opaque("object.__new__", object.__new__), [self.expr(node.func)], {}, node,
+                        (targets or [None])[0])
+        self.types[obj] = cls
+        args, kwargs = self.arguments(node, static=True)
+        self.inline(init, node, [obj] + args, kwargs, receiver=cls)
+        return (obj,)
 
     def _append(self, receiver, args, func, node):
         """`xs.append(v)`: an in-place update of the list var `xs`."""
@@ -493,6 +563,14 @@ class Expressions:
         if outputs == 1 and isinstance(target, Var) and result is not target and not isinstance(result, Pack):
             return (result,)
         return (result,) if outputs == 1 else tuple(result.items)
+
+
+def _users_class(cls) -> bool:
+    """A class defined in the user's code (not a library's, not a built-in)."""
+    from .inline import _library_code
+    module = inspect.getmodule(cls)
+    path = getattr(module, "__file__", None)
+    return path is not None and not _library_code(path)
 
 
 def _hashable(obj) -> bool:
@@ -587,7 +665,6 @@ _HINTS = {
     ast.Yield: "a generator has no single output to differentiate: return a value",
     ast.YieldFrom: "a generator has no single output to differentiate: return a value",
     ast.Await: "async functions cannot be differentiated: make it a plain function",
-    ast.ListComp: "build the list with a loop-free NumPy expression (np.stack of arrays, broadcasting)",
     ast.Lambda: "assign it to a name and call it, or define it with `def`",
 }
 
@@ -600,4 +677,11 @@ def _describe(node) -> str:
              ast.Delete: "`del`", ast.Raise: "`raise`", ast.Assert: "`assert`", ast.Import: "`import`",
              ast.Starred: "a starred expression", ast.IfExp: "a conditional expression",
              ast.BoolOp: "`and` / `or`", ast.Dict: "a dict literal", ast.JoinedStr: "an f-string"}
-    return names.get(type(node), f"`{type(node).__name__}`")
+    names.update({ast.SetComp: "a set comprehension", ast.NamedExpr: "`:=`", ast.ClassDef: "a class definition",
+                  ast.AsyncFunctionDef: "an async function", ast.AsyncFor: "`async for`", ast.AsyncWith: "`async with`",
+                  ast.Set: "a set", ast.Slice: "a slice"})
+    if hasattr(ast, "Match"):
+        names[ast.Match] = "`match`"
+    if hasattr(ast, "TryStar"):
+        names[ast.TryStar] = "`try`"
+    return names.get(type(node), "this construct")

@@ -154,6 +154,11 @@ class ControlFlow:
         array = self.read_name(target.value)
         if self.container_kind(array) in ("list", "dict"):
             return self._assign_item(name, array, target, value_node, op)
+        if array in self.params:  # x[i] = v on an argument: written into a copy (docs/syntax.md)
+            copy = self.private_copy(name, array, target, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, target)
         self.check_writable(name, array, target)
         index = self.index(target.slice)
         if op is not None:  # A[i] += v  is  A[i] = A[i] + v

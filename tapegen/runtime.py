@@ -12,7 +12,7 @@ from .errors import NonScalarOutputError, WrtError
 
 __all__ = [
     "shape", "unbroadcast", "unreduce", "seed", "conform", "Cotree", "unindex",
-    "zeros_like_tree", "add_cotangents", "balanced_eq", "safe_div", "stop_gradient", "meta", "as_cotree",
+    "zeros_like_tree", "add_cotangents", "entries", "balanced_eq", "safe_div", "stop_gradient", "meta", "as_cotree",
 ]
 
 _SCALARS = (float, int, complex, bool)
@@ -113,7 +113,7 @@ def conform(g, x):
             g = g if shape(g) == shape(x) else np.broadcast_to(g, shape(x))
             return g if g.dtype == x.dtype else g.astype(x.dtype)
         return np.array(np.broadcast_to(np.asarray(g, dtype=x.dtype), x.shape))  # a fresh, writeable array
-    if isinstance(x, (dict, list, tuple)):
+    if isinstance(x, (dict, list, tuple)) or pytree_fields(x) is not None:
         return _conform_tree(g, x)
     if isinstance(x, (bool, int, np.integer, np.bool_)):
         raise _integer_wrt(x)
@@ -128,7 +128,76 @@ def _integer_wrt(x):
                     hint="pass floats (e.g. np.asarray(x, dtype=float)), or leave this argument out of wrt")
 
 
+# Classes whose instances are pytrees: their fields are differentiated like a dict's items.
+_PYTREES: dict = {}  # class -> (fields: obj -> {name: value}, build: (obj, {name: value}) -> obj)
+
+
+def register_pytree(cls, fields=None, build=None):
+    """Differentiate instances of `cls` field by field, as dicts of their fields (like JAX's pytree nodes).
+
+    `fields(obj)` gives `{name: value}` (default: `vars(obj)`); `build(obj, values)` makes an object like
+    `obj` holding `values` (default: a shallow copy with those attributes set). Gradients with respect
+    to such an argument are objects of the same class holding the gradients. Namedtuples and
+    dataclasses need no registering.
+    """
+    _PYTREES[cls] = (fields or vars, build or _rebuilt)
+    return cls
+
+
+def _rebuilt(obj, values):
+    import copy
+    new = copy.copy(obj)
+    for name, value in values.items():
+        setattr(new, name, value)
+    return new
+
+
+def pytree_fields(x):
+    """`{field: value}` if `x` is a namedtuple, a dataclass or a registered pytree, else None."""
+    import dataclasses
+    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
+        return dict(zip(type(x)._fields, x))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+    for cls, (fields, _) in _PYTREES.items():
+        if isinstance(x, cls):
+            return dict(fields(x))
+    return None
+
+
+def _pytree_like(x, values):
+    import dataclasses
+    if isinstance(x, tuple):
+        return type(x)(**values)
+    if dataclasses.is_dataclass(x):
+        return dataclasses.replace(x, **values) if all(f.init for f in dataclasses.fields(x)) \
+            else _rebuilt(x, values)
+    for cls, (_, build) in _PYTREES.items():
+        if isinstance(x, cls):
+            return build(x, values)
+    raise TypeError(f"not a pytree: {type(x).__name__}")
+
+
+def _conform_fields(g, x, fields):
+    """The gradient of a namedtuple, dataclass or registered object: one of its class, field by field.
+
+    Fields that are not floats (ints, strings, None, ...) get None: no gradient.
+    """
+    values = {}
+    for k, (name, value) in enumerate(fields.items()):
+        part = None if g is None else g.get(name) if isinstance(g, dict) else getattr(g, name, None)
+        if isinstance(g, dict) and isinstance(x, tuple):  # a namedtuple's field read by position too
+            part = add_cotangents(part, g.get(k))
+        floating = isinstance(value, (float, complex, dict, list, tuple)) or pytree_fields(value) is not None \
+            or (hasattr(value, "dtype") and np.dtype(value.dtype).kind in "fc")
+        values[name] = conform(part, value) if floating else None
+    return _pytree_like(x, values)
+
+
 def _conform_tree(g, x):
+    fields = pytree_fields(x)
+    if fields is not None:
+        return _conform_fields(g, x, fields)
     if isinstance(x, dict):
         get = (lambda k: None) if g is None else g.get
         return type(x)((k, conform(get(k), v)) for k, v in x.items())
@@ -171,6 +240,14 @@ class Cotree(dict):
         return result
 
     __radd__ = __add__
+
+
+def entries(g):
+    """(position or key, cotangent) pairs of a container's cotangent: a Cotree or dict, a list or tuple,
+    an array (its rows: a list NumPy used as one array), or None (no entries)."""
+    if g is None:
+        return ()
+    return g.items() if isinstance(g, dict) else enumerate(g)
 
 
 def add_cotangents(a, b):
@@ -231,6 +308,9 @@ def _is_basic(index):
 
 
 def zeros_like_tree(x):
+    fields = pytree_fields(x)
+    if fields is not None:
+        return _pytree_like(x, {name: zeros_like_tree(value) for name, value in fields.items()})
     if isinstance(x, dict):
         return {k: zeros_like_tree(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

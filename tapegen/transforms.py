@@ -16,6 +16,8 @@ import weakref
 
 import numpy as np
 
+from .runtime import _pytree_like, pytree_fields
+
 from .api import Differentiated, GradFunction, _differentiated
 from .codegen import differentiable
 from .errors import NonScalarOutputError, TapegenError, WrtError
@@ -99,6 +101,13 @@ def _fixed(x, t) -> bool:
 
 def tangent_like(t, x, position):
     """Tangent `t` of argument `x`: its shape, dtype and container structure."""
+    fields = pytree_fields(x)
+    if fields is not None:  # a namedtuple, dataclass or registered pytree: a tangent of its class
+        tangent_fields = pytree_fields(t) if type(t) is type(x) else None
+        if tangent_fields is None:
+            raise WrtError(f"jvp: the tangent of argument {position} must be a {type(x).__name__} like it")
+        return _pytree_like(x, {name: tangent_like(tangent_fields[name], value, position)
+                                for name, value in fields.items()})
     if isinstance(x, dict):
         if not isinstance(t, dict) or set(t) != set(x):
             raise WrtError(f"jvp: the tangent of argument {position} must be a dict with keys {sorted(x)}")

@@ -71,7 +71,8 @@ def namespace() -> dict:
         names = {"np": np, **{name: getattr(runtime, name) for name in runtime.__all__},
                  "saved_region": language.saved_region, "add_cotangents": runtime.add_cotangents,
                  "item_cotangent": language.item_cotangent,
-                 **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items)}}
+                 **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items,
+                                               language.raise_error, language.check_assertion)}}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):
                 for name, value in _rule_globals(rule).items():

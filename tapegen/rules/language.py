@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..runtime import Cotree, add_cotangents, as_cotree, unbroadcast, zeros_like_tree
+from ..runtime import Cotree, add_cotangents, as_cotree, entries, unbroadcast, zeros_like_tree
 from .elementwise import broadcast_like
 from .shape import tangent_items
 from .table import RuleTable
@@ -31,6 +31,21 @@ def not_contained_in(x1, x2):
 
 table.nondiff(contained_in, "x1, x2", name="in", form="compare", spelling="in")
 table.nondiff(not_contained_in, "x1, x2", name="not_in", form="compare", spelling="not in")
+
+
+def raise_error(exc):
+    """`raise exc` where the user's code raises it (a call, so it can stand in generated code's lines)."""
+    raise exc
+
+
+def check_assertion(test, msg=None):
+    """`assert test, msg`."""
+    if not test:
+        raise AssertionError(msg) if msg is not None else AssertionError
+
+
+table.nondiff(raise_error, "exc", spelling="raise_error")
+table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 
 
 def assign(x):
@@ -264,7 +279,7 @@ def gathered(ct, like_meta):
     if ct is None or (isinstance(like_meta, tuple) and len(like_meta) == 2 and isinstance(like_meta[0], type)):
         return as_cotree(ct)
     shape, dtype = like_meta
-    items = [(i, c) for i, c in (ct.items() if isinstance(ct, dict) else enumerate(ct)) if c is not None]
+    items = [(i, c) for i, c in entries(ct) if c is not None]
     out = np.zeros(shape, dtype=np.result_type(dtype, *[c for _, c in items]))
     for i, c in items:
         out[i] += c
@@ -299,7 +314,7 @@ def replaced(g, a_meta, key):
     """A container's cotangent without item `key` (overwritten: it gets none)."""
     if g is None:
         return None
-    items = g.items() if isinstance(g, dict) else enumerate(g)
+    items = entries(g)
     key = normal_key(a_meta, key)
     return Cotree((k, v) for k, v in items if k != key and v is not None)
 
@@ -397,19 +412,19 @@ def repeat_items_jvp(a_dot, n):
 
 def shifted(g, start, n):
     """The transpose of `item_range`: `n` items of a cotangent renumbered from `start`."""
-    items = g.items() if isinstance(g, dict) else enumerate(g or ())
+    items = entries(g)
     return Cotree((key + start, value) for key, value in items if value is not None and key < n)
 
 
 def tiled(g, length, n):
     """The transpose of `summed_repeats`: a cotangent of `length` items repeated `n` times."""
     return Cotree((key + length * k, value) for k in range(n)
-                  for key, value in (g.items() if isinstance(g, dict) else enumerate(g or ())) if value is not None)
+                  for key, value in entries(g) if value is not None)
 
 
 def item_range(g, start, n):
     """Items `start` to `start + n` of a container's cotangent, renumbered from 0 (None where none)."""
-    items = g.items() if isinstance(g, dict) else enumerate(g or ())
+    items = entries(g)
     return Cotree((key - start, value) for key, value in items
                   if value is not None and start <= key < start + n)
 
@@ -417,7 +432,7 @@ def item_range(g, start, n):
 def summed_repeats(g, length, n):
     """The cotangent of a list repeated `n` times, summed back onto its `length` items."""
     total = Cotree()
-    for key, value in (g.items() if isinstance(g, dict) else enumerate(g or ())):
+    for key, value in entries(g):
         if value is not None:
             total[key % length] = add_cotangents(total.get(key % length), value)
     return total

@@ -29,7 +29,7 @@ from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, s
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import fmax_share, fmin_share, select_taken, tie_split
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
-from .shape import reblock, unblock
+from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
 from .language import array_rows, item_cotangent, keyed, make_dict_vjp, make_list_vjp, one_item, without_item
@@ -907,7 +907,7 @@ for _fn, _signature in ((item_cotangent, "ct, key"), (cotangent_at, "ct, a_meta,
                         (summed_repeats, "ct, length, n"), (tiled, "ct, length, n"),
                         (unblock, "ct, arrays"), (reblock, "ct, arrays"), (replaced, "ct, a_meta, key"),
                         (spread, "ct, items"), (unspread, "ct, items, g_shape"), (pairs_cotangent, "keys, ct"),
-                        (as_pairs, "keys, ct")):
+                        (as_pairs, "keys, ct"), (field_cotangent, "ct, name"), (cotangent_field, "ct, name")):
     # everything but the cotangent is read for its length, keys or shapes only
     table.op(_fn, _signature, spelling=_fn.__name__, inert=tuple(p for p in _signature.split(", ") if p != "ct"))
 
@@ -1211,3 +1211,23 @@ def pairs_cotangent_jvp(keys, ct_dot):
 @table.jvp(as_pairs, "ct")
 def as_pairs_jvp(keys, ct_dot):
     return as_pairs(keys, ct_dot)
+
+
+@table.vjp(field_cotangent, "ct", partial=True)
+def field_cotangent_vjp(name, g):
+    return cotangent_field(g, name)
+
+
+@table.vjp(cotangent_field, "ct")
+def cotangent_field_vjp(name, g):
+    return field_cotangent(g, name)
+
+
+@table.jvp(field_cotangent, "ct")
+def field_cotangent_jvp(ct_dot, name):
+    return field_cotangent(ct_dot, name)
+
+
+@table.jvp(cotangent_field, "ct")
+def cotangent_field_jvp(ct_dot, name):
+    return cotangent_field(ct_dot, name)

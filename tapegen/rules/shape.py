@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from ..errors import NoRuleError
-from ..runtime import is_duck, meta, unbroadcast, unindex
+from ..runtime import Cotree, entries, is_duck, meta, unbroadcast, unindex
 from ..runtime import shape as shape_of
 from .table import RuleTable
 
@@ -101,7 +101,7 @@ def piece_cotangents(g, pieces):
     `g` is a `Cotree` keyed by index, a list or tuple with None for unused pieces, or None.
     """
     found = [None] * len(pieces)
-    items = g.items() if isinstance(g, dict) else enumerate(g or ())
+    items = entries(g)
     for key, value in items:
         if value is not None:
             found[key] = value if found[key] is None else found[key] + value
@@ -683,7 +683,27 @@ def metadata(obj, name):
     return getattr(obj, name)
 
 
-table.op(getattr, "obj, name", name="getattr", form="attr")
+def field_cotangent(g, name):
+    """The cotangent of `obj.name` as the cotangent of `obj` (a namedtuple, dataclass or registered pytree)."""
+    return Cotree({name: g})
+
+
+def cotangent_field(ct, name):
+    """Field `name` of an object's cotangent (None if it has none): the transpose of `field_cotangent`."""
+    return None if ct is None else ct.get(name) if isinstance(ct, dict) else getattr(ct, name, None)
+
+
+table.op(getattr, "obj, name", name="getattr", form="attr", inert=("name",))
+
+
+@table.vjp(getattr, "obj")
+def getattr_vjp(name, g):
+    return field_cotangent(g, name)
+
+
+@table.jvp(getattr, "obj")
+def getattr_jvp(obj_dot, name):
+    return getattr(obj_dot, name)
 table.nondiff(metadata, "obj, name", name="metadata", form="attr")
 # Written with all three arguments (render.py): `x[j:]` is `slice(j, None, None)`; `slice(j)` means `:j`.
 table.nondiff(slice, "start, stop=None, step=None", name="slice", spelling="slice")

@@ -1,0 +1,111 @@
+"""Python as people write it: loops that unpack, comprehensions, built-ins, functions as values,
+*args, objects, raise/assert/print, writes into arguments, pytree arguments, names like tapegen's.
+
+Each function in tests/cases/python_functions.py is checked in grad, vjp, jvp and grad-of-grad.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from cases import python_functions as pf
+from modes import check_modes
+
+RNG = np.random.default_rng(7)
+X3 = np.array([0.7, -1.2, 0.4])
+
+
+def _m(*shape):
+    return RNG.standard_normal(shape) * 0.5
+
+
+POINTS = {
+    "mlp_over_pairs": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
+    "enumerate_zip": (X3, [_m(3) for _ in range(3)], [_m(3) for _ in range(3)]),
+    "zip_star": (X3, ([_m(3), _m(3)], [_m(3), _m(3)])),
+    "dict_items_loop": ({"w": _m(3), "bias": _m(3)}, X3),
+    "comprehensions": ([_m(3, 3), _m(3, 3)], X3),
+    "builtins_and_math": (X3, 1.3),
+    "functions_as_values": (_m(3, 2), _m(4, 3)),
+    "star_arguments": (np.array([0.3, -0.7]), np.array([1.2, 0.5])),
+    "statements_and_objects": (np.array([0.3, -0.2, 0.5]), _m(4, 3)),
+    "writes_into_arguments": (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 1.5])),
+    "names_like_generated_ones": (X3,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTS))
+def test_every_mode_matches_finite_differences(name):
+    check_modes(getattr(pf, name), *POINTS[name])
+
+
+def test_raise_in_a_helper_raises_when_the_code_runs():
+    with pytest.raises(ValueError, match="expected a vector, got 2 dimensions"):
+        tg.grad(pf.statements_and_objects)(np.ones((2, 2)), _m(4, 3))
+
+
+def test_writing_into_an_argument_leaves_the_callers_array_alone():
+    x, v = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 1.5])
+    x0, v0 = x.copy(), v.copy()
+    tg.grad(pf.writes_into_arguments, wrt=(0, 1))(x, v)
+    np.testing.assert_array_equal(x, x0)
+    np.testing.assert_array_equal(v, v0)
+
+
+def _fd(f, p, field, x, eps=1e-6):
+    value = getattr(p, field)
+    grad = np.zeros_like(value)
+    for i in np.ndindex(value.shape):
+        plus, minus = value.copy(), value.copy()
+        plus[i] += eps
+        minus[i] -= eps
+        grad[i] = (f(p.__class__(**{**_fields(p), field: plus}), x)
+                   - f(p.__class__(**{**_fields(p), field: minus}), x)) / (2 * eps)
+    return grad
+
+
+def _fields(p):
+    return p._asdict() if hasattr(p, "_asdict") else dict(vars(p))
+
+
+@pytest.mark.parametrize("make, f", [
+    (lambda W, b: pf.Params(W, b), pf.namedtuple_parameters),
+    (lambda W, b: pf.Affine(W, b), pf.dataclass_parameters),
+])
+def test_namedtuple_and_dataclass_arguments_get_gradients_of_their_class(make, f):
+    p, x = make(_m(3, 2), _m(2)), _m(4, 3)
+    g = tg.grad(f)(p, x)
+    assert type(g) is type(p)
+    for field in ("W", "b"):
+        np.testing.assert_allclose(getattr(g, field), _fd(f, p, field, x), rtol=1e-5, atol=1e-7)
+    tangent = make(np.ones((3, 2)), np.zeros(2))
+    _, derivative = tg.jvp(lambda q: f(q, x), (p,), (tangent,))
+    assert derivative == pytest.approx(np.sum(g.W))
+
+
+class Registered:
+    def __init__(self, W, b, label):
+        self.W, self.b, self.label = W, b, label
+
+
+tg.register_pytree(Registered)
+
+
+def test_a_registered_class_is_differentiated_field_by_field():
+    p, x = Registered(_m(3, 2), _m(2), "first"), _m(4, 3)
+    g = tg.grad(pf.dataclass_parameters)(p, x)
+    assert isinstance(g, Registered) and g.label is None
+    expected = tg.grad(pf.dataclass_parameters)(pf.Affine(p.W, p.b), x)
+    np.testing.assert_allclose(g.W, expected.W)
+    np.testing.assert_allclose(g.b, expected.b)
+
+
+def _top_level_varargs(x, *rest):
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_top_level_varargs, "takes \\*rest"),
+])
+def test_refusals_name_the_construct(fn, says):
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.grad(fn)(X3)
