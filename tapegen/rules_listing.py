@@ -24,6 +24,7 @@ def listing(markdown: bool = False, only: str | None = None) -> str:
     """Every table's primitives and rule coverage, as aligned text or as Markdown."""
     from .errors import TapegenError
     from .inspection import table
+    rules.load_optional(everything=True)  # the SciPy tables too, where SciPy is installed
     tables = [t for t in rules.TABLES if only is None or t.name == only]
     if not tables:
         raise TapegenError(f"no rule table named {only!r}",

@@ -200,6 +200,44 @@ def _samples() -> list:
     out += _elementwise_samples(m34, m32) + _reduction_samples(m34, v5) + _linalg_samples(m34, v4, v5, t234)
     out += _linalg_namespace_samples(m34, v4)
     out += _shape_samples(m34, m32, v4, v5, t234)
+    out += _scipy_samples()
+    return out
+
+
+def _scipy_samples() -> list:
+    """SciPy's functions, where SciPy is installed (loading its rule tables)."""
+    try:
+        import scipy.special as sp
+    except ImportError:
+        return []
+    rules.load_optional(everything=True)
+    real, pos = (lambda: _x(3, 2)), (lambda: _x(3, 2, low=0.5, high=3.0))
+    unit, away = (lambda: _x(3, 2, low=0.1, high=0.9)), (lambda: _signed(3, 2))
+    draws = {"erfinv": lambda: _x(3, 2, low=-0.9, high=0.9), "erfcinv": lambda: _x(3, 2, low=0.1, high=1.9),
+             "logit": unit, "ndtri": unit, "i0e": away, "i1e": away, "log1p": pos, "entr": pos}
+    out = []
+    for name in ("gammaln", "loggamma", "gamma", "rgamma", "digamma", "erf", "erfc", "erfcx", "erfinv", "erfcinv",
+                 "dawsn", "expit", "logit", "log_expit", "ndtr", "log_ndtr", "ndtri", "entr", "expm1", "log1p",
+                 "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
+        draw = draws.get(name, pos if name[0] in "gdrlyk" else real)
+        out.append(Sample(f"scipy.special.{name}-(3,2)", (lambda f: lambda x: f(x))(getattr(sp, name)), (draw(),)))
+    for name, d1 in (("beta", pos), ("betaln", pos), ("xlogy", real), ("xlog1py", real), ("rel_entr", pos),
+                     ("kl_div", pos)):
+        f = getattr(sp, name)
+        out.append(Sample(f"scipy.special.{name}-(3,1)x(4,)", (lambda f: lambda a, b: f(a, b))(f),
+                          (d1()[:, :1], _x(4, low=0.5, high=3.0))))
+    for name, v in (("iv", 2.0), ("ive", 0.5), ("jv", 2.5), ("yv", 1.0), ("kv", 0.7), ("kve", 1.5),
+                    ("gammainc", 1.7), ("gammaincc", 2.5)):
+        out.append(Sample(f"scipy.special.{name}-{v}-(3,2)", (lambda f, v: lambda z: f(v, z))(getattr(sp, name), v),
+                          (pos(),)))
+    out += [
+        Sample("scipy.special.polygamma-2-(3,2)", lambda x: sp.polygamma(2, x), (pos(),)),
+        Sample("scipy.special.multigammaln-(4,)", lambda a: sp.multigammaln(a, 3), (_x(4, low=1.5, high=3.0),)),
+        Sample("scipy.special.logsumexp-(3,4)-axis1-b", lambda a, b: sp.logsumexp(a, axis=1, b=b),
+               (_x(3, 4), _x(3, 4, low=0.5, high=2.0))),
+        Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
+        Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
+    ]
     return out
 
 
@@ -397,6 +435,7 @@ def run_sample(sample) -> Result:
 def run(select=None) -> tuple:
     """`(results, unsampled)`: a Result per sample (matching `select`, a substring), and
     `(table name, primitive)` for each primitive with VJP rules that no sample exercises."""
+    rules.load_optional(everything=True)
     results = [run_sample(s) for s in samples() if select is None or select in s.name]
     reached = set()
     for sample in samples():
