@@ -238,6 +238,50 @@ def _scipy_samples() -> list:
         Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
         Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
     ]
+    return out + _scipy_stats_samples()
+
+
+def _discrete_samples(k, poisson, bernoulli, binom):
+    method = poisson.__name__
+    return [Sample(f"scipy.stats.poisson.{method}-(4,)", lambda mu: poisson(k, mu), (_pos(4),)),
+            Sample(f"scipy.stats.bernoulli.{method}-(4,)", lambda p: bernoulli(k % 2, p), (_x(4, low=0.2, high=0.8),)),
+            Sample(f"scipy.stats.binom.{method}-(4,)", lambda p: binom(k, 5, p), (_x(4, low=0.2, high=0.8),))]
+
+
+def _fixed_shapes(f, params):
+    if not params:
+        return lambda x, m, s: f(x, m, s)
+    if len(params) == 1:
+        return lambda x, m, s: f(x, params[0], m, s)
+    return lambda x, m, s: f(x, params[0], params[1], m, s)
+
+
+def _scipy_stats_samples() -> list:
+    import scipy.stats as st
+    from .rules.scipy_stats import CONTINUOUS_METHODS
+    out = []
+    shapes = {"t": (3.5,), "gamma": (2.5,), "chi2": (3.3,), "lognorm": (0.8,), "beta": (2.5, 1.7)}
+    for name in ("norm", "logistic", "laplace", "cauchy", "expon", "t", "gamma", "chi2", "lognorm", "beta"):
+        x = _x(4, low=0.45, high=0.9) if name == "beta" else _pos(4) if name in shapes or name == "expon" else _x(4)
+        params = shapes.get(name, ())
+        for method in CONTINUOUS_METHODS:
+            f = getattr(getattr(st, name), method)
+            if method in ("logpdf", "pdf") and len(params) == 1:
+                out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", (lambda f: lambda x, p, m, s: f(x, p, m, s))(f),
+                                  (x, params[0], -0.2, 1.3)))
+            elif method in ("logpdf", "pdf") and params:
+                out.append(Sample(f"scipy.stats.{name}.{method}-(4,)",
+                                  (lambda f: lambda x, a, b, m, s: f(x, a, b, m, s))(f), (x, *params, -0.2, 1.3)))
+            else:  # shape parameters as constants (cdf & co. have rules in x, loc and scale only)
+                out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(f, params), (x, -0.2, 1.3)))
+    k = np.array([0, 1, 3, 2])
+    for method, density in (("logpmf", "logpdf"), ("pmf", "pdf")):
+        out += _discrete_samples(k, *(getattr(getattr(st, n), method) for n in ("poisson", "bernoulli", "binom")))
+        mvn, dirichlet = getattr(st.multivariate_normal, density), getattr(st.dirichlet, density)
+        out += [Sample(f"scipy.stats.multivariate_normal.{density}-(4,3)", (lambda f: lambda x, m, c: f(x, m, c))(mvn),
+                       (_x(4, 3, low=-1.0, high=1.0), _x(3, low=-0.5, high=0.5), _spd(3))),
+                Sample(f"scipy.stats.dirichlet.{density}-(3,)",
+                       (lambda f: lambda alpha: f(np.array([0.2, 0.3, 0.5]), alpha))(dirichlet), (_pos(3),))]
     return out
 
 

@@ -134,7 +134,9 @@ def test_second_order(row):
 def check_second_order(row):
     """Of sum(sin(f(...))), a scalar whose Hessian mixes f's first and second derivatives."""
     fn = row.fn
-    scalar = (lambda a: np.sum(np.sin(fn(a)))) if len(row.args) == 1 else (lambda a, b: np.sum(np.sin(fn(a, b))))
+    scalar = {1: lambda a: np.sum(np.sin(fn(a))), 2: lambda a, b: np.sum(np.sin(fn(a, b))),
+              3: lambda a, b, c: np.sum(np.sin(fn(a, b, c))), 4: lambda a, b, c, d: np.sum(np.sin(fn(a, b, c, d))),
+              5: lambda a, b, c, d, e: np.sum(np.sin(fn(a, b, c, d, e)))}[len(row.args)]
     tg.gradcheck(scalar, *row.args, wrt=row.wrt, rtol=1e-5, atol=1e-6, order=2)
 
 
