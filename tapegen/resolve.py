@@ -50,9 +50,15 @@ class Scope:
             return self.lookup(node.id)
         if isinstance(node, ast.Attribute):
             base = self.static(node.value)
-            if isinstance(base, (types.ModuleType, type)):
+            if isinstance(base, (types.ModuleType, type)) or _static_instance(base):
                 return getattr(base, node.attr, MISSING)
         return MISSING
+
+
+def _static_instance(obj) -> bool:
+    """A library object whose methods are functions to resolve now: a SciPy distribution
+    (`scipy.stats.norm` is an instance; `scipy.stats.norm.logpdf` a bound method of it)."""
+    return type(obj).__module__.startswith("scipy.stats.")
 
 
 # Builtins generated code itself calls (guards, loops, conversions).

@@ -24,6 +24,7 @@ def listing(markdown: bool = False, only: str | None = None) -> str:
     """Every table's primitives and rule coverage, as aligned text or as Markdown."""
     from .errors import TapegenError
     from .inspection import table
+    rules.load_optional(everything=True)  # the SciPy tables too, where SciPy is installed
     tables = [t for t in rules.TABLES if only is None or t.name == only]
     if not tables:
         raise TapegenError(f"no rule table named {only!r}",
@@ -41,7 +42,53 @@ def listing(markdown: bool = False, only: str | None = None) -> str:
         else:
             out += [title] + ["  " + line for line in table(HEADER, rows)]
         out.append("")
+    if markdown and only is None:
+        out += _autograd_comparison()
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+# What HIPS autograd (autograd/scipy/) differentiates in SciPy, for the comparison in docs/rules.md.
+AUTOGRAD_SCIPY = {
+    "scipy.special": ("gammaln", "digamma", "polygamma", "psi", "gamma", "beta", "betaln", "multigammaln", "erf",
+                      "erfc", "erfinv", "erfcinv", "expit", "logit", "logsumexp", "i0", "i1", "ive", "j0", "j1",
+                      "y0", "y1", "rgamma", "gammainc", "gammaincc"),
+    "scipy.stats": ("norm", "t", "multivariate_normal", "dirichlet", "gamma", "beta", "chi2", "poisson"),
+    "scipy.signal": ("convolve",),
+    "scipy.linalg": ("sqrtm", "solve_sylvester", "solve_triangular"),
+    "scipy.integrate": ("odeint",),
+}
+
+
+def _autograd_comparison() -> list:
+    """A Markdown table: each SciPy function autograd differentiates, and what tapegen's tables have for it."""
+    covered: dict = {}  # "scipy.special.gammaln" or "scipy.stats.norm" -> ["logpdf (x, loc, scale)", ...]
+    for t in rules.TABLES:
+        if not t.name.startswith("scipy."):
+            continue
+        for prim in t.primitives.values():
+            if not prim.vjps or not prim.spelling.startswith("scipy."):
+                continue
+            owner, _, method = prim.spelling.rpartition(".") if t.name == "scipy.stats" else (prim.spelling, "", "")
+            args = ", ".join(p for p in prim.params if p in prim.vjps)
+            covered.setdefault(owner, []).append(f"{method} ({args})" if method else args)
+    if not covered:
+        return []
+    out = ["## SciPy: tapegen and autograd", "",
+           "The SciPy functions HIPS autograd differentiates, and tapegen's rules for them (the arguments,",
+           "or for a distribution its methods and their arguments). Reverse and forward mode, and second order.", "",
+           "| SciPy | autograd | tapegen |", "|---|---|---|"]
+    listed = set()
+    for module, names in AUTOGRAD_SCIPY.items():
+        for name in names:
+            key = f"{module}.{name}"
+            if module == "scipy.special" and name == "psi":  # the same ufunc as digamma
+                key = "scipy.special.digamma"
+            listed.add(key)
+            have = "; ".join(covered.get(key, ())) or "no rule"
+            out.append(f"| `{module}.{name}` | yes | {have} |")
+    extra = sorted(key for key in covered if key not in listed)
+    out += ["", "Also in tapegen, not in autograd: " + ", ".join(f"`{key}`" for key in extra) + "."]
+    return out + [""]
 
 
 def _methods() -> dict:

@@ -217,6 +217,88 @@ def _samples() -> list:
     out += _elementwise_samples(m34, m32) + _reduction_samples(m34, v5) + _linalg_samples(m34, v4, v5, t234)
     out += _linalg_namespace_samples(m34, v4)
     out += _shape_samples(m34, m32, v4, v5, t234)
+    out += _scipy_samples()
+    return out
+
+
+def _scipy_samples() -> list:
+    """SciPy's functions, where SciPy is installed (loading its rule tables)."""
+    try:
+        import scipy.special as sp
+    except ImportError:
+        return []
+    rules.load_optional(everything=True)
+    real, pos = (lambda: _x(3, 2)), (lambda: _x(3, 2, low=0.5, high=3.0))
+    unit, away = (lambda: _x(3, 2, low=0.1, high=0.9)), (lambda: _signed(3, 2))
+    draws = {"erfinv": lambda: _x(3, 2, low=-0.9, high=0.9), "erfcinv": lambda: _x(3, 2, low=0.1, high=1.9),
+             "logit": unit, "ndtri": unit, "i0e": away, "i1e": away, "log1p": pos, "entr": pos}
+    out = []
+    for name in ("gammaln", "loggamma", "gamma", "rgamma", "digamma", "erf", "erfc", "erfcx", "erfinv", "erfcinv",
+                 "dawsn", "expit", "logit", "log_expit", "ndtr", "log_ndtr", "ndtri", "entr", "expm1", "log1p",
+                 "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
+        draw = draws.get(name, pos if name[0] in "gdrlyk" else real)
+        out.append(Sample(f"scipy.special.{name}-(3,2)", (lambda f: lambda x: f(x))(getattr(sp, name)), (draw(),)))
+    for name, d1 in (("beta", pos), ("betaln", pos), ("xlogy", real), ("xlog1py", real), ("rel_entr", pos),
+                     ("kl_div", pos)):
+        f = getattr(sp, name)
+        out.append(Sample(f"scipy.special.{name}-(3,1)x(4,)", (lambda f: lambda a, b: f(a, b))(f),
+                          (d1()[:, :1], _x(4, low=0.5, high=3.0))))
+    for name, v in (("iv", 2.0), ("ive", 0.5), ("jv", 2.5), ("yv", 1.0), ("kv", 0.7), ("kve", 1.5),
+                    ("gammainc", 1.7), ("gammaincc", 2.5)):
+        out.append(Sample(f"scipy.special.{name}-{v}-(3,2)", (lambda f, v: lambda z: f(v, z))(getattr(sp, name), v),
+                          (pos(),)))
+    out += [
+        Sample("scipy.special.polygamma-2-(3,2)", lambda x: sp.polygamma(2, x), (pos(),)),
+        Sample("scipy.special.multigammaln-(4,)", lambda a: sp.multigammaln(a, 3), (_x(4, low=1.5, high=3.0),)),
+        Sample("scipy.special.logsumexp-(3,4)-axis1-b", lambda a, b: sp.logsumexp(a, axis=1, b=b),
+               (_x(3, 4), _x(3, 4, low=0.5, high=2.0))),
+        Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
+        Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
+    ]
+    return out + _scipy_stats_samples()
+
+
+def _discrete_samples(k, poisson, bernoulli, binom):
+    method = poisson.__name__
+    return [Sample(f"scipy.stats.poisson.{method}-(4,)", lambda mu: poisson(k, mu), (_pos(4),)),
+            Sample(f"scipy.stats.bernoulli.{method}-(4,)", lambda p: bernoulli(k % 2, p), (_x(4, low=0.2, high=0.8),)),
+            Sample(f"scipy.stats.binom.{method}-(4,)", lambda p: binom(k, 5, p), (_x(4, low=0.2, high=0.8),))]
+
+
+def _fixed_shapes(f, params):
+    if not params:
+        return lambda x, m, s: f(x, m, s)
+    if len(params) == 1:
+        return lambda x, m, s: f(x, params[0], m, s)
+    return lambda x, m, s: f(x, params[0], params[1], m, s)
+
+
+def _scipy_stats_samples() -> list:
+    import scipy.stats as st
+    from .rules.scipy_stats import CONTINUOUS_METHODS
+    out = []
+    shapes = {"t": (3.5,), "gamma": (2.5,), "chi2": (3.3,), "lognorm": (0.8,), "beta": (2.5, 1.7)}
+    for name in ("norm", "logistic", "laplace", "cauchy", "expon", "t", "gamma", "chi2", "lognorm", "beta"):
+        x = _x(4, low=0.45, high=0.9) if name == "beta" else _pos(4) if name in shapes or name == "expon" else _x(4)
+        params = shapes.get(name, ())
+        for method in CONTINUOUS_METHODS:
+            f = getattr(getattr(st, name), method)
+            if method in ("logpdf", "pdf") and len(params) == 1:
+                out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", (lambda f: lambda x, p, m, s: f(x, p, m, s))(f),
+                                  (x, params[0], -0.2, 1.3)))
+            elif method in ("logpdf", "pdf") and params:
+                out.append(Sample(f"scipy.stats.{name}.{method}-(4,)",
+                                  (lambda f: lambda x, a, b, m, s: f(x, a, b, m, s))(f), (x, *params, -0.2, 1.3)))
+            else:  # shape parameters as constants (cdf & co. have rules in x, loc and scale only)
+                out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(f, params), (x, -0.2, 1.3)))
+    k = np.array([0, 1, 3, 2])
+    for method, density in (("logpmf", "logpdf"), ("pmf", "pdf")):
+        out += _discrete_samples(k, *(getattr(getattr(st, n), method) for n in ("poisson", "bernoulli", "binom")))
+        mvn, dirichlet = getattr(st.multivariate_normal, density), getattr(st.dirichlet, density)
+        out += [Sample(f"scipy.stats.multivariate_normal.{density}-(4,3)", (lambda f: lambda x, m, c: f(x, m, c))(mvn),
+                       (_x(4, 3, low=-1.0, high=1.0), _x(3, low=-0.5, high=0.5), _spd(3))),
+                Sample(f"scipy.stats.dirichlet.{density}-(3,)",
+                       (lambda f: lambda alpha: f(np.array([0.2, 0.3, 0.5]), alpha))(dirichlet), (_pos(3),))]
     return out
 
 
@@ -418,6 +500,7 @@ def run_sample(sample) -> Result:
 def run(select=None) -> tuple:
     """`(results, unsampled)`: a Result per sample (matching `select`, a substring), and
     `(table name, primitive)` for each primitive with VJP rules that no sample exercises."""
+    rules.load_optional(everything=True)
     results = [run_sample(s) for s in samples() if select is None or select in s.name]
     reached = set()
     for sample in samples():

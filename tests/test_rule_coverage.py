@@ -10,12 +10,12 @@ def _covered():
     for path in sorted(pathlib.Path(__file__).parent.glob("test_rules_*.py")):
         module = importlib.import_module(path.stem)
         for row in module.ROWS:
-            covered.update(id(fn) for fn in row.covers)
+            covered.update(row.covers)  # by equality: a bound method (scipy.stats.norm.logpdf) is made afresh
     return covered
 
 
 def test_every_rule_has_a_row():
     covered = _covered()
     builtin = {fn: prim for table in rules.TABLES for fn, prim in table.primitives.items()}
-    missing = sorted(prim.name for fn, prim in builtin.items() if prim.vjps and id(fn) not in covered)
+    missing = sorted(prim.name for fn, prim in builtin.items() if prim.vjps and fn not in covered)
     assert not missing, f"primitives with VJP rules but no test row: {', '.join(missing)}"

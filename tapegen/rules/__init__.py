@@ -17,15 +17,52 @@ TABLES = (elementwise.table, reductions.table, linalg.table, shape.table, nondif
 PRIMITIVES, METHODS = combine(*TABLES)
 
 __all__ = ["PRIMITIVES", "METHODS", "TABLES", "Primitive", "Rule", "RuleError", "RuleTable",
-           "lookup", "method", "namespace", "register_table", "register_primitive", "add_names"]
+           "lookup", "load_optional", "method", "namespace", "register_table", "register_primitive", "add_names"]
 
 
 def lookup(fn):
-    """The primitive for callable `fn`, or None."""
+    """The primitive for callable `fn`, or None.
+
+    A bound method (`scipy.stats.norm.logpdf`, made afresh on each attribute
+    access) is found by equality: same `__self__`, same `__func__`.
+    """
     try:
-        return PRIMITIVES.get(fn)
+        prim = PRIMITIVES.get(fn)
     except TypeError:  # unhashable callables are never primitives
         return None
+    if prim is None and load_optional():
+        return lookup(fn)
+    return prim
+
+
+# Rule tables for optional libraries: (module whose import triggers loading, tapegen module with the table).
+# SciPy's ufuncs have no `__module__` to recognise them by, so a table loads at the first lookup that
+# misses once the user's code has imported the library: `import tapegen` never imports SciPy.
+OPTIONAL = (("scipy.special", "tapegen.rules.scipy_special"), ("scipy.stats", "tapegen.rules.scipy_stats"))
+_LOADED: set = set()
+
+
+def load_optional(everything: bool = False) -> bool:
+    """Load the optional tables whose library is imported (`everything`: whichever can be); True if any."""
+    import importlib
+    import sys
+    added = False
+    for trigger, module in OPTIONAL:
+        if module in _LOADED or not (everything or trigger in sys.modules):
+            continue
+        _LOADED.add(module)
+        try:
+            table = importlib.import_module(module).table
+        except ImportError:  # the library is not installed
+            continue
+        global TABLES
+        TABLES = TABLES + (table,)
+        for fn, prim in table.primitives.items():
+            PRIMITIVES.setdefault(fn, prim)  # a user's registered rule stays
+        METHODS.update(table.methods)
+        _NAMESPACE.clear()
+        added = True
+    return added
 
 
 def method(name: str):

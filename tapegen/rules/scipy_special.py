@@ -1,0 +1,208 @@
+"""scipy.special: gamma and error functions, Bessel functions, logsumexp, softmax, entropies.
+
+Loaded when lowering first meets a callable it does not know after the user's
+code has imported scipy.special (`rules.load_optional`); `import tapegen`
+never imports SciPy.
+
+Most rules are derivative formulas (formulas.py): `{"x": "scipy.special.digamma(x)"}`
+for gammaln. Each formula calls only primitives with rules of their own, so
+the chain closes and gradient code differentiates again: gammaln -> digamma
+-> polygamma(1, .) -> polygamma(2, .) ..., and the Bessel functions' recurrences
+(`d iv(v, z) / dz = (iv(v - 1, z) + iv(v + 1, z)) / 2`) stay among themselves.
+Order parameters (`n` of polygamma, `d` of multigammaln) are integers: inert.
+Orders `v` of the Bessel functions and `a` of gammainc have no rule: a gradient
+into them is a NoRuleError, not a wrong number.
+
+Constants are Python floats, so float32 stays float32, except where SciPy's own
+function computes in float64 (polygamma, multigammaln): `polygamma_like` casts
+back to the argument's dtype.
+"""
+import math
+
+import numpy as np
+import scipy
+import scipy.special
+
+from ..runtime import unbroadcast, unreduce
+from .elementwise import broadcast_like, guarded_mul
+from .formulas import Formulas
+from .table import RuleTable
+
+table = RuleTable("scipy.special")
+sp = scipy.special
+
+
+def polygamma_like(n, x):
+    """scipy.special.polygamma(n, x) in x's float dtype (SciPy computes it in float64)."""
+    out = sp.polygamma(n, x)
+    dtype = np.result_type(getattr(x, "dtype", np.float64), np.float16)
+    return out if dtype == np.float64 else out.astype(dtype)
+
+
+def half_steps(d, a):
+    """[0, 0.5, 1, ..., (d - 1) / 2] in a's float dtype: the shifts of multigammaln's gammaln terms."""
+    return np.arange(d, dtype=np.result_type(getattr(a, "dtype", np.float64), np.float16)) * 0.5
+
+
+def weights_or_one(b):
+    """logsumexp's weights `b`, or 1.0 for none."""
+    return 1.0 if b is None else b
+
+
+def joint_shape(a_shape, b_shape):
+    """The shape logsumexp reduces: `a`'s broadcast with its weights' (`b_shape` is () for none)."""
+    return np.broadcast_shapes(a_shape, b_shape)
+
+
+weights_or_one.pure = joint_shape.pure = True  # called on constants, folded when code is generated
+
+
+# --- declarations -----------------------------------------------------------------------------------
+
+UNARY = ("gammaln", "gamma", "rgamma", "loggamma", "digamma", "erf", "erfc", "erfcx", "erfinv", "erfcinv",
+         "dawsn", "expit", "logit", "log_expit", "ndtr", "log_ndtr", "ndtri", "entr", "expm1", "log1p",
+         "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")
+BINARY = {"xlogy": "x1, x2", "xlog1py": "x1, x2", "rel_entr": "x1, x2", "kl_div": "x1, x2", "beta": "a, b",
+          "betaln": "a, b", "iv": "v, z", "ive": "v, z", "jv": "v, z", "yv": "v, z", "kv": "v, z",
+          "kve": "v, z", "gammainc": "a, x", "gammaincc": "a, x"}
+
+for _name in UNARY:
+    table.op(getattr(sp, _name), "x", name=_name, spelling=f"scipy.special.{_name}")
+for _name, _signature in BINARY.items():  # ufuncs take no keywords: the names are only for the rules
+    table.op(getattr(sp, _name), _signature, name=_name, spelling=f"scipy.special.{_name}")
+table.op(sp.polygamma, "n, x", name="polygamma", spelling="scipy.special.polygamma", inert=("n",))
+table.op(sp.multigammaln, "a, d", name="multigammaln", spelling="scipy.special.multigammaln", inert=("d",))
+table.op(sp.logsumexp, "a, axis=None, b=None, keepdims=False", name="logsumexp",
+         spelling="scipy.special.logsumexp")  # return_sign=True (two outputs) is refused
+table.op(sp.softmax, "x, axis=None", name="softmax", spelling="scipy.special.softmax")
+table.op(sp.log_softmax, "x, axis=None", name="log_softmax", spelling="scipy.special.log_softmax")
+table.op(polygamma_like, "n, x", spelling="polygamma_like", inert=("n",))
+table.op(weights_or_one, "b", spelling="weights_or_one")
+table.nondiff(half_steps, "d, a", spelling="half_steps")
+table.nondiff(joint_shape, "a_shape, b_shape", spelling="joint_shape")
+
+# --- derivative formulas ----------------------------------------------------------------------------
+
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
+INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+SQRT_2PI = math.sqrt(2 * math.pi)
+
+UNARY_PARTIALS = {
+    "gammaln": "scipy.special.digamma(x)",
+    "loggamma": "scipy.special.digamma(x)",
+    "gamma": "y * scipy.special.digamma(x)",
+    "rgamma": "-y * scipy.special.digamma(x)",
+    "digamma": "polygamma_like(1, x)",
+    "erf": f"{TWO_OVER_SQRT_PI!r} * np.exp(-x * x)",
+    "erfc": f"-{TWO_OVER_SQRT_PI!r} * np.exp(-x * x)",
+    "erfcx": f"2 * x * y - {TWO_OVER_SQRT_PI!r}",
+    "erfinv": f"{SQRT_PI_OVER_TWO!r} * np.exp(y * y)",
+    "erfcinv": f"-{SQRT_PI_OVER_TWO!r} * np.exp(y * y)",
+    "dawsn": "1 - 2 * x * y",
+    "expit": "y * (1 - y)",
+    "logit": "1 / (x * (1 - x))",
+    "log_expit": "scipy.special.expit(-x)",
+    "ndtr": f"{INV_SQRT_2PI!r} * np.exp(-0.5 * x * x)",
+    "log_ndtr": f"{INV_SQRT_2PI!r} * np.exp(-0.5 * x * x - y)",  # pdf / cdf without underflow
+    "ndtri": f"{SQRT_2PI!r} * np.exp(0.5 * y * y)",
+    "entr": "-(np.log(x) + 1)",
+    "expm1": "y + 1",
+    "log1p": "1 / (1 + x)",
+    "i0": "scipy.special.i1(x)",
+    "i1": "0.5 * (scipy.special.i0(x) + scipy.special.iv(2, x))",
+    "i0e": "scipy.special.i1e(x) - np.sign(x) * y",
+    "i1e": "0.5 * (scipy.special.i0e(x) + scipy.special.ive(2, x)) - np.sign(x) * y",
+    "j0": "-scipy.special.j1(x)",
+    "j1": "0.5 * (scipy.special.j0(x) - scipy.special.jv(2, x))",
+    "y0": "-scipy.special.y1(x)",
+    "y1": "0.5 * (scipy.special.y0(x) - scipy.special.yv(2, x))",
+    "k0": "-scipy.special.k1(x)",
+    "k1": "-0.5 * (scipy.special.k0(x) + scipy.special.kv(2, x))",
+    "k0e": "y - scipy.special.k1e(x)",
+    "k1e": "y - 0.5 * (scipy.special.k0e(x) + scipy.special.kve(2, x))",
+}
+
+BINARY_PARTIALS = {
+    "beta": {"a": "y * (scipy.special.digamma(a) - scipy.special.digamma(a + b))",
+             "b": "y * (scipy.special.digamma(b) - scipy.special.digamma(a + b))"},
+    "betaln": {"a": "scipy.special.digamma(a) - scipy.special.digamma(a + b)",
+               "b": "scipy.special.digamma(b) - scipy.special.digamma(a + b)"},
+    "xlog1py": {"x1": "np.log1p(x2)", "x2": "x1 / np.where(x1 == 0, 1, 1 + x2)"},
+    "rel_entr": {"x1": "np.log(x1 / x2) + 1", "x2": "-x1 / x2"},
+    "kl_div": {"x1": "np.log(x1 / x2)", "x2": "1 - x1 / x2"},
+    "iv": {"z": "0.5 * (scipy.special.iv(v - 1, z) + scipy.special.iv(v + 1, z))"},
+    "ive": {"z": "0.5 * (scipy.special.ive(v - 1, z) + scipy.special.ive(v + 1, z)) - np.sign(z) * y"},
+    "jv": {"z": "0.5 * (scipy.special.jv(v - 1, z) - scipy.special.jv(v + 1, z))"},
+    "yv": {"z": "0.5 * (scipy.special.yv(v - 1, z) - scipy.special.yv(v + 1, z))"},
+    "kv": {"z": "-0.5 * (scipy.special.kv(v - 1, z) + scipy.special.kv(v + 1, z))"},
+    "kve": {"z": "y - 0.5 * (scipy.special.kve(v - 1, z) + scipy.special.kve(v + 1, z))"},
+    "gammainc": {"x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
+    "gammaincc": {"x": "-np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
+}
+
+formulas = Formulas(table, globals(), "<tapegen scipy.special formulas>")
+for _name, _partial in UNARY_PARTIALS.items():
+    formulas.derive(getattr(sp, _name), _name, {"x": _partial}, unbroadcast=False)
+for _name, _partials in BINARY_PARTIALS.items():
+    formulas.derive(getattr(sp, _name), _name, _partials)
+# xlogy(0, x2) is 0 for every x2: its x2-derivative x1 / x2 is 0 there, also at x2 = 0.
+formulas.derive(sp.xlogy, "xlogy", {"x1": "np.log(x2)"}, guard=True)
+formulas.derive(sp.xlogy, "xlogy", {"x2": "x1 / np.where(x1 == 0, 1, x2)"})
+formulas.derive(sp.polygamma, "polygamma", {"x": "polygamma_like(n + 1, x)"})
+formulas.derive(polygamma_like, "polygamma_like", {"x": "polygamma_like(n + 1, x)"})
+formulas.derive(sp.multigammaln, "multigammaln",
+                {"a": "np.sum(scipy.special.digamma(np.expand_dims(a, -1) - half_steps(d, a)), axis=-1)"},
+                unbroadcast=False)
+formulas.derive(weights_or_one, "weights_or_one", {"b": "1"}, unbroadcast=False)
+formulas.load()
+
+
+# --- reductions: logsumexp, softmax, log_softmax --------------------------------------------------
+# exp(a - y) <= 1 where y = logsumexp(a): no overflow. `b` broadcasts against `a`; the reduced shape is both.
+
+@table.vjp(sp.logsumexp, "a")
+def logsumexp_vjp_a(a, a_shape, axis, b, b_shape, keepdims, y, g):
+    return unbroadcast(unreduce(g, joint_shape(a_shape, b_shape), axis, keepdims) * weights_or_one(b)
+                       * np.exp(a - unreduce(y, joint_shape(a_shape, b_shape), axis, keepdims)), a_shape)
+
+
+@table.jvp(sp.logsumexp, "a")
+def logsumexp_jvp_a(a, a_dot, a_shape, axis, b, b_shape, keepdims, y):
+    return np.sum(a_dot * weights_or_one(b) * np.exp(a - unreduce(y, joint_shape(a_shape, b_shape), axis,
+                                                                  keepdims)), axis=axis, keepdims=keepdims)
+
+
+@table.vjp(sp.logsumexp, "b")
+def logsumexp_vjp_b(a, a_shape, axis, b_shape, keepdims, y, g):
+    return unbroadcast(unreduce(g, joint_shape(a_shape, b_shape), axis, keepdims)
+                       * np.exp(a - unreduce(y, joint_shape(a_shape, b_shape), axis, keepdims)), b_shape)
+
+
+@table.jvp(sp.logsumexp, "b")
+def logsumexp_jvp_b(a, a_shape, axis, b_dot, b_shape, keepdims, y):
+    return np.sum(b_dot * np.exp(a - unreduce(y, joint_shape(a_shape, b_shape), axis, keepdims)),
+                  axis=axis, keepdims=keepdims)
+
+
+@table.vjp(sp.softmax, "x")
+def softmax_vjp(axis, y, g):
+    return y * (g - np.sum(g * y, axis=axis, keepdims=True))
+
+
+@table.jvp(sp.softmax, "x")
+def softmax_jvp(x_dot, axis, y):
+    return y * (x_dot - np.sum(x_dot * y, axis=axis, keepdims=True))
+
+
+@table.vjp(sp.log_softmax, "x")
+def log_softmax_vjp(axis, y, g):
+    return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
+
+
+@table.jvp(sp.log_softmax, "x")
+def log_softmax_jvp(x_dot, axis, y):
+    return x_dot - np.sum(np.exp(y) * x_dot, axis=axis, keepdims=True)
+
+
+__all__ = ["table", "polygamma_like", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul"]

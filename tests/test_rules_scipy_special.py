@@ -1,0 +1,177 @@
+"""scipy.special rules against central differences in float64: one row per (function, shape group).
+
+Each row gets the checks of every rule table (test_rules_elementwise.table_tests: the VJP through
+the whole transform, each JVP rule on its own, float32 kept), and a second-order check: Hessian-vector
+products (forward over reverse) against central differences of the gradient. Reverse over reverse
+and the arguments without a rule are tested below the table. Without SciPy the table is empty.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from test_rules_elementwise import BINARY_SHAPES, QUIET, UNARY_SHAPES, case, sample, shape_text, signed, table_tests
+
+try:
+    import scipy.special as sp
+    from tapegen import rules
+    rules.load_optional()
+    from tapegen.rules import scipy_special
+except ImportError:  # SciPy is optional: tests/test_scipy_optional.py checks tapegen without it
+    sp = None
+
+
+def between(low, high):
+    return lambda shape: sample(shape, low, high)
+
+
+def unary_table():
+    positive, real, unit = between(0.5, 3.0), between(-2.0, 2.0), between(0.1, 0.9)
+    away = lambda shape: signed(shape, 0.3, 3.0)  # noqa: E731  (|x| has a kink at 0: i0e, i1e)
+    return [
+        ("gammaln", positive), ("loggamma", positive), ("gamma", positive), ("rgamma", positive),
+        ("digamma", positive), ("erf", real), ("erfc", real), ("erfcx", real), ("erfinv", between(-0.9, 0.9)),
+        ("erfcinv", between(0.1, 1.9)), ("dawsn", real), ("expit", real), ("logit", unit), ("log_expit", real),
+        ("ndtr", real), ("log_ndtr", between(-6.0, 2.0)), ("ndtri", unit), ("entr", between(0.2, 2.0)),
+        ("expm1", real), ("log1p", between(-0.5, 2.0)), ("i0", real), ("i1", real), ("i0e", away),
+        ("i1e", away), ("j0", real), ("j1", real), ("y0", positive), ("y1", positive), ("k0", positive),
+        ("k1", positive), ("k0e", positive), ("k1e", positive),
+    ]
+
+
+def binary_table():
+    positive, real = between(0.5, 3.0), between(-2.0, 2.0)
+    return [("beta", positive, positive), ("betaln", positive, positive), ("xlogy", real, positive),
+            ("xlog1py", real, positive), ("rel_entr", between(0.3, 2.0), between(0.3, 2.0)),
+            ("kl_div", between(0.3, 2.0), between(0.3, 2.0))]
+
+
+def unary_rows(name, draw):
+    fn = getattr(sp, name)
+    for shape in UNARY_SHAPES:
+        x = draw(shape)
+        yield case(f"{name}-{shape_text(x)}", lambda x: fn(x), (x,), fn, {"x": x}, ("x",))
+
+
+def binary_rows(name, draw1, draw2):
+    fn = getattr(sp, name)
+    params = tg.rules.lookup(fn).params
+    for shape1, shape2 in BINARY_SHAPES:
+        x1, x2 = draw1(shape1), draw2(shape2)
+        yield case(f"{name}-{shape_text(x1, x2)}", lambda x1, x2: fn(x1, x2), (x1, x2), fn,
+                   {params[0]: x1, params[1]: x2}, params)
+
+
+def order_rows():
+    """Functions of an order (Bessel v, polygamma n, multigammaln d, gammainc a): in their other argument."""
+    for name, v, draw in (("iv", 2.0, between(-2.0, 2.0)), ("ive", 0.5, between(0.3, 3.0)),
+                          ("jv", 2.5, between(0.3, 3.0)), ("yv", 1.0, between(0.5, 3.0)),
+                          ("kv", 0.7, between(0.5, 3.0)), ("kve", 1.5, between(0.5, 3.0)),
+                          ("gammainc", 1.7, between(0.3, 3.0)), ("gammaincc", 2.5, between(0.3, 3.0))):
+        fn = getattr(sp, name)
+        order, arg = tg.rules.lookup(fn).params
+        for shape in ((), (3, 2)):
+            z = draw(shape)
+            yield case(f"{name}-{order}={v}-{shape_text(z)}", (lambda fn, v: lambda z: fn(v, z))(fn, v), (z,), fn,
+                       {order: v, arg: z}, (arg,), wrt=(0,))
+    for n in (0, 1, 2):
+        x = sample((3, 2), 0.5, 3.0)
+        yield case(f"polygamma-n={n}-(3,2)", (lambda n: lambda x: sp.polygamma(n, x))(n), (x,), sp.polygamma,
+                   {"n": n, "x": x}, ("x",))
+    x = sample((4,), 0.5, 3.0)
+    yield case("polygamma_like-n=1-(4,)", lambda x: scipy_special.polygamma_like(1, x), (x,),
+               scipy_special.polygamma_like, {"n": 1, "x": x}, ("x",))
+    for shape in ((), (4,)):
+        a = sample(shape, 1.5, 3.0)
+        yield case(f"multigammaln-d=3-{shape_text(a)}", lambda a: sp.multigammaln(a, 3), (a,), sp.multigammaln,
+                   {"a": a, "d": 3}, ("a",))
+
+
+def reduction_rows():
+    cube = sample((2, 3, 4))
+    for axis, keepdims in ((None, False), (1, False), (-1, True), ((0, 2), False)):
+        text = f"axis={str(axis).replace(' ', '')}{'-keepdims' if keepdims else ''}"
+        yield case(f"logsumexp-(2,3,4)-{text}", (lambda ax, kd: lambda a: sp.logsumexp(a, axis=ax, keepdims=kd))(
+            axis, keepdims), (cube,), sp.logsumexp, {"a": cube, "axis": axis, "keepdims": keepdims}, ("a",))
+    a, b = sample((3, 4)), sample((3, 4), 0.5, 2.0)
+    yield case("logsumexp-(3,4)-b-(3,4)-axis=1", lambda a, b: sp.logsumexp(a, axis=1, b=b), (a, b), sp.logsumexp,
+               {"a": a, "axis": 1, "b": b}, ("a", "b"))
+    b = sample((4,), 0.5, 2.0)
+    yield case("logsumexp-(3,4)-b-(4,)", lambda a, b: sp.logsumexp(a, b=b), (a, b), sp.logsumexp,
+               {"a": a, "b": b}, ("a", "b"))
+    a = sample((5,))
+    yield case("logsumexp-(5,)", lambda a: sp.logsumexp(a), (a,), sp.logsumexp, {"a": a}, ("a",))
+    for fn in (sp.softmax, sp.log_softmax):
+        for axis in (None, 1, -1):
+            m = sample((3, 4))
+            yield case(f"{fn.__name__}-(3,4)-axis={axis}", (lambda fn, ax: lambda x: fn(x, axis=ax))(fn, axis), (m,),
+                       fn, {"x": m, "axis": axis}, ("x",))
+    x = sample((3, 4))
+    yield case("weights_or_one-(3,4)", lambda b: scipy_special.weights_or_one(b) * 2.0, (x,),
+               scipy_special.weights_or_one, {"b": x}, ("b",))
+
+
+if sp is None:
+    ROWS = []
+else:
+    ROWS = [row for name, draw in unary_table() for row in unary_rows(name, draw)]
+    ROWS += [row for name, d1, d2 in binary_table() for row in binary_rows(name, d1, d2)]
+    ROWS += [*order_rows(), *reduction_rows()]
+
+pytestmark = pytest.mark.skipif(sp is None, reason="SciPy is not installed")
+
+if sp is not None:
+    test_vjp, test_jvp, test_rules_keep_float32, test_every_vjp_rule_has_a_jvp_rule, test_ids_are_unique = \
+        table_tests(ROWS, scipy_special.table)
+
+
+@QUIET
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_second_order(row):
+    """Hessian-vector products (forward over reverse) vs central differences of the gradient."""
+    check_second_order(row)
+
+
+def check_second_order(row):
+    """Of sum(sin(f(...))), a scalar whose Hessian mixes f's first and second derivatives."""
+    fn = row.fn
+    scalar = {1: lambda a: np.sum(np.sin(fn(a))), 2: lambda a, b: np.sum(np.sin(fn(a, b))),
+              3: lambda a, b, c: np.sum(np.sin(fn(a, b, c))), 4: lambda a, b, c, d: np.sum(np.sin(fn(a, b, c, d))),
+              5: lambda a, b, c, d, e: np.sum(np.sin(fn(a, b, c, d, e)))}[len(row.args)]
+    tg.gradcheck(scalar, *row.args, wrt=row.wrt, rtol=1e-5, atol=1e-6, order=2)
+
+
+@pytest.mark.parametrize("name", ["gammaln", "digamma", "erf", "log_ndtr", "i1", "j1", "expit"])
+def test_reverse_over_reverse_and_third_order(name):
+    fn, x, eps = getattr(sp, name), 0.8, 1e-4
+    second, third = tg.grad(tg.grad(lambda x: fn(x))), tg.grad(tg.grad(tg.grad(lambda x: fn(x))))
+    first = tg.grad(lambda x: fn(x))
+    assert second(x) == pytest.approx((first(x + eps) - first(x - eps)) / (2 * eps), rel=1e-6)
+    assert third(x) == pytest.approx((second(x + eps) - second(x - eps)) / (2 * eps), rel=1e-5)
+
+
+@pytest.mark.parametrize("call", [lambda v, z: sp.iv(v, z), lambda a, x: sp.gammainc(a, x)], ids=["iv", "gammainc"])
+def test_an_argument_without_a_rule_is_a_no_rule_error(call):
+    with pytest.raises(tg.NoRuleError, match="argument 'v'|argument 'a'"):
+        tg.grad(call, wrt=0)(1.5, 0.7)
+
+
+def test_integer_orders_are_inert():
+    """polygamma's n and multigammaln's d carry no derivative, even when computed from the variable."""
+    assert tg.grad(lambda x: sp.polygamma(1, x) * x)(1.5) == pytest.approx(
+        sp.polygamma(1, 1.5) + 1.5 * sp.polygamma(2, 1.5))
+
+
+def test_logsumexp_return_sign_is_refused():
+    with pytest.raises(tg.TapegenError, match="return_sign"):
+        tg.grad(lambda a: sp.logsumexp(a, return_sign=True)[0])(np.ones(3))
+
+
+def test_logsumexp_is_stable_far_out():
+    a = np.array([1000.0, 999.0, -1000.0])
+    np.testing.assert_allclose(tg.grad(lambda a: sp.logsumexp(a))(a), sp.softmax(a), rtol=1e-12)
+
+
+@QUIET
+def test_xlogy_at_zero_is_zero_in_its_second_argument():
+    dx1, dx2 = tg.grad(lambda a, b: np.sum(sp.xlogy(a, b)), wrt=(0, 1))(np.array([0.0, 2.0]), np.array([0.0, 3.0]))
+    assert dx2[0] == 0.0 and dx2[1] == pytest.approx(2.0 / 3.0)

@@ -1,0 +1,177 @@
+"""scipy.stats distribution rules against central differences in float64, one row per (method, parameters).
+
+The checks of every rule table (VJP through the transform, JVP rules alone, float32) and second order
+(Hessian-vector products), as for scipy.special; then an end-to-end model, the arguments without rules,
+multivariate_normal's covariance and dirichlet's simplex. Without SciPy the table is empty.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from test_rules_elementwise import QUIET, case, sample, table_tests
+from test_rules_scipy_special import check_second_order
+
+try:
+    import scipy.special as sp
+    import scipy.stats as st
+    from tapegen import rules
+    rules.load_optional()
+    from tapegen.rules import scipy_stats
+except ImportError:
+    st = None
+
+# name: (shape parameter values, how to draw x)
+CONTINUOUS = {
+    "norm": ((), lambda s: sample(s, -2.0, 2.0)), "logistic": ((), lambda s: sample(s, -2.0, 2.0)),
+    "laplace": ((), lambda s: sample(s, 0.4, 2.0)), "cauchy": ((), lambda s: sample(s, -2.0, 2.0)),
+    "expon": ((), lambda s: sample(s, 0.5, 3.0)), "t": ((3.5,), lambda s: sample(s, -2.0, 2.0)),
+    "gamma": ((2.5,), lambda s: sample(s, 0.5, 3.0)), "chi2": ((3.3,), lambda s: sample(s, 0.5, 3.0)),
+    "lognorm": ((0.8,), lambda s: sample(s, 0.5, 3.0)), "beta": ((2.5, 1.7), lambda s: sample(s, 0.45, 0.9)),
+}
+SHAPE_NAMES = {"t": ("df",), "gamma": ("a",), "chi2": ("df",), "lognorm": ("s",), "beta": ("a", "b")}
+
+
+def continuous_rows():
+    for name, (shapes, draw) in CONTINUOUS.items():
+        for method in scipy_stats.CONTINUOUS_METHODS:
+            fn = getattr(getattr(st, name), method)
+            x, loc, scale = draw((4,)), 0.3 * sample((4,), 0.0, 1.0) - 0.1, 1.2
+            if name in ("expon", "gamma", "chi2", "lognorm", "beta"):
+                loc = -0.2  # every x + 0.2 inside the support
+            with_shapes = method in ("logpdf", "pdf") and shapes
+            params = SHAPE_NAMES.get(name, ()) if with_shapes else ()
+            inputs = {"x": x, **dict(zip(SHAPE_NAMES.get(name, ()), shapes)), "loc": loc, "scale": scale}
+            values = [x, *([*shapes] if with_shapes else []), loc, scale]
+            call = _caller(fn, shapes, with_shapes)
+            yield case(f"{name}.{method}-(4,)", call, tuple(values), fn, inputs, ("x", *params, "loc", "scale"),
+                       rtol=1e-5, atol=1e-7)
+
+
+def _caller(fn, shapes, with_shapes):
+    if not shapes:
+        return lambda x, loc, scale: fn(x, loc, scale)
+    if not with_shapes:  # the shape parameters as constants: cdf & co. have no rule for them
+        if len(shapes) == 1:
+            return lambda x, loc, scale: fn(x, shapes[0], loc, scale)
+        return lambda x, loc, scale: fn(x, shapes[0], shapes[1], loc, scale)
+    if len(shapes) == 1:
+        return lambda x, p, loc, scale: fn(x, p, loc, scale)
+    return lambda x, a, b, loc, scale: fn(x, a, b, loc, scale)
+
+
+def discrete_rows():
+    k = np.array([0, 1, 3, 2])
+    for method in ("logpmf", "pmf"):
+        poisson, bernoulli, binom = (getattr(getattr(st, name), method) for name in ("poisson", "bernoulli", "binom"))
+        mu, p = sample((4,), 0.5, 3.0), sample((4,), 0.2, 0.8)
+        yield case(f"poisson.{method}-(4,)", lambda mu: poisson(k, mu), (mu,), poisson, {"k": k, "mu": mu}, ("mu",))
+        yield case(f"bernoulli.{method}-(4,)", lambda p: bernoulli(k % 2, p), (p,), bernoulli, {"k": k % 2, "p": p},
+                   ("p",))
+        yield case(f"binom.{method}-(4,)", lambda p: binom(k, 5, p), (p,), binom, {"k": k, "n": 5, "p": p}, ("p",))
+
+
+def multivariate_rows():
+    a = np.array([[1.0, 0.0, 0.0], [0.4, 0.9, 0.0], [-0.3, 0.2, 1.1]])
+    cov = a @ a.T
+    for method in ("logpdf", "pdf"):
+        yield from _mvn_rows(getattr(st.multivariate_normal, method), method, cov)
+        dirichlet = getattr(st.dirichlet, method)
+        x = np.array([[0.2, 0.5], [0.3, 0.1], [0.5, 0.4]])
+        alpha = np.array([1.5, 2.0, 0.8])
+        # x leaves the simplex under a finite-difference step: alpha here, x below
+        yield case(f"dirichlet.{method}-(3,2)", lambda al: dirichlet(x, al), (alpha,), dirichlet,
+                   {"x": x, "alpha": alpha}, ("alpha",), jvp=False)
+
+
+def _mvn_rows(fn, method, cov):
+    for shape in ((3,), (4, 3)):
+        x, mean = sample(shape, -1.0, 1.0), sample((3,), -0.5, 0.5)
+        yield case(f"multivariate_normal.{method}-{shape}".replace(" ", ""), lambda x, m, c: fn(x, m, c),
+                   (x, mean, cov), fn, {"x": x, "mean": mean, "cov": cov}, ("x", "mean", "cov"))
+    x = sample((4, 3), -1.0, 1.0)
+    yield case(f"multivariate_normal.{method}-(4,3)-no-mean", lambda x: fn(x, cov=cov), (x,), fn,
+               {"x": x, "cov": cov}, ("x",))
+
+
+def helper_rows():
+    """The helpers multivariate_normal's and dirichlet's rules call (primitives, for second order)."""
+    h = scipy_stats
+    x, m, c, u, w = sample((4, 3)), sample((3,)), sample((3, 3)), sample((4, 3)), sample((4,))
+    alpha, points = sample((3,)), sample((3, 2), 0.2, 0.9)
+    yield case("centered_on-(4,3)x(3,)", lambda x, m: h.centered_on(x, m), (x, m), h.centered_on,
+               {"x": x, "mean": m}, ("x", "mean"))
+    yield case("lower_read-(3,3)", lambda c: h.lower_read(c), (c,), h.lower_read, {"c": c}, ("c",))
+    yield case("lower_symmetric-(3,3)", lambda t: h.lower_symmetric(t), (c,), h.lower_symmetric, {"t": c}, ("t",))
+    yield case("mvn_rows-(4,3)", lambda u: h.mvn_rows(u, 3), (u,), h.mvn_rows, {"u": u, "d": 3},
+               ("u",))
+    yield case("mvn_weighted_outer-(4,3)x(4,)", lambda u, w: h.mvn_weighted_outer(u, 3, w), (u, w),
+               h.mvn_weighted_outer, {"u": u, "d": 3, "w": w}, ("u", "w"))
+    yield case("along_components-(3,)x(3,2)", lambda a: h.along_components(a, points), (alpha,), h.along_components,
+               {"alpha": alpha, "x": points}, ("alpha",))
+
+
+if st is None:
+    ROWS = []
+else:
+    ROWS = [*continuous_rows(), *discrete_rows(), *multivariate_rows(), *helper_rows()]
+
+pytestmark = pytest.mark.skipif(st is None, reason="SciPy is not installed")
+
+if st is not None:
+    test_vjp, test_jvp, test_rules_keep_float32, test_every_vjp_rule_has_a_jvp_rule, test_ids_are_unique = \
+        table_tests(ROWS, scipy_stats.table)
+
+
+@QUIET
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_second_order(row):
+    check_second_order(row)
+
+
+def model(x, mu, log_sigma, logits):
+    lp = np.sum(st.norm.logpdf(x, mu, np.exp(log_sigma)))
+    return lp + np.sum(sp.logsumexp(logits, axis=1)) + np.sum(sp.gammaln(np.exp(log_sigma) + x * x))
+
+
+def test_end_to_end_grad_jvp_and_grad_of_grad(rng):
+    x, logits = rng.normal(size=5), rng.normal(size=(3, 4))
+    args = (x, 0.4, -0.2, logits)
+    tg.gradcheck(model, *args, wrt=(0, 1, 2, 3), order=2)
+    eps, t = 1e-6, rng.normal(size=5)
+    _, tangent = tg.jvp(lambda x: model(x, 0.4, -0.2, logits), (x,), (t,))
+    expected = (model(x + eps * t, 0.4, -0.2, logits) - model(x - eps * t, 0.4, -0.2, logits)) / (2 * eps)
+    assert tangent == pytest.approx(expected, rel=1e-6)
+    second = tg.grad(lambda mu: tg.grad(model, wrt=1)(x, mu, -0.2, logits))(0.4)
+    first = tg.grad(model, wrt=1)
+    assert second == pytest.approx((first(x, 0.4 + 1e-4, -0.2, logits) - first(x, 0.4 - 1e-4, -0.2, logits)) / 2e-4,
+                                   rel=1e-6)
+
+
+@pytest.mark.parametrize("call", [lambda x, df: st.t.cdf(x, df), lambda x, a: st.gamma.sf(x, a),
+                                  lambda x, mu: st.norm(mu, 1.0).logpdf(x)], ids=["t.cdf-df", "gamma.sf-a", "frozen"])
+def test_an_argument_without_a_rule_is_a_no_rule_error(call):
+    with pytest.raises(tg.NoRuleError):
+        tg.grad(lambda x, p: np.sum(call(x, p)), wrt=1)(np.array([0.5, 1.5]), 2.5)
+
+
+def test_counts_are_inert():
+    """poisson's k carries no derivative even when computed from the variable (it is an integer there)."""
+    g = tg.grad(lambda mu: np.sum(st.poisson.logpmf(np.floor(mu * 2.0), mu)))(1.3)
+    assert g == pytest.approx(2.0 / 1.3 - 1)
+
+
+def test_multivariate_normal_cov_gradient_through_a_factor(rng):
+    """A symmetric parametrization (cov = a a' + I) gets the usual symmetric gradient."""
+    a, x = rng.normal(size=(3, 3)), rng.normal(size=(5, 3))
+    tg.gradcheck(lambda a: np.sum(st.multivariate_normal.logpdf(x, np.zeros(3), a @ a.T + np.eye(3))), a, order=2)
+
+
+def test_dirichlet_x_along_the_simplex():
+    x, alpha = np.array([0.2, 0.3, 0.5]), np.array([1.5, 2.0, 0.8])
+    direction, eps = np.array([1.0, -0.4, -0.6]), 1e-6
+    for fn in (st.dirichlet.logpdf, st.dirichlet.pdf):
+        g = tg.grad(lambda x: fn(x, alpha))(x)
+        expected = (fn(x + eps * direction, alpha) - fn(x - eps * direction, alpha)) / (2 * eps)
+        assert g @ direction == pytest.approx(expected, rel=1e-6)
+        _, tangent = tg.jvp(lambda x: fn(x, alpha), (x,), (direction,))
+        assert tangent == pytest.approx(expected, rel=1e-6)
