@@ -69,7 +69,48 @@ def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
     activity = Activity(frozenset(varying), frozenset(useful), flows.cuts)
     for eqn in eqns:
         _check_rules(eqn, activity)
+    _check_kept(program.body, activity)
     return activity
+
+
+def _check_kept(body, activity) -> None:
+    """A differentiated value passed to an opaque method (`buffer.push(h)`) may be kept in the object:
+    if the object is used afterwards towards the output, its gradient would silently be lost. Raise.
+
+    "Afterwards": later in program order, or anywhere in a loop around the call (the next iteration).
+    """
+    order = list(_positions(body, ()))
+    for index, (eqn, loops) in enumerate(order):
+        if not (isinstance(eqn, Eqn) and eqn.op.form == "opaque" and eqn.op.name.startswith(".")
+                and any(v in activity.varying for v in eqn.reads[1:])):
+            continue
+        receiver = eqn.inputs[0][1]
+        if not isinstance(receiver, Var):
+            continue
+        for later, (other, other_loops) in enumerate(order):
+            after = later > index or any(loop in other_loops for loop in loops)
+            if after and other is not eqn and isinstance(other, Eqn) and receiver in other.reads \
+                    and any(v in activity.useful for v in other.outputs):
+                raise NoRuleError(
+                    f"a differentiated value is passed to {eqn.op.name}(), which may keep it in "
+                    f"`{receiver.name}`, and `{receiver.name}` is used afterwards: tapegen cannot follow a "
+                    f"gradient through it", eqn.span,
+                    "keep the value in a local variable (or a list the function builds) instead, or wrap it in "
+                    "tapegen.stop_gradient if no gradient should flow there")
+
+
+def _positions(body, loops):
+    """(statement, the loops around it) for every statement, in program order."""
+    from .ir import Guard, If, Loop
+    for stmt in body:
+        yield stmt, loops
+        if isinstance(stmt, If):
+            yield from _positions(stmt.then, loops)
+            yield from _positions(stmt.orelse, loops)
+        elif isinstance(stmt, Loop):
+            yield from _positions(stmt.test_body + stmt.body, loops + (id(stmt),))
+        elif isinstance(stmt, Guard):
+            yield from _positions(stmt.body, loops)
 
 
 def _check_rules(eqn, activity: Activity) -> None:

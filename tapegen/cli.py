@@ -15,6 +15,8 @@ import linecache
 import os
 import sys
 import traceback
+
+import numpy as np
 from pathlib import Path
 
 from .errors import TapegenError
@@ -148,7 +150,12 @@ def _parser():
     rules = command("rules", "list the primitives and their rules")
     rules.add_argument("--markdown", action="store_true", help="as the Markdown of docs/rules.md")
     rules.add_argument("--table", metavar="NAME", help="only this table (elementwise, linalg, ...)")
-    check = command("check", "check every built-in VJP rule against finite differences")
+    check = command("check", "check every built-in VJP rule, or your function or custom rule, against finite "
+                             "differences")
+    check.add_argument("target", nargs="?", metavar="FILE.py:NAME",
+                       help="a function, custom_vjp, custom_jvp or register_vjp'd function to check instead")
+    check.add_argument("values", nargs="*", metavar="ARG", help="where to check it: Python literals")
+    check.add_argument("--wrt", metavar="NAME,...", help="argument names or positions (default: the first)")
     check.add_argument("--select", metavar="TEXT", help="only samples whose name contains TEXT")
     check.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     return parser
@@ -306,6 +313,8 @@ def cmd_rules(args) -> int:
 def cmd_check(args) -> int:
     from . import selfcheck
     from .inspection import table
+    if args.target:
+        return _check_target(args)
     results, unsampled = selfcheck.run(args.select)
     failed = [r for r in results if r.status != "ok"]
     shown = failed if args.quiet else results
@@ -319,6 +328,25 @@ def cmd_check(args) -> int:
         names = ", ".join(f"{name} ({table})" for table, name in unsampled)
         print(f"primitives with VJP rules but no sample here (not checked): {names}")
     return 1 if failed else 0
+
+
+def _check_target(args) -> int:
+    """`check FILE.py:NAME ARG...`: gradcheck one function or custom rule at the given arguments."""
+    from .errors import GradcheckError
+    from .gradcheck import gradcheck
+    fn = load_target(args.target)
+    if not args.values:
+        raise CommandError(f"check {args.target} needs the arguments to check it at",
+                           hint=f"e.g. python -m tapegen check {args.target} '[0.5, -1.0]'")
+    values = [np.asarray(v, dtype=float) if isinstance(v, list) else v for v in map(parse_value, args.values)]
+    wrt = parse_wrt(args.wrt)
+    try:
+        report = gradcheck(fn, *values, wrt=0 if wrt is None else wrt)
+    except GradcheckError as exc:
+        print(exc)
+        return 1
+    print(report)
+    return 0
 
 
 COMMANDS = {"show": cmd_show, "export": cmd_export, "wengert": cmd_wengert, "graph": cmd_graph,

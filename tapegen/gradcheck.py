@@ -67,6 +67,9 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
         True
     """
     from .api import _differentiated
+    if _rule_owner(f) is not None:
+        return _check_rule(f, args, wrt, method, order, eps, rtol, atol, max_jacobian, directions, seed,
+                           raise_on_failure)
     if method not in ("central", "complex"):
         raise TapegenError(f"unknown gradcheck method {method!r}", hint="use 'central' or 'complex'")
     if order not in (1, 2):
@@ -113,6 +116,99 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
                              hint=(f"most likely at fault: {fault}" if fault else
                                    "check the custom rules and the lines that use these arguments"))
     return report
+
+
+def _rule_owner(f):
+    """The custom rule `f` is (a `custom_vjp`, a `custom_jvp`, or a function given `register_vjp`), else None."""
+    from . import rules
+    from .custom import custom_jvp, custom_vjp
+    if isinstance(f, (custom_vjp, custom_jvp)):
+        return f
+    try:
+        prim = rules.lookup(f)
+    except TypeError:
+        return None
+    return f if prim is not None and prim.form == "custom" else None
+
+
+def _check_rule(f, args, wrt, method, order, eps, rtol, atol, max_jacobian, directions, seed, raise_on_failure):
+    """`gradcheck` of a custom rule itself: its VJP (and JVP) against finite differences of its function,
+    and the VJP against the JVP (<J^T v, u> = <v, J u>), naming the rule that disagrees."""
+    from .custom import custom_jvp
+    name = getattr(f, "__name__", "f")
+    caller = _caller(f, len(args))
+    has_vjp = not isinstance(f, custom_jvp)
+    rule = (getattr(f, "bwd", None) or getattr(f, "jvp", None))
+    if has_vjp:  # reverse mode through the rule's own bwd: the ordinary check names it
+        try:
+            return gradcheck(caller, *args, wrt=wrt, method=method, order=order, eps=eps, rtol=rtol, atol=atol,
+                             max_jacobian=max_jacobian, directions=directions, seed=seed,
+                             raise_on_failure=raise_on_failure)
+        except GradcheckError as exc:
+            raise GradcheckError(f"the custom VJP of {name} ({getattr(rule, '__name__', 'bwd')}) disagrees with "
+                                 f"finite differences of {name}\n{exc.message.split(chr(10), 1)[1]}",
+                                 hint=f"check {getattr(rule, '__name__', 'bwd')} against {name}'s formula") from None
+    return _check_jvp_rule(f, caller, args, wrt, rtol, atol, seed, raise_on_failure, rule)
+
+
+def _check_jvp_rule(f, caller, args, wrt, rtol, atol, seed, raise_on_failure, rule, eps=1e-6):
+    from .transforms import jvp
+    name = getattr(f, "__name__", "f")
+    positions = (wrt,) if not isinstance(wrt, (tuple, list)) else tuple(wrt)
+    rng = np.random.default_rng(seed)
+    args = tuple(_float64(a) for a in args)
+    reports, failures = [], []
+    for position in positions:
+        x = args[position]
+        u = rng.standard_normal(np.shape(x))
+        u = u if isinstance(x, np.ndarray) else float(u)
+        tangents = tuple(u if i == position else (np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0)
+                         for i, a in enumerate(args))
+        _, actual = jvp(caller, args, tangents)
+        call = _partial(_Plain(caller), args, position)
+        expected = (np.asarray(call(x + eps * u), dtype=float) - np.asarray(call(x - eps * u), dtype=float)) / (2 * eps)
+        err = np.abs(expected - np.asarray(actual, dtype=float))
+        max_abs = float(np.max(err, initial=0.0))
+        max_rel = float(np.max(np.where(err > 0, err / np.maximum(np.abs(expected), 1e-300), 0.0), initial=0.0))
+        reports.append(ArgumentReport(f"x{position}" if not hasattr(f, "__wrapped__") else
+                                      _param_name(f, position), max_abs, max_rel, "jvp"))
+        if not np.all(err <= atol + rtol * np.abs(expected)):
+            failures.append(reports[-1].name)
+    report = GradcheckReport(tuple(reports), not failures, "central")
+    if failures and raise_on_failure:
+        raise GradcheckError(f"the custom JVP of {name} ({getattr(rule, '__name__', 'jvp')}) disagrees with finite "
+                             f"differences of {name} for {', '.join(failures)}\n{report}",
+                             hint=f"check {getattr(rule, '__name__', 'jvp')} against {name}'s formula")
+    return report
+
+
+class _Plain:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+def _param_name(f, position):
+    import inspect
+    try:
+        return list(inspect.signature(f.__wrapped__).parameters)[position]
+    except (TypeError, ValueError, IndexError):
+        return f"x{position}"
+
+
+def _caller(f, n):
+    """`lambda a0, ..., a{n-1}: f(a0, ...)` with a source tapegen can read: `f` stays the one primitive."""
+    import linecache
+    params = ", ".join(f"{_param_name(f, i) if hasattr(f, '__wrapped__') else f'x{i}'}" for i in range(n))
+    name = getattr(f, "__name__", "rule")
+    source = f"def {name}_check({params}):\n    return rule({params})\n"
+    filename = f"<tapegen gradcheck of {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"rule": f}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[f"{name}_check"]
 
 
 def _second_order(d, args, position, name, rng, rtol, atol, eps=1e-5):

@@ -119,6 +119,10 @@ def conform(g, x):
         raise _integer_wrt(x)
     if isinstance(x, np.generic):
         return x.dtype.type(0) if g is None else g.astype(x.dtype) if is_duck(g) else x.dtype.type(g)
+    if isinstance(g, dict) or not hasattr(x, "__array__"):  # fields of an object tapegen does not know
+        raise WrtError(f"cannot differentiate with respect to a {type(x).__name__}: tapegen does not know its "
+                       f"fields", hint=f"register the class: tapegen.register_pytree({type(x).__name__}), or "
+                                       f"make it a dataclass or namedtuple")
     return g if g is not None else np.zeros_like(x)
 
 

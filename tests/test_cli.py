@@ -158,8 +158,9 @@ def test_wengert_graph_and_trace_commands(model, capsys):
 
 def test_errors_in_the_function_point_at_the_line(model):
     assert_tapegen_error(run("show", f"{model}:uses_with"),
-                         f"{model.name}:14:5: `with` is not supported inside a differentiated function",
-                         '    with open("data.txt") as handle:\n    ^^^^', "hint: ")
+                         f"{model.name}:14:10: `with open('data.txt') as handle` is not supported inside a "
+                         f"differentiated function",
+                         '    with open("data.txt") as handle:\n         ^^^^^^^^^^^^^^^^', "hint: ")
 
 
 def test_invalid_python_points_at_the_column(tmp_path):
@@ -296,3 +297,17 @@ def test_module_docstring_example_in_the_manual_runs(model, tmp_path):
     """)
     result = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "(2,)", result.stderr
+
+
+def test_check_takes_a_custom_rule_and_arguments(capsys):
+    target = str(ROOT / "tests" / "cases" / "custom_functions.py") + ":softplus"
+    assert cli.main(["check", target, "[0.3, -1.2, 2.0]"]) == 0
+    assert "ok (central differences)" in capsys.readouterr().out
+
+
+def test_check_of_a_wrong_custom_rule_exits_1_and_names_it(tmp_path, capsys):
+    module = tmp_path / "wrong_rule.py"
+    module.write_text("import numpy as np\nimport tapegen as tg\n\n\n@tg.custom_vjp\ndef sine(x):\n    return np.sin(x)\n"
+                      "\n\nsine.defvjp(lambda x: (np.sin(x), (x,)), lambda r, g: (g * np.sin(r[0]),))\n")
+    assert cli.main(["check", f"{module}:sine", "[0.3, -1.2]"]) == 1
+    assert "custom VJP of sine" in capsys.readouterr().out

@@ -3,6 +3,8 @@
 Every function in tests/cases/container_functions.py is checked in grad, vjp, jvp and
 grad-of-grad against central differences (tests/modes.py).
 """
+import collections
+
 import numpy as np
 import pytest
 
@@ -116,3 +118,21 @@ def test_changes_tapegen_cannot_follow_are_refused_when_transformed(fn, says):
     """Changing a container in place behind the transform's back would give the unchanged value's gradient."""
     with pytest.raises(tg.UnsupportedSyntaxError, match=says.replace("(", r"\(").replace(")", r"\)")):
         tg.grad(fn)(np.array([1.0, 2.0]))
+
+
+def _kept_in_an_object(w):
+    queue = collections.deque()
+    queue.appendleft(w * 2.0)
+    return np.sum(queue[0])
+
+
+def _passed_but_not_read_back(w):
+    queue = collections.deque()
+    queue.appendleft(w * 2.0)
+    return np.sum(w * 3.0)
+
+
+def test_a_value_an_opaque_method_may_keep_is_refused_when_read_back():
+    with pytest.raises(tg.NoRuleError, match="may keep it in `queue`"):
+        tg.grad(_kept_in_an_object)(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(tg.grad(_passed_but_not_read_back)(np.array([1.0, 2.0])), [3.0, 3.0])

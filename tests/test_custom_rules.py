@@ -111,3 +111,62 @@ def test_complex_inputs_follow_jax_convention():
     np.testing.assert_allclose(g, 2 * np.conj(z))
     g = tg.grad(lambda v: np.sum(np.real(v * v)))(z)
     np.testing.assert_allclose(g, 2 * z)
+
+
+# --- gradcheck of a custom rule itself ------------------------------------------------------------
+
+@tg.custom_vjp
+def _sine_with_a_wrong_rule(x):
+    return np.sin(x)
+
+
+_sine_with_a_wrong_rule.defvjp(lambda x: (np.sin(x), (x,)), lambda residuals, g: (g * np.sin(residuals[0]),))
+
+
+@tg.custom_jvp
+def _tanh_with_jvp(x):
+    return np.tanh(x)
+
+
+def _tanh_jvp(primals, tangents):
+    y = np.tanh(primals[0])
+    return y, tangents[0] * (1 - y ** 2)
+
+
+_tanh_with_jvp.defjvp(_tanh_jvp)
+
+
+@tg.custom_jvp
+def _tanh_with_a_wrong_jvp(x):
+    return np.tanh(x)
+
+
+_tanh_with_a_wrong_jvp.defjvp(lambda primals, tangents: (np.tanh(primals[0]), tangents[0]))
+
+
+def _hypot(a, b):
+    return np.sqrt(a * a + b * b)
+
+
+tg.register_vjp(_hypot, lambda a, b: (_hypot(a, b), (a, b)),
+                lambda residuals, g: (g * residuals[0] / _hypot(*residuals), g * residuals[1] / _hypot(*residuals)))
+
+
+def test_gradcheck_takes_a_custom_vjp_directly(rng):
+    x = rng.normal(size=4)
+    assert tg.gradcheck(C.softplus, x).ok
+    with pytest.raises(tg.GradcheckError, match="custom VJP of _sine_with_a_wrong_rule"):
+        tg.gradcheck(_sine_with_a_wrong_rule, x)
+
+
+def test_gradcheck_takes_a_custom_jvp_directly(rng):
+    x = rng.normal(size=4)
+    report = tg.gradcheck(_tanh_with_jvp, x)
+    assert report.ok and report.arguments[0].checked == "jvp"
+    with pytest.raises(tg.GradcheckError, match="custom JVP of _tanh_with_a_wrong_jvp"):
+        tg.gradcheck(_tanh_with_a_wrong_jvp, x)
+
+
+def test_gradcheck_takes_a_registered_function_directly(rng):
+    a, b = rng.normal(size=3), rng.normal(size=3)
+    assert tg.gradcheck(_hypot, a, b, wrt=(0, 1)).ok
