@@ -28,6 +28,7 @@ then not used, and it is passed None for an input without a tangent.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from dataclasses import dataclass
 
@@ -38,7 +39,8 @@ from .errors import InternalError, NoRuleError
 from .ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
 from .names import namer_for
 from .rules import runtime_rules
-from .rules.runtime_rules import tape_pop
+from .rules.runtime_rules import own_tangent, tape_pop
+from .rules.table import Primitive
 from .rules.language import append, make_dict, make_list, make_tuple
 from .runtime import meta
 
@@ -142,7 +144,7 @@ class _Builder:
         self.written_in_place = {s.outputs[0] for s in walk(program.body)
                                  if isinstance(s, Eqn) and s.op.name == "setitem"}
         self.tapes = {s.input("tape") for s in walk(program.body) if isinstance(s, Eqn) and s.op.fn is tape_pop}
-        self.namer = namer_for(program, runtime_rules.names().keys())
+        self.namer = namer_for(program, rules.namespace().keys())
         self.names: dict = {}
         self.derived: dict = {}
 
@@ -317,7 +319,7 @@ class _Builder:
         out = []
         tangents = self._item_tangents(Pack(tuple(arguments), "tuple"), eqn.span, out)
         inputs = (("primals", Pack(tuple(arguments), "tuple")), ("tangents", tangents))
-        return out + [Eqn(runtime_rules.own_tangent_primitive(fn), inputs, (self.tangent(eqn.outputs[0]),),
+        return out + [Eqn(_own_tangent_primitive(fn), inputs, (self.tangent(eqn.outputs[0]),),
                           eqn.span)]
 
     def _setitem(self, eqn) -> list:
@@ -366,6 +368,19 @@ def _own_jvp(op):
         key = next((key for key, prim in rules.PRIMITIVES.items() if prim is op), None)
         return key if getattr(key, "checkpointed", None) is not None else None
     return None
+
+
+_OWN_TANGENTS: dict = {}
+
+
+def _own_tangent_primitive(fn):
+    """A primitive `<name>_tangent(primals, tangents)` computing `own_tangent(fn, ...)`, callable by name."""
+    if id(fn) not in _OWN_TANGENTS:
+        base = getattr(fn, "__name__", "custom").replace("<lambda>", "segment")
+        (name,) = rules.add_names({f"{base}_tangent": functools.partial(own_tangent, fn)})
+        _OWN_TANGENTS[id(fn)] = (fn, Primitive(name=name, fn=None, params=("primals", "tangents"), defaults={},
+                                               spelling=name, differentiable=False))
+    return _OWN_TANGENTS[id(fn)][1]
 
 
 def _is_array_expression(rule) -> bool:

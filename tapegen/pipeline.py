@@ -83,13 +83,12 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Gene
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
         from .forward import forward, verify_tangent
-        from .rules.runtime_rules import names as forward_names
         tangent = verify_tangent(forward(program, tuple(program.params[i] for i in wrt)))
         name = f"{program.name}_jvp"
         wrt_names = ",".join(program.params[i].name for i in wrt)
         filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
         text = jvp_module(tangent, name)
-        namespace = load(text, filename, forward_names(), fn, program.free_sources)
+        namespace = load(text, filename, rules.namespace(), fn, program.free_sources)
         return Generated(kind, name, program, tangent, text, namespace)
     adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs)
     verify_adjoint(adjoint)
