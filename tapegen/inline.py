@@ -35,9 +35,8 @@ def user_function(obj):
     A gradient function (`tg.grad(loss)`) is inlined as its generated code, so a function
     taking a gradient step inside (MAML) can itself be differentiated.
     """
-    from .api import Differentiated, GradFunction
+    from .api import Differentiated, GradFunction, differentiable_gradient
     if isinstance(obj, GradFunction):
-        from .transforms import differentiable_gradient
         return differentiable_gradient(obj)
     if isinstance(obj, Differentiated):
         obj = obj.__wrapped__
