@@ -24,6 +24,7 @@ from . import pipeline
 from .codegen import differentiable
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
+from .inline import plain_function
 from .rules.runtime_rules import zero_tangent
 from .runtime import conform
 
@@ -121,6 +122,10 @@ class Differentiated:
 
     def __call__(self, *args, **kwargs):
         return self.__wrapped__(*args, **kwargs)
+
+    def __tapegen_inline__(self):
+        """Called inside a differentiated function, the wrapped function is inlined (see inline.py)."""
+        return plain_function(self.__wrapped__)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -364,6 +369,10 @@ class GradFunction:
     def source(self):
         return self._differentiated.source("grad", wrt=self._wrt)
 
+    def __tapegen_inline__(self):
+        """Called inside a differentiated function, the generated gradient code is inlined (MAML)."""
+        return differentiable_gradient(self)
+
     def __reduce__(self):
         return (_rebuild_grad_function,
                 (self._fn, self._wrt, self._has_aux, self._with_value, _portable_source(self._fn)))
@@ -561,6 +570,11 @@ def grad(f, wrt=0, has_aux=False):
 def value_and_grad(f, wrt=0, has_aux=False):
     """A function returning `(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
     return GradFunction(f, wrt, has_aux, with_value=True)
+
+
+# `tg.grad(loss)(w, x)` inside a differentiated function, with `loss` and `wrt` known when it is
+# lowered: the gradient function is made then and its code inlined (lower_expr.py reads this mark).
+grad.__tapegen_static_call__ = value_and_grad.__tapegen_static_call__ = True
 
 
 def vjp(f, *args, wrt=0):

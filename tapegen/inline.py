@@ -32,14 +32,19 @@ class LocalFunction:
 def user_function(obj):
     """The plain Python function behind `obj` if tapegen should inline calls to it, else None.
 
-    A gradient function (`tg.grad(loss)`) is inlined as its generated code, so a function
-    taking a gradient step inside (MAML) can itself be differentiated.
+    An object says what a call of it inlines with a `__tapegen_inline__()` method (returning a
+    function, or None): a `tapegen.differentiate` wrapper inlines the function it wraps, and a
+    gradient function (`tg.grad(loss)`) its generated code, so a function taking a gradient
+    step inside (MAML) can itself be differentiated. The API layer defines both (api.py).
     """
-    from .api import Differentiated, GradFunction, differentiable_gradient
-    if isinstance(obj, GradFunction):
-        return differentiable_gradient(obj)
-    if isinstance(obj, Differentiated):
-        obj = obj.__wrapped__
+    inline = getattr(type(obj), "__tapegen_inline__", None)
+    if inline is not None:
+        return inline(obj)
+    return plain_function(obj)
+
+
+def plain_function(obj):
+    """`obj` if it is a Python function of the user's own (not a library's, not tapegen's), else None."""
     if inspect.isfunction(obj) and not _library_code(obj.__code__.co_filename):
         return obj
     return None
@@ -80,16 +85,14 @@ class Calls:
             source = function_source(fn)
         except UnsupportedSyntaxError:
             raise
-        from .lower import _Lowerer
-        callee = _Lowerer(source, fn, self.reserved, namer=self.namer)
+        callee = type(self)(source, fn, self.reserved, namer=self.namer)
         callee.receiver, callee.self_var = self.receiver, None
         if self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
         return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__)
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
-        from .lower import _Lowerer
-        callee = _Lowerer(FunctionSource(local.node, self.source.file, self.source.lines, self.source.line_offset),
+        callee = type(self)(FunctionSource(local.node, self.source.file, self.source.lines, self.source.line_offset),
                           self.fn, self.reserved, namer=self.namer)
         callee.env.update({k: v for k, v in local.env.items()})
         callee.scope = self.scope

@@ -253,9 +253,8 @@ class Expressions:
         """`tg.grad(f, ...)` / `tg.value_and_grad(f, ...)` with arguments known now: the gradient's code."""
         if not isinstance(func, ast.Call):
             return None
-        from . import api
         maker = self.scope.static(func.func)
-        if maker not in (api.grad, api.value_and_grad):
+        if getattr(maker, "__tapegen_static_call__", None) is not True:  # tg.grad, tg.value_and_grad
             return None
         try:
             args = [self._static_argument(a) for a in func.args]

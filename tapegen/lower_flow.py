@@ -18,6 +18,7 @@ import operator
 
 from . import rules
 from .ir import Const, Exit, If, Loop, Pack, Var
+from .lower_expr import _opaque
 from .resolve import MISSING
 from .rules.language import assign
 
@@ -173,7 +174,6 @@ def _is_pair(target) -> bool:
 
 
 def _opaque_builtin(fn):
-    from .lower_expr import _opaque
     return _opaque(fn.__name__, fn)
 
 
