@@ -12,7 +12,7 @@
 """
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
 from .checkpoint import checkpoint
-from .custom import custom_jvp, custom_vjp, register_vjp
+from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .debug import NanError, debug_nans
 from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
                      TapegenError, UnsupportedSyntaxError, WrtError)

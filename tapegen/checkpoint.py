@@ -19,7 +19,7 @@ import functools
 import numpy as np
 
 from .api import Differentiated, vjp
-from .custom import custom_vjp
+from .rules.custom import custom_vjp
 from .runtime import Cotree
 from .transforms import jvp
 

@@ -41,6 +41,7 @@ from .names import namer_for
 from .rules import runtime_rules
 from .rules.runtime_rules import own_tangent, tape_pop
 from .rules.table import Primitive
+from .rules.custom import custom_jvp
 from .rules.language import append, make_dict, make_list, make_tuple
 from .runtime import meta
 
@@ -361,7 +362,6 @@ class _Builder:
 
 def _own_jvp(op):
     """The function whose own JVP gives `op`'s tangent: a `tapegen.custom_jvp`, or a checkpointed segment."""
-    from .custom import custom_jvp
     if op.form == "opaque" and isinstance(op.fn, custom_jvp) and op.fn.jvp is not None:
         return op.fn
     if op.form == "custom":
