@@ -12,12 +12,12 @@
 """
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
 from .checkpoint import checkpoint
-from .rules.custom import custom_jvp, custom_vjp, register_vjp
-from .debug import NanError, debug_nans
-from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
-                     TapegenError, UnsupportedSyntaxError, WrtError)
+from .debug import debug_nans
+from .errors import (GradcheckError, InternalError, NanError, NonScalarOutputError, NoRuleError,
+                     SourceNotFoundError, TapegenError, UnsupportedSyntaxError, WrtError)
 from .gradcheck import GradcheckReport, gradcheck
 from .inspection import graph, residuals, trace
+from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .runtime import stop_gradient
 from .transforms import hessian, hvp, jacobian, jvp
 

@@ -12,17 +12,17 @@ import weakref
 from dataclasses import dataclass
 
 from . import rules
-from .codegen.emit import grad_module, vjp_module
+from .codegen.emit import check_spans, grad_module, vjp_module
 import numpy as np
 
 from .codegen.load import load
 from .ir import Var
 from .specialize import describe, guard_source, known_output, signature, trusted_shapes
-from .debug import check_spans, nan_check
 from .ir import Program
 from .lower import lower
 from .names import reserved_names
 from .reverse import Adjoint, reverse
+from .runtime import nan_check
 from .source import function_source
 from .verify import verify, verify_adjoint
 
