@@ -16,9 +16,11 @@ from .debug import debug_nans
 from .errors import (GradcheckError, InternalError, NanError, NonScalarOutputError, NoRuleError,
                      SourceNotFoundError, TapegenError, UnsupportedSyntaxError, WrtError)
 from .gradcheck import GradcheckReport, gradcheck
-from .inspection import graph, residuals, trace
+from .graphing import graph
+from .inspection import residuals
 from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .runtime import stop_gradient
+from .tracing import trace
 from .transforms import hessian, hvp, jacobian, jvp
 
 __version__ = "0.1.0"

@@ -24,6 +24,7 @@ from . import pipeline
 from .codegen import differentiable
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
+from .highlight import SourceText  # a str that Jupyter shows highlighted
 from .inline import plain_function
 from .rules.runtime_rules import zero_tangent
 from .runtime import conform
@@ -181,7 +182,6 @@ class Differentiated:
         """
         if kind not in ("grad", "vjp", "jvp"):
             raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad', 'vjp' or 'jvp'")
-        from .inspection import SourceText  # a str that Jupyter shows highlighted
         entry = self._entry(kind, self._wrt if wrt is None else wrt)
         if args is None:
             return SourceText(entry.generated.text)

@@ -277,13 +277,13 @@ def cmd_wengert(args) -> int:
 
 
 def cmd_graph(args) -> int:
-    from .inspection import graph
+    from .graphing import graph
     sys.stdout.write(graph(load_target(args.target), wrt=parse_wrt(args.wrt)))
     return 0
 
 
 def cmd_trace(args) -> int:
-    from .inspection import trace
+    from .tracing import trace
     fn = load_target(args.target)
     values = [parse_value(v) for v in args.values]
     try:

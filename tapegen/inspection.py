@@ -1,14 +1,15 @@
-"""Looking inside a transform: `trace`, `residuals`, `graph`, and highlighted source.
+"""Looking inside a transform: `residuals`, and what `trace` and `graph` share.
 
-- `trace(f, *args)` runs the generated forward and backward passes one
-  statement at a time and tabulates every value: the table of a textbook's
-  worked example, for any function.
 - `residuals(f, *args)` lists what the forward pass saves for the backward
   pass, with sizes (like JAX's `print_saved_residuals`).
-- `graph(f)` is the Wengert list as a Graphviz DOT graph (text; no graphviz needed).
-- `SourceText` is the `str` that `source()` returns, rendered highlighted in Jupyter.
+- `trace(f, *args)` (tracing.py) runs the generated forward and backward passes
+  one statement at a time and tabulates every value: the table of a textbook's
+  worked example, for any function.
+- `graph(f)` (graphing.py) is the Wengert list as a Graphviz DOT graph (text; no
+  graphviz needed).
 
-Everything here reads the same `Adjoint` and generated statements that
+Those two, and the rule listing, build on the helpers here (`prepare`, `show`,
+`expression_text`, `table`, `html_table`). Everything here reads the same `Adjoint` and generated statements that
 `tapegen.vjp` runs, so what it shows is what runs.
 """
 from __future__ import annotations
@@ -17,18 +18,11 @@ import re
 
 import numpy as np
 
-from . import highlight, pipeline
+from . import pipeline
 from .errors import WrtError
 from .ir import Eqn, Loop, walk
 
-__all__ = ["trace", "residuals", "graph", "SourceText", "Trace", "Residuals"]
-
-
-class SourceText(str):
-    """Generated source: a plain `str`, shown syntax-highlighted by Jupyter."""
-
-    def _repr_html_(self) -> str:
-        return highlight.to_html(str(self))
+__all__ = ["residuals", "Residuals"]
 
 
 def prepare(f, args, wrt):
@@ -274,9 +268,3 @@ def _bytes(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
-
-
-# --- trace and graph live in their own modules; re-exported here --------------------------------
-
-from .tracing import Trace, trace  # noqa: E402
-from .graphing import graph  # noqa: E402
