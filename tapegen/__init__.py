@@ -10,6 +10,7 @@
     dW, db = loss.grad(W, b, x, y, wrt=("W", "b"))
     print(loss.source(wrt=("W", "b")))   # the generated gradient code
 """
+from ._version import __version__
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
 from .checkpoint import checkpoint
 from .debug import debug_nans
@@ -23,7 +24,6 @@ from .runtime import stop_gradient
 from .tracing import trace
 from .transforms import hessian, hvp, jacobian, jvp
 
-__version__ = "0.1.0"
 
 __all__ = [
     # transforms

@@ -23,6 +23,7 @@ import types
 import numpy as np
 
 from . import pipeline
+from ._version import __version__
 from .errors import InternalError, TapegenError
 
 MAX_INLINE_ELEMENTS = 10_000
@@ -58,7 +59,6 @@ def export(f, wrt=None) -> str:
         >>> text = export(f)                    # doctest: +SKIP
         >>> namespace = {}; exec(text, namespace)  # doctest: +SKIP
     """
-    from . import __version__
     from .api import _differentiated
     differentiated = _differentiated(f)
     target = differentiated._target
