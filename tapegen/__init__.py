@@ -12,6 +12,7 @@
 """
 from ._version import __version__
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
+from .api_transforms import hessian, hvp, jacobian, jvp
 from .checkpoint import checkpoint
 from .debug import debug_nans
 from .errors import (GradcheckError, InternalError, NanError, NonScalarOutputError, NoRuleError,
@@ -22,7 +23,6 @@ from .inspection import residuals
 from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .runtime import stop_gradient
 from .tracing import trace
-from .transforms import hessian, hvp, jacobian, jvp
 
 
 __all__ = [

@@ -6,7 +6,7 @@ Also here, because `Differentiated` and `GradFunction` use them: the call of
 generated tangent code behind `.jvp` (`call_jvp`), and a gradient's generated
 code made differentiable again (`differentiable_gradient`, for gradients of
 gradients). The transforms built on these (`jvp`, `jacobian`, `hessian`,
-`hvp`) are in transforms.py.
+`hvp`) are in api_transforms.py.
 """
 from __future__ import annotations
 

@@ -19,9 +19,9 @@ import functools
 import numpy as np
 
 from .api import Differentiated, vjp
+from .api_transforms import jvp
 from .rules.custom import custom_vjp
 from .runtime import Cotree
-from .transforms import jvp
 
 
 def checkpoint(g):

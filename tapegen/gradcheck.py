@@ -117,7 +117,7 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
 
 def _second_order(d, args, position, name, rng, rtol, atol, eps=1e-5):
     """Hessian-vector product (forward over reverse) vs central differences of the gradient."""
-    from .transforms import hvp
+    from .api_transforms import hvp
     x = args[position]
     v = rng.standard_normal(np.shape(x))
     v = v if isinstance(x, np.ndarray) else float(v)
