@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import rules
+from .frontend.names import namer_for, reserved_names
 from .ir import Eqn, If, Loop, Pack, Var, atom_vars, walk
-from .names import namer_for, reserved_names
 from .runtime import meta
 from .runtime import shape as fast_shape
 

@@ -24,8 +24,8 @@ from . import pipeline
 from .codegen import differentiable
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
+from .frontend.inline import plain_function
 from .highlight import SourceText  # a str that Jupyter shows highlighted
-from .inline import plain_function
 from .rules.runtime_rules import zero_tangent
 from .runtime import conform
 
@@ -125,7 +125,7 @@ class Differentiated:
         return self.__wrapped__(*args, **kwargs)
 
     def __tapegen_inline__(self):
-        """Called inside a differentiated function, the wrapped function is inlined (see inline.py)."""
+        """Called inside a differentiated function, the wrapped function is inlined (see frontend/inline.py)."""
         return plain_function(self.__wrapped__)
 
     def __get__(self, obj, objtype=None):
@@ -573,7 +573,8 @@ def value_and_grad(f, wrt=0, has_aux=False):
 
 
 # `tg.grad(loss)(w, x)` inside a differentiated function, with `loss` and `wrt` known when it is
-# lowered: the gradient function is made then and its code inlined (lower_expr.py reads this mark).
+# lowered: the gradient function is made then and its code inlined (frontend/lower_expr.py reads
+# this mark).
 grad.__tapegen_static_call__ = value_and_grad.__tapegen_static_call__ = True
 
 

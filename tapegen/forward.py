@@ -36,13 +36,13 @@ import numpy as np
 
 from . import rules
 from .errors import InternalError, NoRuleError
+from .frontend.names import namer_for
 from .ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
-from .names import namer_for
 from .rules import runtime_rules
-from .rules.runtime_rules import own_tangent, tape_pop
-from .rules.table import Primitive
 from .rules.custom import custom_jvp
 from .rules.language import append, make_dict, make_list, make_tuple
+from .rules.runtime_rules import own_tangent, tape_pop
+from .rules.table import Primitive
 from .runtime import meta
 
 

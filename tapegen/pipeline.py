@@ -11,19 +11,18 @@ import threading
 import weakref
 from dataclasses import dataclass
 
-from . import rules
-from .codegen.emit import check_spans, grad_module, vjp_module
 import numpy as np
 
+from . import rules
+from .codegen.emit import check_spans, grad_module, vjp_module
 from .codegen.load import load
-from .ir import Var
-from .specialize import describe, guard_source, known_output, signature, trusted_shapes
-from .ir import Program
-from .lower import lower
-from .names import reserved_names
+from .frontend.lower import lower
+from .frontend.names import reserved_names
+from .frontend.source import function_source
+from .ir import Program, Var
 from .reverse import Adjoint, reverse
 from .runtime import nan_check
-from .source import function_source
+from .specialize import describe, guard_source, known_output, signature, trusted_shapes
 from .verify import verify, verify_adjoint
 
 

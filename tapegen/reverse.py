@@ -21,14 +21,14 @@ import numpy as np
 
 from . import rules
 from .activity import analyze
-from .errors import InternalError
-from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
 from .analysis import (active_flags, available_in_backward, broadcasting, initial_assignments, masked_cotangents,
                        with_saved_shapes)
-from .names import namer_for, reserved_names
-from .tape import ForwardPass
+from .errors import InternalError
+from .frontend.names import namer_for, reserved_names
+from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
 from .runtime import meta
 from .runtime import shape as fast_shape
+from .tape import ForwardPass
 
 ZERO, LIVE, MAYBE = "zero", "live", "maybe"
 TAPE_POP = Const("tape.pop()")

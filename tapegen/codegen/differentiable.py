@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from .. import rules
-from ..resolve import LiveNamespace
+from ..frontend.resolve import LiveNamespace
 
 
 def load(generated, target, has_aux: bool, with_value: bool):

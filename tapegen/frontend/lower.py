@@ -12,18 +12,18 @@ import ast
 import contextlib
 import operator
 
-from . import rules
-from .errors import UnsupportedSyntaxError
+from .. import rules
+from ..errors import UnsupportedSyntaxError
+from ..ir import Const, Eqn, Pack, Program, Var
+from ..rules.language import assign as assign_primitive
+from ..rules.language import make_list, make_tuple
+from ..rules.table import Primitive
 from .inline import Calls, LocalFunction
-from .ir import Const, Eqn, Pack, Program, Var
 from .lower_expr import _HINTS, BINOPS, Expressions, _describe
 from .lower_flow import ControlFlow
 from .names import Namer
 from .normalize import normalize
 from .resolve import Scope, all_identifiers, local_names
-from .rules.language import assign as assign_primitive
-from .rules.language import make_list, make_tuple
-from .rules.table import Primitive
 from .source import FunctionSource
 
 # Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
@@ -390,7 +390,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
 
 def _vars(atom):
-    from .ir import atom_vars
+    from ..ir import atom_vars
     return atom_vars(atom)
 
 

@@ -16,11 +16,11 @@ import ast
 import builtins
 import operator
 
-from . import rules
-from .ir import Const, Exit, If, Loop, Pack, Var
+from .. import rules
+from ..ir import Const, Exit, If, Loop, Pack, Var
+from ..rules.language import assign
 from .lower_expr import _opaque
 from .resolve import MISSING
-from .rules.language import assign
 
 
 class ControlFlow:

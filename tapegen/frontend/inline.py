@@ -16,8 +16,8 @@ import ast
 import inspect
 from dataclasses import dataclass
 
-from .errors import UnsupportedSyntaxError
-from .ir import Const, Pack, Var
+from ..errors import UnsupportedSyntaxError
+from ..ir import Const, Pack, Var
 from .source import FunctionSource, function_source
 
 
@@ -61,7 +61,7 @@ def _library_code(filename: str) -> bool:
     return bool(stdlib) and filename.startswith(stdlib)
 
 
-_TAPEGEN_DIR = __file__.rsplit("/", 1)[0] + "/"
+_TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this frontend/ is in
 
 
 class Calls:

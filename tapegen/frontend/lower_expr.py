@@ -10,14 +10,14 @@ from __future__ import annotations
 import ast
 import operator
 
-from . import rules
+from .. import rules
+from ..ir import Const, If, Pack, Var
+from ..rules.language import append as append_primitive
+from ..rules.language import assign as assign_primitive
+from ..rules.language import contained_in, make_dict, make_list, make_tuple, not_contained_in
+from ..rules.table import Primitive
 from .inline import LocalFunction, user_function
-from .ir import Const, If, Pack, Var
 from .resolve import MISSING
-from .rules.language import append as append_primitive
-from .rules.language import assign as assign_primitive
-from .rules.language import contained_in, make_dict, make_list, make_tuple, not_contained_in
-from .rules.table import Primitive
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -344,7 +344,7 @@ def _numpy():
 
 
 def _metadata():
-    from .rules.shape import metadata
+    from ..rules.shape import metadata
     return metadata
 
 
