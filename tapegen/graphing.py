@@ -35,7 +35,7 @@ def graph(f, wrt=None) -> str:
         >>> print(tg.graph(f))              # doctest: +SKIP
         digraph f { ...
     """
-    from .activity import analyze
+    from .transforms.activity import analyze
     from .api import _differentiated
     target = _differentiated(f)._target
     program = pipeline.lowered(target.fn)

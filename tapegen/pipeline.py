@@ -20,9 +20,9 @@ from .frontend.lower import lower
 from .frontend.names import reserved_names
 from .frontend.source import function_source
 from .ir import Program, Var
-from .reverse import Adjoint, reverse
 from .runtime import nan_check
-from .specialize import describe, guard_source, known_output, signature, trusted_shapes
+from .transforms.reverse import Adjoint, reverse
+from .transforms.specialize import describe, guard_source, known_output, signature, trusted_shapes
 from .verify import verify, verify_adjoint
 
 
@@ -81,7 +81,7 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Gene
     program = lowered(fn, receiver)
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
-        from .forward import forward, verify_tangent
+        from .transforms.forward import forward, verify_tangent
         tangent = verify_tangent(forward(program, tuple(program.params[i] for i in wrt)))
         name = f"{program.name}_jvp"
         wrt_names = ",".join(program.params[i].name for i in wrt)

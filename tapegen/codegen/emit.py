@@ -16,13 +16,13 @@ from __future__ import annotations
 import threading
 
 from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var, walk
-from ..liveness import Free, with_frees
+from ..transforms.liveness import Free, with_frees
 from .broadcasts import shrink_broadcasts
 from .buffers import WEAK, reuse_buffers
 from .cse import reuse_common
 from .reductions import reductions_as_methods
-from .render import atom as render_atom
 from .render import accumulated_in_place, expression, statement, to_text
+from .render import atom as render_atom
 
 INDENT = "    "
 

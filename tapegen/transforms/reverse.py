@@ -19,15 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import rules
+from .. import rules
+from ..errors import InternalError
+from ..frontend.names import namer_for, reserved_names
+from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
+from ..runtime import meta
+from ..runtime import shape as fast_shape
 from .activity import analyze
 from .analysis import (active_flags, available_in_backward, broadcasting, initial_assignments, masked_cotangents,
                        with_saved_shapes)
-from .errors import InternalError
-from .frontend.names import namer_for, reserved_names
-from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
-from .runtime import meta
-from .runtime import shape as fast_shape
 from .tape import ForwardPass
 
 ZERO, LIVE, MAYBE = "zero", "live", "maybe"
@@ -80,7 +80,7 @@ class Adjoint:
     private: frozenset = frozenset()  # cotangent vars holding float64 zeros of its own, only added to (`g += c`)
 
     def __str__(self) -> str:
-        from .ir import listing
+        from ..ir import listing
         lines = [f"forward {self.primal.name}({', '.join(p.name for p in self.primal.params)}):"]
         lines += listing(self.forward)
         lines.append(f"  residuals: {', '.join(v.name for v in self.residuals)}")
@@ -441,7 +441,7 @@ def _none(var, span):
 
 
 def _identity():
-    from .rules.language import assign
+    from ..rules.language import assign
     return assign
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import NoRuleError
+from ..errors import NoRuleError
+from ..ir import Eqn, Program, Var, atom_vars, walk
 from .invariance import shift_cuts
-from .ir import Eqn, Program, Var, atom_vars, walk
 
 
 @dataclass(frozen=True)

@@ -34,16 +34,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import rules
-from .errors import InternalError, NoRuleError
-from .frontend.names import namer_for
-from .ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
-from .rules import runtime_rules
-from .rules.custom import custom_jvp
-from .rules.language import append, make_dict, make_list, make_tuple
-from .rules.runtime_rules import own_tangent, tape_pop
-from .rules.table import Primitive
-from .runtime import meta
+from .. import rules
+from ..errors import InternalError, NoRuleError
+from ..frontend.names import namer_for
+from ..ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
+from ..rules import runtime_rules
+from ..rules.custom import custom_jvp
+from ..rules.language import append, make_dict, make_list, make_tuple
+from ..rules.runtime_rules import own_tangent, tape_pop
+from ..rules.table import Primitive
+from ..runtime import meta
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,7 +78,7 @@ class Tangent:
     output_tangents: tuple
 
     def __str__(self) -> str:
-        from .ir import listing
+        from ..ir import listing
         params = [p.name for p in self.primal.params] + [t.name for t in self.tangent_params]
         lines = [f"jvp {self.primal.name}({', '.join(params)}):"] + listing(self.body)
         tangents = ", ".join("0" if t is None else t.name for t in self.output_tangents)
@@ -406,7 +406,7 @@ __all__ = ["STRUCTURAL", "Tangent", "TangentSum", "forward", "verify_tangent"]
 
 def verify_tangent(tangent: Tangent) -> Tangent:
     """Check every var is defined before it is read; return `tangent`, or raise InternalError (a tapegen bug)."""
-    from .verify import check_body
+    from ..verify import check_body
     program = tangent.primal
     defined = set(program.params) | set(program.free) | set(tangent.tangent_params)
     check_body(tangent.body, defined, f"jvp {program.name}", _Reassignable())
