@@ -17,12 +17,12 @@ from .checkpoint import checkpoint
 from .debug import debug_nans
 from .errors import (GradcheckError, InternalError, NanError, NonScalarOutputError, NoRuleError,
                      SourceNotFoundError, TapegenError, UnsupportedSyntaxError, WrtError)
-from .gradcheck import GradcheckReport, gradcheck
-from .graphing import graph
-from .inspection import residuals
 from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .runtime import stop_gradient
-from .tracing import trace
+from .tools.gradcheck import GradcheckReport, gradcheck
+from .tools.graphing import graph
+from .tools.inspection import residuals
+from .tools.tracing import trace
 
 
 __all__ = [

@@ -18,9 +18,9 @@ import re
 
 import numpy as np
 
-from . import pipeline
-from .errors import WrtError
-from .ir import Eqn, Loop, walk
+from .. import pipeline
+from ..errors import WrtError
+from ..ir import Eqn, Loop, walk
 
 __all__ = ["residuals", "Residuals"]
 
@@ -30,7 +30,7 @@ def prepare(f, args, wrt):
 
     `wrt=None` means every floating-point argument (arrays, floats, and pytrees of them).
     """
-    from .api import _differentiated
+    from ..api import _differentiated
     target = _differentiated(f)._target
     arguments = target.arguments(tuple(args), {})
     if wrt is None:
@@ -86,8 +86,8 @@ def show(value) -> str:
 
 def expression_text(eqn) -> str:
     """An equation's right-hand side as generated code, without astor's outer parentheses."""
-    from .codegen.emit import to_text_expr
-    from .codegen.render import statement, to_text
+    from ..codegen.emit import to_text_expr
+    from ..codegen.render import statement, to_text
     if getattr(eqn.op, "form", None) == "setitem":  # a statement, not an expression: `b[1] = v`
         return to_text(statement(eqn))
     text = to_text_expr(eqn)
@@ -193,7 +193,7 @@ def residuals(f, *args, wrt=None) -> Residuals:
         >>> print(tg.residuals(lambda x: np.sum(np.sin(x) ** 2), np.ones(3)).summary())
         total 80 B in 3 values; 56 B beyond the arguments
     """
-    from .codegen.emit import _vjp_residuals
+    from ..codegen.emit import _vjp_residuals
     target, arguments, generated = prepare(f, args, wrt)
     adjoint = generated.adjoint
     names = [v.name for v in _vjp_residuals(adjoint)] + (["tape"] if adjoint.uses_tape else [])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import GradcheckError, TapegenError
+from ..errors import GradcheckError, TapegenError
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
         >>> gradcheck(lambda x: np.sum(np.sin(x)), np.array([0.1, 0.2])).ok
         True
     """
-    from .api import _differentiated
+    from ..api import _differentiated
     if method not in ("central", "complex"):
         raise TapegenError(f"unknown gradcheck method {method!r}", hint="use 'central' or 'complex'")
     if order not in (1, 2):
@@ -106,7 +106,7 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
     report = GradcheckReport(tuple(reports), not failures, method)
     if failures and raise_on_failure:
         from .localize import most_likely_fault
-        from .pipeline import lowered
+        from ..pipeline import lowered
         fault = most_likely_fault(lowered(target.fn), (target.bound + tuple(args)) if target.bound else args)
         raise GradcheckError(f"gradient of {getattr(f, '__name__', 'f')} disagrees with {method} finite "
                              f"differences for {', '.join(failures)}\n{report}",
@@ -117,7 +117,7 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
 
 def _second_order(d, args, position, name, rng, rtol, atol, eps=1e-5):
     """Hessian-vector product (forward over reverse) vs central differences of the gradient."""
-    from .api_transforms import hvp
+    from ..api_transforms import hvp
     x = args[position]
     v = rng.standard_normal(np.shape(x))
     v = v if isinstance(x, np.ndarray) else float(v)
@@ -132,7 +132,7 @@ def _second_order(d, args, position, name, rng, rtol, atol, eps=1e-5):
 
 
 def _gradient_of(d, args, position):
-    from .api import grad as grad_of
+    from ..api import grad as grad_of
 
     g = grad_of(d.__wrapped__, wrt=position)
 

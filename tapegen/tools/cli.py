@@ -17,8 +17,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from .errors import TapegenError
-from .ir import Span
+from ..errors import TapegenError
+from ..ir import Span
 
 MANUAL = """\
 NAME
@@ -239,8 +239,8 @@ def parse_value(text):
 
 
 def cmd_show(args) -> int:
-    from . import highlight
-    from .api import Differentiated, source
+    from .. import highlight
+    from ..api import Differentiated, source
     fn, wrt = load_target(args.target), parse_wrt(args.wrt)
     if isinstance(fn, Differentiated):  # without --wrt, the decorator's wrt
         text = fn.source(args.kind, wrt=wrt)
@@ -260,7 +260,7 @@ def _use_color(choice, stream) -> bool:
 
 
 def cmd_export(args) -> int:
-    from .export import export
+    from ..export import export
     text = export(load_target(args.target), wrt=parse_wrt(args.wrt))
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -271,7 +271,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_wengert(args) -> int:
-    from .api import wengert
+    from ..api import wengert
     print(wengert(load_target(args.target)))
     return 0
 

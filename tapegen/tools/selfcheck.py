@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import pipeline, rules
-from .errors import TapegenError
-from .ir import Eqn, walk
+from .. import pipeline, rules
+from ..errors import TapegenError
+from ..ir import Eqn, walk
 
 @dataclass(frozen=True)
 class Sample:
