@@ -21,7 +21,7 @@ import time
 import numpy as np
 from distributed import Client, LocalCluster
 
-import tapegen.dask as tgd
+import tapegen.tools.dask as tgd
 
 
 def loss(params, X, y, n):

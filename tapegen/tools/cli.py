@@ -260,7 +260,7 @@ def _use_color(choice, stream) -> bool:
 
 
 def cmd_export(args) -> int:
-    from ..export import export
+    from .export import export
     text = export(load_target(args.target), wrt=parse_wrt(args.wrt))
     if args.output in (None, "-"):
         sys.stdout.write(text)

@@ -22,9 +22,9 @@ import types
 
 import numpy as np
 
-from . import pipeline
-from ._version import __version__
-from .errors import InternalError, TapegenError
+from .. import pipeline
+from .._version import __version__
+from ..errors import InternalError, TapegenError
 
 MAX_INLINE_ELEMENTS = 10_000
 ERROR_BASE = '''class TapegenError(Exception):
@@ -59,7 +59,7 @@ def export(f, wrt=None) -> str:
         >>> text = export(f)                    # doctest: +SKIP
         >>> namespace = {}; exec(text, namespace)  # doctest: +SKIP
     """
-    from .api import _differentiated
+    from ..api import _differentiated
     differentiated = _differentiated(f)
     target = differentiated._target
     indices, bare = target.wrt(differentiated._wrt if wrt is None else wrt)

@@ -26,8 +26,8 @@ import operator
 
 import numpy as np
 
-from .api import value_and_grad
-from .errors import TapegenError
+from ..api import value_and_grad
+from ..errors import TapegenError
 
 try:
     import dask
