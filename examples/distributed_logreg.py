@@ -21,7 +21,7 @@ import time
 import numpy as np
 from distributed import Client, LocalCluster
 
-import tapegen.tools.dask as tgd
+import tapegen.dask as tgd
 
 
 def loss(params, X, y, n):

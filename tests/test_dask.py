@@ -26,7 +26,7 @@ cloudpickle = pytest.importorskip("cloudpickle")
 from dask.delayed import Delayed  # noqa: E402
 
 import tapegen as tg  # noqa: E402
-import tapegen.tools.dask as tgd  # noqa: E402
+import tapegen.dask as tgd  # noqa: E402
 
 REPO = Path(tg.__file__).resolve().parent.parent
 NEEDS_CONFORM_FIX = "needs runtime.conform to keep duck arrays (docs/dask.md, 'Changes the core needs')"
@@ -379,7 +379,7 @@ def test_cloudpickle_from_main_works_where_the_script_is_absent(tmp_path):
 
 @pytest.mark.slow
 def test_an_exported_module_pickles_by_reference_and_by_value(model, tmp_path):
-    export = pytest.importorskip("tapegen.tools.export")
+    export = pytest.importorskip("tapegen.export")
     exported = tmp_path / "exported"
     exported.mkdir()
     (exported / "loss_gradient.py").write_text(export.export(model.loss))

@@ -12,7 +12,7 @@ import pytest
 import tapegen as tg
 from cases import inspection_functions as cases
 from conftest import numeric_vjp
-from tapegen.tools.export import export
+from tapegen.export import export
 
 # Runs in a fresh interpreter: `import tapegen` fails (a meta path blocker), the exported module is
 # imported from argv[1], and its value_and_grad is evaluated at the arrays saved in argv[2].
