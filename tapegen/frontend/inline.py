@@ -93,7 +93,7 @@ class Calls:
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         callee = type(self)(FunctionSource(local.node, self.source.file, self.source.lines, self.source.line_offset),
-                          self.fn, self.reserved, namer=self.namer)
+                            self.fn, self.reserved, namer=self.namer)
         callee.env.update({k: v for k, v in local.env.items()})
         callee.scope = self.scope
         defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
