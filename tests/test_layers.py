@@ -52,12 +52,16 @@ def modules(package: pathlib.Path) -> dict:
 
 
 def imports(module: str, path: pathlib.Path, is_init: bool, known: dict) -> list:
-    """`(line, imported tapegen module)` for every import in the file, function-level ones included."""
+    """`(line, imported module)` for every tapegen import in the file, function-level ones included.
+
+    The imported module is a dotted name: a module of the package, unless the import is stale
+    (`unresolved` reports those).
+    """
     package = module if is_init else module.rpartition(".")[0]
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, _known(alias.name, known)) for alias in node.names]
+            found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 parts = package.split(".")
@@ -66,22 +70,13 @@ def imports(module: str, path: pathlib.Path, is_init: bool, known: dict) -> list
                 base = node.module or ""
             for alias in node.names:  # `from . import x` imports the module x, when there is one
                 name = f"{base}.{alias.name}"
-                found.append((node.lineno, name if name in known else _known(base, known)))
+                found.append((node.lineno, name if name in known else base))
         elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
               and isinstance(node.args[0].value, str)
               and ast.unparse(node.func) in ("importlib.import_module", "import_module", "__import__")):
-            found.append((node.lineno, _known(node.args[0].value, known)))
-    return [(line, target) for line, target in found if target is not None and target != module]
-
-
-def _known(name: str, known: dict):
-    """The longest prefix of dotted `name` that is a tapegen module (importing a.b.c runs a.b.c), or None."""
-    parts = name.split(".")
-    while parts:
-        if ".".join(parts) in known:
-            return ".".join(parts)
-        parts.pop()
-    return None
+            found.append((node.lineno, node.args[0].value))
+    return [(line, target) for line, target in found
+            if (target == "tapegen" or target.startswith("tapegen.")) and target != module]
 
 
 @functools.lru_cache(maxsize=None)
@@ -93,6 +88,12 @@ def graph(package: pathlib.Path = PACKAGE) -> dict:
 
 def unassigned(edges: dict) -> list:
     return sorted(module for module in edges if layer_of(module) is None)
+
+
+def unresolved(edges: dict) -> list:
+    """`module:line imports target` for each import naming no module of the package (stale after a move)."""
+    return [f"{module}:{line} imports {target}, which is no module of tapegen"
+            for module, targets in sorted(edges.items()) for line, target in targets if target not in edges]
 
 
 def upward(edges: dict) -> list:
@@ -143,6 +144,11 @@ def test_every_module_has_a_layer():
     assert unassigned(graph()) == [], "give these modules a layer in LAYERS (and docs/architecture.md)"
 
 
+def test_every_import_names_a_module():
+    problems = unresolved(graph())
+    assert not problems, "stale imports (a relative import not updated after a move?):\n" + "\n".join(problems)
+
+
 def test_no_module_imports_a_higher_layer():
     problems = upward(graph())
     assert not problems, "upward imports:\n" + "\n".join(problems)
@@ -154,14 +160,17 @@ def test_no_import_cycles():
 
 
 def test_the_checks_catch_an_upward_import_and_a_cycle(tmp_path):
-    """The checks themselves: a function-level import of the API from ir.py, and a frontend cycle."""
+    """The checks themselves: a function-level import of the API from ir.py, a frontend cycle, a stale import."""
     copy = tmp_path / "tapegen"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     with open(copy / "ir.py", "a") as f:
         f.write("\n\ndef _hidden():\n    from .api import grad\n    return grad\n")
     with open(copy / "frontend" / "names.py", "a") as f:
         f.write("\n\ndef _back():\n    from . import lower\n    return lower\n")
+    with open(copy / "tools" / "gradcheck.py", "a") as f:
+        f.write("\n\ndef _stale():\n    from .transforms import jvp\n    return jvp\n")
     edges = graph(copy)
     assert any(p.startswith("tapegen.ir:") and "imports tapegen.api (api" in p for p in upward(edges))
     assert any({"tapegen.frontend.lower", "tapegen.frontend.names"} <= set(c) for c in cycles(edges))
-    assert upward(graph()) == [] and cycles(graph()) == []  # the real package is untouched
+    assert any(p.startswith("tapegen.tools.gradcheck:") and "tapegen.tools.transforms" in p for p in unresolved(edges))
+    assert upward(graph()) == [] and cycles(graph()) == [] and unresolved(graph()) == []  # the real one is untouched
