@@ -21,7 +21,7 @@ import common  # noqa: F401  (one BLAS thread; before NumPy)
 import numpy as np
 
 import tapegen as tg
-from tapegen.transforms import choose_mode
+from tapegen.api_transforms import choose_mode
 
 
 def quadratic(x, A, b):

@@ -10,18 +10,20 @@
     dW, db = loss.grad(W, b, x, y, wrt=("W", "b"))
     print(loss.source(wrt=("W", "b")))   # the generated gradient code
 """
+from ._version import __version__
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
+from .api_transforms import hessian, hvp, jacobian, jvp
 from .checkpoint import checkpoint
-from .custom import custom_jvp, custom_vjp, register_vjp
-from .debug import NanError, debug_nans
-from .errors import (GradcheckError, InternalError, NonScalarOutputError, NoRuleError, SourceNotFoundError,
-                     TapegenError, UnsupportedSyntaxError, WrtError)
-from .gradcheck import GradcheckReport, gradcheck
-from .inspection import graph, residuals, trace
+from .debug import debug_nans
+from .errors import (GradcheckError, InternalError, NanError, NonScalarOutputError, NoRuleError,
+                     SourceNotFoundError, TapegenError, UnsupportedSyntaxError, WrtError)
+from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .runtime import register_pytree, stop_gradient
-from .transforms import hessian, hvp, jacobian, jvp
+from .tools.gradcheck import GradcheckReport, gradcheck
+from .tools.graphing import graph
+from .tools.inspection import residuals
+from .tools.tracing import trace
 
-__version__ = "0.1.0"
 
 __all__ = [
     # transforms

@@ -1,7 +1,7 @@
 """`python -m tapegen ...`: the command line (see `tapegen.cli`, or run with --help)."""
 import sys
 
-from .cli import main
+from .tools.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

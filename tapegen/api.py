@@ -2,6 +2,11 @@
 
 Everything here is argument handling around `pipeline.transform`; the call
 path after the first call is a dict lookup and a call of generated code.
+Also here, because `Differentiated` and `GradFunction` use them: the call of
+generated tangent code behind `.jvp` (`call_jvp`), and a gradient's generated
+code made differentiable again (`differentiable_gradient`, for gradients of
+gradients). The transforms built on these (`jvp`, `jacobian`, `hessian`,
+`hvp`) are in api_transforms.py.
 """
 from __future__ import annotations
 
@@ -10,12 +15,19 @@ import inspect
 import linecache
 import os
 import sys
+import types
+import weakref
 
 import numpy as np
 
 from . import pipeline
+from .codegen import differentiable
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
+from .frontend.inline import plain_function
+from .highlight import SourceText  # a str that Jupyter shows highlighted
+from .rules.runtime_rules import zero_tangent
+from .runtime import _pytree_like, conform, pytree_fields
 
 
 class _Target:
@@ -27,7 +39,6 @@ class _Target:
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
-            from .transforms import differentiable_gradient
             fn = differentiable_gradient(fn, reverse=True)
         bound = ()
         if inspect.ismethod(fn):
@@ -118,6 +129,10 @@ class Differentiated:
     def __call__(self, *args, **kwargs):
         return self.__wrapped__(*args, **kwargs)
 
+    def __tapegen_inline__(self):
+        """Called inside a differentiated function, the wrapped function is inlined (see frontend/inline.py)."""
+        return plain_function(self.__wrapped__)
+
     def __get__(self, obj, objtype=None):
         if obj is None:
             return self
@@ -162,7 +177,6 @@ class Differentiated:
 
         With `wrt`, `tangents` holds only the tangents of those arguments, in that order.
         """
-        from .transforms import call_jvp
         return call_jvp(self, primals, tangents, wrt)
 
     def source(self, kind="grad", wrt=None, args=None):
@@ -173,7 +187,6 @@ class Differentiated:
         """
         if kind not in ("grad", "vjp", "jvp"):
             raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad', 'vjp' or 'jvp'")
-        from .inspection import SourceText  # a str that Jupyter shows highlighted
         entry = self._entry(kind, self._wrt if wrt is None else wrt)
         if args is None:
             return SourceText(entry.generated.text)
@@ -361,9 +374,137 @@ class GradFunction:
     def source(self):
         return self._differentiated.source("grad", wrt=self._wrt)
 
+    def __tapegen_inline__(self):
+        """Called inside a differentiated function, the generated gradient code is inlined (MAML)."""
+        return differentiable_gradient(self)
+
     def __reduce__(self):
         return (_rebuild_grad_function,
                 (self._fn, self._wrt, self._has_aux, self._with_value, _portable_source(self._fn)))
+
+
+# --- forward mode, and gradient code that is differentiable again ------------------------------
+
+
+def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
+    """`Differentiated.jvp`: pick the arguments that move, call the generated tangent code, shape the result."""
+    primals = tuple(primals)
+    positions, moving = _moving(differentiated, primals, tuple(tangents), wrt)
+    if not positions:
+        out = differentiated(*primals)
+        return out, zero_tangent(out)
+    entry = differentiated._entry("jvp", positions)
+    arguments = differentiated._target.arguments(primals, {})
+    out, out_dot = entry.function(*arguments, *moving)
+    if entry.generated.program.returns_tuple:
+        return out, tuple(_tangent_of_output(t, o) for t, o in zip(out_dot, out))
+    return out, _tangent_of_output(out_dot, out)
+
+
+def _tangent_of_output(t, out):
+    """A tangent shaped, typed and structured like the output; an integer output's is a zero."""
+    if isinstance(out, dict):
+        return type(out)((k, _tangent_of_output(None if t is None else t[k], v)) for k, v in out.items())
+    if isinstance(out, (list, tuple)):
+        return type(out)(_tangent_of_output(None if t is None else ti, oi)
+                         for ti, oi in zip(t if t is not None else [None] * len(out), out))
+    kind = np.asarray(out).dtype.kind
+    if kind in "fc":
+        return conform(t, out)
+    if isinstance(out, (bool, int)):
+        return 0
+    return zero_tangent(out) if kind in "biu" else None
+
+
+def _moving(differentiated, primals, tangents, wrt):
+    """(positions of the arguments with tangents, those tangents shaped like their arguments)."""
+    if wrt is not None:
+        indices, _ = differentiated._target.wrt(wrt)
+        positions = tuple(i - differentiated._target.offset for i in indices)
+        if len(tangents) != len(positions):
+            raise WrtError(f"jvp: {len(positions)} arguments in wrt, but {len(tangents)} tangents")
+        pairs = list(zip(positions, tangents))
+    else:
+        if len(tangents) != len(primals):
+            raise WrtError(f"jvp: {len(primals)} primals but {len(tangents)} tangents",
+                           hint="give one tangent per argument; None for an argument that does not move")
+        pairs = [(i, t) for i, t in enumerate(tangents) if t is not None and not _fixed(primals[i], t)]
+    return tuple(i for i, _ in pairs), [tangent_like(t, primals[i], i) for i, t in pairs]
+
+
+def _fixed(x, t) -> bool:
+    """An integer or boolean argument: it cannot move, so its tangent must be zero."""
+    if isinstance(x, (bool, int, np.integer, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype.kind in "biu"):
+        if np.any(np.asarray(t) != 0):
+            raise WrtError(f"jvp: a nonzero tangent for an integer argument ({x!r})",
+                           hint="pass floats, or None as that argument's tangent")
+        return True
+    return False
+
+
+def tangent_like(t, x, position):
+    """Tangent `t` of argument `x`: its shape, dtype and container structure."""
+    fields = pytree_fields(x)
+    if fields is not None:  # a namedtuple, dataclass or registered pytree: a tangent of its class
+        tangent_fields = pytree_fields(t) if type(t) is type(x) else None
+        if tangent_fields is None:
+            raise WrtError(f"jvp: the tangent of argument {position} must be a {type(x).__name__} like it")
+        return _pytree_like(x, {name: tangent_like(tangent_fields[name], value, position)
+                                for name, value in fields.items()})
+    if isinstance(x, dict):
+        if not isinstance(t, dict) or set(t) != set(x):
+            raise WrtError(f"jvp: the tangent of argument {position} must be a dict with keys {sorted(x)}")
+        return type(x)((k, tangent_like(t[k], v, position)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        if not isinstance(t, (list, tuple)) or len(t) != len(x):
+            raise WrtError(f"jvp: the tangent of argument {position} must be a {type(x).__name__} of {len(x)}")
+        return type(x)(tangent_like(ti, xi, position) for ti, xi in zip(t, x))
+    if np.shape(t) != np.shape(x):
+        raise WrtError(f"jvp: the tangent of argument {position} has shape {np.shape(t)}, "
+                       f"but the argument has shape {np.shape(x)}")
+    if isinstance(x, float):
+        return float(t)
+    if isinstance(x, np.ndarray) or isinstance(x, np.generic):
+        return np.asarray(t, dtype=x.dtype) if isinstance(x, np.ndarray) else x.dtype.type(t)
+    return t
+
+
+# --- differentiable gradient code ---------------------------------------------------------------
+
+_GRADIENTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
+    """The function a `GradFunction` computes, as generated code tapegen can differentiate again.
+
+    Same parameters, defaults and result as `gradient` itself (the gradient, or
+    `(value, gradient)` for `value_and_grad`); its source is in `linecache`.
+    `reverse` says it is about to be differentiated in reverse mode (which goes
+    through the tape as list operations: see runtime_rules.tape_pop).
+    It is the generated gradient code rewritten into plain Python tapegen
+    lowers (codegen/differentiable.py).
+    """
+    d = gradient._differentiated
+    wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
+    key = (wrt, gradient._has_aux, gradient._with_value)
+    cache = _GRADIENTS.setdefault(d._target.fn, {})
+    generated = _generic_gradient(d, wrt)
+    if key not in cache:
+        cache[key] = differentiable.load(generated, d._target, key[1], key[2])
+    bound = d._target.bound  # a method: the gradient code takes `self` first
+    return types.MethodType(cache[key], bound[0]) if bound else cache[key]
+
+
+def _generic_gradient(d, wrt):
+    """The generated gradient code of `d` for `wrt`: the general kind (not specialized, no NaN checks)."""
+    target = d._target
+    indices, bare = target.wrt(wrt)
+    receiver = type(target.bound[0]) if target.bound else None
+    program = pipeline.lowered(target.fn, receiver)
+    if program.returns_tuple and not d._has_aux:
+        raise NonScalarOutputError("grad needs a scalar output, but the function returns a tuple",
+                                   program.return_span, "pass has_aux=True if the first item is the loss")
+    return pipeline.transform(target.fn, "grad", indices, (0,), bare, False, receiver)
 
 
 # --- pickling: by reference when importable, else by value (cloudpickle) with the source --------
@@ -443,6 +584,12 @@ def value_and_grad(f, wrt=0, has_aux=False):
     return GradFunction(f, wrt, has_aux, with_value=True)
 
 
+# `tg.grad(loss)(w, x)` inside a differentiated function, with `loss` and `wrt` known when it is
+# lowered: the gradient function is made then and its code inlined (frontend/lower_expr.py reads
+# this mark).
+grad.__tapegen_static_call__ = value_and_grad.__tapegen_static_call__ = True
+
+
 def vjp(f, *args, wrt=0):
     """`(out, pullback)` for `f(*args)`: `pullback(cotangent)` gives the gradients for `wrt`."""
     return _differentiated(f).vjp(*args, wrt=wrt)
@@ -465,11 +612,8 @@ def _differentiated(f):
     if isinstance(f, Differentiated):
         return f
     if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
-        from .transforms import differentiable_gradient
         f = differentiable_gradient(f)
     return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
 
-
-import weakref  # noqa: E402
 
 _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

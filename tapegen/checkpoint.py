@@ -18,7 +18,9 @@ import functools
 
 import numpy as np
 
-from .custom import custom_vjp
+from .api import Differentiated, vjp
+from .api_transforms import jvp
+from .rules.custom import custom_vjp
 from .runtime import Cotree
 
 
@@ -32,14 +34,12 @@ def checkpoint(g):
         ...         x = block(x)
         ...     return np.sum(x)
     """
-    from .api import Differentiated
     plain = g.__wrapped__ if isinstance(g, Differentiated) else g
 
     def segment_fwd(*args):
         return plain(*args), args
 
     def segment_bwd(args, cotangent):
-        from .api import vjp
         positions = tuple(i for i, a in enumerate(args) if _differentiable(a))
         if not positions:
             return (None,) * len(args)
@@ -58,7 +58,13 @@ def checkpoint(g):
     wrapped.fn.__name__ = name
     wrapped.defvjp(segment_fwd, segment_bwd)
     wrapped.checkpointed = plain
+    wrapped.jvp = functools.partial(_segment_jvp, plain)  # forward mode: the segment's own tangent code
     return wrapped
+
+
+def _segment_jvp(plain, primals, tangents):
+    """`(output, tangent)` of a checkpointed segment: forward mode keeps no residuals, so nothing to recompute."""
+    return jvp(plain, primals, tangents)
 
 
 def _sparse(grad):

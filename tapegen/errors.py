@@ -68,6 +68,10 @@ class WrtError(TapegenError):
     """`wrt` names no differentiable argument of the function."""
 
 
+class NanError(TapegenError, FloatingPointError):
+    """A NaN or Inf appeared in a generated forward or backward pass (with debug_nans on)."""
+
+
 class InternalError(TapegenError):
     """An invariant inside tapegen failed: this is a tapegen bug."""
 

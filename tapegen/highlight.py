@@ -3,6 +3,7 @@
 Uses only the standard library's `tokenize`: the text comes back unchanged
 apart from the colour markup, so what you copy from a terminal or notebook
 is the code tapegen runs. Text that does not tokenize is returned plain.
+`SourceText`, the `str` that `source()` returns, renders itself highlighted in Jupyter.
 """
 from __future__ import annotations
 
@@ -76,3 +77,10 @@ def to_html(text: str) -> str:
         out.append(escaped if style is None else f'<span style="color:{STYLES[style][1]}">{escaped}</span>')
     body = "".join(out)
     return f'<pre class="tapegen-source" style="line-height:1.3">{body}</pre>'
+
+
+class SourceText(str):
+    """Generated source: a plain `str`, shown syntax-highlighted by Jupyter."""
+
+    def _repr_html_(self) -> str:
+        return to_html(str(self))

@@ -149,7 +149,7 @@ class Loop:
 
 @dataclass(frozen=True)
 class Exit:
-    """`break` or `continue`, always the last statement of its branch (see normalize.py)."""
+    """`break` or `continue`, always the last statement of its branch (see frontend/normalize.py)."""
 
     kind: str
     span: Span

@@ -11,19 +11,18 @@ import threading
 import weakref
 from dataclasses import dataclass
 
-from . import rules
-from .codegen.emit import grad_module, vjp_module
 import numpy as np
 
+from . import rules
+from .codegen.emit import check_spans, grad_module, vjp_module
 from .codegen.load import load
-from .ir import Var
-from .specialize import describe, guard_source, known_output, signature, trusted_shapes
-from .debug import check_spans, nan_check
-from .ir import Program
-from .lower import lower
-from .names import reserved_names
-from .reverse import Adjoint, reverse
-from .source import function_source
+from .frontend.lower import lower
+from .frontend.names import reserved_names
+from .frontend.source import function_source
+from .ir import Program, Var
+from .runtime import nan_check
+from .transforms.reverse import Adjoint, reverse
+from .transforms.specialize import describe, guard_source, known_output, signature, trusted_shapes
 from .verify import verify, verify_adjoint
 
 
@@ -82,14 +81,13 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Gene
     program = lowered(fn, receiver)
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
-        from .forward import forward, verify_tangent
-        from .rules.runtime_rules import names as forward_names
+        from .transforms.forward import forward, verify_tangent
         tangent = verify_tangent(forward(program, tuple(program.params[i] for i in wrt)))
         name = f"{program.name}_jvp"
         wrt_names = ",".join(program.params[i].name for i in wrt)
         filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
         text = jvp_module(tangent, name)
-        namespace = load(text, filename, forward_names(), fn, program.free_sources)
+        namespace = load(text, filename, rules.namespace(), fn, program.free_sources)
         return Generated(kind, name, program, tangent, text, namespace)
     adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs)
     verify_adjoint(adjoint)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import NonScalarOutputError, WrtError
+from .errors import NanError, NonScalarOutputError, WrtError
 
 __all__ = [
     "shape", "unbroadcast", "unreduce", "seed", "conform", "Cotree", "unindex",
@@ -336,3 +336,18 @@ def meta(a):
     if isinstance(a, np.ndarray):
         return a.shape, a.dtype
     return np.shape(a), np.result_type(a)
+
+
+def nan_check(value, spans, index, phase):
+    """Raise NanError if float `value` has a NaN or Inf; `spans[index]` is where it came from.
+
+    Called after every equation by the debug_nans variant of generated code (not in `__all__`:
+    only that variant's namespace has it).
+    """
+    if isinstance(value, (float, np.floating, np.ndarray)) and np.asarray(value).dtype.kind in "fc":
+        if not np.all(np.isfinite(value)):
+            kind = "NaN" if np.any(np.isnan(value)) else "Inf"
+            where = "computed here" if phase == "forward" else "in the gradient of this line"
+            raise NanError(f"first {kind} in the {phase} pass: {where}", spans[index],
+                           "check the inputs and the domain of this operation (log of 0, 0/0, sqrt of a "
+                           "negative, overflow in exp)")

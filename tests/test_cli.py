@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import tapegen as tg
-from tapegen import cli, rules, selfcheck
-from tapegen.rules_listing import listing
+from tapegen import rules
+from tapegen.tools import cli, selfcheck
+from tapegen.tools.rules_listing import listing
 
 ROOT = pathlib.Path(__file__).parent.parent
 MODEL = """\
@@ -255,7 +256,7 @@ def test_check_passes_for_every_built_in_rule(capsys):
     core = [f"{name} ({table})" for table, name in unsampled
             if table in ("elementwise", "reductions", "linalg", "shape", "language")
             or table.startswith("scipy.") and name.startswith("scipy.")]  # not the helpers SciPy rules call
-    assert not core, f"add samples to tapegen/selfcheck.py for: {', '.join(core)}"
+    assert not core, f"add samples to tapegen/tools/selfcheck.py for: {', '.join(core)}"
 
 
 def test_check_reports_a_failure_and_exits_1(monkeypatch, capsys):

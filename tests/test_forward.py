@@ -10,7 +10,7 @@ from cases import flow_functions as F
 from cases import golden_functions as G
 from conftest import numeric_vjp
 from test_rules_runtime import check_forward_row
-from tapegen.transforms import _batched_columns, choose_mode
+from tapegen.api_transforms import _batched_columns, choose_mode
 
 
 def directional(f, args, tangents, eps=1e-6):

@@ -17,7 +17,7 @@ import tapegen as tg
 from cases import inspection_functions as cases
 from conftest import numeric_vjp
 from tapegen import highlight
-from tapegen.inspection import SourceText
+from tapegen.highlight import SourceText
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 UPDATE = os.environ.get("TAPEGEN_UPDATE_GOLDEN") == "1"

@@ -6,7 +6,7 @@ for itself (containers, `A[i] = v`, `xs.append(v)`: `forward.STRUCTURAL`) are
 exempt.
 """
 from tapegen import rules
-from tapegen.forward import STRUCTURAL
+from tapegen.transforms.forward import STRUCTURAL
 
 
 def _gaps():

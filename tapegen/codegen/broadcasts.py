@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 
 from ..ir import Eqn, assigned
-from ..liveness import Free, reads
+from ..transforms.liveness import Free, reads
 from .buffers import array_type
 from .render import statement
 from .syntax import assigned_name, names_with_ancestors, numpy_name

@@ -28,8 +28,8 @@ import re
 
 import numpy as np
 
-from ..resolve import LiveNamespace
-from ..rules.runtime_rules import names as forward_names
+from .. import rules
+from ..frontend.resolve import LiveNamespace
 
 
 def load(generated, target, has_aux: bool, with_value: bool):
@@ -137,7 +137,7 @@ def _load(generated, target, text):
     where = root.group(1) if root else f"{program.span.file}:{program.span.line}"
     filename = f"<tapegen {generated.name}[{wrt}] of {where}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = _Globals(forward_names(), target.fn, program.free_sources)
+    namespace = _Globals(rules.namespace(), target.fn, program.free_sources)
     exec(compile(text, filename, "exec"), namespace)
     function = namespace[generated.name]
     function.__defaults__ = target.defaults or None

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import threading
 
-from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var
-from ..liveness import Free, with_frees
+from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var, walk
+from ..transforms.liveness import Free, with_frees
 from .broadcasts import shrink_broadcasts
 from .buffers import WEAK, reuse_buffers
 from .cse import reuse_common
 from .reductions import reductions_as_methods
-from .render import atom as render_atom
 from .render import accumulated_in_place, expression, statement, to_text
+from .render import atom as render_atom
 
 INDENT = "    "
 
@@ -70,7 +70,7 @@ def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bo
                 guard: str | None = None, seed_value: str | None = None, floats=frozenset()) -> str:
     """Source of `<name>(params) -> (value, gradients)`: forward then backward in one function.
 
-    With `checks`, every equation is followed by `nan_check(...)` (see debug.py); with
+    With `checks`, every equation is followed by `nan_check(...)` (runtime.py; switched on by debug.py); with
     `record`, forward values are reported to `record(...)` (see specialize.py). A `guard`
     (a condition on the arguments) sends calls it rejects to `GENERIC`, the unspecialized code.
     """
@@ -184,7 +184,6 @@ def _surely_bound(adjoint) -> set:
 
 
 def _restored(adjoint) -> set:
-    from ..ir import walk
     return {stmt.var for stmt in walk(adjoint.backward) if isinstance(stmt, Pop)}
 
 
@@ -214,8 +213,17 @@ def _in_place(eqn):
     return None
 
 
+def check_spans(adjoint) -> list:
+    """The source spans of every checked equation, in a fixed order (debug_nans: `nan_check(value, SPANS, index,
+    phase)` after each equation names `SPANS[index]`)."""
+    spans = {}
+    for stmt in list(walk(adjoint.forward)) + list(walk(adjoint.backward)):
+        if isinstance(stmt, Eqn) and stmt.span is not None:
+            spans.setdefault(stmt.span, len(spans))
+    return list(spans)
+
+
 def _check_indices(adjoint):
-    from ..debug import check_spans
     return {span: i for i, span in enumerate(check_spans(adjoint))}
 
 

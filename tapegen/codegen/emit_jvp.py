@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 import functools
 
-from ..forward import TangentSum
 from ..ir import Eqn, Exit, If, Loop
-from ..reverse import RuleApplication
+from ..transforms.forward import TangentSum
+from ..transforms.reverse import RuleApplication
 from .emit import INDENT, atom_text, header
 from .render import expression, statement, to_text
 

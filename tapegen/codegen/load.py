@@ -9,7 +9,7 @@ from __future__ import annotations
 import linecache
 import weakref
 
-from ..resolve import LiveNamespace
+from ..frontend.resolve import LiveNamespace
 
 
 def load(text: str, filename: str, names: dict, fn, sources=()) -> dict:

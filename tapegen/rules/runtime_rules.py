@@ -16,8 +16,8 @@ itself. A helper's dependence on a value only through its shape or its
 comparisons (`conform`'s `x`, `broadcast_like`'s `like`) has derivative zero: its
 JVP rule returns None (no contribution) and its VJP rule a zero cotangent.
 
-Also here: `zero_tangent`, `add_tangents`, `is_not_none`, `tape_pop` and
-`copy_region`, helpers that forward-mode code and differentiable gradient
+Also here: `zero_tangent`, `add_tangents`, `is_not_none`, `tape_pop`,
+`copy_region` and `own_tangent`, helpers that forward-mode code and differentiable gradient
 code use. Reverse mode sees `v = tape_pop(tape, v)` as an in-place update of
 the list `tape` (its second output): the popped value's cotangent goes back
 into the list's at the position it was popped from, and the backward pass
@@ -69,28 +69,12 @@ def add_tangents(*parts):
 
 
 def own_tangent(fn, primals, tangents):
-    """The output tangent of `fn` from its own JVP: a `custom_jvp`'s, or a checkpointed segment's code."""
-    segment = getattr(fn, "checkpointed", None)
-    if segment is not None:  # forward mode keeps no residuals: just push the tangent through the segment
-        from ..transforms import jvp
-        return jvp(segment, primals, tangents)[1]
+    """The output tangent of `fn` from its own JVP, `fn.jvp(primals, tangents) -> (output, tangent)`.
+
+    `fn` is a `custom_jvp`, or a checkpointed segment (`tapegen.checkpoint` gives it a `jvp`
+    pushing the tangent through the segment's own code).
+    """
     return fn.jvp(tuple(primals), tuple(tangents))[1]
-
-
-_OWN_TANGENTS: dict = {}
-
-
-def own_tangent_primitive(fn):
-    """A primitive `<name>_tangent(primals, tangents)` computing `own_tangent(fn, ...)`, callable by name."""
-    import functools
-    from . import add_names
-    from .table import Primitive
-    if id(fn) not in _OWN_TANGENTS:
-        base = getattr(fn, "__name__", "custom").replace("<lambda>", "segment")
-        (name,) = add_names({f"{base}_tangent": functools.partial(own_tangent, fn)})
-        _OWN_TANGENTS[id(fn)] = (fn, Primitive(name=name, fn=None, params=("primals", "tangents"), defaults={},
-                                               spelling=name, differentiable=False))
-    return _OWN_TANGENTS[id(fn)][1]
 
 
 def is_not_none(x):
@@ -791,13 +775,6 @@ def undiagonal_vjp(offset, axis1, axis2, g):
 @table.jvp(undiagonal, "ct")
 def undiagonal_jvp(ct_dot, a_shape, offset, axis1, axis2):
     return undiagonal(ct_dot, a_shape, offset, axis1, axis2)
-
-
-def names() -> dict:
-    """The names forward-mode and differentiable gradient code may use: all rules' names, and the helpers here."""
-    from . import namespace
-    return {**namespace(), "zero_tangent": zero_tangent, "add_tangents": add_tangents,
-            "is_not_none": is_not_none, "unconform": unconform, "tape_pop": tape_pop, "copy_region": copy_region}
 
 
 def _declare_the_rest():

@@ -12,19 +12,19 @@ import ast
 import contextlib
 import operator
 
-from . import rules
-from .errors import UnsupportedSyntaxError
+from .. import rules
+from ..errors import UnsupportedSyntaxError
+from ..ir import Const, Eqn, Pack, Program, Var
+from ..rules.language import assign as assign_primitive
+from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, raise_error
+from ..rules.table import Primitive
 from .inline import Calls, LocalFunction, StaticValue
-from .ir import Const, Eqn, Pack, Program, Var
 from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, _describe, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
 from .normalize import normalize
 from .resolve import Scope, all_identifiers, local_names
-from .rules.language import assign as assign_primitive
-from .rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, raise_error
-from .rules.table import Primitive
 from .source import FunctionSource
 
 # Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
@@ -559,7 +559,7 @@ def _np():
 
 
 def _vars(atom):
-    from .ir import atom_vars
+    from ..ir import atom_vars
     return atom_vars(atom)
 
 

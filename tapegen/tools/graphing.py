@@ -13,9 +13,9 @@ Graphviz viewer.
 """
 from __future__ import annotations
 
-from . import pipeline
+from .. import pipeline
+from ..ir import Eqn, Exit, If, Loop, atom_vars
 from .inspection import expression_text
-from .ir import Eqn, Exit, If, Loop, atom_vars
 
 
 def graph(f, wrt=None) -> str:
@@ -35,8 +35,8 @@ def graph(f, wrt=None) -> str:
         >>> print(tg.graph(f))              # doctest: +SKIP
         digraph f { ...
     """
-    from .activity import analyze
-    from .api import _differentiated
+    from ..transforms.activity import analyze
+    from ..api import _differentiated
     target = _differentiated(f)._target
     program = pipeline.lowered(target.fn)
     activity = None

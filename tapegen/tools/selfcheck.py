@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import pipeline, rules
-from .errors import TapegenError
-from .ir import Eqn, walk
+from .. import pipeline, rules
+from ..errors import TapegenError
+from ..ir import Eqn, walk
 
 @dataclass(frozen=True)
 class Sample:
@@ -275,7 +275,7 @@ def _fixed_shapes(f, params):
 
 def _scipy_stats_samples() -> list:
     import scipy.stats as st
-    from .rules.scipy_stats import CONTINUOUS_METHODS
+    from ..rules.scipy_stats import CONTINUOUS_METHODS
     out = []
     shapes = {"t": (3.5,), "gamma": (2.5,), "chi2": (3.3,), "lognorm": (0.8,), "beta": (2.5, 1.7)}
     for name in ("norm", "logistic", "laplace", "cauchy", "expon", "t", "gamma", "chi2", "lognorm", "beta"):

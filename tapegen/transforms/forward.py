@@ -28,19 +28,22 @@ then not used, and it is passed None for an input without a tangent.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import rules
-from .errors import InternalError, NoRuleError
-from .ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
-from .names import namer_for
-from .rules import runtime_rules
-from .rules.runtime_rules import tape_pop
-from .rules.language import append, make_dict, make_list, make_tuple
-from .runtime import meta
+from .. import rules
+from ..errors import InternalError, NoRuleError
+from ..frontend.names import namer_for
+from ..ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
+from ..rules import runtime_rules
+from ..rules.custom import custom_jvp
+from ..rules.language import append, make_dict, make_list, make_tuple
+from ..rules.runtime_rules import own_tangent, tape_pop
+from ..rules.table import Primitive
+from ..runtime import meta
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +78,7 @@ class Tangent:
     output_tangents: tuple
 
     def __str__(self) -> str:
-        from .ir import listing
+        from ..ir import listing
         params = [p.name for p in self.primal.params] + [t.name for t in self.tangent_params]
         lines = [f"jvp {self.primal.name}({', '.join(params)}):"] + listing(self.body)
         tangents = ", ".join("0" if t is None else t.name for t in self.output_tangents)
@@ -142,7 +145,7 @@ class _Builder:
         self.written_in_place = {s.outputs[0] for s in walk(program.body)
                                  if isinstance(s, Eqn) and s.op.name == "setitem"}
         self.tapes = {s.input("tape") for s in walk(program.body) if isinstance(s, Eqn) and s.op.fn is tape_pop}
-        self.namer = namer_for(program, runtime_rules.names().keys())
+        self.namer = namer_for(program, rules.namespace().keys())
         self.names: dict = {}
         self.derived: dict = {}
 
@@ -320,7 +323,7 @@ class _Builder:
         out = []
         tangents = self._item_tangents(Pack(tuple(arguments), "tuple"), eqn.span, out)
         inputs = (("primals", Pack(tuple(arguments), "tuple")), ("tangents", tangents))
-        return out + [Eqn(runtime_rules.own_tangent_primitive(fn), inputs, (self.tangent(eqn.outputs[0]),),
+        return out + [Eqn(_own_tangent_primitive(fn), inputs, (self.tangent(eqn.outputs[0]),),
                           eqn.span)]
 
     def _setitem(self, eqn) -> list:
@@ -362,13 +365,25 @@ class _Builder:
 
 def _own_jvp(op):
     """The function whose own JVP gives `op`'s tangent: a `tapegen.custom_jvp`, or a checkpointed segment."""
-    from .custom import custom_jvp
     if op.form == "opaque" and isinstance(op.fn, custom_jvp) and op.fn.jvp is not None:
         return op.fn
     if op.form == "custom":
         key = next((key for key, prim in rules.PRIMITIVES.items() if prim is op), None)
         return key if getattr(key, "checkpointed", None) is not None else None
     return None
+
+
+_OWN_TANGENTS: dict = {}
+
+
+def _own_tangent_primitive(fn):
+    """A primitive `<name>_tangent(primals, tangents)` computing `own_tangent(fn, ...)`, callable by name."""
+    if id(fn) not in _OWN_TANGENTS:
+        base = getattr(fn, "__name__", "custom").replace("<lambda>", "segment")
+        (name,) = rules.add_names({f"{base}_tangent": functools.partial(own_tangent, fn)})
+        _OWN_TANGENTS[id(fn)] = (fn, Primitive(name=name, fn=None, params=("primals", "tangents"), defaults={},
+                                               spelling=name, differentiable=False))
+    return _OWN_TANGENTS[id(fn)][1]
 
 
 _JOINS = {"concat", "plus", "repeat_items"}  # their tangent contributions are lists: add item by item
@@ -397,7 +412,7 @@ __all__ = ["STRUCTURAL", "Tangent", "TangentSum", "forward", "verify_tangent"]
 
 def verify_tangent(tangent: Tangent) -> Tangent:
     """Check every var is defined before it is read; return `tangent`, or raise InternalError (a tapegen bug)."""
-    from .verify import check_body
+    from ..verify import check_body
     program = tangent.primal
     defined = set(program.params) | set(program.free) | set(tangent.tangent_params)
     check_body(tangent.body, defined, f"jvp {program.name}", _Reassignable())

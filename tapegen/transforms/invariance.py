@@ -35,7 +35,7 @@ import operator
 
 import numpy as np
 
-from .ir import Const, Eqn, Pack, Var, mutable_vars
+from ..ir import Const, Eqn, Pack, Var, mutable_vars
 from .liveness import reads
 
 SHIFTED, SCALED, INVARIANT = "shifted", "scaled", "invariant"

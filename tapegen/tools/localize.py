@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ir import Const, Eqn, Pack, Var
-from .runtime import meta
+from ..ir import Const, Eqn, Pack, Var
+from ..runtime import meta
 
 
 def most_likely_fault(program, args, eps=1e-6, rtol=1e-4, atol=1e-6, seed=0) -> str | None:
@@ -60,7 +60,7 @@ def _call(eqn, inputs):
 
 
 def _custom_forward(op, inputs):
-    from . import rules
+    from .. import rules
     fwd = rules.namespace()[op.spelling]
     return fwd(*[inputs[p] for p in op.params])
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import rules
-from .ir import Eqn, If, Loop, Pack, Var, atom_vars, walk
-from .names import namer_for, reserved_names
-from .runtime import meta
-from .runtime import shape as fast_shape
+from .. import rules
+from ..frontend.names import namer_for, reserved_names
+from ..ir import Eqn, If, Loop, Pack, Var, atom_vars, walk
+from ..runtime import meta
+from ..runtime import shape as fast_shape
 
 
 # Ops whose cotangent is exactly zero where a branch or region was not taken (np.where's other
@@ -73,7 +73,7 @@ def initial_assignments(body) -> set:
                 then, orelse = visit(stmt.then, set(defined)), visit(stmt.orelse, set(defined))
                 defined |= then | orelse
             elif isinstance(stmt, Loop):
-                from .ir import assigned
+                from ..ir import assigned
                 defined |= set(assigned([stmt]))
         return defined
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from .errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 
 ALWAYS, MAYBE, NEVER = "always", "maybe", "never"
 

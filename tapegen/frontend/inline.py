@@ -16,8 +16,8 @@ import ast
 import inspect
 from dataclasses import dataclass
 
-from .errors import UnsupportedSyntaxError
-from .ir import Const, Pack, Var
+from ..errors import UnsupportedSyntaxError
+from ..ir import Const, Pack, Var
 from .source import FunctionSource, function_source
 
 
@@ -44,15 +44,19 @@ class LocalFunction:
 def user_function(obj):
     """The plain Python function behind `obj` if tapegen should inline calls to it, else None.
 
-    A gradient function (`tg.grad(loss)`) is inlined as its generated code, so a function
-    taking a gradient step inside (MAML) can itself be differentiated.
+    An object says what a call of it inlines with a `__tapegen_inline__()` method (returning a
+    function, or None): a `tapegen.differentiate` wrapper inlines the function it wraps, and a
+    gradient function (`tg.grad(loss)`) its generated code, so a function taking a gradient
+    step inside (MAML) can itself be differentiated. The API layer defines both (api.py).
     """
-    from .api import Differentiated, GradFunction
-    if isinstance(obj, GradFunction):
-        from .transforms import differentiable_gradient
-        return differentiable_gradient(obj)
-    if isinstance(obj, Differentiated):
-        obj = obj.__wrapped__
+    inline = getattr(type(obj), "__tapegen_inline__", None)
+    if inline is not None:
+        return inline(obj)
+    return plain_function(obj)
+
+
+def plain_function(obj):
+    """`obj` if it is a Python function of the user's own (not a library's, not tapegen's), else None."""
     if inspect.isfunction(obj) and not _library_code(obj.__code__.co_filename):
         return obj
     return None
@@ -69,7 +73,7 @@ def _library_code(filename: str) -> bool:
     return bool(stdlib) and filename.startswith(stdlib)
 
 
-_TAPEGEN_DIR = __file__.rsplit("/", 1)[0] + "/"
+_TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this frontend/ is in
 
 
 class Calls:
@@ -97,8 +101,7 @@ class Calls:
             source = function_source(fn)
         except UnsupportedSyntaxError:
             raise
-        from .lower import _Lowerer
-        callee = _Lowerer(source, fn, self.reserved, namer=self.namer)
+        callee = type(self)(source, fn, self.reserved, namer=self.namer)
         callee.receiver, callee.self_var = self.receiver, None
         if receiver is not None:
             callee.receiver, callee.pending_self = receiver, True
@@ -108,9 +111,8 @@ class Calls:
                                 fn.__kwdefaults__ or {})
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
-        from .lower import _Lowerer
-        callee = _Lowerer(FunctionSource(local.node, self.source.file, self.source.lines, self.source.line_offset),
-                          self.fn, self.reserved, namer=self.namer)
+        callee = type(self)(FunctionSource(local.node, self.source.file, self.source.lines, self.source.line_offset),
+                            self.fn, self.reserved, namer=self.namer)
         callee.env.update({k: v for k, v in local.env.items()})
         callee.scope = self.scope
         defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
@@ -168,8 +170,8 @@ class Calls:
                     raise self.unsupported(node, f"{name}() is missing keyword argument `{param}`")
                 bound[param] = default if isinstance(default, Const) else _default(default, node, self)
         if signature.kwarg is not None:
-            from .rules.language import make_dict
-            from . import rules
+            from .. import rules
+            from ..rules.language import make_dict
             bound[signature.kwarg.arg] = self.emit(rules.lookup(make_dict), [Const(tuple(extra))] + list(extra.values()),
                                                    {}, node, None)
         return bound

@@ -9,15 +9,19 @@ A custom rule makes a function a primitive: inside a differentiated function,
 
 with the user's own `fwd` and `bwd` called by name, so the residuals are
 visible variables in the generated code.
+
+The user API (`tapegen.custom_vjp`, ...) is these; they live with the rules
+because a custom rule is a primitive in the rule table, which lowering and
+forward mode read.
 """
 from __future__ import annotations
 
 import functools
 import inspect
 
-from . import rules
-from .errors import TapegenError
-from .rules.table import Primitive
+from ..errors import TapegenError
+from . import add_names, register_primitive
+from .table import Primitive
 
 
 class custom_vjp:  # noqa: N801 (named like the decorator it is, as in JAX)
@@ -97,13 +101,13 @@ def _register(key, fn, fwd, bwd):
             raise TapegenError(f"{what} for {getattr(fn, '__name__', fn)!r} must be a function, got {f!r}")
     params = _parameters(fn)
     base = getattr(fn, "__name__", "custom")
-    fwd_name, bwd_name = rules.add_names({f"{base}_fwd": fwd, f"{base}_bwd": bwd})
+    fwd_name, bwd_name = add_names({f"{base}_fwd": fwd, f"{base}_bwd": bwd})
     prim = Primitive(name=base, fn=fn, params=params, defaults={}, form="custom", spelling=fwd_name,
                      outputs=1)
     rule = CustomRule(bwd_name, bwd)
     prim.vjps = {param: rule for param in params}
     prim.custom = rule
-    rules.register_primitive(key, prim)
+    register_primitive(key, prim)
 
 
 def _parameters(fn):

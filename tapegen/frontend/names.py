@@ -9,7 +9,7 @@ Deterministic: the same function always gets the same names.
 """
 from __future__ import annotations
 
-from .ir import Var
+from ..ir import Var
 
 # Locals every generated function may use besides the names it imports.
 GENERATED_LOCALS = frozenset({"tape", "residuals", "cotangents", "value", "SPANS", "GENERIC", "GUARD_DTYPES",
@@ -18,7 +18,7 @@ GENERATED_LOCALS = frozenset({"tape", "residuals", "cotangents", "value", "SPANS
 
 def reserved_names() -> frozenset:
     """Names a user's variable may not keep in generated code (it is renamed: `np` -> `np_`)."""
-    from . import rules
+    from .. import rules
     return frozenset(rules.namespace()) | GENERATED_LOCALS
 
 
@@ -87,7 +87,7 @@ class Namer:
 
 def namer_for(program, reserved) -> Namer:
     """A namer that avoids every name `program` already uses."""
-    from .ir import assigned as assigned_vars
+    from ..ir import assigned as assigned_vars
     assigned = {p.name for p in program.params} | {v.name for v in program.free}
     assigned.update(v.name for v in assigned_vars(program.body))
     namer = Namer(program.identifiers, reserved, assigned)

@@ -15,15 +15,15 @@ import types
 
 import numpy as np
 
-from . import rules
+from .. import rules
+from ..ir import Const, If, Pack, Var
+from ..rules.language import append as append_primitive
+from ..rules.language import assign as assign_primitive
+from ..rules.language import concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
+from ..rules.language import py_sum, repeat_items
+from ..rules.table import Primitive
 from .inline import LocalFunction, StaticValue, user_function
-from .ir import Const, If, Pack, Var
 from .resolve import MISSING
-from .rules.language import append as append_primitive
-from .rules.language import assign as assign_primitive
-from .rules.language import concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from .rules.language import py_sum, repeat_items
-from .rules.table import Primitive
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -486,9 +486,8 @@ class Expressions:
         """`tg.grad(f, ...)` / `tg.value_and_grad(f, ...)` with arguments known now: the gradient's code."""
         if not isinstance(func, ast.Call):
             return None
-        from . import api
         maker = self.static(func.func)
-        if maker not in (api.grad, api.value_and_grad):
+        if getattr(maker, "__tapegen_static_call__", None) is not True:  # tg.grad, tg.value_and_grad
             return None
         try:
             args = [self._static_argument(a) for a in func.args]
@@ -653,7 +652,7 @@ def _numpy():
 
 
 def _metadata():
-    from .rules.shape import metadata
+    from ..rules.shape import metadata
     return metadata
 
 

@@ -1,14 +1,15 @@
-"""Looking inside a transform: `trace`, `residuals`, `graph`, and highlighted source.
+"""Looking inside a transform: `residuals`, and what `trace` and `graph` share.
 
-- `trace(f, *args)` runs the generated forward and backward passes one
-  statement at a time and tabulates every value: the table of a textbook's
-  worked example, for any function.
 - `residuals(f, *args)` lists what the forward pass saves for the backward
   pass, with sizes (like JAX's `print_saved_residuals`).
-- `graph(f)` is the Wengert list as a Graphviz DOT graph (text; no graphviz needed).
-- `SourceText` is the `str` that `source()` returns, rendered highlighted in Jupyter.
+- `trace(f, *args)` (tracing.py) runs the generated forward and backward passes
+  one statement at a time and tabulates every value: the table of a textbook's
+  worked example, for any function.
+- `graph(f)` (graphing.py) is the Wengert list as a Graphviz DOT graph (text; no
+  graphviz needed).
 
-Everything here reads the same `Adjoint` and generated statements that
+Those two, and the rule listing, build on the helpers here (`prepare`, `show`,
+`expression_text`, `table`, `html_table`). Everything here reads the same `Adjoint` and generated statements that
 `tapegen.vjp` runs, so what it shows is what runs.
 """
 from __future__ import annotations
@@ -17,18 +18,11 @@ import re
 
 import numpy as np
 
-from . import highlight, pipeline
-from .errors import WrtError
-from .ir import Eqn, Loop, walk
+from .. import pipeline
+from ..errors import WrtError
+from ..ir import Eqn, Loop, walk
 
-__all__ = ["trace", "residuals", "graph", "SourceText", "Trace", "Residuals"]
-
-
-class SourceText(str):
-    """Generated source: a plain `str`, shown syntax-highlighted by Jupyter."""
-
-    def _repr_html_(self) -> str:
-        return highlight.to_html(str(self))
+__all__ = ["residuals", "Residuals"]
 
 
 def prepare(f, args, wrt):
@@ -36,7 +30,7 @@ def prepare(f, args, wrt):
 
     `wrt=None` means every floating-point argument (arrays, floats, and pytrees of them).
     """
-    from .api import _differentiated
+    from ..api import _differentiated
     target = _differentiated(f)._target
     arguments = target.arguments(tuple(args), {})
     if wrt is None:
@@ -92,8 +86,8 @@ def show(value) -> str:
 
 def expression_text(eqn) -> str:
     """An equation's right-hand side as generated code, without astor's outer parentheses."""
-    from .codegen.emit import to_text_expr
-    from .codegen.render import statement, to_text
+    from ..codegen.emit import to_text_expr
+    from ..codegen.render import statement, to_text
     if getattr(eqn.op, "form", None) == "setitem":  # a statement, not an expression: `b[1] = v`
         return to_text(statement(eqn))
     text = to_text_expr(eqn)
@@ -199,7 +193,7 @@ def residuals(f, *args, wrt=None) -> Residuals:
         >>> print(tg.residuals(lambda x: np.sum(np.sin(x) ** 2), np.ones(3)).summary())
         total 80 B in 3 values; 56 B beyond the arguments
     """
-    from .codegen.emit import _vjp_residuals
+    from ..codegen.emit import _vjp_residuals
     target, arguments, generated = prepare(f, args, wrt)
     adjoint = generated.adjoint
     names = [v.name for v in _vjp_residuals(adjoint)] + (["tape"] if adjoint.uses_tape else [])
@@ -274,9 +268,3 @@ def _bytes(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
-
-
-# --- trace and graph live in their own modules; re-exported here --------------------------------
-
-from .tracing import Trace, trace  # noqa: E402
-from .graphing import graph  # noqa: E402

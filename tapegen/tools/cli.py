@@ -19,8 +19,8 @@ import traceback
 import numpy as np
 from pathlib import Path
 
-from .errors import TapegenError
-from .ir import Span
+from ..errors import TapegenError
+from ..ir import Span
 
 MANUAL = """\
 NAME
@@ -246,8 +246,8 @@ def parse_value(text):
 
 
 def cmd_show(args) -> int:
-    from . import highlight
-    from .api import Differentiated, source
+    from .. import highlight
+    from ..api import Differentiated, source
     fn, wrt = load_target(args.target), parse_wrt(args.wrt)
     if isinstance(fn, Differentiated):  # without --wrt, the decorator's wrt
         text = fn.source(args.kind, wrt=wrt)
@@ -278,19 +278,19 @@ def cmd_export(args) -> int:
 
 
 def cmd_wengert(args) -> int:
-    from .api import wengert
+    from ..api import wengert
     print(wengert(load_target(args.target)))
     return 0
 
 
 def cmd_graph(args) -> int:
-    from .inspection import graph
+    from .graphing import graph
     sys.stdout.write(graph(load_target(args.target), wrt=parse_wrt(args.wrt)))
     return 0
 
 
 def cmd_trace(args) -> int:
-    from .inspection import trace
+    from .tracing import trace
     fn = load_target(args.target)
     values = [parse_value(v) for v in args.values]
     try:
@@ -332,7 +332,7 @@ def cmd_check(args) -> int:
 
 def _check_target(args) -> int:
     """`check FILE.py:NAME ARG...`: gradcheck one function or custom rule at the given arguments."""
-    from .errors import GradcheckError
+    from ..errors import GradcheckError
     from .gradcheck import gradcheck
     fn = load_target(args.target)
     if not args.values:

@@ -6,8 +6,8 @@ way it went, a nested loop its trip count. Everything else runs as written.
 """
 from __future__ import annotations
 
-from . import rules
-from .ir import Const, Eqn, Exit, If, Loop, Push, walk
+from .. import rules
+from ..ir import Const, Eqn, Exit, If, Loop, Push, walk
 
 
 class ForwardPass:
@@ -103,5 +103,5 @@ def _push_before_nested_exits(stmts, push) -> list:
 
 
 def _saved_region():
-    from .rules.language import saved_region
+    from ..rules.language import saved_region
     return saved_region

@@ -16,10 +16,11 @@ import ast
 import builtins
 import operator
 
-from . import rules
-from .ir import Const, Exit, If, Loop, Pack, Var
+from .. import rules
+from ..ir import Const, Exit, If, Loop, Pack, Var
+from ..rules.language import assign, with_item
+from .lower_expr import _opaque
 from .resolve import MISSING
-from .rules.language import with_item, assign
 
 
 class ControlFlow:
@@ -234,7 +235,6 @@ def _is_unpacking(target, length=None) -> bool:
 
 
 def _opaque_builtin(fn):
-    from .lower_expr import _opaque
     return _opaque(fn.__name__, fn)
 
 

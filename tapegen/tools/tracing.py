@@ -18,13 +18,13 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .activity import analyze
-from .codegen import emit
-from .codegen.render import statement, to_text
+from ..codegen import emit
+from ..codegen.render import statement, to_text
+from ..ir import Const, Eqn, Guard, If, Loop, Pop, Push, Var, assigned
+from ..runtime import conform, seed
+from ..transforms.activity import analyze
 from .inspection import expression_text as _expression
 from .inspection import html_table, prepare, show, table
-from .ir import Const, Eqn, Guard, If, Loop, Pop, Push, Var, assigned
-from .runtime import conform, seed
 
 HIDDEN_OPS = ("shape", "meta")
 FORWARD_HEADER = ("step", "variable", "operation", "value", "saved for backward", "line")

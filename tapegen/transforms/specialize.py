@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ir import Const, Eqn, Loop, Pack, Var, atom_vars, walk
+from ..ir import Const, Eqn, Loop, Pack, Var, atom_vars, walk
 
 # Outputs whose shape depends on the *values* of their array inputs.
 DATA_SHAPED = {"nonzero", "unique", "flatnonzero", "argwhere", "extract", "compress", "where_1", "repeat"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .ir import Eqn, Exit, Guard, If, Loop, Pop, Push, Var, atom_vars
+from ..ir import Eqn, Exit, Guard, If, Loop, Pop, Push, Var, atom_vars
 
 
 # Ops whose results are small bookkeeping (shapes, lengths, ranges): not worth a `del` line.

@@ -18,8 +18,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
-from .errors import SourceNotFoundError
-from .ir import Span
+from ..errors import SourceNotFoundError
+from ..ir import Span
 
 
 @dataclass(frozen=True)

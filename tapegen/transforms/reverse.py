@@ -19,16 +19,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import rules
+from .. import rules
+from ..errors import InternalError
+from ..frontend.names import namer_for, reserved_names
+from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
+from ..runtime import meta
+from ..runtime import shape as fast_shape
 from .activity import analyze
-from .errors import InternalError
-from .ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
 from .analysis import (active_flags, available_in_backward, broadcasting, initial_assignments, masked_cotangents,
                        with_saved_shapes)
-from .names import namer_for, reserved_names
 from .tape import ForwardPass
-from .runtime import meta
-from .runtime import shape as fast_shape
 
 ZERO, LIVE, MAYBE = "zero", "live", "maybe"
 TAPE_POP = Const("tape.pop()")
@@ -80,7 +80,7 @@ class Adjoint:
     private: frozenset = frozenset()  # cotangent vars holding float64 zeros of its own, only added to (`g += c`)
 
     def __str__(self) -> str:
-        from .ir import listing
+        from ..ir import listing
         lines = [f"forward {self.primal.name}({', '.join(p.name for p in self.primal.params)}):"]
         lines += listing(self.forward)
         lines.append(f"  residuals: {', '.join(v.name for v in self.residuals)}")
@@ -445,7 +445,7 @@ def _none(var, span):
 
 
 def _identity():
-    from .rules.language import assign
+    from ..rules.language import assign
     return assign
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import GradcheckError, TapegenError
+from ..errors import GradcheckError, TapegenError
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
         >>> gradcheck(lambda x: np.sum(np.sin(x)), np.array([0.1, 0.2])).ok
         True
     """
-    from .api import _differentiated
+    from ..api import _differentiated
     if _rule_owner(f) is not None:
         return _check_rule(f, args, wrt, method, order, eps, rtol, atol, max_jacobian, directions, seed,
                            raise_on_failure)
@@ -109,7 +109,7 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
     report = GradcheckReport(tuple(reports), not failures, method)
     if failures and raise_on_failure:
         from .localize import most_likely_fault
-        from .pipeline import lowered
+        from ..pipeline import lowered
         fault = most_likely_fault(lowered(target.fn), (target.bound + tuple(args)) if target.bound else args)
         raise GradcheckError(f"gradient of {getattr(f, '__name__', 'f')} disagrees with {method} finite "
                              f"differences for {', '.join(failures)}\n{report}",
@@ -120,8 +120,8 @@ def gradcheck(f, *args, wrt=0, method="central", order=1, eps=None, rtol=1e-5, a
 
 def _rule_owner(f):
     """The custom rule `f` is (a `custom_vjp`, a `custom_jvp`, or a function given `register_vjp`), else None."""
-    from . import rules
-    from .custom import custom_jvp, custom_vjp
+    from .. import rules
+    from ..rules.custom import custom_jvp, custom_vjp
     if isinstance(f, (custom_vjp, custom_jvp)):
         return f
     try:
@@ -134,7 +134,7 @@ def _rule_owner(f):
 def _check_rule(f, args, wrt, method, order, eps, rtol, atol, max_jacobian, directions, seed, raise_on_failure):
     """`gradcheck` of a custom rule itself: its VJP (and JVP) against finite differences of its function,
     and the VJP against the JVP (<J^T v, u> = <v, J u>), naming the rule that disagrees."""
-    from .custom import custom_jvp
+    from ..rules.custom import custom_jvp
     name = getattr(f, "__name__", "f")
     caller = _caller(f, len(args))
     has_vjp = not isinstance(f, custom_jvp)
@@ -152,7 +152,7 @@ def _check_rule(f, args, wrt, method, order, eps, rtol, atol, max_jacobian, dire
 
 
 def _check_jvp_rule(f, caller, args, wrt, rtol, atol, seed, raise_on_failure, rule, eps=1e-6):
-    from .transforms import jvp
+    from ..api_transforms import jvp
     name = getattr(f, "__name__", "f")
     positions = (wrt,) if not isinstance(wrt, (tuple, list)) else tuple(wrt)
     rng = np.random.default_rng(seed)
@@ -213,7 +213,7 @@ def _caller(f, n):
 
 def _second_order(d, args, position, name, rng, rtol, atol, eps=1e-5):
     """Hessian-vector product (forward over reverse) vs central differences of the gradient."""
-    from .transforms import hvp
+    from ..api_transforms import hvp
     x = args[position]
     v = rng.standard_normal(np.shape(x))
     v = v if isinstance(x, np.ndarray) else float(v)
@@ -228,7 +228,7 @@ def _second_order(d, args, position, name, rng, rtol, atol, eps=1e-5):
 
 
 def _gradient_of(d, args, position):
-    from .api import grad as grad_of
+    from ..api import grad as grad_of
 
     g = grad_of(d.__wrapped__, wrt=position)
 

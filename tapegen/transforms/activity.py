@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import NoRuleError
+from ..errors import NoRuleError
+from ..ir import Eqn, Program, Var, atom_vars, walk
 from .invariance import shift_cuts
-from .ir import Eqn, Program, Var, atom_vars, walk
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def _check_kept(body, activity) -> None:
 
 def _positions(body, loops):
     """(statement, the loops around it) for every statement, in program order."""
-    from .ir import Guard, If, Loop
+    from ..ir import Guard, If, Loop
     for stmt in body:
         yield stmt, loops
         if isinstance(stmt, If):
