@@ -357,6 +357,27 @@ def test_a_numpy_scalar_summed_along_axis_0():
     check(sum_of_a_numpy_scalar_along_axis_0, np.array([0.03546487, 1.35139109]))
 
 
+# --- containers -------------------------------------------------------------------------------
+
+def mean_of_a_repeated_list(a):
+    return np.mean([a] * 2)
+
+
+def mean_of_joined_lists(a):
+    return np.mean([a] + [a * 2.0])
+
+
+def sin_of_joined_tuples(a):
+    return np.sum(np.sin((a,) + (a * 2.0,)))
+
+
+@pytest.mark.parametrize("f", [mean_of_a_repeated_list, mean_of_joined_lists, sin_of_joined_tuples],
+                         ids=["list-times", "list-plus", "tuple-plus"])
+@pytest.mark.parametrize("a", [0.3, np.array([0.3, -0.5])], ids=["scalar", "array"])
+def test_numpy_function_of_a_list_built_with_plus_or_times(f, a):
+    check(f, a)
+
+
 # --- determinism ------------------------------------------------------------------------------
 
 def one_arm_uses_more(a, b, c, d):

@@ -29,6 +29,17 @@ enumerate, `while` with a counter (and a data condition), break/continue,
 built with `append` and stacked. Unusual names (`t1`, `g_a`, `tape`, ...) test generated-name
 hygiene.
 
+Nested containers, as real NumPy code has them: `np.array`/`np.asarray` of lists of lists (or
+tuples) of elements `v[k]` and arrays (a rotation matrix of `a[0]`, `[[x0, x1], [x1 * x0, 2.0]]`);
+joins (`concatenate`, `hstack`, `vstack`, `stack`, `column_stack`, `block`) mixing arrays with lists
+of scalars (`np.concatenate([[x[0]], np.diff(x), [-x[-1]]])`); `np.mean`/`np.sum`/`np.std` of lists
+of same-shape arrays; `np.split`/`np.array_split` pieces indexed or unpacked; tuples appended in a
+loop then unpacked (`W, b = layers[k]`), indexed or looped over (`for pair in layers:` then
+`W, b = pair`; `for W, b in layers:` is refused by tapegen); dicts of tuples (`W, c = p["l1"]`),
+`dict(a=u, b=v)`, nested indexing (`nested[0][1]`, `{"a": (w,)}["a"][0]`); tuple and list `+` and
+`*` (`args = (h,)` then `np.hstack(args + (other,))`); loops over tuple literals
+(`for t in (h, h * 2.0):`).
+
 Choices come from a `Chooser`: hypothesis' `draw` in the tests (so a failure
 shrinks to a small program: the first option of every choice is the simplest)
 or `random.Random` for quick batches.
@@ -211,9 +222,14 @@ class Probe:
         self._note(np.asarray(a) - high, False)
         return np.clip(a, low, high)
 
+    def std(self, a, axis=None):
+        value = np.std(a, axis=axis)
+        self._note(value, False)  # a zero std is a kink (of sqrt), even a structural one
+        return value
+
     def namespace(self):
         return {"np": np, "_gt": self.gt, "_lt": self.lt, "_maximum": self.maximum, "_abs": self.abs,
-                "_max": self.max, "_norm": self.norm, "_sort": self.sort, "_clip": self.clip}
+                "_max": self.max, "_norm": self.norm, "_sort": self.sort, "_clip": self.clip, "_std": self.std}
 
 
 def probe(program: Program, args) -> tuple:
@@ -358,8 +374,9 @@ class Builder:
 
     def expression(self, env) -> Expr:
         kinds = [self.unary_of, self.binary, self.scaled, self.reduction, self.matmul, self.index, self.reshape,
-                 self.where, self.with_index, self.linalg, self.scan, self.join, self.pick_one]
-        kind = self.c.choice(kinds, [4, 5, 2, 3, 2, 2, 2, 1, 4 if self.ints else 0, 2, 2, 1, 1])
+                 self.where, self.with_index, self.linalg, self.scan, self.join, self.pick_one,
+                 self.literal, self.mixed_join, self.list_reduce, self.split_part, self.nested_pick, self.sequence_ops]
+        kind = self.c.choice(kinds, [4, 5, 2, 3, 2, 2, 2, 1, 4 if self.ints else 0, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1])
         e = kind(env)
         if e is None:
             e = self.unary_of(env)
@@ -598,9 +615,9 @@ class Builder:
 
     def statement(self, env, depth):
         kinds = [self.assign, self.reassign, self.augment, self.swap, self.container, self.local_function,
-                 self.branch, self.for_loop, self.while_loop, self.fill, self.call, self.stack]
+                 self.branch, self.for_loop, self.while_loop, self.fill, self.call, self.stack, self.nested]
         nested = depth < 2
-        weights = [6, 2, 1, 1, 1, 1] + [2 * nested, 2 * nested, 1 * nested, 1 * nested, 1 * nested, 1 * nested]
+        weights = [6, 2, 1, 1, 1, 1] + [2 * nested, 2 * nested, 1 * nested, 1 * nested, 1 * nested, 1 * nested, 3]
         return self.c.choice(kinds, weights)(env, depth)
 
     def define(self, env, name, e: Expr, fresh=True):
@@ -972,6 +989,384 @@ class Builder:
         env = [replace(v, fresh=False) if v.name == state else v for v in env]
         return self.define(env, self.name(), e) if e else env
 
+    # --- nested containers ------------------------------------------------------------------------
+    # Containers as real NumPy code has them: nested lists (and tuples) of elements and arrays passed to
+    # np.array, joins mixing arrays with lists of scalars, lists of same-shape arrays reduced, np.split
+    # pieces, tuples of arrays appended in loops and unpacked, dicts of tuples, nested indexing, tuple and
+    # list `+` and `*`, loops over tuple literals. An item that is not a name (`p["l2"][0]`) is passed to
+    # `expression` as a Var named by that text: expressions only read their operands, never assign them.
+
+    def slot(self, parts, e: Expr) -> str:
+        """The template field of `e`, appended to `parts`."""
+        parts.append(e)
+        return f"{{{len(parts) - 1}:x}}"
+
+    def share(self, env, exprs):
+        """`env` with the variables `exprs` may share data with marked as not owning it."""
+        shared = frozenset().union(*(e.views for e in exprs))
+        return [replace(v, fresh=False) if v.name in shared else v for v in env]
+
+    def element(self, env) -> Expr:
+        """A scalar: a scalar variable, or one element `v[k]`, `A[k, l]` (`v[i]` with a loop index that fits)."""
+        var = self.pick(env)
+        if var.ndim == 0:
+            return ref(var)
+        fits = [i for i, top in self.ints if top < var.shape[0]]
+        if fits and self.c.flip(25):
+            first = self.c.choice(fits)
+        else:
+            first = str(self.c.integer(-var.shape[0], var.shape[0] - 1))
+        keys = [first] + [str(self.c.integer(-n, n - 1)) for n in var.shape[1:]]
+        return self.fmt(f"{{0}}[{', '.join(keys)}]", ref(var), bound=var.bound, view=True)
+
+    def scalar(self, env) -> Expr:
+        """An element, maybe through a unary function, negated, scaled, or times another element."""
+        e = self.element(env)
+        how = self.c.choice(["element", "unary", "neg", "product", "scaled"], [4, 3, 1, 1, 1])
+        if how == "unary":
+            return self.unary(e)
+        if how == "neg":
+            return self.fmt("-{0}", e, bound=e.bound, atom=False)
+        if how == "product":
+            other = self.element(env)
+            return self.tame(self.fmt("{0} * {1}", e, other, bound=e.bound * other.bound, atom=False))
+        if how == "scaled":
+            k = const(self.c.choice(CONSTANTS))
+            return self.fmt("{0} * {1}", e, k, bound=e.bound * k.bound, atom=False)
+        return e
+
+    def scalars(self, env, parts, n, brackets="[]") -> str:
+        """A list (or tuple) literal of `n` scalars, after the first maybe constants; fields go to `parts`."""
+        items = [self.c.choice(CONSTANTS) if k and self.c.flip(20) else self.slot(parts, self.scalar(env))
+                 for k in range(n)]
+        return _sequence(items, brackets)
+
+    def literal(self, env):
+        """`np.array` / `np.asarray` of a rotation matrix, a grid of scalars, or rows that are arrays or lists."""
+        fn = self.c.choice(["np.array", "np.asarray"])
+        form = self.c.choice(["grid", "rotation", "vector", "rows"])
+        parts = []
+        if form == "rotation":
+            s = self.slot(parts, self.scalar(env))
+            text = f"[[np.cos({s}), -np.sin({s})], [np.sin({s}), np.cos({s})]]"
+        elif form == "vector":
+            text = self.scalars(env, parts, self.c.integer(1, 4), self.c.choice(["[]", "()"]))
+        elif form == "grid":
+            rows, cols, brackets = self.c.integer(1, 3), self.c.integer(2, 3), self.c.choice(["[]", "()"])
+            text = _sequence([self.scalars(env, parts, cols, brackets) for _ in range(rows)], "[]")
+        else:
+            a = self.operand(env, lambda v: v.ndim == 1)
+            if a is None:
+                return None
+            rows = [self.slot(parts, a)]
+            for _ in range(self.c.integer(1, 2)):
+                if self.c.flip(50):
+                    rows.append(self.scalars(env, parts, a.shape[0], self.c.choice(["[]", "()"])))
+                else:
+                    rows.append(self.slot(parts, self.operand(env, lambda v: v.shape == a.shape)))
+            text = _sequence(rows[::-1] if self.c.flip(30) else rows, "[]")
+        self.note(f"literal:{form}")
+        return self.fmt(f"{fn}({text})", *parts, bound=max([p.bound for p in parts] + [3.0]))
+
+    def mixed_join(self, env):
+        """concatenate / hstack / vstack / stack / column_stack / block of arrays and lists of scalars."""
+        a = self.operand(env, lambda v: v.ndim >= 1)
+        if a is None:
+            return None
+        form = self.c.choice(["ends", "concatenate", "hstack", "vstack", "stack", "column_stack", "block"])
+        self.note(f"join-mixed:{form}")
+        if form == "ends" and a.ndim == 1:
+            return self.fmt("np.concatenate([[{0}[0]], np.diff({0:x}), [-{0}[-1]]])", a, bound=2 * a.bound)
+        form = {"ends": "concatenate", "stack": "stack" if a.ndim == 1 else "vstack"}.get(form, form)
+        parts, n, keywords = [], a.shape[0], ""
+        items = [self.slot(parts, a)]
+        if form in ("concatenate", "hstack") and a.ndim == 1:
+            items.append(self.scalars(env, parts, self.c.integer(1, 2)))
+            if self.c.flip(40):
+                items.append(self.slot(parts, self.operand(env, lambda v: v.ndim == 1)))
+            if form == "hstack" and self.c.flip(40):
+                items.append(self.slot(parts, self.scalar(env)))  # a bare scalar: hstack makes it 1-d
+        elif form == "concatenate":  # a row under a matrix
+            items.append(_sequence([self.scalars(env, parts, a.shape[1])], "[]"))
+        elif form == "hstack":  # a column beside it
+            items.append(_sequence([self.scalars(env, parts, 1) for _ in range(n)], "[]"))
+        elif form in ("vstack", "stack"):
+            items.append(self.scalars(env, parts, a.shape[-1], self.c.choice(["[]", "()"])))
+            keywords = ", axis=-1" if form == "stack" and self.c.flip(30) else ""
+        elif form == "column_stack":
+            items.append(self.scalars(env, parts, n))
+        elif a.ndim == 1:  # np.block: arrays and scalars at one depth
+            if self.c.flip(50):
+                b = self.slot(parts, self.operand(env, lambda v: v.shape == a.shape))
+                end = self.c.choice(CONSTANTS) if self.c.flip(50) else self.slot(parts, self.scalar(env))
+                items = [f"[{items[0]}, {self.slot(parts, self.scalar(env))}]", f"[{b}, {end}]"]
+            else:
+                items += [self.slot(parts, self.scalar(env)), self.c.choice(CONSTANTS)]
+        else:
+            if self.c.flip(50):
+                b = self.slot(parts, self.operand(env, lambda v: v.ndim == 2 and v.shape[0] == n))
+                items = [f"[{items[0]}, {b}]"]
+            else:
+                b = self.slot(parts, self.operand(env, lambda v: v.ndim == 2 and v.shape[1] == a.shape[1]))
+                items = [f"[{items[0]}]", f"[{b}]"]
+        if self.c.flip(30):
+            items = items[::-1]
+        template = f"np.{form}([{', '.join(items)}]{keywords})"
+        return self.fmt(template, *parts, bound=max([p.bound for p in parts] + [3.0]))
+
+    def list_reduce(self, env):
+        """np.mean / np.sum / np.std of a list of same-shape arrays (or scalars), maybe along axis 0."""
+        items = [self.operand(env)]
+        for _ in range(self.c.integer(1, 2)):
+            b = self.operand(env, lambda v: v.shape == items[0].shape)
+            if any(b.plain == item.plain for item in items):  # not all equal: std would be 0, a kink
+                b = self.fmt("np.sin({0:x})", b, bound=1.0)
+            items.append(b)
+        fn = self.c.choice(["mean", "sum", "std"])
+        self.note(f"list-reduce:{fn}")
+        axis = self.c.choice(["", ", axis=0"])
+        fields = ", ".join(f"{{{k}:x}}" for k in range(len(items)))
+        bound = max(item.bound for item in items)
+        if fn == "sum":
+            bound *= len(items) * (1 if axis else int(np.prod(items[0].shape)))
+        probe = f"_std([{fields}]{axis})" if fn == "std" else None
+        return self.fmt(f"np.{fn}([{fields}]{axis})", *items, bound=bound, probe=probe)
+
+    def split_spec(self, n):
+        """(function, sections text, number of pieces) splitting a length-n axis in pieces of 1 or more."""
+        form = self.c.choice(["split", "array_split", "indices"])
+        self.note(f"split:{form}")
+        if form == "split":
+            k = self.c.choice([d for d in range(2, n + 1) if n % d == 0])
+            return "split", str(k), k
+        if form == "array_split":
+            k = self.c.integer(2, n)
+            return "array_split", str(k), k
+        return "split", f"[{self.c.integer(1, n - 1)}]", 2
+
+    def split_axis(self, shape):
+        axis = self.c.choice([k for k, n in enumerate(shape) if n >= 2])
+        return axis, ("" if axis == 0 and self.c.flip(50) else f", axis={axis}")
+
+    def split_part(self, env):
+        """One piece of np.split / np.array_split: `np.split(x, 2)[1]`."""
+        a = self.operand(env, lambda v: max(v.shape, default=0) >= 2)
+        if a is None:
+            return None
+        axis, keyword = self.split_axis(a.shape)
+        fn, sections, k = self.split_spec(a.shape[axis])
+        j = self.c.integer(-k, k - 1)
+        e = self.fmt(f"np.{fn}({{0:x}}, {sections}{keyword})[{j}]", a, bound=a.bound, view=True)
+        return _a_view(e)
+
+    def nested_pick(self, env):
+        """An item read back out of a container literal: `{"a": (w,)}["a"][0]`, `[(x, y)][0][1]`."""
+        a, b = self.operand(env), self.operand(env)
+        template = self.c.choice(['{{"a": ({0:x},)}}["a"][0]', "[({0:x}, {1:x})][0][1]",
+                                  "(({0:x}, {1:x}), [{1:x}, {0:x}])[1][1]", 'dict(p={0:x}, q=({1:x}, {0:x}))["q"][0]',
+                                  "[[{0:x}], ({1:x},)][-1][0]"])
+        self.note("nested-pick")
+        e = _a_view(self.fmt(template, a, b, bound=max(a.bound, b.bound), view=True))
+        return self.unary(e) if self.c.flip(50) else e
+
+    SEQUENCES = ("np.hstack({s} + ({1:x},))", "np.concatenate({s} + [{1:x}])", "np.stack({s} * 2)",
+                 "np.vstack({s} + ({1:x},))", "np.sum({s} * 2 + [{1:x}], axis=0)", "np.column_stack({s} + [{1:x}])",
+                 "np.mean({s} * 3, axis=0)", "np.concatenate({s} * 2 + [{1:x}])", "np.hstack({s} * 2 + ({1:x},))")
+
+    def sequence_ops(self, env):
+        """Tuple and list `+` and `*` inside a join: `np.hstack((x,) + (y,))`, `np.stack([x] * 2)`."""
+        template = self.c.choice(self.SEQUENCES)
+        inline = template.replace("{s}", "({0:x},)" if "({1:x},)" in template else "[{0:x}]")
+        self.note("sequence:inline")
+        return self.sequence_expr(env, inline, inline)
+
+    def sequence_expr(self, env, inline, text, a=None):
+        """`inline` (parts {0} and {1}) for an `a` and an operand that fit it, written as `text`."""
+        if a is None:
+            a = self.operand(env, lambda v: self.shape_of(inline, [v, v]) is not None)
+        if a is None:
+            return None
+        b = self.operand(env, lambda v: self.shape_of(inline, [a, v]) is not None) or a
+        copies = 4 if "* 3" in inline else 3 if "* 2 +" in inline else 2
+        e = self.fmt(inline, a, b, bound=max(a.bound, b.bound) * (copies if "np.sum" in inline else 1))
+        if e is None:
+            return None
+        parts = (_Part(a.plain, a.atom), _Part(b.plain, b.atom)), (_Part(a.probe, a.atom), _Part(b.probe, b.atom))
+        return replace(e, plain=text.format(*parts[0]), probe=text.format(*parts[1]))
+
+    # statements
+
+    def nested(self, env, depth):
+        """A statement with nested containers (each form a feature family of its own)."""
+        forms = [self.elements, self.dict_of_tuples, self.nested_list, self.sequence_names, self.split_names,
+                 self.dict_call] + ([self.layers, self.loop_over_items] if depth < 2 else [])
+        return self.c.choice(forms)(env, depth)
+
+    def elements(self, env, depth):
+        """Scalars read out of arrays (`x0 = v[0]`), then an `np.array` of nested lists of them."""
+        self.note("elements")
+        for _ in range(self.c.integer(1, 2)):
+            env = self.define(env, self.name("x"), self.element(env))
+        e = self.literal(env)
+        return self.define(env, self.name("M"), self.tame(e)) if e else env
+
+    def dict_of_tuples(self, env, depth):
+        """`p = {"l1": (A, b), "l2": (c,)}` (or `dict(l1=..., l2=...)`), `W, c = p["l1"]`, and a read of both."""
+        name = self.name("p")
+        first = [self.operand(env) for _ in range(self.c.integer(2, 3))]
+        second = [self.operand(env)]
+        call = self.c.flip(30)
+        self.note("dict-tuples:" + ("call" if call else "literal"))
+        texts = []
+        for column in ("plain", "probe"):
+            one, two = (_sequence([getattr(e, column) for e in values], "()") for values in (first, second))
+            texts.append(f"dict(l1={one}, l2={two})" if call else f'{{"l1": {one}, "l2": {two}}}')
+        self.emit(f"{name} = {texts[0]}", f"{name} = {texts[1]}")
+        env = self.share(env, first + second)
+        names = [self.name() for _ in first]
+        self.emit(f'{", ".join(names)} = {name}["l1"]')
+        new = [Var(n, e.shape, max(e.bound, 1.0)) for n, e in zip(names, first)]
+        env = [v for v in env if v.name not in names] + new
+        extra = Var(f'{name}["l2"][0]', second[0].shape, max(second[0].bound, 1.0))
+        return self.define(env, self.name(), self.expression(new + [extra]))
+
+    def nested_list(self, env, depth):
+        """A list or tuple of tuples and lists, `nested = [(x, y), [z]]`, read back as `nested[0][1]`."""
+        name = self.name("nested")
+        groups = [[self.operand(env) for _ in range(self.c.integer(1, 2))] for _ in range(self.c.integer(1, 3))]
+        shapes = [self.c.choice(["()", "[]"]) for _ in groups]
+        outer = self.c.choice(["[]", "()"])
+        self.note("nested-index")
+        texts = [_sequence([_sequence([getattr(e, column) for e in group], brackets)
+                            for group, brackets in zip(groups, shapes)], outer) for column in ("plain", "probe")]
+        self.emit(f"{name} = {texts[0]}", f"{name} = {texts[1]}")
+        env = self.share(env, [e for group in groups for e in group])
+        items = []
+        for i, group in enumerate(groups):
+            for j, e in enumerate(group):
+                key = i - len(groups) if self.c.flip(25) else i
+                items.append(Var(f"{name}[{key}][{j}]", e.shape, max(e.bound, 1.0)))
+        return self.define(env, self.name(), self.expression(items))
+
+    def sequence_names(self, env, depth):
+        """`args = (h,)` then `np.hstack(args + (other,))`; `xs = [h]` then `np.stack(xs * 2)`, `xs + [other]`."""
+        template = self.c.choice(self.SEQUENCES)
+        packed = "({0:x},)" if "({1:x},)" in template else "[{0:x}]"
+        inline = template.replace("{s}", packed)
+        a = self.operand(env, lambda v: self.shape_of(inline, [v, v]) is not None)
+        if a is None:
+            return self.assign(env, depth)
+        name = self.name("args" if packed[0] == "(" else "xs")
+        self.note("sequence:named-" + ("tuple" if packed[0] == "(" else "list"))
+        e = self.sequence_expr(env, inline, template.replace("{s}", name), a)
+        self.emit(*(f"{name} = {packed.format(_Part(text, a.atom))}" for text in (a.plain, a.probe)))
+        env = self.share(env, [a])
+        return self.define(env, self.name(), self.tame(e)) if e else env
+
+    def split_names(self, env, depth):
+        """`p, q = np.split(x, 2)` (np.array_split, at indices, along an axis), or `parts = ...` and `parts[k]`."""
+        a = self.pick(env, lambda v: max(v.shape, default=0) >= 2)
+        if a is None:
+            return self.assign(env, depth)
+        axis, keyword = self.split_axis(a.shape)
+        fn, sections, k = self.split_spec(a.shape[axis])
+        call = f"np.{fn}({a.name}, {sections}{keyword})"
+        shapes = [piece.shape for piece in getattr(np, fn)(np.zeros(a.shape), eval(sections), axis=axis)]
+        env = [replace(v, fresh=False) if v.name == a.name else v for v in env]  # the pieces are views of it
+        if k <= 4 and self.c.flip(50):
+            self.note("split:unpack")
+            names = [self.name() for _ in shapes]
+            self.emit(f"{', '.join(names)} = {call}")
+            return [v for v in env if v.name not in names] + [Var(n, s, a.bound) for n, s in zip(names, shapes)]
+        self.note("split:named")
+        parts = self.name("parts")
+        self.emit(f"{parts} = {call}")
+        return self.define(env, self.name(), self.expression([Var(f"{parts}[{j}]", s, a.bound)
+                                                               for j, s in enumerate(shapes)]))
+
+    def dict_call(self, env, depth):
+        """`d = dict(a=u, b=v)` and an expression reading `d["a"]`, `d["b"]`."""
+        x, y = self.pick(env), self.pick(env)
+        name = self.name("d")
+        self.note("dict-call")
+        self.emit(f"{name} = dict(a={x.name}, b={y.name})")
+        env = [replace(v, fresh=False) if v.name in (x.name, y.name) else v for v in env]
+        items = [Var(f'{name}["{key}"]', var.shape, var.bound) for key, var in zip("ab", (x, y))]
+        return self.define(env, self.name(), self.expression(items))
+
+    def layers(self, env, depth):
+        """Tuples (or lists) of arrays appended in a loop, then unpacked (`W, b = layers[k]`), indexed
+        (`layers[k][1]`) or looped over (`for pair in layers:` then `W, b = pair`)."""
+        seed_var = self.pick(env)
+        items, state = self.name("layers"), self.name("h")
+        env = self.define(env, state, self.fmt("np.tanh({0:x})", ref(seed_var), bound=1.0))
+        self.emit(f"{items} = []")
+        trips, width, brackets = self.c.integer(1, 3), self.c.choice([2, 1, 3]), self.c.choice(["()", "[]"])
+        i = f"i{depth}" if depth else "i"
+        self.emit(f"for {i} in range({trips}):")
+        with self.loop(env, trips, [(i, trips - 1)]):
+            h = env[-1]
+            entries = [self.fmt("{0} * {1}", ref(h), const(self.c.choice(CONSTANTS)), bound=3 * h.bound, atom=False)
+                       if self.c.flip(50) else self.expression(env) for _ in range(width)]
+            update = self.mix(h, self.expression(env), True)
+            first = self.c.flip(30)  # update the state before appending (the entries then read the new one)
+            if first:
+                self.define(env, state, update)
+            self.emit(*(f"{items}.append({_sequence([getattr(e, column) for e in entries], brackets)})"
+                        for column in ("plain", "probe")))
+            if not first:
+                self.define(env, state, update)
+        env = self.share([replace(v, fresh=False) if v.name == state else v for v in env], entries)
+        read = self.c.choice(["unpack", "index", "loop"] if depth < 2 else ["unpack", "index"])
+        self.note(f"layers:{read}")
+        k = self.c.integer(-trips, trips - 1)
+        names = [self.name("w") for _ in entries]
+        new = [Var(n, e.shape, max(e.bound, 1.0)) for n, e in zip(names, entries)]
+        if read == "unpack":
+            self.emit(f"{', '.join(names)}{',' * (width == 1)} = {items}[{k}]")
+            return [v for v in env if v.name not in names] + new
+        if read == "index":
+            return self.define(env, self.name(), self.expression([Var(f"{items}[{k}][{j}]", e.shape, e.bound)
+                                                                   for j, e in enumerate(entries)]))
+        pair = self.name("pair")
+        if self.c.flip(50):
+            header, ints = f"for {pair} in {items}:", []
+        else:
+            index = self.name("k")
+            header, ints = f"for {index}, {pair} in enumerate({items}):", [(index, trips - 1)]
+        unpack = f"{', '.join(names)}{',' * (width == 1)} = {pair}"
+        return self.loop_body(env, depth, header, header, trips, ints, new, first=[unpack])
+
+    def loop_over_items(self, env, depth):
+        """`for t in (h, h * 2.0):` over a tuple or list literal of same-shape values, or a named tuple."""
+        h = self.pick(env)
+        values = [ref(h)] + [self.same_shape(env, h) for _ in range(self.c.integer(1, 2))]
+        form = self.c.choice(["tuple", "list", "named", "enumerate"])
+        self.note(f"loop-items:{form}")
+        sequences = [_sequence([getattr(e, column) for e in values], "[]" if form == "list" else "()")
+                     for column in ("plain", "probe")]
+        if form == "named":
+            name = self.name("pair")
+            self.emit(f"{name} = {sequences[0]}", f"{name} = {sequences[1]}")
+            sequences = [name, name]
+        item, ints = self.name("t"), []
+        targets = item
+        if form == "enumerate":
+            index = self.name("k")
+            targets, ints = f"{index}, {item}", [(index, len(values) - 1)]
+            sequences = [f"enumerate({text})" for text in sequences]
+        env = self.share(env, values)
+        headers = [f"for {targets} in {text}:" for text in sequences]
+        var = Var(item, h.shape, max(e.bound for e in values))
+        return self.loop_body(env, depth, headers[0], headers[1], len(values), ints, [var])
+
+    def same_shape(self, env, h: Var) -> Expr:
+        """A value shaped like `h`: `h * 2.0`, or `h` plus an expression that broadcasts to it."""
+        if self.c.flip(50):
+            return self.fmt("{0} * {1}", ref(h), const(self.c.choice(CONSTANTS)), bound=h.bound * 3, atom=False)
+        e = self.coerce(self.expression(env), h.shape)
+        return self.tame(self.fmt("{0} + {1}", ref(h), e, bound=h.bound + e.bound, atom=False))
+
     def finish(self, env):
         """`return` a scalar built from the most recent variable and up to two others."""
         chosen = [env[-1]] + [self.pick(env) for _ in range(self.c.integer(0, 2))]
@@ -981,6 +1376,19 @@ class Builder:
             terms.append(form.format(var.name) if var.ndim else form.format(var.name).replace("np.sum", "").replace(
                 "np.mean", ""))
         self.emit("return " + " + ".join(terms))
+
+
+def _a_view(e):
+    """`e`, which may be a view even of a temporary (`np.split(np.sin(v), 2)[0]`): tapegen refuses `+=` on a
+    view, so the variable it is assigned to must not count as owning its data."""
+    return None if e is None else replace(e, views=e.views | {"<a view>"})
+
+
+def _sequence(items, brackets):
+    """A list (`"[]"`) or tuple (`"()"`) literal of the item texts; a 1-tuple keeps its comma."""
+    if brackets == "()" and len(items) == 1:
+        return f"({items[0]},)"
+    return brackets[0] + ", ".join(items) + brackets[1]
 
 
 def build(chooser: Chooser) -> Program:

@@ -325,7 +325,9 @@ def test_a_point_near_a_kink_is_not_admissible():
 
 FAMILIES = {"unary", "binary", "constant", "reduce", "matmul", "index", "shape", "where", "linalg", "scan", "join",
             "ifexp", "loop-index", "if", "for", "while", "jump", "fill", "helper", "call", "stack", "augment",
-            "reassign", "swap", "container", "local", "update", "loop", "name", "condition"}
+            "reassign", "swap", "container", "local", "update", "loop", "name", "condition",
+            "literal", "join-mixed", "list-reduce", "split", "nested-pick", "sequence", "elements", "dict-tuples",
+            "nested-index", "dict-call", "layers", "loop-items"}
 
 
 def test_the_generator_writes_valid_programs_of_every_feature():
