@@ -8,8 +8,8 @@ position, keeping every comment and line) before it is compiled again:
 - `g is not None` becomes `is_not_none(g)`, `reversed(t)` becomes `(t)[::-1]`;
 - `xs.pop()` (undoing `xs.append(v)`) becomes `xs = xs[:-1]`: the list the forward pass built
   stays whole for the second backward pass, which undoes the appends itself;
-- `if tape.pop():` becomes `if tape_pop(tape, None):` (a branch's direction restores nothing), and
-  `h = tape.pop()` becomes `h = tape_pop(tape, h)`, naming what the pop
+- `if tape.pop():` (and `if not tape.pop():`) becomes `if tape_pop(tape, None):` (a branch's
+  direction restores nothing), and `h = tape.pop()` becomes `h = tape_pop(tape, h)`, naming what the pop
   restores (forward mode needs to know whether it carries a tangent), and the
   tape is renamed `recorded` (`tape` is a name reserved for generated code);
 - `saved_region(A, i)` and reads `t = A[i]` of an array written into become
@@ -73,12 +73,13 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
         elif isinstance(node, ast.Expr) and _is_list_pop(node.value):  # the backward pass undoing an append:
             name = node.value.func.value.id                          # a shorter copy, so the list itself
             edits.append((node, f"{name} = {name}[:-1]"))           # is whole again when this code's own
-        elif isinstance(node, ast.If) and _is_tape_pop(node.test):  # `if tape.pop():` a branch replayed
-            edits.append((node.test, f"tape_pop({tape}, None)"))
         elif isinstance(node, ast.Assign) and _is_tape_pop(node.value):  # backward pass undoes the appends
             target = node.targets[0]
             restored = segment(target.value if isinstance(target, ast.Subscript) else target)
             edits.append((node.value, f"tape_pop({tape}, {restored})"))
+    restoring = {id(node.value) for node in ast.walk(function) if isinstance(node, ast.Assign)}
+    edits += [(node, f"tape_pop({tape}, None)") for node in ast.walk(function)  # `if not tape.pop():`: a
+              if _is_tape_pop(node) and id(node) not in restoring]            # branch's direction, restoring nothing
     returned = function.body[-1].value
     value, gradients = returned.elts
     if not with_value:

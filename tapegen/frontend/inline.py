@@ -56,10 +56,19 @@ def user_function(obj):
 
 
 def plain_function(obj):
-    """`obj` if it is a Python function of the user's own (not a library's, not tapegen's), else None."""
-    if inspect.isfunction(obj) and not _library_code(obj.__code__.co_filename):
+    """`obj` if it is a Python function of the user's own (not a library's, not tapegen's), else None.
+
+    tapegen's own rule helpers count as the user's (`solve_vjp_a`, `norm_vjp`, ...: the longer rules,
+    called by name from gradient code): differentiating gradient code again inlines them, so a
+    gradient of a gradient goes through their NumPy code like any other.
+    """
+    if inspect.isfunction(obj) and (not _library_code(obj.__code__.co_filename)
+                                    or obj.__module__.startswith(_RULES_PACKAGE)):
         return obj
     return None
+
+
+_RULES_PACKAGE = __name__.rsplit(".", 2)[0] + ".rules."
 
 
 def _library_code(filename: str) -> bool:
@@ -124,7 +133,8 @@ class Calls:
         callee.comments = self.comments
         callee.blocks = [self.current]
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
-        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types"):
+        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "item_types",
+                       "root_params", "stale", "shared_attributes"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)
@@ -191,6 +201,8 @@ def _default(value, node, lowerer):
         return Const(value)
     if callable(value) or inspect.ismodule(value):
         return StaticValue(value)
+    if isinstance(value, tuple) and all(v is None or isinstance(v, (bool, int, float, complex, str)) for v in value):
+        return Const(value)  # lengths=(1.0, 0.8, 0.5)
     raise lowerer.unsupported(node, "a default argument value that is not a plain number, string or None",
                               "pass the argument explicitly")
 

@@ -17,6 +17,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, raise_error
+from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, LocalFunction, StaticValue
 from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, _describe, _opaque
@@ -69,6 +70,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
+        self.item_types: dict = {}  # list or tuple var -> the user class of all its items
+        self.root_params: set = set()
+        self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
+        self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
         self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
                         and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
@@ -99,6 +104,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.env[arg.arg] = var
             params.append(var)
         self.params = set(params)
+        self.root_params = self.params  # the differentiated function's own (callees share these)
         self.self_var = params[0] if params and self.receiver is not None else None
         if isinstance(node, ast.Lambda):
             outputs, returns_tuple = self._return_value(node.body)
@@ -154,13 +160,17 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         bound to one gets a new var.
         """
         saved = dict(self.shared)
+        saved_attributes = dict(self.shared_attributes)
         for name in sorted(names):
+            if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
+                self._share_attribute(name, node)
+                continue
             if name in self.shared:
                 continue
             current = self.env.get(name)
             if isinstance(current, Var) and self._owns(name, current) and current not in pinned:
                 var = current
-            elif current in self.params and name in self.written and self.sole_name(name, current):
+            elif current in self.root_params and name in self.written and self.sole_name(name, current):
                 var = self.private_copy(name, current, node, self.namer.user(name))  # x[i] = v on an argument
             else:
                 var = self.namer.user(name)
@@ -174,6 +184,27 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             yield
         finally:
             self.shared = saved
+            self.shared_attributes.clear()
+            self.shared_attributes.update(saved_attributes)
+
+    def _share_attribute(self, name, node):
+        """One var for `obj.attr` through a branch or loop that assigns it, starting from its value now."""
+        owner, attr = name.split(".", 1)
+        base = self.env.get(owner)
+        if not isinstance(base, Var):
+            return
+        key = (base, attr)
+        if key in self.shared_attributes:
+            return
+        held = self.attributes.get(key)
+        if held is not None and isinstance(held[0], StaticValue):
+            return  # a function held in an attribute: known, not carried
+        current = held[0] if held is not None else \
+            self.emit(rules.lookup(attribute_or_none), [base, Const(attr)], {}, node, None)
+        var = self.namer.user(f"{owner}_{attr}")
+        self.emit(rules.lookup(assign_primitive), [current], {}, node, var)
+        self.shared_attributes[key] = var
+        self.attributes[key] = (var, self.current)
 
     def sole_name(self, name, var) -> bool:
         """Whether `name` is the only way to reach `var`: no other name, and no view of it, holds it."""
@@ -292,16 +323,25 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def stmt_Assign(self, stmt):
         if len(stmt.targets) > 1:  # a = b = value: the value once, then each target
             value = self.expr(stmt.value)
-            holder = self.namer.invented("value").name
-            self.env[holder] = value
-            try:
-                for target in stmt.targets:
-                    self.stmt_Assign(ast.copy_location(ast.Assign([target], ast.copy_location(
-                        ast.Name(holder, ast.Load()), stmt.value)), stmt))
-            finally:
-                del self.env[holder]
+            for target in stmt.targets:
+                self.assign_atom(target, value, stmt)
             return
         target = stmt.targets[0]
+        if isinstance(target, (ast.Tuple, ast.List)) and not all(isinstance(t, ast.Name) for t in target.elts):
+            # self.W, self.b = W, b; (a, b), c = ...: every value first, then each target
+            if any(isinstance(t, ast.Starred) for t in target.elts):
+                raise self.unsupported(target, "starred assignment (a, *rest = ...) is not supported",
+                                       "index the parts: a, rest = xs[0], xs[1:]")
+            if isinstance(stmt.value, (ast.Tuple, ast.List)) and len(stmt.value.elts) == len(target.elts):
+                atoms = [self.value(v) for v in stmt.value.elts]
+            else:
+                whole = self.expr(stmt.value)
+                atoms = list(whole.items) if isinstance(whole, Pack) and len(whole.items) == len(target.elts) \
+                    else [self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
+                          for k in range(len(target.elts))]
+            for elt, atom in zip(target.elts, atoms):
+                self.assign_atom(elt, atom, stmt)
+            return
         if isinstance(target, ast.Attribute):
             return self.assign_attribute(target, stmt.value)
         if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Lambda):
@@ -316,6 +356,16 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             raise self.unsupported(target, f"assignment to {_describe(target)} is not supported",
                                    "assign to a plain local name")
 
+    def assign_atom(self, target, atom, stmt):
+        """`target = <atom already computed>`, for any target an assignment may have."""
+        holder = self.namer.invented("value").name
+        self.env[holder] = atom
+        try:
+            self.stmt_Assign(ast.copy_location(ast.Assign([target], ast.copy_location(
+                ast.Name(holder, ast.Load()), stmt.value)), stmt))
+        finally:
+            del self.env[holder]
+
     def stmt_AnnAssign(self, stmt):
         if stmt.value is None or not isinstance(stmt.target, ast.Name):
             raise self.unsupported(stmt, "an annotation without a value is not supported", "give it a value")
@@ -324,13 +374,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def stmt_AugAssign(self, stmt):
         if isinstance(stmt.target, ast.Subscript):
             return self.assign_subscript(stmt.target, stmt.value, BINOPS.get(type(stmt.op)))
+        if isinstance(stmt.target, ast.Attribute):  # self.steps += 1 is self.steps = self.steps + 1
+            load = ast.copy_location(ast.Attribute(stmt.target.value, stmt.target.attr, ast.Load()), stmt.target)
+            value = ast.copy_location(ast.BinOp(load, stmt.op, stmt.value), stmt)
+            return self.assign_attribute(stmt.target, value)
         if not isinstance(stmt.target, ast.Name):
             raise self.unsupported(stmt.target, "this augmented assignment target is not supported",
                                    "assign to a name or an array element")
         name = stmt.target.id
         current = self.read_name(stmt.target)
-        if isinstance(current, Var) and current in self.params and self.sole_name(name, current):
+        if isinstance(current, Var) and current in self.root_params and self.sole_name(name, current):
             pass  # x += v on an argument: the new value, computed apart from the caller's array (docs/syntax.md)
+        elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value
+            self.stale[current] = (name, stmt)  # NumPy's += changes the caller's array: it may not read it again
         elif isinstance(current, Var) and current not in self.fresh:
             raise self.unsupported(
                 stmt, f"`{name} {_OPSYM.get(type(stmt.op), '?')}= ...` would change `{name}` in place, "
@@ -347,10 +403,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
         base = self.expr(target.value)
         value = self.value(value_node)  # self.act_fn = activation: a function stays known
+        if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
+            value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
+                              {}, target, None)
         written = value.atom if isinstance(value, StaticValue) else value
+        key = (base, target.attr)
+        if key in self.shared_attributes and written is not None:  # carried through a loop or branch
+            shared = self.shared_attributes[key]
+            if written is not shared:
+                self.emit(rules.lookup(assign_primitive), [written], {}, target, shared)
+            written = value = shared
         if written is not None:  # (a helper's default function has no value in generated code: not set)
             self.emit_multi(_opaque("setattr", setattr), [base, Const(target.attr), written], {}, target, 0, [])
-        self.attributes[(base, target.attr)] = (value, self.current)
+        if key not in self.shared_attributes:
+            self.attributes[key] = (value, self.current)
 
     def assign(self, name, value_node):
         if name not in self.shared:
@@ -449,6 +515,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if kind is None and prim.name == "plus":  # list + v: a list when v is one, as it is meant to be
             kind = self.container_kind(inputs[0][1]) or self.container_kind(inputs[1][1])
         self._track_lengths(prim, inputs, outs)
+        self._track_types(prim, inputs, outs)
         held = _HOLDS_ITEMS.get(prim.name, ())
         self.captured.update(v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers)
         for out in outs:
@@ -456,6 +523,31 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers.pop(out, None)
             else:
                 self.containers[out] = kind
+
+    def _track_types(self, prim, inputs, outs):
+        """Objects of the user's classes in lists and tuples (`layers = [Dense(W1), Dense(W2)]`): an item
+        taken out (`layers[0]`, `for layer in layers`) is of that class, so its methods are inlined."""
+        values = dict(inputs)
+        if prim.name in ("make_list", "make_tuple"):
+            classes = {self.types.get(item) for item in values["items"].items}
+            cls = classes.pop() if len(classes) == 1 else None
+        elif prim.name == "append":
+            held = self.item_types.get(values["a"], "empty" if values["a"] in self.containers else None)
+            added = self.types.get(values["value"])
+            cls = added if held in ("empty", added) else None
+        elif prim.name in ("assign", "concat"):
+            cls = self.item_types.get(values.get("x", values.get("x1")))
+        elif prim.name == "getitem" and values["a"] in self.item_types:
+            for out in outs:
+                self.types[out] = self.item_types[values["a"]]
+            return
+        else:
+            return
+        for out in outs:
+            if cls is None or cls == "empty":
+                self.item_types.pop(out, None)
+            else:
+                self.item_types[out] = cls
 
     def _track_lengths(self, prim, inputs, outs):
         """Lengths of lists and tuples, and keys of dicts, that are fixed when the function is transformed."""

@@ -97,6 +97,12 @@ class Expressions:
         name = node.id
         if name in self.env:
             value = self.env[name]
+            if value in self.stale:
+                where, stmt = self.stale[value]
+                raise self.unsupported(node, f"`{name}` was changed in place by `{ast.unparse(stmt)}` in a function "
+                                             f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
+                                       f"return the new value from that function and assign it: "
+                                       f"{name} = f({name}, ...)")
             if isinstance(value, LocalFunction):
                 raise self.unsupported(node, f"the local function `{name}` can only be called here",
                                        "call it, or define it outside the differentiated function")
@@ -115,6 +121,8 @@ class Expressions:
         key = (id(self.fn), name)
         if key not in self.free:
             var = Var(name) if name not in self.namer.assigned and not clash else self.namer.invented(f"{name}_")
+            if not inspect.isclass(value) and _users_class(type(value)):
+                self.types[var] = type(value)  # a global object of the user's: its methods are inlined
             self.namer.assigned.add(var.name)
             self.free[key] = var
             if var.name != name or self.call_stack:
@@ -401,6 +409,12 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(self.env[func.id], node, args, kwargs), outputs, node, targets)
         obj = self.static(func)
+        if obj is not MISSING and _hashable(obj) and obj in SCIPY_MATH:  # math.lgamma: scipy.special.gammaln
+            try:
+                import scipy.special
+                obj = getattr(scipy.special, SCIPY_MATH[obj])
+            except ImportError:
+                pass
         if obj is not MISSING and _hashable(obj) and obj in BUILTIN_SPELLINGS:
             if obj is math.log and len(node.args) == 2:  # math.log(x, base)
                 x, base = (self.emit(rules.lookup(np.log), [self.expr(a)], {}, node, None) for a in node.args)
@@ -423,13 +437,31 @@ class Expressions:
             args, kwargs = self.arguments(node)
             return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
         callee = self.expr(func)
+        called = self._own_method(callee, "__call__")
+        if called is not None:  # an object of a class of the user's, called: its __call__, inlined
+            args, kwargs = self.arguments(node, static=True)
+            return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
+                                     outputs, node, targets)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
 
     def call_object(self, obj, node, outputs, targets):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
         func = node.func
-        prim = rules.lookup(obj)
+        if obj is reversed and len(node.args) == 1 and not node.keywords:  # reversed(xs) is xs[::-1]
+            return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
+                              {}, node, (targets or [None])[0]),)
+        prim = rules.lookup(obj) if _hashable(obj) else None
+        if prim is None and not inspect.isclass(obj) and _users_class(type(obj)) \
+                and user_function(inspect.getattr_static(type(obj), "__call__", None)) is not None:
+            callee = self.expr(node.func)  # a global object of the user's, called: its __call__, inlined
+            self.types[callee] = type(obj)
+            called = self._own_method(callee, "__call__")
+            args, kwargs = self.arguments(node, static=True)
+            return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
+                                     outputs, node, targets)
+        if prim is not None and getattr(prim, "own_code", False) and self.lowers(obj):
+            prim = None  # a rule's own helper (solve_vjp_a) in gradient code differentiated again: its code
         if prim is None and inspect.isclass(obj) and _users_class(obj):
             made = self.construct(obj, node, targets)
             if made is not None:
@@ -517,21 +549,76 @@ class Expressions:
         method = user_function(inspect.getattr_static(cls, name, None))
         return (method, cls) if method is not None else None
 
+    def lowers(self, fn) -> bool:
+        """Whether `fn`'s source lowers on its own (checked once per function)."""
+        known = _LOWERS.get(fn)
+        if known is None:
+            from ..errors import TapegenError
+            from .source import function_source
+            try:
+                type(self)(function_source(fn), fn, self.reserved).program()
+                known = True
+            except TapegenError:
+                known = False
+            _LOWERS[fn] = known
+        return known
+
     def construct(self, cls, node, targets):
-        """`Layer(W)` for a class of the user's: a bare instance, then its `__init__` inlined."""
-        init = user_function(cls.__dict__.get("__init__")) if "__init__" in cls.__dict__ else None
-        if init is None or not isinstance(cls.__dict__.get("__new__", object.__new__), type(object.__new__)):
+        """`Layer(W)` for a class of the user's: a bare instance, then its `__init__` inlined.
+
+        A dataclass's generated `__init__` (it has no source) is followed field by field.
+        """
+        import dataclasses
+        if inspect.getattr_static(cls, "__new__", object.__new__) is not object.__new__ or issubclass(cls, tuple):
+            return None
+        init = inspect.getattr_static(cls, "__init__", object.__init__)
+        generated = getattr(getattr(init, "__code__", None), "co_filename", "").startswith("<")
+        fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) and generated else None
+        if fields is None and init is not object.__init__ and user_function(init) is None:
+            return None
+        if fields is not None and any(f.init and f.default is dataclasses.MISSING
+                                      and f.default_factory is not dataclasses.MISSING for f in fields):
             return None
         obj = self.emit(_opaque("object.__new__", object.__new__), [self.expr(node.func)], {}, node,
                         (targets or [None])[0])
         self.types[obj] = cls
         args, kwargs = self.arguments(node, static=True)
-        self.inline(init, node, [obj] + args, kwargs, receiver=cls)
+        if fields is not None:
+            self._dataclass_init(obj, cls, [f for f in fields if f.init], args, kwargs, node)
+        elif init is not object.__init__:
+            self.inline(user_function(init), node, [obj] + args, kwargs, receiver=cls)
         return (obj,)
 
+    def _dataclass_init(self, obj, cls, fields, args, kwargs, node):
+        import dataclasses
+        for k, field in enumerate(fields):
+            if k < len(args):
+                value = args[k]
+            elif field.name in kwargs:
+                value = kwargs[field.name]
+            elif field.default is not dataclasses.MISSING:
+                value = Const(field.default)
+            else:
+                raise self.unsupported(node, f"{cls.__name__}() is missing argument `{field.name}`")
+            written = value.atom if isinstance(value, StaticValue) else value
+            if written is not None:
+                self.emit_multi(_opaque("setattr", setattr), [obj, Const(field.name), written], {}, node, 0, [])
+            self.attributes[(obj, field.name)] = (value, self.current)
+        post = user_function(inspect.getattr_static(cls, "__post_init__", None))
+        if post is not None:
+            self.inline(post, node, [obj], {}, receiver=cls)
+
     def _append(self, receiver, args, func, node):
-        """`xs.append(v)`: an in-place update of the list var `xs`."""
+        """`xs.append(v)`: an in-place update of the list var `xs`.
+
+        On a list the function did not make (an argument, `history.append(loss)`; an object's list it
+        reads), the append runs as written, as a side effect: should the list be read afterwards
+        towards the output, activity analysis refuses it (the gradient would be lost there).
+        """
         if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
+            if isinstance(receiver, Var):
+                self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
+                return ()
             raise self.unsupported(node, "append to a list tapegen cannot follow (an argument, or shared)",
                                    f"build a new list first: {ast.unparse(func.value)} = []")
         self.emit(rules.lookup(append_primitive), [receiver] + args, {}, node, receiver)
@@ -602,6 +689,10 @@ def _builtin_spellings():
     return spellings
 
 
+# `math` functions SciPy has rules for, by their name in scipy.special (imported only when one is called).
+SCIPY_MATH = {math.lgamma: "gammaln", math.gamma: "gamma", math.erf: "erf", math.erfc: "erfc"}
+
+
 BUILTIN_SPELLINGS = _builtin_spellings()
 
 
@@ -615,6 +706,7 @@ def _method_arguments(prim, method_name, args):
 
 
 _OPAQUE: dict = {}
+_LOWERS: dict = {}  # rule helper -> whether its own source lowers (frontend inlines it when it does)
 
 
 def _opaque(spelling, obj):

@@ -155,7 +155,7 @@ class ControlFlow:
         array = self.read_name(target.value)
         if self.container_kind(array) in ("list", "dict"):
             return self._assign_item(name, array, target, value_node, op)
-        if array in self.params:  # x[i] = v on an argument: written into a copy (docs/syntax.md)
+        if array in self.root_params:  # x[i] = v on an argument: written into a copy (docs/syntax.md)
             copy = self.private_copy(name, array, target, self.shared.get(name))
             if copy is not None:
                 array = copy
@@ -193,6 +193,17 @@ class ControlFlow:
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
     def check_writable(self, name, array, node):
+        """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.
+
+        In a helper, that is also an array its caller made (`fill(buf, x)` writes into the caller's
+        `buf`, as Python does), as long as no view of it exists anywhere.
+        """
+        if self.call_stack and isinstance(array, Var) and array in self.params and array in self.fresh \
+                and array not in self.root_params:
+            if any(self.view_base(view) is array for view in self.views):
+                raise self.unsupported(node, f"`{name}` has a view somewhere, so writing into it changes that too",
+                                       f"take a copy first: {name} = {name}.copy()")
+            return
         if not isinstance(array, Var) or array in self.params or array not in self.fresh:
             raise self.unsupported(
                 node, f"assigning into `{name}` would change an array tapegen cannot follow: it may be an "
@@ -222,6 +233,8 @@ def _assigned_names(stmts) -> set:
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "extend" \
                     and isinstance(sub.func.value, ast.Name):
                 names.add(sub.func.value.id)
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
+                names.add(f"{sub.value.id}.{sub.attr}")  # self.h = ...: carried like a variable
     return names
 
 

@@ -16,6 +16,23 @@ TABLES = (elementwise.table, reductions.table, linalg.table, shape.table, nondif
           runtime_rules.table)
 PRIMITIVES, METHODS = combine(*TABLES)
 
+# Parameters that are shapes, axes, orders or modes carry no derivative, even when their value comes off
+# a tape that carries values that do (a reshape's shape, replayed in a loop's gradient code).
+_INERT_PARAMETERS = {"shape", "newshape", "axis", "axes", "axis1", "axis2", "keepdims", "dtype", "order", "ddof",
+                     "source", "destination", "indices_or_sections", "decimals", "mode", "kind", "side", "reps",
+                     "repeats"}
+
+
+def _mark_inert(primitives):
+    for prim in primitives:
+        extra = tuple(p for p in prim.params if p in _INERT_PARAMETERS and p not in prim.vjps
+                      and p not in prim.inert)
+        if extra:
+            prim.inert = tuple(prim.inert) + extra
+
+
+_mark_inert(PRIMITIVES.values())
+
 __all__ = ["PRIMITIVES", "METHODS", "TABLES", "Primitive", "Rule", "RuleError", "RuleTable",
            "lookup", "load_optional", "method", "namespace", "register_table", "register_primitive", "add_names"]
 
@@ -109,6 +126,7 @@ def namespace() -> dict:
                  "saved_region": language.saved_region, "add_cotangents": runtime.add_cotangents,
                  "item_cotangent": language.item_cotangent,
                  **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items,
+                                               shape.attribute_or_none,
                                                language.raise_error, language.check_assertion)}}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):

@@ -780,9 +780,10 @@ def undiagonal_jvp(ct_dot, a_shape, offset, axis1, axis2):
 def _declare_the_rest():
     """Every other function generated code may call becomes a primitive without rules.
 
-    Differentiating through one (the VJP rule of `np.linalg.svd`, say) is then a
-    NoRuleError naming the generated line at transform time, as for any
-    function without rules, rather than an attempt to lower tapegen's own source.
+    Marked `own_code`: differentiating gradient code that calls one (the VJP rule of
+    `np.linalg.solve`, say) lowers its source in place, when lowering accepts that source;
+    otherwise it is a NoRuleError naming the generated line at transform time, as for any
+    function without rules.
     """
     from . import elementwise, language, linalg, nondiff, reductions, shape
     from .. import runtime
@@ -797,7 +798,7 @@ def _declare_the_rest():
     found.update((id(getattr(runtime, name)), getattr(runtime, name)) for name in ("as_cotree", "zeros_like_tree"))
     for key, fn in sorted(found.items(), key=lambda item: item[1].__name__):
         if key not in declared:
-            table.op(fn, _signature(fn), spelling=fn.__name__)
+            table.op(fn, _signature(fn), spelling=fn.__name__).own_code = True
 
 
 def _called(rule):

@@ -25,7 +25,8 @@ table = RuleTable("shape")
 # --- declarations -------------------------------------------------------------------------------
 
 table.op(operator.getitem, "a, index", name="getitem", form="getitem", inert=("index",))
-table.op(np.ndarray.astype, "a, dtype", name="astype", form="method", spelling="astype")
+table.op(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True", name="astype",
+         form="method", spelling="astype", inert=("order", "casting", "subok", "copy"))
 table.op(np.ndarray.flatten, "a", name="flatten", form="method", spelling="flatten")
 table.op(np.copy, "a")
 
@@ -693,7 +694,23 @@ def cotangent_field(ct, name):
     return None if ct is None else ct.get(name) if isinstance(ct, dict) else getattr(ct, name, None)
 
 
+def attribute_or_none(obj, name):
+    """`obj.name`, or None if it has none yet (what a loop that sets `self.h` starts from)."""
+    return getattr(obj, name, None)
+
+
 table.op(getattr, "obj, name", name="getattr", form="attr", inert=("name",))
+table.op(attribute_or_none, "obj, name", spelling="attribute_or_none", inert=("name",))
+
+
+@table.vjp(attribute_or_none, "obj")
+def attribute_or_none_vjp(name, g):
+    return field_cotangent(g, name)
+
+
+@table.jvp(attribute_or_none, "obj")
+def attribute_or_none_jvp(obj_dot, name):
+    return attribute_or_none(obj_dot, name)
 
 
 @table.vjp(getattr, "obj")

@@ -56,6 +56,10 @@ def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
                 if not varying.issuperset(eqn.outputs):
                     varying.update(eqn.outputs)
                     changed = True
+            if getattr(eqn.op, "fn", None) is setattr and any(v in varying for v in eqn.reads[1:]) \
+                    and isinstance(eqn.inputs[0][1], Var) and eqn.inputs[0][1] not in varying:
+                varying.add(eqn.inputs[0][1])  # the object now holds a derivative: code reading it must have rules
+                changed = True
     flows = Activity(frozenset(), frozenset(), shift_cuts(program))
     useful = {v for atom in outputs for v in atom_vars(atom)}
     changed = True
@@ -81,22 +85,33 @@ def _check_kept(body, activity) -> None:
     """
     order = list(_positions(body, ()))
     for index, (eqn, loops) in enumerate(order):
-        if not (isinstance(eqn, Eqn) and eqn.op.form == "opaque" and eqn.op.name.startswith(".")
-                and any(v in activity.varying for v in eqn.reads[1:])):
+        if not (isinstance(eqn, Eqn) and eqn.op.form == "opaque" and getattr(eqn.op, "fn", None) not in _PURE
+                and any(v in activity.varying for v in eqn.reads)):
             continue
-        receiver = eqn.inputs[0][1]
-        if not isinstance(receiver, Var):
-            continue
-        for later, (other, other_loops) in enumerate(order):
-            after = later > index or any(loop in other_loops for loop in loops)
-            if after and other is not eqn and isinstance(other, Eqn) and receiver in other.reads \
-                    and any(v in activity.useful for v in other.outputs):
+        # obj.m(v): obj may keep v; f(a, v) and np.add.at(a, i, v): v may be written into a
+        holders = [v for v in eqn.reads if v not in activity.varying]
+        for holder in holders:
+            if isinstance(holder, Var) and _used_after(holder, eqn, index, loops, order, activity):
                 raise NoRuleError(
-                    f"a differentiated value is passed to {eqn.op.name}(), which may keep it in "
-                    f"`{receiver.name}`, and `{receiver.name}` is used afterwards: tapegen cannot follow a "
-                    f"gradient through it", eqn.span,
+                    f"a differentiated value is passed to {eqn.op.name}(), which may keep it in (or write it into) "
+                    f"`{holder.name}`, and `{holder.name}` is used afterwards: tapegen cannot follow a gradient "
+                    f"through it", eqn.span,
                     "keep the value in a local variable (or a list the function builds) instead, or wrap it in "
                     "tapegen.stop_gradient if no gradient should flow there")
+
+
+def _used_after(var, eqn, index, loops, order, activity) -> bool:
+    for later, (other, other_loops) in enumerate(order):
+        after = later > index or any(loop in other_loops for loop in loops)
+        if after and other is not eqn and isinstance(other, Eqn) and var in other.reads \
+                and any(v in activity.useful for v in other.outputs):
+            return True
+    return False
+
+
+# Callables that keep nothing they are given (printing, formatting, questions about a value).
+_PURE = {print, len, isinstance, repr, str, type, id, hasattr, callable, str.format, format,
+         setattr}  # setattr: the frontend reads `obj.h` back as the value it set
 
 
 def _positions(body, loops):
