@@ -134,7 +134,7 @@ class Calls:
         callee.blocks = [self.current]
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
         for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "item_types",
-                       "root_params", "stale", "shared_attributes"):
+                       "root_params", "stale", "shared_attributes", "computed"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)

@@ -71,6 +71,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
         self.item_types: dict = {}  # list or tuple var -> the user class of all its items
+        self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
         self.root_params: set = set()
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
@@ -168,6 +169,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if name in self.shared:
                 continue
             current = self.env.get(name)
+            if name in getattr(names, "item_writes", ()) and self.container_kind(current) not in ("list", "dict") \
+                    and not (current in self.root_params and name in self.written):
+                continue  # A[i] = v writes into the array in place: the same var throughout
             if isinstance(current, Var) and self._owns(name, current) and current not in pinned:
                 var = current
             elif current in self.root_params and name in self.written and self.sole_name(name, current):
@@ -199,6 +203,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         held = self.attributes.get(key)
         if held is not None and isinstance(held[0], StaticValue):
             return  # a function held in an attribute: known, not carried
+        if held is None:
+            self.check_untied_attribute(base, attr, node)
         current = held[0] if held is not None else \
             self.emit(rules.lookup(attribute_or_none), [base, Const(attr)], {}, node, None)
         var = self.namer.user(f"{owner}_{attr}")
@@ -480,6 +486,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             eqn_outs = outs
         self.current.append(Eqn(prim, inputs, eqn_outs, self.span(node)))
+        if prim.differentiable and prim.form != "opaque":  # may carry a derivative (what check_untied reads)
+            self.computed.update(outs)
         self._track_memory(prim, inputs, eqn_outs)
         self._track_containers(prim, inputs, outs + eqn_outs)
         for final, temp in copies:
@@ -536,7 +544,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             added = self.types.get(values["value"])
             cls = added if held in ("empty", added) else None
         elif prim.name in ("assign", "concat"):
-            cls = self.item_types.get(values.get("x", values.get("x1")))
+            source = values.get("x", values.get("x1"))
+            cls = self.item_types.get(source)
+            if prim.name == "assign" and source in self.types:  # layer = layers[i] in a loop: the same class
+                for out in outs:
+                    self.types[out] = self.types[source]
         elif prim.name == "getitem" and values["a"] in self.item_types:
             for out in outs:
                 self.types[out] = self.item_types[values["a"]]

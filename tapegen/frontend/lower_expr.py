@@ -16,7 +16,7 @@ import types
 import numpy as np
 
 from .. import rules
-from ..ir import Const, If, Pack, Var
+from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
@@ -65,6 +65,19 @@ class Expressions:
             raise self.unsupported(node, f"{_describe(node)} is not supported inside a differentiated function",
                                    _HINTS.get(type(node), "rewrite it with assignments and NumPy calls"))
         return handler(node, target)
+
+    def check_untied_attribute(self, base, attr, node):
+        """`layer.params` read where tapegen cannot tie `layer` to the object whose `.params` this function
+        set to a computed value (an item of a list of objects, say): its gradient would be lost. Refuse."""
+        for (owner, name), (value, _) in self.attributes.items():
+            carries = any(v in self.computed or v in self.params or v in self.root_params for v in _vars(value)) \
+                if isinstance(value, (Var, Pack)) else False
+            if name == attr and owner is not base and carries:
+                raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
+                                             f"another name's object to a computed value; tapegen cannot tell "
+                                             f"which object this is, so its gradient would be lost",
+                                       f"call the method on the object directly, or pass the value along instead "
+                                       f"of storing it in `.{attr}`")
 
     def static(self, node):
         """The object `node` names if it is known now: a global, or a local bound to a function or module."""
@@ -309,6 +322,7 @@ class Expressions:
                                            f"call it: {ast.unparse(node)}(...)")
                 return value.atom
             return value
+        self.check_untied_attribute(base, node.attr, node)
         if node.attr == "T":
             return self.emit(rules.lookup(_transpose()), [base], {}, node, target)
         if node.attr in ("real", "imag") and rules.lookup(getattr(_numpy(), node.attr)) is not None:
@@ -576,9 +590,11 @@ class Expressions:
         fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) and generated else None
         if fields is None and init is not object.__init__ and user_function(init) is None:
             return None
-        if fields is not None and any(f.init and f.default is dataclasses.MISSING
-                                      and f.default_factory is not dataclasses.MISSING for f in fields):
-            return None
+        if fields is not None:  # a default_factory left to run: not followed (the call runs as written)
+            passed = {f.name for f in fields[:len(node.args)]} | {kw.arg for kw in node.keywords}
+            if any(f.init and f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING
+                   and f.name not in passed for f in fields):
+                return None
         obj = self.emit(_opaque("object.__new__", object.__new__), [self.expr(node.func)], {}, node,
                         (targets or [None])[0])
         self.types[obj] = cls

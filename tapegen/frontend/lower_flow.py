@@ -219,9 +219,22 @@ _OPSYM = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.true
           operator.matmul: "@", operator.floordiv: "//", operator.mod: "%"}
 
 
+class _Names(set):
+    """Names a construct binds; `item_writes`: those it only writes items of (`xs[k] = v`, `xs.extend(ys)`),
+    which rebind a list or dict (a copy with the item) but write into an array in place."""
+
+    item_writes: frozenset = frozenset()
+
+    def __or__(self, other):
+        joined = _Names(set(self) | set(other))
+        joined.item_writes = (self.item_writes | getattr(other, "item_writes", frozenset())) - \
+            ((set(self) - self.item_writes) | (set(other) - getattr(other, "item_writes", frozenset())))
+        return joined
+
+
 def _assigned_names(stmts) -> set:
     """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` rebind a list or dict."""
-    names = set()
+    names, items = set(), set()
     for stmt in stmts:
         local = {id(name) for sub in ast.walk(stmt) if isinstance(sub, ast.comprehension)
                  for name in ast.walk(sub.target)}  # a comprehension's own names
@@ -229,13 +242,15 @@ def _assigned_names(stmts) -> set:
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and id(sub) not in local:
                 names.add(sub.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
-                names.add(sub.value.id)
+                items.add(sub.value.id)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "extend" \
                     and isinstance(sub.func.value, ast.Name):
-                names.add(sub.func.value.id)
+                items.add(sub.func.value.id)
             elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 names.add(f"{sub.value.id}.{sub.attr}")  # self.h = ...: carried like a variable
-    return names
+    result = _Names(names | items)
+    result.item_writes = frozenset(items - names)
+    return result
 
 
 def _target_names(target) -> set:

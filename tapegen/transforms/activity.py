@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import NoRuleError
-from ..ir import Eqn, Program, Var, atom_vars, walk
+from ..ir import Const, Eqn, Program, Var, atom_vars, walk
 from .invariance import shift_cuts
 
 
@@ -74,7 +74,29 @@ def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
     for eqn in eqns:
         _check_rules(eqn, activity)
     _check_kept(program.body, activity)
+    _check_attributes(eqns, activity)
     return activity
+
+
+def _check_attributes(eqns, activity) -> None:
+    """`obj.h = v` with a differentiated v is read back as v where the frontend can see the object; read
+    through another way (an item of a list of objects, another name), the gradient would be lost: raise."""
+    held = {}
+    for eqn in eqns:
+        if getattr(eqn.op, "fn", None) is setattr and any(v in activity.varying for v in eqn.reads[1:]):
+            held.setdefault(eqn.inputs[1][1].value, eqn)
+    if not held:
+        return
+    for eqn in eqns:
+        if eqn.op.name in ("getattr", "attribute_or_none") and isinstance(eqn.inputs[1][1], Const) \
+                and eqn.inputs[1][1].value in held and any(v in activity.useful for v in eqn.outputs) \
+                and any(v in activity.varying for v in eqn.reads):
+            name = eqn.inputs[1][1].value
+            raise NoRuleError(
+                f"`.{name}` holds a differentiated value (set at {held[name].span}), and is read here through a "
+                f"name tapegen cannot tie to that object: the gradient would be lost", eqn.span,
+                f"read it through the object it was set on, or pass the value along instead of storing it in "
+                f"`.{name}`")
 
 
 def _check_kept(body, activity) -> None:

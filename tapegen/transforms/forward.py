@@ -112,6 +112,10 @@ def _active(program: Program, wrt: tuple) -> frozenset:
             if eqn.op.differentiable and any(v in varying for v in reads) and not varying.issuperset(eqn.outputs):
                 varying.update(eqn.outputs)
                 changed = True
+            if getattr(eqn.op, "fn", None) is setattr and any(v in varying for v in eqn.reads[1:]) \
+                    and isinstance(eqn.inputs[0][1], Var) and eqn.inputs[0][1] not in varying:
+                varying.add(eqn.inputs[0][1])  # the object holds a tangent now: what reads it must have rules
+                changed = True
     useful, changed = {v for atom in program.outputs for v in atom_vars(atom)}, True
     while changed:
         changed = False
