@@ -59,11 +59,7 @@ def export(f, wrt=None) -> str:
         >>> text = export(f)                    # doctest: +SKIP
         >>> namespace = {}; exec(text, namespace)  # doctest: +SKIP
     """
-    from ..api import _differentiated
-    differentiated = _differentiated(f)
-    target = differentiated._target
-    indices, bare = target.wrt(differentiated._wrt if wrt is None else wrt)
-    generated = pipeline.transform(target.fn, "grad", indices, (0,), bare)
+    target, indices, _, generated = gradient(f, wrt)
     program = generated.program
     collector = _Collector(generated.namespace)
     collector.add_globals(generated.text)
@@ -78,6 +74,16 @@ def export(f, wrt=None) -> str:
         parts.append(f"# --- helpers the code above calls, copied from tapegen {__version__} " + "-" * 20)
         parts += helpers
     return "\n\n\n".join(part for part in parts if part) + "\n"
+
+
+def gradient(f, wrt=None):
+    """`(target, indices, bare, generated)`: `f`'s gradient code ("grad" kind) for `wrt` (`None`:
+    the decorator's, else the first argument), as `export` and `export --inplace` write it."""
+    from ..api import _differentiated
+    differentiated = _differentiated(f)
+    target = differentiated._target
+    indices, bare = target.wrt(differentiated._wrt if wrt is None else wrt)
+    return target, indices, bare, pipeline.transform(target.fn, "grad", indices, (0,), bare)
 
 
 def _docstring(program, name, params, wrt_names, version) -> str:
