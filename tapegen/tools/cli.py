@@ -29,6 +29,8 @@ NAME
 SYNOPSIS
     python -m tapegen show FILE.py:FUNCTION [--kind grad|vjp|jvp] [--wrt NAME,...] [--color WHEN]
     python -m tapegen export FILE.py:FUNCTION [-o OUT.py] [--wrt NAME,...]
+    python -m tapegen export FILE.py:FUNCTION --inplace [--wrt NAME,...]
+    python -m tapegen export --check FILE.py...
     python -m tapegen wengert FILE.py:FUNCTION
     python -m tapegen graph FILE.py:FUNCTION [--wrt NAME,...]
     python -m tapegen trace FILE.py:FUNCTION ARG... [--wrt NAME,...]
@@ -54,6 +56,15 @@ COMMANDS
     export    Write a module that computes the value and gradient with NumPy alone:
               the generated code plus the tapegen helpers it calls. Import it where
               tapegen is not installed. Without -o, print it.
+              --inplace: insert FUNCTION_grad (returning value and gradient) right
+              after FUNCTION in FILE.py itself, or replace the one inserted before;
+              every other byte of the file stays as it was. It is marked by two
+              `# tapegen:` comment lines (a fingerprint of FUNCTION's source,
+              tapegen's version, wrt), and keeps its helpers inside a builder
+              function, so they cannot clash with the file's names.
+              --check: exit 1, printing a unified diff, if a gradient --inplace
+              wrote in FILE.py is not what --inplace would write now (for CI and
+              pre-commit); 0 if all are current.
     wengert   Print the Wengert list: one primitive a line, beside the user's lines.
     graph     Print the computation graph as Graphviz DOT (render: dot -Tsvg).
     trace     Evaluate at ARG... (Python literals: 1.0, [1.0, 2.0]; write 1.0, not 1,
@@ -68,13 +79,16 @@ EXAMPLES
     python -m tapegen show model.py:loss --wrt W,b
     python -m tapegen show model.py:loss --kind vjp | less
     python -m tapegen export model.py:loss --wrt W,b -o loss_grad.py
+    python -m tapegen export model.py:loss --wrt W,b --inplace
+    python -m tapegen export --check model.py
     python -m tapegen graph model.py:loss > loss.dot && dot -Tsvg loss.dot -o loss.svg
     python -m tapegen trace examples/how_it_works.py:f 1.0 2.0
     python -m tapegen rules --markdown > docs/rules.md
 
 EXIT STATUS
     0   success
-    1   check: a rule disagrees with finite differences, or fails to run
+    1   check: a rule disagrees with finite differences, or fails to run;
+        export --check: a gradient written with --inplace is out of date
     2   usage error, or an error in the file or function, printed as
         file:line:col, the offending line with a caret, and a hint
 
@@ -136,9 +150,14 @@ def _parser():
     show.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                       help="colour the code: auto (on a terminal), always, never")
     export = command("export", "write a standalone value-and-gradient module (needs only NumPy)")
-    target(export)
+    export.add_argument("target", nargs="+", metavar="FILE.py:FUNCTION",
+                        help="the function; with --check, the files (FILE.py ...) to check")
     wrt(export)
     export.add_argument("-o", "--output", metavar="OUT.py", help="where to write it (default: print it)")
+    export.add_argument("--inplace", action="store_true",
+                        help="insert (or update) FUNCTION_grad beside FUNCTION in FILE.py itself")
+    export.add_argument("--check", action="store_true",
+                        help="exit 1, printing a diff, if a gradient --inplace wrote in FILE.py is out of date")
     target(command("wengert", "print the Wengert list"))
     graph = command("graph", "print the computation graph as Graphviz DOT")
     target(graph)
@@ -268,12 +287,56 @@ def _use_color(choice, stream) -> bool:
 
 def cmd_export(args) -> int:
     from .export import export
-    text = export(load_target(args.target), wrt=parse_wrt(args.wrt))
+    if args.check or args.inplace:
+        return _export_inplace(args)
+    if len(args.target) != 1:
+        raise CommandError("export takes one FILE.py:FUNCTION", hint="--check takes several files")
+    text = export(load_target(args.target[0]), wrt=parse_wrt(args.wrt))
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
         Path(args.output).write_text(text)
-        print(f"wrote {args.output}: value_and_grad and grad of {args.target}", file=sys.stderr)
+        print(f"wrote {args.output}: value_and_grad and grad of {args.target[0]}", file=sys.stderr)
+    return 0
+
+
+def _export_inplace(args) -> int:
+    """`export FILE.py:FUNCTION --inplace` and `export --check FILE.py ...` (they import libcst)."""
+    if args.check and args.inplace:
+        raise CommandError("--check and --inplace do not go together",
+                           hint="--check reports what --inplace would change, and changes nothing")
+    if args.output is not None:
+        raise CommandError(f"-o does not go with --{'check' if args.check else 'inplace'}",
+                           hint="--inplace writes into FILE.py itself")
+    from . import inplace
+    if args.check:
+        if args.wrt is not None:
+            raise CommandError("--check takes no --wrt", hint="each gradient block records the wrt it was made for")
+        status = 0
+        for path in args.target:
+            old, new, changes = inplace.check(path, load_module)
+            for change in changes:
+                if change.status != "current":
+                    print(f"{path}: {change.name}_grad is out of date: {change.reason}", file=sys.stderr)
+                    status = 1
+            if new != old:
+                sys.stdout.write(inplace.diff(path, old, new))
+        return status
+    if len(args.target) != 1:
+        raise CommandError("--inplace takes one FILE.py:FUNCTION")
+    path, _, name = args.target[0].rpartition(":")
+    if not path or not name:
+        raise CommandError(f"expected FILE.py:FUNCTION, got {args.target[0]!r}",
+                           hint="e.g. python -m tapegen export model.py:loss --inplace")
+    wrt = None if args.wrt is None else inplace.parse_wrt(args.wrt)
+    if args.wrt is not None and wrt is None:
+        raise CommandError("--wrt is empty", hint="name arguments: --wrt W,b")
+    old, new, change = inplace.insert(path, name, wrt, load_module)
+    if new != old:
+        inplace.write(path, new)
+    where = {"inserted": "inserted", "updated": "updated", "current": "already current:"}[change.status]
+    print(f"{path}: {where} {name}_grad beside {name}" + (f" ({change.reason})" if change.status == "updated" else ""),
+          file=sys.stderr)
     return 0
 
 
