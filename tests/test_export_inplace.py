@@ -270,3 +270,11 @@ def test_importing_tapegen_and_taking_a_gradient_does_not_import_libcst(model):
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().splitlines()[-1] == "False False"
     assert "def loss_grad(W, b, x, y):" in result.stdout  # plain export printed, without libcst
+
+
+def test_invalid_python_is_refused_with_its_line(tmp_path, capsys):
+    path = tmp_path / "broken.py"
+    path.write_text("def f(x):\n    return x +\n")
+    assert export(f"{path}:f", "--inplace") == 2
+    assert f"{path}:2:" in (err := capsys.readouterr().err) and "invalid Python" in err
+    assert path.read_text() == "def f(x):\n    return x +\n"

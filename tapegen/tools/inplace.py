@@ -128,9 +128,14 @@ def _read(path) -> str:
 
 def _parse(path, text) -> cst.Module:
     try:
+        ast.parse(text, str(path))
+    except SyntaxError as exc:
+        raise InplaceError(f"{path}:{exc.lineno}:{exc.offset}: invalid Python: {exc.msg}") from None
+    try:
         return cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise InplaceError(f"{path}:{exc.raw_line}:{exc.raw_column}: invalid Python: {exc.message}") from None
+    except cst.ParserSyntaxError as exc:  # valid Python this libcst does not know
+        raise InplaceError(f"{path}:{exc.raw_line}:{exc.raw_column}: libcst cannot parse this: {exc.message}",
+                           hint="upgrade libcst, or export the gradient with -o OUT.py") from None
 
 
 def write(path, text: str) -> None:
