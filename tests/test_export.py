@@ -132,3 +132,17 @@ def test_export_cli_writes_a_file(tmp_path):
     assert result.returncode == 0, result.stderr
     assert out.read_text() == export(cases.tanh_layer, wrt=("W", "b"))
     assert f"wrote {out}" in result.stderr
+
+
+def test_export_after_a_pytree_was_registered():
+    """tapegen.register_pytree's registry holds this process's classes: the module gets it empty."""
+    from tapegen.runtime import _PYTREES
+
+    class Registered:
+        pass
+    tg.register_pytree(Registered)
+    try:
+        text = export(cases.tanh_layer, wrt=("W", "b"))
+    finally:
+        _PYTREES.pop(Registered)
+    assert "\n_PYTREES = {}\n" in text

@@ -25,6 +25,7 @@ import numpy as np
 from .. import pipeline
 from .._version import __version__
 from ..errors import InternalError, TapegenError
+from ..runtime import _PYTREES
 
 MAX_INLINE_ELEMENTS = 10_000
 ERROR_BASE = '''class TapegenError(Exception):
@@ -172,7 +173,9 @@ class _Collector:
         elif isinstance(value, (types.FunctionType, type)) and value.__module__.startswith("tapegen"):
             self._copy(name, value)
         else:
-            self.blocks.append(((1, name), f"{name} = {_literal(name, value)}"))
+            # tapegen.register_pytree's registry holds classes of this process: copied empty, not as a literal
+            literal = "{}" if value is _PYTREES else _literal(name, value)
+            self.blocks.append(((1, name), f"{name} = {literal}"))
 
     def _module(self, name, module) -> None:
         top = module.__name__.split(".")[0]
