@@ -278,3 +278,38 @@ def test_invalid_python_is_refused_with_its_line(tmp_path, capsys):
     assert export(f"{path}:f", "--inplace") == 2
     assert f"{path}:2:" in (err := capsys.readouterr().err) and "invalid Python" in err
     assert path.read_text() == "def f(x):\n    return x +\n"
+
+
+def test_the_gradient_takes_the_functions_defaults_and_keyword_only_parameters(tmp_path):
+    path = tmp_path / "defaults.py"
+    path.write_text(textwrap.dedent("""\
+        import numpy as np
+
+        REG = 0.1
+
+
+        def ridge(w: np.ndarray, X, y, reg=REG, *, scale: float = 2.0,
+                  shape=(3,)):  # a parameter named like a tapegen helper
+            return scale * np.sum((X @ w - y) ** 2) + reg * np.sum(w ** 2) + 0 * np.sum(shape)
+        """))
+    assert export(f"{path}:ridge", "--inplace") == 0
+    text = path.read_text()
+    assert "    def ridge_grad(w, X, y, reg=REG, *, scale = 2.0,\n" in text  # as written, without annotations
+    module = load(path)
+    rng = np.random.default_rng(2)
+    w, X, y = rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=5)
+    np.testing.assert_array_equal(module.ridge_grad(w, X, y)[1], tg.grad(module.ridge)(w, X, y))
+    np.testing.assert_array_equal(module.ridge_grad(w, X, y, 0.5, scale=1.0)[1],
+                                  tg.grad(module.ridge)(w, X, y, 0.5, scale=1.0))
+
+
+def test_a_module_scipy_helpers_need_is_imported_in_the_block(tmp_path):
+    pytest.importorskip("scipy")
+    path = tmp_path / "uses_scipy.py"
+    path.write_text("import numpy as np\nfrom scipy.special import logsumexp\n\n\n"
+                    "def f(x):\n    return logsumexp(x) + np.sum(x ** 2)\n")
+    assert export(f"{path}:f", "--inplace") == 0
+    module = load(path)
+    x = np.array([0.3, -1.0, 2.0])
+    np.testing.assert_allclose(module.f_grad(x)[1], tg.grad(module.f)(x), rtol=1e-15)
+    np.testing.assert_allclose(module.f_grad(x)[1], numeric_vjp(module.f, (x,), 0, 1.0), rtol=1e-7)

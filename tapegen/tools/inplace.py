@@ -272,7 +272,8 @@ def _with_block(module, text, path, name, fn, wrt, found) -> tuple:
     lines = [f"{MARKER}{name}, generated from its source; regenerate with {command}",
              f"# tapegen: fingerprint {fingerprint} (tapegen {version}, wrt {spec}): a hash of {name}'s "
              f"source, the version and wrt. Edit {name}, not this block."]
-    builder = _builder_def(fn, name, grad_name, generated, text, version, module.default_newline)
+    builder = _builder_def(fn, name, grad_name, generated, text, version, module.default_newline,
+                           module.body[index].params)
     builder = builder.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()] +
                                    [cst.EmptyLine(comment=cst.Comment(line)) for line in lines])
     assign = cst.parse_statement(f"{grad_name} = {_builder(name)}()\n").with_changes(
@@ -331,7 +332,8 @@ def _bound_names(stmt) -> list:
 
 class _BlockCollector(_Collector):
     """`export`'s collector, but a name the generated code reads from the user's module is left to be
-    read there, live, instead of copied in as a literal."""
+    read there, live, instead of copied in as a literal; and any module may be imported (the user's
+    module runs where its own imports, SciPy say, are installed)."""
 
     def __init__(self, namespace, module_globals, renamed):
         super().__init__(namespace)
@@ -347,9 +349,13 @@ class _BlockCollector(_Collector):
             else:
                 self.add(name, value)
 
+    def _module(self, name, module) -> None:
+        self.modules[name] = module
 
-def _builder_def(fn, name, grad_name, generated, text, version, newline) -> cst.FunctionDef:
-    """`def _tapegen_<name>_grad(): ...`: imports, the gradient function, the helpers it calls."""
+
+def _builder_def(fn, name, grad_name, generated, text, version, newline, params) -> cst.FunctionDef:
+    """`def _tapegen_<name>_grad(): ...`: imports, the gradient function, the helpers it calls.
+    `params` are the user's function's parameters, whose defaults the gradient function takes."""
     program = generated.program
     target_globals = _raw(fn).__globals__
     renamed = {generated_name for generated_name, (source_fn, original) in program.free_sources
@@ -372,8 +378,37 @@ def _builder_def(fn, name, grad_name, generated, text, version, newline) -> cst.
     inner_text = "\n\n".join(part for part in parts if part) + "\n"
     # the file's line endings, inside multi-line strings too (Python reads either as "\n")
     inner = cst.parse_module(inner_text.replace("\n", newline)).visit(_BareBlankLines())
+    body = [stmt.with_changes(params=_parameters(params, program, collector, name))
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == grad_name else stmt for stmt in inner.body]
     return cst.FunctionDef(name=cst.Name(_builder(name)), params=cst.Parameters(),
-                           body=cst.IndentedBlock(body=inner.body))
+                           body=cst.IndentedBlock(body=body))
+
+
+def _parameters(params: cst.Parameters, program, collector, name) -> cst.Parameters:
+    """The user's parameter list for the gradient function: its defaults and keyword-only marker as
+    written (so `f_grad` is called as `f` is), annotations left out, each name as the generated
+    code spells it (a parameter called `shape` is `shape_` there)."""
+    slots = [*params.posonly_params, *params.params, *params.kwonly_params]
+    names = [p.name for p in program.params]
+    if len(slots) != len(names) or isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+        raise InplaceError(f"cannot insert the gradient of {name}: its parameters do not match the generated "
+                           "code's", hint="export it with -o OUT.py")
+    for param in slots:
+        if param.default is None:
+            continue
+        reads = {node.id for node in ast.walk(ast.parse(cst.Module([]).code_for_node(param.default).strip(),
+                                                        mode="eval")) if isinstance(node, ast.Name)}
+        for read in reads & set(collector.bound):
+            if collector.bound[read] is not collector.module_globals.get(read, _MISSING):
+                raise InplaceError(f"cannot insert the gradient of {name}: the default of {param.name.value} reads "
+                                   f"{read!r}, which a tapegen helper of the gradient also names",
+                                   hint=f"rename {read}, or export the gradient with -o OUT.py")
+    renamed = iter(names)
+
+    def plain(group):
+        return [p.with_changes(name=cst.Name(next(renamed)), annotation=None) for p in group]
+    return params.with_changes(posonly_params=plain(params.posonly_params), params=plain(params.params),
+                               kwonly_params=plain(params.kwonly_params))
 
 
 class _BareBlankLines(cst.CSTTransformer):
