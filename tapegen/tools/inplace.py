@@ -10,7 +10,7 @@ endings. The inserted block is
     def _tapegen_loss_grad():
         import numpy as np
 
-        def loss_grad(W, b, x, y):
+        def loss_grad(W, b, x, y):    # loss's parameters and defaults
             ...                       # the generated code, as `tapegen.source` shows it
             return value, (g_W, g_b)
 
@@ -25,11 +25,13 @@ endings. The inserted block is
 
 The helpers and imports live inside the builder function, so they cannot clash with the module's
 names and nothing outside the block changes; the names the user's function reads from its
-module (constants, arrays, functions) are read live from it. The two comment lines are the
-marker: an update finds the block by them (and the builder's name), and replaces the builder
-and the assignment after it. The fingerprint hashes the function's source (decorators
-included), tapegen's version and wrt; `wrt` is recorded so `--check` and a later `--inplace`
-regenerate the same gradient.
+module (constants, arrays, functions) are read live from it (a global tapegen renames, such
+as `seed`, is copied in as `export` copies it). Comments quoting the function's lines name the
+function, not a line number, so edits elsewhere in the file leave the block current. The two
+comment lines are the marker: an update finds the block by them (and the builder's name), and
+replaces the builder and the assignment after it. The fingerprint hashes the function's source
+(decorators included), tapegen's version and wrt; `wrt` is recorded so `--check` and a later
+`--inplace` regenerate the same gradient.
 
 Only this module imports libcst, and only `export --inplace` and `export --check` import it.
 """
