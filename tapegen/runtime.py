@@ -119,7 +119,7 @@ def conform(g, x):
         raise _integer_wrt(x)
     if isinstance(x, np.generic):
         return x.dtype.type(0) if g is None else g.astype(x.dtype) if is_duck(g) else x.dtype.type(g)
-    if isinstance(g, dict) or not hasattr(x, "__array__"):  # fields of an object tapegen does not know
+    if isinstance(g, dict) or not (hasattr(x, "__array__") or isinstance(x, _SCALARS)):  # an unknown object
         raise WrtError(f"cannot differentiate with respect to a {type(x).__name__}: tapegen does not know its "
                        f"fields", hint=f"register the class: tapegen.register_pytree({type(x).__name__}), or "
                                        f"make it a dataclass or namedtuple")
@@ -149,35 +149,35 @@ def register_pytree(cls, fields=None, build=None):
 
 
 def _rebuilt(obj, values):
-    import copy
-    new = copy.copy(obj)
+    """A shallow copy of `obj` with `values` as attributes (set past a frozen dataclass's guard)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
     for name, value in values.items():
-        setattr(new, name, value)
+        object.__setattr__(new, name, value)
     return new
 
 
 def pytree_fields(x):
     """`{field: value}` if `x` is a namedtuple, a dataclass or a registered pytree, else None."""
-    import dataclasses
-    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
-        return dict(zip(type(x)._fields, x))
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
-    for cls, (fields, _) in _PYTREES.items():
-        if isinstance(x, cls):
-            return dict(fields(x))
+    cls = type(x)
+    if isinstance(x, tuple) and hasattr(cls, "_fields"):
+        return dict(zip(cls._fields, x))
+    fields = getattr(cls, "__dataclass_fields__", None)
+    if fields is not None and not isinstance(x, type):
+        return {name: getattr(x, name) for name in fields if hasattr(x, name)}
+    for registered, (get_fields, _) in _PYTREES.items():
+        if isinstance(x, registered):
+            return dict(get_fields(x))
     return None
 
 
 def _pytree_like(x, values):
-    import dataclasses
     if isinstance(x, tuple):
         return type(x)(**values)
-    if dataclasses.is_dataclass(x):
-        return dataclasses.replace(x, **values) if all(f.init for f in dataclasses.fields(x)) \
-            else _rebuilt(x, values)
-    for cls, (_, build) in _PYTREES.items():
-        if isinstance(x, cls):
+    if hasattr(type(x), "__dataclass_fields__"):
+        return _rebuilt(x, values)
+    for registered, (_, build) in _PYTREES.items():
+        if isinstance(x, registered):
             return build(x, values)
     raise TypeError(f"not a pytree: {type(x).__name__}")
 

@@ -83,6 +83,7 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
      + np.sum(np.indices((5,))[0] * x),
      (np.tril_indices, np.triu_indices, np.diag_indices, np.indices)),
     ("iscomplexobj", lambda x: np.sum(x) * (np.iscomplexobj(x) + np.isrealobj(x)), (np.iscomplexobj, np.isrealobj)),
+    ("result_type", lambda x: np.sum(x.astype(np.result_type(x, 1.0))), (np.result_type,)),
 ]
 
 

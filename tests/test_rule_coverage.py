@@ -14,8 +14,13 @@ def _covered():
     return covered
 
 
+# Primitives whose rules a row cannot reach (rows differentiate arrays; these read objects' fields),
+# with the test that checks them against finite differences instead.
+ELSEWHERE = {getattr: "test_python_features.py::test_namedtuple_and_dataclass_arguments_get_gradients_of_their_class"}
+
+
 def test_every_rule_has_a_row():
-    covered = _covered()
+    covered = _covered() | set(ELSEWHERE)
     builtin = {fn: prim for table in rules.TABLES for fn, prim in table.primitives.items()}
     missing = sorted(prim.name for fn, prim in builtin.items() if prim.vjps and fn not in covered)
     assert not missing, f"primitives with VJP rules but no test row: {', '.join(missing)}"

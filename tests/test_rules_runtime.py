@@ -16,6 +16,7 @@ from tapegen.rules.language import array_rows, one_item, shifted, summed_repeats
 from tapegen.rules.language import as_pairs, pairs_cotangent, replaced, spread, unspread
 from tapegen.rules.runtime_rules import cotangent_at, restack, unstack
 from tapegen.rules.shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents
+from tapegen.rules.shape import attribute_or_none, cotangent_field, field_cotangent
 from tapegen.rules.shape import reblock, stack_vjp, unblock, vstack_vjp
 from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b
 from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
@@ -192,6 +193,8 @@ ROWS = [
          wrt=(0, 1), covers=(pairs_cotangent,)),
     _row("as_pairs", lambda a, b: as_pairs(("x", "y"), {"x": a, "y": b})[1][1] * a, V4, V4, wrt=(0, 1),
          covers=(as_pairs,)),
+    _row("field_cotangent", lambda a: cotangent_field(field_cotangent(a, "W"), "W") * a, V4, covers=(field_cotangent,
+                                                                                                 cotangent_field)),
     _row("reblock", lambda a, b: reblock([[a, None], [b, None]], [[M23, _ONES21], [M34[:1, :3], M41[:1, :]]]),
          M23, M34[:1, :3], wrt=(0, 1), covers=(reblock,)),
 ]

@@ -700,17 +700,9 @@ def attribute_or_none(obj, name):
 
 
 table.op(getattr, "obj, name", name="getattr", form="attr", inert=("name",))
-table.op(attribute_or_none, "obj, name", spelling="attribute_or_none", inert=("name",))
-
-
-@table.vjp(attribute_or_none, "obj")
-def attribute_or_none_vjp(name, g):
-    return field_cotangent(g, name)
-
-
-@table.jvp(attribute_or_none, "obj")
-def attribute_or_none_jvp(obj_dot, name):
-    return attribute_or_none(obj_dot, name)
+# The value an attribute had before the function set it: not computed here, so no derivative (one set on
+# another name for the same object is refused where it is read: frontend check_untied_attribute).
+table.nondiff(attribute_or_none, "obj, name", spelling="attribute_or_none")
 
 
 @table.vjp(getattr, "obj")
