@@ -137,6 +137,9 @@ def namespace() -> dict:
         names.update({fn.__name__: fn for fn in (runtime_rules.tape_pop, runtime_rules.copy_region,
                                                  runtime_rules.zero_tangent, runtime_rules.add_tangents,
                                                  runtime_rules.is_not_none, runtime_rules.unconform)})
+        for prim in runtime_rules.table.primitives.values():  # helpers gradient code calls by their name
+            if prim.form == "call" and prim.spelling.isidentifier() and callable(prim.fn):
+                names.setdefault(prim.spelling, prim.fn)
         names.update(_USER_NAMES)
         _NAMESPACE.update(names)
     return _NAMESPACE

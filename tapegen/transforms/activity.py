@@ -73,7 +73,7 @@ def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
     activity = Activity(frozenset(varying), frozenset(useful), flows.cuts)
     for eqn in eqns:
         _check_rules(eqn, activity)
-    _check_kept(program.body, activity)
+    check_kept(program.body, activity)
     _check_attributes(eqns, activity)
     return activity
 
@@ -99,7 +99,7 @@ def _check_attributes(eqns, activity) -> None:
                 f"`.{name}`")
 
 
-def _check_kept(body, activity) -> None:
+def check_kept(body, activity) -> None:
     """A differentiated value passed to an opaque method (`buffer.push(h)`) may be kept in the object:
     if the object is used afterwards towards the output, its gradient would silently be lost. Raise.
 

@@ -44,6 +44,7 @@ from ..rules.language import append, make_dict, make_list, make_tuple
 from ..rules.runtime_rules import own_tangent, tape_pop
 from ..rules.table import Primitive
 from ..runtime import meta
+from .activity import Activity, check_kept
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +124,7 @@ def _active(program: Program, wrt: tuple) -> frozenset:
             if eqn.op.differentiable and any(v in useful for v in eqn.outputs) and not useful.issuperset(eqn.reads):
                 useful.update(eqn.reads)
                 changed = True
+    check_kept(program.body, Activity(frozenset(varying), frozenset(useful)))  # np.add.at(P, i, v): refused
     return frozenset(varying & useful)
 
 
