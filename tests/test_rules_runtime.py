@@ -23,6 +23,7 @@ from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensor
 from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
 from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
+from tapegen.rules.elementwise import conj_sign, real_like
 from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
 
 _rng = np.random.default_rng(11)
@@ -195,6 +196,12 @@ ROWS = [
          covers=(as_pairs,)),
     _row("field_cotangent", lambda a: cotangent_field(field_cotangent(a, "W"), "W") * a, V4, covers=(field_cotangent,
                                                                                                  cotangent_field)),
+    _row("conj_sign-real", lambda x: conj_sign(x) * x, MIXED, covers=(conj_sign,)),
+    _row("conj_sign-complex", lambda a, b: np.real(conj_sign(a + 1j * b) * (0.3 + 1.1j)), MIXED, MIXED[::-1],
+         wrt=(0, 1), covers=(conj_sign,)),
+    _row("real_like-real", lambda t: real_like(t * (1.0 + 2.0j), A_META) * t, V4, covers=(real_like,)),
+    _row("real_like-complex", lambda t: np.real(real_like(t * (1.0 + 2.0j), ((4,), np.dtype(complex)))), V4,
+         covers=(real_like,)),
     _row("reblock", lambda a, b: reblock([[a, None], [b, None]], [[M23, _ONES21], [M34[:1, :3], M41[:1, :]]]),
          M23, M34[:1, :3], wrt=(0, 1), covers=(reblock,)),
 ]

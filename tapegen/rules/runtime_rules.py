@@ -27,7 +27,7 @@ import numpy as np
 
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
-from .elementwise import fmax_share, fmin_share, select_taken, tie_split
+from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
@@ -113,8 +113,8 @@ def unconform(ct, like):
 for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balanced_eq, "a, extremum, axis, keepdims"),
                         (is_not_none, "x"), (zero_tangent, "x"), (extremum_share, "a, extremum, axis, keepdims"),
                         (ptp_share, "a, axis"), (nan_count, "a, axis"), (clip_inside, "a, a_min, a_max"),
-                        (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"), (conj_sign, "x"),
-                        (select_taken, "condlist")):
+                        (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"),
+                        (select_taken, "condlist"), (angle_scale, "deg")):
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
@@ -149,6 +149,7 @@ table.op(tie_split, "ct, wins, tie, other_active", spelling="tie_split")
 for _fn in (fmax_share, fmin_share):
     table.op(_fn, "ct, mine, other, other_active", spelling=_fn.__name__)
 table.op(log_or_zero, "x", spelling="log_or_zero")
+table.op(conj_sign, "x", spelling="conj_sign")
 table.op(linalg_mT, "x", spelling="linalg_mT")
 table.op(matmul_vjp_x1, "x1_shape, x2, ct", spelling="matmul_vjp_x1")
 table.op(matmul_vjp_x2, "x1, x2_shape, ct", spelling="matmul_vjp_x2")
@@ -161,7 +162,8 @@ for _fn, _signature in ((inner_vjp_a, "a_shape, b, ct"), (inner_vjp_b, "a, b_sha
                         (trace_vjp, "a_meta, offset, axis1, axis2, ct"), (untile, "ct, A_shape, reps"),
                         (unrepeat, "ct, a_shape, repeats, axis"), (unpad, "ct, array_shape, pad_width, mode"),
                         (untake, "ct, a_shape, indices, axis"), (untake_along_axis, "ct, arr_shape, indices, axis"),
-                        (unsort, "ct, a, axis"), (undiagonal, "ct, a_shape, offset, axis1, axis2")):
+                        (unsort, "ct, a, axis"), (undiagonal, "ct, a_shape, offset, axis1, axis2"),
+                        (real_like, "t, like")):
     table.op(_fn, _signature, spelling=_fn.__name__)
 
 
@@ -429,6 +431,19 @@ def share_jvp_mine(mine_dot):
 @table.jvp(fmin_share, "other")
 def share_jvp_other(other_dot):
     return None
+
+
+# conj_sign(z) = conj(z) / |z| is constant for real z (but at 0) and varies smoothly for complex z:
+# d conj_sign = (conj(dz) - conj_sign(z) Re(conj_sign(z) dz)) / |z|, which is 0 for real z; 0 at z = 0.
+
+@table.vjp(conj_sign, "x")
+def conj_sign_vjp(x, g):
+    return kink_div(np.conj(g) - np.real(g * conj_sign(x)) * conj_sign(x), np.abs(x))
+
+
+@table.jvp(conj_sign, "x")
+def conj_sign_jvp(x, x_dot):
+    return kink_div(np.conj(x_dot) - conj_sign(x) * np.real(conj_sign(x) * x_dot), np.abs(x))
 
 
 @table.vjp(log_or_zero, "x")
@@ -775,6 +790,16 @@ def undiagonal_vjp(offset, axis1, axis2, g):
 @table.jvp(undiagonal, "ct")
 def undiagonal_jvp(ct_dot, a_shape, offset, axis1, axis2):
     return undiagonal(ct_dot, a_shape, offset, axis1, axis2)
+
+
+@table.vjp(real_like, "t")
+def real_like_vjp(g):
+    return g
+
+
+@table.jvp(real_like, "t")
+def real_like_jvp(t_dot, like):
+    return real_like(t_dot, like)
 
 
 def _declare_the_rest():
