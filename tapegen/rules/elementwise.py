@@ -54,6 +54,7 @@ for fn in (np.negative, np.positive, np.exp, np.exp2, np.expm1, np.log, np.log2,
 table.op(np.real, "val")
 table.op(np.imag, "val")
 table.op(np.angle, "z, deg=False")
+table.op(np.real_if_close, "a, tol=100")
 table.op(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None")
 table.op(np.clip, "a, a_min, a_max")  # NumPy needs both, None for no bound
 table.op(np.where, "condition, x1, x2")
@@ -798,6 +799,16 @@ table.vjp(np.imag, "val")(imag_vjp)
 @table.jvp(np.imag, "val")
 def imag_jvp(val_dot):
     return np.imag(val_dot)
+
+
+@table.vjp(np.real_if_close, "a")
+def real_if_close_vjp(g):
+    return g
+
+
+@table.jvp(np.real_if_close, "a")
+def real_if_close_jvp(a_dot, y):
+    return real_like(a_dot, y)
 
 
 @table.vjp(np.conjugate, "x")

@@ -39,6 +39,7 @@ from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_coun
 from .shape import rollaxis_destination, transpose_inverse, undiagonal, unpad, unrepeat, unsort, untake
 from .shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents, stack_vjp
 from .shape import untake_along_axis, untile, vstack_vjp
+from .shape import append_index, delete_cotangent, insert_index, insert_values_cotangent, partition_source
 from .table import RuleTable
 
 table = RuleTable("runtime")
@@ -114,7 +115,9 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
                         (is_not_none, "x"), (zero_tangent, "x"), (extremum_share, "a, extremum, axis, keepdims"),
                         (ptp_share, "a, axis"), (nan_count, "a, axis"), (clip_inside, "a, a_min, a_max"),
                         (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"),
-                        (select_taken, "condlist"), (angle_scale, "deg")):
+                        (select_taken, "condlist"), (partition_source, "a, out, axis"),
+                        (append_index, "arr_shape, axis, first"), (insert_index, "arr_shape, obj, values, axis"),
+                        (angle_scale, "deg")):
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
@@ -163,7 +166,9 @@ for _fn, _signature in ((inner_vjp_a, "a_shape, b, ct"), (inner_vjp_b, "a, b_sha
                         (unrepeat, "ct, a_shape, repeats, axis"), (unpad, "ct, array_shape, pad_width, mode"),
                         (untake, "ct, a_shape, indices, axis"), (untake_along_axis, "ct, arr_shape, indices, axis"),
                         (unsort, "ct, a, axis"), (undiagonal, "ct, a_shape, offset, axis1, axis2"),
-                        (real_like, "t, like")):
+                        (real_like, "t, like"),
+                        (insert_values_cotangent, "ct, arr_shape, obj, values_shape, axis"),
+                        (delete_cotangent, "ct, arr_shape, obj, axis")):
     table.op(_fn, _signature, spelling=_fn.__name__)
 
 
@@ -802,6 +807,26 @@ def real_like_jvp(t_dot, like):
     return real_like(t_dot, like)
 
 
+@table.vjp(insert_values_cotangent, "ct")
+def insert_values_cotangent_vjp(arr_shape, obj, axis, g):
+    return np.insert(np.zeros(arr_shape, dtype=np.result_type(g)), obj, g, axis)
+
+
+@table.jvp(insert_values_cotangent, "ct")
+def insert_values_cotangent_jvp(ct_dot, arr_shape, obj, values_shape, axis):
+    return insert_values_cotangent(ct_dot, arr_shape, obj, values_shape, axis)
+
+
+@table.vjp(delete_cotangent, "ct")
+def delete_cotangent_vjp(obj, axis, g):
+    return np.delete(g, obj, axis)
+
+
+@table.jvp(delete_cotangent, "ct")
+def delete_cotangent_jvp(ct_dot, arr_shape, obj, axis):
+    return delete_cotangent(ct_dot, arr_shape, obj, axis)
+
+
 def _declare_the_rest():
     """Every other function generated code may call becomes a primitive without rules.
 
@@ -855,7 +880,7 @@ _declare_the_rest()
 
 # Shapes, axes, indices and masks carry no derivative, even when they come off the same tape as
 # values that do (a shape popped from the list the backward pass replays).
-_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype")
+_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype", "obj")
 for _prim in table.primitives.values():
     _prim.inert = tuple(dict.fromkeys(tuple(_prim.inert) + tuple(
         p for p in _prim.params if p.endswith(("shape", "meta")) or p in _INERT_NAMES)))

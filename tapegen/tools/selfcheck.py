@@ -217,7 +217,16 @@ def _samples() -> list:
     out += _elementwise_samples(m34, m32) + _reduction_samples(m34, v5) + _linalg_samples(m34, v4, v5, t234)
     out += _linalg_namespace_samples(m34, v4)
     out += _shape_samples(m34, m32, v4, v5, t234)
+    out += _more_shape_samples(m34)
     out += _scipy_samples()
+    return out
+
+
+def _more_shape_samples(m34) -> list:
+    w = 0.3 + 1.1j
+    out = [Sample("real_if_close-(3,4)", lambda a: np.real_if_close(a * w - 1j * np.imag(a * w)), (m34,))]
+    if getattr(np, "row_stack", None) in rules.PRIMITIVES:  # vstack's deprecated alias, while NumPy has it
+        out.append(Sample("row_stack-(4,),(3,4)", lambda a, b: np.row_stack([a, b]), (_x(4), m34)))
     return out
 
 
@@ -446,6 +455,10 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("take-(5,)", lambda a: np.take(a, np.array([0, 3, 3])), (v5,)),
         Sample("take_along_axis-(3,4)", lambda arr: np.take_along_axis(arr, order, axis=1), (m34,)),
         Sample("sort-(3,4)", lambda a: np.sort(a, axis=1), (m34,)),
+        Sample("partition-(3,4)", lambda a: np.partition(a, 2, axis=1), (m34,)),
+        Sample("append-(3,4),(2,4)", lambda a, b: np.append(a, b, axis=0), (m34, _x(2, 4))),
+        Sample("insert-(3,4),(4,)", lambda a, v: np.insert(a, [0, 2, 2], v, axis=0), (m34, v4)),
+        Sample("delete-(3,4)", lambda a: np.delete(a, [0, 5, 7]), (m34,)),
         # the language: assignment, containers, array construction
         Sample("setitem-(3,4)-array", setitem_sample, (m34, v4), wrt=(0,)),
         Sample("setitem-(3,4)-value", setitem_sample, (m34, v4), wrt=(1,)),
