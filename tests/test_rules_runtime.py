@@ -24,6 +24,7 @@ from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
 from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
 from tapegen.rules.elementwise import conj_sign, real_like
+from tapegen.rules.fft import fft_fit
 from tapegen.rules.shape import delete_cotangent, insert_values_cotangent
 from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
 
@@ -203,6 +204,7 @@ ROWS = [
     _row("real_like-real", lambda t: real_like(t * (1.0 + 2.0j), A_META) * t, V4, covers=(real_like,)),
     _row("real_like-complex", lambda t: np.real(real_like(t * (1.0 + 2.0j), ((4,), np.dtype(complex)))), V4,
          covers=(real_like,)),
+    _row("fft_fit-crop-and-pad", lambda x: fft_fit(x, (2, 6)), M34, covers=(fft_fit,)),
     _row("insert_values_cotangent", lambda ct: insert_values_cotangent(ct, (3, 4), [0, 2, 2], (4,), 0),
          _x(6, 4), covers=(insert_values_cotangent,)),
     _row("insert_values_cotangent-broadcast", lambda ct: insert_values_cotangent(ct, (3, 4), 1, (1,), 1),

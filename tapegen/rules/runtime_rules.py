@@ -28,6 +28,7 @@ import numpy as np
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
+from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
@@ -117,7 +118,8 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
                         (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"),
                         (select_taken, "condlist"), (partition_source, "a, out, axis"),
                         (append_index, "arr_shape, axis, first"), (insert_index, "arr_shape, obj, values, axis"),
-                        (angle_scale, "deg")):
+                        (fft_axes, "ndim, s, axes"), (fft_shape, "a_shape, s, axes"), (fft_dual, "norm"), (angle_scale, "deg"),
+                        (irfft_weights, "a_shape, s, axes")):
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
@@ -166,7 +168,7 @@ for _fn, _signature in ((inner_vjp_a, "a_shape, b, ct"), (inner_vjp_b, "a, b_sha
                         (unrepeat, "ct, a_shape, repeats, axis"), (unpad, "ct, array_shape, pad_width, mode"),
                         (untake, "ct, a_shape, indices, axis"), (untake_along_axis, "ct, arr_shape, indices, axis"),
                         (unsort, "ct, a, axis"), (undiagonal, "ct, a_shape, offset, axis1, axis2"),
-                        (real_like, "t, like"),
+                        (real_like, "t, like"), (fft_fit, "x, shape"),
                         (insert_values_cotangent, "ct, arr_shape, obj, values_shape, axis"),
                         (delete_cotangent, "ct, arr_shape, obj, axis")):
     table.op(_fn, _signature, spelling=_fn.__name__)
@@ -807,6 +809,16 @@ def real_like_jvp(t_dot, like):
     return real_like(t_dot, like)
 
 
+@table.vjp(fft_fit, "x")
+def fft_fit_vjp(x_shape, g):
+    return fft_fit(g, x_shape)
+
+
+@table.jvp(fft_fit, "x")
+def fft_fit_jvp(x_dot, shape):
+    return fft_fit(x_dot, shape)
+
+
 @table.vjp(insert_values_cotangent, "ct")
 def insert_values_cotangent_vjp(arr_shape, obj, axis, g):
     return np.insert(np.zeros(arr_shape, dtype=np.result_type(g)), obj, g, axis)
@@ -835,9 +847,10 @@ def _declare_the_rest():
     otherwise it is a NoRuleError naming the generated line at transform time, as for any
     function without rules.
     """
-    from . import elementwise, language, linalg, nondiff, reductions, shape
+    from . import elementwise, fft, language, linalg, nondiff, reductions, shape
     from .. import runtime
-    tables = (elementwise.table, language.table, linalg.table, nondiff.table, reductions.table, shape.table, table)
+    tables = (elementwise.table, fft.table, language.table, linalg.table, nondiff.table, reductions.table, shape.table,
+              table)
     declared = {id(fn) for t in tables for fn in t.primitives}
     found = {}
     for t in tables[:-1]:
