@@ -75,6 +75,11 @@ CASES = [
     ("kron", lambda z: np.sum(np.abs(np.kron(z, Z22)) ** 2)),
     ("kron-real-right", lambda z: np.sum(np.real(np.kron(R22, z) * W))),
     ("einsum", lambda z: np.sum(np.abs(np.einsum("ij,jk->ik", z, Z42)))),
+    ("norm", lambda z: np.linalg.norm(z)),
+    ("norm-rows-ord3", lambda z: np.sum(np.linalg.norm(z, 3, axis=1))),
+    ("norm-inf", lambda z: np.linalg.norm(z[0], np.inf)),
+    ("norm-nuc", lambda z: np.linalg.norm(z, "nuc")),
+    ("norm-spectral", lambda z: np.linalg.norm(z, 2)),
     # transforms
     ("fft", lambda z: np.sum(np.abs(np.fft.fft(z)) ** 2 * np.arange(4.0))),
     ("ifft2", lambda z: np.sum(np.real(np.fft.ifft2(z) * W))),

@@ -748,3 +748,67 @@ ZERO_NORMS = [
 @pytest.mark.parametrize("fn", ZERO_NORMS, ids=["None", "1", "2", "inf", "3", "axis=0"])
 def test_norm_at_zero_has_zero_gradient(fn):
     assert np.array_equal(tg.vjp(fn, np.zeros(3))[1](np.ones(())), np.zeros(3))
+
+
+# --- np.linalg.norm on every ord / axis / keepdims combination: reverse, forward, second order ----
+
+def _norm_combinations():
+    rng = np.random.default_rng(23)
+    vector, matrix, stack = rng.standard_normal(5), rng.standard_normal((3, 4)), rng.standard_normal((2, 3, 4))
+    for ord in (None, 1, 2, np.inf, -np.inf, 0, 3, 0.5, -1, -2):
+        for keepdims in (False, True):
+            yield f"vector-ord={ord}-keepdims={keepdims}", vector, dict(ord=ord, keepdims=keepdims)
+            yield f"rows-axis=1-ord={ord}-keepdims={keepdims}", matrix, dict(ord=ord, axis=1, keepdims=keepdims)
+    yield "vector-over-all-axes-of-(2,3,4)", stack, {}
+    yield "vector-axis=(1,)-of-(2,3,4)", stack, dict(axis=(1,))
+    for ord in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+        for keepdims in (False, True):
+            yield f"matrix-ord={ord}-keepdims={keepdims}", matrix, dict(ord=ord, keepdims=keepdims)
+            yield f"stack-axis=(2,0)-ord={ord}-keepdims={keepdims}", stack, dict(ord=ord, axis=(2, 0),
+                                                                                 keepdims=keepdims)
+
+
+NORMS = list(_norm_combinations())
+
+
+def _norm_of(options):
+    ord, axis, keepdims = options.get("ord"), options.get("axis"), options.get("keepdims", False)
+    return lambda x: np.linalg.norm(x, ord, axis, keepdims)
+
+
+@pytest.mark.parametrize("x, options", [(x, o) for _, x, o in NORMS], ids=[name for name, _, _ in NORMS])
+def test_norm_reverse_forward_and_second_order(x, options):
+    norm = _norm_of(options)
+    tg.gradcheck(norm, x, rtol=1e-5, atol=1e-7)
+    tangent = np.random.default_rng(1).standard_normal(x.shape)
+    _, got = tg.jvp(norm, (x,), (tangent,))
+    expected = (norm(x + 1e-6 * tangent) - norm(x - 1e-6 * tangent)) / 2e-6
+    assert np.shape(got) == np.shape(expected)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+    tg.gradcheck(lambda x: np.sum(np.sin(norm(x))), x, order=2, rtol=1e-4, atol=1e-6)
+
+
+def test_array_api_norms_second_order():
+    rng = np.random.default_rng(2)
+    if not hasattr(np.linalg, "vector_norm"):
+        pytest.skip("NumPy 1 has no np.linalg.vector_norm")
+    tg.gradcheck(lambda x: np.sum(np.linalg.vector_norm(x, axis=(0, 1), ord=3)), rng.standard_normal((3, 4)), order=2)
+    tg.gradcheck(lambda x: np.sum(np.linalg.matrix_norm(x, ord="nuc")), rng.standard_normal((2, 3, 4)), order=2)
+
+
+def test_third_derivative_of_a_norm_is_a_clear_error():
+    with pytest.raises(tg.NoRuleError, match="norm_direction_tangent"):
+        tg.grad(tg.grad(tg.grad(lambda x: np.linalg.norm(x))))(np.arange(1.0, 5.0))
+
+
+_complex_norm_gradient = tg.grad(lambda z: np.linalg.norm(z))
+
+
+def _gradient_size(z):
+    return np.sum(np.abs(_complex_norm_gradient(z)))
+
+
+def test_second_derivative_of_a_complex_norm_is_a_clear_error():
+    z = np.array([1.0 + 2.0j, -0.5 + 0.3j])
+    with pytest.raises(tg.TapegenError, match="second derivatives of np.linalg.norm of a complex array"):
+        tg.grad(_gradient_size)(z)

@@ -24,6 +24,7 @@ from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
 from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
 from tapegen.rules.elementwise import conj_sign, real_like
+from tapegen.rules.linalg import norm_direction
 from tapegen.rules.fft import fft_fit
 from tapegen.rules.shape import delete_cotangent, insert_values_cotangent
 from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
@@ -198,6 +199,13 @@ ROWS = [
          covers=(as_pairs,)),
     _row("field_cotangent", lambda a: cotangent_field(field_cotangent(a, "W"), "W") * a, V4, covers=(field_cotangent,
                                                                                                  cotangent_field)),
+    _row("norm_direction-rows-ord3", lambda x: norm_direction(x, 3, (1,), False), M34, covers=(norm_direction,)),
+    _row("norm_direction-fro", lambda x: norm_direction(x, "fro", (0, 1), True), M34, covers=(norm_direction,)),
+    _row("norm_direction-nuc", lambda x: norm_direction(x, "nuc", (0, 1), True), M34, covers=(norm_direction,)),
+    _row("norm_direction-matrix-ord-2", lambda x: norm_direction(x, -2, (1, 0), True), M34,
+         covers=(norm_direction,)),
+    _row("norm_direction-inf-is-piecewise-constant", lambda x: norm_direction(x, np.inf, (1,), False) * x, M34,
+         covers=(norm_direction,)),
     _row("conj_sign-real", lambda x: conj_sign(x) * x, MIXED, covers=(conj_sign,)),
     _row("conj_sign-complex", lambda a, b: np.real(conj_sign(a + 1j * b) * (0.3 + 1.1j)), MIXED, MIXED[::-1],
          wrt=(0, 1), covers=(conj_sign,)),

@@ -30,6 +30,7 @@ from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, gu
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
+from .linalg import norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
@@ -155,6 +156,10 @@ for _fn in (fmax_share, fmin_share):
     table.op(_fn, "ct, mine, other, other_active", spelling=_fn.__name__)
 table.op(log_or_zero, "x", spelling="log_or_zero")
 table.op(conj_sign, "x", spelling="conj_sign")
+table.op(norm_direction, "x, ord, axes, matrix", spelling="norm_direction", inert=("ord", "axes", "matrix"))
+# the norm's Hessian times a vector: no rules of its own, so third derivatives of a norm are a NoRuleError
+table.op(norm_direction_tangent, "x, ord, axes, matrix, t", spelling="norm_direction_tangent",
+         inert=("ord", "axes", "matrix"))
 table.op(linalg_mT, "x", spelling="linalg_mT")
 table.op(matmul_vjp_x1, "x1_shape, x2, ct", spelling="matmul_vjp_x1")
 table.op(matmul_vjp_x2, "x1, x2_shape, ct", spelling="matmul_vjp_x2")
@@ -451,6 +456,16 @@ def conj_sign_vjp(x, g):
 @table.jvp(conj_sign, "x")
 def conj_sign_jvp(x, x_dot):
     return kink_div(np.conj(x_dot) - conj_sign(x) * np.real(conj_sign(x) * x_dot), np.abs(x))
+
+
+@table.vjp(norm_direction, "x")
+def norm_direction_vjp(x, ord, axes, matrix, g):
+    return norm_direction_tangent(x, ord, axes, matrix, g)
+
+
+@table.jvp(norm_direction, "x")
+def norm_direction_jvp(x, x_dot, ord, axes, matrix):
+    return norm_direction_tangent(x, ord, axes, matrix, x_dot)
 
 
 @table.vjp(log_or_zero, "x")
