@@ -259,6 +259,15 @@ ROWS = [
     row("einsum[optimize]", lambda a, b, c: np.einsum("ij,jk,kl->il", a, b, c, optimize=True), rand(2, 3),
         rand(3, 2), rand(2, 2), wrt=(0, 1, 2), covers=(np.einsum,)),
     row("einsum[one-constant]", lambda a: np.einsum("ij,jk->ik", a, B34), A23, covers=(np.einsum,)),
+    row("einsum[interleaved]", lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2]), A23, B34, wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[interleaved,implicit]", lambda a, b: np.einsum(a, [5, 1], b, [1, 0]), A23, B34, wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[interleaved,ellipsis]", lambda a, b: np.einsum(a, [Ellipsis, 1], b, [1, 2], [Ellipsis, 2]),
+        rand(2, 2, 3), B34, wrt=(0, 1), covers=(np.einsum,)),
+    row("einsum[interleaved,second-only]", lambda b: np.einsum(A23, [0, 1], b, [1, 2], [2]), B34,
+        covers=(np.einsum,)),
+    row("einsum[interleaved,diagonal]", lambda a: np.einsum(a, [0, 0], [0]), rand(3, 3), covers=(np.einsum,)),
     # trace, kron, cross
     row("trace", lambda a: np.trace(a), rand(3, 3), covers=(np.trace,)),
     row("trace[offset=1]", lambda a: np.trace(a, offset=1), rand(3, 4), covers=(np.trace,)),
@@ -812,3 +821,22 @@ def test_second_derivative_of_a_complex_norm_is_a_clear_error():
     z = np.array([1.0 + 2.0j, -0.5 + 0.3j])
     with pytest.raises(tg.TapegenError, match="second derivatives of np.linalg.norm of a complex array"):
         tg.grad(_gradient_size)(z)
+
+
+EINSUM_FORMS = [
+    ("string", lambda a, b: np.einsum("ij,jk->ik", a, b)),
+    ("string-implicit", lambda a, b: np.einsum("ij,jk", a, b)),
+    ("string-ellipsis", lambda a, b: np.einsum("...j,jk->...k", a, b)),
+    ("interleaved", lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2])),
+    ("interleaved-implicit", lambda a, b: np.einsum(a, [0, 1], b, [1, 2])),
+    ("interleaved-first-constant", lambda a, b: np.einsum(A23, [0, 1], b, [1, 2]) * a[:, :1]),
+]
+
+
+@pytest.mark.parametrize("f", [f for _, f in EINSUM_FORMS], ids=[name for name, _ in EINSUM_FORMS])
+def test_einsum_forward_mode(f):
+    a, b, eps = rand(2, 3, seed=4), rand(3, 4, seed=5), 1e-6
+    ta, tb = rand(2, 3, seed=6), rand(3, 4, seed=7)
+    _, got = tg.jvp(f, (a, b), (ta, tb))
+    expected = (f(a + eps * ta, b + eps * tb) - f(a - eps * ta, b - eps * tb)) / (2 * eps)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)

@@ -344,9 +344,6 @@ def _einsum_labels(subscripts, shapes):
     Implicit output (no `->`) is NumPy's: the broadcast dimensions, then the labels
     that occur once, in alphabetical order.
     """
-    if not isinstance(subscripts, str):
-        raise TapegenError("tapegen differentiates einsum only with string subscripts",
-                           hint="write np.einsum('ij,jk->ik', a, b) rather than the interleaved form")
     text = subscripts.replace(" ", "")
     inputs, arrow, output = text.partition("->")
     specs = inputs.split(",")
@@ -396,21 +393,72 @@ def _einsum_cotangent(i, labels, output, operands, g, optimize):
     return np.where(on_diagonal, part[tuple(first[c] for c in unique)], 0)
 
 
+def _einsum_parts(subscripts, operands):
+    """(the subscripts as a string, the arrays, and each array's position among (subscripts, *operands)).
+
+    The interleaved form, `np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, binds the first array to
+    `subscripts`; its sublists are spelled as letters in the order of their labels, so NumPy's
+    implicit output (the labels used once, in order) stays the same.
+    """
+    if isinstance(subscripts, str):
+        return subscripts, list(operands), list(range(1, len(operands) + 1))
+    items = [subscripts, *operands]
+    output = items.pop() if len(items) % 2 else None
+    sublists = items[1::2] + ([output] if output is not None else [])
+    symbols = sorted({s for sub in sublists for s in sub if s is not Ellipsis})
+    if len(symbols) > len(string.ascii_letters):
+        raise TapegenError(f"np.einsum with {len(symbols)} labels: tapegen spells them as letters, 52 at most")
+    letter = dict(zip(symbols, string.ascii_letters))
+
+    def spell(sub):
+        return "".join("..." if s is Ellipsis else letter[s] for s in sub)
+    spec = ",".join(spell(sub) for sub in items[1::2]) + ("" if output is None else "->" + spell(output))
+    return spec, items[0::2], list(range(0, len(items), 2))
+
+
+def _einsum_cotangents(subscripts, operands, optimize, g):
+    """The cotangents of (subscripts, *operands), None for what is not an array (strings, sublists)."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    labels, output = _einsum_labels(spec, [np.shape(x) for x in arrays])
+    optimize = optimize if isinstance(optimize, (bool, str)) else True
+    found = [None] * (len(operands) + 1)
+    for i, position in enumerate(positions):
+        found[position] = _einsum_cotangent(i, labels, output, arrays, g, optimize)
+    return found
+
+
+def _einsum_tangent(subscripts, operands, optimize, dots):
+    """The output's tangent from `dots`, the tangents of (subscripts, *operands) (None: constant)."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    total = None
+    for i, position in enumerate(positions):
+        if dots[position] is not None:
+            term = np.einsum(spec, *arrays[:i], dots[position], *arrays[i + 1:], optimize=optimize)
+            total = term if total is None else total + term
+    return total
+
+
 @table.vjp(np.einsum, "operands")
 def einsum_vjp(subscripts, operands, optimize, g):
-    labels, output = _einsum_labels(subscripts, [np.shape(x) for x in operands])
-    optimize = optimize if isinstance(optimize, (bool, str)) else True
-    return [_einsum_cotangent(i, labels, output, operands, g, optimize) for i in range(len(operands))]
+    cotangents = _einsum_cotangents(subscripts, operands, optimize, g)
+    return cotangents[1:]
+
+
+@table.vjp(np.einsum, "subscripts")
+def einsum_vjp_subscripts(subscripts, operands, optimize, g):
+    """The first array's cotangent in the interleaved form, which binds it to `subscripts`."""
+    cotangents = _einsum_cotangents(subscripts, operands, optimize, g)
+    return cotangents[0]
 
 
 @table.jvp(np.einsum, "operands")
 def einsum_jvp(subscripts, operands, operands_dot, optimize):
-    total = None
-    for i, dot in enumerate(operands_dot):
-        if dot is not None:
-            term = np.einsum(subscripts, *operands[:i], dot, *operands[i + 1:], optimize=optimize)
-            total = term if total is None else total + term
-    return total
+    return _einsum_tangent(subscripts, operands, optimize, [None, *operands_dot])
+
+
+@table.jvp(np.einsum, "subscripts")
+def einsum_jvp_subscripts(subscripts, subscripts_dot, operands, optimize):
+    return _einsum_tangent(subscripts, operands, optimize, [subscripts_dot] + [None] * len(operands))
 
 
 # --- trace, kron, cross -------------------------------------------------------------------------
