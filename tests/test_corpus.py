@@ -36,7 +36,6 @@ XFAIL = {
     "namedtuple_params.loss[0]": "constructing a namedtuple from differentiated values",
     "namedtuple_params.loss_replace[1]": "constructing a namedtuple from differentiated values",
     "batchnorm.batchnorm_loss[0]": "`self.parameters[key] = v` (refused as a nested subscript)",
-    "dense_layers.relu_net[1]": "`self.X.append(X)` on an attribute list",
     "rnn_cell.rnn_loss[0]": "`self.derived_variables[k] += 1` / attributes reassigned in a loop",
     "lstm_cell.lstm_loss[0]": "`self.derived_variables[...]` lists appended across calls in a loop",
     # Functions as values
@@ -55,7 +54,6 @@ XFAIL = {
 # full check is an expected failure, and the same case is also checked with order2=False.
 XFAIL_ORDER2 = {
     "kalman_filter.smoothness_objective[0]": "second order of np.linalg.solve (no rule for solve_vjp_b)",
-    "matrix_factorization.mf_loss_vectorized[1]": "second order of np.linalg.norm (no rule for norm_vjp)",
     "convnet.convnet_loss[0]": "second order of np.einsum (no rule for einsum_vjp)",
     "word2vec.skipgram_vectorized[1]": "second order of np.einsum (no rule for einsum_vjp)",
 }
