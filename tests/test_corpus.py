@@ -54,8 +54,6 @@ XFAIL = {
 # full check is an expected failure, and the same case is also checked with order2=False.
 XFAIL_ORDER2 = {
     "kalman_filter.smoothness_objective[0]": "second order of np.linalg.solve (no rule for solve_vjp_b)",
-    "convnet.convnet_loss[0]": "second order of np.einsum (no rule for einsum_vjp)",
-    "word2vec.skipgram_vectorized[1]": "second order of np.einsum (no rule for einsum_vjp)",
 }
 
 # Cases whose second-order check is infeasible: "<id>" -> why.

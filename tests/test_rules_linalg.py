@@ -833,6 +833,29 @@ EINSUM_FORMS = [
 ]
 
 
+@pytest.mark.parametrize("f", [f for _, f in EINSUM_FORMS[:3]], ids=[name for name, _ in EINSUM_FORMS[:3]])
+def test_einsum_second_order(f):
+    tg.gradcheck(lambda a, b: np.sum(np.sin(f(a, b))), rand(2, 3, seed=4), rand(3, 4, seed=5), wrt=(0, 1), order=2)
+
+
+@pytest.mark.parametrize("subscripts, shapes", [("ii->i", [(3, 3)]), ("ij,ij->ij", [(1, 3), (4, 3)]),
+                                                ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("i,i,i->", [(3,)] * 3)],
+                         ids=["diagonal", "broadcast", "chain-of-three", "three-vectors"])
+def test_einsum_second_order_more_forms(subscripts, shapes):
+    arrays = [rand(*shape, seed=10 + i) for i, shape in enumerate(shapes)]
+    funcs = {1: lambda a: np.sum(np.sin(np.einsum(subscripts, a))),
+             2: lambda a, b: np.sum(np.sin(np.einsum(subscripts, a, b))),
+             3: lambda a, b, c: np.sum(np.sin(np.einsum(subscripts, a, b, c)))}
+    tg.gradcheck(funcs[len(arrays)], *arrays, wrt=tuple(range(len(arrays))), order=2)
+
+
+def test_einsum_second_order_through_the_interleaved_first_array_is_a_clear_error():
+    a, b = rand(2, 3, seed=4), rand(3, 4, seed=5)
+    with pytest.raises(tg.NoRuleError):
+        tg.gradcheck(lambda a, b: np.sum(np.sin(np.einsum(a, [0, 1], b, [1, 2], [0, 2]))), a, b, wrt=(0, 1),
+                     order=2)
+
+
 @pytest.mark.parametrize("f", [f for _, f in EINSUM_FORMS], ids=[name for name, _ in EINSUM_FORMS])
 def test_einsum_forward_mode(f):
     a, b, eps = rand(2, 3, seed=4), rand(3, 4, seed=5), 1e-6

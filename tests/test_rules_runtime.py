@@ -24,7 +24,7 @@ from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
 from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
 from tapegen.rules.elementwise import conj_sign, real_like
-from tapegen.rules.linalg import norm_direction
+from tapegen.rules.linalg import einsum_vjp, norm_direction
 from tapegen.rules.fft import fft_fit
 from tapegen.rules.shape import delete_cotangent, insert_values_cotangent
 from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
@@ -199,6 +199,12 @@ ROWS = [
          covers=(as_pairs,)),
     _row("field_cotangent", lambda a: cotangent_field(field_cotangent(a, "W"), "W") * a, V4, covers=(field_cotangent,
                                                                                                  cotangent_field)),
+    _row("einsum_vjp", lambda a, b, ct: einsum_vjp("ij,jk->ik", (a, b), False, ct)[0] * a, M23, _x(3, 4), _x(2, 4),
+         wrt=(0, 1, 2), covers=(einsum_vjp,)),
+    _row("einsum_vjp-second-operand", lambda a, b, ct: einsum_vjp("ij,jk->ik", (a, b), False, ct)[1], M23, _x(3, 4),
+         _x(2, 4), wrt=(0, 1, 2), covers=(einsum_vjp,)),
+    _row("einsum_vjp-diagonal", lambda a, ct: einsum_vjp("ii,i->i", (a, V3), False, ct)[0], _x(3, 3), V3,
+         wrt=(0, 1), covers=(einsum_vjp,)),
     _row("norm_direction-rows-ord3", lambda x: norm_direction(x, 3, (1,), False), M34, covers=(norm_direction,)),
     _row("norm_direction-fro", lambda x: norm_direction(x, "fro", (0, 1), True), M34, covers=(norm_direction,)),
     _row("norm_direction-nuc", lambda x: norm_direction(x, "nuc", (0, 1), True), M34, covers=(norm_direction,)),

@@ -427,6 +427,36 @@ def _einsum_cotangents(subscripts, operands, optimize, g):
     return found
 
 
+def _einsum_dense(items, count):
+    """Per-operand cotangents or tangents (a list or tuple with None, or a Cotree) as a list of `count`."""
+    if isinstance(items, dict):
+        return [items.get(i) for i in range(count)]
+    return list(items) if items is not None else [None] * count
+
+
+def einsum_cross(subscripts, operands, optimize, ct, others):
+    """For each operand k: the sum over the other operands m with an entry in `others` of operand k's
+    cotangent (for `ct`) with operand m replaced by others[m]. It is both the derivative of
+    `einsum_vjp` along tangents `others` of the operands and its VJP for cotangents `others`
+    (einsum is multilinear). Sublists of the interleaved form get None."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    labels, output = _einsum_labels(spec, [np.shape(x) for x in arrays])
+    optimize = optimize if isinstance(optimize, (bool, str)) else True
+    others = _einsum_dense(others, len(operands))
+    swaps = {i: others[p - 1] for i, p in enumerate(positions) if p > 0 and others[p - 1] is not None}
+    result = [None] * len(operands)
+    for k, position in enumerate(positions):
+        if position == 0:
+            continue
+        total = None
+        for m, other in swaps.items():
+            if m != k:
+                part = _einsum_cotangent(k, labels, output, arrays[:m] + [other] + arrays[m + 1:], ct, optimize)
+                total = part if total is None else total + part
+        result[position - 1] = np.zeros(np.shape(arrays[k]), np.result_type(arrays[k], ct)) if total is None else total
+    return result
+
+
 def _einsum_tangent(subscripts, operands, optimize, dots):
     """The output's tangent from `dots`, the tangents of (subscripts, *operands) (None: constant)."""
     spec, arrays, positions = _einsum_parts(subscripts, operands)
@@ -453,7 +483,7 @@ def einsum_vjp_subscripts(subscripts, operands, optimize, g):
 
 @table.jvp(np.einsum, "operands")
 def einsum_jvp(subscripts, operands, operands_dot, optimize):
-    return _einsum_tangent(subscripts, operands, optimize, [None, *operands_dot])
+    return _einsum_tangent(subscripts, operands, optimize, [None, *_einsum_dense(operands_dot, len(operands))])
 
 
 @table.jvp(np.einsum, "subscripts")

@@ -31,6 +31,7 @@ from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .linalg import norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
+from .linalg import einsum_cross, einsum_jvp, einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
@@ -456,6 +457,39 @@ def conj_sign_vjp(x, g):
 @table.jvp(conj_sign, "x")
 def conj_sign_jvp(x, x_dot):
     return kink_div(np.conj(x_dot) - conj_sign(x) * np.real(conj_sign(x) * x_dot), np.abs(x))
+
+
+# einsum's cotangent rule is linear in its cotangent and multilinear in the operands: its VJP in the
+# cotangent is einsum's own JVP, and its derivative in the operands (both ways) is `einsum_cross`,
+# which has no rules (a third derivative is a NoRuleError). In the interleaved form the first array
+# is `subscripts`, which has no rule here either: not inert, so a second derivative through it is
+# a NoRuleError, never a missing term.
+table.op(einsum_vjp, "subscripts, operands, optimize, ct", spelling="einsum_vjp", sequences=("operands",),
+         inert=("optimize",))
+table.op(einsum_cross, "subscripts, operands, optimize, ct, others", spelling="einsum_cross",
+         sequences=("operands", "others"), inert=("optimize",))
+
+
+@table.vjp(einsum_vjp, "ct")
+def einsum_vjp_vjp_ct(subscripts, operands, optimize, g):
+    return einsum_jvp(subscripts, operands, g, optimize)
+
+
+@table.jvp(einsum_vjp, "ct")
+def einsum_vjp_jvp_ct(subscripts, operands, optimize, ct_dot):
+    tangent = einsum_vjp(subscripts, operands, optimize, ct_dot)
+    return tangent  # called by name, not inlined: forward mode then adds the lists item by item
+
+
+@table.vjp(einsum_vjp, "operands")
+def einsum_vjp_vjp_operands(subscripts, operands, optimize, ct, g):
+    return einsum_cross(subscripts, operands, optimize, ct, g)
+
+
+@table.jvp(einsum_vjp, "operands")
+def einsum_vjp_jvp_operands(subscripts, operands, optimize, ct, operands_dot):
+    tangent = einsum_cross(subscripts, operands, optimize, ct, operands_dot)
+    return tangent  # called by name, not inlined: forward mode then adds the lists item by item
 
 
 @table.vjp(norm_direction, "x")
