@@ -101,7 +101,10 @@ def conform(g, x):
     converting it here would compute it apart from the value it is computed with.
     """
     if type(x) is float:
+        g = np.real(g) if g is not None and np.iscomplexobj(g) else g
         return 0.0 if g is None else g.astype(np.float64) if is_duck(g) else float(g)
+    if type(x) is complex:
+        return 0j if g is None else g.astype(np.complex128) if is_duck(g) else complex(g)
     if isinstance(x, np.ndarray) or is_duck(x):
         if g is None:
             return np.zeros_like(x)
@@ -109,6 +112,8 @@ def conform(g, x):
             return g
         if x.dtype.kind not in "fc":
             raise _integer_wrt(x)
+        if x.dtype.kind == "f" and np.iscomplexobj(g):  # JAX's convention: a real input's part of it
+            g = np.real(g)
         if is_duck(g):
             g = g if shape(g) == shape(x) else np.broadcast_to(g, shape(x))
             return g if g.dtype == x.dtype else g.astype(x.dtype)

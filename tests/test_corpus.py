@@ -36,7 +36,6 @@ XFAIL = {
     "namedtuple_params.loss[0]": "constructing a namedtuple from differentiated values",
     "namedtuple_params.loss_replace[1]": "constructing a namedtuple from differentiated values",
     "batchnorm.batchnorm_loss[0]": "`self.parameters[key] = v` (refused as a nested subscript)",
-    "dense_layers.relu_net[1]": "second order of np.linalg.norm (_norm_cotangent has no rule)",
     "rnn_cell.rnn_loss[0]": "`self.parameters` assigned in a branch (initialization on first call), read after",
     "lstm_cell.lstm_loss[0]": "`self.derived_variables` assigned in a branch (first call), read after",
     # Functions as values
@@ -54,9 +53,6 @@ XFAIL = {
 # full check is an expected failure, and the same case is also checked with order2=False.
 XFAIL_ORDER2 = {
     "kalman_filter.smoothness_objective[0]": "second order of np.linalg.solve with a batch of right-hand sides (its helper calls .get())",
-    "matrix_factorization.mf_loss_vectorized[1]": "second order of np.linalg.norm (no rule for norm_vjp)",
-    "convnet.convnet_loss[0]": "second order of np.einsum (no rule for einsum_vjp)",
-    "word2vec.skipgram_vectorized[1]": "second order of np.einsum (no rule for einsum_vjp)",
 }
 
 # Cases whose second-order check is infeasible: "<id>" -> why.

@@ -265,6 +265,8 @@ def misc_rows():
     yield case("nan_to_num-(6,)-nonfinite", lambda x: np.nan_to_num(x), (x,), np.nan_to_num, {"x": x}, ("x",))
     x = sample((3, 2))
     yield case("conjugate-(3,2)-method", lambda x: x.conj(), (x,), np.conjugate, {"x": x}, ("x",))
+    x = sample((3, 2))
+    yield case("real_if_close-(3,2)", lambda a: np.real_if_close(a * a), (x,), np.real_if_close, {"a": x}, ("a",))
 
 
 ROWS = [row for prim, param, draw in UNARY for row in unary_rows(prim, param, draw)]
@@ -453,6 +455,8 @@ COMPLEX = [
     ("angle-deg", lambda z: np.angle(z, deg=True)),
     ("abs", lambda z: np.abs(z)),
     ("exp", lambda z: np.real(np.exp(z))),
+    ("real_if_close-complex", lambda z: np.abs(np.real_if_close(z * z))),
+    ("real_if_close-real", lambda z: np.real_if_close(z - 1j * np.imag(z)) ** 3),
 ]
 
 
@@ -467,7 +471,7 @@ def test_complex_input_gradient_is_df_dx_minus_i_df_dy(f):
 
 def test_complex_jvp_rules_are_directional_derivatives():
     z, t, eps = np.array([0.7 - 1.3j, -0.2 + 0.4j]), np.array([0.3 + 0.5j, -1.0 + 0.2j]), 1e-6
-    for prim in (np.abs, np.angle, np.real, np.imag, np.conjugate):
+    for prim in (np.abs, np.angle, np.real, np.imag, np.conjugate, np.real_if_close):
         expected = (prim(z + eps * t) - prim(z - eps * t)) / (2 * eps)
         entry = rules.lookup(prim)
         param = entry.params[0]

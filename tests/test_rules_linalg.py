@@ -259,6 +259,15 @@ ROWS = [
     row("einsum[optimize]", lambda a, b, c: np.einsum("ij,jk,kl->il", a, b, c, optimize=True), rand(2, 3),
         rand(3, 2), rand(2, 2), wrt=(0, 1, 2), covers=(np.einsum,)),
     row("einsum[one-constant]", lambda a: np.einsum("ij,jk->ik", a, B34), A23, covers=(np.einsum,)),
+    row("einsum[interleaved]", lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2]), A23, B34, wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[interleaved,implicit]", lambda a, b: np.einsum(a, [5, 1], b, [1, 0]), A23, B34, wrt=(0, 1),
+        covers=(np.einsum,)),
+    row("einsum[interleaved,ellipsis]", lambda a, b: np.einsum(a, [Ellipsis, 1], b, [1, 2], [Ellipsis, 2]),
+        rand(2, 2, 3), B34, wrt=(0, 1), covers=(np.einsum,)),
+    row("einsum[interleaved,second-only]", lambda b: np.einsum(A23, [0, 1], b, [1, 2], [2]), B34,
+        covers=(np.einsum,)),
+    row("einsum[interleaved,diagonal]", lambda a: np.einsum(a, [0, 0], [0]), rand(3, 3), covers=(np.einsum,)),
     # trace, kron, cross
     row("trace", lambda a: np.trace(a), rand(3, 3), covers=(np.trace,)),
     row("trace[offset=1]", lambda a: np.trace(a, offset=1), rand(3, 4), covers=(np.trace,)),
@@ -748,3 +757,109 @@ ZERO_NORMS = [
 @pytest.mark.parametrize("fn", ZERO_NORMS, ids=["None", "1", "2", "inf", "3", "axis=0"])
 def test_norm_at_zero_has_zero_gradient(fn):
     assert np.array_equal(tg.vjp(fn, np.zeros(3))[1](np.ones(())), np.zeros(3))
+
+
+# --- np.linalg.norm on every ord / axis / keepdims combination: reverse, forward, second order ----
+
+def _norm_combinations():
+    rng = np.random.default_rng(23)
+    vector, matrix, stack = rng.standard_normal(5), rng.standard_normal((3, 4)), rng.standard_normal((2, 3, 4))
+    for ord in (None, 1, 2, np.inf, -np.inf, 0, 3, 0.5, -1, -2):
+        for keepdims in (False, True):
+            yield f"vector-ord={ord}-keepdims={keepdims}", vector, dict(ord=ord, keepdims=keepdims)
+            yield f"rows-axis=1-ord={ord}-keepdims={keepdims}", matrix, dict(ord=ord, axis=1, keepdims=keepdims)
+    yield "vector-over-all-axes-of-(2,3,4)", stack, {}
+    yield "vector-axis=(1,)-of-(2,3,4)", stack, dict(axis=(1,))
+    for ord in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+        for keepdims in (False, True):
+            yield f"matrix-ord={ord}-keepdims={keepdims}", matrix, dict(ord=ord, keepdims=keepdims)
+            yield f"stack-axis=(2,0)-ord={ord}-keepdims={keepdims}", stack, dict(ord=ord, axis=(2, 0),
+                                                                                 keepdims=keepdims)
+
+
+NORMS = list(_norm_combinations())
+
+
+def _norm_of(options):
+    ord, axis, keepdims = options.get("ord"), options.get("axis"), options.get("keepdims", False)
+    return lambda x: np.linalg.norm(x, ord, axis, keepdims)
+
+
+@pytest.mark.parametrize("x, options", [(x, o) for _, x, o in NORMS], ids=[name for name, _, _ in NORMS])
+def test_norm_reverse_forward_and_second_order(x, options):
+    norm = _norm_of(options)
+    tg.gradcheck(norm, x, rtol=1e-5, atol=1e-7)
+    tangent = np.random.default_rng(1).standard_normal(x.shape)
+    _, got = tg.jvp(norm, (x,), (tangent,))
+    expected = (norm(x + 1e-6 * tangent) - norm(x - 1e-6 * tangent)) / 2e-6
+    assert np.shape(got) == np.shape(expected)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+    tg.gradcheck(lambda x: np.sum(np.sin(norm(x))), x, order=2, rtol=1e-4, atol=1e-6)
+
+
+def test_array_api_norms_second_order():
+    rng = np.random.default_rng(2)
+    if not hasattr(np.linalg, "vector_norm"):
+        pytest.skip("NumPy 1 has no np.linalg.vector_norm")
+    tg.gradcheck(lambda x: np.sum(np.linalg.vector_norm(x, axis=(0, 1), ord=3)), rng.standard_normal((3, 4)), order=2)
+    tg.gradcheck(lambda x: np.sum(np.linalg.matrix_norm(x, ord="nuc")), rng.standard_normal((2, 3, 4)), order=2)
+
+
+def test_third_derivative_of_a_norm_is_a_clear_error():
+    with pytest.raises(tg.NoRuleError, match="norm_direction_tangent"):
+        tg.grad(tg.grad(tg.grad(lambda x: np.linalg.norm(x))))(np.arange(1.0, 5.0))
+
+
+_complex_norm_gradient = tg.grad(lambda z: np.linalg.norm(z))
+
+
+def _gradient_size(z):
+    return np.sum(np.abs(_complex_norm_gradient(z)))
+
+
+def test_second_derivative_of_a_complex_norm_is_a_clear_error():
+    z = np.array([1.0 + 2.0j, -0.5 + 0.3j])
+    with pytest.raises(tg.TapegenError, match="second derivatives of np.linalg.norm of a complex array"):
+        tg.grad(_gradient_size)(z)
+
+
+EINSUM_FORMS = [
+    ("string", lambda a, b: np.einsum("ij,jk->ik", a, b)),
+    ("string-implicit", lambda a, b: np.einsum("ij,jk", a, b)),
+    ("string-ellipsis", lambda a, b: np.einsum("...j,jk->...k", a, b)),
+    ("interleaved", lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2])),
+    ("interleaved-implicit", lambda a, b: np.einsum(a, [0, 1], b, [1, 2])),
+    ("interleaved-first-constant", lambda a, b: np.einsum(A23, [0, 1], b, [1, 2]) * a[:, :1]),
+]
+
+
+@pytest.mark.parametrize("f", [f for _, f in EINSUM_FORMS[:3]], ids=[name for name, _ in EINSUM_FORMS[:3]])
+def test_einsum_second_order(f):
+    tg.gradcheck(lambda a, b: np.sum(np.sin(f(a, b))), rand(2, 3, seed=4), rand(3, 4, seed=5), wrt=(0, 1), order=2)
+
+
+@pytest.mark.parametrize("subscripts, shapes", [("ii->i", [(3, 3)]), ("ij,ij->ij", [(1, 3), (4, 3)]),
+                                                ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("i,i,i->", [(3,)] * 3)],
+                         ids=["diagonal", "broadcast", "chain-of-three", "three-vectors"])
+def test_einsum_second_order_more_forms(subscripts, shapes):
+    arrays = [rand(*shape, seed=10 + i) for i, shape in enumerate(shapes)]
+    funcs = {1: lambda a: np.sum(np.sin(np.einsum(subscripts, a))),
+             2: lambda a, b: np.sum(np.sin(np.einsum(subscripts, a, b))),
+             3: lambda a, b, c: np.sum(np.sin(np.einsum(subscripts, a, b, c)))}
+    tg.gradcheck(funcs[len(arrays)], *arrays, wrt=tuple(range(len(arrays))), order=2)
+
+
+def test_einsum_second_order_through_the_interleaved_first_array_is_a_clear_error():
+    a, b = rand(2, 3, seed=4), rand(3, 4, seed=5)
+    with pytest.raises(tg.NoRuleError):
+        tg.gradcheck(lambda a, b: np.sum(np.sin(np.einsum(a, [0, 1], b, [1, 2], [0, 2]))), a, b, wrt=(0, 1),
+                     order=2)
+
+
+@pytest.mark.parametrize("f", [f for _, f in EINSUM_FORMS], ids=[name for name, _ in EINSUM_FORMS])
+def test_einsum_forward_mode(f):
+    a, b, eps = rand(2, 3, seed=4), rand(3, 4, seed=5), 1e-6
+    ta, tb = rand(2, 3, seed=6), rand(3, 4, seed=7)
+    _, got = tg.jvp(f, (a, b), (ta, tb))
+    expected = (f(a + eps * ta, b + eps * tb) - f(a - eps * ta, b - eps * tb)) / (2 * eps)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)

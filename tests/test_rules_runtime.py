@@ -23,6 +23,10 @@ from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensor
 from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
 from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
+from tapegen.rules.elementwise import conj_sign, real_like
+from tapegen.rules.linalg import einsum_vjp, norm_direction
+from tapegen.rules.fft import fft_fit
+from tapegen.rules.shape import delete_cotangent, insert_values_cotangent
 from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
 
 _rng = np.random.default_rng(11)
@@ -195,6 +199,33 @@ ROWS = [
          covers=(as_pairs,)),
     _row("field_cotangent", lambda a: cotangent_field(field_cotangent(a, "W"), "W") * a, V4, covers=(field_cotangent,
                                                                                                  cotangent_field)),
+    _row("einsum_vjp", lambda a, b, ct: einsum_vjp("ij,jk->ik", (a, b), False, ct)[0] * a, M23, _x(3, 4), _x(2, 4),
+         wrt=(0, 1, 2), covers=(einsum_vjp,)),
+    _row("einsum_vjp-second-operand", lambda a, b, ct: einsum_vjp("ij,jk->ik", (a, b), False, ct)[1], M23, _x(3, 4),
+         _x(2, 4), wrt=(0, 1, 2), covers=(einsum_vjp,)),
+    _row("einsum_vjp-diagonal", lambda a, ct: einsum_vjp("ii,i->i", (a, V3), False, ct)[0], _x(3, 3), V3,
+         wrt=(0, 1), covers=(einsum_vjp,)),
+    _row("norm_direction-rows-ord3", lambda x: norm_direction(x, 3, (1,), False), M34, covers=(norm_direction,)),
+    _row("norm_direction-fro", lambda x: norm_direction(x, "fro", (0, 1), True), M34, covers=(norm_direction,)),
+    _row("norm_direction-nuc", lambda x: norm_direction(x, "nuc", (0, 1), True), M34, covers=(norm_direction,)),
+    _row("norm_direction-matrix-ord-2", lambda x: norm_direction(x, -2, (1, 0), True), M34,
+         covers=(norm_direction,)),
+    _row("norm_direction-inf-is-piecewise-constant", lambda x: norm_direction(x, np.inf, (1,), False) * x, M34,
+         covers=(norm_direction,)),
+    _row("conj_sign-real", lambda x: conj_sign(x) * x, MIXED, covers=(conj_sign,)),
+    _row("conj_sign-complex", lambda a, b: np.real(conj_sign(a + 1j * b) * (0.3 + 1.1j)), MIXED, MIXED[::-1],
+         wrt=(0, 1), covers=(conj_sign,)),
+    _row("real_like-real", lambda t: real_like(t * (1.0 + 2.0j), A_META) * t, V4, covers=(real_like,)),
+    _row("real_like-complex", lambda t: np.real(real_like(t * (1.0 + 2.0j), ((4,), np.dtype(complex)))), V4,
+         covers=(real_like,)),
+    _row("fft_fit-crop-and-pad", lambda x: fft_fit(x, (2, 6)), M34, covers=(fft_fit,)),
+    _row("insert_values_cotangent", lambda ct: insert_values_cotangent(ct, (3, 4), [0, 2, 2], (4,), 0),
+         _x(6, 4), covers=(insert_values_cotangent,)),
+    _row("insert_values_cotangent-broadcast", lambda ct: insert_values_cotangent(ct, (3, 4), 1, (1,), 1),
+         _x(3, 5), covers=(insert_values_cotangent,)),
+    _row("delete_cotangent", lambda ct: delete_cotangent(ct, (3, 4), [0, 2], None), _x(10),
+         covers=(delete_cotangent,)),
+    _row("delete_cotangent-axis1", lambda ct: delete_cotangent(ct, (3, 4), 1, 1), _x(3, 3), covers=(delete_cotangent,)),
     _row("reblock", lambda a, b: reblock([[a, None], [b, None]], [[M23, _ONES21], [M34[:1, :3], M41[:1, :]]]),
          M23, M34[:1, :3], wrt=(0, 1), covers=(reblock,)),
 ]

@@ -239,7 +239,47 @@ ROWS = [
     _row("sort-(3,4)-axis0-float64", lambda a: np.sort(a, axis=0), M34, covers=(np.sort,)),
     _row("sort-(2,3,4)-axis-1-float64", lambda a: np.sort(a, -1), T234, covers=(np.sort,)),
     _row("sort-(3,4)-axis-None-float64", lambda a: np.sort(a, axis=None), M34, covers=(np.sort,)),
+    _row("partition-(5,)-float64", lambda a: np.partition(a, 2) * np.arange(5.0), V5, covers=(np.partition,)),
+    _row("partition-(3,4)-axis0-float64", lambda a: np.partition(a, 1, axis=0), M34, covers=(np.partition,)),
+    _row("partition-(2,3,4)-two-kth-float64", lambda a: np.partition(a, (0, 2)), T234, covers=(np.partition,)),
+    _row("partition-(3,4)-axis-None-float64", lambda a: np.partition(a, 5, axis=None), M34, covers=(np.partition,)),
+
+    # --- append, insert, delete ---
+    _row("append-(3,4)x(2,4)-axis-None-float64", lambda a, b: np.append(a, b), M34, M24, wrt=(0, 1),
+         covers=(np.append,)),
+    _row("append-(3,4)x(2,4)-axis0-float64", lambda a, b: np.append(a, b, axis=0), M34, M24, wrt=(0, 1),
+         covers=(np.append,)),
+    _row("append-(3,4)x(3,2)-axis-1-float64", lambda a, b: np.append(a, b, axis=-1), M34, M32, wrt=(0, 1),
+         covers=(np.append,)),
+    _row("append-(5,)xscalar-float64", lambda a, b: np.append(a, b) * np.arange(6.0), V5, S, wrt=(0, 1),
+         covers=(np.append,)),
+    _row("append-(5,)-list-float64", lambda a: np.append(a, [1.0, 2.0]) ** 2, V5, covers=(np.append,)),
+    _row("insert-(3,4)-int-axis1-float64", lambda a, v: np.insert(a, 1, v, axis=1), M34, V3, wrt=(0, 1),
+         covers=(np.insert,)),
+    _row("insert-(3,4)-int-broadcast-float64", lambda a, v: np.insert(a, 2, v, axis=0) ** 2, M34, _x(1), wrt=(0, 1),
+         covers=(np.insert,)),
+    _row("insert-(3,4)-flat-scalar-float64", lambda a, v: np.insert(a, 3, v), M34, S, wrt=(0, 1),
+         covers=(np.insert,)),
+    _row("insert-(3,4)-sequence-repeated-float64", lambda a, v: np.insert(a, [0, 2, 2], v, axis=0) ** 2, M34, V4,
+         wrt=(0, 1), covers=(np.insert,)),
+    _row("insert-(3,4)-sequence-values-(3,2)-float64", lambda a, v: np.insert(a, [1, 3], v, axis=1), M34, M32,
+         wrt=(0, 1), covers=(np.insert,)),
+    _row("insert-(3,4)-one-item-sequence-float64", lambda a, v: np.insert(a, [1], v, axis=1), M34, M31,
+         wrt=(0, 1), covers=(np.insert,)),
+    _row("insert-(3,4)-slice-float64", lambda a, v: np.insert(a, slice(0, 4, 2), v, axis=1) ** 2, M34, _x(2),
+         wrt=(0, 1), covers=(np.insert,)),
+    _row("insert-(5,)-negative-constant-values-float64", lambda a: np.insert(a, -1, [9.0, 8.0]) ** 2, V5,
+         covers=(np.insert,)),
+    _row("delete-(3,4)-int-axis1-float64", lambda a: np.delete(a, 1, axis=1), M34, covers=(np.delete,)),
+    _row("delete-(3,4)-flat-sequence-float64", lambda a: np.delete(a, [0, 5, 7]) ** 2, M34, covers=(np.delete,)),
+    _row("delete-(3,4)-slice-axis0-float64", lambda a: np.delete(a, slice(0, None, 2), axis=0), M34,
+         covers=(np.delete,)),
+    _row("delete-(3,4)-mask-float64", lambda a: np.delete(a, np.array([True, False, False, True]), axis=1), M34,
+         covers=(np.delete,)),
 ]
+if getattr(np, "row_stack", None) in rules.shape.table.primitives:  # deprecated in NumPy 2, removed later
+    ROWS += [_row("row_stack-(4,)x(3,4)-float64", lambda a, b: np.row_stack([a, b]), V4, M34, wrt=(0, 1),
+                  covers=(np.row_stack,), extra={"deprecated": True})]
 
 
 def _param(row):
@@ -247,9 +287,45 @@ def _param(row):
     return pytest.param(row, id=row.id, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [])
 
 
+@pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("row", [_param(row) for row in ROWS])
 def test_vjp(row):
     check_vjp_row(row)
+
+
+SECOND_ORDER = ("partition", "append", "insert", "delete", "row_stack")
+
+
+@pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("row", [row for row in ROWS if row.id.startswith(SECOND_ORDER)], ids=lambda row: row.id)
+def test_second_order(row):
+    """Hessian-vector products of sum(sin(f(...))) vs differences of the gradient: the rules' own code
+    is differentiable (forward over reverse)."""
+    fn = row.fn
+    scalar = (lambda a: np.sum(np.sin(fn(a)))) if len(row.args) == 1 else (lambda a, b: np.sum(np.sin(fn(a, b))))
+    tg.gradcheck(scalar, *row.args, wrt=row.wrt, order=2, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("row", [row for row in ROWS if row.id.startswith(SECOND_ORDER)], ids=lambda row: row.id)
+def test_forward_mode(row, eps=1e-6):
+    """`tg.jvp` through the whole transform vs a central-difference directional derivative."""
+    tangents = [_rng.standard_normal(np.shape(a)) if i in row.wrt else None for i, a in enumerate(row.args)]
+    _, tangent = tg.jvp(row.fn, row.args, tuple(tangents))
+    plus = [a if t is None else a + eps * t for a, t in zip(row.args, tangents)]
+    minus = [a if t is None else a - eps * t for a, t in zip(row.args, tangents)]
+    np.testing.assert_allclose(tangent, (row.fn(*plus) - row.fn(*minus)) / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+def test_partition_follows_np_partition_not_np_argpartition():
+    """The cotangent goes back along the permutation np.partition made, whatever np.argpartition says."""
+    a = np.array([5.0, 1.0, 4.0, 2.0, 3.0, 0.5])
+    weights = np.arange(1.0, 7.0)
+    g = tg.grad(lambda a: np.sum(np.partition(a, 2) * weights))(a)
+    expected = np.zeros(6)
+    for position, value in enumerate(np.partition(a, 2)):
+        expected[a == value] = weights[position]
+    np.testing.assert_array_equal(g, expected)
 
 
 def test_row_ids_are_unique():
@@ -318,6 +394,18 @@ JVP_CASES = [
     _case("take_along_axis-(3,4)", np.take_along_axis, {"arr": M34, "indices": ORDER, "axis": 1}, {"arr": _x(3, 4)}),
     _case("sort-(3,4)-axis0", np.sort, {"a": M34, "axis": 0}, {"a": _x(3, 4)}),
     _case("sort-(3,4)-axis-None", np.sort, {"a": M34, "axis": None}, {"a": _x(3, 4)}),
+    _case("partition-(3,4)-axis1", np.partition, {"a": M34, "kth": 2, "axis": 1}, {"a": _x(3, 4)}),
+    _case("partition-(3,4)-axis-None", np.partition, {"a": M34, "kth": (1, 7), "axis": None}, {"a": _x(3, 4)}),
+    _case("append-(3,4)-axis-None", np.append, {"arr": M34, "values": V4, "axis": None},
+          {"arr": _x(3, 4), "values": _x(4)}),
+    _case("append-(3,4)-axis1", np.append, {"arr": M34, "values": M32, "axis": 1},
+          {"arr": _x(3, 4), "values": _x(3, 2)}),
+    _case("insert-(3,4)-sequence", np.insert, {"arr": M34, "obj": [0, 2, 2], "values": V4, "axis": 0},
+          {"arr": _x(3, 4), "values": _x(4)}),
+    _case("insert-(3,4)-flat", np.insert, {"arr": M34, "obj": slice(1, 3), "values": _x(2), "axis": None},
+          {"arr": _x(3, 4), "values": _x(2)}),
+    _case("delete-(3,4)-axis0", np.delete, {"arr": M34, "obj": [0, 2], "axis": 0}, {"arr": _x(3, 4)}),
+    _case("delete-(3,4)-flat", np.delete, {"arr": M34, "obj": 5, "axis": None}, {"arr": _x(3, 4)}),
 ]
 
 
@@ -396,6 +484,12 @@ DTYPE_CASES = [
     _case("take_along_axis", np.take_along_axis, {"arr": F32, "indices": ORDER, "axis": 1}, "arr"),
     _case("sort", np.sort, {"a": F32, "axis": 0}, "a"),
     _case("sort-axis-None", np.sort, {"a": F32, "axis": None}, "a"),
+    _case("partition", np.partition, {"a": F32, "kth": 1, "axis": 0}, "a"),
+    _case("append-arr", np.append, {"arr": F32, "values": F32B, "axis": 0}, "arr"),
+    _case("append-values", np.append, {"arr": F32, "values": F32B, "axis": None}, "values"),
+    _case("insert-arr", np.insert, {"arr": F32, "obj": [1, 1], "values": F32B[:, :1], "axis": 1}, "arr"),
+    _case("insert-values", np.insert, {"arr": F32, "obj": [1, 1], "values": F32B[:, :1], "axis": 1}, "values"),
+    _case("delete", np.delete, {"arr": F32, "obj": 2, "axis": 1}, "arr"),
 ]
 
 

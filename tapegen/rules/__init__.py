@@ -9,10 +9,10 @@ import builtins
 
 import numpy as np
 
-from . import elementwise, language, linalg, nondiff, reductions, runtime_rules, shape
+from . import elementwise, fft, language, linalg, nondiff, reductions, runtime_rules, shape
 from .table import Primitive, Rule, RuleError, RuleTable, combine
 
-TABLES = (elementwise.table, reductions.table, linalg.table, shape.table, nondiff.table, language.table,
+TABLES = (elementwise.table, reductions.table, linalg.table, fft.table, shape.table, nondiff.table, language.table,
           runtime_rules.table)
 PRIMITIVES, METHODS = combine(*TABLES)
 

@@ -54,6 +54,7 @@ for fn in (np.negative, np.positive, np.exp, np.exp2, np.expm1, np.log, np.log2,
 table.op(np.real, "val")
 table.op(np.imag, "val")
 table.op(np.angle, "z, deg=False")
+table.op(np.real_if_close, "a, tol=100")
 table.op(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None")
 table.op(np.clip, "a, a_min, a_max")  # NumPy needs both, None for no bound
 table.op(np.where, "condition, x1, x2")
@@ -190,22 +191,33 @@ def select_jvp_choicelist(condlist, choicelist, choicelist_dot, y):
     return broadcast_like(np.select(condlist, tangents, 0), y)
 
 
-def imag_vjp(val, g):
-    if np.iscomplexobj(val):
-        return -1j * np.real(g)
-    return np.zeros_like(np.real(g))
+def real_like(t, like):
+    """`t`, or its real part where `like` (a value, or its `meta`) is real: a tangent or cotangent for it.
+
+    In JAX's convention the real part is the transpose of putting a real number into the complex
+    plane, so this is linear in `t` and its own VJP is the identity.
+    """
+    dtype = like[1] if isinstance(like, tuple) and len(like) == 2 else np.result_type(like)
+    if isinstance(dtype, np.dtype) and dtype.kind != "c" and np.iscomplexobj(t):
+        return np.real(t)
+    return t
+
+
+def imag_vjp(val_meta, g):
+    return real_like(-1j * np.real(g), val_meta)
+
+
+def angle_scale(deg):
+    """What np.angle's radians are multiplied by."""
+    return 180 / np.pi if deg else 1.0
 
 
 def angle_vjp(z, deg, g):
-    if not np.iscomplexobj(z):
-        return np.zeros_like(g)
-    scale = 180 / np.pi if deg else 1.0
-    return kink_div(np.real(g) * -1j * np.conj(z) * scale, np.real(z * np.conj(z)))
+    return real_like(kink_div(np.real(g) * -1j * np.conj(z) * angle_scale(deg), np.real(z * np.conj(z))), z)
 
 
 def angle_jvp(z, z_dot, deg):
-    scale = 180 / np.pi if deg else 1.0
-    return kink_div(np.imag(np.conj(z) * z_dot) * scale, np.real(z * np.conj(z)))
+    return kink_div(np.imag(np.conj(z) * z_dot) * angle_scale(deg), np.real(z * np.conj(z)))
 
 
 def ramp(num, endpoint, like):
@@ -787,6 +799,16 @@ table.vjp(np.imag, "val")(imag_vjp)
 @table.jvp(np.imag, "val")
 def imag_jvp(val_dot):
     return np.imag(val_dot)
+
+
+@table.vjp(np.real_if_close, "a")
+def real_if_close_vjp(g):
+    return g
+
+
+@table.jvp(np.real_if_close, "a")
+def real_if_close_jvp(a_dot, y):
+    return real_like(a_dot, y)
 
 
 @table.vjp(np.conjugate, "x")

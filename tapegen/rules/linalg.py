@@ -22,7 +22,8 @@ import string
 import numpy as np
 
 from ..errors import TapegenError
-from ..runtime import safe_div, unbroadcast
+from ..runtime import safe_div, unbroadcast, unreduce
+from .elementwise import real_like
 from .table import RuleTable
 
 table = RuleTable("linalg")
@@ -343,9 +344,6 @@ def _einsum_labels(subscripts, shapes):
     Implicit output (no `->`) is NumPy's: the broadcast dimensions, then the labels
     that occur once, in alphabetical order.
     """
-    if not isinstance(subscripts, str):
-        raise TapegenError("tapegen differentiates einsum only with string subscripts",
-                           hint="write np.einsum('ij,jk->ik', a, b) rather than the interleaved form")
     text = subscripts.replace(" ", "")
     inputs, arrow, output = text.partition("->")
     specs = inputs.split(",")
@@ -395,21 +393,102 @@ def _einsum_cotangent(i, labels, output, operands, g, optimize):
     return np.where(on_diagonal, part[tuple(first[c] for c in unique)], 0)
 
 
+def _einsum_parts(subscripts, operands):
+    """(the subscripts as a string, the arrays, and each array's position among (subscripts, *operands)).
+
+    The interleaved form, `np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, binds the first array to
+    `subscripts`; its sublists are spelled as letters in the order of their labels, so NumPy's
+    implicit output (the labels used once, in order) stays the same.
+    """
+    if isinstance(subscripts, str):
+        return subscripts, list(operands), list(range(1, len(operands) + 1))
+    items = [subscripts, *operands]
+    output = items.pop() if len(items) % 2 else None
+    sublists = items[1::2] + ([output] if output is not None else [])
+    symbols = sorted({s for sub in sublists for s in sub if s is not Ellipsis})
+    if len(symbols) > len(string.ascii_letters):
+        raise TapegenError(f"np.einsum with {len(symbols)} labels: tapegen spells them as letters, 52 at most")
+    letter = dict(zip(symbols, string.ascii_letters))
+
+    def spell(sub):
+        return "".join("..." if s is Ellipsis else letter[s] for s in sub)
+    spec = ",".join(spell(sub) for sub in items[1::2]) + ("" if output is None else "->" + spell(output))
+    return spec, items[0::2], list(range(0, len(items), 2))
+
+
+def _einsum_cotangents(subscripts, operands, optimize, g):
+    """The cotangents of (subscripts, *operands), None for what is not an array (strings, sublists)."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    labels, output = _einsum_labels(spec, [np.shape(x) for x in arrays])
+    optimize = optimize if isinstance(optimize, (bool, str)) else True
+    found = [None] * (len(operands) + 1)
+    for i, position in enumerate(positions):
+        found[position] = _einsum_cotangent(i, labels, output, arrays, g, optimize)
+    return found
+
+
+def _einsum_dense(items, count):
+    """Per-operand cotangents or tangents (a list or tuple with None, or a Cotree) as a list of `count`."""
+    if isinstance(items, dict):
+        return [items.get(i) for i in range(count)]
+    return list(items) if items is not None else [None] * count
+
+
+def einsum_cross(subscripts, operands, optimize, ct, others):
+    """For each operand k: the sum over the other operands m with an entry in `others` of operand k's
+    cotangent (for `ct`) with operand m replaced by others[m]. It is both the derivative of
+    `einsum_vjp` along tangents `others` of the operands and its VJP for cotangents `others`
+    (einsum is multilinear). Sublists of the interleaved form get None."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    labels, output = _einsum_labels(spec, [np.shape(x) for x in arrays])
+    optimize = optimize if isinstance(optimize, (bool, str)) else True
+    others = _einsum_dense(others, len(operands))
+    swaps = {i: others[p - 1] for i, p in enumerate(positions) if p > 0 and others[p - 1] is not None}
+    result = [None] * len(operands)
+    for k, position in enumerate(positions):
+        if position == 0:
+            continue
+        total = None
+        for m, other in swaps.items():
+            if m != k:
+                part = _einsum_cotangent(k, labels, output, arrays[:m] + [other] + arrays[m + 1:], ct, optimize)
+                total = part if total is None else total + part
+        result[position - 1] = np.zeros(np.shape(arrays[k]), np.result_type(arrays[k], ct)) if total is None else total
+    return result
+
+
+def _einsum_tangent(subscripts, operands, optimize, dots):
+    """The output's tangent from `dots`, the tangents of (subscripts, *operands) (None: constant)."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    total = None
+    for i, position in enumerate(positions):
+        if dots[position] is not None:
+            term = np.einsum(spec, *arrays[:i], dots[position], *arrays[i + 1:], optimize=optimize)
+            total = term if total is None else total + term
+    return total
+
+
 @table.vjp(np.einsum, "operands")
 def einsum_vjp(subscripts, operands, optimize, g):
-    labels, output = _einsum_labels(subscripts, [np.shape(x) for x in operands])
-    optimize = optimize if isinstance(optimize, (bool, str)) else True
-    return [_einsum_cotangent(i, labels, output, operands, g, optimize) for i in range(len(operands))]
+    cotangents = _einsum_cotangents(subscripts, operands, optimize, g)
+    return cotangents[1:]
+
+
+@table.vjp(np.einsum, "subscripts")
+def einsum_vjp_subscripts(subscripts, operands, optimize, g):
+    """The first array's cotangent in the interleaved form, which binds it to `subscripts`."""
+    cotangents = _einsum_cotangents(subscripts, operands, optimize, g)
+    return cotangents[0]
 
 
 @table.jvp(np.einsum, "operands")
 def einsum_jvp(subscripts, operands, operands_dot, optimize):
-    total = None
-    for i, dot in enumerate(operands_dot):
-        if dot is not None:
-            term = np.einsum(subscripts, *operands[:i], dot, *operands[i + 1:], optimize=optimize)
-            total = term if total is None else total + term
-    return total
+    return _einsum_tangent(subscripts, operands, optimize, [None, *_einsum_dense(operands_dot, len(operands))])
+
+
+@table.jvp(np.einsum, "subscripts")
+def einsum_jvp_subscripts(subscripts, subscripts_dot, operands, optimize):
+    return _einsum_tangent(subscripts, operands, optimize, [subscripts_dot] + [None] * len(operands))
 
 
 # --- trace, kron, cross -------------------------------------------------------------------------
@@ -659,26 +738,72 @@ def _norm_axes(ndim, ord, axis):
     return tuple(a % ndim for a in axes), len(axes) == 2
 
 
-def _norm_gradient(x, ord, axes, matrix, y):
-    """d norm / d x for each element; `y` is the norm with the reduced axes kept.
+def norm_axes(x_shape, ord, axis):
+    """The axes np.linalg.norm(x, ord, axis) reduces."""
+    return _norm_axes(len(x_shape), ord, axis)[0]
+
+
+def norm_is_matrix(x_shape, ord, axis):
+    """Whether np.linalg.norm(x, ord, axis) is a matrix norm."""
+    return _norm_axes(len(x_shape), ord, axis)[1]
+
+
+def _norm_value(x, ord, axes, matrix):
+    """The norm with the reduced axes kept (a vector norm over any number of axes, as vector_norm)."""
+    if matrix:
+        return np.linalg.norm(x, ord, axes, keepdims=True)
+    moved = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+    flat = np.reshape(moved, np.shape(moved)[:np.ndim(x) - len(axes)] + (-1,))
+    return np.expand_dims(np.linalg.norm(flat, ord, -1), tuple(sorted(axes)))
+
+
+def norm_direction(x, ord, axes, matrix):
+    """d norm / d x for each element (JAX's convention for complex x: conjugated).
 
     At x = 0 (and at ties of max-type norms) this is the subgradient 0 (split evenly among ties).
+    Declared with rules in runtime_rules.py (its derivative is the norm's Hessian), so the
+    gradient of a norm differentiates again.
     """
+    y = _norm_value(x, ord, axes, matrix)
     if ord is None or ord == "fro" or (ord == 2 and not matrix):
-        return safe_div(x, y)
-    if matrix and ord in (2, -2, "nuc"):
-        return _norm_spectral_gradient(x, ord, axes)
-    if matrix and ord in (1, -1, np.inf, -np.inf):
+        direction = safe_div(x, y)
+    elif matrix and ord in (2, -2, "nuc"):
+        direction = _norm_spectral_gradient(x, ord, axes)
+    elif matrix and ord in (1, -1, np.inf, -np.inf):
         summed, extreme = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
-        return _norm_extreme_gradient(x, np.sum(np.abs(x), axis=summed, keepdims=True), extreme, ord > 0)
-    if ord in (np.inf, -np.inf):
-        return _norm_extreme_gradient(x, np.abs(x), axes, ord > 0)
-    if ord == 0:
-        return np.zeros_like(x)
-    if ord == 1:
-        return np.sign(x)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(x == 0, 0, np.sign(x) * safe_div(np.abs(x), y) ** (ord - 1))
+        direction = _norm_extreme_gradient(x, np.sum(np.abs(x), axis=summed, keepdims=True), extreme, ord > 0)
+    elif ord in (np.inf, -np.inf):
+        direction = _norm_extreme_gradient(x, np.abs(x), axes, ord > 0)
+    elif ord == 0:
+        direction = np.zeros_like(x)
+    elif ord == 1:
+        direction = np.sign(x)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            direction = np.where(x == 0, 0, np.sign(x) * safe_div(np.abs(x), y) ** (ord - 1))
+    return np.conj(direction) if np.iscomplexobj(direction) else direction
+
+
+def norm_direction_tangent(x, ord, axes, matrix, t):
+    """The derivative of `norm_direction` along `t`: the norm's Hessian times `t`, slice by slice.
+
+    The Hessian is symmetric, so this is also `norm_direction`'s VJP. Piecewise linear norms
+    (ord 0, 1, inf, -inf, and the matrix 1, -1, inf, -inf norms) have Hessian 0.
+    """
+    if np.iscomplexobj(x) or np.iscomplexobj(t):
+        raise TapegenError("tapegen has no second derivatives of np.linalg.norm of a complex array",
+                           hint="write the norm out (np.sqrt(np.sum(np.abs(z) ** 2)) for the 2-norm)")
+    if matrix and ord in (2, -2, "nuc"):
+        return _norm_spectral_tangent(x, ord, axes, t)
+    if ord in (0, 1, np.inf, -np.inf) or (matrix and ord == -1):
+        return np.zeros_like(x * t)
+    p = 2 if ord is None or ord == "fro" else ord
+    y = _norm_value(x, ord, axes, matrix)
+    direction = norm_direction(x, ord, axes, matrix)
+    y_dot = np.sum(direction * t, axis=axes, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        curvature = np.where(x == 0, 0, safe_div(np.abs(x), y) ** (p - 2)) if p != 2 else 1
+    return (p - 1) * safe_div(curvature * t - direction * y_dot, y)
 
 
 def _norm_extreme_gradient(x, values, axes, largest):
@@ -703,27 +828,30 @@ def _norm_spectral_gradient(x, ord, axes):
     return np.moveaxis(direction, (-2, -1), axes)
 
 
-def _norm_cotangent(x, ord, axes, matrix, keepdims, y, g):
-    if not keepdims and np.ndim(y) > 0:  # a 0-d y (every axis reduced) broadcasts as it is
-        y, g = np.expand_dims(y, axes), np.expand_dims(g, axes)
-    return g * _norm_gradient(x, ord, axes, matrix, y)
-
-
-def _norm_tangent(x, x_dot, ord, axes, matrix, keepdims, y):
-    y_kept = y if keepdims or np.ndim(y) == 0 else np.expand_dims(y, axes)
-    return np.sum(_norm_gradient(x, ord, axes, matrix, y_kept) * x_dot, axis=axes, keepdims=keepdims)
+def _norm_spectral_tangent(x, ord, axes, t):
+    """The derivative of `_norm_spectral_gradient` along `t`, from the SVD's tangents."""
+    matrices = np.moveaxis(x, axes, (-2, -1))
+    u, s, vt = np.linalg.svd(matrices, full_matrices=False)
+    u_dot, _, vt_dot = _svd_tangent(np.moveaxis(t, axes, (-2, -1)), u, s, vt)
+    if ord == "nuc":
+        direction = u_dot @ vt + u @ vt_dot
+    else:
+        k = [0] if ord == 2 else [-1]
+        direction = u_dot[..., :, k] @ vt[..., k, :] + u[..., :, k] @ vt_dot[..., k, :]
+    direction = direction * np.any(matrices != 0, axis=(-2, -1), keepdims=True)
+    return np.moveaxis(direction, (-2, -1), axes)
 
 
 @table.vjp(np.linalg.norm, "x")
-def norm_vjp(x, ord, axis, keepdims, y, g):
-    axes, matrix = _norm_axes(np.ndim(x), ord, axis)
-    return _norm_cotangent(x, ord, axes, matrix, keepdims, y, g)
+def norm_vjp(x, x_shape, ord, axis, keepdims, g):
+    return unreduce(g, x_shape, norm_axes(x_shape, ord, axis), keepdims) * \
+        norm_direction(x, ord, norm_axes(x_shape, ord, axis), norm_is_matrix(x_shape, ord, axis))
 
 
 @table.jvp(np.linalg.norm, "x")
-def norm_jvp(x, x_dot, ord, axis, keepdims, y):
-    axes, matrix = _norm_axes(np.ndim(x), ord, axis)
-    return _norm_tangent(x, x_dot, ord, axes, matrix, keepdims, y)
+def norm_jvp(x, x_shape, x_dot, ord, axis, keepdims, y):
+    return real_like(np.sum(norm_direction(x, ord, norm_axes(x_shape, ord, axis), norm_is_matrix(x_shape, ord, axis))
+                            * x_dot, axis=norm_axes(x_shape, ord, axis), keepdims=keepdims), y)
 
 
 # --- eigh, eigvalsh, eig, eigvals ---------------------------------------------------------------
@@ -1135,31 +1263,36 @@ if hasattr(np.linalg, "vector_norm"):
     def vecdot_jvp_x2(x1, x2_dot):
         return np.vecdot(x1, x2_dot)
 
-    def _vector_norm_axes(ndim, axis):
+    def vector_norm_axes(x_shape, axis):
+        """The axes np.linalg.vector_norm(x, axis=axis) reduces."""
         if axis is None:
-            return tuple(range(ndim))
+            return tuple(range(len(x_shape)))
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-        return tuple(a % ndim for a in axes)
+        return tuple(a % len(x_shape) for a in axes)
+
+    def matrix_norm_axes(x_shape):
+        """The axes np.linalg.matrix_norm reduces: the last two."""
+        return (len(x_shape) - 2, len(x_shape) - 1)
 
     @table.vjp(np.linalg.vector_norm, "x")
-    def vector_norm_vjp(x, axis, keepdims, ord, y, g):
-        axes = _vector_norm_axes(np.ndim(x), axis)
-        return _norm_cotangent(x, ord, axes, False, keepdims, y, g)
+    def vector_norm_vjp(x, x_shape, axis, keepdims, ord, g):
+        return unreduce(g, x_shape, vector_norm_axes(x_shape, axis), keepdims) * \
+            norm_direction(x, ord, vector_norm_axes(x_shape, axis), False)
 
     @table.jvp(np.linalg.vector_norm, "x")
-    def vector_norm_jvp(x, x_dot, axis, keepdims, ord, y):
-        axes = _vector_norm_axes(np.ndim(x), axis)
-        return _norm_tangent(x, x_dot, ord, axes, False, keepdims, y)
+    def vector_norm_jvp(x, x_shape, x_dot, axis, keepdims, ord, y):
+        return real_like(np.sum(norm_direction(x, ord, vector_norm_axes(x_shape, axis), False) * x_dot,
+                                axis=vector_norm_axes(x_shape, axis), keepdims=keepdims), y)
 
     @table.vjp(np.linalg.matrix_norm, "x")
-    def matrix_norm_vjp(x, keepdims, ord, y, g):
-        axes = (np.ndim(x) - 2, np.ndim(x) - 1)
-        return _norm_cotangent(x, ord, axes, True, keepdims, y, g)
+    def matrix_norm_vjp(x, x_shape, keepdims, ord, g):
+        return unreduce(g, x_shape, matrix_norm_axes(x_shape), keepdims) * \
+            norm_direction(x, ord, matrix_norm_axes(x_shape), True)
 
     @table.jvp(np.linalg.matrix_norm, "x")
-    def matrix_norm_jvp(x, x_dot, keepdims, ord, y):
-        axes = (np.ndim(x) - 2, np.ndim(x) - 1)
-        return _norm_tangent(x, x_dot, ord, axes, True, keepdims, y)
+    def matrix_norm_jvp(x, x_shape, x_dot, keepdims, ord, y):
+        return real_like(np.sum(norm_direction(x, ord, matrix_norm_axes(x_shape), True) * x_dot,
+                                axis=matrix_norm_axes(x_shape), keepdims=keepdims), y)
 
     @table.vjp(np.linalg.svdvals, "x")
     def svdvals_vjp(x, g):

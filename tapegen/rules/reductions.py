@@ -498,25 +498,26 @@ def ptp_jvp(a, a_dot, axis, keepdims):
 
 @table.vjp(np.var, "a")
 def var_vjp(a, a_shape, axis, ddof, keepdims, g):
-    return unreduce(g, a_shape, axis, keepdims) * centered(a, axis) * (2 / (reduced_size(a_shape, axis) - ddof))
+    """Of a complex `a`, var is the mean of |a - mean|^2: the conjugate carries the convention."""
+    return unreduce(g, a_shape, axis, keepdims) * np.conj(centered(a, axis)) * (2 / (reduced_size(a_shape, axis) - ddof))
 
 
 @table.jvp(np.var, "a")
 def var_jvp(a, a_dot, axis, ddof, keepdims):
-    moved = np.sum(centered(a, axis) * a_dot, axis=axis, keepdims=keepdims)
+    moved = np.sum(np.real(np.conj(centered(a, axis)) * a_dot), axis=axis, keepdims=keepdims)
     return moved * (2 / (reduced_size(np.shape(a), axis) - ddof))
 
 
 @table.vjp(np.std, "a")
 def std_vjp(a, a_shape, axis, ddof, keepdims, y, g):
     """At a constant slice (std 0) the gradient is 0: every direction away from it is a kink."""
-    return unreduce(g / np.where(y == 0, 1, y), a_shape, axis, keepdims) * centered(a, axis) \
+    return unreduce(g / np.where(y == 0, 1, y), a_shape, axis, keepdims) * np.conj(centered(a, axis)) \
         / (reduced_size(a_shape, axis) - ddof)
 
 
 @table.jvp(np.std, "a")
 def std_jvp(a, a_dot, axis, ddof, keepdims, y):
-    moved = np.sum(centered(a, axis) * a_dot, axis=axis, keepdims=keepdims)
+    moved = np.sum(np.real(np.conj(centered(a, axis)) * a_dot), axis=axis, keepdims=keepdims)
     return moved / (np.where(y == 0, 1, y) * (reduced_size(np.shape(a), axis) - ddof))
 
 

@@ -27,8 +27,11 @@ import numpy as np
 
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
-from .elementwise import fmax_share, fmin_share, select_taken, tie_split
+from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
+from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
+from .linalg import norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
+from .linalg import einsum_cross, einsum_jvp, einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
@@ -39,6 +42,7 @@ from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_coun
 from .shape import rollaxis_destination, transpose_inverse, undiagonal, unpad, unrepeat, unsort, untake
 from .shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents, stack_vjp
 from .shape import untake_along_axis, untile, vstack_vjp
+from .shape import append_index, delete_cotangent, insert_index, insert_values_cotangent, partition_source
 from .table import RuleTable
 
 table = RuleTable("runtime")
@@ -113,8 +117,11 @@ def unconform(ct, like):
 for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balanced_eq, "a, extremum, axis, keepdims"),
                         (is_not_none, "x"), (zero_tangent, "x"), (extremum_share, "a, extremum, axis, keepdims"),
                         (ptp_share, "a, axis"), (nan_count, "a, axis"), (clip_inside, "a, a_min, a_max"),
-                        (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"), (conj_sign, "x"),
-                        (select_taken, "condlist")):
+                        (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"),
+                        (select_taken, "condlist"), (partition_source, "a, out, axis"),
+                        (append_index, "arr_shape, axis, first"), (insert_index, "arr_shape, obj, values, axis"),
+                        (fft_axes, "ndim, s, axes"), (fft_shape, "a_shape, s, axes"), (fft_dual, "norm"), (angle_scale, "deg"),
+                        (irfft_weights, "a_shape, s, axes")):
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
@@ -149,6 +156,11 @@ table.op(tie_split, "ct, wins, tie, other_active", spelling="tie_split")
 for _fn in (fmax_share, fmin_share):
     table.op(_fn, "ct, mine, other, other_active", spelling=_fn.__name__)
 table.op(log_or_zero, "x", spelling="log_or_zero")
+table.op(conj_sign, "x", spelling="conj_sign")
+table.op(norm_direction, "x, ord, axes, matrix", spelling="norm_direction", inert=("ord", "axes", "matrix"))
+# the norm's Hessian times a vector: no rules of its own, so third derivatives of a norm are a NoRuleError
+table.op(norm_direction_tangent, "x, ord, axes, matrix, t", spelling="norm_direction_tangent",
+         inert=("ord", "axes", "matrix"))
 table.op(linalg_mT, "x", spelling="linalg_mT")
 table.op(matmul_vjp_x1, "x1_shape, x2, ct", spelling="matmul_vjp_x1")
 table.op(matmul_vjp_x2, "x1, x2_shape, ct", spelling="matmul_vjp_x2")
@@ -161,7 +173,10 @@ for _fn, _signature in ((inner_vjp_a, "a_shape, b, ct"), (inner_vjp_b, "a, b_sha
                         (trace_vjp, "a_meta, offset, axis1, axis2, ct"), (untile, "ct, A_shape, reps"),
                         (unrepeat, "ct, a_shape, repeats, axis"), (unpad, "ct, array_shape, pad_width, mode"),
                         (untake, "ct, a_shape, indices, axis"), (untake_along_axis, "ct, arr_shape, indices, axis"),
-                        (unsort, "ct, a, axis"), (undiagonal, "ct, a_shape, offset, axis1, axis2")):
+                        (unsort, "ct, a, axis"), (undiagonal, "ct, a_shape, offset, axis1, axis2"),
+                        (real_like, "t, like"), (fft_fit, "x, shape"),
+                        (insert_values_cotangent, "ct, arr_shape, obj, values_shape, axis"),
+                        (delete_cotangent, "ct, arr_shape, obj, axis")):
     table.op(_fn, _signature, spelling=_fn.__name__)
 
 
@@ -429,6 +444,62 @@ def share_jvp_mine(mine_dot):
 @table.jvp(fmin_share, "other")
 def share_jvp_other(other_dot):
     return None
+
+
+# conj_sign(z) = conj(z) / |z| is constant for real z (but at 0) and varies smoothly for complex z:
+# d conj_sign = (conj(dz) - conj_sign(z) Re(conj_sign(z) dz)) / |z|, which is 0 for real z; 0 at z = 0.
+
+@table.vjp(conj_sign, "x")
+def conj_sign_vjp(x, g):
+    return kink_div(np.conj(g) - np.real(g * conj_sign(x)) * conj_sign(x), np.abs(x))
+
+
+@table.jvp(conj_sign, "x")
+def conj_sign_jvp(x, x_dot):
+    return kink_div(np.conj(x_dot) - conj_sign(x) * np.real(conj_sign(x) * x_dot), np.abs(x))
+
+
+# einsum's cotangent rule is linear in its cotangent and multilinear in the operands: its VJP in the
+# cotangent is einsum's own JVP, and its derivative in the operands (both ways) is `einsum_cross`,
+# which has no rules (a third derivative is a NoRuleError). In the interleaved form the first array
+# is `subscripts`, which has no rule here either: not inert, so a second derivative through it is
+# a NoRuleError, never a missing term.
+table.op(einsum_vjp, "subscripts, operands, optimize, ct", spelling="einsum_vjp", sequences=("operands",),
+         inert=("optimize",))
+table.op(einsum_cross, "subscripts, operands, optimize, ct, others", spelling="einsum_cross",
+         sequences=("operands", "others"), inert=("optimize",))
+
+
+@table.vjp(einsum_vjp, "ct")
+def einsum_vjp_vjp_ct(subscripts, operands, optimize, g):
+    return einsum_jvp(subscripts, operands, g, optimize)
+
+
+@table.jvp(einsum_vjp, "ct")
+def einsum_vjp_jvp_ct(subscripts, operands, optimize, ct_dot):
+    tangent = einsum_vjp(subscripts, operands, optimize, ct_dot)
+    return tangent  # called by name, not inlined: forward mode then adds the lists item by item
+
+
+@table.vjp(einsum_vjp, "operands")
+def einsum_vjp_vjp_operands(subscripts, operands, optimize, ct, g):
+    return einsum_cross(subscripts, operands, optimize, ct, g)
+
+
+@table.jvp(einsum_vjp, "operands")
+def einsum_vjp_jvp_operands(subscripts, operands, optimize, ct, operands_dot):
+    tangent = einsum_cross(subscripts, operands, optimize, ct, operands_dot)
+    return tangent  # called by name, not inlined: forward mode then adds the lists item by item
+
+
+@table.vjp(norm_direction, "x")
+def norm_direction_vjp(x, ord, axes, matrix, g):
+    return norm_direction_tangent(x, ord, axes, matrix, g)
+
+
+@table.jvp(norm_direction, "x")
+def norm_direction_jvp(x, x_dot, ord, axes, matrix):
+    return norm_direction_tangent(x, ord, axes, matrix, x_dot)
 
 
 @table.vjp(log_or_zero, "x")
@@ -777,6 +848,46 @@ def undiagonal_jvp(ct_dot, a_shape, offset, axis1, axis2):
     return undiagonal(ct_dot, a_shape, offset, axis1, axis2)
 
 
+@table.vjp(real_like, "t")
+def real_like_vjp(g):
+    return g
+
+
+@table.jvp(real_like, "t")
+def real_like_jvp(t_dot, like):
+    return real_like(t_dot, like)
+
+
+@table.vjp(fft_fit, "x")
+def fft_fit_vjp(x_shape, g):
+    return fft_fit(g, x_shape)
+
+
+@table.jvp(fft_fit, "x")
+def fft_fit_jvp(x_dot, shape):
+    return fft_fit(x_dot, shape)
+
+
+@table.vjp(insert_values_cotangent, "ct")
+def insert_values_cotangent_vjp(arr_shape, obj, axis, g):
+    return np.insert(np.zeros(arr_shape, dtype=np.result_type(g)), obj, g, axis)
+
+
+@table.jvp(insert_values_cotangent, "ct")
+def insert_values_cotangent_jvp(ct_dot, arr_shape, obj, values_shape, axis):
+    return insert_values_cotangent(ct_dot, arr_shape, obj, values_shape, axis)
+
+
+@table.vjp(delete_cotangent, "ct")
+def delete_cotangent_vjp(obj, axis, g):
+    return np.delete(g, obj, axis)
+
+
+@table.jvp(delete_cotangent, "ct")
+def delete_cotangent_jvp(ct_dot, arr_shape, obj, axis):
+    return delete_cotangent(ct_dot, arr_shape, obj, axis)
+
+
 def _declare_the_rest():
     """Every other function generated code may call becomes a primitive without rules.
 
@@ -785,9 +896,10 @@ def _declare_the_rest():
     otherwise it is a NoRuleError naming the generated line at transform time, as for any
     function without rules.
     """
-    from . import elementwise, language, linalg, nondiff, reductions, shape
+    from . import elementwise, fft, language, linalg, nondiff, reductions, shape
     from .. import runtime
-    tables = (elementwise.table, language.table, linalg.table, nondiff.table, reductions.table, shape.table, table)
+    tables = (elementwise.table, fft.table, language.table, linalg.table, nondiff.table, reductions.table, shape.table,
+              table)
     declared = {id(fn) for t in tables for fn in t.primitives}
     found = {}
     for t in tables[:-1]:
@@ -830,7 +942,7 @@ _declare_the_rest()
 
 # Shapes, axes, indices and masks carry no derivative, even when they come off the same tape as
 # values that do (a shape popped from the list the backward pass replays).
-_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype")
+_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype", "obj")
 for _prim in table.primitives.values():
     _prim.inert = tuple(dict.fromkeys(tuple(_prim.inert) + tuple(
         p for p in _prim.params if p.endswith(("shape", "meta")) or p in _INERT_NAMES)))

@@ -70,6 +70,13 @@ table.op(np.diagonal, "a, offset=0, axis1=0, axis2=1")
 table.op(np.take, "a, indices, axis=None")
 table.op(np.take_along_axis, "arr, indices, axis=-1")
 table.op(np.sort, "a, axis=-1")
+table.op(np.partition, "a, kth, axis=-1")
+
+table.op(np.append, "arr, values, axis=None", name="np_append")  # "append" is the list method (lower.py)
+table.op(np.insert, "arr, obj, values, axis=None")
+table.op(np.delete, "arr, obj, axis=None")
+if hasattr(np, "row_stack") and np.row_stack is not np.vstack:  # deprecated in NumPy 2.0: vstack under another name
+    table.op(np.row_stack, "tup", sequences=("tup",))
 
 for _name, _fn in (("reshape", np.reshape), ("ravel", np.ravel), ("flatten", np.ndarray.flatten),
                    ("squeeze", np.squeeze), ("transpose", np.transpose), ("swapaxes", np.swapaxes),
@@ -193,6 +200,65 @@ def sort_tangent(a, a_dot, axis):
     """The tangent of `np.sort(a, axis)`: the tangent permuted the way `a` is."""
     order = np.argsort(a, axis=axis)
     return np.take_along_axis(a_dot, order, axis)
+
+
+def partition_source(a, y, axis):
+    """For each element of `y = np.partition(a, kth, axis)`, where along `axis` it was in `a`.
+
+    Read off the values (the k-th smallest of `y` is the k-th smallest of `a`) rather than from
+    `np.argpartition`, which may order the elements between the pivots differently from `np.partition`.
+    """
+    if axis is None:
+        a, axis = np.ravel(a), 0
+    order_a = np.argsort(a, axis=axis, kind="stable")
+    order_y = np.argsort(y, axis=axis, kind="stable")
+    source = np.empty_like(order_a)
+    np.put_along_axis(source, order_y, order_a, axis)
+    return source
+
+
+def append_index(arr_shape, axis, first):
+    """Where `np.append(arr, values, axis)` put `arr` (`first`) or `values`, as an index into the result."""
+    if axis is None:
+        size = int(np.prod(arr_shape))
+        return slice(0, size) if first else slice(size, None)
+    axis = axis % len(arr_shape)
+    n = arr_shape[axis]
+    return (slice(None),) * axis + (slice(0, n) if first else slice(n, None),)
+
+
+def _insert_labels(arr_shape, obj, values_shape, axis):
+    """`np.insert` applied to labels: k + 1 for element k of `arr`, -(k + 1) for element k of `values`,
+    so NumPy itself decides where each element goes and how `values` broadcasts."""
+    size, count = int(np.prod(arr_shape)), int(np.prod(values_shape))
+    labels = np.arange(1, size + 1).reshape(arr_shape)
+    return np.ravel(np.insert(labels, obj, -np.arange(1, count + 1).reshape(values_shape), axis))
+
+
+def insert_index(arr_shape, obj, values, axis):
+    """The flat positions in `np.insert(arr, obj, values, axis)` of `arr`'s elements, in `arr`'s order."""
+    labels = _insert_labels(arr_shape, obj, np.shape(values), axis)
+    found = np.flatnonzero(labels > 0)
+    return found[np.argsort(labels[found])]
+
+
+def insert_values_cotangent(g, arr_shape, obj, values_shape, axis):
+    """The cotangent of `values` in `np.insert(arr, obj, values, axis)`: `g` where each element of `values`
+    went, summed over the copies broadcasting made."""
+    labels = _insert_labels(arr_shape, obj, values_shape, axis)
+    found = np.flatnonzero(labels < 0)
+    out = np.zeros(int(np.prod(values_shape)), dtype=np.result_type(g))
+    np.add.at(out, -labels[found] - 1, np.ravel(g)[found])
+    return np.reshape(out, values_shape)
+
+
+def delete_cotangent(g, arr_shape, obj, axis):
+    """The cotangent of `np.delete(arr, obj, axis)`: `g` put back where the kept elements were, 0 elsewhere."""
+    size = int(np.prod(arr_shape))
+    kept = np.ravel(np.delete(np.arange(size).reshape(arr_shape), obj, axis))
+    out = np.zeros(size, dtype=np.result_type(g))
+    out[kept] = np.ravel(g)
+    return np.reshape(out, arr_shape)
 
 
 def astype_cotangent(g, a_meta, dtype):
@@ -398,6 +464,14 @@ def dstack_vjp(tup, g):
 def column_stack_vjp(tup, g):
     joined = [np.atleast_2d(a).T if np.ndim(a) < 2 else a for a in tup]
     return unjoin(g, tup, joined, 1)
+
+
+if getattr(np, "row_stack", None) in table.primitives:
+    table.vjp(np.row_stack, "tup")(vstack_vjp)
+
+    @table.jvp(np.row_stack, "tup")
+    def row_stack_jvp(tup, tup_dot):
+        return np.vstack(tangent_items(tup, tup_dot))
 
 
 @table.jvp(np.hstack, "tup")
@@ -675,6 +749,68 @@ def sort_vjp(a, axis, g):
 @table.jvp(np.sort, "a")
 def sort_jvp(a, a_dot, axis):
     return sort_tangent(a, a_dot, axis)
+
+
+@table.vjp(np.partition, "a")
+def partition_vjp(a_shape, axis, y, a, g):
+    return untake_along_axis(g, a_shape, partition_source(a, y, axis), axis)
+
+
+@table.jvp(np.partition, "a")
+def partition_jvp(a, a_dot, axis, y):
+    return np.take_along_axis(a_dot, partition_source(a, y, axis), axis)
+
+
+# --- append, insert, delete ---------------------------------------------------------------------
+
+@table.vjp(np.append, "arr")
+def append_vjp_arr(arr_shape, axis, g):
+    return np.reshape(g[append_index(arr_shape, axis, True)], arr_shape)
+
+
+@table.vjp(np.append, "values")
+def append_vjp_values(arr_shape, values_shape, axis, g):
+    return np.reshape(g[append_index(arr_shape, axis, False)], values_shape)
+
+
+@table.jvp(np.append, "arr")
+def append_jvp_arr(arr_dot, values, axis):
+    return np.append(arr_dot, np.zeros_like(values), axis)
+
+
+@table.jvp(np.append, "values")
+def append_jvp_values(arr, values_dot, axis):
+    return np.append(np.zeros_like(arr), values_dot, axis)
+
+
+@table.vjp(np.insert, "arr")
+def insert_vjp_arr(arr_shape, obj, values, axis, g):
+    return np.reshape(np.take(g, insert_index(arr_shape, obj, values, axis)), arr_shape)
+
+
+@table.vjp(np.insert, "values")
+def insert_vjp_values(arr_shape, obj, values_shape, axis, g):
+    return insert_values_cotangent(g, arr_shape, obj, values_shape, axis)
+
+
+@table.jvp(np.insert, "arr")
+def insert_jvp_arr(arr_dot, obj, values, axis):
+    return np.insert(arr_dot, obj, np.zeros_like(values), axis)
+
+
+@table.jvp(np.insert, "values")
+def insert_jvp_values(arr, obj, values_dot, axis):
+    return np.insert(np.zeros_like(arr), obj, values_dot, axis)
+
+
+@table.vjp(np.delete, "arr")
+def delete_vjp(arr_shape, obj, axis, g):
+    return delete_cotangent(g, arr_shape, obj, axis)
+
+
+@table.jvp(np.delete, "arr")
+def delete_jvp(arr_dot, obj, axis):
+    return np.delete(arr_dot, obj, axis)
 
 
 # --- attributes and small nondifferentiable pieces ----------------------------------------------

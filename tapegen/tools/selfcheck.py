@@ -217,7 +217,35 @@ def _samples() -> list:
     out += _elementwise_samples(m34, m32) + _reduction_samples(m34, v5) + _linalg_samples(m34, v4, v5, t234)
     out += _linalg_namespace_samples(m34, v4)
     out += _shape_samples(m34, m32, v4, v5, t234)
+    out += _fft_samples(m34, t234)
     out += _scipy_samples()
+    return out
+
+
+def _fft_samples(m34, t234) -> list:
+    """The discrete Fourier transforms, complex results mixed into real ones with a complex weight;
+    real_if_close and row_stack."""
+    w = 0.3 + 1.1j
+    fft = np.fft
+    out = [
+        Sample("fft.fft-(3,4)-n5", lambda a: np.real(fft.fft(a, 5) * w), (m34,)),
+        Sample("fft.ifft-(3,4)-ortho", lambda a: np.real(fft.ifft(a, norm="ortho") * w), (m34,)),
+        Sample("fft.fft2-(3,4)", lambda a: np.real(fft.fft2(a) * w), (m34,)),
+        Sample("fft.ifft2-(3,4)-s", lambda a: np.real(fft.ifft2(a, (2, 5)) * w), (m34,)),
+        Sample("fft.fftn-(2,3,4)-axes", lambda a: np.real(fft.fftn(a, axes=(0, 2)) * w), (t234,)),
+        Sample("fft.ifftn-(2,3,4)", lambda a: np.real(fft.ifftn(a, norm="forward") * w), (t234,)),
+        Sample("fft.rfft-(3,4)", lambda a: np.real(fft.rfft(a) * w), (m34,)),
+        Sample("fft.irfft-(3,4)-n5", lambda a: fft.irfft(a * w, 5), (m34,)),
+        Sample("fft.rfft2-(3,4)", lambda a: np.real(fft.rfft2(a) * w), (m34,)),
+        Sample("fft.irfft2-(3,4)", lambda a: fft.irfft2(a * w), (m34,)),
+        Sample("fft.rfftn-(2,3,4)", lambda a: np.real(fft.rfftn(a, axes=(1, 2)) * w), (t234,)),
+        Sample("fft.irfftn-(2,3,4)", lambda a: fft.irfftn(a * w, (3, 5), (1, 2)), (t234,)),
+        Sample("fft.fftshift-(3,4)", lambda x: fft.fftshift(x) * m34, (m34,)),
+        Sample("fft.ifftshift-(3,4)", lambda x: fft.ifftshift(x, axes=0) * m34, (m34,)),
+        Sample("real_if_close-(3,4)", lambda a: np.real_if_close(a * w - 1j * np.imag(a * w)), (m34,)),
+    ]
+    if getattr(np, "row_stack", None) in rules.PRIMITIVES:  # vstack's deprecated alias, while NumPy has it
+        out.append(Sample("row_stack-(4,),(3,4)", lambda a, b: np.row_stack([a, b]), (_x(4), m34)))
     return out
 
 
@@ -446,6 +474,10 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("take-(5,)", lambda a: np.take(a, np.array([0, 3, 3])), (v5,)),
         Sample("take_along_axis-(3,4)", lambda arr: np.take_along_axis(arr, order, axis=1), (m34,)),
         Sample("sort-(3,4)", lambda a: np.sort(a, axis=1), (m34,)),
+        Sample("partition-(3,4)", lambda a: np.partition(a, 2, axis=1), (m34,)),
+        Sample("append-(3,4),(2,4)", lambda a, b: np.append(a, b, axis=0), (m34, _x(2, 4))),
+        Sample("insert-(3,4),(4,)", lambda a, v: np.insert(a, [0, 2, 2], v, axis=0), (m34, v4)),
+        Sample("delete-(3,4)", lambda a: np.delete(a, [0, 5, 7]), (m34,)),
         # the language: assignment, containers, array construction
         Sample("setitem-(3,4)-array", setitem_sample, (m34, v4), wrt=(0,)),
         Sample("setitem-(3,4)-value", setitem_sample, (m34, v4), wrt=(1,)),

@@ -1,0 +1,122 @@
+"""Rules on complex inputs, against the one convention tapegen follows (JAX's, docs/faq.md).
+
+For a real loss L of a complex array z = x + iy, `tg.grad(L)(z)` is dL/dx - i dL/dy, computed
+here by central differences in each element's real and imaginary part. Forward mode gives the
+directional derivative (L(z + eps t) - L(z - eps t)) / 2 eps for a complex tangent t. Second
+order is checked through real parameters, L(a + ib) with real a and b, where gradcheck's
+Hessian-vector products apply as they are.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+
+_rng = np.random.default_rng(17)
+
+
+def _z(*shape):
+    return _rng.standard_normal(shape) + 1j * _rng.standard_normal(shape)
+
+
+def convention_gradient(f, z, eps=1e-6):
+    """dL/dx - i dL/dy, element by element."""
+    z = np.asarray(z, dtype=complex)
+    g = np.zeros_like(z)
+    for i in np.ndindex(z.shape):
+        e = np.zeros_like(z)
+        e[i] = 1
+        d_dx = (f(z + eps * e) - f(z - eps * e)) / (2 * eps)
+        d_dy = (f(z + 1j * eps * e) - f(z - 1j * eps * e)) / (2 * eps)
+        g[i] = d_dx - 1j * d_dy
+    return g
+
+
+Z34, Z4, Z42, Z22 = _z(3, 4), _z(4), _z(4, 2), _z(2, 2)
+R34, R22 = _rng.standard_normal((3, 4)), _rng.standard_normal((2, 2))
+W = 0.3 + 1.1j
+
+CASES = [
+    # elementwise, broadcasting against complex and real arrays and Python numbers
+    ("add-broadcast", lambda z: np.sum(np.abs(z + Z4) ** 2)),
+    ("add-real-broadcast", lambda z: np.sum(np.abs(R34 + z[0]) ** 2)),
+    ("sub-broadcast", lambda z: np.sum(np.abs(Z4 - z) ** 2)),
+    ("mul-broadcast", lambda z: np.sum(np.abs(z * Z4) ** 2)),
+    ("mul-real-broadcast", lambda z: np.sum(np.real(z[:, :1] * R34 * W))),
+    ("mul-python-complex", lambda z: np.sum(np.imag(z * (1 + 2j)) ** 2)),
+    ("div", lambda z: np.sum(np.abs(Z4 / z) ** 2)),
+    ("power", lambda z: np.sum(np.real(z ** 3 * W))),
+    ("exp-log", lambda z: np.sum(np.real(np.log(np.exp(z) + 2.0)))),
+    ("sin-tanh", lambda z: np.sum(np.abs(np.sin(z) * np.tanh(z)))),
+    ("sqrt", lambda z: np.sum(np.real(np.sqrt(z) * W))),
+    # parts
+    ("real", lambda z: np.sum(np.real(z) ** 2 * R34)),
+    ("real-of-product", lambda z: np.sum(np.real(z * z))),
+    ("real-broadcast", lambda z: np.sum(np.real(z[0]) * R34)),
+    ("imag", lambda z: np.sum(np.imag(z) ** 3)),
+    ("conj", lambda z: np.sum(np.real(np.conj(z) * z * z))),
+    ("abs", lambda z: np.sum(np.abs(z))),
+    ("abs-squared", lambda z: np.sum(np.abs(z) ** 2)),
+    ("angle", lambda z: np.sum(np.angle(z) * R34)),
+    ("angle-deg", lambda z: np.sum(np.angle(z, deg=True))),
+    # reductions
+    ("sum", lambda z: np.abs(np.sum(z)) ** 2),
+    ("sum-axis", lambda z: np.sum(np.abs(np.sum(z * z, axis=0)))),
+    ("mean", lambda z: np.abs(np.mean(z, axis=1)).sum()),
+    ("var", lambda z: np.var(z)),
+    ("var-axis-ddof", lambda z: np.sum(np.var(z, axis=0, ddof=1) * np.arange(1.0, 5.0))),
+    ("std", lambda z: np.std(z)),
+    ("std-axis-keepdims", lambda z: np.sum(np.std(z, axis=1, keepdims=True) * R34)),
+    ("prod", lambda z: np.abs(np.prod(z[0]))),
+    ("cumsum", lambda z: np.sum(np.abs(np.cumsum(z, axis=1)))),
+    # products
+    ("matmul", lambda z: np.sum(np.abs(z @ Z42) ** 2)),
+    ("matmul-left", lambda z: np.sum(np.real(Z42.T @ z.T * W))),
+    ("dot", lambda z: np.abs(np.dot(z[0], Z4))),
+    ("kron", lambda z: np.sum(np.abs(np.kron(z, Z22)) ** 2)),
+    ("kron-real-right", lambda z: np.sum(np.real(np.kron(R22, z) * W))),
+    ("einsum", lambda z: np.sum(np.abs(np.einsum("ij,jk->ik", z, Z42)))),
+    ("norm", lambda z: np.linalg.norm(z)),
+    ("norm-rows-ord3", lambda z: np.sum(np.linalg.norm(z, 3, axis=1))),
+    ("norm-inf", lambda z: np.linalg.norm(z[0], np.inf)),
+    ("norm-nuc", lambda z: np.linalg.norm(z, "nuc")),
+    ("norm-spectral", lambda z: np.linalg.norm(z, 2)),
+    # transforms
+    ("fft", lambda z: np.sum(np.abs(np.fft.fft(z)) ** 2 * np.arange(4.0))),
+    ("ifft2", lambda z: np.sum(np.real(np.fft.ifft2(z) * W))),
+    ("irfft", lambda z: np.sum(np.fft.irfft(z) ** 2)),
+]
+
+
+@pytest.mark.parametrize("f", [f for _, f in CASES], ids=[name for name, _ in CASES])
+def test_gradient_is_df_dx_minus_i_df_dy(f):
+    np.testing.assert_allclose(tg.grad(f)(Z34), convention_gradient(f, Z34), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", [f for _, f in CASES], ids=[name for name, _ in CASES])
+def test_tangent_is_the_directional_derivative(f, eps=1e-6):
+    t = _z(3, 4)
+    _, got = tg.jvp(f, (Z34,), (t,))
+    np.testing.assert_allclose(got, (f(Z34 + eps * t) - f(Z34 - eps * t)) / (2 * eps), rtol=1e-6, atol=1e-7)
+
+
+SECOND_ORDER = ("add-broadcast", "mul-broadcast", "div", "real", "imag", "conj", "abs", "angle", "var", "std",
+                "matmul", "kron", "fft", "irfft")
+
+
+@pytest.mark.parametrize("f", [f for name, f in CASES if name in SECOND_ORDER], ids=SECOND_ORDER)
+def test_second_order_through_real_parameters(f):
+    tg.gradcheck(lambda a, b: f(a + 1j * b), np.real(Z34), np.imag(Z34), wrt=(0, 1), order=2, rtol=1e-5, atol=1e-6)
+
+
+def test_real_input_gets_a_real_gradient_from_complex_intermediates():
+    x = np.real(Z4)
+    g = tg.grad(lambda x: np.sum(np.abs(x * Z4 + np.fft.fft(x)) ** 2))(x)
+    assert g.dtype == np.float64
+    f = lambda x: np.sum(np.abs(x * Z4 + np.fft.fft(x)) ** 2)
+    np.testing.assert_allclose(g, np.real(convention_gradient(f, x)), rtol=1e-6)
+
+
+def test_python_complex_scalar():
+    g = tg.grad(lambda z: np.abs(z * z))(0.7 - 1.3j)
+    assert isinstance(g, complex)
+    np.testing.assert_allclose(g, convention_gradient(lambda z: np.abs(z * z), np.array(0.7 - 1.3j)))
