@@ -31,6 +31,7 @@ from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .linalg import norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
+from . import linalg
 from .linalg import einsum_cross, einsum_jvp, einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
@@ -121,7 +122,10 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
                         (select_taken, "condlist"), (partition_source, "a, out, axis"),
                         (append_index, "arr_shape, axis, first"), (insert_index, "arr_shape, obj, values, axis"),
                         (fft_axes, "ndim, s, axes"), (fft_shape, "a_shape, s, axes"), (fft_dual, "norm"), (angle_scale, "deg"),
-                        (irfft_weights, "a_shape, s, axes")):
+                        (irfft_weights, "a_shape, s, axes"), (norm_axes, "x_shape, ord, axis"),
+                        (norm_is_matrix, "x_shape, ord, axis"),
+                        *(((linalg.vector_norm_axes, "x_shape, axis"), (linalg.matrix_norm_axes, "x_shape"))
+                          if hasattr(linalg, "vector_norm_axes") else ())):
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
