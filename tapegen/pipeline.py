@@ -47,38 +47,42 @@ class Generated:
         return self.namespace[f"{self.name}_bwd"]
 
 
-def lowered(fn, receiver=None) -> Program:
-    """The verified Wengert list of `fn` (cached); `receiver` is `self`'s class for a bound method."""
+def lowered(fn, receiver=None, statics=()) -> Program:
+    """The verified Wengert list of `fn` (cached); `receiver` is `self`'s class for a bound method.
+
+    `statics`: (parameter index, function) pairs: parameters bound to functions for this variant
+    (`nonlinearity=np.tanh`), whose calls are resolved when the function is transformed.
+    """
     cache = _cache_for(fn)
-    key = ("program", receiver)
+    key = ("program", receiver, statics)
     program = cache.get(key)
     if program is None:
-        program = verify(lower(function_source(fn), fn, reserved_names(), receiver))
+        program = verify(lower(function_source(fn), fn, reserved_names(), receiver, statics))
         cache[key] = program
     return program
 
 
 def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = True,
-              checks: bool = False, receiver=None) -> Generated:
+              checks: bool = False, receiver=None, statics=()) -> Generated:
     """Generate and load the `kind` ("grad" or "vjp") code of `fn` for params `wrt` (indices).
 
     `checks` generates the debug_nans variant (a NaN/Inf check after every equation).
     """
     cache = _cache_for(fn)
-    key = (kind, wrt, outputs, bare, checks, receiver)
+    key = (kind, wrt, outputs, bare, checks, receiver, statics)
     generated = cache.get(key)
     if generated is not None:
         return generated
     with _LOCK:
         generated = cache.get(key)
         if generated is None:
-            generated = _generate(fn, kind, wrt, outputs, bare, checks, receiver)
+            generated = _generate(fn, kind, wrt, outputs, bare, checks, receiver, statics)
             cache[key] = generated
     return generated
 
 
-def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Generated:
-    program = lowered(fn, receiver)
+def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics=()) -> Generated:
+    program = lowered(fn, receiver, statics)
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
         from .transforms.forward import forward, verify_tangent
@@ -103,16 +107,16 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Gene
     return Generated(kind, name, program, adjoint, text, namespace, filename)
 
 
-def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args):
+def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=()):
     """(result of this call, gradient function specialized to calls shaped like `args`).
 
     Runs a recording variant of the generic code on `args` (its result is returned), works
     out which recorded shapes hold for every call passing a guard (specialize.py), and
     generates code with those shapes as constants. Cached per argument signature.
     """
-    generic = transform(fn, "grad", wrt, outputs, bare, False, receiver)
+    generic = transform(fn, "grad", wrt, outputs, bare, False, receiver, statics)
     signatures = tuple(signature(a) for a in args)
-    key = ("specialized", wrt, outputs, bare, receiver, signatures)
+    key = ("specialized", wrt, outputs, bare, receiver, signatures, statics)
     cache = _cache_for(fn)
     function = cache.get(key)
     if function is not None:

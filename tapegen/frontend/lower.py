@@ -19,7 +19,7 @@ from ..rules.language import assign as assign_primitive
 from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, raise_error
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
-from .inline import Calls, LocalFunction, StaticValue
+from .inline import Calls, KnownItems, LocalFunction, StaticValue
 from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, _describe, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
@@ -38,16 +38,19 @@ VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims"
             "vsplit", "dsplit"}
 
 
-def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None) -> Program:
+def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, statics=()) -> Program:
     """Lower the parsed function `source` (of live function `fn`) to a Program.
 
     `receiver`: for a bound method, the class of `self`, so `self.helper(x)` can be inlined.
+    `statics`: (parameter index, function) pairs: parameters this variant is made for a function
+    value of (`nonlinearity=np.tanh`): calls through them are resolved as if spelled out.
 
     Raises:
         UnsupportedSyntaxError: syntax tapegen cannot differentiate, with the user's line.
     """
     lowerer = _Lowerer(source, fn, reserved)
     lowerer.receiver = receiver
+    lowerer.statics = dict(statics)
     return lowerer.program()
 
 
@@ -70,6 +73,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
+        self.live: dict = {}        # var -> the object of the user's it holds, read from the module
         self.item_types: dict = {}  # list or tuple var -> the user class of all its items
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
         self.root_params: set = set()
@@ -86,6 +90,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.return_span = None
         self.reserved = reserved
         self.receiver = None     # the class of `self` for a bound method
+        self.statics: dict = {}  # parameter index -> the function this variant binds it to
         self.self_var = None
         self.comments: dict = {(source.display_file, line): texts for line, texts in source.comments().items()}
 
@@ -100,9 +105,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._check_signature(node.args)
         self._check_kind(node)
         params = []
-        for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+        for index, arg in enumerate(node.args.posonlyargs + node.args.args + node.args.kwonlyargs):
             var = self.namer.user(arg.arg)
-            self.env[arg.arg] = var
+            self.env[arg.arg] = StaticValue(self.statics[index], var) if index in self.statics else var
             params.append(var)
         self.params = set(params)
         self.root_params = self.params  # the differentiated function's own (callees share these)
@@ -351,7 +356,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(target, ast.Attribute):
             return self.assign_attribute(target, stmt.value)
         if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Lambda):
-            self.env[target.id] = LocalFunction(stmt.value, dict(self.env))
+            self.env[target.id] = LocalFunction(stmt.value, dict(self.env), self)
         elif isinstance(target, ast.Name):
             self.assign(target.id, stmt.value)
         elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
@@ -426,8 +431,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def assign(self, name, value_node):
         if name not in self.shared:
-            value = self.value(value_node) if isinstance(value_node, (ast.Name, ast.Attribute)) else None
-            if isinstance(value, StaticValue):  # tanh = np.tanh: calls through `tanh` are np.tanh's
+            value = None
+            if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None:
+                value = self.value(value_node)
+            elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
+                value = self.display_value(value_node, target=name)
+            if isinstance(value, (StaticValue, LocalFunction, KnownItems)):  # tanh = np.tanh, fs = [np.sin, f]
                 self.env[name] = value
                 return
             if value is not None:

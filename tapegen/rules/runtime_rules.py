@@ -37,7 +37,7 @@ from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
 from .language import array_rows, item_cotangent, keyed, make_dict_vjp, make_list_vjp, one_item, without_item
-from .language import zero_region
+from .language import record_cotangent, record_items, zero_region
 from .linalg import inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_count, ptp_share, reduced_size
 from .shape import rollaxis_destination, transpose_inverse, undiagonal, unpad, unrepeat, unsort, untake
@@ -946,7 +946,8 @@ _declare_the_rest()
 
 # Shapes, axes, indices and masks carry no derivative, even when they come off the same tape as
 # values that do (a shape popped from the list the backward pass replays).
-_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype", "obj")
+_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype", "obj",
+                "fields")
 for _prim in table.primitives.values():
     _prim.inert = tuple(dict.fromkeys(tuple(_prim.inert) + tuple(
         p for p in _prim.params if p.endswith(("shape", "meta")) or p in _INERT_NAMES)))
@@ -955,6 +956,30 @@ for _prim in table.primitives.values():
 # --- containers: cotangents of lists, tuples and dicts ------------------------------------------------
 
 table.nondiff(normal_key, "a_meta, key", spelling="normal_key")
+
+
+table.op(record_cotangent, "ct, fields", spelling="record_cotangent", inert=("fields",))
+table.primitives[record_items].own_code = False  # its rules below, not its code (dict.get has none)
+
+
+@table.vjp(record_items, "ct")
+def record_items_vjp(fields, g):
+    return record_cotangent(g, fields)
+
+
+@table.jvp(record_items, "ct")
+def record_items_jvp(ct_dot, fields):
+    return record_items(ct_dot, fields)
+
+
+@table.vjp(record_cotangent, "ct")
+def record_cotangent_vjp(fields, g):
+    return record_items(g, fields)
+
+
+@table.jvp(record_cotangent, "ct")
+def record_cotangent_jvp(ct_dot, fields):
+    return record_cotangent(ct_dot, fields)
 #
 # Each helper below is linear in `ct`, a container's cotangent (a Cotree keyed by position or key, a
 # list or tuple with None for items without one, or None) or a list of per-item cotangents. Its VJP is

@@ -211,6 +211,11 @@ class _Builder:
         inert = getattr(op, "inert", ())  # indices, keys, shapes: no derivative flows through them
         carrying = [key for key, atom in eqn.inputs
                     if key not in inert and any(v in self.active for v in atom_vars(atom))]
+        if not carrying and any(o not in self.mutable for o in outputs):  # an object a setattr made active
+            raise NoRuleError("this object's attributes are set to values carrying a tangent, and the object "
+                              "is then used where forward mode cannot follow them", eqn.span,
+                              "pass the values themselves along instead of keeping them in the object's "
+                              "attributes")
         if not carrying or not op.differentiable:
             return out + [self._zero(o, eqn.span) for o in outputs]
         if _container_key(op) is not None and not op.jvps:
