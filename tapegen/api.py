@@ -33,13 +33,15 @@ from .runtime import _pytree_like, conform, pytree_fields
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
-    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset")
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs")
 
     def __init__(self, fn):
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
             fn = differentiable_gradient(fn, reverse=True)
+        elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
+            fn = fn.__tapegen_inline__() or fn  # tg.jacobian(tg.hvp(f)): the plain code it stands for
         bound = ()
         if inspect.ismethod(fn):
             bound = (fn.__self__,)
@@ -59,12 +61,15 @@ class _Target:
         else:  # a keyword-only parameter without a default comes after defaults: arguments() fills them in
             self.defaults = ()
         self.offset = len(bound)
+        # `def f(x, *rest)`: the name of *rest; its values are passed (and differentiated) one by one
+        self.varargs = code.co_varnames[self.nparams] if code.co_flags & inspect.CO_VARARGS else None
 
     def arguments(self, args, kwargs):
-        """All positional arguments, bound self first, defaults filled in."""
+        """All positional arguments, bound self first, defaults filled in; `*rest`'s values spread in
+        place (after the named positional parameters, before keyword-only ones)."""
         if self.bound:
             args = self.bound + args
-        if not kwargs and len(args) == self.nparams:
+        if not kwargs and len(args) == self.nparams and self.varargs is None:
             return args
         try:
             signature = inspect.signature(self.fn)
@@ -72,23 +77,33 @@ class _Target:
         except TypeError as exc:
             raise TapegenError(f"{self.fn.__qualname__}(): {exc}") from None
         bound.apply_defaults()
-        return tuple(bound.arguments[name] for name in self.params)
+        if self.varargs is None:
+            return tuple(bound.arguments[name] for name in self.params)
+        positional = self.fn.__code__.co_argcount
+        return (*(bound.arguments[name] for name in self.params[:positional]), *bound.arguments[self.varargs],
+                *(bound.arguments[name] for name in self.params[positional:]))
 
     def statics(self, arguments):
         """(position, function) for each argument that is a function (`nonlinearity=np.tanh`): the
         variant of the transform made for these functions, whose calls it resolves."""
-        return tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
+        functions = tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
+        if self.varargs is None:
+            return functions
+        return (("*", len(arguments) - self.nparams),) + functions  # how many values *rest has
 
     def default_statics(self):
         """`statics` for a call that passes no function-valued parameter that has a default."""
         first = len(self.params) - len(self.defaults)
         return tuple((first + k, d) for k, d in enumerate(self.defaults) if type(d) in FUNCTION_TYPES)
 
-    def wrt(self, wrt):
-        """Parameter indices for a user's `wrt` (an int, a name, or a tuple of them), and whether bare."""
+    def wrt(self, wrt, statics=()):
+        """Parameter indices for a user's `wrt` (an int, a name, or a tuple of them), and whether bare.
+
+        With `*rest`, `statics` says how many values it has: positions count them one by one.
+        """
         bare = not isinstance(wrt, (tuple, list))
         items = (wrt,) if bare else tuple(wrt)
-        visible = self.params[self.offset:]
+        visible = self.visible(dict(statics).get("*", 0))
         if not items:
             raise self._wrt_error("wrt is empty", visible)
         indices = []
@@ -107,6 +122,14 @@ class _Target:
                 raise self._wrt_error(f"wrt names argument {visible[index]!r} twice", visible)
             indices.append(index + self.offset)
         return tuple(indices), bare
+
+    def visible(self, rest=0):
+        """The names of the parameters a caller passes, `*rest`'s values as `rest[0]`, `rest[1]`, ..."""
+        params = self.params[self.offset:]
+        if self.varargs is None:
+            return params
+        positional = self.fn.__code__.co_argcount - self.offset
+        return params[:positional] + tuple(f"{self.varargs}[{k}]" for k in range(rest)) + params[positional:]
 
     def _wrt_error(self, message, visible):
         code = self.fn.__code__
@@ -229,12 +252,13 @@ class _Entry:
     __slots__ = ("generated", "function", "backward", "bare", "has_aux", "pending", "key")
 
     def __init__(self, target, kind, wrt, has_aux, checks=False, statics=()):
-        indices, bare = target.wrt(wrt)
+        indices, bare = target.wrt(wrt, statics)
         receiver = type(target.bound[0]) if target.bound else None
         moving = [i for i, _ in statics if i in indices]
         if moving:
-            raise target._wrt_error(f"wrt names argument {target.params[moving[0]]!r}, which is a function",
-                                    target.params[target.offset:])
+            visible = target.visible(dict(statics).get("*", 0))
+            raise target._wrt_error(f"wrt names argument {visible[moving[0] - target.offset]!r}, which is a "
+                                    f"function", visible)
         program = pipeline.lowered(target.fn, receiver, statics)
         if program.returns_tuple and not has_aux and kind == "grad":
             raise NonScalarOutputError(
@@ -369,7 +393,7 @@ class GradFunction:
         self.__name__ = f"{getattr(fn, '__name__', 'f')}_{'value_and_grad' if with_value else 'grad'}"
         self._fast = None  # the generated function, once known, for calls with all arguments positional
         target = self._differentiated._target
-        self._nparams = -1 if target.bound else target.nparams
+        self._nparams = -1 if target.bound or target.varargs else target.nparams
 
     def __call__(self, *args, **kwargs):
         fast = self._fast
@@ -503,6 +527,11 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
+    if d._target.varargs is not None:
+        raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes *{d._target.varargs}, cannot "
+                           f"be differentiated again yet",
+                           hint=f"differentiate a function with named arguments: "
+                                f"lambda x, y: {d._target.fn.__name__}(x, y)")
     statics = d._target.default_statics()  # a function-valued default: the code is made for it
     key = (wrt, gradient._has_aux, gradient._with_value, statics)
     cache = _GRADIENTS.setdefault(d._target.fn, {})

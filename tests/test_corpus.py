@@ -28,9 +28,8 @@ XFAIL = {
     "embedding_bag.bag_classifier_loss[0]": "refused: np.add.at writes a differentiated value into an array",
     "dense_layers.mlp_loss[0]": "refused: `.parameters` read through an item of a list of objects",
     # Objects
-    "batchnorm.batchnorm_loss[0]": "`self.parameters[key] = v` (refused as a nested subscript)",
-    "rnn_cell.rnn_loss[0]": "`self.parameters` assigned in a branch (initialization on first call), read after",
-    "lstm_cell.lstm_loss[0]": "`self.derived_variables` assigned in a branch (first call), read after",
+    "rnn_cell.rnn_loss[0]": "`self.derived_variables[\"n_timesteps\"] += 1` and appends to lists held in a dict",
+    "lstm_cell.lstm_loss[0]": "`self.derived_variables[\"A\"].append(At)`: a list inside a dict changed in place",
     "hmm.hmm_log_likelihood[0]": "recursion: log_partition_function calls itself on each sequence of a list",
     # Other statements and calls
     "min_char_rnn.lossFun[0]": "`xs[t][inputs[t]] = 1` (item write into a dict's array)",

@@ -35,6 +35,8 @@ POINTS = {
     "generator_helper": (_m(11), _m(4, 3)),
     "namedtuples_made_here": (_m(3), _m(3), _m(3)),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
+    "loop_from_a_global": (X3,),
+    "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),
     "dict_loops": ({"W1": _m(3), "b1": _m(3), "W2": _m(3)}, X3),
 }
 
@@ -105,16 +107,31 @@ def test_a_registered_class_is_differentiated_field_by_field():
     np.testing.assert_allclose(g.b, expected.b)
 
 
-def _top_level_varargs(x, *rest):
+def _top_level_kwargs(x, **options):
     return np.sum(x)
 
 
 @pytest.mark.parametrize("fn, says", [
-    (_top_level_varargs, "takes \\*rest"),
+    (_top_level_kwargs, "takes \\*\\*options"),
 ])
 def test_refusals_name_the_construct(fn, says):
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
         tg.grad(fn)(X3)
+
+
+def test_star_args_in_the_differentiated_function():
+    """`def loss(*params)`: each value of *params is an argument of its own (positions count them)."""
+    a, b, c = _m(2), _m(2), _m(2)
+    check_modes(pf.star_parameters, a, b, c, order2=False)
+    check_modes(pf.star_parameters, a, order2=False)
+    gb, gc = tg.grad(pf.star_parameters, wrt=(1, 2))(a, b, c)
+    expected = tg.grad(lambda a, b, c: pf.star_parameters(a, b, c), wrt=(1, 2))(a, b, c)
+    np.testing.assert_allclose(gb, expected[0])
+    np.testing.assert_allclose(gc, expected[1])
+    with pytest.raises(tg.WrtError, match=r"\(params\[0\], params\[1\], scale\)"):
+        tg.grad(pf.star_parameters, wrt=3)(a, b)
+    with pytest.raises(tg.TapegenError, match="differentiate a function with named arguments"):
+        tg.grad(lambda x: np.sum(tg.grad(pf.star_parameters)(x, x)))(a)
 
 
 @pytest.mark.parametrize("act", [np.sin, pf.relu, lambda z: z * np.tanh(z)])

@@ -47,6 +47,10 @@ class LocalFunction:
     lowerer: object = None
 
 
+DYNAMIC = type("Dynamic", (), {"__repr__": lambda self: "DYNAMIC", "__doc__": "A value known only at run time, "
+                 "in the description of a call given to `__tapegen_compose__`."})()
+
+
 @dataclass(frozen=True, eq=False)
 class KnownItems:
     """A list, tuple or dict display whose items the transform must know one by one.
@@ -183,9 +187,9 @@ class Calls:
     def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name, kwdefaults=None):
         self.comments.update(callee.comments)
         callee.comments = self.comments
-        callee.blocks = [self.current]
+        callee.blocks = list(self.blocks)  # its statements go where the call is, inside the caller's constructs
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
-        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "live", "item_types",
+        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "live", "constant_items", "item_types",
                        "root_params", "stale", "shared_attributes", "computed"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources

@@ -22,7 +22,7 @@ from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import py_sum, repeat_items
 from ..rules.table import Primitive
-from .inline import KnownItems, LocalFunction, StaticValue, user_function
+from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, user_function
 from .resolve import MISSING
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -295,6 +295,12 @@ class Expressions:
                 raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
             operands.append(self.expr(comparator))
             last = k == len(node.ops) - 1
+            if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in operands[-2:]) and result is None:
+                test = Const(bool(fn(operands[-2].value, operands[-1].value)))  # `x is None` for a None known now
+                if last:
+                    return test
+                result = test
+                continue
             test = self.emit(rules.lookup(fn), operands[-2:], {}, node, target if last and result is None else None)
             result = test if result is None else self.emit(rules.lookup(np.logical_and), [result, test], {}, node,
                                                            target if last else None)
@@ -452,8 +458,13 @@ class Expressions:
             self.live[var] = obj
 
     def expr_Subscript(self, node, target):
+        if self.static(node.value) is np.s_:  # np.s_[i, 1:]: the index itself (also in generated code)
+            return self.index(node.slice)
         base = self.expr(node.value)
         index = self.index(node.slice)
+        constants = self.constant_items.get(base) if isinstance(base, Var) else None
+        if constants and isinstance(index, Const) and _hashable(index.value) and index.value in constants:
+            return constants[index.value]  # {"mean": None}["mean"]: known now
         if isinstance(base, Pack) and isinstance(index, Const) and isinstance(index.value, int) \
                 and -len(base.items) <= index.value < len(base.items):
             return base.items[index.value]  # (a, b)[1] is b
@@ -564,6 +575,8 @@ class Expressions:
         obj = self.static(func)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.mapped(node),)
+        if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
+            return self.composed(obj, node, outputs, targets)
         if obj is not MISSING and _hashable(obj) and obj in SCIPY_MATH:  # math.lgamma: scipy.special.gammaln
             try:
                 import scipy.special
@@ -630,6 +643,21 @@ class Expressions:
         args, kwargs = self.arguments(node, static=True)
         return self._call_result(self.inline(user_function(method), node, [obj] + args, kwargs, receiver=cls),
                                  outputs, node, targets)
+
+    def composed(self, transform, node, outputs, targets):
+        """`tg.jvp(f, primals, tangents)`, `tg.vjp(f, *args)` in the function: the transform says, from
+        what is known of the call now, which plain function computes it (built on f's generated code),
+        and that function is inlined."""
+        args, kwargs = self.arguments(node, static=True)
+        made = transform.__tapegen_compose__(tuple(_described(a) for a in args),
+                                             {k: _described(v) for k, v in kwargs.items()})
+        if made is None:
+            name = ast.unparse(node.func)
+            raise self.unsupported(node, f"{name}(...) inside a differentiated function needs the function known "
+                                         f"when it is transformed (a function of your module, not a lambda or a "
+                                         f"value computed at run time), and its arguments written out",
+                                   f"write {name}(f, (x, y), (dx, None)) with `f` defined at module level")
+        return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
 
     def call_instance(self, callee, node, outputs, targets):
         """`obj(...)` for an object of a class of the user's: its `__call__`, inlined."""
@@ -919,6 +947,21 @@ class Expressions:
 
 
 MAX_UNROLLED = 64  # a global list of functions or objects longer than this is not unrolled
+
+
+_PLAIN = (type(None), bool, int, float, str)
+
+
+def _described(value):
+    """A call's argument as `__tapegen_compose__` sees it: a function as itself, a tuple display as a tuple,
+    a constant as its value, anything computed at run time as DYNAMIC."""
+    if isinstance(value, StaticValue):
+        return value.obj
+    if isinstance(value, (Pack, KnownItems)):
+        return tuple(_described(item) for item in value.items)
+    if isinstance(value, Const):
+        return value.value
+    return DYNAMIC
 
 
 def _is_namedtuple(cls) -> bool:

@@ -31,8 +31,13 @@ class ControlFlow:
 
     def stmt_If(self, stmt):
         cond = self.condition(stmt.test)
-        if isinstance(cond, Const):  # decided at transform time: lower only the branch taken
-            self.current.extend(self.block(stmt.body if cond.value else stmt.orelse))
+        if isinstance(cond, Const):  # decided at transform time: lower only the branch taken, in place
+            taken = stmt.body if cond.value else stmt.orelse
+            if any(isinstance(s, ast.Return) for s in taken):
+                self.current.extend(self.block(taken))
+            else:
+                for inner in taken:
+                    self.statement(inner)
             return
         with self.sharing(_assigned_names(stmt.body + stmt.orelse), stmt):
             then = self.block(stmt.body)
@@ -194,6 +199,8 @@ class ControlFlow:
     # --- A[i] = v ---------------------------------------------------------------------------
 
     def assign_subscript(self, target, value_node, op=None):
+        if isinstance(target.value, ast.Attribute):
+            return self._assign_attribute_item(target, value_node, op)
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
                                    "index once with a tuple: a[i, j] = v")
@@ -227,6 +234,28 @@ class ControlFlow:
         value = self.expr(value_node)
         self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                    self.shared.get(name, name)), target)
+
+    def _assign_attribute_item(self, target, value_node, op):
+        """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute
+        becomes a copy with the item replaced (as `xs[k] = v` rebinds a name)."""
+        attribute = target.value
+        base = self.expr(attribute.value)
+        held = self.attributes.get((base, attribute.attr))
+        container = held[0] if held is not None else None
+        text = ast.unparse(attribute)
+        if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict") or not any(
+                held[1] is block for block in self.blocks):
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes the list or dict in `{text}` in "
+                                           f"place, and tapegen cannot tell which one that is here",
+                                   f"build the list or dict in this function (`{text} = {{}}`) before setting "
+                                   f"its items, or keep it in a local variable")
+        self.check_unshared(text, container, target)
+        if op is not None:
+            raise self.unsupported(target, f"`{ast.unparse(target)} {_OPSYM[op]}= ...` would change the array held "
+                                           f"in it in place", f"write `{ast.unparse(target)} = ... {_OPSYM[op]} ...`")
+        changed = self.emit(rules.lookup(with_item), [container, self.index(target.slice), self.expr(value_node)],
+                            {}, target, None)
+        self.set_attribute(base, attribute, changed)
 
     def check_unshared(self, name, container, node):
         """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it)."""

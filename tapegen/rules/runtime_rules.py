@@ -25,7 +25,8 @@ re-appends the value.
 """
 import numpy as np
 
-from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
+from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, entries, safe_div, seed, unbroadcast
+from ..runtime import unindex, unreduce
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
@@ -145,6 +146,20 @@ def popped_cotangent(tape, g):
     if g_value is not None:
         result[len(tape)] = g_value
     return result
+
+
+def pushed_cotangent(tape_meta, ct_meta, g):
+    """The transpose of `popped_cotangent`: a cotangent of the list before the pop, split into the
+    popped value's and the rest's, in the form the popped cotangent had (`ct_meta`: a pair or one)."""
+    value, rest = None, Cotree()
+    for key, item in entries(g):
+        if key == tape_meta[1]:
+            value = item
+        else:
+            rest[key] = item
+    return (value, rest) if ct_meta[0] is tuple else value
+
+
 table.op(copy_region, "a, index", spelling="copy_region")
 table.op(zero_region, "ct, index", spelling="zero_region")
 table.op(unbroadcast, "ct, to_shape", spelling="unbroadcast")
@@ -956,6 +971,23 @@ for _prim in table.primitives.values():
 # --- containers: cotangents of lists, tuples and dicts ------------------------------------------------
 
 table.nondiff(normal_key, "a_meta, key", spelling="normal_key")
+table.op(popped_cotangent, "tape, ct", spelling="popped_cotangent", inert=("tape",))
+table.op(pushed_cotangent, "tape_meta, ct_meta, ct", spelling="pushed_cotangent")
+
+
+@table.vjp(popped_cotangent, "ct")  # third derivatives through loops: gradient code's gradient code
+def popped_cotangent_vjp(tape_meta, ct_meta, g):
+    return pushed_cotangent(tape_meta, ct_meta, g)
+
+
+@table.jvp(popped_cotangent, "ct")
+def popped_cotangent_jvp(tape, ct_dot):
+    return popped_cotangent(tape, ct_dot)
+
+
+@table.jvp(pushed_cotangent, "ct")
+def pushed_cotangent_jvp(tape_meta, ct_meta, ct_dot):
+    return pushed_cotangent(tape_meta, ct_meta, ct_dot)
 
 
 table.op(record_cotangent, "ct, fields", spelling="record_cotangent", inert=("fields",))

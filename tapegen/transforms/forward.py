@@ -109,7 +109,9 @@ def _active(program: Program, wrt: tuple) -> frozenset:
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
         changed = False
         for eqn in eqns:
-            reads = atom_vars(eqn.input("like")) if eqn.op.fn is tape_pop else eqn.reads
+            inert = getattr(eqn.op, "inert", ())  # shapes, indices, `like`s: no tangent flows from them
+            reads = atom_vars(eqn.input("like")) if eqn.op.fn is tape_pop else \
+                [v for key, atom in eqn.inputs if key not in inert for v in atom_vars(atom)]
             if eqn.op.differentiable and any(v in varying for v in reads) and not varying.issuperset(eqn.outputs):
                 varying.update(eqn.outputs)
                 changed = True

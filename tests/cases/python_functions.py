@@ -269,3 +269,33 @@ def mlp_with(params, x, nonlinearity=np.tanh):
 def function_valued_parameter(params, x, nonlinearity=np.tanh):
     """The differentiated function's own parameter is a function (autograd's examples pass `np.tanh`)."""
     return np.sum(mlp_with(params, x, nonlinearity) ** 2)
+
+
+START = np.array([1.0, 2.0, -0.5])
+
+
+def loop_from_a_global(x):
+    """A loop variable starting at a module-level array: the loop must not reassign the global's name."""
+    h = START
+    for i in range(2):
+        h = h * x + START
+    return np.sum(h) + np.sum(START * x)
+
+
+def star_parameters(*params, scale=2.0):
+    """autograd-style `def loss(*params)`: any number of arrays, looped over and unpacked."""
+    total = 0.0
+    for k, p in enumerate(params):
+        total = total + np.sum(np.tanh(p) ** 2) * (k + 1)
+    first, *rest = params
+    return scale * total + np.sum(first * params[-1]) + sum(np.sum(r) for r in rest)
+
+
+def starred_unpacking(layers, x):
+    """`first, *middle, last = layers` on a list argument (its length known only at run time)."""
+    first, *middle, last = layers
+    h = np.tanh(x * first)
+    for m in middle:
+        h = np.tanh(h * m)
+    head, *tail = [h, last, first]
+    return np.sum(head * tail[0]) + len(tail)
