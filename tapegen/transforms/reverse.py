@@ -102,7 +102,7 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     """
     known = known or {}
     targets = tuple(program.outputs[i] for i in outputs)
-    activity = analyze(program, wrt, targets)
+    activity = analyze(program, wrt, targets, known)
     program, derived = with_saved_shapes(program, activity, known)
     builder = _Backward(program, activity, derived)
     builder.known = known
