@@ -528,6 +528,54 @@ def _loop_body(code):
     return body
 
 
+# --- the tape keeps only what the backward pass reads (reverse.py, tape.py) -----------------------
+
+
+def residual_loop(x):
+    h = x
+    for _ in range(4):
+        h = h + 0.1 * np.tanh(h)
+    return np.sum(h * h)
+
+
+def loop_of_constants(x):
+    h = x
+    for _ in range(3):
+        h = np.sin(h)
+    c = 2.0
+    for _ in range(2):
+        c = c * 1.5
+    return np.sum(h * c)
+
+
+def restored_for_the_code_before_the_loop(x):
+    h = x * x
+    y = np.sum(np.sin(h))
+    for _ in range(3):
+        h = h + 0.1 * np.tanh(h)
+    return y + np.sum(h * h)
+
+
+def restored_in_a_nested_loop(x):
+    h = x
+    for i in range(2):
+        for _ in range(2):
+            h = h * 0.5 + np.cos(h)
+        h = h + 0.1 * np.tanh(h)
+    return np.sum(h * h)
+
+
+@pytest.mark.parametrize("f, pushed", [(residual_loop, set()), (loop_of_constants, {"h"}),
+                                       (restored_for_the_code_before_the_loop, {"h"}),
+                                       (restored_in_a_nested_loop, {"h"})])
+def test_a_loop_saves_only_the_values_its_backward_pass_reads(f, pushed, rng):
+    x = rng.uniform(0.5, 1.0, 4)
+    check_modes(f, x)
+    forward, backward = tg.source(f, args=(x,)).split("# backward pass")  # the general code reads h's shape
+    assert set(re.findall(r"tape\.append\(([hxc])\)", forward)) == pushed
+    assert set(re.findall(r"([hxc]) = tape\.pop\(\)", backward)) == pushed
+
+
 # --- loop accumulators start at zeros; private ones are added to in place (reverse.py, emit.py) -----
 
 
