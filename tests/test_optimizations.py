@@ -480,6 +480,51 @@ def test_auxiliary_outputs_are_never_overwritten(rng):
         np.testing.assert_array_equal(aux["w"], np.tanh(np.sin(x) * x))
 
 
+def loop_chain(x, w):
+    h = x
+    for _ in range(3):
+        h = np.tanh(h * w + x) + 0.5 * np.sin(h)
+    return np.sum(h * h)
+
+
+def loop_keeps_what_it_carries(x, w):
+    h, keep = x, []
+    for k in range(3):
+        u = np.sin(h) * w
+        keep.append(u)  # a list refers to u: never a buffer
+        v = u + 1.0
+        h = np.tanh(v) + h  # h carried into the next iteration and pushed on the tape
+    return np.sum(h * h) + np.sum(keep[0] * keep[2])
+
+
+def loop_around_a_branch(x, w):
+    h = x
+    for k in range(4):
+        u = np.cos(h) * w
+        if k % 2:
+            h = u * 0.5 + h
+        else:
+            h = np.tanh(u + h)
+    return np.sum(h * h)
+
+
+@pytest.mark.parametrize("f, writes", [(loop_chain, True), (loop_keeps_what_it_carries, True),
+                                      (loop_around_a_branch, False)])  # a branch's arms free nothing
+def test_a_loop_body_writes_into_its_own_dead_arrays(f, writes, rng):
+    args = (rng.uniform(-1.0, 1.0, BIG), rng.uniform(-1.0, 1.0, BIG))
+    _directional_check(f, args, 0, rng)
+    _directional_check(f, args, 1, rng)
+    code = _specialized(f, args, wrt=(0, 1))
+    loops = [line for line in code.splitlines() if line.startswith("        ") and "out=" in line]
+    assert bool(loops) == writes  # inside a loop body (two indents)
+    assert not re.search(r"out=(h|x|w|u|keep)\b", code)  # carried, pushed, popped, listed or an argument
+    grads = tg.grad(f, wrt=(0, 1))
+    first, second, third = grads(*args), grads(*args), grads(*args)  # general, then specialized, twice
+    for a, b, c in zip(first, second, third):
+        np.testing.assert_allclose(b, a, rtol=1e-12)
+        np.testing.assert_array_equal(c, b)
+
+
 # --- del inside loop bodies (liveness.py) ---------------------------------------------------------
 
 
