@@ -367,6 +367,8 @@ class _Backward:
             return Const(shape if suffix == "shape" else (shape, dtype))
         if not isinstance(atom, Var):
             raise InternalError(f"cannot take the {suffix} of {atom}")
+        if (id(eqn), atom, suffix) in self.forward_derived:  # saved by the forward pass (analysis.py)
+            return self.forward_derived[(id(eqn), atom, suffix)]
         prim = rules.lookup(fast_shape if suffix == "shape" else meta)
         if atom in self.available:
             key = (atom, suffix)
