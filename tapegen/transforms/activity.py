@@ -46,8 +46,10 @@ class Activity:
         return tuple(v for key, atom in eqn.inputs if (eqn.outputs[0], key) not in self.cuts for v in atom_vars(atom))
 
 
-def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
-    """Activity of every var, for derivatives of `outputs` (atoms) with respect to `wrt` (vars)."""
+def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activity:
+    """Activity of every var, for derivatives of `outputs` (atoms) with respect to `wrt` (vars).
+
+    `known` maps vars to (shape, dtype) where shapes are known in advance (specialize.py)."""
     eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
     varying = set(wrt)
     changed = True
@@ -62,7 +64,7 @@ def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
                     and isinstance(eqn.inputs[0][1], Var) and eqn.inputs[0][1] not in varying:
                 varying.add(eqn.inputs[0][1])  # the object now holds a derivative: code reading it must have rules
                 changed = True
-    flows = Activity(frozenset(), frozenset(), shift_cuts(program))
+    flows = Activity(frozenset(), frozenset(), shift_cuts(program, known))
     useful = {v for atom in outputs for v in atom_vars(atom)}
     changed = True
     while changed:
