@@ -432,6 +432,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 return
             if value is not None:
                 return self.store(name, value, value_node)
+            frozen = self.frozen(value_node) if isinstance(value_node, ast.Call) else None
+            if frozen is not None:  # d = scipy.stats.norm(mu, sigma): calls d.logpdf(x) are norm.logpdf's
+                self.env[name] = frozen
+                return
         atom = self.expr(value_node, target=self.shared.get(name, name))
         self.store(name, atom, value_node)
 
