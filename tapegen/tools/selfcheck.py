@@ -283,7 +283,43 @@ def _scipy_samples() -> list:
         Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
         Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
     ]
-    return out + _scipy_stats_samples()
+    return out + _scipy_stats_samples() + _scipy_linalg_samples()
+
+
+def _scipy_linalg_samples() -> list:
+    import scipy.linalg as sl
+    a, spd, b, tall = _conditioned(3, 3), _spd(3), _x(3, 2), _x(4, 3)
+
+    def eigh_sample(a):
+        w, v = sl.eigh(a)
+        return w + np.sum(v ** 2 * np.arange(3.0), axis=0)
+
+    def svd_sample(a):
+        u, s, vt = sl.svd(a, full_matrices=False)
+        return s + np.sum(u ** 2 * np.arange(3.0), axis=0)
+
+    def qr_sample(a):
+        q, r = sl.qr(a, mode="economic")
+        return np.sum(q ** 2 * np.arange(3.0), axis=0) + r * r
+    return [
+        Sample("scipy.linalg.solve_triangular-lower-trans", lambda a, b: sl.solve_triangular(a, b, trans=1, lower=True),
+               (a, b)),
+        Sample("scipy.linalg.solve_triangular-unit", lambda a, b: sl.solve_triangular(a, b, unit_diagonal=True), (a, b)),
+        Sample("scipy.linalg.cholesky", lambda a: sl.cholesky(a), (spd,)),
+        Sample("scipy.linalg.cho_solve", lambda a, b: sl.cho_solve(sl.cho_factor(a, lower=True), b), (spd, b)),
+        Sample("scipy.linalg.lu_solve", lambda a, b: sl.lu_solve(sl.lu_factor(a), b), (a, b)),
+        Sample("scipy.linalg.inv", lambda a: sl.inv(a), (a,)),
+        Sample("scipy.linalg.det", lambda a: sl.det(a), (a,)),
+        Sample("scipy.linalg.solve", lambda a, b: sl.solve(a, b), (a, b)),
+        Sample("scipy.linalg.solve-pos", lambda a, b: sl.solve(a, b, assume_a="pos"), (spd, b)),
+        Sample("scipy.linalg.eigh", eigh_sample, (spd,)),
+        Sample("scipy.linalg.eigvalsh", lambda a: sl.eigvalsh(a), (spd,)),
+        Sample("scipy.linalg.svd-(4,3)", svd_sample, (tall,)),
+        Sample("scipy.linalg.qr-(4,3)", qr_sample, (tall,)),
+        Sample("scipy.linalg.expm", lambda a: sl.expm(a), (0.3 * _x(3, 3),)),
+        Sample("scipy.linalg.sqrtm", lambda a: sl.sqrtm(a), (spd,)),
+        Sample("scipy.linalg.logm", lambda a: sl.logm(a), (spd,)),
+    ]
 
 
 def _discrete_samples(k, poisson, bernoulli, binom):
