@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .api import Differentiated, GradFunction, _differentiated, differentiable_gradient, tangent_like
+from .api import Differentiated, GradFunction, _differentiated, differentiable_gradient, tangent_like, vjp
 from .errors import TapegenError, WrtError
 from .ir import Pop, walk
+from .rules import lent
 
 __all__ = ["jvp", "jacobian", "hessian", "hvp"]
 
@@ -217,3 +218,6 @@ def _reverse_blocks(d, arguments, positions, xs):
 
 def _rows_to_jacobian(rows, out_shape, x_shape):
     return np.asarray(rows).reshape(tuple(out_shape) + tuple(x_shape))
+
+
+lent.provide(vjp=vjp, jvp=jvp)  # odeint's rules differentiate the user's dynamics with these

@@ -283,7 +283,29 @@ def _scipy_samples() -> list:
         Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
         Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
     ]
-    return out + _scipy_stats_samples() + _scipy_linalg_samples()
+    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples()
+
+
+def oscillator(y, t, k):
+    """Dynamics for the odeint and solve_ivp samples (the adjoint solve differentiates it with tapegen)."""
+    return np.array([y[1], -k[0] * y[0] - k[1] * y[1] * np.cos(t)])
+
+
+def oscillator_t_first(t, y, k):
+    return np.array([y[1], -k[0] * y[0] - k[1] * y[1] * np.cos(t)])
+
+
+def _scipy_integrate_samples() -> list:
+    from scipy.integrate import odeint, solve_ivp
+
+    def odeint_sample(y0, t, k):
+        return odeint(oscillator, y0, t, args=(k,), rtol=1e-11, atol=1e-11)
+
+    def solve_ivp_sample(y0, t_eval, k):
+        return solve_ivp(oscillator_t_first, (0.0, 2.0), y0, t_eval=t_eval, args=(k,), rtol=1e-11, atol=1e-11).y
+    y0, k = np.array([0.5, -0.2]), np.array([1.3, 0.4])
+    return [Sample("scipy.integrate.odeint-(2,)x(4,)", odeint_sample, (y0, np.array([0.0, 0.4, 1.0, 1.3]), k)),
+            Sample("scipy.integrate.solve_ivp-(2,)x(3,)", solve_ivp_sample, (y0, np.array([0.3, 1.0, 1.7]), k))]
 
 
 def _scipy_linalg_samples() -> list:
