@@ -56,7 +56,8 @@ def lookup(fn):
 # SciPy's ufuncs have no `__module__` to recognise them by, so a table loads at the first lookup that
 # misses once the user's code has imported the library: `import tapegen` never imports SciPy.
 OPTIONAL = (("scipy.special", "tapegen.rules.scipy_special"), ("scipy.stats", "tapegen.rules.scipy_stats"),
-            ("scipy.linalg", "tapegen.rules.scipy_linalg"), ("scipy.integrate", "tapegen.rules.scipy_integrate"))
+            ("scipy.linalg", "tapegen.rules.scipy_linalg"), ("scipy.integrate", "tapegen.rules.scipy_integrate"),
+            ("scipy.signal", "tapegen.rules.scipy_signal"))
 _LOADED: set = set()
 
 

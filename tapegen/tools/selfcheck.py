@@ -283,7 +283,14 @@ def _scipy_samples() -> list:
         Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
         Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
     ]
-    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples()
+    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples() + _scipy_signal_samples()
+
+
+def _scipy_signal_samples() -> list:
+    import scipy.signal as signal
+    return [Sample(f"scipy.signal.{fn.__name__}-{mode}-(4,5)x(2,3)",
+                   (lambda fn, mode: lambda a, v: fn(a, v, mode=mode))(fn, mode), (_x(4, 5), _x(2, 3)))
+            for fn in (signal.convolve, signal.correlate, signal.fftconvolve) for mode in ("full", "same", "valid")]
 
 
 def oscillator(y, t, k):
