@@ -236,6 +236,8 @@ def _fft_samples(m34, t234) -> list:
         Sample("fft.ifftn-(2,3,4)", lambda a: np.real(fft.ifftn(a, norm="forward") * w), (t234,)),
         Sample("fft.rfft-(3,4)", lambda a: np.real(fft.rfft(a) * w), (m34,)),
         Sample("fft.irfft-(3,4)-n5", lambda a: fft.irfft(a * w, 5), (m34,)),
+        Sample("fft.hfft-(3,4)-n5", lambda a: fft.hfft(a * w, 5), (m34,)),
+        Sample("fft.ihfft-(3,4)-ortho", lambda a: np.imag(fft.ihfft(a, norm="ortho") * w), (m34,)),
         Sample("fft.rfft2-(3,4)", lambda a: np.real(fft.rfft2(a) * w), (m34,)),
         Sample("fft.irfft2-(3,4)", lambda a: fft.irfft2(a * w), (m34,)),
         Sample("fft.rfftn-(2,3,4)", lambda a: np.real(fft.rfftn(a, axes=(1, 2)) * w), (t234,)),
