@@ -235,3 +235,16 @@ def test_frozen_distribution_used_as_a_value_is_made_as_written():
         return d.logpdf(0.5) + d.mean()
     with pytest.raises(tg.NoRuleError, match=r"st\.norm\(\)"):
         tg.grad(g)(0.2)
+
+
+def frozen_before_a_loop(mu, x):
+    """The frozen distribution keeps the value m had when it was made, as SciPy's object does."""
+    m = mu * 1.5
+    d = st.norm(m, 1.0)
+    for _ in range(2):
+        m = m + mu
+    return np.sum(d.logpdf(x)) + m
+
+
+def test_frozen_distribution_keeps_its_arguments_values():
+    check_modes(frozen_before_a_loop, 0.4, np.array([0.3, 0.9]))

@@ -20,7 +20,7 @@ from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, LocalFunction, StaticValue
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, _describe, _opaque
+from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -227,7 +227,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _owns(self, name, var) -> bool:
         return var not in self.params and var not in self.views and all(
-            atom is not var for other, atom in self.env.items() if other != name)
+            atom is not var and not (isinstance(atom, Frozen) and var in atom.reads())
+            for other, atom in self.env.items() if other != name)
 
     def shared_var(self, name):
         return self.shared[name]

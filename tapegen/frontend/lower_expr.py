@@ -716,6 +716,10 @@ class Frozen:
     kwargs: tuple  # (keyword, atom) pairs
     node: ast.Call
 
+    def reads(self) -> tuple:
+        """The variables its arguments read (a loop may not update one of them in place)."""
+        return _vars(Pack(tuple(self.args) + tuple(atom for _, atom in self.kwargs), "tuple"))
+
 
 def _users_class(cls) -> bool:
     """A class defined in the user's code (not a library's, not a built-in)."""
