@@ -81,6 +81,8 @@ ROWS = [
     row("eigvalsh", lambda a: sl.eigvalsh(a), SPD, covers=(sl.eigvalsh,)),
     row("svd-(4,3)", svd_mixed, TALL, covers=(sl.svd,)),
     row("qr-economic-(4,3)", qr_mixed, TALL, covers=(sl.qr,)),
+    row("solve_sylvester-(3,3)x(2,2)x(3,2)", lambda a, b, q: sl.solve_sylvester(a, b, q), A, A[:2, :2].T + 1.0,
+        B, covers=(sl.solve_sylvester,)),
     row("expm", lambda a: sl.expm(a), SMALL, covers=(sl.expm,)),
     row("sqrtm", lambda a: sl.sqrtm(a), SPD, covers=(sl.sqrtm,)),
     row("logm", lambda a: sl.logm(a), SPD, covers=(sl.logm,)),
@@ -100,6 +102,8 @@ def test_reverse_and_forward(r):
 def _scalar(fn, n):
     if n == 1:
         return lambda a: np.sum(np.sin(fn(a)))
+    if n == 3:
+        return lambda a, b, q: np.sum(np.sin(fn(a, b, q)))
     return lambda a, b: np.sum(np.sin(fn(a, b)))
 
 
@@ -142,7 +146,9 @@ W = RNG.standard_normal((3, 2)) + 1j * RNG.standard_normal((3, 2))
     lambda z: np.sum(np.abs(sl.expm(0.3 * z)) ** 2),
     lambda z: np.sum(np.real(sl.sqrtm(z) @ W)),
     lambda z: np.sum(np.real(sl.logm(z) @ W)),
-], ids=["solve_triangular", "solve_triangular-trans-2", "solve", "lu_solve", "det", "inv", "expm", "sqrtm", "logm"])
+    lambda z: np.sum(np.real(sl.solve_sylvester(z, z[:2, :2].T + 3.0, ZB) * W)),
+], ids=["solve_triangular", "solve_triangular-trans-2", "solve", "lu_solve", "det", "inv", "expm", "sqrtm", "logm",
+        "solve_sylvester"])
 def test_complex_gradient_is_df_dx_minus_i_df_dy(f):
     np.testing.assert_allclose(tg.grad(f)(Z), convention_gradient(f, Z), rtol=1e-5, atol=1e-7)
 

@@ -63,6 +63,7 @@ table.op(sl.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False, 
          spelling="scipy.linalg.qr", outputs=2, inert=("lwork", "mode", "pivoting") + _FLAGS)
 for _fn in (sl.expm, sl.sqrtm, sl.logm):
     table.op(_fn, "A", spelling=f"scipy.linalg.{_fn.__name__}")
+table.op(sl.solve_sylvester, "a, b, q", spelling="scipy.linalg.solve_sylvester")
 
 
 def triangle(a, lower, unit_diagonal):
@@ -347,6 +348,43 @@ def scipy_solve_jvp_b(a, b_dot, lower, assume_a, transposed):
     return scipy.linalg.solve(_solve_operand(a, lower, assume_a, transposed), b_dot)
 
 
+# --- solve_sylvester: a x + x b = q; the cotangent solves the transposed equation -----------------------
+
+def sylvester_adjoint(a, b, g):
+    """The cotangent of q: l with a^T l + l b^T = g."""
+    return scipy.linalg.solve_sylvester(linalg_mT(a), linalg_mT(b), g)
+
+
+@table.vjp(sl.solve_sylvester, "a")
+def solve_sylvester_vjp_a(a, b, y, g):
+    return -sylvester_adjoint(a, b, g) @ linalg_mT(y)
+
+
+@table.vjp(sl.solve_sylvester, "b")
+def solve_sylvester_vjp_b(a, b, y, g):
+    return -linalg_mT(y) @ sylvester_adjoint(a, b, g)
+
+
+@table.vjp(sl.solve_sylvester, "q")
+def solve_sylvester_vjp_q(a, b, g):
+    return sylvester_adjoint(a, b, g)
+
+
+@table.jvp(sl.solve_sylvester, "a")
+def solve_sylvester_jvp_a(a, a_dot, b, y):
+    return scipy.linalg.solve_sylvester(a, b, -a_dot @ y)
+
+
+@table.jvp(sl.solve_sylvester, "b")
+def solve_sylvester_jvp_b(a, b, b_dot, y):
+    return scipy.linalg.solve_sylvester(a, b, -y @ b_dot)
+
+
+@table.jvp(sl.solve_sylvester, "q")
+def solve_sylvester_jvp_q(a, b, q_dot):
+    return scipy.linalg.solve_sylvester(a, b, q_dot)
+
+
 # --- eigh, eigvalsh, svd, qr (real) ---------------------------------------------------------------------
 
 def standard_eigenproblem(b, eigvals_only, subset_by_index, subset_by_value):
@@ -468,6 +506,6 @@ for _fn in (sl.expm, sl.sqrtm, sl.logm):
 matrix_functions.load()
 
 
-__all__ = ["table", "triangle", "trans_code", "as_columns", "other_triangle", "lu_permutation", "lu_inverse_order",
+__all__ = ["table", "sylvester_adjoint", "triangle", "trans_code", "as_columns", "other_triangle", "lu_permutation", "lu_inverse_order",
            "solve_reads", "standard_eigenproblem", "reduced_svd", "numpy_qr_mode", "frechet_scale", "frechet_block",
            "frechet_corner"]

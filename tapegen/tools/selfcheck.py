@@ -350,6 +350,7 @@ def _scipy_linalg_samples() -> list:
         Sample("scipy.linalg.expm", lambda a: sl.expm(a), (0.3 * _x(3, 3),)),
         Sample("scipy.linalg.sqrtm", lambda a: sl.sqrtm(a), (spd,)),
         Sample("scipy.linalg.logm", lambda a: sl.logm(a), (spd,)),
+        Sample("scipy.linalg.solve_sylvester", lambda a, b, q: sl.solve_sylvester(a, b, q), (a, spd[:2, :2], b)),
     ]
 
 
