@@ -22,6 +22,7 @@ from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
 from .frontend.inline import DYNAMIC
 from .ir import Pop, walk
+from .rules import lent
 
 __all__ = ["jvp", "jacobian", "hessian", "hvp"]
 
@@ -357,3 +358,6 @@ def _reverse_blocks(d, arguments, positions, xs):
 
 def _rows_to_jacobian(rows, out_shape, x_shape):
     return np.asarray(rows).reshape(tuple(out_shape) + tuple(x_shape))
+
+
+lent.provide(vjp=api_vjp, jvp=jvp)  # odeint's rules differentiate the user's dynamics with these

@@ -20,7 +20,7 @@ from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, KnownItems, LocalFunction, StaticValue
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, _describe, _opaque
+from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -250,7 +250,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """Whether `name` alone holds `var`'s value, so a construct may reassign `var` itself: not a
         parameter, a view, another name's value or a global's (`h = v` then a loop reassigning h)."""
         return var not in self.params and var not in self.views and all(
-            atom is not var for other, atom in self.env.items() if other != name) and var not in self.free.values()
+            atom is not var and not (isinstance(atom, Frozen) and var in atom.reads())
+            for other, atom in self.env.items() if other != name) and var not in self.free.values()
 
     def shared_var(self, name):
         return self.shared[name]
@@ -486,6 +487,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 return
             if value is not None:
                 return self.store(name, value, value_node)
+            frozen = self.frozen(value_node) if isinstance(value_node, ast.Call) else None
+            if frozen is not None:  # d = scipy.stats.norm(mu, sigma): calls d.logpdf(x) are norm.logpdf's
+                self.env[name] = frozen
+                return
         atom = self.expr(value_node, target=self.shared.get(name, name))
         self.store(name, atom, value_node)
 

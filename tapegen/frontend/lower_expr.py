@@ -12,6 +12,7 @@ import inspect
 import math
 import operator
 import types
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from ..rules.language import as_record, concat, contained_in, make_dict, make_li
 from ..rules.language import py_sum, repeat_items
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, user_function
-from .resolve import MISSING
+from .resolve import MISSING, freezes
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -226,6 +227,8 @@ class Expressions:
                                              f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
                                        f"return the new value from that function and assign it: "
                                        f"{name} = f({name}, ...)")
+            if isinstance(value, Frozen):  # read as a value, not called: the frozen object itself
+                return self.made(value)
             if isinstance(value, LocalFunction):
                 raise self.unsupported(node, f"the local function `{name}` can only be called here",
                                        "call it, or define it outside the differentiated function")
@@ -513,7 +516,9 @@ class Expressions:
 
         `static`: functions and modules passed stay known (`StaticValue`), for calls that are inlined.
         """
-        read = self.value if static else self.expr
+        def read(node):  # a frozen distribution passed to a helper stays one
+            frozen = self.frozen(node) if static else None
+            return frozen if frozen is not None else self.value(node) if static else self.expr(node)
         args, kwargs = [], {}
         for arg in node.args:
             known = self.known(arg.value) if isinstance(arg, ast.Starred) else None
@@ -597,6 +602,9 @@ class Expressions:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
                 and self.static(func.value.func) is super:
             return self.call_super(func, node, outputs, targets)
+        frozen = self.frozen(func.value) if isinstance(func, ast.Attribute) else None
+        if frozen is not None:
+            return self.call_frozen(frozen, func.attr, node, outputs, targets)
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)
             held = self.attributes.get((receiver, func.attr))
@@ -685,6 +693,33 @@ class Expressions:
             return self.comprehension(comprehension, comprehension.elt)
         finally:
             del self.env[holder]
+
+    def frozen(self, node):
+        """The `Frozen` distribution `node` is (a name bound to one, or `scipy.stats.norm(mu, sigma)`), or None."""
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), Frozen):
+            return self.env[node.id]
+        if isinstance(node, ast.Call):
+            obj = self.static(node.func)
+            if obj is not MISSING and freezes(obj):
+                args, kwargs = self.arguments(node)
+                return Frozen(obj, tuple(args), tuple(kwargs.items()), node)
+        return None
+
+    def call_frozen(self, frozen, name, node, outputs, targets):
+        """`d.<name>(...)` on a frozen distribution: `norm(mu, sigma).logpdf(x)` is `norm.logpdf(x, mu, sigma)`."""
+        method = getattr(frozen.distribution, name, None)
+        prim = rules.lookup(method) if _hashable(method) else None
+        args, kwargs = self.arguments(node)
+        if prim is None:  # a method without rules (d.rvs()): called on the object, as written
+            return self.emit_multi(_opaque_method(name), [self.made(frozen)] + args, kwargs, node, outputs, targets)
+        return self.emit_multi(prim, args + list(frozen.args), {**dict(frozen.kwargs), **kwargs}, node, outputs,
+                               targets)
+
+    def made(self, frozen):
+        """The frozen distribution object itself, made by its call as written."""
+        spelling = ast.unparse(frozen.node.func)
+        return self.emit_multi(_opaque(spelling, frozen.distribution), list(frozen.args), dict(frozen.kwargs),
+                               frozen.node, 1, [None])[0]
 
     def call_object(self, obj, node, outputs, targets):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
@@ -979,6 +1014,24 @@ def _needs_known(items, types_) -> bool:
         return True
     classes = {types_.get(i) for i in items if isinstance(i, Var)}
     return len(classes - {None}) > 1
+
+@dataclass(frozen=True)
+class Frozen:
+    """A frozen SciPy distribution (`d = scipy.stats.norm(mu, sigma)`), kept as its distribution and arguments.
+
+    Its methods are the distribution's, with the arguments appended: `d.logpdf(x)` lowers to
+    `scipy.stats.norm.logpdf(x, mu, sigma)`, a primitive with rules in every argument. Read as a value
+    (passed on, returned), it is made then, by the call as written (`node`).
+    """
+
+    distribution: object
+    args: tuple
+    kwargs: tuple  # (keyword, atom) pairs
+    node: ast.Call
+
+    def reads(self) -> tuple:
+        """The variables its arguments read (a loop may not update one of them in place)."""
+        return _vars(Pack(tuple(self.args) + tuple(atom for _, atom in self.kwargs), "tuple"))
 
 
 def _users_class(cls) -> bool:
