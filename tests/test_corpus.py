@@ -24,8 +24,6 @@ XFAIL = {
     # when the call's result is not used (`fill(buf, x)`), so the value and gradient are computed
     # from the array as it was before the call (np.empty: garbage, np.zeros: zeros).
     "embedding_bag.pooled_loss[1]": "refused: a helper doing `total += x` on the caller's array, read again",
-    # np.add.at(sums, idx, values): refused (it writes a differentiated value into `sums`)
-    "embedding_bag.bag_classifier_loss[0]": "refused: np.add.at writes a differentiated value into an array",
     "dense_layers.mlp_loss[0]": "refused: `.parameters` read through an item of a list of objects",
     # Objects
     "rnn_cell.rnn_loss[0]": "`self.derived_variables[\"n_timesteps\"] += 1` and appends to lists held in a dict",

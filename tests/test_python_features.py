@@ -37,6 +37,8 @@ POINTS = {
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),
+    "scatter_adds": (_m(4, 3), np.array([2, 0, 3]), _m(2, 3)),
+    "attribute_dict_items": (_m(3), _m(3, 3)),
     "dict_loops": ({"W1": _m(3), "b1": _m(3), "W2": _m(3)}, X3),
 }
 
@@ -117,6 +119,12 @@ def _top_level_kwargs(x, **options):
 def test_refusals_name_the_construct(fn, says):
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
         tg.grad(fn)(X3)
+
+
+def test_an_attribute_a_method_changes_inside_a_loop_is_refused_not_guessed():
+    """Lowered once, the loop body would read the attribute's value from before the loop on every pass."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="outside the loop or branch a method reading it runs in"):
+        tg.grad(pf.running_in_a_loop)(_m(3), _m(3, 3))
 
 
 def test_star_args_in_the_differentiated_function():

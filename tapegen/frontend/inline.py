@@ -187,7 +187,10 @@ class Calls:
     def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name, kwdefaults=None):
         self.comments.update(callee.comments)
         callee.comments = self.comments
-        callee.blocks = list(self.blocks)  # its statements go where the call is, inside the caller's constructs
+        # Its statements go where the call is. Only that block counts as open in it: an attribute set
+        # outside a loop the call is in may be reassigned by the call in an earlier pass, which the
+        # loop does not carry (its body does not show the assignment), so reading it there is refused.
+        callee.blocks = [self.current]
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
         for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "live", "constant_items", "item_types",
                        "root_params", "stale", "shared_attributes", "computed"):

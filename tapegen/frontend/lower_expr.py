@@ -22,6 +22,7 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import py_sum, repeat_items
+from ..rules.shape import added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, user_function
 from .resolve import MISSING, freezes
@@ -434,8 +435,9 @@ class Expressions:
             value, block = assigned
             if not any(block is open_block for open_block in self.blocks):
                 raise self.unsupported(node, f"`{ast.unparse(node)}` was assigned inside a branch or loop that has "
-                                             f"ended, so tapegen cannot tell which value it holds here",
-                                       "assign it to a local name as well and read that")
+                                             f"ended, or outside the loop or branch a method reading it runs in, so "
+                                             f"tapegen cannot tell which value it holds here",
+                                       "assign it to a local name as well and read that, or pass it to the method")
             if isinstance(value, StaticValue):
                 if value.atom is None:
                     raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function, used here as a value",
@@ -582,6 +584,9 @@ class Expressions:
             return (self.mapped(node),)
         if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
             return self.composed(obj, node, outputs, targets)
+        if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) is np.add \
+                and len(node.args) == 3 and not node.keywords and isinstance(node.args[0], ast.Name):
+            return self.add_at(node, outputs)
         if obj is not MISSING and _hashable(obj) and obj in SCIPY_MATH:  # math.lgamma: scipy.special.gammaln
             try:
                 import scipy.special
@@ -651,6 +656,22 @@ class Expressions:
         args, kwargs = self.arguments(node, static=True)
         return self._call_result(self.inline(user_function(method), node, [obj] + args, kwargs, receiver=cls),
                                  outputs, node, targets)
+
+    def add_at(self, node, outputs):
+        """`np.add.at(sums, index, values)` into an array the function made (and no other name or view
+        shows): `sums` becomes the array with the values added, repeated positions adding up."""
+        name = node.args[0].id
+        array = self.read_name(node.args[0])
+        if array in self.root_params and self.sole_name(name, array):  # into an argument: into its copy
+            copy = self.private_copy(name, array, node, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, node)
+        self.check_writable(name, array, node)
+        index, values = self.index(node.args[1]), self.expr(node.args[2])
+        self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
+                                   self.shared.get(name, name)), node)
+        return (Const(None),)[:outputs]
 
     def composed(self, transform, node, outputs, targets):
         """`tg.jvp(f, primals, tangents)`, `tg.vjp(f, *args)` in the function: the transform says, from

@@ -318,6 +318,12 @@ def _assigned_names(stmts) -> set:
                 names.add(sub.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 items.add(sub.value.id)
+            elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) \
+                    and isinstance(sub.value, ast.Attribute) and isinstance(sub.value.value, ast.Name):
+                names.add(f"{sub.value.value.id}.{sub.value.attr}")  # self.params[k] = v rebinds self.params
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "at" \
+                    and sub.args and isinstance(sub.args[0], ast.Name):
+                names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "extend" \
                     and isinstance(sub.func.value, ast.Name):
                 items.add(sub.func.value.id)

@@ -299,3 +299,41 @@ def starred_unpacking(layers, x):
         h = np.tanh(h * m)
     head, *tail = [h, last, first]
     return np.sum(head * tail[0]) + len(tail)
+
+
+def scatter_adds(E, tokens, W):
+    """np.add.at into arrays the function made, once and in a loop (repeated indices add up)."""
+    sums = np.zeros((2, E.shape[1]))
+    np.add.at(sums, [0, 1, 0], E[tokens])
+    total = np.zeros(E.shape[1])
+    for k in range(2):
+        np.add.at(total, [0, 0, 1], sums[k] * W[k])
+    return np.sum(np.tanh(sums) * W) + np.sum(total ** 2)
+
+
+class Running:
+    def __init__(self):
+        self.stats = {"mean": None, "steps": 0}
+
+    def update(self, x):
+        if self.stats["mean"] is None:
+            self.stats["mean"] = np.zeros_like(x)
+        self.stats["mean"] = 0.9 * self.stats["mean"] + 0.1 * x
+        return self.stats["mean"]
+
+
+def attribute_dict_items(x, W):
+    """numpy-ml's BatchNorm1D style: a dict in an attribute, its items set on first use, then updated."""
+    r = Running()
+    h = np.tanh(x @ W + r.update(x))
+    h = np.tanh(h @ W + r.update(h))
+    return np.sum(h ** 2) + np.sum(r.stats["mean"])
+
+
+def running_in_a_loop(x, W):
+    """The same object updated by a method called in a loop: refused (the loop does not show the update)."""
+    r = Running()
+    h = x
+    for k in range(3):
+        h = np.tanh(h @ W + r.update(h))
+    return np.sum(h ** 2)
