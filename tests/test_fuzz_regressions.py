@@ -401,3 +401,169 @@ def test_generated_code_is_the_same_under_any_hash_seed():
         assert result.returncode == 0, result.stderr
         texts.add(result.stdout)
     assert len(texts) == 1
+
+
+# --- Python idioms: functions and objects as values, generator helpers --------------------------
+# Open bugs, each a row of IDIOMS: tests/fuzz/test_fuzz.py's KNOWN_BUGS names them by their id.
+
+def function_at_a_negative_index(a):
+    fs = (np.arctan, np.cos)
+    return np.sum(fs[-2](a))
+
+
+def lambda_at_a_negative_index(a):
+    fs = [np.sin, lambda z: np.sin(2.0 * z)]
+    return np.sum(fs[-1](a))
+
+
+def lambda_in_a_dict_in_a_loop(a):
+    for i in range(2):
+        acts = {"h": lambda z: np.sin(z)}
+        a = acts["h"](a)
+    return np.sum(a)
+
+
+def lambda_in_a_list_in_a_loop(a):
+    for t in (a, a * 3.0):
+        fs = [lambda z: np.sin(z) * t]
+        a = fs[0](a)
+    return np.sum(a)
+
+
+def functions_indexed_in_a_loop(a):
+    for i in range(2):
+        fs = (np.tanh, np.sin)
+        a = fs[1](a)
+    return np.sum(a)
+
+
+def functions_iterated_in_a_branch(a, b):
+    if a[0] > 1.1:
+        v = a
+    else:
+        fs = (np.tanh, np.sin)
+        v = sum(f(b) for f in fs)
+    return np.sum(v)
+
+
+class Sine:
+    def forward(self, z):
+        return np.sin(z)
+
+
+class Affine:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, z):
+        return z * self.w + 0.1
+
+
+class Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, z):
+        return self.k * np.tanh(z)
+
+
+SINES = [Sine(), Sine()]
+HALF = Scaled(0.5)
+
+
+def objects_listed_in_a_loop(a):
+    for i in range(2):
+        blocks = [Sine(), Affine(0.5)]
+        for block in blocks:
+            a = block.forward(a)
+    return np.sum(a)
+
+
+def object_called_in_a_loop(a):
+    scale = Scaled(0.5)
+    h = 0.0
+    for x in [a, a * 2.0]:
+        h = h + scale(x)
+    return np.sum(h)
+
+
+def object_mapped(a):
+    return np.sum(sum(map(Scaled(0.5), [a, a * 2.0])))
+
+
+def module_objects_of_one_class_looped(a):
+    h = a
+    for block in SINES:
+        h = block.forward(h)
+    return np.sum(h)
+
+
+def module_objects_of_one_class_indexed(a):
+    return np.sum(SINES[1].forward(a))
+
+
+def layer_with_an_object_default(p, act=HALF):
+    return act(p)
+
+
+def calls_a_helper_with_an_object_default(a):
+    return np.sum(layer_with_an_object_default(a))
+
+
+def yields_then_yields_from(p):
+    yield p
+    yield from (np.sin(p), p * 0.5)
+
+
+def yields_from_a_tuple(p):
+    yield from (np.sin(p), p * 0.5)
+
+
+def sum_of_yields_then_yield_from(a):
+    return np.sum(sum(yields_then_yields_from(a)))
+
+
+def sum_of_a_yield_from_tuple(a):
+    return np.sum(sum(yields_from_a_tuple(a)))
+
+
+def _open(reason, *cases):
+    """Rows for IDIOMS: (id, function), all failing for `reason`."""
+    return [pytest.param(f, id=name, marks=pytest.mark.xfail(strict=True, reason=reason)) for name, f in cases]
+
+
+IDIOMS = (
+    _open("a function in a tuple or list taken at a negative constant index is not followed: NoRuleError for "
+          "`fs[-2]()`, or for a lambda '`fs` holds a function defined in the differentiated function' "
+          "(`fs[0]`, `fs[1]` work)",
+          ("negative-index-numpy", function_at_a_negative_index), ("negative-index-lambda", lambda_at_a_negative_index))
+    + _open("a lambda held in a list or dict inside a loop body is refused ('a lambda is not supported inside a "
+            "differentiated function'); outside a loop it works",
+            ("lambda-in-a-dict-in-a-loop", lambda_in_a_dict_in_a_loop),
+            ("lambda-in-a-list-in-a-loop", lambda_in_a_list_in_a_loop))
+    + _open("functions or objects in a tuple or list built inside a loop body or a branch are not followed "
+            "(NoRuleError for `fs[1]()`, `f()`, `.forward()`); at the function's top level they are",
+            ("functions-indexed-in-a-loop", functions_indexed_in_a_loop),
+            ("functions-iterated-in-a-branch", functions_iterated_in_a_branch),
+            ("objects-listed-in-a-loop", objects_listed_in_a_loop))
+    + _open("an object made in the function, its method called in a loop (`for`, comprehension, `map`): refused, "
+            "'`self.k` was assigned inside a branch or loop that has ended', though __init__ assigned it before",
+            ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped))
+    + _open("a module-level list of objects all of one class: their method is not followed when looped over or "
+            "indexed (NoRuleError for `.forward()`); a list mixing classes works",
+            ("module-objects-looped", module_objects_of_one_class_looped),
+            ("module-objects-indexed", module_objects_of_one_class_indexed))
+    + _open("a helper whose default is a callable object (`act=HALF`) is refused: '`act` is a function or module "
+            "here, used as a value'; `act=np.tanh`, and passing HALF explicitly, work",
+            ("object-default", calls_a_helper_with_an_object_default))
+    + _open("`yield from` after a `yield` is refused ('`.extend()` changes `yielded`'); `yield from` of a tuple "
+            "alone crashes inside tapegen (TypeError: can only concatenate list (not \"tuple\") to list)",
+            ("yield-from-after-yield", sum_of_yields_then_yield_from),
+            ("yield-from-a-tuple", sum_of_a_yield_from_tuple))
+)
+
+
+@pytest.mark.parametrize("f", IDIOMS)
+def test_python_idiom(f):
+    arguments = (np.array([0.3, -0.5]), np.array([0.2, 0.1]))
+    check(f, *arguments[: f.__code__.co_argcount])
