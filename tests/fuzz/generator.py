@@ -12,7 +12,8 @@ accumulations whose growth the bound accounts for.
 
 Points where a program is not differentiable (the comparison of an `if`,
 `while`, `break`, `a if c else b` or `np.where`; `np.maximum`, `np.abs`,
-`np.max`/`np.min`, `np.sort`, `np.clip`, `np.linalg.norm`) are written twice:
+`np.max`/`np.min`, `np.sort`, `np.clip`, `np.linalg.norm`; the built-ins `abs`, `max`, `min` and `round`
+and idioms.py's `relu`) are written twice:
 plainly in `Program.source`, and as calls of `Probe` methods in
 `Program.probe_source`, which record how far the test point is from the kink.
 A test rejects points closer than `MARGIN`, where finite differences would
@@ -35,7 +36,7 @@ joins (`concatenate`, `hstack`, `vstack`, `stack`, `column_stack`, `block`) mixi
 of scalars (`np.concatenate([[x[0]], np.diff(x), [-x[-1]]])`); `np.mean`/`np.sum`/`np.std` of lists
 of same-shape arrays; `np.split`/`np.array_split` pieces indexed or unpacked; tuples appended in a
 loop then unpacked (`W, b = layers[k]`), indexed or looped over (`for pair in layers:` then
-`W, b = pair`; `for W, b in layers:` is refused by tapegen); dicts of tuples (`W, c = p["l1"]`),
+`W, b = pair`, or `for W, b in layers:`); dicts of tuples (`W, c = p["l1"]`),
 `dict(a=u, b=v)`, nested indexing (`nested[0][1]`, `{"a": (w,)}["a"][0]`); tuple and list `+` and
 `*` (`args = (h,)` then `np.hstack(args + (other,))`); loops over tuple literals
 (`for t in (h, h * 2.0):`).

@@ -31,7 +31,6 @@ Every form keeps the Builder's invariants: shapes known, bounds tracked, kinks w
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
-from dataclasses import replace
 
 import numpy as np
 
@@ -60,13 +59,14 @@ FUNCTIONS = {
     "HALF": ([(0, "class Halve:", None), (1, "def __call__(self, z):", None), (2, "return 0.5 * z", None),
               (0, "HALF = Halve()", None)], lambda b: 0.5 * b),
 }
-CLASSES = [  # objects with a `forward` method: (name, definition, constructor arguments)
+CLASSES = [  # objects with a `forward` method: (name, definition); a base class comes before its subclass
     ("Sine", [(0, "class Sine:", None), (1, "def forward(self, z):", None), (2, "return np.sin(z)", None)]),
     ("Affine", [(0, "class Affine:", None), (1, "def __init__(self, w, c=0.1):", None), (2, "self.w = w", None),
                 (2, "self.c = c", None), (1, "def forward(self, z):", None), (2, "return z * self.w + self.c", None)]),
     ("Gate", [(0, "class Gate(Sine):", None), (1, "def forward(self, z):", None),
               (2, "return super().forward(z) * np.tanh(z)", None)]),
 ]
+BASES = {"Gate": ("Sine",)}  # module-level definitions that must come before another
 NAMEDTUPLES = {  # name: (definition lines, fields, import)
     "Layer": ([(0, 'Layer = namedtuple("Layer", ["W", "b"])', None)], ("W", "b"),
               "from collections import namedtuple"),
@@ -93,8 +93,8 @@ class Idioms:
         self.imports.update(imports)
         if name not in self.defined:
             self.defined.add(name)
-            if name == "Gate":
-                self.library("Sine", CLASSES[0][1])
+            for base in BASES.get(name, ()):
+                self.library(base, dict(CLASSES)[base])
             self.helpers.append(lines)
 
     @contextmanager
@@ -299,9 +299,9 @@ class Idioms:
             return None
         i, j = self.name("i"), self.name("j")
         n, m = a.shape[0], b.shape[0]
+        elements = [Var(f"{a.name}[{i}]", (), a.bound), Var(f"{b.name}[{j}]", (), b.bound)]
         with self.in_scope(i, n - 1), self.in_scope(j, m - 1):
-            body = self.coerce(self.expression([Var(f"{a.name}[{i}]", (), a.bound), Var(f"{b.name}[{j}]", (), b.bound)]),
-                               ())
+            body = self.coerce(self.expression(elements), ())
         condition, kept = self.index_condition(i, n)
         if self.c.flip(50):
             self.note("nested-comprehension:array")
