@@ -491,6 +491,18 @@ def object_mapped(a):
     return np.sum(sum(map(Scaled(0.5), [a, a * 2.0])))
 
 
+def object_of_a_computed_value_in_a_list(a, b):
+    blocks = [Affine(np.tanh(b[0]))]
+    return np.sum(blocks[0].forward(a))
+
+
+def objects_of_computed_values_looped(a, b):
+    h = a
+    for block in [Affine(np.tanh(b[0])), Affine(0.5)]:
+        h = block.forward(h)
+    return np.sum(h)
+
+
 def module_objects_of_one_class_looped(a):
     h = a
     for block in SINES:
@@ -549,6 +561,11 @@ IDIOMS = (
     + _open("an object made in the function, its method called in a loop (`for`, comprehension, `map`): refused, "
             "'`self.k` was assigned inside a branch or loop that has ended', though __init__ assigned it before",
             ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped))
+    + _open("an object made from a computed value inside a list literal (`[Affine(np.tanh(b[0]))]`), its method "
+            "called by index or in a loop: refused, '`self.w` may be the `.w` this function set on another name's "
+            "object'; bound to a name of its own it works",
+            ("object-of-a-computed-value-indexed", object_of_a_computed_value_in_a_list),
+            ("objects-of-computed-values-looped", objects_of_computed_values_looped))
     + _open("a module-level list of objects all of one class: their method is not followed when looped over or "
             "indexed (NoRuleError for `.forward()`); a list mixing classes works",
             ("module-objects-looped", module_objects_of_one_class_looped),
