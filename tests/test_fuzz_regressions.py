@@ -539,6 +539,15 @@ def sum_of_a_yield_from_tuple(a):
     return np.sum(sum(yields_from_a_tuple(a)))
 
 
+def comprehension_over_its_own_name(a):
+    return np.sum(sum([np.sin(a) for a in [a, a * 2.0]]))
+
+
+def generator_over_a_local_it_shadows(a):
+    h = a * 3.0
+    return np.sum(sum(np.sin(h) for h in (h, a))) + np.sum(h)
+
+
 def _open(reason, *cases):
     """Rows for IDIOMS: (id, function), all failing for `reason`."""
     return [pytest.param(f, id=name, marks=pytest.mark.xfail(strict=True, reason=reason)) for name, f in cases]
@@ -573,6 +582,11 @@ IDIOMS = (
     + _open("a helper whose default is a callable object (`act=HALF`) is refused: '`act` is a function or module "
             "here, used as a value'; `act=np.tanh`, and passing HALF explicitly, work",
             ("object-default", calls_a_helper_with_an_object_default))
+    + _open("a comprehension whose variable has the name of a local its first iterable reads (`[np.sin(a) for a "
+            "in [a, a * 2.0]]`; Python evaluates that iterable outside the comprehension): refused, '`a` is used "
+            "before it is assigned'",
+            ("comprehension-over-its-own-name", comprehension_over_its_own_name),
+            ("generator-over-a-local-it-shadows", generator_over_a_local_it_shadows))
     + _open("`yield from` after a `yield` is refused ('`.extend()` changes `yielded`'); `yield from` of a tuple "
             "alone crashes inside tapegen (TypeError: can only concatenate list (not \"tuple\") to list)",
             ("yield-from-after-yield", sum_of_yields_then_yield_from),
