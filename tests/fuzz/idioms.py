@@ -435,9 +435,8 @@ class Idioms:
         """A module-level helper's lines: `def ...:` and its body (each a (plain, probe) pair, or a str)."""
         lines = [(0, header, None)]
         for line in body_lines:
-            indent = 1 + (len(line if isinstance(line, str) else line[0]) - len((line if isinstance(line, str)
-                                                                                else line[0]).lstrip())) // 4
             plain, probe = (line, line) if isinstance(line, str) else line
+            indent = 1 + (len(plain) - len(plain.lstrip())) // 4
             lines.append((indent, plain.lstrip(), probe.lstrip()))
         self.helpers.append(lines)
 
