@@ -598,3 +598,40 @@ IDIOMS = (
 def test_python_idiom(f):
     arguments = (np.array([0.3, -0.5]), np.array([0.2, 0.1]))
     check(f, *arguments[: f.__code__.co_argcount])
+
+
+# --- second order: forward over reverse (tg.hvp) -----------------------------------------------------
+# Found by running tg.hvp on fuzzed programs (tests/fuzz checks first order only).
+
+def check_hvp(f, a):
+    """`tg.hvp(f)(a, v)` against central differences of the (first-order exact) gradient along v."""
+    v = np.linspace(1.0, 0.5, np.size(a)).reshape(np.shape(a))
+    gradient, eps = tg.grad(f), 1e-5
+    expected = (gradient(a + eps * v) - gradient(a - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(tg.hvp(f)(a, v=v), expected, rtol=1e-5, atol=1e-7)
+
+
+def sum_of_a_list(a):
+    return np.mean(np.sum([np.exp(a), np.cos(a)], axis=0))
+
+
+def states_appended_and_stacked(a):
+    h = a
+    hs = []
+    for i in range(2):
+        h = np.tanh(h)
+        hs.append(h)
+    return np.sum(np.stack(hs))
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp (and tg.hessian) of np.sum / np.mean of a list of arrays: NoRuleError "
+                                       "in the gradient code, 'this object's attributes are set to values carrying a "
+                                       "tangent, and the object is then used where forward mode cannot follow them'")
+def test_hvp_of_a_reduction_of_a_list():
+    check_hvp(sum_of_a_list, np.array([0.3, -0.5]))
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp (and tg.hessian) of states appended to a list in a loop and stacked: "
+                                       "TypeError inside the generated code (None * float); grad-of-grad works")
+def test_hvp_of_states_appended_and_stacked():
+    check_hvp(states_appended_and_stacked, np.array([0.3, -0.5]))
