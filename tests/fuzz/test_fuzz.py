@@ -219,9 +219,9 @@ KNOWN_BUGS = (  # (regression test, does this failure look like it); empty while
      lambda tree, check, exc: re.search(r"may be the `\.\w+` this function set on another name's object", str(exc))),
     ("test_python_idiom[*-over-*-own-name, *-over-a-local-it-shadows]",
      lambda tree, check, exc: "is used before it is assigned" in str(exc) and any(
-         isinstance(node, ast.comprehension) and isinstance(node.target, ast.Name)
-         and any(isinstance(name, ast.Name) and name.id == node.target.id for name in ast.walk(node.iter))
-         for node in ast.walk(tree))),
+         isinstance(node, ast.comprehension)
+         and {name.id for name in ast.walk(node.target) if isinstance(name, ast.Name)}
+         & {name.id for name in ast.walk(node.iter) if isinstance(name, ast.Name)} for node in ast.walk(tree))),
     ("test_python_idiom[yield-from-*]",
      lambda tree, check, exc: any(isinstance(node, ast.YieldFrom) for node in ast.walk(tree))
      and ("changes `yielded` in place" in str(exc) or "can only concatenate list" in str(exc))),
