@@ -635,3 +635,18 @@ def test_hvp_of_a_reduction_of_a_list():
                                        "TypeError inside the generated code (None * float); grad-of-grad works")
 def test_hvp_of_states_appended_and_stacked():
     check_hvp(states_appended_and_stacked, np.array([0.3, -0.5]))
+
+
+def filled_then_scaled_in_a_loop(a):
+    Z = np.zeros((3, 2))
+    Z[0] = np.sum(np.exp(a))
+    for i in range(2):
+        Z = Z * np.cos(np.sum(a))
+    return np.sum(Z ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp of an array filled by element assignment, then rebound in a loop: the "
+                                       "gradient code is refused when differentiated again ('assigning into `Z` "
+                                       "would change an array tapegen cannot follow'); without the loop it works")
+def test_hvp_of_an_array_filled_then_rebound_in_a_loop():
+    check_hvp(filled_then_scaled_in_a_loop, np.array([0.3, -0.5]))
