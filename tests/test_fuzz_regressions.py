@@ -6,6 +6,7 @@ turns into a failure when the bug is fixed, so the mark can be removed.
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -650,3 +651,16 @@ def filled_then_scaled_in_a_loop(a):
                                        "would change an array tapegen cannot follow'); without the loop it works")
 def test_hvp_of_an_array_filled_then_rebound_in_a_loop():
     check_hvp(filled_then_scaled_in_a_loop, np.array([0.3, -0.5]))
+
+
+def product_over_both_axes(a):
+    return np.tanh(np.prod(a, axis=(0, 1)))
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp of np.prod(a, axis=(0, 1)): the gradient code's JVP inlines the prod "
+                                       "rule's `axis is None` as `(0, 1) is None`, a SyntaxWarning ('\"is\" with a "
+                                       "literal') when the generated code is compiled; the numbers are right")
+def test_hvp_code_compiles_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        check_hvp(product_over_both_axes, np.array([[0.3, -0.5], [0.2, 0.7]]))
