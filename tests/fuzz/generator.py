@@ -41,8 +41,9 @@ loop then unpacked (`W, b = layers[k]`), indexed or looped over (`for pair in la
 `*` (`args = (h,)` then `np.hstack(args + (other,))`); loops over tuple literals
 (`for t in (h, h * 2.0):`).
 
-Python idioms (idioms.py, the `Idioms` mix-in; each form has a weight in its EXPRESSION_IDIOMS or
-STATEMENT_IDIOMS, the whole group EXPRESSION_WEIGHT and STATEMENT_WEIGHT): list comprehensions and
+Python idioms (idioms.py and idiom_statements.py, mix-ins of the Builder; each form has a weight in
+EXPRESSION_IDIOMS or STATEMENT_IDIOMS, the whole group EXPRESSION_WEIGHT and STATEMENT_WEIGHT): list
+comprehensions and
 generator expressions (nested, with `if`s on indices, `sum(...)` of them, `np.stack([...])`), dict
 comprehensions, tuple-unpacking loops (`for W, b in pairs:`, `for t, (p, q) in enumerate(zip(xs, ys)):`,
 `for p, q in zip(*columns):`, `for k, v in d.items():`, `for k in d:`, `for W, b in layers:`), built-ins
@@ -51,7 +52,7 @@ through it), `math.*` of scalar elements, helpers with `*args`, keyword-only par
 called with `*xs` / `**d`, functions as values (`apply(f, x)`, lists and dicts of NumPy functions,
 module-level ones, lambdas and callable objects, called by constant index, in loops, comprehensions and
 `map`; a helper's function default), methods of objects of different classes in a list, generator
-helpers, and namedtuples. Those are listed in idioms.py's docstring.
+helpers, and namedtuples. Those modules' docstrings list the forms.
 
 Choices come from a `Chooser`: hypothesis' `draw` in the tests (so a failure
 shrinks to a small program: the first option of every choice is the simplest)
@@ -68,7 +69,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from hypothesis import strategies as st
 
-from .idioms import EXPRESSION_WEIGHT, STATEMENT_WEIGHT, Idioms
+from .idiom_statements import STATEMENT_WEIGHT, IdiomStatements
+from .idioms import EXPRESSION_WEIGHT
 from .values import CONSTANTS, THRESHOLDS, Expr, Var, _a_view, _Part, _sequence, broadcast, const, ref
 
 ENTRY = "fuzzed"
@@ -256,7 +258,7 @@ MIXES = (  # how a variable {0} is updated with {1}; contracting ones never rais
 )
 
 
-class Builder(Idioms):
+class Builder(IdiomStatements):
     """Writes one program: the entry function's lines and helper definitions, as (indent, plain, probe)."""
 
     def __init__(self, chooser: Chooser):
