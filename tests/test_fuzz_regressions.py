@@ -6,6 +6,7 @@ turns into a failure when the bug is fixed, so the mark can be removed.
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -401,3 +402,265 @@ def test_generated_code_is_the_same_under_any_hash_seed():
         assert result.returncode == 0, result.stderr
         texts.add(result.stdout)
     assert len(texts) == 1
+
+
+# --- Python idioms: functions and objects as values, generator helpers --------------------------
+# Open bugs, each a row of IDIOMS: tests/fuzz/test_fuzz.py's KNOWN_BUGS names them by their id.
+
+def function_at_a_negative_index(a):
+    fs = (np.arctan, np.cos)
+    return np.sum(fs[-2](a))
+
+
+def lambda_at_a_negative_index(a):
+    fs = [np.sin, lambda z: np.sin(2.0 * z)]
+    return np.sum(fs[-1](a))
+
+
+def lambda_in_a_dict_in_a_loop(a):
+    for i in range(2):
+        acts = {"h": lambda z: np.sin(z)}
+        a = acts["h"](a)
+    return np.sum(a)
+
+
+def lambda_in_a_list_in_a_loop(a):
+    for t in (a, a * 3.0):
+        fs = [lambda z: np.sin(z) * t]
+        a = fs[0](a)
+    return np.sum(a)
+
+
+def functions_indexed_in_a_loop(a):
+    for i in range(2):
+        fs = (np.tanh, np.sin)
+        a = fs[1](a)
+    return np.sum(a)
+
+
+def functions_iterated_in_a_branch(a, b):
+    if a[0] > 1.1:
+        v = a
+    else:
+        fs = (np.tanh, np.sin)
+        v = sum(f(b) for f in fs)
+    return np.sum(v)
+
+
+class Sine:
+    def forward(self, z):
+        return np.sin(z)
+
+
+class Affine:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, z):
+        return z * self.w + 0.1
+
+
+class Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, z):
+        return self.k * np.tanh(z)
+
+
+SINES = [Sine(), Sine()]
+HALF = Scaled(0.5)
+
+
+def objects_listed_in_a_loop(a):
+    for i in range(2):
+        blocks = [Sine(), Affine(0.5)]
+        for block in blocks:
+            a = block.forward(a)
+    return np.sum(a)
+
+
+def object_called_in_a_loop(a):
+    scale = Scaled(0.5)
+    h = 0.0
+    for x in [a, a * 2.0]:
+        h = h + scale(x)
+    return np.sum(h)
+
+
+def object_mapped(a):
+    return np.sum(sum(map(Scaled(0.5), [a, a * 2.0])))
+
+
+def object_of_a_computed_value_in_a_list(a, b):
+    blocks = [Affine(np.tanh(b[0]))]
+    return np.sum(blocks[0].forward(a))
+
+
+def objects_of_computed_values_looped(a, b):
+    h = a
+    for block in [Affine(np.tanh(b[0])), Affine(0.5)]:
+        h = block.forward(h)
+    return np.sum(h)
+
+
+def module_objects_of_one_class_looped(a):
+    h = a
+    for block in SINES:
+        h = block.forward(h)
+    return np.sum(h)
+
+
+def module_objects_of_one_class_indexed(a):
+    return np.sum(SINES[1].forward(a))
+
+
+def layer_with_an_object_default(p, act=HALF):
+    return act(p)
+
+
+def calls_a_helper_with_an_object_default(a):
+    return np.sum(layer_with_an_object_default(a))
+
+
+def yields_then_yields_from(p):
+    yield p
+    yield from (np.sin(p), p * 0.5)
+
+
+def yields_from_a_tuple(p):
+    yield from (np.sin(p), p * 0.5)
+
+
+def sum_of_yields_then_yield_from(a):
+    return np.sum(sum(yields_then_yields_from(a)))
+
+
+def sum_of_a_yield_from_tuple(a):
+    return np.sum(sum(yields_from_a_tuple(a)))
+
+
+def comprehension_over_its_own_name(a):
+    return np.sum(sum([np.sin(a) for a in [a, a * 2.0]]))
+
+
+def generator_over_a_local_it_shadows(a):
+    h = a * 3.0
+    return np.sum(sum(np.sin(h) for h in (h, a))) + np.sum(h)
+
+
+def _open(reason, *cases):
+    """Rows for IDIOMS: (id, function), all failing for `reason`."""
+    return [pytest.param(f, id=name, marks=pytest.mark.xfail(strict=True, reason=reason)) for name, f in cases]
+
+
+IDIOMS = (
+    _open("a function in a tuple or list taken at a negative constant index is not followed: NoRuleError for "
+          "`fs[-2]()`, or for a lambda '`fs` holds a function defined in the differentiated function' "
+          "(`fs[0]`, `fs[1]` work)",
+          ("negative-index-numpy", function_at_a_negative_index), ("negative-index-lambda", lambda_at_a_negative_index))
+    + _open("a lambda held in a list or dict inside a loop body is refused ('a lambda is not supported inside a "
+            "differentiated function'); outside a loop it works",
+            ("lambda-in-a-dict-in-a-loop", lambda_in_a_dict_in_a_loop),
+            ("lambda-in-a-list-in-a-loop", lambda_in_a_list_in_a_loop))
+    + _open("functions or objects in a tuple or list built inside a loop body or a branch are not followed "
+            "(NoRuleError for `fs[1]()`, `f()`, `.forward()`); at the function's top level they are",
+            ("functions-indexed-in-a-loop", functions_indexed_in_a_loop),
+            ("functions-iterated-in-a-branch", functions_iterated_in_a_branch),
+            ("objects-listed-in-a-loop", objects_listed_in_a_loop))
+    + _open("an object made in the function, its method called in a loop (`for`, comprehension, `map`): refused, "
+            "'`self.k` was assigned inside a branch or loop that has ended', though __init__ assigned it before",
+            ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped))
+    + _open("an object made from a computed value inside a list literal (`[Affine(np.tanh(b[0]))]`), its method "
+            "called by index or in a loop: refused, '`self.w` may be the `.w` this function set on another name's "
+            "object'; bound to a name of its own it works",
+            ("object-of-a-computed-value-indexed", object_of_a_computed_value_in_a_list),
+            ("objects-of-computed-values-looped", objects_of_computed_values_looped))
+    + _open("a module-level list of objects all of one class: their method is not followed when looped over or "
+            "indexed (NoRuleError for `.forward()`); a list mixing classes works",
+            ("module-objects-looped", module_objects_of_one_class_looped),
+            ("module-objects-indexed", module_objects_of_one_class_indexed))
+    + _open("a helper whose default is a callable object (`act=HALF`) is refused: '`act` is a function or module "
+            "here, used as a value'; `act=np.tanh`, and passing HALF explicitly, work",
+            ("object-default", calls_a_helper_with_an_object_default))
+    + _open("a comprehension whose variable has the name of a local its first iterable reads (`[np.sin(a) for a "
+            "in [a, a * 2.0]]`; Python evaluates that iterable outside the comprehension): refused, '`a` is used "
+            "before it is assigned'",
+            ("comprehension-over-its-own-name", comprehension_over_its_own_name),
+            ("generator-over-a-local-it-shadows", generator_over_a_local_it_shadows))
+    + _open("`yield from` after a `yield` is refused ('`.extend()` changes `yielded`'); `yield from` of a tuple "
+            "alone crashes inside tapegen (TypeError: can only concatenate list (not \"tuple\") to list)",
+            ("yield-from-after-yield", sum_of_yields_then_yield_from),
+            ("yield-from-a-tuple", sum_of_a_yield_from_tuple))
+)
+
+
+@pytest.mark.parametrize("f", IDIOMS)
+def test_python_idiom(f):
+    arguments = (np.array([0.3, -0.5]), np.array([0.2, 0.1]))
+    check(f, *arguments[: f.__code__.co_argcount])
+
+
+# --- second order: forward over reverse (tg.hvp) -----------------------------------------------------
+# Found by running tg.hvp on fuzzed programs (tests/fuzz checks first order only).
+
+def check_hvp(f, a):
+    """`tg.hvp(f)(a, v)` against central differences of the (first-order exact) gradient along v."""
+    v = np.linspace(1.0, 0.5, np.size(a)).reshape(np.shape(a))
+    gradient, eps = tg.grad(f), 1e-5
+    expected = (gradient(a + eps * v) - gradient(a - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(tg.hvp(f)(a, v=v), expected, rtol=1e-5, atol=1e-7)
+
+
+def sum_of_a_list(a):
+    return np.mean(np.sum([np.exp(a), np.cos(a)], axis=0))
+
+
+def states_appended_and_stacked(a):
+    h = a
+    hs = []
+    for i in range(2):
+        h = np.tanh(h)
+        hs.append(h)
+    return np.sum(np.stack(hs))
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp (and tg.hessian) of np.sum / np.mean of a list of arrays: NoRuleError "
+                                       "in the gradient code, 'this object's attributes are set to values carrying a "
+                                       "tangent, and the object is then used where forward mode cannot follow them'")
+def test_hvp_of_a_reduction_of_a_list():
+    check_hvp(sum_of_a_list, np.array([0.3, -0.5]))
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp (and tg.hessian) of states appended to a list in a loop and stacked: "
+                                       "TypeError inside the generated code (None * float); grad-of-grad works")
+def test_hvp_of_states_appended_and_stacked():
+    check_hvp(states_appended_and_stacked, np.array([0.3, -0.5]))
+
+
+def filled_then_scaled_in_a_loop(a):
+    Z = np.zeros((3, 2))
+    Z[0] = np.sum(np.exp(a))
+    for i in range(2):
+        Z = Z * np.cos(np.sum(a))
+    return np.sum(Z ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp of an array filled by element assignment, then rebound in a loop: the "
+                                       "gradient code is refused when differentiated again ('assigning into `Z` "
+                                       "would change an array tapegen cannot follow'); without the loop it works")
+def test_hvp_of_an_array_filled_then_rebound_in_a_loop():
+    check_hvp(filled_then_scaled_in_a_loop, np.array([0.3, -0.5]))
+
+
+def product_over_both_axes(a):
+    return np.tanh(np.prod(a, axis=(0, 1)))
+
+
+@pytest.mark.xfail(strict=True, reason="tg.hvp of np.prod(a, axis=(0, 1)): the gradient code's JVP inlines the prod "
+                                       "rule's `axis is None` as `(0, 1) is None`, a SyntaxWarning ('\"is\" with a "
+                                       "literal') when the generated code is compiled; the numbers are right")
+def test_hvp_code_compiles_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        check_hvp(product_over_both_axes, np.array([[0.3, -0.5], [0.2, 0.7]]))

@@ -12,7 +12,8 @@ accumulations whose growth the bound accounts for.
 
 Points where a program is not differentiable (the comparison of an `if`,
 `while`, `break`, `a if c else b` or `np.where`; `np.maximum`, `np.abs`,
-`np.max`/`np.min`, `np.sort`, `np.clip`, `np.linalg.norm`) are written twice:
+`np.max`/`np.min`, `np.sort`, `np.clip`, `np.linalg.norm`; the built-ins `abs`, `max`, `min` and `round`
+and idioms.py's `relu`) are written twice:
 plainly in `Program.source`, and as calls of `Probe` methods in
 `Program.probe_source`, which record how far the test point is from the kink.
 A test rejects points closer than `MARGIN`, where finite differences would
@@ -35,10 +36,23 @@ joins (`concatenate`, `hstack`, `vstack`, `stack`, `column_stack`, `block`) mixi
 of scalars (`np.concatenate([[x[0]], np.diff(x), [-x[-1]]])`); `np.mean`/`np.sum`/`np.std` of lists
 of same-shape arrays; `np.split`/`np.array_split` pieces indexed or unpacked; tuples appended in a
 loop then unpacked (`W, b = layers[k]`), indexed or looped over (`for pair in layers:` then
-`W, b = pair`; `for W, b in layers:` is refused by tapegen); dicts of tuples (`W, c = p["l1"]`),
+`W, b = pair`, or `for W, b in layers:`); dicts of tuples (`W, c = p["l1"]`),
 `dict(a=u, b=v)`, nested indexing (`nested[0][1]`, `{"a": (w,)}["a"][0]`); tuple and list `+` and
 `*` (`args = (h,)` then `np.hstack(args + (other,))`); loops over tuple literals
 (`for t in (h, h * 2.0):`).
+
+Python idioms (idioms.py and idiom_statements.py, mix-ins of the Builder; each form has a weight in
+EXPRESSION_IDIOMS or STATEMENT_IDIOMS, the whole group EXPRESSION_WEIGHT and STATEMENT_WEIGHT): list
+comprehensions and
+generator expressions (nested, with `if`s on indices, `sum(...)` of them, `np.stack([...])`), dict
+comprehensions, tuple-unpacking loops (`for W, b in pairs:`, `for t, (p, q) in enumerate(zip(xs, ys)):`,
+`for p, q in zip(*columns):`, `for k, v in d.items():`, `for k in d:`, `for W, b in layers:`), built-ins
+(`abs`, `sum`, `max`/`min` of two values, a list or a vector, `pow`, `len`, `round` with no gradient
+through it), `math.*` of scalar elements, helpers with `*args`, keyword-only parameters and `**kwargs`
+called with `*xs` / `**d`, functions as values (`apply(f, x)`, lists and dicts of NumPy functions,
+module-level ones, lambdas and callable objects, called by constant index, in loops, comprehensions and
+`map`; a helper's function default), methods of objects of different classes in a list, generator
+helpers, and namedtuples. Those modules' docstrings list the forms.
 
 Choices come from a `Chooser`: hypothesis' `draw` in the tests (so a failure
 shrinks to a small program: the first option of every choice is the simplest)
@@ -55,12 +69,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 from hypothesis import strategies as st
 
+from .idiom_statements import STATEMENT_WEIGHT, IdiomStatements
+from .idioms import EXPRESSION_WEIGHT
+from .values import CONSTANTS, THRESHOLDS, Expr, Var, _a_view, _Part, _sequence, broadcast, const, ref
+
 ENTRY = "fuzzed"
 MARGIN = 1e-3       # nearest a kink a test point may be: far above the finite-difference step
 LIMIT = 8.0         # bound on every value's magnitude; wider expressions are scaled down
 INPUT_BOUND = 1.5   # arguments are uniform in [-INPUT_BOUND, INPUT_BOUND]
-THRESHOLDS = ("0.13", "-0.31", "0.47", "-0.62", "0.79", "0.05", "-0.08", "1.1")
-CONSTANTS = ("0.5", "2.0", "1.5", "0.3", "-0.7", "1.25", "3.0")
 TRICKY_NAMES = ("t1", "g_a", "a_shape", "tape", "n", "seed", "meta", "g", "y", "x", "np_", "residuals",
                 "unbroadcast", "t2", "g_v1", "v1_1")
 
@@ -105,55 +121,6 @@ class RandomChooser(Chooser):
 
 
 # --- values -------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Var:
-    name: str
-    shape: tuple
-    bound: float
-    fresh: bool = False  # owns its data (no view or alias of it exists), so `v += e` may write in place
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-
-@dataclass(frozen=True)
-class Expr:
-    plain: str
-    probe: str
-    shape: tuple
-    bound: float
-    atom: bool = True                 # needs no parentheses as an operand
-    views: frozenset = frozenset()    # variables whose data this value may share
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-
-class _Part:
-    def __init__(self, text, atom):
-        self.text, self.atom = text, atom
-
-    def __format__(self, spec):
-        return self.text if spec == "x" or self.atom else f"({self.text})"
-
-
-def ref(var: Var) -> Expr:
-    return Expr(var.name, var.name, var.shape, var.bound, True, frozenset({var.name}))
-
-
-def const(text: str) -> Expr:
-    return Expr(text, text, (), abs(float(text)), not text.startswith("-"))
-
-
-def broadcast(*shapes):
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        return None
-
 
 @dataclass(frozen=True)
 class Program:
@@ -208,6 +175,13 @@ class Probe:
                                                                                            keepdims=True))], True)
         return np.max(a, axis=axis, keepdims=keepdims)
 
+    def round(self, a, digits=None):
+        """Python's `round`: its jumps are halfway between steps of 10 ** -digits."""
+        scale = 10.0 ** (digits or 0)
+        steps = np.asarray(a, dtype=float) * scale
+        self._note((steps - np.floor(steps) - 0.5) / scale, False)
+        return round(a, digits)
+
     def norm(self, a):
         value = np.linalg.norm(a)
         self._note(value, True)
@@ -229,7 +203,8 @@ class Probe:
 
     def namespace(self):
         return {"np": np, "_gt": self.gt, "_lt": self.lt, "_maximum": self.maximum, "_abs": self.abs,
-                "_max": self.max, "_norm": self.norm, "_sort": self.sort, "_clip": self.clip, "_std": self.std}
+                "_max": self.max, "_norm": self.norm, "_round": self.round, "_sort": self.sort, "_clip": self.clip,
+                "_std": self.std}
 
 
 def probe(program: Program, args) -> tuple:
@@ -283,7 +258,7 @@ MIXES = (  # how a variable {0} is updated with {1}; contracting ones never rais
 )
 
 
-class Builder:
+class Builder(IdiomStatements):
     """Writes one program: the entry function's lines and helper definitions, as (indent, plain, probe)."""
 
     def __init__(self, chooser: Chooser):
@@ -301,6 +276,8 @@ class Builder:
         self.loops = 1                 # how many times the current line may run (product of trip counts)
         self.returns = None            # the entry function returns a scalar; a helper a value of this shape
         self.early: list = []          # bounds of the values a helper returns early
+        self.imports: set = set()      # module imports beyond numpy (`import math`, namedtuple's)
+        self.defined: set = set()      # module-level definitions written once (idioms.py)
 
     # --- bookkeeping ----------------------------------------------------------------------------
 
@@ -342,7 +319,7 @@ class Builder:
         return Expr(plain, probed, shape, max(float(bound), 1.0), atom, views)
 
     def shape_of(self, template, parts):
-        namespace = {"np": np, **{name: 0 for name, _ in self.ints}}
+        namespace = {"np": np, "math": math, **{name: 0 for name, _ in self.ints}}
         namespace.update({f"_{k}": (0.5 if p.shape == () else np.full(p.shape, 0.5)) for k, p in enumerate(parts)})
         try:
             value = eval(template.format(*(_Part(f"_{k}", True) for k in range(len(parts)))), namespace)
@@ -375,8 +352,10 @@ class Builder:
     def expression(self, env) -> Expr:
         kinds = [self.unary_of, self.binary, self.scaled, self.reduction, self.matmul, self.index, self.reshape,
                  self.where, self.with_index, self.linalg, self.scan, self.join, self.pick_one,
-                 self.literal, self.mixed_join, self.list_reduce, self.split_part, self.nested_pick, self.sequence_ops]
-        kind = self.c.choice(kinds, [4, 5, 2, 3, 2, 2, 2, 1, 4 if self.ints else 0, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1])
+                 self.literal, self.mixed_join, self.list_reduce, self.split_part, self.nested_pick, self.sequence_ops,
+                 self.idiom_expression]
+        kind = self.c.choice(kinds, [4, 5, 2, 3, 2, 2, 2, 1, 4 if self.ints else 0, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1,
+                                     EXPRESSION_WEIGHT])
         e = kind(env)
         if e is None:
             e = self.unary_of(env)
@@ -615,9 +594,11 @@ class Builder:
 
     def statement(self, env, depth):
         kinds = [self.assign, self.reassign, self.augment, self.swap, self.container, self.local_function,
-                 self.branch, self.for_loop, self.while_loop, self.fill, self.call, self.stack, self.nested]
+                 self.branch, self.for_loop, self.while_loop, self.fill, self.call, self.stack, self.nested,
+                 self.idiom_statement]
         nested = depth < 2
-        weights = [6, 2, 1, 1, 1, 1] + [2 * nested, 2 * nested, 1 * nested, 1 * nested, 1 * nested, 1 * nested, 3]
+        weights = [6, 2, 1, 1, 1, 1] + [2 * nested, 2 * nested, 1 * nested, 1 * nested, 1 * nested, 1 * nested, 3,
+                                        STATEMENT_WEIGHT]
         return self.c.choice(kinds, weights)(env, depth)
 
     def define(self, env, name, e: Expr, fresh=True):
@@ -1328,6 +1309,10 @@ class Builder:
         if read == "index":
             return self.define(env, self.name(), self.expression([Var(f"{items}[{k}][{j}]", e.shape, e.bound)
                                                                    for j, e in enumerate(entries)]))
+        if width > 1 and self.c.flip(35):  # `for W, b in layers:`
+            self.note("layers:loop-unpack")
+            header = f"for {', '.join(names)} in {items}:"
+            return self.loop_body(env, depth, header, header, trips, [], new)
         pair = self.name("pair")
         if self.c.flip(50):
             header, ints = f"for {pair} in {items}:", []
@@ -1378,19 +1363,6 @@ class Builder:
         self.emit("return " + " + ".join(terms))
 
 
-def _a_view(e):
-    """`e`, which may be a view even of a temporary (`np.split(np.sin(v), 2)[0]`): tapegen refuses `+=` on a
-    view, so the variable it is assigned to must not count as owning its data."""
-    return None if e is None else replace(e, views=e.views | {"<a view>"})
-
-
-def _sequence(items, brackets):
-    """A list (`"[]"`) or tuple (`"()"`) literal of the item texts; a 1-tuple keeps its comma."""
-    if brackets == "()" and len(items) == 1:
-        return f"({items[0]},)"
-    return brackets[0] + ", ".join(items) + brackets[1]
-
-
 def build(chooser: Chooser) -> Program:
     """A random program: `fuzzed(a[, b[, c]])` returning a scalar, with its helpers."""
     d0, d1 = chooser.integer(2, 4), chooser.integer(2, 4)
@@ -1403,13 +1375,14 @@ def build(chooser: Chooser) -> Program:
     builder.finish(env)
     header = f"def {ENTRY}({', '.join('abc'[: len(shapes)])}):"
     functions = builder.helpers + [[(0, header, None)] + builder.lines]
-    return Program(_render(functions, 1), _render(functions, 2), shapes, tuple(builder.features))
+    imports = sorted(builder.imports | {"import numpy as np"}, key=lambda line: (line.startswith("from"), line))
+    return Program(_render(functions, 1, imports), _render(functions, 2, imports), shapes, tuple(builder.features))
 
 
-def _render(functions, column):
+def _render(functions, column, imports):
     blocks = ["\n".join("    " * line[0] + (line[column] if line[column] is not None else line[1])
                         for line in function) for function in functions]
-    return "import numpy as np\n\n\n" + "\n\n\n".join(blocks) + "\n"
+    return "\n".join(imports) + "\n\n\n" + "\n\n\n".join(blocks) + "\n"
 
 
 @st.composite

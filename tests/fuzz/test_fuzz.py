@@ -28,6 +28,7 @@ import importlib.util
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -197,6 +198,33 @@ def check_jvp(f, args, grads, seed, plain):
 # around it. When a regression test starts passing, delete its row here. TAPEGEN_FUZZ_STRICT=1 raises all.
 
 KNOWN_BUGS = (  # (regression test, does this failure look like it); empty while no fuzz-found bug is open
+    ("test_python_idiom[negative-index-*]",
+     lambda tree, check, exc: re.search(r"no (gradient|derivative) rule for .*\[-\d+\]\(\)|holds a function "
+                                        r"defined in the differentiated function .* used here as a value", str(exc))),
+    ("test_python_idiom[module-objects-*]",
+     lambda tree, check, exc: re.search(r"no (gradient|derivative) rule for \.", str(exc)) and any(
+         isinstance(node, ast.Assign) and isinstance(node.value, ast.List) and node.value.elts
+         and all(isinstance(item, ast.Call) and isinstance(item.func, ast.Name) for item in node.value.elts)
+         and len({item.func.id for item in node.value.elts}) == 1 for node in tree.body)),
+    ("test_python_idiom[object-default]",
+     lambda tree, check, exc: "is a function or module here, used as a value" in str(exc)),
+    ("test_python_idiom[functions-*-in-a-*, objects-listed-in-a-loop]",
+     lambda tree, check, exc: re.search(r"no (gradient|derivative) rule for ([A-Za-z_]\w*(\[\d+\]|\['\w+'\])?"
+                                        r"|\.\w+)\(\)|is passed to \w+\(\), which may keep it in", str(exc))),
+    ("test_python_idiom[lambda-in-a-*-in-a-loop]",
+     lambda tree, check, exc: "a lambda is not supported inside a differentiated function" in str(exc)),
+    ("test_python_idiom[object-called-in-a-loop, object-mapped]",
+     lambda tree, check, exc: re.search(r"`self\.\w+` was assigned inside a branch or loop that has ended", str(exc))),
+    ("test_python_idiom[object*-of-a-computed-value*]",
+     lambda tree, check, exc: re.search(r"may be the `\.\w+` this function set on another name's object", str(exc))),
+    ("test_python_idiom[*-over-*-own-name, *-over-a-local-it-shadows]",
+     lambda tree, check, exc: "is used before it is assigned" in str(exc) and any(
+         isinstance(node, ast.comprehension)
+         and {name.id for name in ast.walk(node.target) if isinstance(name, ast.Name)}
+         & {name.id for name in ast.walk(node.iter) if isinstance(name, ast.Name)} for node in ast.walk(tree))),
+    ("test_python_idiom[yield-from-*]",
+     lambda tree, check, exc: any(isinstance(node, ast.YieldFrom) for node in ast.walk(tree))
+     and ("changes `yielded` in place" in str(exc) or "can only concatenate list" in str(exc))),
 )
 
 
@@ -224,12 +252,13 @@ def test_random_program(program, seed, single, tmp_path):
 
 # --- the checks themselves ------------------------------------------------------------------------
 
-def first_passing(count=1, start=0):
-    """Seeds of generated programs that are admissible at their own point and pass every check."""
+def first_passing(directory, count=1, start=0):
+    """Seeds of generated programs that are admissible at their own point and pass every check (meeting no
+    known bug: a check that swallows one cannot show that a wrong derivative fails it)."""
     found = []
     for seed in itertools.count(start):
         program = build(RandomChooser(seed))
-        if admissible(program, program.arguments(seed)):
+        if admissible(program, program.arguments(seed)) and not check_program(program, seed, directory):
             found.append((program, seed))
         if len(found) == count:
             return found
@@ -290,8 +319,7 @@ def _sources_script_output(paths, env):
 @pytest.mark.parametrize("sabotage", ["gradient", "pullback"])
 def test_a_wrong_derivative_fails_the_check(monkeypatch, tmp_path, sabotage):
     """The properties can fail: derivatives 0.1% off are caught."""
-    (program, seed), = first_passing()
-    check_program(program, seed, tmp_path)
+    (program, seed), = first_passing(tmp_path)
     if sabotage == "gradient":
         real = tg.value_and_grad
 
@@ -327,7 +355,11 @@ FAMILIES = {"unary", "binary", "constant", "reduce", "matmul", "index", "shape",
             "ifexp", "loop-index", "if", "for", "while", "jump", "fill", "helper", "call", "stack", "augment",
             "reassign", "swap", "container", "local", "update", "loop", "name", "condition",
             "literal", "join-mixed", "list-reduce", "split", "nested-pick", "sequence", "elements", "dict-tuples",
-            "nested-index", "dict-call", "layers", "loop-items"}
+            "nested-index", "dict-call", "layers", "loop-items",
+            # Python idioms (idioms.py)
+            "builtin", "math", "round", "comprehension", "nested-comprehension", "map", "unpack-loop",
+            "dict-comprehension", "varargs", "function-values", "function", "objects", "generator-helper",
+            "namedtuple"}
 
 
 def test_the_generator_writes_valid_programs_of_every_feature():
