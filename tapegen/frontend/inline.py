@@ -158,7 +158,7 @@ class Calls:
 
     def generator_as_list(self, source: FunctionSource) -> FunctionSource:
         """A generator function as the list of what it yields: `yield v` appends `v`, `yield from g`
-        extends by `g`, and every exit returns the list. A loop over its call (`for W, b in
+        appends each of `g`'s items, and every exit returns the list. A loop over its call (`for W, b in
         unpack_layers(w)`) then walks that list; a generator that never ends is refused."""
         node = source.node
         own = [sub for sub in _own_nodes(node) if isinstance(sub, (ast.Yield, ast.YieldFrom))]
@@ -263,7 +263,7 @@ _REQUIRED = object()  # a keyword-only parameter without a default
 
 
 class _ListBuilder(ast.NodeTransformer):
-    """`yield v` -> `<holder>.append(v)`, `yield from g` -> `<holder>.extend(g)`, `return` -> `return <holder>`,
+    """`yield v` -> `<holder>.append(v)`, `yield from g` -> a loop appending g's items, `return` -> `return <holder>`,
     in one function (not in functions nested in it)."""
 
     def __init__(self, holder):
@@ -281,10 +281,14 @@ class _ListBuilder(ast.NodeTransformer):
 
     def visit_Expr(self, stmt):
         value = stmt.value
-        if isinstance(value, (ast.Yield, ast.YieldFrom)):
-            method = "append" if isinstance(value, ast.Yield) else "extend"
+        if isinstance(value, ast.YieldFrom):  # yield from g: for each of g, append it
+            item = ast.copy_location(ast.Name(f"{self.holder}_item", ast.Store()), value)
+            append = self.visit_Expr(ast.copy_location(ast.Expr(ast.copy_location(
+                ast.Yield(ast.Name(item.id, ast.Load())), value)), stmt))
+            return ast.copy_location(ast.For(item, value.value, [append], []), stmt)
+        if isinstance(value, ast.Yield):
             item = value.value if value.value is not None else ast.Constant(None)
-            call = ast.Call(ast.Attribute(ast.Name(self.holder, ast.Load()), method, ast.Load()), [item], [])
+            call = ast.Call(ast.Attribute(ast.Name(self.holder, ast.Load()), "append", ast.Load()), [item], [])
             return ast.copy_location(ast.Expr(ast.copy_location(call, value)), stmt)
         return self.generic_visit(stmt)
 

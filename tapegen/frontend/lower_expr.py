@@ -171,13 +171,13 @@ class Expressions:
     def global_item(self, node):
         """The item `node` reads from a list, tuple or dict in the function's module or closure by a
         constant index (`LAYERS[2]`), or None."""
-        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)):
+        if not (isinstance(node, ast.Subscript) and _constant_index(node.slice)):
             return None
         if isinstance(node.value, ast.Name) and node.value.id in self.env:
             return None
         container = self.static(node.value)
         try:
-            return container[node.slice.value] if isinstance(container, (list, tuple, dict)) else None
+            return container[ast.literal_eval(node.slice)] if isinstance(container, (list, tuple, dict)) else None
         except (IndexError, KeyError, TypeError):
             return None
 
@@ -187,7 +187,7 @@ class Expressions:
         if isinstance(node, ast.Name):
             value = self.env.get(node.id)
             return value if isinstance(value, (KnownItems, LocalFunction)) else None
-        if isinstance(node, ast.Subscript) and (isinstance(node.slice, ast.Constant) or (
+        if isinstance(node, ast.Subscript) and (_constant_index(node.slice) or (
                 isinstance(node.slice, ast.Name) and isinstance(self.env.get(node.slice.id), Const))):
             base = self.known(node.value)
             if isinstance(base, KnownItems):
@@ -398,6 +398,14 @@ class Expressions:
             if isinstance(sub, (ast.stmt, ast.expr)) and not hasattr(sub, "lineno"):
                 ast.copy_location(sub, node)
         bound = {n.id for gen in node.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        first = node.generators[0].iter  # Python evaluates the first iterable outside: [f(a) for a in [a, 2 * a]]
+        if any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(first)):
+            held = self.namer.invented("iterable").name
+            self.env[held] = self.value(first)
+            outer_loop = inner
+            while not (isinstance(outer_loop, ast.For) and outer_loop.iter is first):
+                outer_loop = outer_loop.body[0]
+            outer_loop.iter = ast.copy_location(ast.Name(held, ast.Load()), first)
         outer = {name: self.env.pop(name) for name in bound if name in self.env}
         shared = {name: self.shared.pop(name) for name in bound if name in self.shared}
         self.env[holder] = result
@@ -1006,6 +1014,12 @@ MAX_UNROLLED = 64  # a global list of functions or objects longer than this is n
 
 
 _PLAIN = (type(None), bool, int, float, str)
+
+
+def _constant_index(node) -> bool:
+    """`fs[0]`, `fs[-1]`, `acts["tanh"]`: an index written as a constant."""
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+                                              and isinstance(node.operand, ast.Constant))
 
 
 def _described(value):

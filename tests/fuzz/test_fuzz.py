@@ -198,9 +198,6 @@ def check_jvp(f, args, grads, seed, plain):
 # around it. When a regression test starts passing, delete its row here. TAPEGEN_FUZZ_STRICT=1 raises all.
 
 KNOWN_BUGS = (  # (regression test, does this failure look like it); empty while no fuzz-found bug is open
-    ("test_python_idiom[negative-index-*]",
-     lambda tree, check, exc: re.search(r"no (gradient|derivative) rule for .*\[-\d+\]\(\)|holds a function "
-                                        r"defined in the differentiated function .* used here as a value", str(exc))),
     ("test_python_idiom[module-objects-*]",
      lambda tree, check, exc: re.search(r"no (gradient|derivative) rule for \.", str(exc)) and any(
          isinstance(node, ast.Assign) and isinstance(node.value, ast.List) and node.value.elts
@@ -217,14 +214,6 @@ KNOWN_BUGS = (  # (regression test, does this failure look like it); empty while
      lambda tree, check, exc: re.search(r"`self\.\w+` was assigned inside a branch or loop that has ended", str(exc))),
     ("test_python_idiom[object*-of-a-computed-value*]",
      lambda tree, check, exc: re.search(r"may be the `\.\w+` this function set on another name's object", str(exc))),
-    ("test_python_idiom[*-over-*-own-name, *-over-a-local-it-shadows]",
-     lambda tree, check, exc: "is used before it is assigned" in str(exc) and any(
-         isinstance(node, ast.comprehension)
-         and {name.id for name in ast.walk(node.target) if isinstance(name, ast.Name)}
-         & {name.id for name in ast.walk(node.iter) if isinstance(name, ast.Name)} for node in ast.walk(tree))),
-    ("test_python_idiom[yield-from-*]",
-     lambda tree, check, exc: any(isinstance(node, ast.YieldFrom) for node in ast.walk(tree))
-     and ("changes `yielded` in place" in str(exc) or "can only concatenate list" in str(exc))),
 )
 
 
