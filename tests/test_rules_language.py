@@ -6,6 +6,7 @@ import pytest
 
 from rule_rows import Row, check_vjp_row
 from tapegen.rules import language
+from tapegen.rules.shape import added_at
 
 _rng = np.random.default_rng(5)
 V = _rng.normal(size=4)
@@ -84,6 +85,34 @@ def dict_items_and_values(x):
     return np.sum(sum(v * v for v in d.values()) + sum(k * v for k, (_, v) in enumerate(d.items())))
 
 
+def dict_loop(x):
+    """`for k in d` walks the dict's keys (iterated), a list's items too."""
+    d = {"b": x * 2.0, "a": x}
+    total = 0.0
+    for k in d:
+        total = total + np.sum(d[k] ** 2)
+    for row in [x, x * 3.0]:
+        total = total + np.sum(np.sin(row))
+    return total
+
+
+Pair = __import__("collections").namedtuple("Pair", "first second")
+
+
+def records(x):
+    """A namedtuple made of differentiated values (as_record), read by name and by position."""
+    p = Pair(x * 2.0, np.sin(x))
+    first, second = p
+    return np.sum(p.first * second) + np.sum(p[1] * first)
+
+
+def scatter_added(x):
+    """np.add.at into an array the function made (added_at), a position repeated."""
+    sums = np.zeros(3)
+    np.add.at(sums, [0, 2, 0, 1], x)
+    return np.sum(sums ** 2)
+
+
 def python_sums(x):
     return np.sum(sum(x) ** 2) + sum([x[0, 0], x[1, 1]], 1.0) * sum(np.sum(row) for row in x)
 
@@ -104,6 +133,9 @@ ROWS = [
     Row("with_item-items-values-(3,4)-float64", dict_items_and_values, (M,),
         covers=(language.with_item, language.dict_items, language.dict_values)),
     Row("sum-(3,4)-float64", python_sums, (M,), covers=(language.py_sum,)),
+    Row("iterated-(4,)-float64", dict_loop, (V,), covers=(language.iterated,)),
+    Row("as_record-(4,)-float64", records, (V,), covers=(language.as_record,)),
+    Row("added_at-(4,)-float64", scatter_added, (V,), covers=(added_at,)),
 ]
 
 

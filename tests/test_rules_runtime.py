@@ -14,7 +14,8 @@ from tapegen.rules.elementwise import log_or_zero, tie_split
 from tapegen.rules.language import gathered, item_cotangent, item_range, keyed, make_dict_vjp, make_list_vjp
 from tapegen.rules.language import array_rows, one_item, shifted, summed_repeats, tiled, without_item, zero_region
 from tapegen.rules.language import as_pairs, pairs_cotangent, replaced, spread, unspread
-from tapegen.rules.runtime_rules import cotangent_at, restack, unstack
+from tapegen.rules.language import record_cotangent, record_items
+from tapegen.rules.runtime_rules import cotangent_at, popped_cotangent, restack, unstack
 from tapegen.rules.shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents
 from tapegen.rules.shape import attribute_or_none, cotangent_field, field_cotangent
 from tapegen.rules.shape import reblock, stack_vjp, unblock, vstack_vjp
@@ -49,6 +50,7 @@ def _x(*shape):
 
 S = 0.7
 V3, V4, V5 = _x(3), _x(4), _x(5)
+TAPE = [V4]  # a list the backward pass popped one value from
 M34, M23, M41, M45, M35 = _x(3, 4), _x(2, 3), _x(4, 1), _x(4, 5), _x(3, 5)
 T234 = _x(2, 3, 4)
 POSITIVE = np.abs(_x(3, 4)) + 0.5
@@ -157,6 +159,12 @@ ROWS = [
     _row("make_dict_vjp", lambda a, b: make_dict_vjp(("x", "y"), {"x": a, "y": b})[1] * a, V4, V4, wrt=(0, 1),
          covers=(make_dict_vjp,)),
     _row("keyed", lambda a, b: keyed(("x", "y"), [a, b])["y"] * b, V4, V4, wrt=(0, 1), covers=(keyed,)),
+    _row("record_items", lambda a, b: record_items({"second": a, 0: b}, ("first", "second"))[1] * b, V4, V4,
+         wrt=(0, 1), covers=(record_items,)),
+    _row("record_cotangent", lambda a, b: record_cotangent([a, b], ("first", "second"))["second"] * a, V4, V4,
+         wrt=(0, 1), covers=(record_cotangent,)),
+    _row("popped_cotangent", lambda a, b: item_cotangent(popped_cotangent(TAPE, (a, [b])), 1) * b, V4, V4,
+         wrt=(0, 1), covers=(popped_cotangent,)),
     _row("as_cotree", lambda a, b: as_cotree([a, b])[1] * a, V4, V4, wrt=(0, 1), covers=(as_cotree,)),
     _row("piece_cotangents", lambda a, b: np.concatenate(piece_cotangents([a, None, b], [V3, V4, V5])) ** 2,
          V3, V5, wrt=(0, 1), covers=(piece_cotangents,)),

@@ -767,6 +767,8 @@ class Expressions:
                                      outputs, node, targets)
         if prim is not None and getattr(prim, "own_code", False) and self.lowers(obj):
             prim = None  # a rule's own helper (solve_vjp_a) in gradient code differentiated again: its code
+        if prim is None and _is_namedtuple(obj):  # Params(W=W, b=b), whoever defined Params
+            return (self.record(obj, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
         if prim is None and inspect.isclass(obj) and _users_class(obj):
             made = self.construct(obj, node, targets)
             if made is not None:
@@ -893,8 +895,6 @@ class Expressions:
         A dataclass's generated `__init__` (it has no source) is followed field by field.
         """
         import dataclasses
-        if _is_namedtuple(cls):
-            return (self.record(cls, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
         if inspect.getattr_static(cls, "__new__", object.__new__) is not object.__new__ or issubclass(cls, tuple):
             return None
         init = inspect.getattr_static(cls, "__init__", object.__init__)

@@ -9,6 +9,8 @@ check itself. Inputs are fixed (seeded) and kept away from kinks and ties.
 """
 from __future__ import annotations
 
+import collections
+
 import operator
 from dataclasses import dataclass
 
@@ -179,6 +181,21 @@ def items_sample(a):
     d["y"] = np.sin(d["y"])
     total = sum(v * k for k, v in zip((1.0, 2.0), d.values()))
     return total + sum(value for _, value in d.items())
+
+
+_PAIR = collections.namedtuple("Pair", "first second")
+
+
+def record_sample(a):
+    p = _PAIR(a * 2.0, np.sin(a))
+    first, second = p
+    return p.first * second + p[1] * first
+
+
+def added_at_sample(a):
+    sums = np.zeros(3)
+    np.add.at(sums, [0, 2, 0, 1], a)
+    return sums * sums
 
 
 def rows_sample(a):
@@ -555,6 +572,8 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("concat-plus-repeat-(4,)", joined_sample, (v4, [_x(4)]), wrt=(0,)),
         Sample("list-tuple-(3,4)", rows_sample, (m34,)),
         Sample("with_item-sum-items-(4,)", items_sample, (v4,)),
+        Sample("as_record-(4,)", record_sample, (v4,)),
+        Sample("added_at-(4,)", added_at_sample, (v4,)),
         Sample("block-(2,2)", lambda a, b: np.block([[a, b], [b * 2.0, a * b]]), (_x(2, 2), _x(2, 2))),
         Sample("array-(4,)", lambda a: np.array([a, a * 2.0]), (v4,)),
         Sample("asarray-list-(4,)", lambda a, b: np.asarray([a, b]) * 2.0, (v4, _x(4))),
