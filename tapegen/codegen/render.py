@@ -8,7 +8,6 @@ replaced by the values they read, and constant arithmetic folded away.
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import operator
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from ..errors import InternalError
 from ..ir import Const, Eqn, Pack, Var
+from .syntax import clone
 
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult,
            "//": ast.FloorDiv, "%": ast.Mod, "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor}
@@ -176,7 +176,7 @@ def _rule(eqn):
     if rule.name == "assign" and rule.reads == ("g",):
         return atom(reads["g"])
     if rule.inline is not None:
-        expr = _Substitute(reads).visit(copy.deepcopy(rule.inline))
+        expr = _Substitute(reads).visit(clone(rule.inline))
         if not getattr(eqn.op, "masked", True):
             expr = _Unguard().visit(expr)
         if getattr(eqn.op, "out_shape", None) is not None:
@@ -310,7 +310,7 @@ def _spelled_cached(text):
 
 
 def _spelled(text):
-    return copy.deepcopy(_spelled_cached(text))
+    return clone(_spelled_cached(text))
 
 
 def _name(name, ctx=None):

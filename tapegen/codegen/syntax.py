@@ -30,3 +30,22 @@ def numpy_name(func):
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "np":
         return func.attr
     return None
+
+
+# Contexts and operators carry no fields: `ast.parse` itself shares one instance of each.
+_SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def clone(node):
+    """A deep copy of an `ast` tree, about six times faster than `copy.deepcopy` (which goes
+    through `__reduce_ex__` for every node): nodes and lists are copied, everything else shared."""
+    new = node.__class__.__new__(node.__class__)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if value.__class__ is list:
+            fields[key] = [clone(item) if isinstance(item, ast.AST) else item for item in value]
+        elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
+            fields[key] = clone(value)
+        else:
+            fields[key] = value
+    return new
