@@ -19,10 +19,23 @@ from .errors import (GradcheckError, InternalError, NanError, NonScalarOutputErr
                      SourceNotFoundError, TapegenError, UnsupportedSyntaxError, WrtError)
 from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .runtime import register_pytree, stop_gradient
-from .tools.gradcheck import GradcheckReport, gradcheck
-from .tools.graphing import graph
-from .tools.inspection import residuals
-from .tools.tracing import trace
+
+# Tools load on first use: `import tapegen` then `tg.grad` should pay only for what a gradient needs.
+_LAZY = {"gradcheck": "tools.gradcheck", "GradcheckReport": "tools.gradcheck", "graph": "tools.graphing",
+         "residuals": "tools.inspection", "trace": "tools.tracing"}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tapegen' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = [

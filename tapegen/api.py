@@ -21,11 +21,9 @@ import weakref
 import numpy as np
 
 from . import pipeline
-from .codegen import differentiable
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function
-from .highlight import SourceText  # a str that Jupyter shows highlighted
 from .rules.runtime_rules import zero_tangent
 from .runtime import _pytree_like, conform, pytree_fields
 
@@ -188,6 +186,7 @@ class Differentiated:
         if kind not in ("grad", "vjp", "jvp"):
             raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad', 'vjp' or 'jvp'")
         entry = self._entry(kind, self._wrt if wrt is None else wrt)
+        from .highlight import SourceText  # a str that Jupyter shows highlighted (loaded when first asked)
         if args is None:
             return SourceText(entry.generated.text)
         if kind != "grad":
@@ -490,6 +489,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     cache = _GRADIENTS.setdefault(d._target.fn, {})
     generated = _generic_gradient(d, wrt)
     if key not in cache:
+        from .codegen import differentiable  # gradients of gradients only
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
     bound = d._target.bound  # a method: the gradient code takes `self` first
     return types.MethodType(cache[key], bound[0]) if bound else cache[key]
