@@ -10,6 +10,7 @@
     dW, db = loss.grad(W, b, x, y, wrt=("W", "b"))
     print(loss.source(wrt=("W", "b")))   # the generated gradient code
 """
+from . import cache  # tg.cache.enable(): generated code kept on disk for the next process
 from ._version import __version__
 from .api import Differentiated, differentiate, grad, source, value_and_grad, vjp, wengert
 from .api_transforms import hessian, hvp, jacobian, jvp
@@ -46,6 +47,8 @@ __all__ = [
     "custom_vjp", "custom_jvp", "register_vjp", "register_pytree", "gradcheck", "GradcheckReport", "debug_nans", "NanError",
     # inspection
     "source", "wengert", "trace", "graph", "residuals",
+    # settings
+    "cache",
     # errors
     "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
     "SourceNotFoundError", "WrtError", "InternalError",

@@ -218,12 +218,14 @@ class _Entry:
     def __init__(self, target, kind, wrt, has_aux, checks=False):
         indices, bare = target.wrt(wrt)
         receiver = type(target.bound[0]) if target.bound else None
-        program = pipeline.lowered(target.fn, receiver)
-        if program.returns_tuple and not has_aux and kind == "grad":
+        returns_tuple = pipeline.returns_tuple(target.fn, receiver)  # without lowering, if the disk cache knows
+        if returns_tuple and not has_aux and kind == "grad":
             raise NonScalarOutputError(
-                "grad needs a scalar output, but the function returns a tuple", program.return_span,
+                "grad needs a scalar output, but the function returns a tuple",
+                pipeline.lowered(target.fn, receiver).return_span,
                 "pass has_aux=True if the first item is the loss and the rest are extras")
-        outputs = (0,) if (has_aux or not program.returns_tuple) else tuple(range(len(program.outputs)))
+        outputs = (0,) if (has_aux or not returns_tuple) else \
+            tuple(range(len(pipeline.lowered(target.fn, receiver).outputs)))
         self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver)
         self.function = self.generated.function
         self.backward = self.generated.backward if kind == "vjp" else None
@@ -289,7 +291,7 @@ class Pullback:
         """The gradients for `cotangent`; call it as often as you like (a Jacobian calls it per row)."""
         cotangent = _check_cotangent(cotangent, self._out, self._entry)
         residuals = self._residuals
-        if self._entry.generated.adjoint.uses_tape:
+        if self._entry.generated.uses_tape:
             # The backward pass consumes its tape and writes saved regions back into arrays:
             # the first call uses the saved residuals, later calls run the forward pass again.
             if residuals is None:
