@@ -28,10 +28,22 @@ from .rules.runtime_rules import zero_tangent
 from .runtime import _pytree_like, conform, pytree_fields
 
 
+_POSITIONAL, _KEYWORD, _DEFAULT = "positional", "keyword", "default"
+
+
+class _Slot:
+    """A stand-in argument: binding these shows where each parameter's value comes from."""
+
+    __slots__ = ("kind", "where")
+
+    def __init__(self, kind, where):
+        self.kind, self.where = kind, where
+
+
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
-    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset")
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "plans")
 
     def __init__(self, fn):
         if isinstance(fn, Differentiated):
@@ -57,6 +69,7 @@ class _Target:
         else:  # a keyword-only parameter without a default comes after defaults: arguments() fills them in
             self.defaults = ()
         self.offset = len(bound)
+        self.plans: dict = {}  # (positional count, keyword names) -> see _plan
 
     def arguments(self, args, kwargs):
         """All positional arguments, bound self first, defaults filled in."""
@@ -64,13 +77,27 @@ class _Target:
             args = self.bound + args
         if not kwargs and len(args) == self.nparams:
             return args
+        plan = self.plans.get((len(args), tuple(kwargs)))
+        if plan is None:
+            plan = self._plan(args, kwargs)
+        return tuple(args[where] if kind is _POSITIONAL else kwargs[where] if kind is _KEYWORD else where
+                     for kind, where in plan)
+
+    def _plan(self, args, kwargs):
+        """Where each parameter's value comes from, for calls with this many arguments and these keywords:
+        `inspect`'s binding, worked out once per (count, keyword names) rather than on every call."""
         try:
-            signature = inspect.signature(self.fn)
-            bound = signature.bind(*args, **kwargs)
+            bound = inspect.signature(self.fn).bind(*(_Slot(_POSITIONAL, i) for i in range(len(args))),
+                                                    **{name: _Slot(_KEYWORD, name) for name in kwargs})
         except TypeError as exc:
             raise TapegenError(f"{self.fn.__qualname__}(): {exc}") from None
         bound.apply_defaults()
-        return tuple(bound.arguments[name] for name in self.params)
+        plan = []
+        for name in self.params:
+            value = bound.arguments[name]
+            plan.append((value.kind, value.where) if isinstance(value, _Slot) else (_DEFAULT, value))
+        self.plans[(len(args), tuple(kwargs))] = plan = tuple(plan)
+        return plan
 
     def wrt(self, wrt):
         """Parameter indices for a user's `wrt` (an int, a name, or a tuple of them), and whether bare."""
