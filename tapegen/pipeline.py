@@ -18,10 +18,10 @@ from .codegen.load import load
 from .frontend.lower import lower
 from .frontend.names import reserved_names
 from .frontend.source import function_source
-from .ir import Program, Var
+from .ir import Eqn, Program, Var, walk
 from .runtime import nan_check
 from .transforms.reverse import Adjoint, reverse
-from .transforms.specialize import describe, guard_source, known_output, signature, trusted_shapes
+from .transforms.specialize import describe, guard_source, known_output, signature, trusted_shapes, unpinned
 from .verify import verify, verify_adjoint
 
 
@@ -186,22 +186,27 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args):
     if function is not None:
         return function(*args), function
     records: dict = {}
+    executed: set = set()
 
-    def record(name, value):
+    def record(name, value, ordinal):
         records.setdefault(Var(name), set()).add(describe(value))
+        executed.add(ordinal)
 
     program = generic.program
     name = f"{program.name}_grad"
+    ordinals = {id(e): k for k, e in enumerate(e for e in walk(program.body) if isinstance(e, Eqn))}
     with _LOCK:  # emit keeps per-module state while it writes: one module at a time
-        text = grad_module(generic.adjoint, name, bare, record=True)
+        text = grad_module(generic.adjoint, name, bare, record=ordinals)
     recording = load(text, generic.filename + " (recording)", {**rules.namespace(), "record": record}, fn,
                      program.free_sources)[name]
     result = recording(*args)
     with _LOCK:
-        known = trusted_shapes(program, {v: frozenset(s) for v, s in records.items()}, signatures)
+        recorded = {v: frozenset(s) for v, s in records.items()}
+        guarded = unpinned(program, recorded, signatures, executed)
+        known = trusted_shapes(program, recorded, guarded)
         adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
         verify_adjoint(adjoint)
-        guard, dtypes = guard_source(program.params, signatures)
+        guard, dtypes = guard_source(program.params, guarded)
         output = known_output(known, program.outputs[outputs[0]])
         seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
         floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))

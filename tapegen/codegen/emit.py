@@ -44,12 +44,13 @@ class _ModuleState(threading.local):
 
     checks: span -> index for nan_check lines (debug_nans), or None;
     comments: (file, line) -> the user's comment lines above that line;
-    record: write record(...) after each forward equation (the shape-recording run).
+    record: write record(name, value, ordinal) after each forward equation (the shape-recording run);
+        a dict of the program's equations' ordinals by id, which say which equation ran.
     """
 
     checks = None
     comments: dict = {}
-    record = False
+    record: dict = {}
     rendered: dict = {}  # id(eqn) -> the statement written for it, where a pass rewrote it
     arrays: dict = {}  # name -> (shape, dtype) of values known to be ndarrays (shape specialization)
     adjoint = None  # the Adjoint being written
@@ -70,22 +71,22 @@ def _texts_for(adjoint) -> dict:
     return texts
 
 
-def _start(adjoint, checks, record=False):
+def _start(adjoint, checks, record=None):
     _STATE.checks = _check_indices(adjoint) if checks else None
     _STATE.comments = dict(getattr(adjoint.primal, "comments", ()))
-    _STATE.record = record
+    _STATE.record = record or {}
     _STATE.rendered = {}
     _STATE.arrays = {}
     _STATE.adjoint = adjoint
     _STATE.texts = _texts_for(adjoint) if not checks else {}
 
 
-def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bool = False,
+def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: dict | None = None,
                 guard: str | None = None, seed_value: str | None = None, floats=frozenset()) -> str:
     """Source of `<name>(params) -> (value, gradients)`: forward then backward in one function.
 
     With `checks`, every equation is followed by `nan_check(...)` (runtime.py; switched on by debug.py); with
-    `record`, forward values are reported to `record(...)` (see specialize.py). A `guard`
+    `record` ({id(eqn): ordinal}), forward values are reported to `record(...)` (see specialize.py). A `guard`
     (a condition on the arguments) sends calls it rejects to `GENERIC`, the unspecialized code.
     """
     _start(adjoint, checks, record)
@@ -260,7 +261,8 @@ def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Eqn):
         lines = _eqn_lines(stmt)
         if _STATE.record and not backward:
-            lines += [f"record({v.name!r}, {v.name})" for v in stmt.outputs if v.name != "_"]
+            ordinal = _STATE.record.get(id(stmt), -1)
+            lines += [f"record({v.name!r}, {v.name}, {ordinal})" for v in stmt.outputs if v.name != "_"]
         checks = _STATE.checks
         if checks is not None and stmt.span in checks:
             phase = "backward" if backward else "forward"
