@@ -127,3 +127,29 @@ def test_run_quick_prints_a_table():
     header = next(line for line in done.stdout.splitlines() if line.startswith("workload"))
     assert "tapegen/hand" in header and "first call" in header
     assert any(line.startswith("scalar ") for line in done.stdout.splitlines())
+
+
+def _table_lines(command):
+    done = subprocess.run([sys.executable, *command], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.slow  # a fresh process per function: 5-15 s on a loaded machine
+def test_transform_scaling_prints_seconds_per_statement():
+    lines = _table_lines([os.path.join(BENCHMARKS, "transform_scaling.py"), "--sizes", "10", "--kinds",
+                          "straight,loop"])
+    header = next(line for line in lines if line.startswith("function"))
+    assert "per statement" in header and "goal" in header
+    assert [line.split()[:2] for line in lines if line.startswith(("straight ", "loop "))] == [
+        ["straight", "10"], ["loop", "10"]]
+
+
+@pytest.mark.slow  # four fresh processes
+def test_first_call_prints_a_row_per_method():
+    lines = _table_lines([os.path.join(BENCHMARKS, "first_call.py"), "--rounds", "1", "--only",
+                          "tapegen,tapegen (warm disk cache)"])
+    header = next(line for line in lines if line.startswith("method"))
+    assert "import" in header and "first gradient" in header
+    rows = [line for line in lines if line.startswith("tapegen")]
+    assert len(rows) == 2 and all("goal 20 ms" in row for row in rows)
