@@ -148,7 +148,14 @@ def _function(fn, seen: set, depth: int) -> tuple:
     values = tuple((name, _describe(scope[name], seen, depth + 1)) for name in sorted(_names(code)) if name in scope)
     cells = tuple((name, _cell(cell, seen, depth)) for name, cell in zip(code.co_freevars, fn.__closure__ or ()))
     defaults = _describe((fn.__defaults__, tuple(sorted((fn.__kwdefaults__ or {}).items()))), seen, depth + 1)
-    return (fn.__module__, fn.__qualname__, code.co_filename, code.co_firstlineno, text, values, cells, defaults)
+    return (fn.__module__, fn.__qualname__, code.co_filename, code.co_firstlineno, _code(code), text, values, cells,
+            defaults)
+
+
+def _code(code) -> tuple:
+    """The code object itself (two lambdas on one line share everything else)."""
+    consts = tuple(_code(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c)) for c in code.co_consts)
+    return hashlib.sha256(code.co_code).hexdigest(), code.co_names, code.co_varnames, consts
 
 
 def _source_digest(filename, module_globals=None) -> str:

@@ -210,3 +210,34 @@ def test_a_function_with_an_undescribable_global_is_not_cached(tmp_path):
     second = run(source, cache)
     assert second["lowered"] > 0
     check(second, path)
+
+
+TWO_LAMBDAS = """
+import numpy as np
+
+pair = (lambda x: np.sum(np.sin(x) ** 2)), (lambda x: np.sum(np.cos(x) ** 2))
+"""
+
+CHILD_LAMBDAS = """
+import json, sys
+import numpy as np
+import tapegen as tg
+sys.path.insert(0, sys.argv[1])
+import lambdas
+x = np.linspace(0.1, 0.9, 5)
+print(json.dumps([tg.grad(f)(x).tolist() for f in lambdas.pair[::int(sys.argv[2])]]))
+"""
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_two_lambdas_on_one_line_get_their_own_entries(tmp_path, order):
+    (tmp_path / "lambdas.py").write_text(TWO_LAMBDAS)
+    environment = {**os.environ, "PYTHONPATH": ROOT, "TAPEGEN_CACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(2):  # the second process reads what the first wrote
+        done = subprocess.run([sys.executable, "-c", CHILD_LAMBDAS, str(tmp_path), str(order)], capture_output=True,
+                              text=True, env=environment, timeout=120)
+        assert done.returncode == 0, done.stderr
+        got = json.loads(done.stdout.splitlines()[-1])[::order]
+        x = np.linspace(0.1, 0.9, 5)
+        np.testing.assert_allclose(got[0], 2 * np.sin(x) * np.cos(x), rtol=1e-12)
+        np.testing.assert_allclose(got[1], -2 * np.cos(x) * np.sin(x), rtol=1e-12)
