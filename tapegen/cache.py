@@ -129,9 +129,9 @@ def _rules_state() -> tuple:
     builtin = {}
     for table in rules.TABLES:
         builtin.update(table.primitives)
-    added = sorted((prim.name, _reference(fn), _reference(prim.fn)) for fn, prim in rules.PRIMITIVES.items()
-                   if builtin.get(fn) is not prim)
-    names = sorted((name, _reference(value)) for name, value in rules._USER_NAMES.items())
+    added = sorted(((prim.name, _describe(fn, set(), 0), _describe(prim.fn, set(), 0))
+                    for fn, prim in rules.PRIMITIVES.items() if builtin.get(fn) is not prim), key=repr)
+    names = sorted(((name, _describe(value, set(), 0)) for name, value in rules._USER_NAMES.items()), key=repr)
     return tuple(sorted(rules._LOADED)), tuple(added), tuple(names)
 
 
@@ -217,7 +217,7 @@ def _describe(value, seen: set, depth: int):
                                                   for c in value.__mro__ if not _library(c)))
     wrapped = getattr(value, "__wrapped__", None)  # @tg.differentiate, tg.grad(g), custom rules: g is inlined
     if isinstance(wrapped, types.FunctionType) and not _library(wrapped):
-        return ("wrapping", type(value).__qualname__, _reference(value), _function(wrapped, seen, depth + 1))
+        return ("wrapping", type(value).__qualname__, _function(wrapped, seen, depth + 1))
     return ("named", type(value).__qualname__, _reference(value))
 
 
