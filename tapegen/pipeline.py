@@ -203,7 +203,7 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args):
     with _LOCK:
         recorded = {v: frozenset(s) for v, s in records.items()}
         guarded = unpinned(program, recorded, signatures, executed)
-        known = trusted_shapes(program, recorded, guarded)
+        known = trusted_shapes(program, recorded, guarded, executed)
         adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
         verify_adjoint(adjoint)
         guard, dtypes = guard_source(program.params, guarded)

@@ -74,8 +74,13 @@ def describe(value):
     return ("other", None, None)
 
 
-def trusted_shapes(program, records, signatures) -> dict:
-    """{var: (shape, dtype)} for the forward values whose recorded shape holds for every guarded call."""
+def trusted_shapes(program, records, signatures, executed=None) -> dict:
+    """{var: (shape, dtype)} for the forward values whose recorded shape holds for every guarded call.
+
+    `executed` (ordinals of the equations of `walk(program.body)` that ran in the recording, if known):
+    a value is trusted only if every equation assigning it ran. A branch not taken, say on the sign of
+    the data, was never seen to give its value the recorded shape.
+    """
     eqns = [e for e in walk(program.body) if isinstance(e, Eqn)]
     known, containers = {}, set()
     for param, sig in zip(program.params, signatures):
@@ -96,6 +101,9 @@ def trusted_shapes(program, records, signatures) -> dict:
         for out in eqn.outputs:
             definers.setdefault(out, []).append(eqn)
     trusted = {v for v in candidates if v in definers}
+    if executed is not None:
+        unseen = {id(e) for k, e in enumerate(eqns) if k not in executed}
+        trusted = {v for v in trusted if not any(id(d) in unseen for d in definers[v])}
     counters = _range_targets(program, definers)
     while True:  # shrink both sets together until each is consistent with the other
         shaped = trusted | set(known)
@@ -153,18 +161,15 @@ def unpinned(program, records, signatures, executed) -> tuple:
     """`signatures` with each int argument's value replaced by its type where the trusted shapes stay the same
     without it: a loop count, say, whose loop computes the same shapes however often it runs.
 
-    Sound only if every equation defining a trusted value ran in the recording (`executed`, their
-    ordinals in `walk(program.body)`): a loop body that never ran, or ran once, was seen to keep no
-    shape; each equation that did run was seen to give its output's shape from its inputs' shapes.
+    Sound because every equation defining a trusted value ran in the recording (`executed`, see
+    trusted_shapes): a loop body that never ran was seen to keep no shape; each equation that did run
+    was seen to give its output the recorded shape from its inputs' recorded shapes.
     """
-    known = trusted_shapes(program, records, signatures)
-    eqns = [e for e in walk(program.body) if isinstance(e, Eqn)]
-    if any(k not in executed for k, e in enumerate(eqns) if any(v in known for v in e.outputs)):
-        return signatures
+    known = trusted_shapes(program, records, signatures, executed)
     for i, sig in enumerate(signatures):
         if sig is not None and sig[0] == "value" and sig[1] is int:
             trial = signatures[:i] + (("int",),) + signatures[i + 1:]
-            if trusted_shapes(program, records, trial) == known:
+            if trusted_shapes(program, records, trial, executed) == known:
                 signatures = trial
     return signatures
 
