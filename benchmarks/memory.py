@@ -12,7 +12,12 @@ Three parts:
   against hand-written gradients with and without the same checkpointing;
 - the seeds' Exercise 7: the chain v_k = tanh(v_{k-1} W_k) for L in {10, 50, 100}
   (64 wide, batch 256), with and without sqrt(L) checkpointing (segments of
-  round(sqrt(L)) layers), tapegen and hand-written.
+  round(sqrt(L)) layers), tapegen and hand-written;
+- page faults of large-state loops (`h = h + 0.1 * tanh(h)` on 1e5 floats, and
+  the RNN with a 1000 x 100 state, 1,000 steps; 200 with --quick): each method
+  in a fresh process, two calls, each call's minor faults and system time
+  from `resource.getrusage` (the first call pays the process's first touch of
+  the memory the tape needs; the second shows what the allocator gives back).
 
 Peak memory is tracemalloc's (inputs excluded, outputs included); time is the
 median of interleaved rounds. `tapegen.checkpoint` is detected with `hasattr`:
@@ -23,8 +28,12 @@ from __future__ import annotations
 import common  # noqa: F401  (first: single-threaded BLAS before NumPy loads)
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -32,6 +41,7 @@ import tapegen as tg  # noqa: E402
 from common import bytes_text, calls_per_sample, format_table, median_iqr, peak_bytes, seconds_per_call  # noqa: E402
 from common import seconds_text  # noqa: E402
 from workloads import MEMORY, chain_segment, deep_mlp_hand_checkpointed, make_deep_mlp  # noqa: E402
+from workloads import make_state_loop, make_wide_rnn, rebind, rnn, rnn_hand, state_loop, state_loop_hand  # noqa: E402
 
 HAS_CHECKPOINT = hasattr(tg, "checkpoint")
 _checkpointed = tg.checkpoint if HAS_CHECKPOINT else (lambda fn: fn)
@@ -143,17 +153,74 @@ def _saving(results, label):
     return f"{plain['peak'] / checkpointed['peak']:.2f}x less, {checkpointed['median'] / plain['median']:.2f}x time"
 
 
+FAULT_WORKLOADS = {  # name -> (function, wrt, make(rng, steps), hand-written value and gradient)
+    "state loop, 1e5 floats": (state_loop, (0,), make_state_loop, state_loop_hand),
+    "RNN, 1000 x 100 state": (rnn, (0, 1, 2), make_wide_rnn, rnn_hand),
+}
+FAULT_METHODS = ("hand-written", "tapegen", "autograd")
+
+
+def faults_child(method, name, steps):
+    """In a fresh process: two value-and-gradient calls; prints each one's minor faults, system and wall time."""
+    fn, wrt, make, hand = FAULT_WORKLOADS[name]
+    args = make(np.random.default_rng(0), steps)
+    if method == "tapegen":
+        call = tg.value_and_grad(fn, wrt=wrt)
+    elif method == "autograd":
+        import autograd
+        import autograd.numpy as anp
+        call = autograd.value_and_grad(rebind(fn, anp), argnum=wrt)
+    else:
+        call = hand
+    calls = []
+    for _ in range(2):
+        before, start = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        call(*args)
+        after, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter() - start
+        calls.append({"faults": after.ru_minflt - before.ru_minflt, "system": after.ru_stime - before.ru_stime,
+                      "wall": wall})
+    print(json.dumps(calls))
+
+
+def fault_rows(steps, log):
+    rows = []
+    for name in FAULT_WORKLOADS:
+        for method in FAULT_METHODS:
+            done = subprocess.run([sys.executable, __file__, "--faults-child", method, name, str(steps)],
+                                  capture_output=True, text=True)
+            log(f"page faults: {name}, {method}")
+            if done.returncode:
+                rows.append([name, method, "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:80], "", ""])
+                continue
+            calls = json.loads(done.stdout.strip().splitlines()[-1])
+            rows.append([name, method] + [f"{c['faults'] / 1e6:.2f} M, {c['system']:.2f} s sys, "
+                                          f"{seconds_text(c['wall'])}" for c in calls])
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="3 rounds instead of 9")
     parser.add_argument("--rounds", type=int)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--only-faults", action="store_true", help="only the page-fault table")
+    parser.add_argument("--faults-child", nargs=3, metavar=("METHOD", "WORKLOAD", "STEPS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.faults_child:
+        method, name, steps = args.faults_child
+        return faults_child(method, name, int(steps))
     rounds = args.rounds or (3 if args.quick else 9)
     target = 0.01 if args.quick else 0.05
     def log(message):
         print(message, file=sys.stderr, flush=True)
-    print(f"tapegen.checkpoint: {'available' if HAS_CHECKPOINT else 'not available'}")
+    steps = 200 if args.quick else 1000
+    fault_table = fault_rows(steps, log)
+    print(f"\nLarge-state loops, {steps} steps, each method in a fresh process: minor page faults, system time "
+          "and wall time of the first and the second value-and-gradient call\n")
+    print(format_table(["workload", "method", "first call", "second call"], fault_table, args.markdown))
+    if args.only_faults:
+        return
+    print(f"\ntapegen.checkpoint: {'available' if HAS_CHECKPOINT else 'not available'}")
     headers = ["method", "peak memory", "vs hand", "time", "vs hand", "same gradient"]
     for name, step in (("chain", 8), ("deep_mlp", 4)):
         workload = MEMORY[name]

@@ -267,20 +267,8 @@ def chain(x):
 
 
 def chain_hand(x):
-    """One saved array per layer (the tanh output), freed as the backward pass passes it."""
-    ys, h = [], x
-    for _ in range(64):
-        y = np.tanh(h)
-        ys.append(y)
-        h = h + 0.1 * y
-    value = np.sum(h * h)
-    g = 2.0 * h
-    del h
-    while ys:
-        y = ys.pop()
-        g = g + g * (0.1 * (1.0 - y * y))
-        del y
-    return value, (g,)
+    """64 layers: one saved array per layer, as `state_loop_hand`."""
+    return state_loop_hand(x, 64)
 
 
 def _make_chain(rng, size):
@@ -337,6 +325,43 @@ def deep_mlp_hand_checkpointed(Ws, x, step):
 def make_deep_mlp(rng, size, layers=16, width=256, batch=512):
     layers, width, batch = (layers, width, batch) if size != "test" else (3, 4, 5)
     return [rng.normal(size=(width, width)) / np.sqrt(width) for _ in range(layers)], rng.normal(size=(batch, width))
+
+
+# --- large-state loops: page faults in a fresh process ------------------------------------------
+
+
+def state_loop(x, steps):
+    h = x
+    for _ in range(steps):
+        h = h + 0.1 * np.tanh(h)
+    return np.sum(h * h)
+
+
+def state_loop_hand(x, steps):
+    """One saved array per step (the tanh output), freed as the backward pass passes it (`chain_hand` too)."""
+    ys, h = [], x
+    for _ in range(steps):
+        y = np.tanh(h)
+        ys.append(y)
+        h = h + 0.1 * y
+    value = np.sum(h * h)
+    g = 2.0 * h
+    del h
+    while ys:
+        y = ys.pop()
+        g = g + g * (0.1 * (1.0 - y * y))
+        del y
+    return value, (g,)
+
+
+def make_state_loop(rng, steps, n=100_000):
+    return rng.uniform(-1.0, 1.0, size=n), steps
+
+
+def make_wide_rnn(rng, steps, batch=1000, n_in=8, hidden=100):
+    """The RNN workload with a 1e5-float state (batch 1000 x hidden 100)."""
+    return (rng.normal(size=(n_in, hidden)) / np.sqrt(n_in), rng.normal(size=(hidden, hidden)) / np.sqrt(hidden),
+            rng.normal(size=hidden) * 0.1, rng.normal(size=(steps, batch, n_in)), np.zeros((batch, hidden)))
 
 
 SPEED = {w.name: w for w in [

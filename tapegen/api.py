@@ -43,13 +43,15 @@ class _Slot:
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
-    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "plans")
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "plans")
 
     def __init__(self, fn):
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
             fn = differentiable_gradient(fn, reverse=True)
+        elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
+            fn = fn.__tapegen_inline__() or fn  # tg.jacobian(tg.hvp(f)): the plain code it stands for
         bound = ()
         if inspect.ismethod(fn):
             bound = (fn.__self__,)
@@ -69,13 +71,16 @@ class _Target:
         else:  # a keyword-only parameter without a default comes after defaults: arguments() fills them in
             self.defaults = ()
         self.offset = len(bound)
+        # `def f(x, *rest)`: the name of *rest; its values are passed (and differentiated) one by one
+        self.varargs = code.co_varnames[self.nparams] if code.co_flags & inspect.CO_VARARGS else None
         self.plans: dict = {}  # (positional count, keyword names) -> see _plan
 
     def arguments(self, args, kwargs):
-        """All positional arguments, bound self first, defaults filled in."""
+        """All positional arguments, bound self first, defaults filled in; `*rest`'s values spread in
+        place (after the named positional parameters, before keyword-only ones)."""
         if self.bound:
             args = self.bound + args
-        if not kwargs and len(args) == self.nparams:
+        if not kwargs and len(args) == self.nparams and self.varargs is None:
             return args
         plan = self.plans.get((len(args), tuple(kwargs)))
         if plan is None:
@@ -92,18 +97,35 @@ class _Target:
         except TypeError as exc:
             raise TapegenError(f"{self.fn.__qualname__}(): {exc}") from None
         bound.apply_defaults()
-        plan = []
-        for name in self.params:
-            value = bound.arguments[name]
-            plan.append((value.kind, value.where) if isinstance(value, _Slot) else (_DEFAULT, value))
-        self.plans[(len(args), tuple(kwargs))] = plan = tuple(plan)
+        values = [bound.arguments[name] for name in self.params]
+        if self.varargs is not None:  # *rest's values in place, before the keyword-only parameters
+            positional = self.fn.__code__.co_argcount
+            values[positional:positional] = bound.arguments[self.varargs]
+        plan = tuple((value.kind, value.where) if isinstance(value, _Slot) else (_DEFAULT, value) for value in values)
+        self.plans[(len(args), tuple(kwargs))] = plan
         return plan
 
-    def wrt(self, wrt):
-        """Parameter indices for a user's `wrt` (an int, a name, or a tuple of them), and whether bare."""
+    def statics(self, arguments):
+        """(position, function) for each argument that is a function (`nonlinearity=np.tanh`): the
+        variant of the transform made for these functions, whose calls it resolves."""
+        functions = tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
+        if self.varargs is None:
+            return functions
+        return (("*", len(arguments) - self.nparams),) + functions  # how many values *rest has
+
+    def default_statics(self):
+        """`statics` for a call that passes no function-valued parameter that has a default."""
+        first = len(self.params) - len(self.defaults)
+        return tuple((first + k, d) for k, d in enumerate(self.defaults) if type(d) in FUNCTION_TYPES)
+
+    def wrt(self, wrt, statics=()):
+        """Parameter indices for a user's `wrt` (an int, a name, or a tuple of them), and whether bare.
+
+        With `*rest`, `statics` says how many values it has: positions count them one by one.
+        """
         bare = not isinstance(wrt, (tuple, list))
         items = (wrt,) if bare else tuple(wrt)
-        visible = self.params[self.offset:]
+        visible = self.visible(dict(statics).get("*", 0))
         if not items:
             raise self._wrt_error("wrt is empty", visible)
         indices = []
@@ -122,6 +144,14 @@ class _Target:
                 raise self._wrt_error(f"wrt names argument {visible[index]!r} twice", visible)
             indices.append(index + self.offset)
         return tuple(indices), bare
+
+    def visible(self, rest=0):
+        """The names of the parameters a caller passes, `*rest`'s values as `rest[0]`, `rest[1]`, ..."""
+        params = self.params[self.offset:]
+        if self.varargs is None:
+            return params
+        positional = self.fn.__code__.co_argcount - self.offset
+        return params[:positional] + tuple(f"{self.varargs}[{k}]" for k in range(rest)) + params[positional:]
 
     def _wrt_error(self, message, visible):
         code = self.fn.__code__
@@ -176,8 +206,8 @@ class Differentiated:
 
     def value_and_grad(self, *args, wrt=None, **kwargs):
         """`(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
-        entry = self._entry("grad", self._wrt if wrt is None else wrt)
         arguments = self._target.arguments(args, kwargs)
+        entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments))
         try:
             if entry.pending:
                 return entry.specialize(arguments)
@@ -192,8 +222,8 @@ class Differentiated:
 
     def vjp(self, *args, wrt=None, **kwargs):
         """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
-        entry = self._entry("vjp", self._wrt if wrt is None else wrt)
         arguments = self._target.arguments(args, kwargs)
+        entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments))
         out, residuals = entry.function(*arguments)
         return out, Pullback(entry, out, residuals, arguments)
 
@@ -212,28 +242,30 @@ class Differentiated:
         """
         if kind not in ("grad", "vjp", "jvp"):
             raise TapegenError(f"unknown kind {kind!r}", hint="use 'grad', 'vjp' or 'jvp'")
-        entry = self._entry(kind, self._wrt if wrt is None else wrt)
+        arguments = None if args is None else self._target.arguments(tuple(args), {})
+        statics = self._target.default_statics() if args is None else self._target.statics(arguments)
+        entry = self._entry(kind, self._wrt if wrt is None else wrt, statics)
         from .highlight import SourceText  # a str that Jupyter shows highlighted (loaded when first asked)
         if args is None:
             return SourceText(entry.generated.text)
         if kind != "grad":
             raise TapegenError("source(args=...) shows the specialized gradient code: kind must be 'grad'",
                                hint="leave out args for the general vjp or jvp code")
-        function = entry.specialized_function(self._target.arguments(tuple(args), {}))
+        function = entry.specialized_function(arguments)
         return SourceText("".join(linecache.getlines(function.__code__.co_filename)))
 
     def wengert(self):
         """The Wengert list (one primitive a line, with the user's source lines) as text."""
         return str(pipeline.lowered(self._target.fn))
 
-    def _entry(self, kind, wrt):
+    def _entry(self, kind, wrt, statics=()):
         if isinstance(wrt, list):
             wrt = tuple(wrt)
         checks = DEBUG.nans
-        key = (kind, wrt, checks)
+        key = (kind, wrt, checks, statics)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux, checks)
+            entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux, checks, statics)
         return entry
 
 
@@ -242,34 +274,37 @@ class _Entry:
 
     __slots__ = ("generated", "function", "backward", "bare", "has_aux", "pending", "key")
 
-    def __init__(self, target, kind, wrt, has_aux, checks=False):
-        indices, bare = target.wrt(wrt)
+    def __init__(self, target, kind, wrt, has_aux, checks=False, statics=()):
+        indices, bare = target.wrt(wrt, statics)
         receiver = type(target.bound[0]) if target.bound else None
-        returns_tuple = pipeline.returns_tuple(target.fn, receiver)  # without lowering, if the disk cache knows
+        moving = [i for i, _ in statics if i in indices]
+        if moving:
+            visible = target.visible(dict(statics).get("*", 0))
+            raise target._wrt_error(f"wrt names argument {visible[moving[0] - target.offset]!r}, which is a "
+                                    f"function", visible)
+        returns_tuple = pipeline.returns_tuple(target.fn, receiver, statics)  # without lowering, if the disk cache knows
         if returns_tuple and not has_aux and kind == "grad":
             raise NonScalarOutputError(
                 "grad needs a scalar output, but the function returns a tuple",
-                pipeline.lowered(target.fn, receiver).return_span,
+                pipeline.lowered(target.fn, receiver, statics).return_span,
                 "pass has_aux=True if the first item is the loss and the rest are extras")
         outputs = (0,) if (has_aux or not returns_tuple) else \
-            tuple(range(len(pipeline.lowered(target.fn, receiver).outputs)))
-        self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver)
+            tuple(range(len(pipeline.lowered(target.fn, receiver, statics).outputs)))
+        self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver, statics)
         self.function = self.generated.function
         self.backward = self.generated.backward if kind == "vjp" else None
         self.bare = bare
         self.has_aux = has_aux
         self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
-        self.key = (target.fn, indices, outputs, bare, receiver)
+        self.key = (target.fn, indices, outputs, bare, receiver, statics)
 
     def specialized_function(self, arguments):
         """The code specialized to `arguments`' types and shapes (runs it once on them, to record shapes)."""
-        fn, indices, outputs, bare, receiver = self.key
-        return pipeline.specialized(fn, indices, outputs, bare, receiver, arguments)[1]
+        return pipeline.specialized(*self.key[:5], arguments, self.key[5])[1]
 
     def specialize(self, arguments):
         """First call: run a recording variant, then switch to code specialized to these shapes."""
-        fn, indices, outputs, bare, receiver = self.key
-        result, function = pipeline.specialized(fn, indices, outputs, bare, receiver, arguments)
+        result, function = pipeline.specialized(*self.key[:5], arguments, self.key[5])
         if CHECK_SPECIALIZED and _deterministic(self.generated.program):
             _same(result, function(*arguments), self.generated.program)
         self.function, self.pending = function, False
@@ -277,6 +312,9 @@ class _Entry:
 
 
 CHECK_SPECIALIZED = os.environ.get("TAPEGEN_CHECK_SPECIALIZED") == "1"
+
+# Arguments that are functions: the transform is made for the function passed (`nonlinearity=np.tanh`).
+FUNCTION_TYPES = frozenset({types.FunctionType, types.BuiltinFunctionType, np.ufunc})
 
 
 def _same(expected, actual, program):
@@ -380,7 +418,7 @@ class GradFunction:
         self.__name__ = f"{getattr(fn, '__name__', 'f')}_{'value_and_grad' if with_value else 'grad'}"
         self._fast = None  # the generated function, once known, for calls with all arguments positional
         target = self._differentiated._target
-        self._nparams = -1 if target.bound else target.nparams
+        self._nparams = -1 if target.bound or target.varargs else target.nparams
 
     def __call__(self, *args, **kwargs):
         fast = self._fast
@@ -395,7 +433,7 @@ class GradFunction:
             result = d.value_and_grad(*args, wrt=self._wrt, **kwargs)
         else:
             result = d.grad(*args, wrt=self._wrt, **kwargs)
-        if not self._has_aux and not DEBUG.nans:
+        if not self._has_aux and not DEBUG.nans and not d._target.statics(d._target.arguments(args, kwargs)):
             self._fast = d._entry("grad", self._wrt).function
         return result
 
@@ -421,8 +459,8 @@ def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
     if not positions:
         out = differentiated(*primals)
         return out, zero_tangent(out)
-    entry = differentiated._entry("jvp", positions)
     arguments = differentiated._target.arguments(primals, {})
+    entry = differentiated._entry("jvp", positions, differentiated._target.statics(arguments))
     out, out_dot = entry.function(*arguments, *moving)
     if entry.generated.program.returns_tuple:
         return out, tuple(_tangent_of_output(t, o) for t, o in zip(out_dot, out))
@@ -514,26 +552,34 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
-    key = (wrt, gradient._has_aux, gradient._with_value)
+    if d._target.varargs is not None:
+        raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes *{d._target.varargs}, cannot "
+                           f"be differentiated again yet",
+                           hint=f"differentiate a function with named arguments: "
+                                f"lambda x, y: {d._target.fn.__name__}(x, y)")
+    statics = d._target.default_statics()  # a function-valued default: the code is made for it
+    key = (wrt, gradient._has_aux, gradient._with_value, statics)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
-    generated = _generic_gradient(d, wrt)
+    generated = _generic_gradient(d, wrt, statics)
     if key not in cache:
         from .codegen import differentiable  # gradients of gradients only
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
+        # A caller that inlines it must pass these very functions (frontend/inline.py checks).
+        cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics}
     bound = d._target.bound  # a method: the gradient code takes `self` first
     return types.MethodType(cache[key], bound[0]) if bound else cache[key]
 
 
-def _generic_gradient(d, wrt):
+def _generic_gradient(d, wrt, statics=()):
     """The generated gradient code of `d` for `wrt`: the general kind (not specialized, no NaN checks)."""
     target = d._target
     indices, bare = target.wrt(wrt)
     receiver = type(target.bound[0]) if target.bound else None
-    program = pipeline.lowered(target.fn, receiver)
+    program = pipeline.lowered(target.fn, receiver, statics)
     if program.returns_tuple and not d._has_aux:
         raise NonScalarOutputError("grad needs a scalar output, but the function returns a tuple",
                                    program.return_span, "pass has_aux=True if the first item is the loss")
-    return pipeline.transform(target.fn, "grad", indices, (0,), bare, False, receiver)
+    return pipeline.transform(target.fn, "grad", indices, (0,), bare, False, receiver, statics)
 
 
 # --- pickling: by reference when importable, else by value (cloudpickle) with the source --------

@@ -11,13 +11,43 @@ rules (rules/runtime_rules.py).
 """
 from __future__ import annotations
 
+import functools
+import itertools
+import linecache
+
 import numpy as np
 
 from .api import Differentiated, GradFunction, _differentiated, differentiable_gradient, tangent_like
+from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
+from .frontend.inline import DYNAMIC
 from .ir import Pop, walk
+from .rules import lent
 
 __all__ = ["jvp", "jacobian", "hessian", "hvp"]
+
+
+class Composed:
+    """A function a transform made of `f` (`tg.hvp(f)`, `tg.jacobian(f)`, `tg.hessian(f)`).
+
+    Called, it computes. Called inside a function being differentiated, it is inlined as plain
+    Python built on the generated code it uses (`__tapegen_inline__`, read by frontend/inline.py),
+    so transforms compose: `tg.grad` of a function taking a Hessian-vector product, `tg.jacobian`
+    of `tg.jacobian(f)`, ...
+    """
+
+    def __init__(self, call, inline, name):
+        self._call, self._inline = call, inline
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+    def __tapegen_inline__(self):
+        return self._inline()
+
+    def __repr__(self):
+        return f"<tapegen {self.__name__}>"
 
 
 def jvp(f, primals, tangents):
@@ -68,8 +98,15 @@ def hvp(f, wrt=0):
         primals = target.arguments(args, kwargs)[target.offset:]
         return gradient.jvp(primals, tuple(v) if several else (v,), wrt=tuple(wrt) if several else (wrt,))[1]
 
-    hessian_vector_product.__name__ = f"{getattr(f, '__name__', 'f')}_hvp"
-    return hessian_vector_product
+    def inline():  # JVP(*args, v)[1] of the gradient code, as plain Python
+        target = gradient._target
+        params = _names(len(target.params))
+        moving = tuple(wrt) if several else (wrt,)
+        tangents = ", ".join(f"v[{k}]" for k in range(len(moving))) if several else "v"
+        return _plain(f"{_name(f)}_hvp", f"({params}, v)", f"return JVP({params}, {tangents})[1]",
+                      JVP=_jvp_code(gradient, moving))
+
+    return Composed(hessian_vector_product, inline, f"{_name(f)}_hvp")
 
 
 def hessian(f, wrt=0):
@@ -121,8 +158,112 @@ def jacobian(f, wrt=0, mode="auto"):
         per_output = [block[0] if bare else tuple(block) for block in blocks]
         return tuple(per_output) if tupled else per_output[0]
 
-    jacobian_of.__name__ = f"{getattr(f, '__name__', 'f')}_jacobian"
-    return jacobian_of
+    def inline():  # forward mode: one JVP per basis vector of each wrt argument, as plain Python
+        target = d._target
+        if target.bound or pipeline_returns_tuple(d):
+            return None
+        indices, bare = target.wrt(wrt)
+        params = _names(len(target.params))
+        lines, names = [], {}
+        for k, i in enumerate(indices):  # one tangent per basis vector of the argument, stacked
+            names[f"JVP{k}"] = _jvp_code(d, (i,))
+            lines += [f"n{k} = np.size(a{i})",
+                      f"basis{k} = np.eye(n{k}).reshape((n{k},) + np.shape(a{i}))",
+                      f"columns{k} = [JVP{k}({params}, e)[1] for e in basis{k}]",
+                      f"block{k} = np.moveaxis(np.stack(columns{k}), 0, -1).reshape(np.shape(columns{k}[0]) + "
+                      f"np.shape(a{i}))"]
+        lines.append("return block0" if bare else f"return ({', '.join(f'block{k}' for k in range(len(indices)))},)")
+        return _plain(f"{_name(f)}_jacobian", f"({params})", "\n".join(lines), **names)
+
+    return Composed(jacobian_of, inline, f"{_name(f)}_jacobian")
+
+
+# --- transforms called inside a function being differentiated ---------------------------------------
+
+def _name(f):
+    return getattr(f, "__name__", "f").replace("<", "").replace(">", "") or "f"
+
+
+def _names(n):
+    return ", ".join(f"a{k}" for k in range(n))
+
+
+def _jvp_code(d, positions):
+    """The generated tangent code of `d` (a Differentiated) moving `positions`."""
+    d = _differentiated(d) if not isinstance(d, Differentiated) else d
+    return d._entry("jvp", positions, d._target.default_statics()).function
+
+
+_COUNT = itertools.count(1)
+
+
+def _plain(name, signature, body, **names):
+    """A function `name(signature)` running `body`, compiled with its source in linecache (so
+    tapegen reads and lowers it like user code), `names` its globals besides `np`."""
+    text = f"def {name}{signature}:\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    filename = f"<tapegen {name} #{next(_COUNT)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"np": np, **names}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+@functools.lru_cache(maxsize=None)
+def _composed_jvp(f, moving, n):
+    d = _differentiated(f)
+    tangents = ", ".join(f"tangents[{i}]" for i in moving)
+    return _plain(f"{_name(f)}_jvp", "(f, primals, tangents)", f"return JVP(*primals, {tangents})",
+                  JVP=_jvp_code(d, moving))
+
+
+def _inline_jvp(args, kwargs):
+    """`tg.jvp(f, primals, tangents)` inside a differentiated function: f's tangent code, inlined.
+
+    `args`, `kwargs` describe the call as the transform sees it (frontend/inline.py's `described`):
+    functions as themselves, tuple displays as tuples, None as None, anything else DYNAMIC.
+    """
+    if kwargs or len(args) != 3 or not callable(args[0]) or args[0] is DYNAMIC:
+        return None
+    f, primals, tangents = args
+    if not (isinstance(primals, tuple) and isinstance(tangents, tuple) and len(primals) == len(tangents)):
+        return None
+    moving = tuple(i for i, t in enumerate(tangents) if t is not None)
+    return _composed_jvp(f, moving, len(primals)) if moving else None
+
+
+@functools.lru_cache(maxsize=None)
+def _composed_vjp(f, n, wrt, several):
+    d = _differentiated(f)
+    params = _names(n)
+    if pipeline_returns_tuple(d):
+        pairing = " + ".join(f"np.sum(out[{k}] * ct[{k}])" for k in range(len(d._entry("vjp", (0,)).generated.program.outputs)))
+    else:
+        pairing = "np.sum(out * ct)"
+    objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({params})\nreturn {pairing}", F=f)
+    pullback = differentiable_gradient(GradFunction(objective, list(wrt) if several else wrt[0], False, False))
+    body = f"out = F({params})\n\ndef pullback(ct):\n    return PULLBACK({params}, ct)\n\nreturn out, pullback"
+    return _plain(f"{_name(f)}_vjp", f"(f, {params}, wrt=None)", body, F=f, PULLBACK=pullback)
+
+
+def _inline_vjp(args, kwargs):
+    """`out, pullback = tg.vjp(f, *args)` inside a differentiated function: `out` is f's value, and
+    `pullback(ct)` the inlined gradient code of <f(*args), ct> (with respect to `wrt`)."""
+    if set(kwargs) - {"wrt"} or not args or not callable(args[0]) or args[0] is DYNAMIC:
+        return None
+    wrt = kwargs.get("wrt", 0)
+    several = isinstance(wrt, (tuple, list))
+    wrt = tuple(wrt) if several else (wrt,)
+    if not all(isinstance(w, int) for w in wrt):
+        return None
+    return _composed_vjp(args[0], len(args) - 1, wrt, several)
+
+
+# Inside a function being differentiated, `tg.jvp(...)` and `tg.vjp(...)` are inlined (frontend reads the mark).
+jvp.__tapegen_compose__ = _inline_jvp
+api_vjp.__tapegen_compose__ = _inline_vjp
+# `tg.hvp(f)(x, v)`, `tg.jacobian(f)(x)`, `tg.hessian(f)(x)` inside: made when the function is lowered, then
+# inlined through `Composed.__tapegen_inline__` (frontend/lower_expr.py reads the mark).
+hvp.__tapegen_static_call__ = jacobian.__tapegen_static_call__ = hessian.__tapegen_static_call__ = True
 
 
 def choose_mode(inputs: int, outputs: int) -> str:
@@ -217,3 +358,6 @@ def _reverse_blocks(d, arguments, positions, xs):
 
 def _rows_to_jacobian(rows, out_shape, x_shape):
     return np.asarray(rows).reshape(tuple(out_shape) + tuple(x_shape))
+
+
+lent.provide(vjp=api_vjp, jvp=jvp)  # odeint's rules differentiate the user's dynamics with these

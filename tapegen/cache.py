@@ -95,13 +95,17 @@ class _Unkeyable(Exception):
     """A value the key cannot describe: the function is not cached."""
 
 
-def key(fn, what: tuple, receiver=None) -> str | None:
-    """The entry name for `what` generated from `fn`, or None if caching is off or `fn` cannot be keyed."""
+def key(fn, what: tuple, receiver=None, statics=()) -> str | None:
+    """The entry name for `what` generated from `fn`, or None if caching is off or `fn` cannot be keyed.
+
+    `statics`: the (parameter, function) pairs the variant was lowered for (pipeline.lowered).
+    """
     if location() is None:
         return None
     try:
         material = (FORMAT, __version__, _tapegen_files(), sys.version_info[:2], np.__version__, _rules_state(),
-                    _function(fn, set(), 0), _describe(receiver, set(), 0), what)
+                    _function(fn, set(), 0), _describe(receiver, set(), 0), what,
+                    tuple((position, _describe(value, set(), 0)) for position, value in statics))
     except _Unkeyable:
         return None
     return hashlib.sha256(repr(material).encode()).hexdigest()

@@ -15,10 +15,12 @@ its own function and checkpoint that.
 from __future__ import annotations
 
 import functools
+import linecache
 
 import numpy as np
 
 from .api import Differentiated, vjp
+from .api import grad as gradient
 from .api_transforms import jvp
 from .rules.custom import custom_vjp
 from .runtime import Cotree
@@ -39,12 +41,19 @@ def checkpoint(g):
     def segment_fwd(*args):
         return plain(*args), args
 
+    projections = {}  # argument count -> the segment's projection (see _projection)
+
     def segment_bwd(args, cotangent):
         positions = tuple(i for i, a in enumerate(args) if _differentiable(a))
         if not positions:
             return (None,) * len(args)
-        _, pullback = vjp(plain, *args, wrt=positions)
-        grads = pullback(cotangent)
+        if isinstance(cotangent, np.ndarray) and cotangent.dtype.kind == "f":
+            if len(args) not in projections:
+                projections[len(args)] = _projection(plain, len(args))
+            grads = gradient(projections[len(args)], wrt=tuple(p + 1 for p in positions))(cotangent, *args)
+        else:
+            _, pullback = vjp(plain, *args, wrt=positions)
+            grads = pullback(cotangent)
         grads = grads if isinstance(grads, tuple) else (grads,)
         result = [None] * len(args)
         for position, grad in zip(positions, grads):
@@ -60,6 +69,19 @@ def checkpoint(g):
     wrapped.checkpointed = plain
     wrapped.jvp = functools.partial(_segment_jvp, plain)  # forward mode: the segment's own tangent code
     return wrapped
+
+
+def _projection(plain, count):
+    """`(cotangent, a0, ...) -> np.sum(plain(a0, ...) * cotangent)`, whose gradient with respect to the a's is
+    the segment's vector-Jacobian product: computed by gradient code, which, unlike the vjp code, is
+    specialized to the arguments' shapes (no shape records, dead arrays reused, a tape of what is read)."""
+    params = ", ".join(f"a{k}" for k in range(count))
+    source = f"def projected(cotangent, {params}):\n    return np.sum(plain({params}) * cotangent)\n"
+    filename = f"<tapegen.checkpoint of {getattr(plain, '__qualname__', 'segment')}, {count} arguments>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np, "plain": plain}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["projected"]
 
 
 def _segment_jvp(plain, primals, tangents):

@@ -61,57 +61,61 @@ class Generated:
         return self.namespace[f"{self.name}_bwd"]
 
 
-def lowered(fn, receiver=None) -> Program:
-    """The verified Wengert list of `fn` (cached); `receiver` is `self`'s class for a bound method."""
+def lowered(fn, receiver=None, statics=()) -> Program:
+    """The verified Wengert list of `fn` (cached); `receiver` is `self`'s class for a bound method.
+
+    `statics`: (parameter index, function) pairs: parameters bound to functions for this variant
+    (`nonlinearity=np.tanh`), whose calls are resolved when the function is transformed.
+    """
     cache = _cache_for(fn)
-    key = ("program", receiver)
+    key = ("program", receiver, statics)
     program = cache.get(key)
     if program is None:
-        program = verify(lower(function_source(fn), fn, reserved_names(), receiver))
+        program = verify(lower(function_source(fn), fn, reserved_names(), receiver, statics))
         cache[key] = program
     return program
 
 
 def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = True,
-              checks: bool = False, receiver=None) -> Generated:
+              checks: bool = False, receiver=None, statics=()) -> Generated:
     """Generate and load the `kind` ("grad" or "vjp") code of `fn` for params `wrt` (indices).
 
     `checks` generates the debug_nans variant (a NaN/Inf check after every equation).
     """
     cache = _cache_for(fn)
-    key = (kind, wrt, outputs, bare, checks, receiver)
+    key = (kind, wrt, outputs, bare, checks, receiver, statics)
     generated = cache.get(key)
     if generated is not None:
         return generated
     with _LOCK:
         generated = cache.get(key)
         if generated is None:
-            generated = _generate(fn, kind, wrt, outputs, bare, checks, receiver)
+            generated = _generate(fn, kind, wrt, outputs, bare, checks, receiver, statics)
             cache[key] = generated
     return generated
 
 
-def returns_tuple(fn, receiver=None) -> bool:
+def returns_tuple(fn, receiver=None, statics=()) -> bool:
     """Whether `fn` returns a tuple (from the disk cache if it has the answer, else by lowering it)."""
     cache = _cache_for(fn)
-    answer = cache.get(("returns", receiver))
+    answer = cache.get(("returns", receiver, statics))
     if answer is None:
-        stored = None if ("program", receiver) in cache else disk.key(fn, ("returns",), receiver)
+        stored = None if ("program", receiver, statics) in cache else disk.key(fn, ("returns",), receiver, statics)
         entry = disk.read(stored, {"returns_tuple": bool}) if stored is not None else None
-        answer = entry["returns_tuple"] if entry is not None else lowered(fn, receiver).returns_tuple
+        answer = entry["returns_tuple"] if entry is not None else lowered(fn, receiver, statics).returns_tuple
         if stored is not None and entry is None:
             disk.write(stored, {"returns_tuple": answer})
-        cache[("returns", receiver)] = answer
+        cache[("returns", receiver, statics)] = answer
     return answer
 
 
-def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Generated:
-    stored = None if checks else disk.key(fn, ("general", kind, wrt, outputs, bare), receiver)
+def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics=()) -> Generated:
+    stored = None if checks else disk.key(fn, ("general", kind, wrt, outputs, bare), receiver, statics)
     if stored is not None:
-        generated = _from_disk(stored, fn, kind, lambda: _ir(fn, kind, wrt, outputs, receiver))
+        generated = _from_disk(stored, fn, kind, lambda: _ir(fn, kind, wrt, outputs, receiver, statics))
         if generated is not None:
             return generated
-    program, ir = _ir(fn, kind, wrt, outputs, receiver)
+    program, ir = _ir(fn, kind, wrt, outputs, receiver, statics)
     wrt_names = ",".join(program.params[i].name for i in wrt)
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
@@ -131,9 +135,9 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None) -> Gene
     return generated
 
 
-def _ir(fn, kind, wrt, outputs, receiver):
+def _ir(fn, kind, wrt, outputs, receiver, statics=()):
     """(program, its adjoint or tangent program): the passes before codegen."""
-    program = lowered(fn, receiver)
+    program = lowered(fn, receiver, statics)
     if kind == "jvp":
         from .transforms.forward import forward, verify_tangent
         return program, verify_tangent(forward(program, tuple(program.params[i] for i in wrt)))
@@ -166,20 +170,20 @@ def _to_disk(stored, generated, names, **meta):
                             "names": used, **meta})
 
 
-def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args):
+def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=()):
     """(result of this call, gradient function specialized to calls shaped like `args`).
 
     Runs a recording variant of the generic code on `args` (its result is returned), works
     out which recorded shapes hold for every call passing a guard (specialize.py), and
     generates code with those shapes as constants. Cached per argument signature.
     """
-    generic = transform(fn, "grad", wrt, outputs, bare, False, receiver)
+    generic = transform(fn, "grad", wrt, outputs, bare, False, receiver, statics)
     signatures = tuple(signature(a) for a in args)
-    key = ("specialized", wrt, outputs, bare, receiver, signatures)
+    key = ("specialized", wrt, outputs, bare, receiver, signatures, statics)
     cache = _cache_for(fn)
     function = cache.get(key)
     if function is None:
-        stored = disk.key(fn, ("specialized", wrt, outputs, bare, signatures), receiver)
+        stored = disk.key(fn, ("specialized", wrt, outputs, bare, signatures), receiver, statics)
         function = _specialized_from_disk(stored, fn, generic) if stored is not None else None
         if function is not None:
             cache[key] = function

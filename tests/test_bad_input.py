@@ -11,7 +11,6 @@ X = np.array([0.5, 1.5, 2.0])
 REFUSED = [
     ("coroutine", B.coroutine, tg.UnsupportedSyntaxError, "async"),
     ("generator", B.generator, tg.UnsupportedSyntaxError, "yield"),
-    ("star-args", B.star_args, tg.UnsupportedSyntaxError, "takes *rest"),
     ("star-kwargs", B.star_kwargs, tg.UnsupportedSyntaxError, "takes **options"),
     ("unknown-callable", B.unknown_callable, tg.NoRuleError, "no gradient rule"),
     ("global-write", B.writes_global, tg.UnsupportedSyntaxError, "global"),
@@ -30,10 +29,10 @@ def test_refused_with_file_line_and_caret(name, fn, error, text):
     assert isinstance(info.value, tg.TapegenError)
 
 
-@pytest.mark.parametrize("fn", [B.star_call, B.mutates_input, B.uses_with],
-                         ids=["star-call", "argument-written-in-place", "with-errstate"])
+@pytest.mark.parametrize("fn", [B.star_call, B.mutates_input, B.uses_with, B.star_args],
+                         ids=["star-call", "argument-written-in-place", "with-errstate", "star-args"])
 def test_constructs_once_refused_now_differentiate(fn):
-    """f(*parts), `x *= 2.0` on an argument (into a copy), `with np.errstate(...)`: as written."""
+    """f(*parts), `x *= 2.0` on an argument (into a copy), `with np.errstate(...)`, `def f(x, *rest)`."""
     x = np.abs(X) + 0.5
     np.testing.assert_allclose(tg.grad(fn)(x.copy()), numeric_vjp(fn, (x,), 0, 1.0), rtol=1e-6, atol=1e-8)
 

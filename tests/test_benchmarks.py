@@ -2,6 +2,7 @@
 
 Behaviour only; the timings live in benchmarks/.
 """
+import json
 import os
 import subprocess
 import sys
@@ -153,3 +154,21 @@ def test_first_call_prints_a_row_per_method():
     assert "import" in header and "first gradient" in header
     rows = [line for line in lines if line.startswith("tapegen")]
     assert len(rows) == 2 and all("goal 20 ms" in row for row in rows)
+
+
+def test_state_loop_hand_written_gradient_equals_tapegen_and_finite_differences():
+    x, steps = workloads.make_state_loop(np.random.default_rng(3), 5, n=4)
+    value, grad = tg.value_and_grad(workloads.state_loop)(x, steps)
+    hand_value, (hand,) = workloads.state_loop_hand(x, steps)
+    np.testing.assert_allclose(value, hand_value, rtol=1e-12)
+    np.testing.assert_allclose(grad, hand, rtol=1e-10)
+    np.testing.assert_allclose(hand, central_differences(workloads.state_loop, (x, steps), "x")[0], rtol=1e-6)
+
+
+def test_memory_counts_page_faults_in_a_fresh_process():
+    command = [sys.executable, os.path.join(BENCHMARKS, "memory.py"), "--faults-child", "tapegen",
+               "state loop, 1e5 floats", "3"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    calls = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(calls) == 2 and all(call["faults"] >= 0 and call["wall"] > 0 for call in calls)

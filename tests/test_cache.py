@@ -249,3 +249,35 @@ def test_two_lambdas_on_one_line_get_their_own_entries(tmp_path, order):
         x = np.linspace(0.1, 0.9, 5)
         np.testing.assert_allclose(got[0], 2 * np.sin(x) * np.cos(x), rtol=1e-12)
         np.testing.assert_allclose(got[1], -2 * np.cos(x) * np.sin(x), rtol=1e-12)
+
+
+ACTIVATIONS = """
+import numpy as np
+
+
+def layer(x, activation):
+    return np.sum(activation(x) * x)
+"""
+
+CHILD_ACTIVATION = """
+import json, sys
+import numpy as np
+import tapegen as tg
+sys.path.insert(0, sys.argv[1])
+import activations
+x = np.linspace(0.1, 0.9, 5)
+print(json.dumps(tg.grad(activations.layer)(x, getattr(np, sys.argv[2])).tolist()))
+"""
+
+
+def test_a_function_valued_argument_is_part_of_the_key(tmp_path):
+    # The transform resolves calls of `activation` for the function passed: np.sin's code must not serve np.tanh.
+    (tmp_path / "activations.py").write_text(ACTIVATIONS)
+    environment = {**os.environ, "PYTHONPATH": ROOT, "TAPEGEN_CACHE_DIR": str(tmp_path / "cache")}
+    x = np.linspace(0.1, 0.9, 5)
+    expected = {"sin": np.cos(x) * x + np.sin(x), "tanh": (1 - np.tanh(x) ** 2) * x + np.tanh(x)}
+    for name in ("sin", "tanh", "sin", "tanh"):
+        done = subprocess.run([sys.executable, "-c", CHILD_ACTIVATION, str(tmp_path), name], capture_output=True,
+                              text=True, env=environment, timeout=120)
+        assert done.returncode == 0, done.stderr
+        np.testing.assert_allclose(json.loads(done.stdout.splitlines()[-1]), expected[name], rtol=1e-12)

@@ -1,4 +1,5 @@
 """tg.checkpoint: same gradient, fewer saved values (memory is measured in benchmarks/memory.py)."""
+import sys
 import tracemalloc
 
 import numpy as np
@@ -6,6 +7,7 @@ import numpy as np
 import tapegen as tg
 from cases import checkpoint_functions as C
 from conftest import numeric_vjp
+from modes import check_modes
 
 
 def test_checkpointed_chain_has_the_same_gradient(rng):
@@ -96,3 +98,53 @@ def test_segments_reading_one_item_of_a_list_hand_back_only_that_item(rng):
     g_h, g_Ws, g_k = _layer_ck.bwd(residuals, np.ones_like(output))
     assert isinstance(g_Ws, dict) and list(g_Ws) == [5] and g_k is None
     np.testing.assert_allclose(g_Ws[5], tg.grad(lambda W: np.sum(np.tanh(x @ W)))(Ws[5]), rtol=1e-12)
+
+
+def _scaled_layers(h, w, k):
+    for _ in range(k):
+        h = np.tanh(h * w) + 0.5 * h
+    return h
+
+
+def _scalar_segment(h, w):
+    return np.sum(np.sin(h * w) * np.cos(h))
+
+
+_scaled_layers_ck = tg.checkpoint(_scaled_layers)
+_scalar_segment_ck = tg.checkpoint(_scalar_segment)
+
+
+def _through_segments(x, w):
+    h = _scaled_layers_ck(x, w, 2)
+    h = _scaled_layers_ck(h * 1.5, w, 3)
+    return _scalar_segment_ck(h, w) * np.sum(h)  # a float cotangent: the general vjp code pulls it back
+
+
+def test_segments_pull_back_through_their_specialized_gradient_code(rng, monkeypatch):
+    """An array cotangent goes through the gradient of <segment(args), cotangent>; the result is the vjp's."""
+    x, w = rng.normal(size=6), rng.normal(size=6)
+    check_modes(_through_segments, x, w, order2=False)
+    plain = tg.grad(_unwrapped, wrt=(0, 1))(x, w)
+    grads = tg.grad(_through_segments, wrt=(0, 1))
+    pulled = []
+    checkpointing = sys.modules["tapegen.checkpoint"]  # the module: tapegen.checkpoint is the function
+    monkeypatch.setattr(checkpointing, "vjp", lambda f, *args, **kw: pulled.append(f) or tg.vjp(f, *args, **kw))
+    for _ in range(3):  # the first call of each segment's gradient runs its general code, later ones specialized
+        for ours, reference in zip(grads(x, w), plain):
+            np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-14)
+    assert set(pulled) == {_scalar_segment}  # only the float cotangent took the vjp code
+
+
+def _unwrapped(x, w):
+    h = _scaled_layers(x, w, 2)
+    h = _scaled_layers(h * 1.5, w, 3)
+    return _scalar_segment(h, w) * np.sum(h)
+
+
+def test_a_float32_segment_keeps_float32(rng):
+    x, w = rng.normal(size=6).astype(np.float32), rng.normal(size=6).astype(np.float32)
+    grads = tg.grad(lambda x, w: np.sum(_scaled_layers_ck(x, w, 2)), wrt=(0, 1))
+    for _ in range(2):
+        gx, gw = grads(x, w)
+        assert gx.dtype == gw.dtype == np.float32
+        np.testing.assert_allclose(gx, tg.grad(lambda x, w: np.sum(_scaled_layers(x, w, 2)))(x, w), rtol=1e-5)

@@ -133,6 +133,6 @@ def _passed_but_not_read_back(w):
 
 
 def test_a_value_an_opaque_method_may_keep_is_refused_when_read_back():
-    with pytest.raises(tg.NoRuleError, match="may keep it in \(or write it into\) `queue`"):
+    with pytest.raises(tg.NoRuleError, match=r"may keep it in \(or write it into\) `queue`"):
         tg.grad(_kept_in_an_object)(np.array([1.0, 2.0]))
     np.testing.assert_allclose(tg.grad(_passed_but_not_read_back)(np.array([1.0, 2.0])), [3.0, 3.0])

@@ -181,7 +181,7 @@ def test_jvp_never_writes_into_the_callers_tangent():
 
 def test_jvp_source_is_readable_and_deterministic():
     text = tg.source(G.rnn_loop, kind="jvp")
-    assert "def rnn_loop_jvp(W, xs, W_dot):" in text and "h_dot = t7_dot * (1 - h * h)" in text
+    assert "def rnn_loop_jvp(W, xs, W_dot):" in text and "h_dot = t8_dot * (1 - h * h)" in text
     assert "tape." not in text  # no tape: loops run their tangents inside them
     assert text == tg.source(G.rnn_loop, kind="jvp")
 

@@ -10,9 +10,11 @@ import re
 
 import numpy as np
 import pytest
+import scipy.special
 
 import tapegen as tg
 from conftest import numeric_vjp
+from modes import check_modes
 
 
 def _check(f, args, wrt=0, rtol=1e-6, atol=1e-8):
@@ -58,6 +60,49 @@ def log_softmax_two_axes(a, w):
     return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=(1, 2), keepdims=True))))
 
 
+def log_softmax_reindexed(a, w):
+    z = a - a.max(axis=1)[:, None]
+    return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=1))[:, None]))
+
+
+def softmax_max_subtracted_twice(a, w):
+    m = np.max(a, axis=1, keepdims=True)
+    p = np.exp(a - m) / np.sum(np.exp(a - m), axis=1, keepdims=True)
+    return np.sum(w * p)
+
+
+def softmax_max_written_twice(a, w):
+    p = np.exp(a - a.max(axis=1, keepdims=True)) / np.exp(a - a.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
+    return np.sum(w * np.log(p))
+
+
+def logsumexp_kept(a, w):
+    m = np.max(a, axis=1, keepdims=True)
+    return np.sum(w[:, :1] * (m + np.log(np.sum(np.exp(a - m), axis=1, keepdims=True))))
+
+
+def logsumexp_reduced(a, w):
+    m = np.max(a, axis=-1)
+    lse = m + np.log(np.sum(np.exp(a - m[..., None]), axis=-1))
+    return np.sum(w[:, 0] * lse)
+
+
+def logsumexp_expand_dims(a, w):
+    m = a.max(axis=1)
+    lse = m + np.log(np.exp(a - np.expand_dims(m, 1)).sum(axis=1))
+    return np.sum(np.tanh(lse) * w[:, 0]) + np.sum(w * np.exp(a - lse[:, None]))
+
+
+def softmax_with_temperature(a, w):
+    z = 2.0 * (a - np.max(a, axis=1, keepdims=True)) / 3.0
+    return np.sum(w * (-z + np.log(np.sum(np.exp(z), axis=1, keepdims=True))))
+
+
+def softmax_divided_by_its_sum(a, w):
+    e = np.exp(-(np.max(a, axis=0, keepdims=True) - a))
+    return np.sum(w * np.log(1.0 / (e.sum(axis=0, keepdims=True) / e)))
+
+
 SHIFT_INVARIANT = [
     (log_softmax_xent, lambda r: (r.normal(size=(5, 4)), r.normal(size=(6, 5)), np.eye(4)[r.integers(0, 4, 6)]),
      "max"),
@@ -65,6 +110,14 @@ SHIFT_INVARIANT = [
     (log_softmax_all_axes, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
     (log_softmax_mean_shift, lambda r: (r.normal(size=(4, 3)), r.normal(size=(4, 3))), "mean"),
     (log_softmax_two_axes, lambda r: (r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 4))), "amin"),
+    (log_softmax_reindexed, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
+    (softmax_max_subtracted_twice, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
+    (softmax_max_written_twice, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
+    (logsumexp_kept, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
+    (logsumexp_reduced, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
+    (logsumexp_expand_dims, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
+    (softmax_with_temperature, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
+    (softmax_divided_by_its_sum, lambda r: (r.normal(size=(3, 4)), r.normal(size=(3, 4))), "max"),
 ]
 
 
@@ -72,21 +125,20 @@ SHIFT_INVARIANT = [
 def test_a_shift_that_cancels_gets_no_gradient(f, make, reduction, rng):
     args = make(rng)
     _check(f, args)
+    check_modes(f, *args, positions=[0])
     for code in (tg.source(f), tg.source(f, args=args)):
         forward, backward = code.split("# backward pass")
-        shift = _assigned_from(forward, reduction)  # the reduction still runs: the value needs it
-        assert f"g_{shift} " not in backward and "extremum_share" not in backward
+        shifts = _assigned_from(forward, reduction)  # the reductions still run: the values need them
+        assert shifts and "extremum_share" not in backward
+        assert not [shift for shift in shifts if f"g_{shift} " in backward]
 
 
 def _assigned_from(code, reduction):
-    """The name the first line computing a reduction assigns (`t2 = np.max(...)` or `t2 = a.max(...)` -> "t2")."""
-    name = re.findall(rf"^ *(\w+) = (?:np\.{reduction}\(|\w+\.{reduction.lstrip('a')}\()", code, re.M)[0]
-    return name
-
-
-def lse_returned(a, w):
-    m = np.max(a, axis=1, keepdims=True)
-    return np.sum(w[:, :1] * (m + np.log(np.sum(np.exp(a - m), axis=1, keepdims=True))))
+    """The names lines computing a reduction of the first one's array assign (`t2 = np.max(a, ...)` or
+    `t2 = a.max(...)` -> "t2")."""
+    method = reduction.lstrip("a")
+    found = re.findall(rf"^ *(\w+) = (?:np\.{reduction}\((\w+)|(\w+)\.{method}\()", code, re.M)
+    return [f[0] for f in found if f[1:] == found[0][1:]]
 
 
 def shift_also_used_directly(a, w):
@@ -101,11 +153,21 @@ def reduced_along_another_axis(a, w):
 
 def reduced_without_keepdims(a, w):
     z = a - np.max(a, axis=1, keepdims=True)
-    return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=1))[:, None]))
+    return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=1)))[:, None])  # (3, 3) - (3,): along the wrong axis
 
 
 def scaled_before_the_softmax(a, w):
     z = 2.0 * (a - np.max(a, axis=1, keepdims=True))
+    return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=1, keepdims=True)) / 2.0))
+
+
+def reindexed_along_another_axis(a, w):
+    z = a - a.max(axis=0)[:, None]
+    return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=0, keepdims=True))))
+
+
+def temperature_not_a_number(a, w):
+    z = (a - np.max(a, axis=1, keepdims=True)) * w[:, :1]
     return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))))
 
 
@@ -132,9 +194,10 @@ def shift_subtracted_from(a, w):
     return np.sum(w * (z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))))
 
 
-NOT_INVARIANT = [lse_returned, shift_also_used_directly, reduced_along_another_axis, reduced_without_keepdims,
-                 scaled_before_the_softmax, max_without_keepdims, negative_axis_against_positive,
-                 shifted_value_in_a_loop, shift_subtracted_from]
+NOT_INVARIANT = [shift_also_used_directly, reduced_along_another_axis,
+                 reduced_without_keepdims, scaled_before_the_softmax, max_without_keepdims,
+                 negative_axis_against_positive, shifted_value_in_a_loop, shift_subtracted_from,
+                 reindexed_along_another_axis, temperature_not_a_number]
 
 
 @pytest.mark.parametrize("f", NOT_INVARIANT, ids=[f.__name__ for f in NOT_INVARIANT])
@@ -143,6 +206,27 @@ def test_a_shift_that_does_not_cancel_keeps_its_gradient(f, rng):
     _check(f, args)
     if f not in (max_without_keepdims, shift_subtracted_from):  # (3,) against (3, 3): still not invariant
         assert "extremum_share" in tg.source(f)
+
+
+def test_axes_named_both_ways_match_where_shapes_are_known(rng):
+    args = (rng.normal(size=(3, 4)), rng.normal(size=(3, 4)))
+    _check(negative_axis_against_positive, args)
+    assert "extremum_share" in tg.source(negative_axis_against_positive)  # -1 and 1: the same axis only in 2-D
+    forward, backward = tg.source(negative_axis_against_positive, args=args).split("# backward pass")
+    assert "extremum_share" not in backward and not [s for s in _assigned_from(forward, "max") if f"g_{s} " in backward]
+
+
+def scipy_spellings(a, w):
+    return (np.sum(w[:, 0] * scipy.special.logsumexp(a, axis=1)) + np.sum(w * scipy.special.softmax(a, axis=-1))
+            + np.sum(w * scipy.special.log_softmax(a, axis=1)))
+
+
+def test_scipy_softmax_and_logsumexp_carry_no_gradient_through_a_maximum(rng):
+    args = (rng.normal(size=(3, 4)), rng.normal(size=(3, 4)))
+    check_modes(scipy_spellings, *args, positions=[0])
+    for code in (tg.source(scipy_spellings), tg.source(scipy_spellings, args=args)):
+        backward = code.split("# backward pass")[1]
+        assert "extremum_share" not in backward and not re.search(r"\bn?a?max\b|\.max\(", backward)
 
 
 def maximum_of_another_array(b, a3):
@@ -396,6 +480,51 @@ def test_auxiliary_outputs_are_never_overwritten(rng):
         np.testing.assert_array_equal(aux["w"], np.tanh(np.sin(x) * x))
 
 
+def loop_chain(x, w):
+    h = x
+    for _ in range(3):
+        h = np.tanh(h * w + x) + 0.5 * np.sin(h)
+    return np.sum(h * h)
+
+
+def loop_keeps_what_it_carries(x, w):
+    h, keep = x, []
+    for k in range(3):
+        u = np.sin(h) * w
+        keep.append(u)  # a list refers to u: never a buffer
+        v = u + 1.0
+        h = np.tanh(v) + h  # h carried into the next iteration and pushed on the tape
+    return np.sum(h * h) + np.sum(keep[0] * keep[2])
+
+
+def loop_around_a_branch(x, w):
+    h = x
+    for k in range(4):
+        u = np.cos(h) * w
+        if k % 2:
+            h = u * 0.5 + h
+        else:
+            h = np.tanh(u + h)
+    return np.sum(h * h)
+
+
+@pytest.mark.parametrize("f, writes", [(loop_chain, True), (loop_keeps_what_it_carries, True),
+                                      (loop_around_a_branch, False)])  # a branch's arms free nothing
+def test_a_loop_body_writes_into_its_own_dead_arrays(f, writes, rng):
+    args = (rng.uniform(-1.0, 1.0, BIG), rng.uniform(-1.0, 1.0, BIG))
+    _directional_check(f, args, 0, rng)
+    _directional_check(f, args, 1, rng)
+    code = _specialized(f, args, wrt=(0, 1))
+    loops = [line for line in code.splitlines() if line.startswith("        ") and "out=" in line]
+    assert bool(loops) == writes  # inside a loop body (two indents)
+    assert not re.search(r"out=(h|x|w|u|keep)\b", code)  # carried, pushed, popped, listed or an argument
+    grads = tg.grad(f, wrt=(0, 1))
+    first, second, third = grads(*args), grads(*args), grads(*args)  # general, then specialized, twice
+    for a, b, c in zip(first, second, third):
+        np.testing.assert_allclose(b, a, rtol=1e-12)
+        np.testing.assert_array_equal(c, b)
+
+
 # --- del inside loop bodies (liveness.py) ---------------------------------------------------------
 
 
@@ -442,6 +571,55 @@ def _loop_body(code):
             break
         body.append(line)
     return body
+
+
+# --- the tape keeps only what the backward pass reads (reverse.py, tape.py) -----------------------
+
+
+def residual_loop(x):
+    h = x
+    for _ in range(4):
+        h = h + 0.1 * np.tanh(h)
+    return np.sum(h * h)
+
+
+def loop_of_constants(x):
+    h = x
+    for _ in range(3):
+        h = np.sin(h)
+    c = 2.0
+    for _ in range(2):
+        c = c * 1.5
+    return np.sum(h * c)
+
+
+def restored_for_the_code_before_the_loop(x):
+    h = x * x
+    y = np.sum(np.sin(h))
+    for _ in range(3):
+        h = h + 0.1 * np.tanh(h)
+    return y + np.sum(h * h)
+
+
+def restored_in_a_nested_loop(x):
+    h = x
+    for i in range(2):
+        for _ in range(2):
+            h = h * 0.5 + np.cos(h)
+        h = h + 0.1 * np.tanh(h)
+    return np.sum(h * h)
+
+
+@pytest.mark.parametrize("f, pushed", [(residual_loop, set()), (loop_of_constants, {"h"}),
+                                       (restored_for_the_code_before_the_loop, {"h"}),
+                                       (restored_in_a_nested_loop, {"h"})])
+def test_a_loop_saves_only_the_values_its_backward_pass_reads(f, pushed, rng):
+    x = rng.uniform(0.5, 1.0, 4)
+    check_modes(f, x)
+    for code in (tg.source(f), tg.source(f, args=(x,))):  # the general code saves h's shape, not h
+        forward, backward = code.split("# backward pass")
+        assert set(re.findall(r"tape\.append\(([hxc])\)", forward)) == pushed
+        assert set(re.findall(r"([hxc]) = tape\.pop\(\)", backward)) == pushed
 
 
 # --- loop accumulators start at zeros; private ones are added to in place (reverse.py, emit.py) -----

@@ -30,6 +30,16 @@ POINTS = {
     "statements_and_objects": (np.array([0.3, -0.2, 0.5]), _m(4, 3)),
     "writes_into_arguments": (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 1.5])),
     "names_like_generated_ones": (X3,),
+    "functions_in_containers": (_m(3, 2), _m(4, 3)),
+    "objects_of_different_classes": (_m(2, 3), [0.7, -0.4, 1.1]),
+    "generator_helper": (_m(11), _m(4, 3)),
+    "namedtuples_made_here": (_m(3), _m(3), _m(3)),
+    "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
+    "loop_from_a_global": (X3,),
+    "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),
+    "scatter_adds": (_m(4, 3), np.array([2, 0, 3]), _m(2, 3)),
+    "attribute_dict_items": (_m(3), _m(3, 3)),
+    "dict_loops": ({"W1": _m(3), "b1": _m(3), "W2": _m(3)}, X3),
 }
 
 
@@ -99,13 +109,54 @@ def test_a_registered_class_is_differentiated_field_by_field():
     np.testing.assert_allclose(g.b, expected.b)
 
 
-def _top_level_varargs(x, *rest):
+def _top_level_kwargs(x, **options):
     return np.sum(x)
 
 
 @pytest.mark.parametrize("fn, says", [
-    (_top_level_varargs, "takes \\*rest"),
+    (_top_level_kwargs, "takes \\*\\*options"),
 ])
 def test_refusals_name_the_construct(fn, says):
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
         tg.grad(fn)(X3)
+
+
+def test_an_attribute_a_method_changes_inside_a_loop_is_refused_not_guessed():
+    """Lowered once, the loop body would read the attribute's value from before the loop on every pass."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="outside the loop or branch a method reading it runs in"):
+        tg.grad(pf.running_in_a_loop)(_m(3), _m(3, 3))
+
+
+def test_star_args_in_the_differentiated_function():
+    """`def loss(*params)`: each value of *params is an argument of its own (positions count them)."""
+    a, b, c = _m(2), _m(2), _m(2)
+    check_modes(pf.star_parameters, a, b, c, order2=False)
+    check_modes(pf.star_parameters, a, order2=False)
+    gb, gc = tg.grad(pf.star_parameters, wrt=(1, 2))(a, b, c)
+    expected = tg.grad(lambda a, b, c: pf.star_parameters(a, b, c), wrt=(1, 2))(a, b, c)
+    np.testing.assert_allclose(gb, expected[0])
+    np.testing.assert_allclose(gc, expected[1])
+    with pytest.raises(tg.WrtError, match=r"\(params\[0\], params\[1\], scale\)"):
+        tg.grad(pf.star_parameters, wrt=3)(a, b)
+    with pytest.raises(tg.TapegenError, match="differentiate a function with named arguments"):
+        tg.grad(lambda x: np.sum(tg.grad(pf.star_parameters)(x, x)))(a)
+
+
+@pytest.mark.parametrize("act", [np.sin, pf.relu, lambda z: z * np.tanh(z)])
+def test_a_function_passed_to_the_differentiated_function_is_followed(act):
+    params = [(_m(3, 4), _m(4)), (_m(4, 2), _m(2))]
+    x = _m(5, 3) + 0.05
+    check_modes(lambda p, x: pf.function_valued_parameter(p, x, act), params, x)
+    by_argument = tg.grad(pf.function_valued_parameter)(params, x, act)
+    by_keyword = tg.grad(pf.function_valued_parameter)(params, x, nonlinearity=act)
+    expected = tg.grad(lambda p, x: pf.function_valued_parameter(p, x, act))(params, x)
+    for got in (by_argument, by_keyword):
+        for (gW, gb), (eW, eb) in zip(got, expected):
+            np.testing.assert_allclose(gW, eW)
+            np.testing.assert_allclose(gb, eb)
+    assert not np.allclose(tg.grad(pf.function_valued_parameter)(params, x)[0][0], by_argument[0][0])
+
+
+def test_a_function_valued_parameter_cannot_be_differentiated():
+    with pytest.raises(tg.WrtError, match="is a function"):
+        tg.grad(pf.function_valued_parameter, wrt=2)([(_m(3, 4), _m(4))], _m(5, 3), np.sin)

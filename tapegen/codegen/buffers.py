@@ -19,9 +19,11 @@ shape specialization. It is written only by the operation that reads it last:
 every occurrence of the buffer in the line is an operand of the node writing
 into it, or of a node below it on the same chain of buffers.
 
-The pass runs only on straight-line functions (no loops, branches or tape) and
-only for results of at least `MIN_BYTES`: below that a fresh array costs less
-than the keyword argument.
+The pass runs on straight-line code: emit.py hands it each run of statements
+between branches and loops, and each loop body's, separately, so that a run
+owns only the arrays it made (nothing carried from an earlier iteration,
+pushed to or popped from the tape). It acts only on results of at least
+`MIN_BYTES`: below that a fresh array costs less than the keyword argument.
 """
 from __future__ import annotations
 

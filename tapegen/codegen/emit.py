@@ -13,6 +13,7 @@ are `tape.append(...)`, pops `... = tape.pop()`.
 """
 from __future__ import annotations
 
+import ast
 import threading
 import weakref
 
@@ -139,9 +140,40 @@ def _specialized_statements(both, split, adjoint, keep, scalars, seed_value) -> 
     for i, node in reuse_common(items).items():
         items[i] = ("stmt", node)
     written = {i: node for i, (kind, node) in enumerate(items) if kind == "stmt"}
-    if all(kind != "barrier" for kind, _ in items):
-        written.update(reuse_buffers(items, {**_STATE.arrays, **_seed_type(adjoint, seed_value)}))
-    return {id(eqns[i]): node for i, node in written.items()}
+    written.update(_buffered_runs(items, {**_STATE.arrays, **_seed_type(adjoint, seed_value)}))
+    rendered = {id(eqns[i]): node for i, node in written.items()}
+    for loop in (stmt for stmt in walk(both) if isinstance(stmt, Loop)):
+        for block in (loop.test_body, loop.body):
+            rendered.update(_buffered_block(block, backward=any(loop is s for s in walk(both[split + 1:]))))
+    return rendered
+
+
+def _buffered_runs(items, types) -> dict:
+    """buffers.py on each straight-line run of `items` between barriers (branches, loops, guards): a run owns
+    only the arrays it made itself, so it never writes over what came in from before it."""
+    replaced, start = {}, 0
+    for end in [i for i, (kind, _) in enumerate(items) if kind == "barrier"] + [len(items)]:
+        replaced.update({start + i: node for i, node in reuse_buffers(items[start:end], types).items()})
+        start = end + 1
+    return replaced
+
+
+def _buffered_block(block, backward: bool) -> dict:
+    """{id(eqn): statements} for the equations of a loop body that buffers.py writes into dead arrays: those
+    made in the same iteration (nothing carried from the last one, pushed to or popped from the tape)."""
+    items, eqns = [], []
+    for stmt in block:
+        if isinstance(stmt, Free):
+            items.append(("free", {v.name for v in stmt.vars}))
+        elif isinstance(stmt, Eqn):
+            node = _in_place(stmt) or statement(stmt)
+            items.append(("stmt", reductions_as_methods(node, _STATE.arrays)))
+        elif isinstance(stmt, (Push, Pop)):  # the tape refers to a pushed array; a popped one is not ours
+            items.append(("stmt", ast.parse(_statement_lines(stmt, backward)[0]).body[0]))
+        else:
+            items.append(("barrier", None))
+        eqns.append(stmt)
+    return {id(eqns[i]): node for i, node in _buffered_runs(items, _STATE.arrays).items()}
 
 
 def _seed_type(adjoint, seed_value) -> dict:

@@ -13,6 +13,7 @@ work; recursion is refused with a clear error (a loop does the same job).
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 from dataclasses import dataclass
 
@@ -33,12 +34,36 @@ class StaticValue:
     atom: object = None  # the value as generated code computes it, for a read that is not a call
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LocalFunction:
-    """A `def` or lambda inside the differentiated function, called later by name."""
+    """A `def` or lambda inside the differentiated function, called later by name or passed along.
+
+    It keeps where it was written (`lowerer`: the source, live function and scope it reads names
+    from), so a helper it is passed to (`map(lambda x: ..., xs)`, `apply(f, x)`) lowers it there.
+    """
 
     node: ast.AST
     env: dict
+    lowerer: object = None
+
+
+DYNAMIC = type("Dynamic", (), {"__repr__": lambda self: "DYNAMIC", "__doc__": "A value known only at run time, "
+                 "in the description of a call given to `__tapegen_compose__`."})()
+
+
+@dataclass(frozen=True, eq=False)
+class KnownItems:
+    """A list, tuple or dict display whose items the transform must know one by one.
+
+    `[np.tanh, np.sin, relu]`, `{"tanh": np.tanh, "sigmoid": lambda z: ...}`, `[Dense(W), ReLU()]`:
+    a call through an item, or a loop over the items calling each, is resolved per item (the loop
+    is unrolled), as if the items were spelled out. `items` are StaticValue, LocalFunction,
+    KnownItems or atoms; `keys` are a dict's.
+    """
+
+    items: tuple
+    kind: str
+    keys: tuple = ()
 
 
 def user_function(obj):
@@ -94,7 +119,7 @@ class Calls:
         if stmt.decorator_list:
             raise self.unsupported(stmt, "a decorated nested function is not supported",
                                    "define it outside the differentiated function")
-        self.env[stmt.name] = LocalFunction(stmt, dict(self.env))
+        self.env[stmt.name] = LocalFunction(stmt, dict(self.env), self)
 
     def inline(self, fn, node, args, kwargs, receiver=None):
         """Lower a call of user function `fn`; return its result atoms.
@@ -110,6 +135,7 @@ class Calls:
             source = function_source(fn)
         except UnsupportedSyntaxError:
             raise
+        source = self.generator_as_list(source)
         callee = type(self)(source, fn, self.reserved, namer=self.namer)
         callee.receiver, callee.self_var = self.receiver, None
         if receiver is not None:
@@ -120,25 +146,65 @@ class Calls:
                                 fn.__kwdefaults__ or {})
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
-        callee = type(self)(FunctionSource(local.node, self.source.file, self.source.lines, self.source.line_offset),
-                            self.fn, self.reserved, namer=self.namer)
+        home = local.lowerer or self  # where it was written: its lines and the names it reads
+        source = home.source
+        source = self.generator_as_list(FunctionSource(local.node, source.file, source.lines, source.line_offset))
+        callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
         callee.env.update({k: v for k, v in local.env.items()})
-        callee.scope = self.scope
+        callee.scope = home.scope
         defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
         return self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
 
+    def generator_as_list(self, source: FunctionSource) -> FunctionSource:
+        """A generator function as the list of what it yields: `yield v` appends `v`, `yield from g`
+        extends by `g`, and every exit returns the list. A loop over its call (`for W, b in
+        unpack_layers(w)`) then walks that list; a generator that never ends is refused."""
+        node = source.node
+        own = [sub for sub in _own_nodes(node) if isinstance(sub, (ast.Yield, ast.YieldFrom))]
+        if not own:
+            return source
+        for sub in _own_nodes(node):
+            if isinstance(sub, ast.While) and isinstance(sub.test, ast.Constant) and sub.test.value and not any(
+                    isinstance(s, (ast.Break, ast.Return)) for s in _own_nodes(sub)):
+                raise self.unsupported(sub, "a generator that never ends: tapegen runs a generator helper to the "
+                                            "end, building the list of what it yields",
+                                       "give the loop an end (a count, or a `break`)")
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(node.args)
+                                                                              if isinstance(a, ast.arg)}
+        holder = next(name for name in ("yielded", *(f"yielded_{k}" for k in range(2, 100))) if name not in names)
+        rewritten = _ListBuilder(holder).visit(copy.deepcopy(node))
+        left = [sub for sub in _own_nodes(rewritten) if isinstance(sub, (ast.Yield, ast.YieldFrom))]
+        if left:
+            raise self.unsupported(left[0], "a `yield` whose value is used (a coroutine) cannot be differentiated",
+                                   "yield values only, as statements: `yield x`")
+        start = ast.copy_location(ast.Assign([ast.Name(holder, ast.Store())], ast.List([], ast.Load())), node.body[0])
+        end = ast.copy_location(ast.Return(ast.Name(holder, ast.Load())), node.body[-1])
+        rewritten.body = [start] + rewritten.body + [end]
+        ast.fix_missing_locations(rewritten)
+        return FunctionSource(rewritten, source.file, source.lines, source.line_offset)
+
     def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name, kwdefaults=None):
         self.comments.update(callee.comments)
         callee.comments = self.comments
+        # Its statements go where the call is. Only that block counts as open in it: an attribute set
+        # outside a loop the call is in may be reassigned by the call in an earlier pass, which the
+        # loop does not carry (its body does not show the assignment), so reading it there is refused.
         callee.blocks = [self.current]
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
-        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "item_types",
+        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "live", "constant_items", "item_types",
                        "root_params", "stale", "shared_attributes", "computed"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)
         bound = self._bind_call(fn_node.args, args, kwargs, defaults, node, name, kwdefaults)
+        for param, expected in getattr(callee.fn, "__tapegen_statics__", {}).items():
+            passed = bound.get(param)  # gradient code made for a function-valued default: that function only
+            if not (isinstance(passed, StaticValue) and passed.obj is expected):
+                raise self.unsupported(node, f"this gradient was made for {param}={getattr(expected, '__name__', expected)}"
+                                             f" (the default), and is called with another `{param}` here",
+                                       f"take the gradient of a function that passes `{param}` itself: "
+                                       f"tg.grad(lambda *a: f(*a, {param}=...))")
         callee.env.update(bound)
         callee.params = {a for a in bound.values() if isinstance(a, Var)}
         bound = list(bound.values())
@@ -194,6 +260,45 @@ class Calls:
 
 
 _REQUIRED = object()  # a keyword-only parameter without a default
+
+
+class _ListBuilder(ast.NodeTransformer):
+    """`yield v` -> `<holder>.append(v)`, `yield from g` -> `<holder>.extend(g)`, `return` -> `return <holder>`,
+    in one function (not in functions nested in it)."""
+
+    def __init__(self, holder):
+        self.holder = holder
+        self.depth = 0
+
+    def visit_FunctionDef(self, node):
+        self.depth += 1
+        if self.depth == 1:
+            self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Expr(self, stmt):
+        value = stmt.value
+        if isinstance(value, (ast.Yield, ast.YieldFrom)):
+            method = "append" if isinstance(value, ast.Yield) else "extend"
+            item = value.value if value.value is not None else ast.Constant(None)
+            call = ast.Call(ast.Attribute(ast.Name(self.holder, ast.Load()), method, ast.Load()), [item], [])
+            return ast.copy_location(ast.Expr(ast.copy_location(call, value)), stmt)
+        return self.generic_visit(stmt)
+
+    def visit_Return(self, stmt):
+        return ast.copy_location(ast.Return(ast.Name(self.holder, ast.Load())), stmt)
+
+
+def _own_nodes(node):
+    """The nodes of function `node`, not those of functions nested in it."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        yield child
+        yield from _own_nodes(child)
 
 
 def _default(value, node, lowerer):

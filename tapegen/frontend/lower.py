@@ -19,8 +19,8 @@ from ..rules.language import assign as assign_primitive
 from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, raise_error
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
-from .inline import Calls, LocalFunction, StaticValue
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, _describe, _opaque
+from .inline import Calls, KnownItems, LocalFunction, StaticValue
+from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -38,16 +38,19 @@ VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims"
             "vsplit", "dsplit"}
 
 
-def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None) -> Program:
+def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, statics=()) -> Program:
     """Lower the parsed function `source` (of live function `fn`) to a Program.
 
     `receiver`: for a bound method, the class of `self`, so `self.helper(x)` can be inlined.
+    `statics`: (parameter index, function) pairs: parameters this variant is made for a function
+    value of (`nonlinearity=np.tanh`): calls through them are resolved as if spelled out.
 
     Raises:
         UnsupportedSyntaxError: syntax tapegen cannot differentiate, with the user's line.
     """
     lowerer = _Lowerer(source, fn, reserved)
     lowerer.receiver = receiver
+    lowerer.statics = dict(statics)
     return lowerer.program()
 
 
@@ -70,6 +73,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
+        self.live: dict = {}        # var -> the object of the user's it holds, read from the module
+        self.constant_items: dict = {}  # dict var -> {key: Const}: its items that are constants
         self.item_types: dict = {}  # list or tuple var -> the user class of all its items
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
         self.root_params: set = set()
@@ -86,6 +91,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.return_span = None
         self.reserved = reserved
         self.receiver = None     # the class of `self` for a bound method
+        self.statics: dict = {}  # parameter index -> the function this variant binds it to
         self.self_var = None
         self.comments: dict = {(source.display_file, line): texts for line, texts in source.comments().items()}
 
@@ -100,10 +106,22 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._check_signature(node.args)
         self._check_kind(node)
         params = []
-        for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+        positional = node.args.posonlyargs + node.args.args
+        for index, arg in enumerate(positional + node.args.kwonlyargs):
+            if index == len(positional) and node.args.vararg is not None:  # *args: one parameter per value
+                name = node.args.vararg.arg
+                rest = [self.namer.invented(f"{name}_{k}") for k in range(self.statics.get("*", 0))]
+                self.env[name] = Pack(tuple(rest), "tuple")
+                params += rest
+            index = len(params)
             var = self.namer.user(arg.arg)
-            self.env[arg.arg] = var
+            self.env[arg.arg] = StaticValue(self.statics[index], var) if index in self.statics else var
             params.append(var)
+        if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
+            name = node.args.vararg.arg
+            rest = [self.namer.invented(f"{name}_{k}") for k in range(self.statics["*"])]
+            self.env[name] = Pack(tuple(rest), "tuple")
+            params += rest
         self.params = set(params)
         self.root_params = self.params  # the differentiated function's own (callees share these)
         self.self_var = params[0] if params and self.receiver is not None else None
@@ -184,9 +202,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                         self.fresh.add(var)
             self.shared[name] = var
             self.env[name] = var
+            self.constant_items.pop(var, None)  # its items may change from one pass to the next
         try:
             yield
         finally:
+            for var in self.shared.values():
+                self.constant_items.pop(var, None)  # set in one branch or pass, not surely in all
             self.shared = saved
             self.shared_attributes.clear()
             self.shared_attributes.update(saved_attributes)
@@ -226,8 +247,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return copy
 
     def _owns(self, name, var) -> bool:
+        """Whether `name` alone holds `var`'s value, so a construct may reassign `var` itself: not a
+        parameter, a view, another name's value or a global's (`h = v` then a loop reassigning h)."""
         return var not in self.params and var not in self.views and all(
-            atom is not var for other, atom in self.env.items() if other != name)
+            atom is not var and not (isinstance(atom, Frozen) and var in atom.reads())
+            for other, atom in self.env.items() if other != name) and var not in self.free.values()
 
     def shared_var(self, name):
         return self.shared[name]
@@ -253,7 +277,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def _check_signature(self, args):
         """The differentiated function's own parameters: named ones, keyword-only ones too."""
         for extra, what in ((args.vararg, "*"), (args.kwarg, "**")):
-            if extra is not None:
+            if extra is not None and not (what == "*" and "*" in self.statics):
                 raise self.unsupported(extra, f"the function being differentiated takes {what}{extra.arg}, whose "
                                               f"number of values tapegen cannot know when it transforms it",
                                        f"differentiate a function with named arguments that calls this one "
@@ -269,9 +293,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                        _HINTS[type(sub)])
 
     def _return_value(self, value):
-        if isinstance(value, ast.Tuple):
-            return tuple(self.expr(elt) for elt in value.elts), True
+        if isinstance(value, ast.Tuple):  # a helper may return a local function with its values (a pullback)
+            return tuple(self._returned(elt) for elt in value.elts), True
         return (self.expr(value),), False
+
+    def _returned(self, node):
+        known = self.known(node) if self.call_stack else None
+        return known if isinstance(known, (LocalFunction, KnownItems)) else self.expr(node)
 
     # --- statements ---------------------------------------------------------------------
 
@@ -336,8 +364,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(target, (ast.Tuple, ast.List)) and not all(isinstance(t, ast.Name) for t in target.elts):
             # self.W, self.b = W, b; (a, b), c = ...: every value first, then each target
             if any(isinstance(t, ast.Starred) for t in target.elts):
-                raise self.unsupported(target, "starred assignment (a, *rest = ...) is not supported",
-                                       "index the parts: a, rest = xs[0], xs[1:]")
+                return self.assign_starred(target, stmt)
             if isinstance(stmt.value, (ast.Tuple, ast.List)) and len(stmt.value.elts) == len(target.elts):
                 atoms = [self.value(v) for v in stmt.value.elts]
             else:
@@ -351,7 +378,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(target, ast.Attribute):
             return self.assign_attribute(target, stmt.value)
         if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Lambda):
-            self.env[target.id] = LocalFunction(stmt.value, dict(self.env))
+            self.env[target.id] = LocalFunction(stmt.value, dict(self.env), self)
         elif isinstance(target, ast.Name):
             self.assign(target.id, stmt.value)
         elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
@@ -361,6 +388,28 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             raise self.unsupported(target, f"assignment to {_describe(target)} is not supported",
                                    "assign to a plain local name")
+
+    def assign_starred(self, target, stmt):
+        """`first, *rest = xs` (or `a, *mid, z = ...`): the named items by position, the starred name a list
+        of the ones between, as Python binds them."""
+        stars = [k for k, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+        if len(stars) > 1:
+            raise self.unsupported(target, "two starred names in one assignment", None)
+        star, after = stars[0], len(target.elts) - stars[0] - 1
+        whole = self.expr(stmt.value)
+        if isinstance(whole, Pack) and len(whole.items) >= star + after:
+            items = list(whole.items)
+            middle = Pack(tuple(items[star:len(items) - after]), "list")
+            parts = items[:star] + [middle] + items[len(items) - after:]
+        else:
+            def item(k):
+                return self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
+            between = self.emit(rules.lookup(operator.getitem), [whole, Const(slice(star, -after or None))], {},
+                                stmt, None)
+            middle = self.emit(rules.lookup(list), [between], {}, stmt, None)
+            parts = [item(k) for k in range(star)] + [middle] + [item(k - after) for k in range(after)]
+        for elt, part in zip(target.elts, parts):
+            self.assign_atom(elt.value if isinstance(elt, ast.Starred) else elt, part, stmt)
 
     def assign_atom(self, target, atom, stmt):
         """`target = <atom already computed>`, for any target an assignment may have."""
@@ -408,7 +457,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
         base = self.expr(target.value)
-        value = self.value(value_node)  # self.act_fn = activation: a function stays known
+        self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
+
+    def set_attribute(self, base, target, value):
         if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
             value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
                               {}, target, None)
@@ -426,12 +477,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def assign(self, name, value_node):
         if name not in self.shared:
-            value = self.value(value_node) if isinstance(value_node, (ast.Name, ast.Attribute)) else None
-            if isinstance(value, StaticValue):  # tanh = np.tanh: calls through `tanh` are np.tanh's
+            value = None
+            if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None:
+                value = self.value(value_node)
+            elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
+                value = self.display_value(value_node, target=name)
+            if isinstance(value, (StaticValue, LocalFunction, KnownItems)):  # tanh = np.tanh, fs = [np.sin, f]
                 self.env[name] = value
                 return
             if value is not None:
                 return self.store(name, value, value_node)
+            frozen = self.frozen(value_node) if isinstance(value_node, ast.Call) else None
+            if frozen is not None:  # d = scipy.stats.norm(mu, sigma): calls d.logpdf(x) are norm.logpdf's
+                self.env[name] = frozen
+                return
         atom = self.expr(value_node, target=self.shared.get(name, name))
         self.store(name, atom, value_node)
 
@@ -524,6 +583,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             kind = self.container_kind(inputs[0][1]) or self.container_kind(inputs[1][1])
         self._track_lengths(prim, inputs, outs)
         self._track_types(prim, inputs, outs)
+        self._track_constant_items(prim, inputs, outs)
         held = _HOLDS_ITEMS.get(prim.name, ())
         self.captured.update(v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers)
         for out in outs:
@@ -531,6 +591,30 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers.pop(out, None)
             else:
                 self.containers[out] = kind
+
+    def _track_constant_items(self, prim, inputs, outs):
+        """The items of a dict built here that are constants (`{"running_mean": None}`), by key, so a test
+        of one (`if self.parameters["running_mean"] is None:`) is decided when transforming."""
+        values = dict(inputs)
+        known = None
+        if prim.name == "make_dict" and isinstance(values.get("keys"), Const):
+            known = {k: v for k, v in zip(values["keys"].value, values["values"].items) if isinstance(v, Const)}
+        elif prim.name == "assign" and values.get("x") in self.constant_items:
+            known = dict(self.constant_items[values["x"]])
+        elif prim.name == "with_item" and values.get("a") in self.constant_items and isinstance(values["key"], Const):
+            known = dict(self.constant_items[values["a"]])
+            known.pop(values["key"].value, None)
+            if isinstance(values["value"], Const):
+                known[values["key"].value] = values["value"]
+        elif prim.form == "opaque" and prim.name != "setattr":  # a call tapegen does not follow may change a dict
+            for _, atom in inputs:
+                for v in _vars(atom):
+                    self.constant_items.pop(v, None)
+        for out in outs:
+            if known is None:
+                self.constant_items.pop(out, None)
+            else:
+                self.constant_items[out] = known
 
     def _track_types(self, prim, inputs, outs):
         """Objects of the user's classes in lists and tuples (`layers = [Dense(W1), Dense(W2)]`): an item

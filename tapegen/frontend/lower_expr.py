@@ -12,6 +12,7 @@ import inspect
 import math
 import operator
 import types
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,11 +20,12 @@ from .. import rules
 from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
-from ..rules.language import concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
+from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import py_sum, repeat_items
+from ..rules.shape import added_at
 from ..rules.table import Primitive
-from .inline import LocalFunction, StaticValue, user_function
-from .resolve import MISSING
+from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, user_function
+from .resolve import MISSING, freezes
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -91,14 +93,124 @@ class Expressions:
         return self.scope.static(node)
 
     def value(self, node):
-        """`node`'s atom, or a StaticValue for a function, class or module (`act = np.tanh`)."""
+        """`node`'s atom, or what the transform knows of it now: a StaticValue for a function, class or
+        module (`act = np.tanh`), a LocalFunction for a lambda or local def, KnownItems for a display
+        or global holding such values (`[np.tanh, relu]`), or an item of one (`acts["tanh"]`)."""
+        if isinstance(node, ast.Lambda):
+            return LocalFunction(node, dict(self.env), self)
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems)):
+            return self.env[node.id]
+        if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
+            return self.display_value(node)
+        if isinstance(node, ast.Subscript) and isinstance(self.known(node.value), KnownItems):
+            return self.known_item(self.value(node.value), node)
         obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
         if obj is not MISSING and (callable(obj) or isinstance(obj, types.ModuleType)) \
                 and not isinstance(obj, (Var, LocalFunction)):
             name = node.id if isinstance(node, ast.Name) else None
             known = self.env.get(name) if name else None
             return known if isinstance(known, StaticValue) else StaticValue(obj, self.expr(node))
+        if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
+            return self.global_items(obj, node)
         return self.expr(node)
+
+    def display_value(self, node, target=None):
+        """A list, tuple or dict display: KnownItems if an item must stay known, else its atom."""
+        if isinstance(node, ast.Dict):
+            if any(k is None or not isinstance(k, ast.Constant) for k in node.keys):
+                return self.expr(node)
+            items = [self.value(v) for v in node.values]
+            if not _needs_known(items, self.types):
+                return self.emit(rules.lookup(make_dict), [Const(tuple(k.value for k in node.keys))] + items, {},
+                                 node, target)
+            return KnownItems(tuple(items), "dict", tuple(k.value for k in node.keys))
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return self.expr(node)
+        items = [self.value(e) for e in node.elts]
+        kind = "list" if isinstance(node, ast.List) else "tuple"
+        if not _needs_known(items, self.types):
+            return Pack(tuple(items), kind)
+        return KnownItems(tuple(items), kind)
+
+    def global_items(self, obj, node):
+        """A list or tuple read from the function's module or closure: KnownItems when its items are
+        functions or objects of the user's of different classes (`ACTIVATIONS = [Sigmoid(), Tanh()]`)."""
+        if not obj or len(obj) > MAX_UNROLLED:
+            return self.expr(node)
+        functions = [_function_like(v) for v in obj]
+        objects = [not f and not inspect.isclass(v) and _users_class(type(v)) for f, v in zip(functions, obj)]
+        classes = {type(v) for v, o in zip(obj, objects) if o}
+        if not all(f or o for f, o in zip(functions, objects)) or (not any(functions) and len(classes) < 2):
+            return self.expr(node)
+        whole = self.expr(node)
+        items = []
+        for k, v in enumerate(obj):
+            atom = self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, node, None)
+            if not _function_like(v):
+                self.know_object(atom, v)
+                items.append(atom)
+            else:
+                items.append(StaticValue(v, atom))
+        return KnownItems(tuple(items), "list" if isinstance(obj, list) else "tuple")
+
+    def known_item(self, known, node):
+        """`fs[0]`, `acts["tanh"]`: the item, when the index is known now."""
+        index = self.expr(node.slice)
+        if not isinstance(index, Const):
+            raise self.unsupported(node, f"`{ast.unparse(node.value)}` holds functions or objects of different "
+                                         f"classes, so tapegen must know which item `{ast.unparse(node)}` is when "
+                                         f"it transforms the function, but the index is computed at run time",
+                                   "index with a constant, or loop over the items")
+        try:
+            if known.kind == "dict":
+                return known.items[known.keys.index(index.value)]
+            return known.items[index.value]
+        except (ValueError, IndexError, TypeError):
+            raise self.unsupported(node, f"`{ast.unparse(node)}`: no such item", None) from None
+
+    def global_item(self, node):
+        """The item `node` reads from a list, tuple or dict in the function's module or closure by a
+        constant index (`LAYERS[2]`), or None."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)):
+            return None
+        if isinstance(node.value, ast.Name) and node.value.id in self.env:
+            return None
+        container = self.static(node.value)
+        try:
+            return container[node.slice.value] if isinstance(container, (list, tuple, dict)) else None
+        except (IndexError, KeyError, TypeError):
+            return None
+
+    def known(self, node):
+        """What `node` names, if it is a name bound to KnownItems or a LocalFunction (or a constant item of
+        one, `fs[0]`), without lowering anything; else None."""
+        if isinstance(node, ast.Name):
+            value = self.env.get(node.id)
+            return value if isinstance(value, (KnownItems, LocalFunction)) else None
+        if isinstance(node, ast.Subscript) and (isinstance(node.slice, ast.Constant) or (
+                isinstance(node.slice, ast.Name) and isinstance(self.env.get(node.slice.id), Const))):
+            base = self.known(node.value)
+            if isinstance(base, KnownItems):
+                return self.known_item(base, node)
+        return None
+
+    def as_atom(self, item, node):
+        """An item of KnownItems as a plain value."""
+        if isinstance(item, KnownItems):
+            return self.materialize(item, node)
+        atom = item.atom if isinstance(item, StaticValue) else item
+        if atom is None or isinstance(atom, LocalFunction):
+            raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function defined in the differentiated "
+                                         f"function (a lambda or nested def), used here as a value",
+                                   "call it, or define it outside the differentiated function")
+        return atom
+
+    def materialize(self, known: KnownItems, node):
+        """KnownItems used as a plain value: its atoms, each item read as a value."""
+        atoms = [self.as_atom(item, node) for item in known.items]
+        if known.kind == "dict":
+            return self.emit(rules.lookup(make_dict), [Const(known.keys)] + atoms, {}, node, None)
+        return Pack(tuple(self.flat(a, node, whole=True) if isinstance(a, Pack) else a for a in atoms), known.kind)
 
     def expr_Constant(self, node, target):
         return Const(node.value)
@@ -116,9 +228,13 @@ class Expressions:
                                              f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
                                        f"return the new value from that function and assign it: "
                                        f"{name} = f({name}, ...)")
+            if isinstance(value, Frozen):  # read as a value, not called: the frozen object itself
+                return self.made(value)
             if isinstance(value, LocalFunction):
                 raise self.unsupported(node, f"the local function `{name}` can only be called here",
                                        "call it, or define it outside the differentiated function")
+            if isinstance(value, KnownItems):
+                return self.materialize(value, node)
             if isinstance(value, StaticValue):  # a function read as a value (`kw = {"act": act}`)
                 if value.atom is None:
                     raise self.unsupported(node, f"`{name}` is a function or module here, used as a value",
@@ -134,8 +250,7 @@ class Expressions:
         key = (id(self.fn), name)
         if key not in self.free:
             var = Var(name) if name not in self.namer.assigned and not clash else self.namer.invented(f"{name}_")
-            if not inspect.isclass(value) and _users_class(type(value)):
-                self.types[var] = type(value)  # a global object of the user's: its methods are inlined
+            self.know_object(var, value)  # a global object of the user's: its methods are inlined
             self.namer.assigned.add(var.name)
             self.free[key] = var
             if var.name != name or self.call_stack:
@@ -184,6 +299,12 @@ class Expressions:
                 raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
             operands.append(self.expr(comparator))
             last = k == len(node.ops) - 1
+            if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in operands[-2:]) and result is None:
+                test = Const(bool(fn(operands[-2].value, operands[-1].value)))  # `x is None` for a None known now
+                if last:
+                    return test
+                result = test
+                continue
             test = self.emit(rules.lookup(fn), operands[-2:], {}, node, target if last and result is None else None)
             result = test if result is None else self.emit(rules.lookup(np.logical_and), [result, test], {}, node,
                                                            target if last else None)
@@ -314,8 +435,9 @@ class Expressions:
             value, block = assigned
             if not any(block is open_block for open_block in self.blocks):
                 raise self.unsupported(node, f"`{ast.unparse(node)}` was assigned inside a branch or loop that has "
-                                             f"ended, so tapegen cannot tell which value it holds here",
-                                       "assign it to a local name as well and read that")
+                                             f"ended, or outside the loop or branch a method reading it runs in, so "
+                                             f"tapegen cannot tell which value it holds here",
+                                       "assign it to a local name as well and read that, or pass it to the method")
             if isinstance(value, StaticValue):
                 if value.atom is None:
                     raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function, used here as a value",
@@ -329,11 +451,25 @@ class Expressions:
             return self.emit(rules.lookup(getattr(_numpy(), node.attr)), [base], {}, node, target)
         if node.attr in METADATA_ATTRIBUTES:
             return self.emit(rules.lookup(_metadata()), [base, Const(node.attr)], {}, node, target)
-        return self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
+        result = self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
+        self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
+        return result
+
+    def know_object(self, var, obj):
+        """`var` holds `obj`, an object of the user's read from the module (or an attribute of one): its
+        methods are inlined, and so are those of the objects its attributes hold (`self.elu.fn(z)`)."""
+        if obj is not None and not inspect.isclass(obj) and _users_class(type(obj)):
+            self.types[var] = type(obj)
+            self.live[var] = obj
 
     def expr_Subscript(self, node, target):
+        if self.static(node.value) is np.s_:  # np.s_[i, 1:]: the index itself (also in generated code)
+            return self.index(node.slice)
         base = self.expr(node.value)
         index = self.index(node.slice)
+        constants = self.constant_items.get(base) if isinstance(base, Var) else None
+        if constants and isinstance(index, Const) and _hashable(index.value) and index.value in constants:
+            return constants[index.value]  # {"mean": None}["mean"]: known now
         if isinstance(base, Pack) and isinstance(index, Const) and isinstance(index.value, int) \
                 and -len(base.items) <= index.value < len(base.items):
             return base.items[index.value]  # (a, b)[1] is b
@@ -382,15 +518,23 @@ class Expressions:
 
         `static`: functions and modules passed stay known (`StaticValue`), for calls that are inlined.
         """
-        read = self.value if static else self.expr
+        def read(node):  # a frozen distribution passed to a helper stays one
+            frozen = self.frozen(node) if static else None
+            return frozen if frozen is not None else self.value(node) if static else self.expr(node)
         args, kwargs = [], {}
         for arg in node.args:
-            if isinstance(arg, ast.Starred):
+            known = self.known(arg.value) if isinstance(arg, ast.Starred) else None
+            if isinstance(known, KnownItems) and known.kind != "dict":  # f(*fs): each item as it is known
+                args += [item if static else self.as_atom(item, arg) for item in known.items]
+            elif isinstance(arg, ast.Starred):
                 args += self.spread(self.expr(arg.value), arg)
             else:
                 args.append(read(arg))
         for kw in node.keywords:
-            if kw.arg is None:
+            known = self.known(kw.value) if kw.arg is None else None
+            if isinstance(known, KnownItems) and known.kind == "dict":
+                kwargs.update({k: item if static else self.as_atom(item, kw) for k, item in zip(known.keys, known.items)})
+            elif kw.arg is None:
                 kwargs.update(self.spread_keywords(self.expr(kw.value), kw))
             else:
                 kwargs[kw.arg] = read(kw.value)
@@ -419,10 +563,30 @@ class Expressions:
 
     def call(self, node, outputs=1, targets=None):
         func = node.func
-        if isinstance(func, ast.Name) and isinstance(self.env.get(func.id), LocalFunction):
+        known = self.known(func)
+        if isinstance(known, LocalFunction):
             args, kwargs = self.arguments(node, static=True)
-            return self._call_result(self.inline_local(self.env[func.id], node, args, kwargs), outputs, node, targets)
+            return self._call_result(self.inline_local(known, node, args, kwargs), outputs, node, targets)
+        if isinstance(known, StaticValue):  # fs[0](x), acts["tanh"](z)
+            return self.call_object(known.obj, node, outputs, targets)
+        if isinstance(known, Var) and self._own_method(known, "__call__") is not None:  # layers[0](x)
+            return self.call_instance(known, node, outputs, targets)
+        held = self.global_item(func)
+        if held is not None and _function_like(held):  # FUNCTIONS[0](x), for a list in the module
+            return self.call_object(held, node, outputs, targets)
+        if held is not None and not inspect.isclass(held) and _users_class(type(held)):  # LAYERS[2](x)
+            callee = self.expr(func)
+            self.know_object(callee, held)
+            if self._own_method(callee, "__call__") is not None:
+                return self.call_instance(callee, node, outputs, targets)
         obj = self.static(func)
+        if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
+            return (self.mapped(node),)
+        if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
+            return self.composed(obj, node, outputs, targets)
+        if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) is np.add \
+                and len(node.args) == 3 and not node.keywords and isinstance(node.args[0], ast.Name):
+            return self.add_at(node, outputs)
         if obj is not MISSING and _hashable(obj) and obj in SCIPY_MATH:  # math.lgamma: scipy.special.gammaln
             try:
                 import scipy.special
@@ -440,24 +604,143 @@ class Expressions:
             return (self.emit(rules.lookup(make_dict), [keys] + values, {}, node, (targets or [None])[0]),)
         if obj is not MISSING:
             return self.call_object(obj, node, outputs, targets)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
+                and self.static(func.value.func) is super:
+            return self.call_super(func, node, outputs, targets)
+        frozen = self.frozen(func.value) if isinstance(func, ast.Attribute) else None
+        if frozen is not None:
+            return self.call_frozen(frozen, func.attr, node, outputs, targets)
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)
             held = self.attributes.get((receiver, func.attr))
             if held is not None and isinstance(held[0], StaticValue):  # self.act_fn(z), set by __init__
                 return self.call_object(held[0].obj, node, outputs, targets)
+            stored = vars(self.live[receiver]).get(func.attr) if receiver in self.live and held is None else None
+            if stored is not None and callable(stored) and (inspect.isfunction(stored) or not hasattr(stored, "__self__")
+                                                            or isinstance(stored, np.ufunc)):
+                return self.call_object(stored, node, outputs, targets)  # layer.act_fn(z): a function it holds
             return self.call_method(receiver, func, node, outputs, targets)
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
             return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
         callee = self.expr(func)
-        called = self._own_method(callee, "__call__")
-        if called is not None:  # an object of a class of the user's, called: its __call__, inlined
-            args, kwargs = self.arguments(node, static=True)
-            return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
-                                     outputs, node, targets)
+        if self._own_method(callee, "__call__") is not None:  # an object of a class of the user's, called
+            return self.call_instance(callee, node, outputs, targets)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def call_super(self, func, node, outputs, targets):
+        """`super().name(...)` (or `super(Cls, self)`) in a method being inlined: the next class's method."""
+        cls, obj = self.receiver, self.self_var
+        given = func.value.args
+        if given:
+            obj = self.expr(given[1]) if len(given) == 2 else None
+            start = self.static(given[0])
+            cls = self.types.get(obj, cls) if obj is not self.self_var else cls
+        else:
+            start = next((c for c in (cls.__mro__ if cls else ()) if any(
+                getattr(getattr(v, "__func__", v), "__code__", None) is self.fn.__code__ for v in vars(c).values())),
+                None)
+        if cls is None or obj is None or start is MISSING or start is None or start not in cls.__mro__:
+            raise self.unsupported(node, f"`{ast.unparse(func.value)}` outside a method tapegen can follow",
+                                   "call the base class's method by name: Base.method(self, ...)")
+        mro = cls.__mro__
+        owner = next((c for c in mro[mro.index(start) + 1:] if func.attr in vars(c)), object)
+        method = vars(owner).get(func.attr, getattr(object, func.attr, None))
+        if user_function(method) is None:
+            if func.attr == "__init__" and method is object.__init__ and not node.args and not node.keywords:
+                return (Const(None),)[:outputs]  # object.__init__(): nothing to do
+            raise self.unsupported(node, f"`{ast.unparse(func)}` is {owner.__name__}.{func.attr}, which tapegen "
+                                         f"cannot follow", None)
+        args, kwargs = self.arguments(node, static=True)
+        return self._call_result(self.inline(user_function(method), node, [obj] + args, kwargs, receiver=cls),
+                                 outputs, node, targets)
+
+    def add_at(self, node, outputs):
+        """`np.add.at(sums, index, values)` into an array the function made (and no other name or view
+        shows): `sums` becomes the array with the values added, repeated positions adding up."""
+        name = node.args[0].id
+        array = self.read_name(node.args[0])
+        if array in self.root_params and self.sole_name(name, array):  # into an argument: into its copy
+            copy = self.private_copy(name, array, node, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, node)
+        self.check_writable(name, array, node)
+        index, values = self.index(node.args[1]), self.expr(node.args[2])
+        self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
+                                   self.shared.get(name, name)), node)
+        return (Const(None),)[:outputs]
+
+    def composed(self, transform, node, outputs, targets):
+        """`tg.jvp(f, primals, tangents)`, `tg.vjp(f, *args)` in the function: the transform says, from
+        what is known of the call now, which plain function computes it (built on f's generated code),
+        and that function is inlined."""
+        args, kwargs = self.arguments(node, static=True)
+        made = transform.__tapegen_compose__(tuple(_described(a) for a in args),
+                                             {k: _described(v) for k, v in kwargs.items()})
+        if made is None:
+            name = ast.unparse(node.func)
+            raise self.unsupported(node, f"{name}(...) inside a differentiated function needs the function known "
+                                         f"when it is transformed (a function of your module, not a lambda or a "
+                                         f"value computed at run time), and its arguments written out",
+                                   f"write {name}(f, (x, y), (dx, None)) with `f` defined at module level")
+        return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
+
+    def call_instance(self, callee, node, outputs, targets):
+        """`obj(...)` for an object of a class of the user's: its `__call__`, inlined."""
+        called = self._own_method(callee, "__call__")
+        args, kwargs = self.arguments(node, static=True)
+        return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
+                                 outputs, node, targets)
+
+    def mapped(self, node):
+        """`map(f, xs, ...)` as the list comprehension it stands for: `[f(x, ...) for x, ... in zip(xs, ...)]`."""
+        function = self.value(node.args[0])
+        holder = self.namer.invented("mapped").name
+        names = [self.namer.invented("item").name for _ in node.args[1:]]
+        loads = [ast.Name(n, ast.Load()) for n in names]
+        target = ast.Name(names[0], ast.Store()) if len(names) == 1 else \
+            ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        iterable = node.args[1] if len(names) == 1 else ast.Call(ast.Name("zip", ast.Load()), node.args[1:], [])
+        comprehension = ast.ListComp(ast.Call(ast.Name(holder, ast.Load()), loads, []),
+                                     [ast.comprehension(target, iterable, [], 0)])
+        for sub in ast.walk(comprehension):
+            if not hasattr(sub, "lineno") and isinstance(sub, (ast.expr, ast.stmt)):
+                ast.copy_location(sub, node)
+        self.env[holder] = function
+        try:
+            return self.comprehension(comprehension, comprehension.elt)
+        finally:
+            del self.env[holder]
+
+    def frozen(self, node):
+        """The `Frozen` distribution `node` is (a name bound to one, or `scipy.stats.norm(mu, sigma)`), or None."""
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), Frozen):
+            return self.env[node.id]
+        if isinstance(node, ast.Call):
+            obj = self.static(node.func)
+            if obj is not MISSING and freezes(obj):
+                args, kwargs = self.arguments(node)
+                return Frozen(obj, tuple(args), tuple(kwargs.items()), node)
+        return None
+
+    def call_frozen(self, frozen, name, node, outputs, targets):
+        """`d.<name>(...)` on a frozen distribution: `norm(mu, sigma).logpdf(x)` is `norm.logpdf(x, mu, sigma)`."""
+        method = getattr(frozen.distribution, name, None)
+        prim = rules.lookup(method) if _hashable(method) else None
+        args, kwargs = self.arguments(node)
+        if prim is None:  # a method without rules (d.rvs()): called on the object, as written
+            return self.emit_multi(_opaque_method(name), [self.made(frozen)] + args, kwargs, node, outputs, targets)
+        return self.emit_multi(prim, args + list(frozen.args), {**dict(frozen.kwargs), **kwargs}, node, outputs,
+                               targets)
+
+    def made(self, frozen):
+        """The frozen distribution object itself, made by its call as written."""
+        spelling = ast.unparse(frozen.node.func)
+        return self.emit_multi(_opaque(spelling, frozen.distribution), list(frozen.args), dict(frozen.kwargs),
+                               frozen.node, 1, [None])[0]
 
     def call_object(self, obj, node, outputs, targets):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
@@ -501,6 +784,13 @@ class Expressions:
 
     def call_method(self, receiver, func, node, outputs, targets):
         """`receiver.name(...)`: a method of a class the transform knows (inlined), an array method, or opaque."""
+        record = self.types.get(receiver)
+        if func.attr == "_replace" and _is_namedtuple(record) and not node.args:
+            return self.replaced(receiver, record, self.arguments(node)[1], node, targets)
+        static = self._static_method(receiver, func.attr)
+        if static is not None:  # self.loss(y, p): a @staticmethod (or @classmethod) of the object's class
+            args, kwargs = self.arguments(node, static=True)
+            return self._call_result(self.inline(static[0], node, static[1] + args, kwargs), outputs, node, targets)
         method = self._own_method(receiver, func.attr)
         args, kwargs = self.arguments(node, static=method is not None)
         if method is not None:  # self.helper(x), layer.forward(x): inline the method with its object
@@ -560,8 +850,20 @@ class Expressions:
         cls = self.receiver if self.self_var is not None and receiver is self.self_var else self.types.get(receiver)
         if cls is None:
             return None
-        method = user_function(inspect.getattr_static(cls, name, None))
+        attribute = inspect.getattr_static(cls, name, None)
+        if isinstance(attribute, (staticmethod, classmethod)):
+            return None  # see call_method
+        method = user_function(attribute)
         return (method, cls) if method is not None else None
+
+    def _static_method(self, receiver, name):
+        """The function behind `obj.<name>` and what it is called with first, for a @staticmethod (nothing)
+        or a @classmethod (the class) of a class known here; else None."""
+        cls = self.receiver if self.self_var is not None and receiver is self.self_var else self.types.get(receiver)
+        attribute = inspect.getattr_static(cls, name, None) if cls is not None else None
+        if not isinstance(attribute, (staticmethod, classmethod)) or user_function(attribute.__func__) is None:
+            return None
+        return user_function(attribute.__func__), ([] if isinstance(attribute, staticmethod) else [StaticValue(cls)])
 
     def lowers(self, fn) -> bool:
         """Whether `fn`'s source lowers on its own (checked once per function)."""
@@ -583,6 +885,8 @@ class Expressions:
         A dataclass's generated `__init__` (it has no source) is followed field by field.
         """
         import dataclasses
+        if _is_namedtuple(cls):
+            return (self.record(cls, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
         if inspect.getattr_static(cls, "__new__", object.__new__) is not object.__new__ or issubclass(cls, tuple):
             return None
         init = inspect.getattr_static(cls, "__init__", object.__init__)
@@ -604,6 +908,37 @@ class Expressions:
         elif init is not object.__init__:
             self.inline(user_function(init), node, [obj] + args, kwargs, receiver=cls)
         return (obj,)
+
+    def record(self, cls, like, args, kwargs, node, target=None):
+        """`Params(W, b=b)` for a namedtuple class: its items in field order (defaults filled in), made
+        into the record, whose items' cotangents come back by field name or position. `like`: the class
+        (or a record of it) as generated code reads it."""
+        fields = cls._fields
+        unknown = set(kwargs) - set(fields)
+        if len(args) > len(fields) or unknown or set(fields[:len(args)]) & set(kwargs):
+            raise self.unsupported(node, f"{cls.__name__}() does not take these arguments "
+                                         f"(its fields are {', '.join(fields)})")
+        items = []
+        for k, name in enumerate(fields):
+            if k < len(args):
+                items.append(args[k])
+            elif name in kwargs:
+                items.append(kwargs[name])
+            elif name in cls._field_defaults:
+                items.append(Const(cls._field_defaults[name]))
+            else:
+                raise self.unsupported(node, f"{cls.__name__}() is missing argument `{name}`")
+        made = self.emit(rules.lookup(make_tuple), items, {}, node, None)
+        record = self.emit(rules.lookup(as_record), [like, made], {}, node, target)
+        self.types[record] = cls
+        return record
+
+    def replaced(self, receiver, cls, kwargs, node, targets):
+        """`params._replace(b=v)` on a namedtuple made or known here: a new record, the other items read."""
+        items = {name: kwargs[name] if name in kwargs else
+                 self.emit(rules.lookup(operator.getitem), [receiver, Const(k)], {}, node, None)
+                 for k, name in enumerate(cls._fields)}
+        return (self.record(cls, receiver, [], items, node, (targets or [None])[0]),)
 
     def _dataclass_init(self, obj, cls, fields, args, kwargs, node):
         import dataclasses
@@ -665,6 +1000,59 @@ class Expressions:
         if outputs == 1 and isinstance(target, Var) and result is not target and not isinstance(result, Pack):
             return (result,)
         return (result,) if outputs == 1 else tuple(result.items)
+
+
+MAX_UNROLLED = 64  # a global list of functions or objects longer than this is not unrolled
+
+
+_PLAIN = (type(None), bool, int, float, str)
+
+
+def _described(value):
+    """A call's argument as `__tapegen_compose__` sees it: a function as itself, a tuple display as a tuple,
+    a constant as its value, anything computed at run time as DYNAMIC."""
+    if isinstance(value, StaticValue):
+        return value.obj
+    if isinstance(value, (Pack, KnownItems)):
+        return tuple(_described(item) for item in value.items)
+    if isinstance(value, Const):
+        return value.value
+    return DYNAMIC
+
+
+def _is_namedtuple(cls) -> bool:
+    return inspect.isclass(cls) and issubclass(cls, tuple) and hasattr(cls, "_fields") and hasattr(cls, "_make")
+
+
+def _function_like(obj) -> bool:
+    return inspect.isfunction(obj) or isinstance(obj, (np.ufunc, types.BuiltinFunctionType))
+
+
+def _needs_known(items, types_) -> bool:
+    """Whether a display's items must stay known one by one: a function (or local function) among them,
+    or objects of the user's of more than one class."""
+    if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
+        return True
+    classes = {types_.get(i) for i in items if isinstance(i, Var)}
+    return len(classes - {None}) > 1
+
+@dataclass(frozen=True)
+class Frozen:
+    """A frozen SciPy distribution (`d = scipy.stats.norm(mu, sigma)`), kept as its distribution and arguments.
+
+    Its methods are the distribution's, with the arguments appended: `d.logpdf(x)` lowers to
+    `scipy.stats.norm.logpdf(x, mu, sigma)`, a primitive with rules in every argument. Read as a value
+    (passed on, returned), it is made then, by the call as written (`node`).
+    """
+
+    distribution: object
+    args: tuple
+    kwargs: tuple  # (keyword, atom) pairs
+    node: ast.Call
+
+    def reads(self) -> tuple:
+        """The variables its arguments read (a loop may not update one of them in place)."""
+        return _vars(Pack(tuple(self.args) + tuple(atom for _, atom in self.kwargs), "tuple"))
 
 
 def _users_class(cls) -> bool:

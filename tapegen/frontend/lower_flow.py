@@ -18,7 +18,8 @@ import operator
 
 from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
-from ..rules.language import assign, with_item
+from ..rules.language import assign, iterated, with_item
+from .inline import KnownItems, LocalFunction, StaticValue
 from .lower_expr import _opaque
 from .resolve import MISSING
 
@@ -30,8 +31,13 @@ class ControlFlow:
 
     def stmt_If(self, stmt):
         cond = self.condition(stmt.test)
-        if isinstance(cond, Const):  # decided at transform time: lower only the branch taken
-            self.current.extend(self.block(stmt.body if cond.value else stmt.orelse))
+        if isinstance(cond, Const):  # decided at transform time: lower only the branch taken, in place
+            taken = stmt.body if cond.value else stmt.orelse
+            if any(isinstance(s, ast.Return) for s in taken):
+                self.current.extend(self.block(taken))
+            else:
+                for inner in taken:
+                    self.statement(inner)
             return
         with self.sharing(_assigned_names(stmt.body + stmt.orelse), stmt):
             then = self.block(stmt.body)
@@ -47,6 +53,8 @@ class ControlFlow:
         # Python evaluates the iterable once, before the loop: a body rebinding its name
         # (`for row in a: a = a + row`) must not change what is iterated.
         iterable, index_name, bind_items = self.iteration(stmt)
+        if iterable is None:  # over functions, or objects of different classes: one copy of the body per item
+            return self.unrolled(stmt, index_name, bind_items)
         names = _assigned_names(stmt.body) | _target_names(stmt.target)
         rebound = {value for value in (self.env.get(name) for name in names) if isinstance(value, Var)}
         bind_items = [(target, self._snapshot(seq, stmt) if seq in rebound and seq in self.shared.values() else seq)
@@ -72,9 +80,12 @@ class ControlFlow:
         if fn is builtins.enumerate and _is_unpacking(target, 2) and isinstance(target.elts[0], ast.Name) \
                 and len(it.args) == 1 and not it.keywords:
             pairs = self.sequences(target.elts[1], it.args[0])
-            return self.range_over([seq for _, seq in pairs], it), target.elts[0].id, pairs
-        pairs = self.sequences(target, it)
-        return self.range_over([seq for _, seq in pairs], it), None, pairs
+            index_name = target.elts[0].id
+        else:
+            pairs, index_name = self.sequences(target, it), None
+        if any(isinstance(seq, KnownItems) for _, seq in pairs):
+            return None, index_name, pairs
+        return self.range_over([seq for _, seq in pairs], it), index_name, pairs
 
     def sequences(self, target, it):
         """(target, sequence) pairs whose items, taken at one index, bind `target` iterating over `it`."""
@@ -87,7 +98,47 @@ class ControlFlow:
         if fn is builtins.zip and not it.keywords and _is_unpacking(target, len(it.args)) \
                 and not any(isinstance(a, ast.Starred) for a in it.args):
             return [pair for elt, arg in zip(target.elts, it.args) for pair in self.sequences(elt, arg)]
-        return [(target, self.expr(it))]
+        seq = self.value(it)
+        if isinstance(seq, StaticValue):
+            seq = seq.atom
+        if isinstance(seq, Var) and self.container_kind(seq) not in ("list", "tuple"):
+            seq = self.emit(rules.lookup(iterated), [seq], {}, it, None)  # a dict walks its keys
+        return [(target, seq)]
+
+    def unrolled(self, stmt, index_name, items):
+        """`for f in fs:` over KnownItems: the body once per item, with the item bound as it is known.
+
+        `for act, w in zip(ACTIVATIONS, weights)` calls each activation's own method; the other
+        sequences' items are read by constant index.
+        """
+        lengths = [len(seq.items) for _, seq in items if isinstance(seq, KnownItems)]
+        exits = [sub for sub in ast.walk(ast.Module(stmt.body, [])) if isinstance(sub, (ast.Break, ast.Continue))]
+        if exits:
+            raise self.unsupported(exits[0], f"`{ast.unparse(exits[0])}` in a loop over functions or objects of "
+                                             f"different classes, which tapegen unrolls",
+                                   "use an `if` around the rest of the body instead")
+        for k in range(min(lengths)):
+            if index_name is not None:
+                self.store(index_name, Const(k), stmt)
+            for target, seq in items:
+                item = seq.items[k] if isinstance(seq, KnownItems) else \
+                    self.emit(rules.lookup(operator.getitem), [seq, Const(k)], {}, target, None)
+                self.bind_known(target, item)
+            for inner in stmt.body:
+                self.statement(inner)
+        for inner in stmt.orelse:
+            self.statement(inner)
+
+    def bind_known(self, target, item):
+        """Bind loop target `target` to `item`: an atom, or a function or items known now."""
+        if isinstance(target, ast.Name) and isinstance(item, (StaticValue, LocalFunction, KnownItems)) \
+                and target.id not in self.shared:
+            self.env[target.id] = item
+        elif isinstance(item, KnownItems) and _is_unpacking(target, len(item.items)):
+            for elt, part in zip(target.elts, item.items):
+                self.bind_known(elt, part)
+        else:
+            self.unpack(target, self.as_atom(item, target))
 
     def _snapshot(self, seq, node):
         """The value a loop iterates, under a name its body does not rebind."""
@@ -148,6 +199,8 @@ class ControlFlow:
     # --- A[i] = v ---------------------------------------------------------------------------
 
     def assign_subscript(self, target, value_node, op=None):
+        if isinstance(target.value, ast.Attribute):
+            return self._assign_attribute_item(target, value_node, op)
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
                                    "index once with a tuple: a[i, j] = v")
@@ -181,6 +234,28 @@ class ControlFlow:
         value = self.expr(value_node)
         self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                    self.shared.get(name, name)), target)
+
+    def _assign_attribute_item(self, target, value_node, op):
+        """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute
+        becomes a copy with the item replaced (as `xs[k] = v` rebinds a name)."""
+        attribute = target.value
+        base = self.expr(attribute.value)
+        held = self.attributes.get((base, attribute.attr))
+        container = held[0] if held is not None else None
+        text = ast.unparse(attribute)
+        if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict") or not any(
+                held[1] is block for block in self.blocks):
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes the list or dict in `{text}` in "
+                                           f"place, and tapegen cannot tell which one that is here",
+                                   f"build the list or dict in this function (`{text} = {{}}`) before setting "
+                                   f"its items, or keep it in a local variable")
+        self.check_unshared(text, container, target)
+        if op is not None:
+            raise self.unsupported(target, f"`{ast.unparse(target)} {_OPSYM[op]}= ...` would change the array held "
+                                           f"in it in place", f"write `{ast.unparse(target)} = ... {_OPSYM[op]} ...`")
+        changed = self.emit(rules.lookup(with_item), [container, self.index(target.slice), self.expr(value_node)],
+                            {}, target, None)
+        self.set_attribute(base, attribute, changed)
 
     def check_unshared(self, name, container, node):
         """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it)."""
@@ -243,6 +318,12 @@ def _assigned_names(stmts) -> set:
                 names.add(sub.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 items.add(sub.value.id)
+            elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) \
+                    and isinstance(sub.value, ast.Attribute) and isinstance(sub.value.value, ast.Name):
+                names.add(f"{sub.value.value.id}.{sub.value.attr}")  # self.params[k] = v rebinds self.params
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "at" \
+                    and sub.args and isinstance(sub.args[0], ast.Name):
+                names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "extend" \
                     and isinstance(sub.func.value, ast.Name):
                 items.add(sub.func.value.id)

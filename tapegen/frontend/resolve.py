@@ -61,6 +61,11 @@ def _static_instance(obj) -> bool:
     return type(obj).__module__.startswith("scipy.stats.")
 
 
+def freezes(obj) -> bool:
+    """A SciPy distribution whose call makes a frozen one (`scipy.stats.norm(mu, sigma)`)."""
+    return _static_instance(obj) and callable(obj)  # rv_continuous, multi_rv_generic, ...: called, they freeze
+
+
 # Builtins generated code itself calls (guards, loops, conversions).
 GENERATED_BUILTINS = ("type", "float", "len", "range", "reversed", "int", "bool", "slice", "tuple", "list",
                       "isinstance", "min", "max")

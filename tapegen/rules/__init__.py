@@ -55,7 +55,9 @@ def lookup(fn):
 # Rule tables for optional libraries: (module whose import triggers loading, tapegen module with the table).
 # SciPy's ufuncs have no `__module__` to recognise them by, so a table loads at the first lookup that
 # misses once the user's code has imported the library: `import tapegen` never imports SciPy.
-OPTIONAL = (("scipy.special", "tapegen.rules.scipy_special"), ("scipy.stats", "tapegen.rules.scipy_stats"))
+OPTIONAL = (("scipy.special", "tapegen.rules.scipy_special"), ("scipy.stats", "tapegen.rules.scipy_stats"),
+            ("scipy.linalg", "tapegen.rules.scipy_linalg"), ("scipy.integrate", "tapegen.rules.scipy_integrate"),
+            ("scipy.signal", "tapegen.rules.scipy_signal"))
 _LOADED: set = set()
 
 
@@ -127,7 +129,8 @@ def namespace() -> dict:
                  "item_cotangent": language.item_cotangent,
                  **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items,
                                                shape.attribute_or_none,
-                                               language.raise_error, language.check_assertion)}}
+                                               language.raise_error, language.check_assertion,
+                                               language.iterated)}}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):
                 for name, value in _rule_globals(rule).items():
@@ -137,7 +140,8 @@ def namespace() -> dict:
         names.update({fn.__name__: fn for fn in (runtime_rules.tape_pop, runtime_rules.copy_region,
                                                  runtime_rules.zero_tangent, runtime_rules.add_tangents,
                                                  runtime_rules.is_not_none, runtime_rules.unconform)})
-        for prim in runtime_rules.table.primitives.values():  # helpers gradient code calls by their name
+        optional = [prim for t in TABLES if t.name.startswith("scipy.") for prim in t.primitives.values()]
+        for prim in list(runtime_rules.table.primitives.values()) + optional:  # helpers called by their name
             if prim.form == "call" and prim.spelling.isidentifier() and callable(prim.fn):
                 names.setdefault(prim.spelling, prim.fn)
         names.update(_USER_NAMES)

@@ -1,5 +1,5 @@
 """Discrete Fourier transforms: `np.fft.fft`, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2,
-irfft2, rfftn, irfftn, and fftshift, ifftshift; with `n`/`s`, `axis`/`axes` and `norm`.
+irfft2, rfftn, irfftn, hfft, ihfft, and fftshift, ifftshift; with `n`/`s`, `axis`/`axes` and `norm`.
 
 Every transform is linear, so each JVP rule is the transform of the tangent. The VJP rules follow
 JAX's convention for complex numbers (a cotangent pairs with a tangent as `Re(sum(ct * t))`, so a
@@ -14,6 +14,8 @@ complex-linear map transposes to its plain transpose, without a conjugate):
 - `irfft` reads only the Hermitian half of its input and is linear over the reals only: its VJP is
   `w * conj(rfft(g))` with the dual normalisation, `w` 1 at the zero (and, for even lengths, the
   Nyquist) frequency and 2 elsewhere (each other frequency stands for itself and its mirror).
+- `hfft(a)` is `irfft(conj(a))` and `ihfft(a)` is `conj(rfft(a))`, both with the dual `norm`: their
+  VJPs are irfft's and rfft's with the conjugates moved through (conj transposes to conj).
 
 Each rule is one expression of primitives that have rules themselves (`fft_fit` and `real_like` are
 declared in `runtime_rules.py`), so gradient code differentiates again.
@@ -29,7 +31,7 @@ COMPLEX = (np.fft.fft, np.fft.ifft)
 COMPLEX_2D = (np.fft.fft2, np.fft.ifft2)
 COMPLEX_ND = (np.fft.fftn, np.fft.ifftn)
 
-for _fn in COMPLEX + (np.fft.rfft, np.fft.irfft):
+for _fn in COMPLEX + (np.fft.rfft, np.fft.irfft, np.fft.hfft, np.fft.ihfft):
     table.op(_fn, "a, n=None, axis=-1, norm=None")
 for _fn in COMPLEX_2D + (np.fft.rfft2, np.fft.irfft2):
     table.op(_fn, "a, s=None, axes=(-2, -1), norm=None")
@@ -196,6 +198,26 @@ def rfft_jvp(a_dot, n, axis, norm):
 @table.jvp(np.fft.irfft, "a")
 def irfft_jvp(a_dot, n, axis, norm):
     return np.fft.irfft(a_dot, n, axis, norm)
+
+
+@table.vjp(np.fft.hfft, "a")
+def hfft_vjp(a_shape, a_meta, n, axis, norm, g):
+    return np.conj(irfft_vjp(a_shape, a_meta, n, axis, fft_dual(norm), g))
+
+
+@table.vjp(np.fft.ihfft, "a")
+def ihfft_vjp(a_shape, n, axis, norm, g):
+    return rfft_vjp(a_shape, n, axis, fft_dual(norm), np.conj(g))
+
+
+@table.jvp(np.fft.hfft, "a")
+def hfft_jvp(a_dot, n, axis, norm):
+    return np.fft.hfft(a_dot, n, axis, norm)
+
+
+@table.jvp(np.fft.ihfft, "a")
+def ihfft_jvp(a_dot, n, axis, norm):
+    return np.fft.ihfft(a_dot, n, axis, norm)
 
 
 @table.jvp(np.fft.rfft2, "a")

@@ -58,6 +58,10 @@ class Formulas:
             self._add(fn, wrt, "jvp", f"{name}_jvp_{wrt}", [r for r in reads if r != "y"] + [f"{wrt}_dot", "y"],
                       forward)
 
+    def rule(self, fn, wrt: str, kind: str, function: str, params: list, expression: str):
+        """Add one rule of any shape: `def <function>(<params>): return <expression>`, a "vjp" or "jvp"."""
+        self._add(fn, wrt, kind, function, params, expression)
+
     def _add(self, fn, wrt, kind, function, params, expression):
         self.lines += [f"def {function}({', '.join(params)}):", f"    return {expression}", ""]
         self.pending.append((fn, wrt, kind, function))

@@ -191,6 +191,32 @@ def unspread(ct, items, g_shape):
     return sum(parts[1:], parts[0]) if parts else np.zeros(g_shape)
 
 
+def as_record(cls, items):
+    """`Params(W, b)` for a namedtuple class `cls` (or a record of it): the record made from its items."""
+    return (cls if isinstance(cls, type) else type(cls))._make(items)
+
+
+def record_items(ct, fields):
+    """A namedtuple's cotangent (keyed by field names where its fields were read, by positions where it was
+    indexed or unpacked, or a namedtuple of cotangents) as the list of its items' cotangents."""
+    if ct is None:
+        return None
+    if isinstance(ct, dict):
+        return [add_cotangents(ct.get(name), ct.get(k)) for k, name in enumerate(fields)]
+    return list(ct)
+
+
+def record_cotangent(ct, fields):
+    """The transpose of `record_items`: the items' cotangents as a namedtuple's, under both names."""
+    pairs = [(k, c) for k, c in entries(ct) if c is not None]
+    return Cotree([(fields[k], c) for k, c in pairs] + pairs)
+
+
+def iterated(xs):
+    """What `for x in xs` walks: a dict's keys (in a list), anything else itself."""
+    return list(xs) if isinstance(xs, dict) else xs
+
+
 def dict_items(d):
     """`d.items()` as a list of (key, value) pairs."""
     return list(d.items())
@@ -217,6 +243,8 @@ def as_pairs(keys, ct):
 
 
 table.op(py_sum, "iterable, start=0", spelling="sum")
+table.op(iterated, "xs", spelling="iterated")
+table.op(as_record, "cls, items", spelling="as_record", inert=("cls",))
 table.op(dict_items, "d", spelling="dict_items")
 table.op(dict_values, "d", spelling="dict_values")
 table.nondiff(dict_keys, "d", spelling="dict_keys")
@@ -257,20 +285,22 @@ def append_vjp_a(a, g):
     return without_item(g, len(a) - 1)
 
 
-@table.vjp(list, "iterable")
-@table.vjp(tuple, "iterable")
+@table.vjp(list, "iterable", partial=True)
+@table.vjp(tuple, "iterable", partial=True)
 def list_vjp(iterable_meta, g):
+    if iterable_meta[0] is dict:  # list(d) is d's keys, which have no cotangent
+        return None
     return gathered(g, iterable_meta)
 
 
 @table.jvp(list, "iterable")
-def list_jvp(iterable_dot):
-    return list(iterable_dot)
+def list_jvp(iterable, iterable_dot):
+    return list(iterated_jvp(iterable, iterable_dot))
 
 
 @table.jvp(tuple, "iterable")
-def tuple_jvp(iterable_dot):
-    return tuple(iterable_dot)
+def tuple_jvp(iterable, iterable_dot):
+    return tuple(iterated_jvp(iterable, iterable_dot))
 
 
 def gathered(ct, like_meta):
@@ -338,6 +368,26 @@ def py_sum_jvp(iterable, iterable_dot, y):
 @table.jvp(py_sum, "start")
 def py_sum_jvp_start(start_dot, y):
     return broadcast_like(start_dot, y)
+
+
+@table.vjp(as_record, "items")
+def as_record_vjp(cls, g):
+    return record_items(g, cls._fields)
+
+
+@table.jvp(as_record, "items")
+def as_record_jvp(cls, items_dot):
+    return as_record(cls, items_dot)
+
+
+@table.vjp(iterated, "xs", partial=True)
+def iterated_vjp(xs, g):
+    return None if isinstance(xs, dict) else g
+
+
+@table.jvp(iterated, "xs")
+def iterated_jvp(xs, xs_dot):
+    return zeros_like_tree(list(xs)) if isinstance(xs, dict) else xs_dot
 
 
 @table.vjp(dict_items, "d")

@@ -27,7 +27,8 @@ import inspect
 
 import numpy as np
 
-from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, safe_div, seed, unbroadcast, unindex, unreduce
+from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, entries, safe_div, seed, unbroadcast
+from ..runtime import unindex, unreduce
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
@@ -39,7 +40,7 @@ from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
 from .language import array_rows, item_cotangent, keyed, make_dict_vjp, make_list_vjp, one_item, without_item
-from .language import zero_region
+from .language import record_cotangent, record_items, zero_region
 from .linalg import inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_count, ptp_share, reduced_size
 from .shape import rollaxis_destination, transpose_inverse, undiagonal, unpad, unrepeat, unsort, untake
@@ -147,6 +148,20 @@ def popped_cotangent(tape, g):
     if g_value is not None:
         result[len(tape)] = g_value
     return result
+
+
+def pushed_cotangent(tape_meta, ct_meta, g):
+    """The transpose of `popped_cotangent`: a cotangent of the list before the pop, split into the
+    popped value's and the rest's, in the form the popped cotangent had (`ct_meta`: a pair or one)."""
+    value, rest = None, Cotree()
+    for key, item in entries(g):
+        if key == tape_meta[1]:
+            value = item
+        else:
+            rest[key] = item
+    return (value, rest) if ct_meta[0] is tuple else value
+
+
 table.op(copy_region, "a, index", spelling="copy_region")
 table.op(zero_region, "ct, index", spelling="zero_region")
 table.op(unbroadcast, "ct, to_shape", spelling="unbroadcast")
@@ -959,7 +974,8 @@ _declare_the_rest()
 
 # Shapes, axes, indices and masks carry no derivative, even when they come off the same tape as
 # values that do (a shape popped from the list the backward pass replays).
-_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype", "obj")
+_INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype", "obj",
+                "fields")
 for _prim in table.primitives.values():
     _prim.inert = tuple(dict.fromkeys(tuple(_prim.inert) + tuple(
         p for p in _prim.params if p.endswith(("shape", "meta")) or p in _INERT_NAMES)))
@@ -968,6 +984,47 @@ for _prim in table.primitives.values():
 # --- containers: cotangents of lists, tuples and dicts ------------------------------------------------
 
 table.nondiff(normal_key, "a_meta, key", spelling="normal_key")
+table.op(popped_cotangent, "tape, ct", spelling="popped_cotangent", inert=("tape",))
+table.op(pushed_cotangent, "tape_meta, ct_meta, ct", spelling="pushed_cotangent")
+
+
+@table.vjp(popped_cotangent, "ct")  # third derivatives through loops: gradient code's gradient code
+def popped_cotangent_vjp(tape_meta, ct_meta, g):
+    return pushed_cotangent(tape_meta, ct_meta, g)
+
+
+@table.jvp(popped_cotangent, "ct")
+def popped_cotangent_jvp(tape, ct_dot):
+    return popped_cotangent(tape, ct_dot)
+
+
+@table.jvp(pushed_cotangent, "ct")
+def pushed_cotangent_jvp(tape_meta, ct_meta, ct_dot):
+    return pushed_cotangent(tape_meta, ct_meta, ct_dot)
+
+
+table.op(record_cotangent, "ct, fields", spelling="record_cotangent", inert=("fields",))
+table.primitives[record_items].own_code = False  # its rules below, not its code (dict.get has none)
+
+
+@table.vjp(record_items, "ct")
+def record_items_vjp(fields, g):
+    return record_cotangent(g, fields)
+
+
+@table.jvp(record_items, "ct")
+def record_items_jvp(ct_dot, fields):
+    return record_items(ct_dot, fields)
+
+
+@table.vjp(record_cotangent, "ct")
+def record_cotangent_vjp(fields, g):
+    return record_items(g, fields)
+
+
+@table.jvp(record_cotangent, "ct")
+def record_cotangent_jvp(ct_dot, fields):
+    return record_cotangent(ct_dot, fields)
 #
 # Each helper below is linear in `ct`, a container's cotangent (a Cotree keyed by position or key, a
 # list or tuple with None for items without one, or None) or a list of per-item cotangents. Its VJP is

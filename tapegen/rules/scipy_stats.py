@@ -4,8 +4,9 @@
 a bound method, made afresh at each attribute access. resolve.Scope.static
 follows attributes of scipy.stats instances, and bound methods are equal (and
 hash alike) when their `__self__` and `__func__` are, so a method is a
-primitive keyed by itself. Frozen distributions (`norm(mu, s).logpdf(x)`)
-are not primitives: a gradient through one is a NoRuleError.
+primitive keyed by itself. A frozen distribution (`d = norm(mu, s)`) is no
+primitive: the frontend keeps its arguments and lowers `d.logpdf(x)` to
+`norm.logpdf(x, mu, s)` (frontend/lower_expr.py, `Frozen`).
 
 Continuous location-scale families: logpdf(x, *shapes, loc, scale) =
 f(z) - log(scale) with z = (x - loc) / scale, so the x, loc and scale rules

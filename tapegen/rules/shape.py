@@ -279,6 +279,38 @@ def astype_tangent(a_dot, dtype):
 
 # --- indexing and casts -------------------------------------------------------------------------
 
+def added_at(a, index, values):
+    """`np.add.at(a, index, values)` as a value: a copy of `a` with `values` added at `index`, repeated
+    positions adding up. The frontend writes `np.add.at(sums, i, v)` on an array the function owns as
+    `sums = added_at(sums, i, v)`."""
+    out = np.array(a, dtype=np.result_type(a, values), copy=True)
+    np.add.at(out, index, values)
+    return out
+
+
+table.op(added_at, "a, index, values", spelling="added_at", inert=("index",))
+
+
+@table.vjp(added_at, "a")
+def added_at_vjp_a(a_shape, g):
+    return unbroadcast(g, a_shape)
+
+
+@table.vjp(added_at, "values")
+def added_at_vjp_values(index, values_shape, g):
+    return unbroadcast(g[index], values_shape)
+
+
+@table.jvp(added_at, "a")
+def added_at_jvp_a(a_dot, y):
+    return np.broadcast_to(a_dot, np.shape(y)).astype(y.dtype)
+
+
+@table.jvp(added_at, "values")
+def added_at_jvp_values(y, index, values_dot):
+    return added_at(np.zeros_like(y), index, values_dot)
+
+
 @table.vjp(operator.getitem, "a")
 def getitem_vjp(a_meta, index, g):
     return unindex(g, a_meta, index)

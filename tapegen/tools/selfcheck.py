@@ -236,6 +236,8 @@ def _fft_samples(m34, t234) -> list:
         Sample("fft.ifftn-(2,3,4)", lambda a: np.real(fft.ifftn(a, norm="forward") * w), (t234,)),
         Sample("fft.rfft-(3,4)", lambda a: np.real(fft.rfft(a) * w), (m34,)),
         Sample("fft.irfft-(3,4)-n5", lambda a: fft.irfft(a * w, 5), (m34,)),
+        Sample("fft.hfft-(3,4)-n5", lambda a: fft.hfft(a * w, 5), (m34,)),
+        Sample("fft.ihfft-(3,4)-ortho", lambda a: np.imag(fft.ihfft(a, norm="ortho") * w), (m34,)),
         Sample("fft.rfft2-(3,4)", lambda a: np.real(fft.rfft2(a) * w), (m34,)),
         Sample("fft.irfft2-(3,4)", lambda a: fft.irfft2(a * w), (m34,)),
         Sample("fft.rfftn-(2,3,4)", lambda a: np.real(fft.rfftn(a, axes=(1, 2)) * w), (t234,)),
@@ -283,7 +285,73 @@ def _scipy_samples() -> list:
         Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
         Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
     ]
-    return out + _scipy_stats_samples()
+    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples() + _scipy_signal_samples()
+
+
+def _scipy_signal_samples() -> list:
+    import scipy.signal as signal
+    return [Sample(f"scipy.signal.{fn.__name__}-{mode}-(4,5)x(2,3)",
+                   (lambda fn, mode: lambda a, v: fn(a, v, mode=mode))(fn, mode), (_x(4, 5), _x(2, 3)))
+            for fn in (signal.convolve, signal.correlate, signal.fftconvolve) for mode in ("full", "same", "valid")]
+
+
+def oscillator(y, t, k):
+    """Dynamics for the odeint and solve_ivp samples (the adjoint solve differentiates it with tapegen)."""
+    return np.array([y[1], -k[0] * y[0] - k[1] * y[1] * np.cos(t)])
+
+
+def oscillator_t_first(t, y, k):
+    return np.array([y[1], -k[0] * y[0] - k[1] * y[1] * np.cos(t)])
+
+
+def _scipy_integrate_samples() -> list:
+    from scipy.integrate import odeint, solve_ivp
+
+    def odeint_sample(y0, t, k):
+        return odeint(oscillator, y0, t, args=(k,), rtol=1e-11, atol=1e-11)
+
+    def solve_ivp_sample(y0, t_eval, k):
+        return solve_ivp(oscillator_t_first, (0.0, 2.0), y0, t_eval=t_eval, args=(k,), rtol=1e-11, atol=1e-11).y
+    y0, k = np.array([0.5, -0.2]), np.array([1.3, 0.4])
+    return [Sample("scipy.integrate.odeint-(2,)x(4,)", odeint_sample, (y0, np.array([0.0, 0.4, 1.0, 1.3]), k)),
+            Sample("scipy.integrate.solve_ivp-(2,)x(3,)", solve_ivp_sample, (y0, np.array([0.3, 1.0, 1.7]), k))]
+
+
+def _scipy_linalg_samples() -> list:
+    import scipy.linalg as sl
+    a, spd, b, tall = _conditioned(3, 3), _spd(3), _x(3, 2), _x(4, 3)
+
+    def eigh_sample(a):
+        w, v = sl.eigh(a)
+        return w + np.sum(v ** 2 * np.arange(3.0), axis=0)
+
+    def svd_sample(a):
+        u, s, vt = sl.svd(a, full_matrices=False)
+        return s + np.sum(u ** 2 * np.arange(3.0), axis=0)
+
+    def qr_sample(a):
+        q, r = sl.qr(a, mode="economic")
+        return np.sum(q ** 2 * np.arange(3.0), axis=0) + r * r
+    return [
+        Sample("scipy.linalg.solve_triangular-lower-trans", lambda a, b: sl.solve_triangular(a, b, trans=1, lower=True),
+               (a, b)),
+        Sample("scipy.linalg.solve_triangular-unit", lambda a, b: sl.solve_triangular(a, b, unit_diagonal=True), (a, b)),
+        Sample("scipy.linalg.cholesky", lambda a: sl.cholesky(a), (spd,)),
+        Sample("scipy.linalg.cho_solve", lambda a, b: sl.cho_solve(sl.cho_factor(a, lower=True), b), (spd, b)),
+        Sample("scipy.linalg.lu_solve", lambda a, b: sl.lu_solve(sl.lu_factor(a), b), (a, b)),
+        Sample("scipy.linalg.inv", lambda a: sl.inv(a), (a,)),
+        Sample("scipy.linalg.det", lambda a: sl.det(a), (a,)),
+        Sample("scipy.linalg.solve", lambda a, b: sl.solve(a, b), (a, b)),
+        Sample("scipy.linalg.solve-pos", lambda a, b: sl.solve(a, b, assume_a="pos"), (spd, b)),
+        Sample("scipy.linalg.eigh", eigh_sample, (spd,)),
+        Sample("scipy.linalg.eigvalsh", lambda a: sl.eigvalsh(a), (spd,)),
+        Sample("scipy.linalg.svd-(4,3)", svd_sample, (tall,)),
+        Sample("scipy.linalg.qr-(4,3)", qr_sample, (tall,)),
+        Sample("scipy.linalg.expm", lambda a: sl.expm(a), (0.3 * _x(3, 3),)),
+        Sample("scipy.linalg.sqrtm", lambda a: sl.sqrtm(a), (spd,)),
+        Sample("scipy.linalg.logm", lambda a: sl.logm(a), (spd,)),
+        Sample("scipy.linalg.solve_sylvester", lambda a, b, q: sl.solve_sylvester(a, b, q), (a, spd[:2, :2], b)),
+    ]
 
 
 def _discrete_samples(k, poisson, bernoulli, binom):

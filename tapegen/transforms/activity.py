@@ -8,6 +8,8 @@ here, when the function is transformed.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from ..errors import NoRuleError
@@ -44,8 +46,10 @@ class Activity:
         return tuple(v for key, atom in eqn.inputs if (eqn.outputs[0], key) not in self.cuts for v in atom_vars(atom))
 
 
-def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
-    """Activity of every var, for derivatives of `outputs` (atoms) with respect to `wrt` (vars)."""
+def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activity:
+    """Activity of every var, for derivatives of `outputs` (atoms) with respect to `wrt` (vars).
+
+    `known` maps vars to (shape, dtype) where shapes are known in advance (specialize.py)."""
     eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
     varying = set(wrt)
     changed = True
@@ -60,7 +64,7 @@ def analyze(program: Program, wrt: tuple, outputs: tuple) -> Activity:
                     and isinstance(eqn.inputs[0][1], Var) and eqn.inputs[0][1] not in varying:
                 varying.add(eqn.inputs[0][1])  # the object now holds a derivative: code reading it must have rules
                 changed = True
-    flows = Activity(frozenset(), frozenset(), shift_cuts(program))
+    flows = Activity(frozenset(), frozenset(), shift_cuts(program, known))
     useful = {v for atom in outputs for v in atom_vars(atom)}
     changed = True
     while changed:
@@ -106,18 +110,31 @@ def check_kept(body, activity) -> None:
     "Afterwards": later in program order, or anywhere in a loop around the call (the next iteration).
     """
     order = list(_positions(body, ()))
+    taken_from = {}  # var -> the var it is an item, attribute or alias of: changing it in place changes that too
+    for eqn, _ in order:
+        if isinstance(eqn, Eqn) and eqn.op.name in _TAKES and eqn.inputs and isinstance(eqn.inputs[0][1], Var):
+            for out in eqn.outputs:
+                taken_from.setdefault(out, eqn.inputs[0][1])
     for index, (eqn, loops) in enumerate(order):
         if not (isinstance(eqn, Eqn) and eqn.op.form == "opaque" and getattr(eqn.op, "fn", None) not in _PURE
                 and any(v in activity.varying for v in eqn.reads)):
             continue
-        # obj.m(v): obj may keep v; f(a, v) and np.add.at(a, i, v): v may be written into a
-        holders = [v for v in eqn.reads if v not in activity.varying]
+        # obj.m(v): obj may keep v; f(a, v) and np.add.at(a, i, v): v may be written into a (and into
+        # what a was taken from: `self.cache["A"].append(h)` changes self.cache)
+        holders = []
+        for v in eqn.reads:
+            while v not in activity.varying and v not in holders:
+                holders.append(v)
+                if v not in taken_from:
+                    break
+                v = taken_from[v]
         for holder in holders:
             if isinstance(holder, Var) and _used_after(holder, eqn, index, loops, order, activity):
+                what = "what it is called on (or an argument)" if _TEMPORARY.fullmatch(holder.name) \
+                    else f"`{holder.name}`"
                 raise NoRuleError(
                     f"a differentiated value is passed to {eqn.op.name}(), which may keep it in (or write it into) "
-                    f"`{holder.name}`, and `{holder.name}` is used afterwards: tapegen cannot follow a gradient "
-                    f"through it", eqn.span,
+                    f"{what}, and that is used afterwards: tapegen cannot follow a gradient through it", eqn.span,
                     "keep the value in a local variable (or a list the function builds) instead, or wrap it in "
                     "tapegen.stop_gradient if no gradient should flow there")
 
@@ -130,6 +147,11 @@ def _used_after(var, eqn, index, loops, order, activity) -> bool:
             return True
     return False
 
+
+_TEMPORARY = re.compile(r"t\d+(_\d+)?")  # a name tapegen made up, which the user never saw
+
+# Primitives whose output is part of their first input (an item, an attribute, a view, the value itself).
+_TAKES = {"getitem", "getattr", "assign", "attribute_or_none"}
 
 # Callables that keep nothing they are given (printing, formatting, questions about a value).
 _PURE = {print, len, isinstance, repr, str, type, id, hasattr, callable, str.format, format,

@@ -86,11 +86,11 @@ def with_saved_shapes(program, activity, known=None):
 
     These become ordinary equations, so inside loops the tape saves them like any other value.
     """
-    available = available_in_backward(program, activity)
+    outside = set(program.params) | set(program.free)
     namer = namer_for(program, reserved_names())
     derived, cache = {}, {}
 
-    def visit(stmts):
+    def visit(stmts, available, in_loop=False):
         out = []
         for stmt in stmts:
             if isinstance(stmt, Eqn):
@@ -112,33 +112,35 @@ def with_saved_shapes(program, activity, known=None):
                     cache.pop((var, "meta"), None)
             elif isinstance(stmt, If):
                 cache.clear()
-                then = tuple(visit(stmt.then))
+                then = tuple(visit(stmt.then, available, in_loop))
                 cache.clear()
-                out.append(If(stmt.cond, then, tuple(visit(stmt.orelse)), stmt.span))
+                out.append(If(stmt.cond, then, tuple(visit(stmt.orelse, available, in_loop)), stmt.span))
                 cache.clear()
             elif isinstance(stmt, Loop):
                 cache.clear()
+                # in a loop, a value only rules after it read would be kept on the tape just for its shape
+                inner = available if in_loop else outside | rule_value_reads(stmt.body, activity)
                 out.append(Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test,
-                                tuple(visit(stmt.body)), stmt.counter, stmt.span))
+                                tuple(visit(stmt.body, inner, True)), stmt.counter, stmt.span))
                 cache.clear()
             else:
                 out.append(stmt)
         return out
 
-    body = tuple(visit(program.body))
+    body = tuple(visit(program.body, available_in_backward(program, activity)))
     from dataclasses import replace
     return replace(program, body=body), derived
 
 
 def available_in_backward(program, activity) -> set:
     """Values the backward pass has anyway: arguments, and what some rule reads."""
-    return set(program.params) | set(program.free) | rule_value_reads(program, activity)
+    return set(program.params) | set(program.free) | rule_value_reads(program.body, activity)
 
 
-def rule_value_reads(program, activity) -> set:
-    """Vars whose values some rule will read (so their shapes can be taken in the backward pass)."""
+def rule_value_reads(body, activity) -> set:
+    """Vars whose values some rule in `body` will read (so their shapes can be taken in the backward pass)."""
     found = set()
-    for eqn in walk(program.body):
+    for eqn in walk(body):
         if not isinstance(eqn, Eqn):
             continue
         keys = activity.needs_rule(eqn)

@@ -109,7 +109,9 @@ def _active(program: Program, wrt: tuple) -> frozenset:
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
         changed = False
         for eqn in eqns:
-            reads = atom_vars(eqn.input("like")) if eqn.op.fn is tape_pop else eqn.reads
+            inert = getattr(eqn.op, "inert", ())  # shapes, indices, `like`s: no tangent flows from them
+            reads = atom_vars(eqn.input("like")) if eqn.op.fn is tape_pop else \
+                [v for key, atom in eqn.inputs if key not in inert for v in atom_vars(atom)]
             if eqn.op.differentiable and any(v in varying for v in reads) and not varying.issuperset(eqn.outputs):
                 varying.update(eqn.outputs)
                 changed = True
@@ -211,6 +213,11 @@ class _Builder:
         inert = getattr(op, "inert", ())  # indices, keys, shapes: no derivative flows through them
         carrying = [key for key, atom in eqn.inputs
                     if key not in inert and any(v in self.active for v in atom_vars(atom))]
+        if not carrying and any(o not in self.mutable for o in outputs):  # an object a setattr made active
+            raise NoRuleError("this object's attributes are set to values carrying a tangent, and the object "
+                              "is then used where forward mode cannot follow them", eqn.span,
+                              "pass the values themselves along instead of keeping them in the object's "
+                              "attributes")
         if not carrying or not op.differentiable:
             return out + [self._zero(o, eqn.span) for o in outputs]
         if _container_key(op) is not None and not op.jvps:

@@ -102,7 +102,7 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     """
     known = known or {}
     targets = tuple(program.outputs[i] for i in outputs)
-    activity = analyze(program, wrt, targets)
+    activity = analyze(program, wrt, targets, known)
     program, derived = with_saved_shapes(program, activity, known)
     builder = _Backward(program, activity, derived)
     builder.known = known
@@ -110,7 +110,8 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     backward = builder.block(program.body)
     needed = _reads(backward)
     backward = _drop_unneeded_pops(backward, needed)
-    forward_builder = ForwardPass(program, builder, needed)
+    backward, restores = _drop_unread_restores(backward)
+    forward_builder = ForwardPass(program, builder, needed, restores)
     forward = forward_builder.block(program.body, in_loop=False)
     gradients = tuple(builder.cotangent_var(v) if builder.state.get(v, ZERO) != ZERO else None for v in wrt)
     live = frozenset(builder.cotangent_var(v) for v in wrt if builder.state.get(v, ZERO) == LIVE)
@@ -366,6 +367,8 @@ class _Backward:
             return Const(shape if suffix == "shape" else (shape, dtype))
         if not isinstance(atom, Var):
             raise InternalError(f"cannot take the {suffix} of {atom}")
+        if (id(eqn), atom, suffix) in self.forward_derived:  # saved by the forward pass (analysis.py)
+            return self.forward_derived[(id(eqn), atom, suffix)]
         prim = rules.lookup(fast_shape if suffix == "shape" else meta)
         if atom in self.available:
             key = (atom, suffix)
@@ -490,6 +493,37 @@ def _drop_unneeded_pops(stmts, needed) -> list:
             stmt = Guard(stmt.var, tuple(_drop_unneeded_pops(stmt.body, needed)), stmt.span)
         out.append(stmt)
     return out
+
+
+def _drop_unread_restores(backward) -> tuple:
+    """The backward pass less each top-level loop's restores that neither it nor anything after it reads,
+    and, per such loop's counter, the vars it still restores (tape.py pushes only those in its forward loop).
+
+    `h = h + 0.1 * np.tanh(h)` in a loop reassigns `h`, and a rule after the loop reads `h`: `_reads` keeps
+    every restore of `h`, although no rule in the loop reads it. Each restore kept is an array the tape
+    holds until the backward pass reaches it."""
+    out, restores = [], {}
+    for index, stmt in enumerate(backward):
+        if isinstance(stmt, Loop):
+            popped = {s.var for s in walk(stmt.body) if isinstance(s, Pop) and s.index is None}
+            kept = popped & _reads(backward[index:])
+            body = _drop_unneeded_pops(stmt.body, kept)
+            if kept != popped and not _empty_block(body):
+                restores[stmt.counter] = frozenset(kept)
+                if not body:
+                    continue
+                stmt = Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test, tuple(body),
+                            stmt.counter, stmt.span)
+        out.append(stmt)
+    return out, restores
+
+
+def _empty_block(stmts) -> bool:
+    """Whether a nested loop, guard or branch in `stmts` has nothing left to run."""
+    for stmt in walk(stmts):
+        if isinstance(stmt, (Loop, Guard)) and not stmt.body or isinstance(stmt, If) and not stmt.then + stmt.orelse:
+            return True
+    return False
 
 
 def _residuals(program, forward, needed):

@@ -13,10 +13,12 @@ from ..ir import Const, Eqn, Exit, If, Loop, Push, walk
 class ForwardPass:
     """The primal statements plus what the tape must record for the backward pass."""
 
-    def __init__(self, program, backward, needed: set):
+    def __init__(self, program, backward, needed: set, restores=None):
         self.program = program
         self.backward = backward
         self.needed = needed
+        self.restores = restores or {}  # top-level loop's counter -> the only vars its backward restores
+        self.restored = None  # in such a loop: its restores
         self.mutable = backward.mutable
         self.uses_tape = False
         self.slots: dict = {}  # vars pushed before their first assignment (start as None), in order
@@ -47,7 +49,8 @@ class ForwardPass:
             if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial:
                 continue
             if (eqn.op.name in ("append", "tape_pop") and o is eqn.outputs[-1]) or \
-                    (eqn.op.name != "setitem" and o not in self.needed):
+                    (eqn.op.name != "setitem" and o not in self.needed) or \
+                    (eqn.op.name != "setitem" and self.restored is not None and o not in self.restored):
                 continue
             self.uses_tape = True
             if eqn.op.name == "setitem":
@@ -69,8 +72,12 @@ class ForwardPass:
         return If(stmt.cond, tuple(then), tuple(orelse), stmt.span)
 
     def loop(self, stmt, in_loop) -> list:
+        if not in_loop:
+            self.restored = self.restores.get(stmt.counter)
         body = self.block(stmt.body, in_loop=True)
         test_body = self.block(stmt.test_body, in_loop=True)
+        if not in_loop:
+            self.restored = None
         loop = Loop(stmt.kind, stmt.target, stmt.iterable, tuple(test_body), stmt.test, tuple(body),
                     stmt.counter, stmt.span)
         if id(stmt) in self.backward.counted:

@@ -34,7 +34,7 @@ def calls_with_out(x):
     return y
 
 
-def starred(x, *rest):
+def starred(x, **rest):
     return np.sum(x)
 
 

@@ -151,3 +151,189 @@ def unbroadcast(x):
 
 def names_like_generated_ones(x):
     return np.sum(unbroadcast(x * seed) * tape) + np.sum(np.ones(shape) * x)
+
+
+# --- functions and objects known item by item (loops over them are unrolled) -------------------
+
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+def apply_all(fs, x):
+    return [f(x) for f in fs]
+
+
+def functions_in_containers(W, x):
+    """Functions in a list, a dict of lambdas, map() with a lambda, calls through constant indices."""
+    z = x @ W
+    acts = {"tanh": np.tanh, "soft": lambda u: np.log1p(np.exp(u))}
+    outs = apply_all([np.sin, relu, acts["soft"], lambda u: u ** 3], z)
+    total = sum(map(lambda o: np.sum(o ** 2), outs))
+    for name, f in [("tanh", acts["tanh"]), ("sin", np.sin)]:
+        total = total + np.mean(f(z)) * len(name)
+    pairs = list(map(lambda a, b: a * b, outs, outs[::-1]))
+    return total + np.sum(pairs[0]) + acts["tanh"](z).sum()
+
+
+class Square:
+    def fn(self, z):
+        return z ** 2
+
+
+class Scaled(Square):
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def fn(self, z):
+        return self.scale * super().fn(z)
+
+
+class Shifted:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def fn(self, z):
+        return self.inner.fn(z) + 1.0
+
+    def __call__(self, z):
+        return self.fn(z)
+
+
+class Loss:
+    def __call__(self, y, p, *args):
+        return self.loss(y, p, *args)
+
+    @staticmethod
+    def loss(y, p, weight=1.0):
+        return weight * np.sum((p - y) ** 2)
+
+
+LAYERS = [Square(), Scaled(0.5), Shifted(Scaled(2.0))]
+
+
+def objects_of_different_classes(z, weights):
+    """A global list of objects of different classes, each called; super(); a @staticmethod via *args."""
+    total = sum(w * np.sum(layer.fn(z)) for layer, w in zip(LAYERS, weights)) + np.sum(LAYERS[2](z))
+    made = [Scaled(3.0), Square()]
+    for k, layer in enumerate(made):
+        total = total + k * np.sum(layer.fn(z))
+    return total + Loss()(z, 2 * z, 0.5)
+
+
+def unpack_layers(weights, shapes):
+    for m, n in shapes:
+        yield weights[:m * n].reshape((m, n)), weights[m * n:m * n + n]
+        weights = weights[(m + 1) * n:]
+
+
+def generator_helper(weights, x):
+    """autograd's bayesian_neural_net: a generator helper looped over."""
+    h = x
+    for W, b in unpack_layers(weights, [(3, 2), (2, 1)]):
+        h = np.tanh(h @ W + b)
+    squares = list(W ** 2 for W, b in unpack_layers(weights, [(3, 2)]))
+    return np.sum(h) + np.sum(squares[0][1])
+
+
+def dict_loops(params, x):
+    """`for k in params` walks a dict's keys (also with int keys, in any order)."""
+    total = sum(np.sum(params[k] * x) for k in params if k.startswith("W"))
+    counts = {1: x, 0: 2 * x}
+    for k in counts:
+        total = total + k * np.sum(counts[k] ** 2)
+    return total + len(list(params)) + sum(list(counts))
+
+
+Gaussian = namedtuple("Gaussian", ["mean", "log_std", "weight"], defaults=[1.0])
+
+
+def gaussian_logpdf(g, x):
+    return -0.5 * np.sum(((x - g.mean) / np.exp(g.log_std)) ** 2) - np.sum(g.log_std)
+
+
+def namedtuples_made_here(mu, s, x):
+    """Namedtuples built from differentiated values: fields read by name, by position, unpacked, replaced."""
+    g = Gaussian(mu, log_std=0.5 * s)
+    mean, log_std, weight = g
+    wider = g._replace(log_std=log_std + 0.1)
+    return weight * gaussian_logpdf(wider, x) + np.sum(g[0] * mean) + gaussian_logpdf(Gaussian(mean, s, 2.0), x)
+
+
+def mlp_with(params, x, nonlinearity=np.tanh):
+    for W, b in params:
+        x = nonlinearity(x @ W + b)
+    return x
+
+
+def function_valued_parameter(params, x, nonlinearity=np.tanh):
+    """The differentiated function's own parameter is a function (autograd's examples pass `np.tanh`)."""
+    return np.sum(mlp_with(params, x, nonlinearity) ** 2)
+
+
+START = np.array([1.0, 2.0, -0.5])
+
+
+def loop_from_a_global(x):
+    """A loop variable starting at a module-level array: the loop must not reassign the global's name."""
+    h = START
+    for i in range(2):
+        h = h * x + START
+    return np.sum(h) + np.sum(START * x)
+
+
+def star_parameters(*params, scale=2.0):
+    """autograd-style `def loss(*params)`: any number of arrays, looped over and unpacked."""
+    total = 0.0
+    for k, p in enumerate(params):
+        total = total + np.sum(np.tanh(p) ** 2) * (k + 1)
+    first, *rest = params
+    return scale * total + np.sum(first * params[-1]) + sum(np.sum(r) for r in rest)
+
+
+def starred_unpacking(layers, x):
+    """`first, *middle, last = layers` on a list argument (its length known only at run time)."""
+    first, *middle, last = layers
+    h = np.tanh(x * first)
+    for m in middle:
+        h = np.tanh(h * m)
+    head, *tail = [h, last, first]
+    return np.sum(head * tail[0]) + len(tail)
+
+
+def scatter_adds(E, tokens, W):
+    """np.add.at into arrays the function made, once and in a loop (repeated indices add up)."""
+    sums = np.zeros((2, E.shape[1]))
+    np.add.at(sums, [0, 1, 0], E[tokens])
+    total = np.zeros(E.shape[1])
+    for k in range(2):
+        np.add.at(total, [0, 0, 1], sums[k] * W[k])
+    return np.sum(np.tanh(sums) * W) + np.sum(total ** 2)
+
+
+class Running:
+    def __init__(self):
+        self.stats = {"mean": None, "steps": 0}
+
+    def update(self, x):
+        if self.stats["mean"] is None:
+            self.stats["mean"] = np.zeros_like(x)
+        self.stats["mean"] = 0.9 * self.stats["mean"] + 0.1 * x
+        return self.stats["mean"]
+
+
+def attribute_dict_items(x, W):
+    """numpy-ml's BatchNorm1D style: a dict in an attribute, its items set on first use, then updated."""
+    r = Running()
+    h = np.tanh(x @ W + r.update(x))
+    h = np.tanh(h @ W + r.update(h))
+    return np.sum(h ** 2) + np.sum(r.stats["mean"])
+
+
+def running_in_a_loop(x, W):
+    """The same object updated by a method called in a loop: refused (the loop does not show the update)."""
+    r = Running()
+    h = x
+    for k in range(3):
+        h = np.tanh(h @ W + r.update(h))
+    return np.sum(h ** 2)

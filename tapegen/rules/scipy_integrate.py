@@ -1,0 +1,278 @@
+"""scipy.integrate.odeint: derivatives in the initial state, the time points and `args=`, by the adjoint method.
+
+y(t_0) = y0, dy/dt = func(y, t, *args). Reverse mode solves the adjoint system
+backwards from the last time point to the first (Chen et al., Neural ODEs;
+autograd's odeint), one call of odeint on the augmented state
+[y, a, a_t, a_args]:
+
+    dy/dt = func(y, t, *args),  da/dt = -a^T df/dy,  da_t/dt = -a^T df/dt,  da_args/dt = -a^T df/dargs,
+
+adding each time point's cotangent to a on the way. The vector-Jacobian
+products of `func` come from tapegen's own transform of it (`tapegen.vjp`,
+lent by the api layer through rules/lent.py), not from differentiating the
+solver's steps. Forward mode integrates the tangent ODE dv/dt = df/dy v +
+df/dargs args_dot alongside y (`tapegen.jvp` of `func`). The backward solve
+uses the forward call's rtol, atol, mxstep and hmax: set them tight to get
+tight derivatives.
+
+`func` must be a function tapegen can read (a module-level def or lambda, or a
+closure), not a def inside the differentiated function. A second derivative
+through odeint is a NoRuleError at transform time: the helpers the rules call
+(`odeint_adjoint`, `odeint_tangent`) are primitives without rules.
+"""
+import numpy as np
+import scipy
+import scipy.integrate
+
+from ..errors import TapegenError
+from ..runtime import Cotree
+from . import lent
+from .formulas import Formulas
+from .table import RuleTable
+
+table = RuleTable("scipy.integrate")
+ODEINT = scipy.integrate.odeint
+_SOLVER = ("rtol", "atol", "mxstep", "hmax")
+table.op(ODEINT, "func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None, "
+                 "atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0, mxstep=0, mxhnil=0, mxordn=12, "
+                 "mxords=5, printmessg=0, tfirst=False", spelling="scipy.integrate.odeint", sequences=("args",),
+         inert=("func", "Dfun", "col_deriv", "full_output", "ml", "mu", "rtol", "atol", "tcrit", "h0", "hmax",
+                "hmin", "ixpr", "mxstep", "mxhnil", "mxordn", "mxords", "printmessg", "tfirst"))
+
+
+class Dynamics:
+    """`func` at (y, t, args), with its derivatives in y, t and the float items of args, from tapegen."""
+
+    def __init__(self, func, y0, args, tfirst, full_output):
+        if full_output or np.ndim(y0) != 1:
+            raise TapegenError("tapegen differentiates scipy.integrate.odeint of a 1-D initial state with "
+                               "full_output=0", hint="ravel y0 (and reshape inside func); drop full_output")
+        self.func, self.tfirst, self.size = func, tfirst, np.size(y0)
+        self.args = tuple(args)
+        self.moving = [i for i, a in enumerate(self.args) if _is_float(a)]  # the args that can carry derivatives
+        self.shapes = [np.shape(self.args[i]) for i in self.moving]
+        y_at, t_at = (1, 0) if tfirst else (0, 1)
+        self.wrt = (y_at, t_at) + tuple(2 + i for i in self.moving)
+
+    def call_args(self, y, t, moving=None):
+        args = list(self.args)
+        for i, value in zip(self.moving, self.unflatten(moving) if moving is not None else ()):
+            args[i] = value
+        return ((float(t), y) if self.tfirst else (y, float(t))) + tuple(args)
+
+    def __call__(self, y, t):
+        return np.asarray(self.func(*self.call_args(y, t)))
+
+    def flat_args(self):
+        return self.flatten([self.args[i] for i in self.moving])
+
+    def flatten(self, values):
+        return np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values] + [np.zeros(0)])
+
+    def unflatten(self, flat):
+        out, start = [], 0
+        for shape in self.shapes:
+            size = int(np.prod(shape))
+            piece = flat[start:start + size].reshape(shape)
+            out.append(piece if shape else float(piece))
+            start += size
+        return out
+
+    def adjoint_step(self, state, t, flat_args):
+        """d/dt of [y, a, a_t, a_args]: the augmented system, solved backwards in time."""
+        n = self.size
+        y, a = state[:n], state[n:2 * n]
+        dy, pullback = lent.vjp(self.func, *self.call_args(y, t, flat_args), wrt=self.wrt)
+        parts = pullback(-a)  # in the order of self.wrt: y, t, the moving args
+        g_y, g_t = parts[0], parts[1]
+        return np.concatenate([np.ravel(dy), np.ravel(g_y), [0.0 if g_t is None else float(g_t)],
+                               self.flatten([np.zeros(s) if p is None else p for p, s in zip(parts[2:], self.shapes)])])
+
+    def tangent_step(self, state, t, args_dot):
+        """d/dt of [y, v]: y's ODE and its tangent's, dv/dt = df/dy v + df/dargs args_dot."""
+        n = self.size
+        tangents = [None] * len(self.args)
+        for i in self.moving:
+            tangents[i] = None if args_dot is None else args_dot[i]
+        primals = self.call_args(state[:n], t)
+        tangents = ((0.0, state[n:]) if self.tfirst else (state[n:], 0.0)) + tuple(tangents)
+        dy, dv = lent.jvp(self.func, primals, tangents)
+        return np.concatenate([np.ravel(dy), np.ravel(dv)])
+
+
+def _is_float(value):
+    return isinstance(value, float) or (isinstance(value, np.ndarray) and value.dtype.kind in "fc")
+
+
+def _solver(rtol, atol, mxstep, hmax):
+    return {name: value for name, value in zip(_SOLVER, (rtol, atol, mxstep, hmax)) if value not in (None, 0, 0.0)}
+
+
+_LAST: list = []  # the last backward solve, reused while its output and cotangent are the ones asked about
+
+
+def _once(y, g, solve):
+    """solve(), or its result for this very (output, cotangent): one backward solve serves every VJP rule."""
+    if not (_LAST and _LAST[0] is y and _LAST[1] is g):
+        _LAST[:] = [y, g, solve()]
+    return _LAST[2]
+
+
+def odeint_adjoint(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y, g):
+    """(y0's cotangent, t's, args' list), by one backward solve of the adjoint system."""
+    return _once(y, g, lambda: _adjoint(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y, g))
+
+
+def _adjoint(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y, g):
+    dynamics = Dynamics(func, y0, args, tfirst, full_output)
+    n, flat_args, g = dynamics.size, dynamics.flat_args(), np.asarray(g)
+    a, a_t, a_args = g[-1].copy(), 0.0, np.zeros_like(flat_args)
+    g_times = np.zeros(len(t))
+    for i in range(len(t) - 1, 0, -1):
+        g_times[i] = np.dot(dynamics(y[i], t[i]), g[i])
+        a_t = a_t - g_times[i]
+        state = np.concatenate([y[i], a, [a_t], a_args])
+        state = ODEINT(dynamics.adjoint_step, state, np.array([t[i], t[i - 1]]), args=(flat_args,),
+                       **_solver(rtol, atol, mxstep, hmax))[1]
+        a, a_t, a_args = state[n:2 * n] + g[i - 1], state[2 * n], state[2 * n + 1:]
+    g_times[0] = a_t
+    pieces = iter(dynamics.unflatten(a_args))
+    g_args = [next(pieces) if i in dynamics.moving else None for i in range(len(dynamics.args))]
+    return a, g_times, g_args
+
+
+_ODEINT_READS = ["func", "y0", "t", "args", "tfirst", "full_output", "rtol", "atol", "mxstep", "hmax", "y", "g"]
+odeint_rules = Formulas(table, globals(), "<tapegen scipy.integrate.odeint adjoint rules>")
+for _k, _wrt in enumerate(("y0", "t", "args")):  # one backward solve, read for each argument
+    odeint_rules.rule(ODEINT, _wrt, "vjp", f"odeint_vjp_{_wrt}", _ODEINT_READS,
+                      f"odeint_adjoint({', '.join(_ODEINT_READS)})[{_k}]")
+odeint_rules.load()
+
+
+def odeint_tangent(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, v0, args_dot):
+    """The tangent of odeint's output, started at v0 and driven by args_dot: the tangent ODE, solved with y."""
+    dynamics = Dynamics(func, y0, args, tfirst, full_output)
+    state = ODEINT(dynamics.tangent_step, np.concatenate([y0, v0]), t, args=(args_dot,),
+                   **_solver(rtol, atol, mxstep, hmax))
+    return state[:, dynamics.size:]
+
+
+@table.jvp(ODEINT, "y0")
+def odeint_jvp_y0(func, y0, y0_dot, t, args, full_output, rtol, atol, hmax, mxstep, tfirst):
+    return odeint_tangent(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y0_dot, None)
+
+
+@table.jvp(ODEINT, "args")
+def odeint_jvp_args(func, y0, t, args, args_dot, full_output, rtol, atol, hmax, mxstep, tfirst):
+    return odeint_tangent(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, np.zeros_like(y0),
+                          args_dot)
+
+
+@table.jvp(ODEINT, "t")
+def odeint_jvp_t(func, y0, t, t_dot, args, full_output, rtol, atol, hmax, mxstep, tfirst, y):
+    """Moving t_0 shifts the start (v(t_0) = -f(y0, t_0) dt_0); moving t_i reads y further on (f(y_i, t_i) dt_i)."""
+    dynamics = Dynamics(func, y0, args, tfirst, full_output)
+    v0 = -dynamics(y0, t[0]) * t_dot[0]
+    moved = odeint_tangent(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, v0, None)
+    return moved + np.stack([dynamics(y[i], t[i]) * t_dot[i] for i in range(len(t))])
+
+
+# --- solve_ivp: sol.y at t_eval, from t_span[0]; the same adjoint, with fun(t, y, *args) ------------------
+
+SOLVE_IVP = scipy.integrate.solve_ivp
+table.op(SOLVE_IVP, "fun, t_span, y0, method='RK45', t_eval=None, dense_output=False, events=None, "
+                    "vectorized=False, args=None, *, rtol=0.001, atol=1e-06, max_step=None, first_step=None",
+         spelling="scipy.integrate.solve_ivp", sequences=("args",),
+         inert=("fun", "method", "dense_output", "events", "vectorized", "rtol", "atol", "max_step", "first_step"))
+
+
+class OdeTangent(Cotree):
+    """solve_ivp's output tangent (or cotangent): its fields `t` and `y`, read as attributes too."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __add__(self, other):
+        return OdeTangent(Cotree.__add__(self, other))
+
+    __radd__ = __add__
+
+
+def ivp_times(t_span, t_eval, dense_output, events):
+    """[t_span[0], *t_eval]: where the solution is read, after its start; refuses what has no derivative."""
+    if t_eval is None or dense_output or events is not None:
+        raise TapegenError("tapegen differentiates scipy.integrate.solve_ivp's sol.y at given times t_eval, "
+                           "without events or dense output",
+                           hint="pass t_eval=...; the solver's own time steps have no derivative")
+    return np.concatenate([[float(t_span[0])], np.ravel(t_eval)])
+
+
+def ivp_adjoint(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, g):
+    """(y0's cotangent, t_span's, t_eval's, args' list) from g, the cotangent of the result's fields."""
+    def solve():
+        times, g_y, g_t = ivp_times(t_span, t_eval, dense_output, events), g.get("y"), g.get("t")
+        path = np.concatenate([np.asarray(y0, dtype=float)[None], y.y.T])
+        g_path = np.concatenate([np.zeros((1, np.size(y0))), np.zeros_like(path[1:]) if g_y is None else g_y.T])
+        g_y0, g_times, g_args = _adjoint(fun, y0, times, () if args is None else args, True, 0, rtol, atol, 0, 0.0,
+                                         path, g_path)
+        g_eval = g_times[1:] + (0.0 if g_t is None else g_t)
+        return g_y0, np.array([g_times[0], 0.0]), np.reshape(g_eval, np.shape(t_eval)), g_args
+    return _once(y, g, solve)
+
+
+_IVP_READS = ["fun", "t_span", "y0", "t_eval", "dense_output", "events", "args", "rtol", "atol", "y", "g"]
+adjoint_rules = Formulas(table, globals(), "<tapegen scipy.integrate adjoint rules>")
+for _k, _wrt in enumerate(("y0", "t_span", "t_eval", "args")):  # one backward solve, read for each argument
+    adjoint_rules.rule(SOLVE_IVP, _wrt, "vjp", f"solve_ivp_vjp_{_wrt}", _IVP_READS,
+                       f"ivp_adjoint({', '.join(_IVP_READS)})[{_k}]")
+adjoint_rules.load()
+
+
+def ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, v0, args_dot, t_dot):
+    """The tangent of sol.y (and sol.t, which is t_eval): the tangent ODE from [t_span[0], *t_eval]."""
+    times = ivp_times(t_span, t_eval, dense_output, events)
+    args = () if args is None else args
+    dynamics = Dynamics(fun, y0, args, True, 0)
+    v = odeint_tangent(fun, y0, times, args, True, 0, rtol, atol, 0, 0.0, v0, args_dot)[1:]
+    if t_dot is not None:
+        v = v + np.stack([dynamics(y.y[:, i], t) * t_dot[i] for i, t in enumerate(np.ravel(t_eval))])
+    return OdeTangent(t=np.zeros(np.shape(t_eval)) if t_dot is None else t_dot, y=v.T)
+
+
+@table.jvp(SOLVE_IVP, "y0")
+def solve_ivp_jvp_y0(fun, t_span, y0, y0_dot, t_eval, dense_output, events, args, rtol, atol, y):
+    return ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, y0_dot, None, None)
+
+
+@table.jvp(SOLVE_IVP, "args")
+def solve_ivp_jvp_args(fun, t_span, y0, t_eval, dense_output, events, args, args_dot, rtol, atol, y):
+    return ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, np.zeros_like(y0),
+                       args_dot, None)
+
+
+@table.jvp(SOLVE_IVP, "t_span")
+def solve_ivp_jvp_t_span(fun, t_span, t_span_dot, y0, t_eval, dense_output, events, args, rtol, atol, y):
+    start = -Dynamics(fun, y0, () if args is None else args, True, 0)(y0, t_span[0]) * t_span_dot[0]
+    return ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, start, None, None)
+
+
+@table.jvp(SOLVE_IVP, "t_eval")
+def solve_ivp_jvp_t_eval(fun, t_span, y0, t_eval, t_eval_dot, dense_output, events, args, rtol, atol, y):
+    return ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, np.zeros_like(y0), None,
+                       t_eval_dot)
+
+
+# The helpers gradient code calls, declared as primitives without rules: gradient code differentiated
+# again is a NoRuleError naming one, at transform time (the adjoint of the adjoint solve is not written).
+for _helper in (odeint_adjoint, odeint_tangent, odeint_jvp_t, ivp_adjoint, ivp_tangent, solve_ivp_jvp_t_span):
+    _params = ", ".join({"g": "ct", "y": "out"}.get(p, p) for p in _helper.__code__.co_varnames[
+        :_helper.__code__.co_argcount])
+    table.op(_helper, _params, spelling=_helper.__name__, sequences=("args",),
+             inert=("func", "fun", "full_output", "rtol", "atol", "hmax", "mxstep", "tfirst", "dense_output",
+                    "events"))
+
+__all__ = ["table", "Dynamics", "OdeTangent", "odeint_adjoint", "odeint_tangent", "ivp_times", "ivp_adjoint",
+           "ivp_tangent"]

@@ -1,0 +1,116 @@
+"""Issue 16: transforms compose, as JAX's do. A function being differentiated may call tg.grad,
+tg.value_and_grad, tg.vjp, tg.jvp, tg.jacobian, tg.hessian and tg.hvp; each is inlined as plain code
+built on the generated code it uses (api_transforms.py), so it can be differentiated again.
+
+Every ordered pair (T1, T2) of the seven transforms is nested over a function with a loop, a branch
+and array assignment (`lift(T2, lift(T1, base))`, each level reduced to a scalar), and the result is
+checked against central differences by a third transform (grad, jvp or vjp): three transforms deep.
+Each single transform is also checked in every mode, with a fourth (grad of grad).
+"""
+import itertools
+import linecache
+
+import numpy as np
+import pytest
+
+import tapegen as tg
+from modes import check_modes
+
+TRANSFORMS = ("grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp")
+
+# One level: a scalar function of x made from scalar function `inner` by a transform.
+LIFT = {
+    "grad": "return np.sum(tg.grad({inner})(x) * W)",
+    "value_and_grad": "v, g = tg.value_and_grad({inner})(x)\n    return v + np.sum(g * W)",
+    "vjp": "out, pullback = tg.vjp({inner}, x)\n    return out + np.sum(pullback(1.3) * W)",
+    "jvp": "out, t = tg.jvp({inner}, (x,), (U,))\n    return out + 0.7 * t",
+    "jacobian": "return np.sum(tg.jacobian({inner})(x) * W)",
+    "hessian": "return np.sum(tg.hessian({inner})(x) * np.outer(W, U))",
+    "hvp": "return np.sum(tg.hvp({inner})(x, U) * W)",
+}
+
+BASE = '''
+def base(x):
+    a = np.zeros(2)
+    a[0] = x[0] * x[1]
+    a[1:] = np.sin(x[1:])
+    h = x
+    for i in range(2):
+        h = np.tanh(h * a + 0.1)
+    if np.sum(x) > 0:
+        s = np.sum(h ** 2)
+    else:
+        s = np.sum(np.cos(h))
+    return s
+'''
+
+X = np.array([0.4, 0.3])
+NAMESPACE = {"np": np, "tg": tg, "W": np.array([0.5, -1.0]), "U": np.array([0.3, -0.6])}
+_COUNT = itertools.count()
+
+
+def _nested(*transforms):
+    """The module-level function applying `transforms` (innermost first) to `base`, compiled from source."""
+    lines, inner = [BASE], "base"
+    for k, name in enumerate(transforms):
+        lines.append(f"\ndef level{k}(x):\n    {LIFT[name].format(inner=inner)}\n")
+        inner = f"level{k}"
+    source = "".join(lines)
+    filename = f"<tests.test_compose {'-'.join(transforms)} {next(_COUNT)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = dict(NAMESPACE)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[inner]
+
+
+PAIRS = list(itertools.product(TRANSFORMS, TRANSFORMS))
+
+
+@pytest.mark.parametrize("first, second, third", [(a, b, ("grad", "jvp", "vjp")[k % 3]) for k, (a, b) in enumerate(PAIRS)])
+def test_two_transforms_inside_a_third(first, second, third):
+    """The third transform takes turns (grad, jvp, vjp) over the 49 pairs, so each is used on every kind of
+    pair; check_modes below uses all three on each single transform."""
+    f = _nested(first, second)
+    u = np.array([0.7, -0.4])
+    eps = 1e-6
+    expected = (f(X + eps * u) - f(X - eps * u)) / (2 * eps)
+    if third == "grad":
+        got = np.dot(tg.grad(f)(X), u)
+    elif third == "jvp":
+        got = tg.jvp(f, (X,), (u,))[1]
+    else:
+        got = np.dot(tg.vjp(f, X)[1](1.0), u)
+    assert np.isclose(got, expected, rtol=1e-4, atol=1e-5), (got, expected)
+
+
+@pytest.mark.parametrize("transform", TRANSFORMS)
+def test_one_transform_inside_grad_of_grad(transform):
+    check_modes(_nested(transform), X, rtol=1e-4, atol=1e-5)
+
+
+def test_jvp_and_vjp_of_functions_of_several_arguments():
+    def g(x, y):
+        return np.sin(x) * y + x ** 2
+
+    check_modes(_nested_two(g), X)
+
+
+def _nested_two(g):
+    source = ("def pushes_and_pulls(x):\n"
+              "    out, t = tg.jvp(g, (x, x * 2), (U, None))\n"
+              "    out2, pullback = tg.vjp(g, x, x + 1.0, wrt=(0, 1))\n"
+              "    gx, gy = pullback(W)\n"
+              "    return np.sum(t * W) + np.sum(out) + np.sum(gx * gy) + np.sum(out2)\n")
+    filename = f"<tests.test_compose two {next(_COUNT)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {**NAMESPACE, "g": g}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["pushes_and_pulls"]
+
+
+def test_a_transform_of_a_local_lambda_is_refused_with_the_fix():
+    def uses_local(x):
+        return tg.jvp(lambda z: z ** 2, (x,), (x,))[1].sum()
+
+    with pytest.raises(tg.UnsupportedSyntaxError, match="needs the function known"):
+        tg.grad(uses_local)(X)

@@ -1,0 +1,96 @@
+"""odeint and solve_ivp by the adjoint method, against central differences of the solvers themselves.
+
+Tight tolerances (1e-11) in the forward solve, which the backward solve reuses, so the derivatives
+agree with finite differences to about 1e-6. Reverse mode (grad and vjp) and forward mode (jvp) in
+the initial state, the time points and `args=`; a second derivative is refused at transform time.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from modes import check_modes
+from rule_rows import Row
+
+integrate = pytest.importorskip("scipy.integrate")
+odeint, solve_ivp = integrate.odeint, integrate.solve_ivp
+
+TOL = 1e-11
+
+
+def pendulum(y, t, theta):
+    return np.array([y[1], -theta[0] * np.sin(y[0]) - theta[1] * y[1] * t])
+
+
+def pendulum_t_first(t, y, theta, damping):
+    return np.array([y[1], -theta[0] * np.sin(y[0]) - damping * y[1] * np.cos(t)])
+
+
+def decay(y, t):
+    return -0.7 * y * (1.0 + 0.1 * t)
+
+
+def odeint_path(y0, t, theta):
+    return odeint(pendulum, y0, t, args=(theta,), rtol=TOL, atol=TOL)
+
+
+def odeint_t_first(y0, t, theta, damping):
+    return odeint(pendulum_t_first, y0, t, args=(theta, damping), tfirst=True, rtol=TOL, atol=TOL)
+
+
+def odeint_no_args(y0, t):
+    return odeint(decay, y0, t, rtol=TOL, atol=TOL)
+
+
+def ivp_path(y0, t_eval, theta):
+    return solve_ivp(pendulum_t_first, (0.0, 2.0), y0, t_eval=t_eval, args=(theta, 0.3), rtol=TOL, atol=TOL).y
+
+
+def ivp_from(t0, y0, theta):
+    sol = solve_ivp(pendulum_t_first, np.array([t0, 2.0]), y0, t_eval=np.array([0.5, 1.5]), args=(theta, 0.3),
+                    method="DOP853", rtol=TOL, atol=TOL)
+    return sol.y * sol.t
+
+
+Y0, T, THETA = np.array([0.5, -0.2]), np.array([0.0, 0.4, 1.0, 1.3]), np.array([1.3, 0.4])
+ROWS = [
+    Row("odeint-(2,)x(4,)-args", odeint_path, (Y0, T, THETA), (0, 1, 2), covers=(odeint,)),
+    Row("odeint-tfirst-float-arg", odeint_t_first, (Y0, T, THETA, 0.3), (0, 1, 2, 3), covers=(odeint,)),
+    Row("odeint-(3,)-no-args", odeint_no_args, (np.array([1.0, 0.5, -0.3]), T), (0, 1), covers=(odeint,)),
+    Row("solve_ivp-t_eval-args", ivp_path, (Y0, np.array([0.3, 1.0, 1.7]), THETA), (0, 1, 2), covers=(solve_ivp,)),
+    Row("solve_ivp-t_span-sol.t", ivp_from, (0.1, Y0, THETA), (0, 1, 2), covers=(solve_ivp,)),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_reverse_and_forward_against_central_differences(row):
+    check_modes(row.fn, *row.args, order2=False)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_scalar_loss_gradient_in_every_argument(row):
+    fn = row.fn
+    loss = {3: lambda a, b, c: np.sum(np.sin(fn(a, b, c))),
+            4: lambda a, b, c, d: np.sum(np.sin(fn(a, b, c, d))), 2: lambda a, b: np.sum(np.sin(fn(a, b)))}
+    tg.gradcheck(loss[len(row.args)], *row.args, wrt=row.wrt, rtol=1e-5, atol=1e-7)
+
+
+def test_the_dynamics_is_differentiated_by_tapegen_not_the_solver_steps():
+    """The gradient code calls the adjoint solve, which calls tapegen's VJP of the user's dynamics."""
+    text = tg.source(lambda y0, theta: np.sum(odeint_path(y0, T, theta)), wrt=(0, 1))
+    assert "odeint_adjoint(pendulum, y0, t, (theta,)" in text or "odeint_adjoint(pendulum" in text
+    assert "pendulum_vjp" not in text  # no unrolled solver: one call per rule
+
+
+def test_second_order_is_a_clear_error():
+    loss = lambda y0: np.sum(odeint_path(y0, T, THETA) ** 2)  # noqa: E731
+    with pytest.raises(tg.NoRuleError, match="odeint_adjoint"):
+        tg.hessian(loss)(Y0)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda y0: solve_ivp(pendulum_t_first, (0.0, 1.0), y0, args=(THETA, 0.3)).y, "t_eval"),
+    (lambda y0: odeint(decay, y0, T, full_output=1)[0], "full_output=0"),
+], ids=["solve_ivp-no-t_eval", "odeint-full_output"])
+def test_what_has_no_derivative_is_an_error(call, match):
+    with pytest.raises(tg.TapegenError, match=match):
+        tg.grad(lambda y0: np.sum(call(y0)))(Y0)

@@ -1,0 +1,164 @@
+"""scipy.linalg rules against central differences in float64: reverse, forward and second order.
+
+One row per (function, options): `check_modes` compares grad, vjp and jvp with central differences
+along random directions; second order differentiates sum(sin(f(...))) twice. Functions of
+eigenvectors and singular vectors are gauge-invariant (`v ** 2`), inputs well conditioned.
+eigh, eigvalsh, svd and qr have no second order yet (as np.linalg's): a clear error at transform time.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from modes import check_modes
+from rule_rows import Row
+from test_complex import convention_gradient
+
+sl = pytest.importorskip("scipy.linalg")
+
+RNG = np.random.default_rng(5)
+A = RNG.standard_normal((3, 3)) + 3 * np.eye(3)  # well conditioned, and its triangles too
+SPD = A @ A.T
+B, b = RNG.standard_normal((3, 2)), RNG.standard_normal(3)
+TALL = RNG.standard_normal((4, 3))
+SMALL = 0.5 * RNG.standard_normal((3, 3))
+NO_SECOND_ORDER = (sl.eigh, sl.eigvalsh, sl.svd, sl.qr)
+
+
+def row(name, fn, *args, covers):
+    return Row(id=f"{name}-float64", fn=fn, args=args, wrt=tuple(range(len(args))), covers=covers)
+
+
+def eigh_mixed(a, lower=True):
+    w, v = sl.eigh(a, lower=lower)
+    return w + np.sum(v ** 2 * np.arange(3.0), axis=0)
+
+
+def svd_mixed(a):
+    u, s, vt = sl.svd(a, full_matrices=False)
+    return s + np.sum(u ** 2 * np.arange(3.0), axis=0) + np.sum(vt ** 2, axis=1) * s
+
+
+def qr_mixed(a):
+    q, r = sl.qr(a, mode="economic")
+    return np.sum(q ** 2 * np.arange(3.0), axis=0) + r * r
+
+
+def cho_solve_with_factor(a, b):
+    c, low = sl.cho_factor(a, lower=True)
+    return sl.cho_solve((c, low), b)
+
+
+ROWS = [
+    row("solve_triangular-upper-(3,3)x(3,2)", lambda a, b: sl.solve_triangular(a, b), A, B,
+        covers=(sl.solve_triangular,)),
+    row("solve_triangular-lower-(3,3)x(3,)", lambda a, b: sl.solve_triangular(a, b, lower=True), A, b,
+        covers=(sl.solve_triangular,)),
+    row("solve_triangular-trans-T-unit", lambda a, b: sl.solve_triangular(a, b, trans="T", lower=True,
+                                                                          unit_diagonal=True), A, B,
+        covers=(sl.solve_triangular,)),
+    row("solve_triangular-trans-2-(3,)", lambda a, b: sl.solve_triangular(a, b, trans=2), A, b,
+        covers=(sl.solve_triangular,)),
+    row("cholesky-upper", lambda a: sl.cholesky(a), SPD, covers=(sl.cholesky,)),
+    row("cholesky-lower", lambda a: sl.cholesky(a, lower=True), SPD, covers=(sl.cholesky,)),
+    row("cho_factor-upper", lambda a: sl.cho_factor(a)[0], SPD, covers=(sl.cho_factor,)),
+    row("cho_solve-upper-(3,3)x(3,2)", lambda a, b: sl.cho_solve(sl.cho_factor(a), b), SPD, B,
+        covers=(sl.cho_factor, sl.cho_solve)),
+    row("cho_solve-lower-(3,3)x(3,)", cho_solve_with_factor, SPD, b, covers=(sl.cho_factor, sl.cho_solve)),
+    row("lu_factor", lambda a: sl.lu_factor(a)[0], A, covers=(sl.lu_factor,)),
+    row("lu_solve-(3,3)x(3,2)", lambda a, b: sl.lu_solve(sl.lu_factor(a), b), A, B,
+        covers=(sl.lu_factor, sl.lu_solve)),
+    row("lu_solve-trans-1-(3,)", lambda a, b: sl.lu_solve(sl.lu_factor(a), b, trans=1), A, b,
+        covers=(sl.lu_factor, sl.lu_solve)),
+    row("inv", lambda a: sl.inv(a), A, covers=(sl.inv,)),
+    row("inv-pos", lambda a: sl.inv(a, assume_a="pos"), SPD, covers=(sl.inv,)),
+    row("det", lambda a: sl.det(a), A, covers=(sl.det,)),
+    row("solve-gen-(3,3)x(3,2)", lambda a, b: sl.solve(a, b), A, B, covers=(sl.solve,)),
+    row("solve-transposed-(3,)", lambda a, b: sl.solve(a, b, transposed=True), A, b, covers=(sl.solve,)),
+    row("solve-sym-lower", lambda a, b: sl.solve(a, b, assume_a="sym", lower=True), SPD, B, covers=(sl.solve,)),
+    row("solve-pos-upper", lambda a, b: sl.solve(a, b, assume_a="pos"), SPD, b, covers=(sl.solve,)),
+    row("eigh-lower", eigh_mixed, SPD, covers=(sl.eigh,)),
+    row("eigh-upper", lambda a: eigh_mixed(a, lower=False), SPD, covers=(sl.eigh,)),
+    row("eigvalsh", lambda a: sl.eigvalsh(a), SPD, covers=(sl.eigvalsh,)),
+    row("svd-(4,3)", svd_mixed, TALL, covers=(sl.svd,)),
+    row("qr-economic-(4,3)", qr_mixed, TALL, covers=(sl.qr,)),
+    row("solve_sylvester-(3,3)x(2,2)x(3,2)", lambda a, b, q: sl.solve_sylvester(a, b, q), A, A[:2, :2].T + 1.0,
+        B, covers=(sl.solve_sylvester,)),
+    row("expm", lambda a: sl.expm(a), SMALL, covers=(sl.expm,)),
+    row("sqrtm", lambda a: sl.sqrtm(a), SPD, covers=(sl.sqrtm,)),
+    row("logm", lambda a: sl.logm(a), SPD, covers=(sl.logm,)),
+]
+SECOND = [r for r in ROWS if not any(fn in NO_SECOND_ORDER for fn in r.covers)]
+
+
+def test_ids_are_unique():
+    assert len({r.id for r in ROWS}) == len(ROWS)
+
+
+@pytest.mark.parametrize("r", ROWS, ids=[r.id for r in ROWS])
+def test_reverse_and_forward(r):
+    check_modes(r.fn, *r.args)
+
+
+def _scalar(fn, n):
+    if n == 1:
+        return lambda a: np.sum(np.sin(fn(a)))
+    if n == 3:
+        return lambda a, b, q: np.sum(np.sin(fn(a, b, q)))
+    return lambda a, b: np.sum(np.sin(fn(a, b)))
+
+
+@pytest.mark.parametrize("r", SECOND, ids=[r.id for r in SECOND])
+def test_second_order(r):
+    check_modes(_scalar(r.fn, len(r.args)), *r.args)
+
+
+@pytest.mark.parametrize("r", [r for r in ROWS if r not in SECOND], ids=[r.id for r in ROWS if r not in SECOND])
+def test_second_order_of_the_decompositions_is_a_clear_error(r):
+    with pytest.raises(tg.TapegenError):
+        tg.hessian(_scalar(r.fn, 1))(*r.args)
+
+
+@pytest.mark.parametrize("r", ROWS, ids=[r.id.replace("float64", "float32") for r in ROWS])
+def test_float32_in_float32_out(r):
+    args = tuple(a.astype(np.float32) for a in r.args)
+    grads = tg.grad(_scalar(r.fn, len(args)), wrt=tuple(range(len(args))))(*args)
+    assert [g.dtype for g in grads] == [np.float32] * len(args)
+
+
+def test_every_vjp_rule_has_a_jvp_rule():
+    from tapegen.rules import scipy_linalg
+    for prim in scipy_linalg.table.primitives.values():
+        assert set(prim.vjps) == set(prim.jvps), prim.name
+
+
+Z = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3)) + 3 * np.eye(3)
+ZB = RNG.standard_normal((3, 2)) + 1j * RNG.standard_normal((3, 2))
+W = RNG.standard_normal((3, 2)) + 1j * RNG.standard_normal((3, 2))
+
+
+@pytest.mark.parametrize("f", [
+    lambda z: np.sum(np.real(sl.solve_triangular(z, ZB) * W)),
+    lambda z: np.sum(np.abs(sl.solve_triangular(z, ZB, trans=2, lower=True)) ** 2),
+    lambda z: np.sum(np.imag(sl.solve(z, ZB) * W)),
+    lambda z: np.sum(np.abs(sl.lu_solve(sl.lu_factor(z), ZB)) ** 2),
+    lambda z: np.abs(sl.det(z)) ** 2,
+    lambda z: np.sum(np.real(sl.inv(z) @ W)),
+    lambda z: np.sum(np.abs(sl.expm(0.3 * z)) ** 2),
+    lambda z: np.sum(np.real(sl.sqrtm(z) @ W)),
+    lambda z: np.sum(np.real(sl.logm(z) @ W)),
+    lambda z: np.sum(np.real(sl.solve_sylvester(z, z[:2, :2].T + 3.0, ZB) * W)),
+], ids=["solve_triangular", "solve_triangular-trans-2", "solve", "lu_solve", "det", "inv", "expm", "sqrtm", "logm",
+        "solve_sylvester"])
+def test_complex_gradient_is_df_dx_minus_i_df_dy(f):
+    np.testing.assert_allclose(tg.grad(f)(Z), convention_gradient(f, Z), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("call, a, match", [
+    (lambda a: sl.svd(a)[1], TALL, "full_matrices=False"),
+    (lambda a: sl.qr(a)[1], TALL, "mode='economic'"),
+    (lambda a: sl.solve(a, b, assume_a="diagonal"), SPD, "assume_a"),
+    (lambda a: sl.eigh(a, SPD)[0], SPD, "one symmetric matrix"),
+], ids=["svd-full", "qr-full-tall", "solve-diagonal", "eigh-generalized"])
+def test_unsupported_options_are_errors_not_wrong_numbers(call, a, match):
+    with pytest.raises(tg.TapegenError, match=match):
+        tg.grad(lambda a: np.sum(call(a)))(a)
