@@ -21,19 +21,29 @@ import weakref
 import numpy as np
 
 from . import pipeline
-from .codegen import differentiable
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function
-from .highlight import SourceText  # a str that Jupyter shows highlighted
 from .rules.runtime_rules import zero_tangent
 from .runtime import _pytree_like, conform, pytree_fields
+
+
+_POSITIONAL, _KEYWORD, _DEFAULT = "positional", "keyword", "default"
+
+
+class _Slot:
+    """A stand-in argument: binding these shows where each parameter's value comes from."""
+
+    __slots__ = ("kind", "where")
+
+    def __init__(self, kind, where):
+        self.kind, self.where = kind, where
 
 
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
-    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs")
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "plans")
 
     def __init__(self, fn):
         if isinstance(fn, Differentiated):
@@ -63,6 +73,7 @@ class _Target:
         self.offset = len(bound)
         # `def f(x, *rest)`: the name of *rest; its values are passed (and differentiated) one by one
         self.varargs = code.co_varnames[self.nparams] if code.co_flags & inspect.CO_VARARGS else None
+        self.plans: dict = {}  # (positional count, keyword names) -> see _plan
 
     def arguments(self, args, kwargs):
         """All positional arguments, bound self first, defaults filled in; `*rest`'s values spread in
@@ -71,17 +82,28 @@ class _Target:
             args = self.bound + args
         if not kwargs and len(args) == self.nparams and self.varargs is None:
             return args
+        plan = self.plans.get((len(args), tuple(kwargs)))
+        if plan is None:
+            plan = self._plan(args, kwargs)
+        return tuple(args[where] if kind is _POSITIONAL else kwargs[where] if kind is _KEYWORD else where
+                     for kind, where in plan)
+
+    def _plan(self, args, kwargs):
+        """Where each parameter's value comes from, for calls with this many arguments and these keywords:
+        `inspect`'s binding, worked out once per (count, keyword names) rather than on every call."""
         try:
-            signature = inspect.signature(self.fn)
-            bound = signature.bind(*args, **kwargs)
+            bound = inspect.signature(self.fn).bind(*(_Slot(_POSITIONAL, i) for i in range(len(args))),
+                                                    **{name: _Slot(_KEYWORD, name) for name in kwargs})
         except TypeError as exc:
             raise TapegenError(f"{self.fn.__qualname__}(): {exc}") from None
         bound.apply_defaults()
-        if self.varargs is None:
-            return tuple(bound.arguments[name] for name in self.params)
-        positional = self.fn.__code__.co_argcount
-        return (*(bound.arguments[name] for name in self.params[:positional]), *bound.arguments[self.varargs],
-                *(bound.arguments[name] for name in self.params[positional:]))
+        values = [bound.arguments[name] for name in self.params]
+        if self.varargs is not None:  # *rest's values in place, before the keyword-only parameters
+            positional = self.fn.__code__.co_argcount
+            values[positional:positional] = bound.arguments[self.varargs]
+        plan = tuple((value.kind, value.where) if isinstance(value, _Slot) else (_DEFAULT, value) for value in values)
+        self.plans[(len(args), tuple(kwargs))] = plan
+        return plan
 
     def statics(self, arguments):
         """(position, function) for each argument that is a function (`nonlinearity=np.tanh`): the
@@ -223,6 +245,7 @@ class Differentiated:
         arguments = None if args is None else self._target.arguments(tuple(args), {})
         statics = self._target.default_statics() if args is None else self._target.statics(arguments)
         entry = self._entry(kind, self._wrt if wrt is None else wrt, statics)
+        from .highlight import SourceText  # a str that Jupyter shows highlighted (loaded when first asked)
         if args is None:
             return SourceText(entry.generated.text)
         if kind != "grad":
@@ -259,12 +282,14 @@ class _Entry:
             visible = target.visible(dict(statics).get("*", 0))
             raise target._wrt_error(f"wrt names argument {visible[moving[0] - target.offset]!r}, which is a "
                                     f"function", visible)
-        program = pipeline.lowered(target.fn, receiver, statics)
-        if program.returns_tuple and not has_aux and kind == "grad":
+        returns_tuple = pipeline.returns_tuple(target.fn, receiver, statics)  # without lowering, if the disk cache knows
+        if returns_tuple and not has_aux and kind == "grad":
             raise NonScalarOutputError(
-                "grad needs a scalar output, but the function returns a tuple", program.return_span,
+                "grad needs a scalar output, but the function returns a tuple",
+                pipeline.lowered(target.fn, receiver, statics).return_span,
                 "pass has_aux=True if the first item is the loss and the rest are extras")
-        outputs = (0,) if (has_aux or not program.returns_tuple) else tuple(range(len(program.outputs)))
+        outputs = (0,) if (has_aux or not returns_tuple) else \
+            tuple(range(len(pipeline.lowered(target.fn, receiver, statics).outputs)))
         self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver, statics)
         self.function = self.generated.function
         self.backward = self.generated.backward if kind == "vjp" else None
@@ -331,7 +356,7 @@ class Pullback:
         """The gradients for `cotangent`; call it as often as you like (a Jacobian calls it per row)."""
         cotangent = _check_cotangent(cotangent, self._out, self._entry)
         residuals = self._residuals
-        if self._entry.generated.adjoint.uses_tape:
+        if self._entry.generated.uses_tape:
             # The backward pass consumes its tape and writes saved regions back into arrays:
             # the first call uses the saved residuals, later calls run the forward pass again.
             if residuals is None:
@@ -537,6 +562,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     cache = _GRADIENTS.setdefault(d._target.fn, {})
     generated = _generic_gradient(d, wrt, statics)
     if key not in cache:
+        from .codegen import differentiable  # gradients of gradients only
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
         # A caller that inlines it must pass these very functions (frontend/inline.py checks).
         cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics}

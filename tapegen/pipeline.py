@@ -9,34 +9,48 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
-
 import numpy as np
 
+from . import cache as disk
 from . import rules
 from .codegen.emit import check_spans, grad_module, vjp_module
 from .codegen.load import load
 from .frontend.lower import lower
 from .frontend.names import reserved_names
 from .frontend.source import function_source
-from .ir import Program, Var
+from .ir import Eqn, Program, Var, walk
 from .runtime import nan_check
 from .transforms.reverse import Adjoint, reverse
-from .transforms.specialize import describe, guard_source, known_output, signature, trusted_shapes
+from .transforms.specialize import describe, guard_source, known_output, signature, trusted_shapes, unpinned
 from .verify import verify, verify_adjoint
 
 
-@dataclass(frozen=True)
 class Generated:
-    """A transformed function: its IR, its source text, and the compiled functions."""
+    """A transformed function: its source text, the compiled functions, and its IR.
 
-    kind: str
-    name: str
-    program: Program
-    adjoint: Adjoint
-    text: str
-    namespace: dict
-    filename: str = ""
+    Loaded from the on-disk cache (cache.py), the IR (`program`, `adjoint`) is rebuilt only if
+    something asks for it: the call path needs only the code.
+    """
+
+    def __init__(self, kind, name, text, namespace, filename="", program=None, adjoint=None, rebuild=None,
+                 uses_tape=None):
+        self.kind, self.name, self.text, self.namespace, self.filename = kind, name, text, namespace, filename
+        self._program, self._adjoint, self._rebuild = program, adjoint, rebuild
+        if uses_tape is None and adjoint is not None and kind != "jvp":
+            uses_tape = adjoint.uses_tape
+        self.uses_tape = uses_tape  # the vjp's backward pass consumes a tape (api.Pullback)
+
+    @property
+    def program(self) -> Program:
+        if self._program is None:
+            self._program, self._adjoint = self._rebuild()
+        return self._program
+
+    @property
+    def adjoint(self):
+        if self._adjoint is None:
+            self._program, self._adjoint = self._rebuild()
+        return self._adjoint
 
     @property
     def function(self):
@@ -81,30 +95,79 @@ def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = Tru
     return generated
 
 
+def returns_tuple(fn, receiver=None, statics=()) -> bool:
+    """Whether `fn` returns a tuple (from the disk cache if it has the answer, else by lowering it)."""
+    cache = _cache_for(fn)
+    answer = cache.get(("returns", receiver, statics))
+    if answer is None:
+        stored = None if ("program", receiver, statics) in cache else disk.key(fn, ("returns",), receiver, statics)
+        entry = disk.read(stored, {"returns_tuple": bool}) if stored is not None else None
+        answer = entry["returns_tuple"] if entry is not None else lowered(fn, receiver, statics).returns_tuple
+        if stored is not None and entry is None:
+            disk.write(stored, {"returns_tuple": answer})
+        cache[("returns", receiver, statics)] = answer
+    return answer
+
+
 def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics=()) -> Generated:
-    program = lowered(fn, receiver, statics)
+    stored = None if checks else disk.key(fn, ("general", kind, wrt, outputs, bare), receiver, statics)
+    if stored is not None:
+        generated = _from_disk(stored, fn, kind, lambda: _ir(fn, kind, wrt, outputs, receiver, statics))
+        if generated is not None:
+            return generated
+    program, ir = _ir(fn, kind, wrt, outputs, receiver, statics)
+    wrt_names = ",".join(program.params[i].name for i in wrt)
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
-        from .transforms.forward import forward, verify_tangent
-        tangent = verify_tangent(forward(program, tuple(program.params[i] for i in wrt)))
         name = f"{program.name}_jvp"
-        wrt_names = ",".join(program.params[i].name for i in wrt)
-        filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
-        text = jvp_module(tangent, name)
-        namespace = load(text, filename, rules.namespace(), fn, program.free_sources)
-        return Generated(kind, name, program, tangent, text, namespace)
+        text, names = jvp_module(ir, name), rules.namespace()
+    else:
+        name = f"{program.name}_{kind}"
+        emit = grad_module if kind == "grad" else vjp_module
+        text, names = emit(ir, name, bare, checks), rules.namespace()
+        if checks:
+            names = {**names, "nan_check": nan_check, "SPANS": check_spans(ir)}
+    filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
+    namespace = load(text, filename, names, fn, program.free_sources)
+    generated = Generated(kind, name, text, namespace, filename, program, ir)
+    if stored is not None and not program.free_sources:
+        _to_disk(stored, generated, names, uses_tape=generated.uses_tape)
+    return generated
+
+
+def _ir(fn, kind, wrt, outputs, receiver, statics=()):
+    """(program, its adjoint or tangent program): the passes before codegen."""
+    program = lowered(fn, receiver, statics)
+    if kind == "jvp":
+        from .transforms.forward import forward, verify_tangent
+        return program, verify_tangent(forward(program, tuple(program.params[i] for i in wrt)))
     adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs)
     verify_adjoint(adjoint)
-    name = f"{program.name}_{kind}"
-    emit = grad_module if kind == "grad" else vjp_module
-    text = emit(adjoint, name, bare, checks)
-    wrt_names = ",".join(program.params[i].name for i in wrt)
-    filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
-    names = rules.namespace()
-    if checks:
-        names = {**names, "nan_check": nan_check, "SPANS": check_spans(adjoint)}
-    namespace = load(text, filename, names, fn, program.free_sources)
-    return Generated(kind, name, program, adjoint, text, namespace, filename)
+    return program, adjoint
+
+
+def _from_disk(stored, fn, kind, rebuild, extra=None, entry=None):
+    """The Generated a disk cache entry holds (None if there is none, or its names are gone)."""
+    entry = entry or disk.read(stored, _CODE_FIELDS)
+    names = disk.resolve_names(entry["names"]) if entry is not None else None
+    if names is None:
+        return None
+    try:
+        namespace = load(entry["text"], entry["filename"], {**names, **(extra or {})}, fn)
+    except (SyntaxError, ValueError, TypeError):  # damaged in a way the file format did not catch
+        return None
+    return Generated(kind, entry["name"], entry["text"], namespace, entry["filename"], rebuild=rebuild,
+                     uses_tape=entry.get("uses_tape"))
+
+
+_CODE_FIELDS = {"name": str, "text": str, "filename": str, "names": dict}
+
+
+def _to_disk(stored, generated, names, **meta):
+    used = disk.names_used(generated.text, names, generated.filename)
+    if used is not None:
+        disk.write(stored, {"name": generated.name, "text": generated.text, "filename": generated.filename,
+                            "names": used, **meta})
 
 
 def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=()):
@@ -119,33 +182,61 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
     key = ("specialized", wrt, outputs, bare, receiver, signatures, statics)
     cache = _cache_for(fn)
     function = cache.get(key)
+    if function is None:
+        stored = disk.key(fn, ("specialized", wrt, outputs, bare, signatures), receiver, statics)
+        function = _specialized_from_disk(stored, fn, generic) if stored is not None else None
+        if function is not None:
+            cache[key] = function
     if function is not None:
         return function(*args), function
     records: dict = {}
+    executed: set = set()
 
-    def record(name, value):
+    def record(name, value, ordinal):
         records.setdefault(Var(name), set()).add(describe(value))
+        executed.add(ordinal)
 
     program = generic.program
     name = f"{program.name}_grad"
+    ordinals = {id(e): k for k, e in enumerate(e for e in walk(program.body) if isinstance(e, Eqn))}
     with _LOCK:  # emit keeps per-module state while it writes: one module at a time
-        text = grad_module(generic.adjoint, name, bare, record=True)
+        text = grad_module(generic.adjoint, name, bare, record=ordinals)
     recording = load(text, generic.filename + " (recording)", {**rules.namespace(), "record": record}, fn,
                      program.free_sources)[name]
     result = recording(*args)
     with _LOCK:
-        known = trusted_shapes(program, {v: frozenset(s) for v, s in records.items()}, signatures)
+        recorded = {v: frozenset(s) for v, s in records.items()}
+        guarded = unpinned(program, recorded, signatures, executed)
+        known = trusted_shapes(program, recorded, guarded, executed)
         adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
         verify_adjoint(adjoint)
-        guard, dtypes = guard_source(program.params, signatures)
+        guard, dtypes = guard_source(program.params, guarded)
         output = known_output(known, program.outputs[outputs[0]])
         seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
         floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
         text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
-        names = {**rules.namespace(), "GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
-        function = load(text, generic.filename.replace(">", " specialized>"), names, fn, program.free_sources)[name]
-        cache[key] = function
+        extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+        filename = generic.filename.replace(">", " specialized>")
+        namespace = load(text, filename, {**rules.namespace(), **extra}, fn, program.free_sources)
+        function = cache[key] = namespace[name]
+        if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
+            _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.namespace(),
+                     dtypes=[d.str for d in dtypes])
     return result, function
+
+
+def _specialized_from_disk(stored, fn, generic):
+    """The specialized function a disk cache entry holds, or None."""
+    entry = disk.read(stored, {**_CODE_FIELDS, "dtypes": list})
+    if entry is None:
+        return None
+    try:
+        dtypes = tuple(np.dtype(d) for d in entry["dtypes"])
+    except TypeError:
+        return None
+    extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+    generated = _from_disk(stored, fn, "grad", None, extra, entry)
+    return None if generated is None else generated.function
 
 
 _LOCK = threading.RLock()

@@ -61,6 +61,39 @@ def test_defaults_are_used(rng):
     np.testing.assert_allclose(tg.grad(f)(np.ones(2)), [3.0, 3.0])
 
 
+def scaled(x, w, scale=3.0, *, power=2, shift=0.5):
+    return np.sum((x * w) ** power * scale + shift * x)
+
+
+@pytest.mark.parametrize("call", [
+    ((), {"x": 1, "w": 2}), ((1,), {"w": 2}), ((1, 2), {"power": 3}), ((1, 2, 4.0), {"shift": 1.5, "power": 1}),
+    ((), {"w": 2, "x": 1, "scale": 2.0}), ((1, 2), {}), ((1, 2, 1.0), {})],
+    ids=["keywords", "x-then-w", "power", "all-three", "keyword-order", "positional", "scale-positional"])
+def test_each_way_of_passing_arguments_binds_like_python(rng, call):
+    # Bound by a plan worked out once per (count, keyword names); the second call reuses it.
+    values = {1: rng.normal(size=3), 2: rng.normal(size=3)}
+    args = tuple(values.get(a, a) if type(a) is int else a for a in call[0])
+    kwargs = {k: values.get(v, v) if k in ("x", "w") else v for k, v in call[1].items()}
+    f = tg.differentiate(scaled)
+    assert f.value_and_grad(*args, **kwargs)[0] == scaled(*args, **kwargs)
+    value, gradient = f.value_and_grad(*args, **kwargs)
+    assert value == scaled(*args, **kwargs)
+    x = args[0] if args else kwargs["x"]
+    np.testing.assert_allclose(gradient, numeric_vjp(lambda x: scaled(x, *args[1:], **{k: v for k, v in kwargs.items()
+                                                                                      if k != "x"}), (x,), 0, 1.0),
+                               rtol=1e-6, atol=1e-9)
+
+
+def test_arguments_python_would_reject_are_errors():
+    f = tg.differentiate(scaled)
+    for args, kwargs in [((np.ones(2),), {}), ((np.ones(2), np.ones(2)), {"scale": 1.0, "bad": 1}),
+                         ((np.ones(2), np.ones(2)), {"x": np.ones(2)})]:
+        with pytest.raises(tg.TapegenError):
+            f.grad(*args, **kwargs)
+        with pytest.raises(tg.TapegenError):  # the same call again: no plan was kept for it
+            f.grad(*args, **kwargs)
+
+
 def test_vjp_nonscalar_output_with_cotangent(rng):
     def f(x, W):
         return np.sin(x @ W)

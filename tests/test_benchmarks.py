@@ -130,6 +130,32 @@ def test_run_quick_prints_a_table():
     assert any(line.startswith("scalar ") for line in done.stdout.splitlines())
 
 
+def _table_lines(command):
+    done = subprocess.run([sys.executable, *command], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.mark.slow  # a fresh process per function: 5-15 s on a loaded machine
+def test_transform_scaling_prints_seconds_per_statement():
+    lines = _table_lines([os.path.join(BENCHMARKS, "transform_scaling.py"), "--sizes", "10", "--kinds",
+                          "straight,loop"])
+    header = next(line for line in lines if line.startswith("function"))
+    assert "per statement" in header and "goal" in header
+    assert [line.split()[:2] for line in lines if line.startswith(("straight ", "loop "))] == [
+        ["straight", "10"], ["loop", "10"]]
+
+
+@pytest.mark.slow  # four fresh processes
+def test_first_call_prints_a_row_per_method():
+    lines = _table_lines([os.path.join(BENCHMARKS, "first_call.py"), "--rounds", "1", "--only",
+                          "tapegen,tapegen (warm disk cache)"])
+    header = next(line for line in lines if line.startswith("method"))
+    assert "import" in header and "first gradient" in header
+    rows = [line for line in lines if line.startswith("tapegen")]
+    assert len(rows) == 2 and all("goal 20 ms" in row for row in rows)
+
+
 def test_state_loop_hand_written_gradient_equals_tapegen_and_finite_differences():
     x, steps = workloads.make_state_loop(np.random.default_rng(3), 5, n=4)
     value, grad = tg.value_and_grad(workloads.state_loop)(x, steps)

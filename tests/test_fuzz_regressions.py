@@ -349,6 +349,25 @@ def test_specialized_code_at_a_list_a_break_cut_short():
             assert grad == pytest.approx(float(numeric_vjp(collect_until, (b, c), k, 1.0)), rel=1e-6)
 
 
+def one_of_two_shapes(x, a, b):
+    if np.sum(x) > 0:  # the data picks the branch, so the guard cannot
+        h = a
+    else:
+        h = b
+    return np.mean(h * h) + np.sum(x)
+
+
+def test_specialized_code_after_the_data_takes_the_other_branch():
+    # Recorded on the first branch only, h's shape (3,) was trusted for the second too: the mean's
+    # gradient came out with 1/3 for 1/4.
+    a, b = np.arange(1.0, 4.0), np.arange(1.0, 5.0)
+    grad = tg.grad(one_of_two_shapes, wrt=(1, 2))
+    for x in (np.ones(2), -np.ones(2), np.ones(2), -np.ones(2)):
+        for k, got in enumerate(grad(x, a, b)):
+            np.testing.assert_allclose(got, numeric_vjp(one_of_two_shapes, (x, a, b), k + 1, 1.0), rtol=1e-6,
+                                       atol=1e-8)
+
+
 def sum_of_a_numpy_scalar_along_axis_0(a):
     s = np.sin(np.sum(a))  # a NumPy scalar: its .sum(axis=0) is itself (a 0-d array would refuse axis 0)
     return np.sin(np.sum(s, axis=0))

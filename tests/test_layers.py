@@ -25,7 +25,7 @@ LAYERS = (
     ("frontend", ("tapegen.frontend", "tapegen.frontend.")),
     ("transforms", ("tapegen.transforms", "tapegen.transforms.")),
     ("codegen", ("tapegen.codegen", "tapegen.codegen.")),
-    ("pipeline", ("tapegen.pipeline",)),
+    ("pipeline", ("tapegen.pipeline", "tapegen.cache")),
     ("api", ("tapegen.api", "tapegen.api_transforms", "tapegen.checkpoint", "tapegen.debug", "tapegen.highlight")),
     ("tools", ("tapegen.tools", "tapegen.tools.")),
     ("package", ("tapegen", "tapegen.__main__", "tapegen.dask", "tapegen.export")),

@@ -765,3 +765,77 @@ def test_a_float32_gradient_computes_in_float32(f, shapes, rng):
     grad = tg.value_and_grad(f)
     grad(*args)  # the first call specializes
     assert _local_dtypes(grad, args) == {np.dtype(np.float32)}
+
+
+# --- loop counts are not pinned by the guard (specialize.unpinned) --------------------------------
+
+
+def recurrent(Wh, xs, h, n):
+    for t in range(n):
+        h = np.tanh(xs[t] + h @ Wh)
+    return np.sum(h * h)
+
+
+def prefix_squares(x, n):
+    return np.sum(np.sin(x[:n]) ** 2)  # the slice's shape is the count's
+
+
+def growing(x, n):
+    h = x
+    for t in range(n):
+        h = np.concatenate([h, np.sin(h[-1:])])  # one longer each step: no shape holds across counts
+    return np.sum(h * h)
+
+
+def shrinking(x, n):
+    h = x
+    for t in range(n):
+        h = h[1:]  # one shorter each step: a slice of h, its shape computed from h's by a fixed rule
+    return np.sum(h * h)
+
+
+def _guard(source):
+    return next(line for line in source.splitlines() if line.strip().startswith("if not ("))
+
+
+def _recurrent_args(rng, n):
+    return rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(8, 2, 3)), rng.normal(size=(2, 3)), n
+
+
+def test_a_loop_count_is_left_out_of_the_guard(rng):
+    args = _recurrent_args(rng, 5)
+    assert "type(n) is int" in _guard(_specialized(recurrent, args)) and "n ==" not in _guard(
+        _specialized(recurrent, args))
+    grad = tg.grad(recurrent)
+    grad(*args)  # specializes at n = 5
+    specialized = grad._fast
+    specialized.__globals__["GENERIC"] = None  # any other count must run the specialized code itself
+    for n in (5, 7, 1, 0, 8):
+        call = args[:3] + (n,)
+        np.testing.assert_allclose(grad(*call), numeric_vjp(recurrent, call, 0, 1.0), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_other_counts_after_a_loop_that_did_not_run_or_ran_once(rng, first):
+    args = _recurrent_args(rng, first)
+    grad = tg.grad(recurrent)
+    for n in (first, 3, first, 2):
+        call = args[:3] + (n,)
+        np.testing.assert_allclose(grad(*call), numeric_vjp(recurrent, call, 0, 1.0), rtol=1e-6, atol=1e-8)
+
+
+def test_a_count_that_shapes_values_stays_in_the_guard(rng):
+    x = rng.normal(size=6)
+    assert "n == 3" in _guard(_specialized(prefix_squares, (x, 3)))  # x[:n] has n's shape
+    grad = tg.grad(prefix_squares)
+    for n in (3, 4, 3, 2):
+        np.testing.assert_allclose(grad(x, n), numeric_vjp(prefix_squares, (x, n), 0, 1.0), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("first", [0, 1, 2])  # recorded with the body not run, run once, run twice
+@pytest.mark.parametrize("f", [growing, shrinking])
+def test_a_loop_whose_shapes_change_each_step(f, first, rng):
+    x = rng.normal(size=6)
+    grad = tg.grad(f)
+    for n in (first, 4, first, 0, 3):
+        np.testing.assert_allclose(grad(x, n), numeric_vjp(f, (x, n), 0, 1.0), rtol=1e-6, atol=1e-8)

@@ -23,6 +23,7 @@ full array, written exactly as before.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from ..ir import Eqn, assigned
 from ..transforms.liveness import Free, reads
@@ -42,7 +43,8 @@ def shrink_broadcasts(stmts, known, scalars, kept) -> dict:
     top = [s for s in stmts if isinstance(s, Eqn)]
     rendered = {id(e): statement(e) for e in top}
     targets = [assigned_name(rendered[id(e)]) for e in top]
-    once = {name for name in targets if name is not None and targets.count(name) == 1}
+    counts = Counter(targets)
+    once = {name for name in targets if name is not None and counts[name] == 1}
     broadcasts = {}  # name -> _Broadcast
     for eqn in top:
         name = assigned_name(rendered[id(eqn)])

@@ -18,11 +18,10 @@ effects or randomness is ever merged.
 from __future__ import annotations
 
 import ast
-import copy
 
 import numpy as np
 
-from .syntax import assigned_name, numpy_name
+from .syntax import assigned_name, clone, numpy_name
 
 
 def reuse_common(items) -> dict:
@@ -31,35 +30,51 @@ def reuse_common(items) -> dict:
     `items` is a function's top-level sequence: ("stmt", ast.stmt), ("free", names) or
     ("barrier", None) for a branch or loop (which ends every match).
     """
-    available: dict = {}  # ast.dump(expression) -> (name holding it, names it reads)
+    available = _Available()
     replaced = {}
     for i, (kind, item) in enumerate(items):
         if kind == "barrier":
-            available.clear()
+            available = _Available()
             continue
         if kind == "free":
-            _forget(available, item)
+            available.forget(item)
             continue
-        if isinstance(item, ast.Assign) and available:
-            new = _Reuse(available).visit(copy.deepcopy(item.value))
-            if ast.dump(new) != ast.dump(item.value):
+        if isinstance(item, ast.Assign) and available.held:
+            reuse = _Reuse(available.held)
+            new = reuse.visit(clone(item.value))
+            if reuse.found:
                 item = ast.Assign(item.targets, new)
                 replaced[i] = item
-        bound = {n.id for n in ast.walk(item) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        _forget(available, bound)
+        available.forget({n.id for n in ast.walk(item) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
         target = assigned_name(item)
         if target is not None and _pure(item.value):
             reads = {n.id for n in ast.walk(item.value) if isinstance(n, ast.Name)}
             if target not in reads:  # `h = h * 2`: after it, `h * 2` means something else
-                available.setdefault(ast.dump(item.value), (target, reads))
+                available.add(ast.dump(item.value), target, reads)
     return replaced
 
 
-def _forget(available, names) -> None:
-    """Drop what `names` (deleted or rebound) held or what was computed from them."""
-    for key, (name, reads) in list(available.items()):
-        if name in names or reads & set(names):
-            del available[key]
+class _Available:
+    """Expressions held by live names: `held` maps ast.dump(expression) to the name holding it,
+    `depends` each name to the expressions that are lost when it is deleted or rebound (the one it
+    holds, those computed from it), so forgetting costs what it drops, not what is held."""
+
+    def __init__(self):
+        self.held: dict = {}
+        self.depends: dict = {}
+
+    def add(self, key, name, reads) -> None:
+        if key in self.held:
+            return
+        self.held[key] = (name, reads)
+        for dependency in {name} | reads:
+            self.depends.setdefault(dependency, set()).add(key)
+
+    def forget(self, names) -> None:
+        """Drop what `names` (deleted or rebound) held or what was computed from them."""
+        for name in names:
+            for key in self.depends.pop(name, ()):
+                self.held.pop(key, None)
 
 
 def _pure(node) -> bool:
@@ -82,10 +97,12 @@ class _Reuse(ast.NodeTransformer):
 
     def __init__(self, available):
         self.available = available
+        self.found = False
 
     def visit(self, node):
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)) and _pure(node):
             found = self.available.get(ast.dump(node))
             if found is not None:
+                self.found = True
                 return ast.Name(found[0], ast.Load())
         return self.generic_visit(node)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import threading
+import weakref
 
 from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Push, Var, walk
 from ..transforms.liveness import Free, with_frees
@@ -44,35 +45,49 @@ class _ModuleState(threading.local):
 
     checks: span -> index for nan_check lines (debug_nans), or None;
     comments: (file, line) -> the user's comment lines above that line;
-    record: write record(...) after each forward equation (the shape-recording run).
+    record: write record(name, value, ordinal) after each forward equation (the shape-recording run);
+        a dict of the program's equations' ordinals by id, which say which equation ran.
     """
 
     checks = None
     comments: dict = {}
-    record = False
+    record: dict = {}
     rendered: dict = {}  # id(eqn) -> the statement written for it, where a pass rewrote it
     arrays: dict = {}  # name -> (shape, dtype) of values known to be ndarrays (shape specialization)
     adjoint = None  # the Adjoint being written
+    texts: dict = {}  # id(eqn) -> (eqn, its lines) for the Adjoint being written, see _texts_for
 
 
 _STATE = _ModuleState()
+_TEXTS: dict = {}  # id(adjoint) -> its texts, dropped with the adjoint
 
 
-def _start(adjoint, checks, record=False):
+def _texts_for(adjoint) -> dict:
+    """The lines already written for `adjoint`'s equations outside specialized code: the general code and
+    its recording variant (specialize.py) share them, and rendering is most of a transform's time."""
+    texts = _TEXTS.get(id(adjoint))
+    if texts is None:
+        texts = _TEXTS[id(adjoint)] = {}
+        weakref.finalize(adjoint, _TEXTS.pop, id(adjoint), None)
+    return texts
+
+
+def _start(adjoint, checks, record=None):
     _STATE.checks = _check_indices(adjoint) if checks else None
     _STATE.comments = dict(getattr(adjoint.primal, "comments", ()))
-    _STATE.record = record
+    _STATE.record = record or {}
     _STATE.rendered = {}
     _STATE.arrays = {}
     _STATE.adjoint = adjoint
+    _STATE.texts = _texts_for(adjoint) if not checks else {}
 
 
-def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: bool = False,
+def grad_module(adjoint, name: str, bare: bool, checks: bool = False, record: dict | None = None,
                 guard: str | None = None, seed_value: str | None = None, floats=frozenset()) -> str:
     """Source of `<name>(params) -> (value, gradients)`: forward then backward in one function.
 
     With `checks`, every equation is followed by `nan_check(...)` (runtime.py; switched on by debug.py); with
-    `record`, forward values are reported to `record(...)` (see specialize.py). A `guard`
+    `record` ({id(eqn): ordinal}), forward values are reported to `record(...)` (see specialize.py). A `guard`
     (a condition on the arguments) sends calls it rejects to `GENERIC`, the unspecialized code.
     """
     _start(adjoint, checks, record)
@@ -259,15 +274,27 @@ def _check_indices(adjoint):
     return {span: i for i, span in enumerate(check_spans(adjoint))}
 
 
+def _eqn_lines(eqn) -> list:
+    node = _STATE.rendered.get(id(eqn))  # a top-level line of specialized code, already rewritten
+    if node is None and not _STATE.arrays:
+        written = _STATE.texts.get(id(eqn))
+        if written is not None and written[0] is eqn:
+            return list(written[1])
+    if node is None:
+        node = _in_place(eqn) or statement(eqn)
+        node = reductions_as_methods(node, _STATE.arrays) if _STATE.arrays else node
+    lines = [line for part in (node if isinstance(node, list) else [node]) for line in to_text(part).splitlines()]
+    if not _STATE.arrays and id(eqn) not in _STATE.rendered:
+        _STATE.texts[id(eqn)] = (eqn, tuple(lines))
+    return lines
+
+
 def _statement_lines(stmt, backward) -> list:
     if isinstance(stmt, Eqn):
-        node = _STATE.rendered.get(id(stmt))  # a top-level line of specialized code, already rewritten
-        if node is None:
-            node = _in_place(stmt) or statement(stmt)
-            node = reductions_as_methods(node, _STATE.arrays) if _STATE.arrays else node
-        lines = [line for part in (node if isinstance(node, list) else [node]) for line in to_text(part).splitlines()]
+        lines = _eqn_lines(stmt)
         if _STATE.record and not backward:
-            lines += [f"record({v.name!r}, {v.name})" for v in stmt.outputs if v.name != "_"]
+            ordinal = _STATE.record.get(id(stmt), -1)
+            lines += [f"record({v.name!r}, {v.name}, {ordinal})" for v in stmt.outputs if v.name != "_"]
         checks = _STATE.checks
         if checks is not None and stmt.span in checks:
             phase = "backward" if backward else "forward"

@@ -8,7 +8,6 @@ replaced by the values they read, and constant arithmetic folded away.
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import operator
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from ..errors import InternalError
 from ..ir import Const, Eqn, Pack, Var
+from .syntax import clone, renamed
 
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult,
            "//": ast.FloorDiv, "%": ast.Mod, "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor}
@@ -176,13 +176,53 @@ def _rule(eqn):
     if rule.name == "assign" and rule.reads == ("g",):
         return atom(reads["g"])
     if rule.inline is not None:
-        expr = _Substitute(reads).visit(copy.deepcopy(rule.inline))
-        if not getattr(eqn.op, "masked", True):
-            expr = _Unguard().visit(expr)
-        if getattr(eqn.op, "out_shape", None) is not None:
-            expr = _SameShape(eqn.op.out_shape, eqn.op.broadcasting).visit(expr)
-        return fold(expr)
+        names: list = []
+        shape = tuple((key, _atom_shape(value, names)) for key, value in eqn.inputs)
+        key = (rule, getattr(eqn.op, "masked", True), getattr(eqn.op, "out_shape", None),
+               getattr(eqn.op, "broadcasting", None), shape)
+        template = _TEMPLATES.get(key)
+        if template is None:
+            template = _TEMPLATES[key] = _inlined(eqn, rule, _placeholders(eqn.inputs))
+        return renamed(template, {f"\0{k}": name for k, name in enumerate(names)})
     return ast.Call(_name(rule.name), [atom(reads[name]) for name in rule.reads], [])
+
+
+# An inlined rule, written once per rule, flags and shape of its inputs (constants by value, vars as
+# placeholders), then copied with the vars' names: the same four passes on every application were a
+# third of a long function's codegen.
+_TEMPLATES: dict = {}
+
+
+def _inlined(eqn, rule, reads):
+    expr = _Substitute(reads).visit(clone(rule.inline))
+    if not getattr(eqn.op, "masked", True):
+        expr = _Unguard().visit(expr)
+    if getattr(eqn.op, "out_shape", None) is not None:
+        expr = _SameShape(eqn.op.out_shape, eqn.op.broadcasting).visit(expr)
+    return fold(expr)
+
+
+def _atom_shape(a, names):
+    """`a` with its vars left out (their names appended to `names`): what a template is keyed by."""
+    if isinstance(a, Var):
+        names.append(a.name)
+        return "var"
+    if isinstance(a, Pack):
+        return ("pack", a.kind, tuple(_atom_shape(item, names) for item in a.items))
+    return ("const", type(a.value), repr(a.value))
+
+
+def _placeholders(inputs) -> dict:
+    """The inputs with each var renamed `\0<k>`, k counting vars in the order `_atom_shape` visits them."""
+    count = iter(range(1 << 30))
+
+    def replaced(a):
+        if isinstance(a, Var):
+            return Var(f"\0{next(count)}")
+        if isinstance(a, Pack):
+            return Pack(tuple(replaced(item) for item in a.items), a.kind)
+        return a
+    return {key: replaced(value) for key, value in inputs}
 
 
 # Guarded products (0 * inf = 0) are only needed where a cotangent can hold np.where's zeros;
@@ -310,7 +350,7 @@ def _spelled_cached(text):
 
 
 def _spelled(text):
-    return copy.deepcopy(_spelled_cached(text))
+    return clone(_spelled_cached(text))
 
 
 def _name(name, ctx=None):

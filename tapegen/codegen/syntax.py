@@ -30,3 +30,29 @@ def numpy_name(func):
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "np":
         return func.attr
     return None
+
+
+# Contexts and operators carry no fields: `ast.parse` itself shares one instance of each.
+_SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def clone(node):
+    """A deep copy of an `ast` tree, about six times faster than `copy.deepcopy` (which goes
+    through `__reduce_ex__` for every node): nodes and lists are copied, everything else shared."""
+    return renamed(node, {})
+
+
+def renamed(node, names: dict):
+    """A copy of `node` (as `clone`) with each `Name` whose id is a key of `names` renamed to its value."""
+    new = node.__class__.__new__(node.__class__)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if value.__class__ is list:
+            fields[key] = [renamed(item, names) if isinstance(item, ast.AST) else item for item in value]
+        elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
+            fields[key] = renamed(value, names)
+        else:
+            fields[key] = value
+    if names and new.__class__ is ast.Name:
+        new.id = names.get(new.id, new.id)
+    return new

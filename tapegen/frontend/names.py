@@ -35,6 +35,7 @@ class Namer:
         self.reserved = frozenset(reserved)
         self.assigned = set(assigned)
         self.next_temp = 1
+        self.next_suffix: dict = {}  # base -> a suffix below which every `base_<i>` is taken (names only grow)
 
     def user(self, name: str) -> Var:
         """A var for a user's variable `name`: the name itself the first time, then `name_1`, ..."""
@@ -62,11 +63,12 @@ class Namer:
         return self.invented(f"{var.name}_{suffix}")
 
     def snapshot(self):
-        return set(self.assigned), self.next_temp
+        return set(self.assigned), self.next_temp, dict(self.next_suffix)
 
     def restore(self, snapshot) -> None:
-        assigned, self.next_temp = snapshot
+        assigned, self.next_temp, next_suffix = snapshot
         self.assigned = set(assigned)
+        self.next_suffix = dict(next_suffix)
 
     def _free(self, name: str) -> bool:
         return name not in self.assigned and name not in self.identifiers and name not in self.reserved
@@ -78,9 +80,10 @@ class Namer:
         return self._suffixed(base)
 
     def _suffixed(self, base: str) -> Var:
-        i = 1
+        i = self.next_suffix.get(base, 1)  # not 1 each time: `h` reassigned n times would cost n^2
         while not self._free(f"{base}_{i}"):
             i += 1
+        self.next_suffix[base] = i + 1
         self.assigned.add(f"{base}_{i}")
         return Var(f"{base}_{i}")
 

@@ -23,6 +23,8 @@ the list `tape` (its second output): the popped value's cotangent goes back
 into the list's at the position it was popped from, and the backward pass
 re-appends the value.
 """
+import inspect
+
 import numpy as np
 
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, entries, safe_div, seed, unbroadcast
@@ -45,7 +47,7 @@ from .shape import rollaxis_destination, transpose_inverse, undiagonal, unpad, u
 from .shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents, stack_vjp
 from .shape import untake_along_axis, untile, vstack_vjp
 from .shape import append_index, delete_cotangent, insert_index, insert_values_cotangent, partition_source
-from .table import RuleTable
+from .table import RuleTable, parameter_names
 
 table = RuleTable("runtime")
 
@@ -936,24 +938,35 @@ def _called(rule):
     """The helper functions a rule may put into generated code: itself (called by name) and the tapegen
     functions its code names (what an inlined rule calls). Read from the code object, not parsed:
     declaring one more than needed costs nothing, parsing every rule at import costs 100 ms."""
-    import inspect
     values = [rule.fn.__globals__.get(name) for name in sorted(set(rule.fn.__code__.co_names))]
     return [rule.fn] + [v for v in values if inspect.isfunction(v) and v.__module__.startswith("tapegen.")]
 
 
 def _signature(fn) -> str:
     """`fn`'s parameters as a declaration; `g` and `y` (names rules give the cotangent and output) renamed."""
-    import inspect
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or hasattr(fn, "__wrapped__"):
+        return _signature_inspected(fn)
+    names = parameter_names(fn)
+    defaults = dict(zip(names[code.co_argcount - len(fn.__defaults__ or ()):code.co_argcount], fn.__defaults__ or ()))
+    defaults.update(fn.__kwdefaults__ or {})
+    return ", ".join(_declared(name, name in defaults, defaults.get(name)) for name in names)
+
+
+def _signature_inspected(fn) -> str:
     parts = []
     for param in inspect.signature(fn).parameters.values():
         name = {"g": "ct", "y": "out"}.get(param.name, param.name)
         if param.kind is param.VAR_POSITIONAL:
             parts.append(f"*{name}")
-        elif param.default is param.empty:
-            parts.append(name)
         else:
-            parts.append(f"{name}={param.default!r}")
+            parts.append(_declared(param.name, param.default is not param.empty, param.default))
     return ", ".join(parts)
+
+
+def _declared(name, has_default, default) -> str:
+    name = {"g": "ct", "y": "out"}.get(name, name)
+    return f"{name}={default!r}" if has_default else name
 
 
 _declare_the_rest()

@@ -143,7 +143,7 @@ class RuleTable:
                 raise _rule_error(rule_fn, f"{kind} rule for {fn!r}, which this table has not declared with .op()")
             if wrt not in prim.params:
                 raise _rule_error(rule_fn, f"{prim.name} has no parameter {wrt!r} (it has {', '.join(prim.params)})")
-            reads = tuple(inspect.signature(rule_fn).parameters)
+            reads = parameter_names(rule_fn)
             allowed = _readable_names(prim, kind)
             for read in reads:
                 if read not in allowed:
@@ -153,6 +153,19 @@ class RuleTable:
             table[wrt] = Rule(rule_fn, kind, wrt, reads, partial)
             return rule_fn
         return register
+
+
+_VARARGS, _VARKEYWORDS = inspect.CO_VARARGS, inspect.CO_VARKEYWORDS
+
+
+def parameter_names(fn) -> tuple:
+    """`fn`'s parameter names in `inspect.signature`'s order, read from its code object where that is
+    plain (no `*args`, `**kwargs`): `inspect.signature` of the 1,300 rules and helpers was most of import."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_flags & (_VARARGS | _VARKEYWORDS) or hasattr(fn, "__wrapped__") \
+            or hasattr(fn, "__signature__"):
+        return tuple(inspect.signature(fn).parameters)
+    return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
 
 
 def combine(*tables: RuleTable):
@@ -181,6 +194,9 @@ def _parse_signature(signature: str):
 @functools.lru_cache(maxsize=None)
 def _parsed_signature(signature: str):
     """The parameter list, parsed once per distinct signature (many ops share one)."""
+    simple = _simple_signature(signature)
+    if simple is not None:
+        return simple
     args = ast.parse(f"def f({signature}): pass").body[0].args
     params = [a.arg for a in args.posonlyargs + args.args]
     values = [ast.literal_eval(d) for d in args.defaults]
@@ -193,6 +209,54 @@ def _parsed_signature(signature: str):
         if default is not None:
             defaults[kw.arg] = ast.literal_eval(default)
     return tuple(params), defaults, variadic, [kw.arg for kw in args.kwonlyargs]
+
+
+_LITERALS = {"None": None, "True": True, "False": False}
+
+
+def _simple_signature(signature: str):
+    """`_parsed_signature` of a list of names with `None`, bool or number defaults, `*args` and `*`, read
+    without `ast.parse` (which was a tenth of import time); None for anything else."""
+    if any(ch in signature for ch in "()[]{}'\"/"):
+        return None
+    params, defaults, variadic, keyword_only = [], {}, None, []
+    for part in (p.strip() for p in signature.split(",") if p.strip()):
+        name, equals, text = (s.strip() for s in part.partition("="))
+        if name == "*":
+            keyword_only = []  # the names after it
+            variadic = variadic or ""
+            continue
+        if name.startswith("*"):
+            if name.startswith("**") or variadic is not None:
+                return None
+            variadic, name = name[1:], name[1:]
+        elif variadic is not None:
+            keyword_only.append(name)
+        if not name.isidentifier():
+            return None
+        params.append(name)
+        if equals:
+            value = _literal(text)
+            if value is _NOT_LITERAL:
+                return None
+            defaults[name] = value
+    return tuple(params), defaults, variadic or None, keyword_only
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(text):
+    if text in _LITERALS:
+        return _LITERALS[text]
+    if not text[:1].isdigit() and text[:1] not in "-+.":
+        return _NOT_LITERAL  # a name (`inf` would parse as a float)
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return _NOT_LITERAL
 
 
 def _spelling(fn) -> str:
@@ -212,9 +276,13 @@ def _module_functions(filename: str) -> dict:
     except SyntaxError:
         return {}
     found = {}
-    for node in ast.walk(tree):
+    statements = list(tree.body)
+    while statements:  # statements only: walking every expression node too took most of the first gradient
+        node = statements.pop()
         if isinstance(node, ast.FunctionDef):
             found[min([d.lineno for d in node.decorator_list] + [node.lineno])] = node
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            statements.extend(child for child in getattr(node, field, ()) if isinstance(child, ast.AST))
     return found
 
 

@@ -107,9 +107,9 @@ def with_saved_shapes(program, activity, known=None):
                                 cache[(atom, suffix)] = var
                             derived[(id(stmt), atom, suffix)] = cache[(atom, suffix)]
                 out.append(stmt)
-                if any(v in cache_keys_vars(cache) for v in stmt.outputs):  # the value changed: new shape
-                    for key in [k for k in cache if k[0] in stmt.outputs]:
-                        del cache[key]
+                for var in stmt.outputs:  # the value changed: it may have a new shape
+                    cache.pop((var, "shape"), None)
+                    cache.pop((var, "meta"), None)
             elif isinstance(stmt, If):
                 cache.clear()
                 then = tuple(visit(stmt.then, available, in_loop))
@@ -130,10 +130,6 @@ def with_saved_shapes(program, activity, known=None):
     body = tuple(visit(program.body, available_in_backward(program, activity)))
     from dataclasses import replace
     return replace(program, body=body), derived
-
-
-def cache_keys_vars(cache):
-    return {k[0] for k in cache}
 
 
 def available_in_backward(program, activity) -> set:

@@ -8,7 +8,9 @@ variant where the answers are constants: `unbroadcast(g, (3, 2))` on a
 cotangent already of shape (3, 2) disappears, `x_shape = shape(x)` becomes a
 literal. That variant starts with a guard on its arguments' types, shapes and
 dtypes (and the values of int, bool and str arguments); any other call runs
-the general code.
+the general code. An int argument's value is left out of the guard where no
+trusted shape depends on it (`for t in range(n)` over rows of the same shape):
+`unpinned` decides.
 
 A recorded shape is used only if it is *trusted*: fixed by what the guard
 checks, whatever the data. `trusted_shapes` works that out: values computed
@@ -72,8 +74,13 @@ def describe(value):
     return ("other", None, None)
 
 
-def trusted_shapes(program, records, signatures) -> dict:
-    """{var: (shape, dtype)} for the forward values whose recorded shape holds for every guarded call."""
+def trusted_shapes(program, records, signatures, executed=None) -> dict:
+    """{var: (shape, dtype)} for the forward values whose recorded shape holds for every guarded call.
+
+    `executed` (ordinals of the equations of `walk(program.body)` that ran in the recording, if known):
+    a value is trusted only if every equation assigning it ran. A branch not taken, say on the sign of
+    the data, was never seen to give its value the recorded shape.
+    """
     eqns = [e for e in walk(program.body) if isinstance(e, Eqn)]
     known, containers = {}, set()
     for param, sig in zip(program.params, signatures):
@@ -94,10 +101,15 @@ def trusted_shapes(program, records, signatures) -> dict:
         for out in eqn.outputs:
             definers.setdefault(out, []).append(eqn)
     trusted = {v for v in candidates if v in definers}
+    if executed is not None:
+        unseen = {id(e) for k, e in enumerate(eqns) if k not in executed}
+        trusted = {v for v in trusted if not any(id(d) in unseen for d in definers[v])}
+    counters = _range_targets(program, definers)
     while True:  # shrink both sets together until each is consistent with the other
         shaped = trusted | set(known)
         static = _static_values(program, eqns, signatures, shaped)
-        kept = {v for v in trusted if all(_pure(e, shaped, static, records, containers) for e in definers[v])}
+        kept = {v for v in trusted
+                if all(_pure(e, shaped, static, records, containers, counters) for e in definers[v])}
         if kept == trusted:
             break
         trusted = kept
@@ -105,7 +117,7 @@ def trusted_shapes(program, records, signatures) -> dict:
     return known
 
 
-def _pure(eqn, shaped, static, records, containers) -> bool:
+def _pure(eqn, shaped, static, records, containers, counters=frozenset()) -> bool:
     """Whether `eqn`'s output shape is fixed by trusted shapes and static values."""
     op = eqn.op
     name = getattr(op, "name", "")
@@ -118,7 +130,7 @@ def _pure(eqn, shaped, static, records, containers) -> bool:
             if name == "getitem" and key == "index":
                 # An index fixed by the guard, or an integer array (the result has its shape); never a
                 # boolean mask, however trusted its own shape: what it selects depends on the data.
-                if var in static or _int_array(records.get(var)):
+                if var in static or var in counters or _int_array(records.get(var)):
                     continue
                 return False
             if var in shaped or var in static:
@@ -127,9 +139,39 @@ def _pure(eqn, shaped, static, records, containers) -> bool:
     return True
 
 
+def _range_targets(program, definers) -> set:
+    """Targets of loops over `range(...)`: ints whatever the bounds, so `xs[t]` has the shape of a row of
+    `xs` for every t (an index whose value, not its shape, depends on the loop count)."""
+    found = set()
+    for loop in (s for s in walk(program.body) if isinstance(s, Loop)):
+        iterable = loop.iterable
+        if loop.target is not None and isinstance(iterable, Var) and definers.get(iterable) and all(
+                getattr(d.op, "name", "") == "range" for d in definers[iterable]) \
+                and definers.get(loop.target, []) == []:
+            found.add(loop.target)
+    return found
+
+
 def _int_array(seen) -> bool:
     return bool(seen) and all(kind == "array" and dtype is not None and dtype.kind in "iu"
                               for kind, _, dtype in seen)
+
+
+def unpinned(program, records, signatures, executed) -> tuple:
+    """`signatures` with each int argument's value replaced by its type where the trusted shapes stay the same
+    without it: a loop count, say, whose loop computes the same shapes however often it runs.
+
+    Sound because every equation defining a trusted value ran in the recording (`executed`, see
+    trusted_shapes): a loop body that never ran was seen to keep no shape; each equation that did run
+    was seen to give its output the recorded shape from its inputs' recorded shapes.
+    """
+    known = trusted_shapes(program, records, signatures, executed)
+    for i, sig in enumerate(signatures):
+        if sig is not None and sig[0] == "value" and sig[1] is int:
+            trial = signatures[:i] + (("int",),) + signatures[i + 1:]
+            if trusted_shapes(program, records, trial, executed) == known:
+                signatures = trial
+    return signatures
 
 
 def _static_values(program, eqns, signatures, shaped) -> set:
@@ -182,6 +224,8 @@ def _guard(expr, sig, dtypes) -> str:
         return f"type({expr}) is ndarray and {expr}.shape == {sig[1]!r} and {expr}.dtype is GUARD_DTYPES[{len(dtypes) - 1}]"
     if kind == "float":
         return f"type({expr}) is float"
+    if kind == "int":  # an int whose value nothing specialized depends on (see unpinned)
+        return f"type({expr}) is int"
     if kind == "scalar":
         return f"type({expr}) is {_scalar_name(sig[1])}"
     if kind == "value":

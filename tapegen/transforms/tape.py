@@ -21,7 +21,7 @@ class ForwardPass:
         self.restored = None  # in such a loop: its restores
         self.mutable = backward.mutable
         self.uses_tape = False
-        self.slots: list = []  # vars pushed before their first assignment: start as None
+        self.slots: dict = {}  # vars pushed before their first assignment (start as None), in order
         counters = {s.counter for s in walk(program.body) if isinstance(s, Loop)}
         targets = {s.target for s in walk(program.body) if isinstance(s, Loop) and s.target is not None}
         self.untracked = counters | targets
@@ -57,8 +57,8 @@ class ForwardPass:
                 expr = Eqn(rules.lookup(_saved_region()), (("a", o), ("index", eqn.input("index"))), (), eqn.span)
                 out.append(Push(expr, eqn.span))
             else:
-                if o not in self.top_level and o not in self.slots:
-                    self.slots.append(o)
+                if o not in self.top_level:
+                    self.slots[o] = None
                 out.append(Push(o, eqn.span))
         return out
 
