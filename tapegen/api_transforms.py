@@ -209,7 +209,7 @@ def _plain(name, signature, body, **names):
 
 
 @functools.lru_cache(maxsize=None)
-def _composed_jvp(f, moving, n):
+def _composed_jvp(f, moving):
     d = _differentiated(f)
     tangents = ", ".join(f"tangents[{i}]" for i in moving)
     return _plain(f"{_name(f)}_jvp", "(f, primals, tangents)", f"return JVP(*primals, {tangents})",
@@ -228,15 +228,16 @@ def _inline_jvp(args, kwargs):
     if not (isinstance(primals, tuple) and isinstance(tangents, tuple) and len(primals) == len(tangents)):
         return None
     moving = tuple(i for i, t in enumerate(tangents) if t is not None)
-    return _composed_jvp(f, moving, len(primals)) if moving else None
+    return _composed_jvp(f, moving) if moving else None
 
 
 @functools.lru_cache(maxsize=None)
 def _composed_vjp(f, n, wrt, several):
     d = _differentiated(f)
     params = _names(n)
-    if pipeline_returns_tuple(d):
-        pairing = " + ".join(f"np.sum(out[{k}] * ct[{k}])" for k in range(len(d._entry("vjp", (0,)).generated.program.outputs)))
+    program = _program(d)
+    if program.returns_tuple:  # <out, ct> over the outputs
+        pairing = " + ".join(f"np.sum(out[{k}] * ct[{k}])" for k in range(len(program.outputs)))
     else:
         pairing = "np.sum(out * ct)"
     objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({params})\nreturn {pairing}", F=f)
@@ -272,8 +273,12 @@ def choose_mode(inputs: int, outputs: int) -> str:
 
 
 def pipeline_returns_tuple(d) -> bool:
+    return _program(d).returns_tuple
+
+
+def _program(d):
     from . import pipeline
-    return pipeline.lowered(d._target.fn).returns_tuple
+    return pipeline.lowered(d._target.fn)
 
 
 def _check_array(x, position):

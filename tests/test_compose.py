@@ -114,3 +114,16 @@ def test_a_transform_of_a_local_lambda_is_refused_with_the_fix():
 
     with pytest.raises(tg.UnsupportedSyntaxError, match="needs the function known"):
         tg.grad(uses_local)(X)
+
+
+def two_outputs(x):
+    return np.sin(x), x ** 2
+
+
+def pulls_back_two_outputs(x):
+    (a, b), pullback = tg.vjp(two_outputs, x)
+    return np.sum(pullback((NAMESPACE["W"], 2 * NAMESPACE["W"])) * x) + np.sum(a * b)
+
+
+def test_vjp_of_a_function_of_two_outputs_inside():
+    check_modes(pulls_back_two_outputs, X)
