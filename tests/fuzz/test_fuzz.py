@@ -207,7 +207,7 @@ KNOWN_BUGS = (  # (regression test, does this failure look like it); empty while
      lambda tree, check, exc: "is a function or module here, used as a value" in str(exc)),
     ("test_python_idiom[functions-*-in-a-*, objects-listed-in-a-loop]",
      lambda tree, check, exc: re.search(r"no (gradient|derivative) rule for ([A-Za-z_]\w*(\[\d+\]|\['\w+'\])?"
-                                        r"|\.\w+)\(\)|is passed to \w+\(\), which may keep it in", str(exc))),
+                                        r"|\.\w+)\(\)|is passed to \.?\w+\(\), which may keep it in", str(exc))),
     ("test_python_idiom[lambda-in-a-*-in-a-loop]",
      lambda tree, check, exc: "a lambda is not supported inside a differentiated function" in str(exc)),
     ("test_python_idiom[object-called-in-a-loop, object-mapped]",
