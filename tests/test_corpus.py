@@ -20,17 +20,9 @@ from modes import check_modes
 
 # "<module>.<function>[<index among the module's cases>]" -> the construct tapegen refuses or gets wrong.
 XFAIL = {
-    # Wrong values (the most important): a helper's writes into an array passed to it are lost
-    # when the call's result is not used (`fill(buf, x)`), so the value and gradient are computed
-    # from the array as it was before the call (np.empty: garbage, np.zeros: zeros).
-    "embedding_bag.pooled_loss[1]": "refused: a helper doing `total += x` on the caller's array, read again",
     "dense_layers.mlp_loss[0]": "refused: `.parameters` read through an item of a list of objects",
     # Objects
-    "rnn_cell.rnn_loss[0]": "`self.derived_variables[\"n_timesteps\"] += 1` and appends to lists held in a dict",
-    "lstm_cell.lstm_loss[0]": "`self.derived_variables[\"A\"].append(At)`: a list inside a dict changed in place",
     "hmm.hmm_log_likelihood[0]": "recursion: log_partition_function calls itself on each sequence of a list",
-    # Other statements and calls
-    "min_char_rnn.lossFun[0]": "`xs[t][inputs[t]] = 1` (item write into a dict's array)",
 }
 
 # Cases whose first-order derivatives are right but whose second order tapegen cannot take yet: the

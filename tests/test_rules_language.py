@@ -117,7 +117,27 @@ def python_sums(x):
     return np.sum(sum(x) ** 2) + sum([x[0, 0], x[1, 1]], 1.0) * sum(np.sum(row) for row in x)
 
 
+def _accumulate(total, x):
+    total += x
+
+
+def _accumulated(s, x):
+    s += x
+    return s
+
+
+def added_in_a_helper(x):
+    """A helper's `total += x` on the caller's array (in_place_result: the array's new value) and on a
+    number (the caller's number unchanged)."""
+    total = x * 2.0
+    _accumulate(total, np.sin(x))
+    s = np.sum(x)
+    r = _accumulated(s, x)
+    return np.sum(total ** 2) + np.sum(r) * s
+
+
 ROWS = [
+    Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
     Row("assign-loop-(4,)-float64", assign_in_loop, (V,), covers=(language.assign,)),
     Row("setitem-rows-(3,4)-float64", setitem_rows, (M,), covers=(operator.setitem,)),
     Row("setitem-broadcast-scalar-float64", setitem_broadcast, (M,), covers=(operator.setitem,)),

@@ -187,13 +187,15 @@ class Calls:
     def _run_callee(self, callee, fn_node, node, args, kwargs, defaults, key, name, kwdefaults=None):
         self.comments.update(callee.comments)
         callee.comments = self.comments
-        # Its statements go where the call is. Only that block counts as open in it: an attribute set
-        # outside a loop the call is in may be reassigned by the call in an earlier pass, which the
-        # loop does not carry (its body does not show the assignment), so reading it there is refused.
+        # Its statements go where the call is; the caller's open blocks stay open around it (an attribute
+        # set before a loop the call is in is read there). Should the call set an attribute set before the
+        # loop, set_attribute has the function lowered again with the attribute carried through the loop.
         callee.blocks = [self.current]
+        callee.outer_blocks = self.outer_blocks + self.blocks[:-1]
+        callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
         for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "live", "constant_items", "item_types",
-                       "root_params", "stale", "shared_attributes", "computed"):
+                       "root_params", "stale", "shared_attributes", "computed", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)
@@ -214,7 +216,33 @@ class Calls:
             outputs, as_tuple = callee._return_value(fn_node.body)
         else:
             outputs, as_tuple = callee._statements(fn_node.body)
+        for param, passed in callee.written_params.items():
+            self._write_back(passed, callee.env.get(param), node)
         return Pack(tuple(outputs), "tuple") if as_tuple else outputs[0]
+
+    def _write_back(self, passed, value, node):
+        """A helper did `total += x` on an array the caller passed it (`accumulate(h, E[t])`): NumPy changes
+        the caller's array in place. Where the caller holds it under one name only (no view, no other
+        name: an array it made), that name now holds the helper's new value; else it stays unreadable."""
+        names = [name for name, atom in self.env.items() if atom == passed]
+        if len(names) != 1 or not isinstance(value, Var) or not (passed in self.fresh or passed in self.root_params) \
+                or passed in self.views or any(self.view_base(v) == passed for v in self.views):
+            return
+        crossed = self.crossed_constructs(self.var_block.get(passed, self.blocks[0] if not self.outer_blocks
+                                                             else self.outer_blocks[0]))
+        name = names[0]
+        if name not in self.shared:
+            missing = {c: {(name, "=")} for c in crossed if (name, "=") not in self.carried.get(c, ())}
+            if missing:  # the loop around the call must carry the name, as if it assigned it
+                from .lower import _Recarry
+                raise _Recarry(missing)
+        from .. import rules
+        from ..rules.language import in_place_result
+        self.store(name, self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None), node)
+        if passed in self.params and self.call_stack:  # a parameter here: the array of this helper's caller
+            self.written_params.setdefault(name, passed)
+        else:
+            self.stale.pop(passed, None)
 
     def _bind_call(self, signature, args, kwargs, defaults, node, name, kwdefaults=None):
         """{parameter name: atom} for a call, as Python binds it: `*args` a tuple, `**kwargs` a dict."""

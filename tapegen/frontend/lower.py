@@ -20,7 +20,7 @@ from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, KnownItems, LocalFunction, StaticValue
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _opaque
+from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _hashable, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -48,10 +48,98 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
     Raises:
         UnsupportedSyntaxError: syntax tapegen cannot differentiate, with the user's line.
     """
-    lowerer = _Lowerer(source, fn, reserved)
-    lowerer.receiver = receiver
-    lowerer.statics = dict(statics)
-    return lowerer.program()
+    carried: dict = {}
+    while True:
+        lowerer = _Lowerer(source, fn, reserved)
+        lowerer.receiver = receiver
+        lowerer.statics = dict(statics)
+        lowerer.carried = carried
+        try:
+            return lowerer.program()
+        except _Recarry as more:  # a call inside a loop or branch sets an attribute read around it: again,
+            for construct, keys in more.keys.items():  # with those attributes carried through it
+                carried.setdefault(construct, set()).update(keys)
+
+
+# What the transform knows of a var's value (the items of a dict, the length of a list, the class of an
+# object): true of a var a loop or branch assigns only if true of every value it may hold there.
+FACTS = ("constant_items", "lengths", "dict_keys", "types", "item_types", "live")
+_UNKNOWN = object()
+
+
+class _Construct:
+    """The facts known of the vars a branch or loop assigns, kept only where every path agrees.
+
+    An `if`'s else branch starts from what was known before the `if`, not from what its then branch
+    left; after the construct, a var keeps a fact only if every branch (a loop: every pass count)
+    leaves the same. A loop whose body changes a fact its top may have read is lowered again with the
+    fact forgotten on entry (`forget`), since the body's second pass starts from its first's end.
+    """
+
+    def __init__(self, lowerer, node, vars_unbound):
+        self.lowerer, self.node = lowerer, node
+        self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
+        self.entry = {var: self.facts(var) for var in vars_unbound}
+        self.ends = []
+
+    def facts(self, var):
+        return tuple(getattr(self.lowerer, tracker).get(var, _UNKNOWN) for tracker in FACTS)
+
+    def set_facts(self, var, facts):
+        self.lowerer.mixed.pop(var, None)
+        for tracker, fact in zip(FACTS, facts):
+            if fact is _UNKNOWN:
+                getattr(self.lowerer, tracker).pop(var, None)
+            else:
+                getattr(self.lowerer, tracker)[var] = fact
+
+    def forget(self, var):
+        cls = self.lowerer.types.get(var)
+        self.set_facts(var, (_UNKNOWN,) * len(FACTS))
+        if cls is not None:
+            self.lowerer.mixed[var] = {cls}
+        if var in self.entry:
+            self.entry[var] = self.facts(var)
+
+    def branch_done(self):
+        """Between an `if`'s branches: the else branch starts from the facts before the `if`."""
+        self.ends.append({var: self.facts(var) for var in self.entry})
+        for var, facts in self.entry.items():
+            self.set_facts(var, facts)
+
+    def close(self):
+        is_loop = not self.ends
+        self.ends.append({var: self.facts(var) for var in self.entry})
+        lowerer = self.lowerer
+        for var, before in self.entry.items():
+            ends = [end[var] for end in self.ends]
+            if is_loop and var not in self.unbound:
+                if ends[0] != before and any(fact is not _UNKNOWN for fact in before):
+                    raise _Recarry({lowerer.construct_number: {(var.name, "")}})
+                ends.append(before)  # no pass at all
+            agreed = all(_same(end, ends[0]) for end in ends)
+            self.set_facts(var, ends[0] if agreed else (_UNKNOWN,) * len(FACTS))
+            classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
+            if not agreed and len(classes) > 1 or classes and len(classes) < len(ends):
+                lowerer.mixed[var] = classes  # an object of one class or another: its methods are not known
+
+
+def _same(a, b) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except Exception:  # values whose == is an array, say
+        return False
+
+
+class _Recarry(Exception):
+    """Raised while lowering when a call inside a loop or branch (`cell.forward(x)` in a loop) sets an
+    object's attribute that was set before the construct: the construct must carry the attribute like a
+    variable assigned in its body, which its syntax did not show. `keys`: construct number -> {(object var
+    name, attribute)}; the function is lowered again with them carried."""
+
+    def __init__(self, keys):
+        super().__init__(keys)
+        self.keys = keys
 
 
 class _Lowerer(Expressions, ControlFlow, Calls):
@@ -80,6 +168,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.root_params: set = set()
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
+        # Loops and branches are numbered in the order they are lowered (the same in every lowering of the
+        # function); each block records its construct's number. `carried`: construct number -> attributes
+        # to carry through it although no statement of its own body assigns them (a method called does).
+        self.constructs = [0]
+        self.construct_number = None
+        self.block_owner: dict = {}
+        self.carried: dict = {}
+        self.outer_blocks: list = []  # a callee's: the caller's open blocks around the call
+        self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
+        self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
+        self.var_block: dict = {}  # var -> the block it was first assigned in
+        self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
+        self.item_parent: dict = {}  # dict or list var -> (var, key): made from var with item `key` replaced
         self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
                         and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
@@ -156,6 +257,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def block(self, stmts, before=None, test=None):
         """Lower `stmts` into a new block (a branch or loop body) and return its statements."""
         self.blocks.append([])
+        self.block_owner[id(self.current)] = self.construct_number
         try:
             if before:
                 self.bind_loop_items(*before)
@@ -180,6 +282,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """
         saved = dict(self.shared)
         saved_attributes = dict(self.shared_attributes)
+        saved_construct = self.construct_number
+        self.construct_number = self.constructs[0] = self.constructs[0] + 1
+        carried = self.carried.get(self.construct_number, ())
+        item_writes = getattr(names, "item_writes", ())
+        names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
+        unbound = {name for name in names if "." not in name and self.env.get(name) is None}
+        for base, attr in sorted(carried):
+            if attr and attr != "=":
+                self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
                 self._share_attribute(name, node)
@@ -187,8 +298,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if name in self.shared:
                 continue
             current = self.env.get(name)
-            if name in getattr(names, "item_writes", ()) and self.container_kind(current) not in ("list", "dict") \
-                    and not (current in self.root_params and name in self.written):
+            if name in item_writes and self.container_kind(current) not in ("list", "dict") \
+                    and not (current in self.root_params and name in self.written) and current not in self.item_origin:
                 continue  # A[i] = v writes into the array in place: the same var throughout
             if isinstance(current, Var) and self._owns(name, current) and current not in pinned:
                 var = current
@@ -203,21 +314,37 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.shared[name] = var
             self.env[name] = var
             self.constant_items.pop(var, None)  # its items may change from one pass to the next
+        attributes = {(self.env.get(name.split(".")[0]), name.split(".", 1)[1]) for name in names if "." in name}
+        construct = _Construct(self, node, {self.shared[name]: name in unbound for name in names if name in self.shared}
+                               | {var: False for key, var in self.shared_attributes.items()
+                                  if key not in saved_attributes or key in attributes})
+        if isinstance(node, (ast.For, ast.While)):  # a pass starts from the last one's values: their items,
+            for var in construct.entry:  # length and keys may have changed (a class seldom does: checked
+                for tracker in ("constant_items", "lengths", "dict_keys"):  # when the loop is lowered)
+                    getattr(self, tracker).pop(var, None)
+            construct.entry = {var: construct.facts(var) for var in construct.entry}
+        for base, attr in carried:
+            if not attr:  # what was known of it before the loop does not hold through it
+                construct.forget(Var(base))
         try:
-            yield
+            yield construct
+            construct.close()
         finally:
-            for var in self.shared.values():
+            for var in [*self.shared.values(), *self.shared_attributes.values()]:
                 self.constant_items.pop(var, None)  # set in one branch or pass, not surely in all
             self.shared = saved
             self.shared_attributes.clear()
             self.shared_attributes.update(saved_attributes)
+            self.construct_number = saved_construct
 
     def _share_attribute(self, name, node):
         """One var for `obj.attr` through a branch or loop that assigns it, starting from its value now."""
         owner, attr = name.split(".", 1)
         base = self.env.get(owner)
-        if not isinstance(base, Var):
-            return
+        if isinstance(base, Var):
+            self._share_attribute_of(base, attr, owner, node)
+
+    def _share_attribute_of(self, base, attr, owner, node):
         key = (base, attr)
         if key in self.shared_attributes:
             return
@@ -230,6 +357,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.emit(rules.lookup(attribute_or_none), [base, Const(attr)], {}, node, None)
         var = self.namer.user(f"{owner}_{attr}")
         self.emit(rules.lookup(assign_primitive), [current], {}, node, var)
+        self.constant_items.pop(var, None)  # its items may change from one pass to the next
         self.shared_attributes[key] = var
         self.attributes[key] = (var, self.current)
 
@@ -438,19 +566,22 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                    "assign to a name or an array element")
         name = stmt.target.id
         current = self.read_name(stmt.target)
+        fn = BINOPS.get(type(stmt.op))
+        if fn is None:
+            raise self.unsupported(stmt, "this augmented assignment operator is not supported")
+        value = self.expr(stmt.value)  # evaluated first, as Python does (`total += total`)
         if isinstance(current, Var) and current in self.root_params and self.sole_name(name, current):
             pass  # x += v on an argument: the new value, computed apart from the caller's array (docs/syntax.md)
-        elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value
-            self.stale[current] = (name, stmt)  # NumPy's += changes the caller's array: it may not read it again
+        elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value.
+            self.written_params.setdefault(name, current)  # NumPy's += changes the caller's array and its
+            root = self.view_base(current)  # views: not to be read again, unless written back (inline.py)
+            for var in [root, *(view for view in self.views if self.view_base(view) == root)]:
+                self.stale.setdefault(var, (name, stmt, "callee"))
         elif isinstance(current, Var) and current not in self.fresh:
             raise self.unsupported(
                 stmt, f"`{name} {_OPSYM.get(type(stmt.op), '?')}= ...` would change `{name}` in place, "
                       f"and `{name}` may share memory with an argument or another variable",
                 f"write `{name} = {name} {_OPSYM.get(type(stmt.op), '?')} ...` to make a new array")
-        fn = BINOPS.get(type(stmt.op))
-        if fn is None:
-            raise self.unsupported(stmt, "this augmented assignment operator is not supported")
-        value = self.expr(stmt.value)
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
 
@@ -465,6 +596,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                               {}, target, None)
         written = value.atom if isinstance(value, StaticValue) else value
         key = (base, target.attr)
+        if key not in self.shared_attributes and self._carry_needed(key, value, target):
+            return  # the same function again: nothing changes
         if key in self.shared_attributes and written is not None:  # carried through a loop or branch
             shared = self.shared_attributes[key]
             if written is not shared:
@@ -474,6 +607,45 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.emit_multi(_opaque("setattr", setattr), [base, Const(target.attr), written], {}, target, 0, [])
         if key not in self.shared_attributes:
             self.attributes[key] = (value, self.current)
+
+    def is_open(self, block) -> bool:
+        """Whether statements lowered now run after `block`'s, on every path through it (it has not ended)."""
+        return any(block is open_block for open_block in self.outer_blocks) or \
+            any(block is open_block for open_block in self.blocks)
+
+    def crossed_constructs(self, block) -> set:
+        """The numbers of the loops and branches open now that `block` (still open) is outside of."""
+        chain = self.outer_blocks + self.blocks
+        at = next((k for k, open_block in enumerate(chain) if open_block is block), 0)
+        return {self.block_owner.get(id(open_block)) for open_block in chain[at + 1:]} - {None}
+
+    def _carry_needed(self, key, value, node) -> bool:
+        """`obj.attr = v` inside loops or branches, reached through a call (`cell.forward(x)` in a loop setting
+        `self.h`), where `obj.attr` was set before them: each must carry the attribute, as it carries one its
+        own body assigns, or a read in the next pass (or after a branch) would see the value from before.
+        Raises _Recarry to lower the function again with the attribute carried. True: `v` is the function the
+        attribute already holds (nothing to carry)."""
+        held = self.attributes.get(key)
+        chain = self.outer_blocks + self.blocks
+        at = next((k for k, block in enumerate(chain) if held is not None and block is held[1]), None)
+        if at is None or at == len(chain) - 1 or not isinstance(key[0], Var):
+            return False
+        constructs = {self.block_owner.get(id(block)) for block in chain[at + 1:]} - {None}
+        if not constructs:
+            return False
+        base, attr = key
+        if isinstance(held[0], (StaticValue, LocalFunction, KnownItems)) or \
+                isinstance(value, (StaticValue, LocalFunction, KnownItems)):
+            if isinstance(held[0], StaticValue) and isinstance(value, StaticValue) and held[0].obj is value.obj:
+                return True
+            text = ast.unparse(node)
+            raise self.unsupported(node, f"`{text}` gets another function inside a loop or branch (in a call), "
+                                         f"while the code around reads the one set before", f"set `{text}` once, "
+                                         f"before the loop or branch, or pass the function as an argument")
+        missing = {c: {(base.name, attr)} for c in constructs if (base.name, attr) not in self.carried.get(c, ())}
+        if missing:
+            raise _Recarry(missing)
+        return False
 
     def assign(self, name, value_node):
         if name not in self.shared:
@@ -556,6 +728,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _output_var(self, target):
         if isinstance(target, Var):
+            self.var_block.setdefault(target, self.current)
             return target
         return self.namer.user(target) if target else self.namer.temp()
 
@@ -584,6 +757,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._track_lengths(prim, inputs, outs)
         self._track_types(prim, inputs, outs)
         self._track_constant_items(prim, inputs, outs)
+        self._track_items(prim, inputs, outs)
         held = _HOLDS_ITEMS.get(prim.name, ())
         self.captured.update(v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers)
         for out in outs:
@@ -644,6 +818,23 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.item_types.pop(out, None)
             else:
                 self.item_types[out] = cls
+
+    def _track_items(self, prim, inputs, outs):
+        """Where a value taken out of a list or dict built here came from (`As = d["A"]`), and which dict
+        a dict with one item replaced was made from: `As.append(v)` then updates `d` as well."""
+        values = dict(inputs)
+        index = values.get("index")
+        if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
+                and self.container_kind(values["a"]) in ("list", "dict") \
+                and (isinstance(index, Var) or _hashable(index.value)):
+            for out in outs:
+                self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)
+        elif prim.name == "with_item" and isinstance(values["key"], Const) and _hashable(values["key"].value):
+            for out in outs:
+                self.item_parent[out] = (values["a"], values["key"].value)
+        elif prim.name == "assign" and values["x"] in self.item_origin:
+            for out in outs:
+                self.item_origin[out] = self.item_origin[values["x"]]
 
     def _track_lengths(self, prim, inputs, outs):
         """Lengths of lists and tuples, and keys of dicts, that are fixed when the function is transformed."""

@@ -21,7 +21,7 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import py_sum, repeat_items
+from ..rules.language import py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, user_function
@@ -223,7 +223,12 @@ class Expressions:
         if name in self.env:
             value = self.env[name]
             if value in self.stale:
-                where, stmt = self.stale[value]
+                where, stmt, how = self.stale[value]
+                if how == "item":
+                    raise self.unsupported(node, f"`{name}` is what `{where}` held before `{ast.unparse(stmt)}` "
+                                                 f"({self.span(stmt)}) changed it, which tapegen made a new value "
+                                                 f"there (this name would not show the change)",
+                                           f"read `{where}` again after changing it")
                 raise self.unsupported(node, f"`{name}` was changed in place by `{ast.unparse(stmt)}` in a function "
                                              f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
                                        f"return the new value from that function and assign it: "
@@ -441,7 +446,7 @@ class Expressions:
         assigned = self.attributes.get((base, node.attr))
         if assigned is not None:  # self.h = ...; ... self.h: the value assigned
             value, block = assigned
-            if not any(block is open_block for open_block in self.blocks):
+            if not self.is_open(block):
                 raise self.unsupported(node, f"`{ast.unparse(node)}` was assigned inside a branch or loop that has "
                                              f"ended, or outside the loop or branch a method reading it runs in, so "
                                              f"tapegen cannot tell which value it holds here",
@@ -807,6 +812,14 @@ class Expressions:
             result = self.inline(method[0], node, [receiver] + args, kwargs, receiver=method[1])
             return self._call_result(result, outputs, node, targets)
         entry = rules.method(func.attr)
+        if entry is None and receiver in self.mixed:
+            text = ast.unparse(func.value)
+            classes = sorted(c.__name__ for c in self.mixed[receiver])
+            which = " or ".join(classes) + (" or another" if len(classes) == 1 else "")
+            raise self.unsupported(node, f"`{text}` holds an object of class {which} here (set in different "
+                                         f"branches or passes of a loop), so tapegen cannot tell which "
+                                         f"`.{func.attr}()` this calls", f"call `{text}.{func.attr}(...)` inside "
+                                         f"each branch, where the class is known")
         if entry is None and func.attr in MUTATORS:
             return self._mutation(receiver, func, args, kwargs, node)
         if entry is None:
@@ -880,9 +893,10 @@ class Expressions:
         known = _LOWERS.get(fn)
         if known is None:
             from ..errors import TapegenError
+            from .lower import lower
             from .source import function_source
             try:
-                type(self)(function_source(fn), fn, self.reserved).program()
+                lower(function_source(fn), fn, self.reserved)
                 known = True
             except TapegenError:
                 known = False
@@ -975,6 +989,8 @@ class Expressions:
         towards the output, activity analysis refuses it (the gradient would be lost there).
         """
         if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
+            if receiver in self.item_origin and self._append_to_item(receiver, args, func, node):
+                return ()
             if isinstance(receiver, Var):
                 self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
                 return ()
@@ -982,6 +998,63 @@ class Expressions:
                                    f"build a new list first: {ast.unparse(func.value)} = []")
         self.emit(rules.lookup(append_primitive), [receiver] + args, {}, node, receiver)
         return ()
+
+    def _append_to_item(self, receiver, args, func, node) -> bool:
+        """`d["A"].append(v)`, or `As = d["A"]; As.append(v)`, on a list held in a dict (or list) this function
+        built, as numpy-ml's layers keep `self.derived_variables["A"]`: the list with `v` added is a new
+        value, and so is the dict holding it, rebound wherever the dict is held (a name, an attribute).
+        Other names for the list from before may not be read again (they would not show `v`)."""
+        container, key = self.item_origin[receiver]
+        holders = self._holders(container, key)
+        if not holders or len(args) != 1:
+            return False
+        grown = self.binary(operator.add, receiver, self.emit(rules.lookup(make_list), [args[0]], {}, node, None),
+                            node, None)
+        self.replace_item(holders, key if isinstance(key, Var) else Const(key), grown, node, ast.unparse(func.value))
+        if isinstance(func.value, ast.Name):
+            self.stale.pop(self.env.get(func.value.id), None)
+            self.store(func.value.id, grown, node)
+            self.stale.pop(self.env.get(func.value.id), None)
+        return True
+
+    def replace_item(self, holders, key, value, node, text):
+        """Item `key` of the list or dict each holder (a name, or an (object, attribute)) holds is now
+        `value`: each is rebound to a copy with it replaced. Names for the item as it was go stale."""
+        for holder, current in holders:
+            updated = self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
+            if isinstance(holder, str):
+                self.store(holder, updated, node)
+            else:
+                base, attr = holder
+                self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
+                                                                         ast.Store()), node), updated)
+            self.item_origin[value] = (self.shared.get(holder, updated) if isinstance(holder, str) else updated,
+                                       key.value if isinstance(key, Const) else key)
+        containers = {current for _, current in holders}
+        for var, (container, other_key) in list(self.item_origin.items()):
+            same = other_key == (key.value if isinstance(key, Const) else key) or container in containers \
+                or not isinstance(key, Const)
+            if same and var is not value:  # the item as it was: not to be read again
+                self.stale.setdefault(var, (text, node, "item"))
+
+    def _holders(self, container, key):
+        """[(name or (object, attribute), its value now)] for each name and attribute whose value is
+        `container`, or a dict made from it with items other than `key` replaced."""
+        def comes_from(value):
+            while value is not None:
+                if value == container:
+                    return True
+                parent = self.item_parent.get(value)
+                if parent is None or parent[1] == key:
+                    return False
+                value = parent[0]
+            return False
+        found = [(name, value) for name, value in self.env.items() if isinstance(value, Var) and comes_from(value)]
+        for (base, attr), (value, block) in self.attributes.items():
+            value = self.shared_attributes.get((base, attr), value)
+            if isinstance(value, Var) and self.is_open(block) and comes_from(value):
+                found.append(((base, attr), value))
+        return found
 
     def _mutation(self, receiver, func, args, kwargs, node):
         """`xs.extend(ys)` on a list built here becomes `xs = xs + ys`; other in-place changes are refused.

@@ -16,11 +16,13 @@ import ast
 import builtins
 import operator
 
+import numpy as np
+
 from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
-from ..rules.language import assign, iterated, with_item
+from ..rules.language import assign, iterated, number_item, with_item
 from .inline import KnownItems, LocalFunction, StaticValue
-from .lower_expr import _opaque
+from .lower_expr import _hashable, _opaque
 from .resolve import MISSING
 
 
@@ -39,8 +41,9 @@ class ControlFlow:
                 for inner in taken:
                     self.statement(inner)
             return
-        with self.sharing(_assigned_names(stmt.body + stmt.orelse), stmt):
+        with self.sharing(_assigned_names(stmt.body + stmt.orelse), stmt) as construct:
             then = self.block(stmt.body)
+            construct.branch_done()
             orelse = self.block(stmt.orelse)
         self.current.append(If(cond, tuple(then), tuple(orelse), self.span(stmt.test)))
 
@@ -201,6 +204,8 @@ class ControlFlow:
     def assign_subscript(self, target, value_node, op=None):
         if isinstance(target.value, ast.Attribute):
             return self._assign_attribute_item(target, value_node, op)
+        if isinstance(target.value, ast.Subscript) and self._assign_into_item(target, value_node, op):
+            return None
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
                                    "index once with a tuple: a[i, j] = v")
@@ -222,16 +227,36 @@ class ControlFlow:
             value = self.expr(value_node)
         self.emit(rules.lookup(operator.setitem), [array, index, value], {}, target, array)
 
+    def _assign_into_item(self, target, value_node, op) -> bool:
+        """`xs[t][i] = v` into an array held in a list or dict this function built (min-char-rnn's one-hot
+        `xs[t][inputs[t]] = 1`): the array, changed, is a new array, and the container holding it is
+        rebound wherever it is held (a name, an attribute). Another name for the array from before may not
+        be read afterwards. False: not such a container (an array: `A[i][j] = v` is refused)."""
+        inner = target.value
+        container = self.expr(inner.value)
+        if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict"):
+            return False
+        key = self.index(inner.slice)
+        holders = self._holders(container, key.value if isinstance(key, Const) else key)
+        if not holders:
+            return False
+        item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
+        changed = self.emit(rules.lookup(np.copy), [item], {}, inner, None)
+        self.fresh.add(changed)
+        index = self.index(target.slice)
+        value = self.expr(value_node)
+        if op is not None:
+            old = self.emit(rules.lookup(operator.getitem), [changed, index], {}, target, None)
+            value = self.emit(rules.lookup(op), [old, value], {}, target, None)
+        self.emit(rules.lookup(operator.setitem), [changed, index, value], {}, target, changed)
+        self.replace_item(holders, key, changed, inner, ast.unparse(inner))
+        return True
+
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
         self.check_unshared(name, container, target)
-        if op is not None:  # NumPy's += on the item writes into the array it holds, wherever else it is
-            text = ast.unparse(target)
-            raise self.unsupported(target, f"`{text} {_OPSYM[op]}= ...` would change the array held in {text} in "
-                                           f"place (and every other name for it)",
-                                   f"write `{text} = {text} {_OPSYM[op]} ...` to store a new value")
         key = self.index(target.slice)
-        value = self.expr(value_node)
+        value = self._augmented_item(container, key, target, value_node, op)
         self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                    self.shared.get(name, name)), target)
 
@@ -243,19 +268,33 @@ class ControlFlow:
         held = self.attributes.get((base, attribute.attr))
         container = held[0] if held is not None else None
         text = ast.unparse(attribute)
-        if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict") or not any(
-                held[1] is block for block in self.blocks):
+        if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict") or \
+                not self.is_open(held[1]):
             raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes the list or dict in `{text}` in "
                                            f"place, and tapegen cannot tell which one that is here",
                                    f"build the list or dict in this function (`{text} = {{}}`) before setting "
                                    f"its items, or keep it in a local variable")
         self.check_unshared(text, container, target)
-        if op is not None:
-            raise self.unsupported(target, f"`{ast.unparse(target)} {_OPSYM[op]}= ...` would change the array held "
-                                           f"in it in place", f"write `{ast.unparse(target)} = ... {_OPSYM[op]} ...`")
-        changed = self.emit(rules.lookup(with_item), [container, self.index(target.slice), self.expr(value_node)],
+        key = self.index(target.slice)
+        changed = self.emit(rules.lookup(with_item), [container, key,
+                                                      self._augmented_item(container, key, target, value_node, op)],
                             {}, target, None)
         self.set_attribute(base, attribute, changed)
+
+    def _augmented_item(self, container, key, target, value_node, op):
+        """The value `xs[k] = v` stores, or `xs[k] op= v` (`d["n"] += 1`): Python rebinds a number item.
+        NumPy's `+=` on an array item would change the array in place, wherever else it is held: an
+        item not known to be a number is checked when the code runs (a clear error for an array)."""
+        if op is None:
+            return self.expr(value_node)
+        known = self.constant_items.get(container, {})
+        if isinstance(key, Const) and _hashable(key.value) and key.value in known:
+            old = known[key.value]
+        else:
+            old = self.emit(rules.lookup(operator.getitem), [container, key], {}, target, None)
+        if not (isinstance(old, Const) and isinstance(old.value, (int, float, complex, np.generic))):
+            self.emit_multi(rules.lookup(number_item), [old, Const(ast.unparse(target))], {}, target, 0, [])
+        return self.binary(op, old, self.expr(value_node), target, None)
 
     def check_unshared(self, name, container, node):
         """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it)."""
@@ -324,8 +363,8 @@ def _assigned_names(stmts) -> set:
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "at" \
                     and sub.args and isinstance(sub.args[0], ast.Name):
                 names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "extend" \
-                    and isinstance(sub.func.value, ast.Name):
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append") \
+                    and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict rebinds xs
                 items.add(sub.func.value.id)
             elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 names.add(f"{sub.value.id}.{sub.attr}")  # self.h = ...: carried like a variable

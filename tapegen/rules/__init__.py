@@ -129,7 +129,8 @@ def namespace() -> dict:
                  "item_cotangent": language.item_cotangent,
                  **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items,
                                                shape.attribute_or_none,
-                                               language.raise_error, language.check_assertion,
+                                               language.raise_error, language.check_assertion, language.number_item,
+                                               language.in_place_result,
                                                language.iterated)}}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):

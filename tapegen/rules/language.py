@@ -48,6 +48,48 @@ table.nondiff(raise_error, "exc", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 
 
+def number_item(item, text):
+    """Checks `d[k] += v` on a list or dict the function built, where the item is known only when the code
+    runs: a number is rebound, as Python does; NumPy's `+=` would change an array item in place, wherever
+    else it is held, which tapegen does not follow."""
+    if not isinstance(item, (int, float, complex, np.generic)):
+        raise UnsupportedSyntaxError(f"`{text} ...=` changes the {type(item).__name__} held there in place (and every "
+                                     f"other name for it), which tapegen does not follow",
+                                     hint=f"write `{text} = {text} + ...` to store a new value")
+
+
+table.nondiff(number_item, "item, text", spelling="number_item", inert=("item", "text"))
+
+
+def in_place_result(before, after):
+    """What a caller's name holds after a helper did `total += x` on it: NumPy changed an array in place
+    (`after`, the helper's new value); a number cannot change, the helper only rebound its own name."""
+    return after if isinstance(before, np.ndarray) else before
+
+
+table.op(in_place_result, "before, after", spelling="in_place_result")
+
+
+@table.vjp(in_place_result, "before")
+def in_place_result_vjp_before(before, g):
+    return np.zeros(np.shape(before)) if isinstance(before, np.ndarray) else g
+
+
+@table.vjp(in_place_result, "after")
+def in_place_result_vjp_after(before, after, g):
+    return g if isinstance(before, np.ndarray) else np.zeros(np.shape(after))
+
+
+@table.jvp(in_place_result, "before")
+def in_place_result_jvp_before(before, before_dot):
+    return np.zeros(np.shape(before)) if isinstance(before, np.ndarray) else before_dot
+
+
+@table.jvp(in_place_result, "after")
+def in_place_result_jvp_after(before, after_dot):
+    return after_dot if isinstance(before, np.ndarray) else np.zeros(np.shape(before))
+
+
 def assign(x):
     """`y = x`: the same value under another name."""
     return x
@@ -422,12 +464,12 @@ def concat_vjp_x2(x1, x2, g):
 
 @table.jvp(concat, "x1")
 def concat_jvp_x1(x1_dot, x2):
-    return x1_dot + type(x1_dot)([None] * len(x2))
+    return x1_dot + type(x1_dot)(zeros_like_tree(list(x2)))
 
 
 @table.jvp(concat, "x2")
 def concat_jvp_x2(x1, x2_dot):
-    return type(x2_dot)([None] * len(x1)) + x2_dot
+    return type(x2_dot)(zeros_like_tree(list(x1))) + x2_dot
 
 
 @table.vjp(plus, "x1")
@@ -442,12 +484,12 @@ def plus_vjp_x2(x1, x2, x2_shape, g):
 
 @table.jvp(plus, "x1")
 def plus_jvp_x1(x1, x1_dot, x2, y):
-    return x1_dot + type(x1_dot)([None] * len(x2)) if joined(x1, x2) else broadcast_like(x1_dot, y)
+    return x1_dot + type(x1_dot)(zeros_like_tree(list(x2))) if joined(x1, x2) else broadcast_like(x1_dot, y)
 
 
 @table.jvp(plus, "x2")
 def plus_jvp_x2(x1, x2, x2_dot, y):
-    return type(x2_dot)([None] * len(x1)) + x2_dot if joined(x1, x2) else broadcast_like(x2_dot, y)
+    return type(x2_dot)(zeros_like_tree(list(x1))) + x2_dot if joined(x1, x2) else broadcast_like(x2_dot, y)
 
 
 @table.vjp(repeat_items, "a")

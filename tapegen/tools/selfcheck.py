@@ -192,6 +192,14 @@ def record_sample(a):
     return p.first * second + p[1] * first
 
 
+def in_place_sample(a):
+    def accumulate(total, x):  # (a helper of tapegen's own module would not be inlined)
+        total += x
+    total = a * 2.0
+    accumulate(total, np.sin(a))
+    return total * total
+
+
 def added_at_sample(a):
     sums = np.zeros(3)
     np.add.at(sums, [0, 2, 0, 1], a)
@@ -574,6 +582,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("with_item-sum-items-(4,)", items_sample, (v4,)),
         Sample("as_record-(4,)", record_sample, (v4,)),
         Sample("added_at-(4,)", added_at_sample, (v4,)),
+        Sample("in_place_result-(4,)", in_place_sample, (v4,)),
         Sample("block-(2,2)", lambda a, b: np.block([[a, b], [b * 2.0, a * b]]), (_x(2, 2), _x(2, 2))),
         Sample("array-(4,)", lambda a: np.array([a, a * 2.0]), (v4,)),
         Sample("asarray-list-(4,)", lambda a, b: np.asarray([a, b]) * 2.0, (v4, _x(4))),

@@ -331,9 +331,208 @@ def attribute_dict_items(x, W):
 
 
 def running_in_a_loop(x, W):
-    """The same object updated by a method called in a loop: refused (the loop does not show the update)."""
+    """The same object updated by a method called in a loop: the loop carries the attribute it sets."""
     r = Running()
     h = x
     for k in range(3):
         h = np.tanh(h @ W + r.update(h))
     return np.sum(h ** 2)
+
+
+class Accumulator:
+    def __init__(self, h):
+        self.h = h
+        self.scale = 2.0
+
+    def step(self, x):
+        self.h = np.tanh(self.h * x + self.scale)
+        return self.h
+
+    def reset_to(self, x):
+        self.h = 3.0 * x
+
+
+def read_then_set_by_a_method_in_a_loop(x):
+    """The loop reads `a.h`, then a method it calls sets `a.h`: each pass reads the last pass's value."""
+    a = Accumulator(x)
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(a.h * 2.0)
+        a.reset_to(x * (k + 1))
+    return total + np.sum(a.h)
+
+
+def methods_in_loops_and_branches(x):
+    """Attributes set by methods called in nested loops, a while loop and a branch, read after each."""
+    a = Accumulator(x)
+    s = 0.0
+    for i in range(2):
+        for j in range(2):
+            s = s + np.sum(a.step(x[::-1]))
+    k = 0
+    while k < 2:
+        y = a.h
+        a.step(x)
+        k += 1
+    if np.sum(x) > 0:
+        a.step(x)
+    return s + np.sum(y * a.h)
+
+
+def dict_attribute_carried_by_a_loop(x):
+    """An attribute holding a dict, replaced in the loop: its items are not the ones from before the loop."""
+    r = Accumulator(x)
+    r.stats = {"m": None, "n": 0}
+    for k in range(3):
+        if r.stats["m"] is None:
+            r.stats = {"m": x, "n": 1}
+        else:
+            r.stats = {"m": r.stats["m"] * np.sin(x), "n": r.stats["n"] + 1}
+    return np.sum(r.stats["m"]) * r.stats["n"]
+
+
+class Counter:
+    def __init__(self):
+        self.derived = {"n_steps": 0, "total": 0.0}
+
+    def forward(self, x, W):
+        self.derived["n_steps"] += 1
+        h = np.tanh(x @ W)
+        self.derived["total"] += np.sum(h)
+        return h
+
+
+def counters_in_a_dict(x, W):
+    """numpy-ml's `self.derived_variables["n_timesteps"] += 1`: number items of a dict rebound."""
+    c = Counter()
+    counts = {"calls": 0}
+    h = x
+    for t in range(3):
+        h = c.forward(h, W)
+        counts["calls"] += 1
+    return c.derived["total"] / c.derived["n_steps"] + counts["calls"] * np.sum(h)
+
+
+def array_item_added_in_place(x):
+    grads = {"W": np.zeros(3)}
+    for k in range(2):
+        grads["W"] += x
+    return np.sum(grads["W"])
+
+
+def dict_rebuilt_in_branches(x):
+    """A dict's items known in one branch are not known in the other (nor in the loop's next pass)."""
+    d = {"m": None, "n": 0}
+    for k in range(3):
+        if d["m"] is None:
+            d = {"m": x, "n": 1}
+        else:
+            d = {"m": d["m"] * np.sin(x), "n": d["n"] + 1}
+    return np.sum(d["m"]) * d["n"]
+
+
+class Doubler:
+    def f(self, x):
+        return x * 2.0
+
+
+class Tripler:
+    def f(self, x):
+        return x * 3.0
+
+
+def object_chosen_by_a_branch(x):
+    if np.sum(x) > 0:
+        o = Doubler()
+    else:
+        o = Tripler()
+    return np.sum(o.f(x))
+
+
+def object_replaced_in_a_loop(x):
+    o = Doubler()
+    s = 0.0
+    for k in range(2):
+        s = s + np.sum(o.f(x))
+        o = Tripler()
+    return s
+
+
+def _accumulate(total, x):
+    total += x
+
+
+def _accumulate_twice(total, x):
+    _accumulate(total, x * 2.0)
+    _accumulate(total, np.sin(x))
+
+
+def _added(s, x):
+    s += x
+    return s
+
+
+def helpers_adding_in_place(x):
+    """`total += x` in a helper (two deep, in a loop) changes the caller's array; on a number it does not."""
+    h = np.zeros(3)
+    for k in range(3):
+        _accumulate_twice(h, x * k)
+    s = np.sum(x)
+    r = _added(s, x)
+    return np.sum(h ** 2) + np.sum(r) * s
+
+
+def view_of_an_array_a_helper_changes(x):
+    h = np.zeros(3)
+    v = h[:2]
+    _accumulate(h, x)
+    return np.sum(v)
+
+
+class Cell:
+    def __init__(self):
+        self.derived_variables = {"A": [], "n": 0}
+
+    def forward(self, x, W):
+        As = self.derived_variables["A"]
+        if len(As) == 0:
+            As.append(np.zeros_like(x))
+        h = np.tanh(As[-1] @ W + x)
+        self.derived_variables["A"].append(h)
+        self.derived_variables["n"] += 1
+        return h
+
+
+def lists_in_a_dict_attribute(x, W):
+    """numpy-ml's cells: lists held in a dict attribute, appended through an alias and directly."""
+    cell = Cell()
+    for t in range(3):
+        cell.forward(x[t], W)
+    return sum(np.sum(a ** 2) for a in cell.derived_variables["A"]) / cell.derived_variables["n"]
+
+
+def stale_list_alias(x):
+    d = {"A": []}
+    As = d["A"]
+    d["A"].append(x)
+    return np.sum(As[0])
+
+
+def writes_into_arrays_held_in_a_dict(x, W):
+    """min-char-rnn's `xs[t][inputs[t]] = 1`, with a differentiated value written (and `+=`) as well."""
+    xs, hs = {}, {}
+    hs[-1] = np.zeros(3)
+    for t in range(3):
+        xs[t] = np.zeros(3)
+        xs[t][t] = 1.0
+        xs[t][(t + 1) % 3] = x[t] * 2.0
+        xs[t][0] += np.sin(x[t])
+        hs[t] = np.tanh(W @ xs[t] + hs[t - 1])
+    return np.sum(hs[2] ** 2)
+
+
+def alias_of_an_array_written_in_a_dict(x):
+    xs = {0: np.zeros(3)}
+    a = xs[0]
+    xs[0][1] = x[0]
+    return np.sum(a * x)
