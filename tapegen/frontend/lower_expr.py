@@ -21,7 +21,7 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import py_sum, repeat_items, with_item
+from ..rules.language import py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, user_function
@@ -486,6 +486,9 @@ class Expressions:
         if isinstance(base, Pack) and isinstance(index, Const) and isinstance(index.value, int) \
                 and -len(base.items) <= index.value < len(base.items):
             return base.items[index.value]  # (a, b)[1] is b
+        if isinstance(base, Pack) and base.kind in ("tuple", "list") and isinstance(index, Const) \
+                and isinstance(index.value, slice):
+            return Pack(tuple(base.items[index.value]), base.kind)  # args[1:] of *args: the values known
         if isinstance(base, Pack):
             maker = rules.lookup(make_list if base.kind == "list" else make_tuple)
             base = self.emit(maker, list(base.items), {}, node, None)
@@ -1164,6 +1167,7 @@ def _builtin_spellings():
     import math
     import numpy as np
     spellings = {builtins.abs: np.abs, builtins.pow: np.power, builtins.round: np.round, builtins.sum: py_sum,
+                 builtins.sorted: py_sorted,
                  builtins.max: (np.max, np.maximum), builtins.min: (np.min, np.minimum), math.fabs: np.abs,
                  math.pow: np.power, math.atan2: np.arctan2, math.hypot: np.hypot, math.floor: np.floor,
                  math.ceil: np.ceil, math.trunc: np.trunc, math.copysign: np.copysign, math.degrees: np.degrees,

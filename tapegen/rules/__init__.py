@@ -130,7 +130,7 @@ def namespace() -> dict:
                  **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items,
                                                shape.attribute_or_none,
                                                language.raise_error, language.check_assertion, language.number_item,
-                                               language.in_place_result,
+                                               language.in_place_result, language.item_or, language.sorted_order,
                                                language.iterated)}}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):

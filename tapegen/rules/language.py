@@ -11,9 +11,9 @@ import operator
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..runtime import Cotree, add_cotangents, as_cotree, entries, unbroadcast, zeros_like_tree
+from ..runtime import Cotree, add_cotangents, as_cotree, entries, unbroadcast, unindex, zeros_like_tree
 from .elementwise import broadcast_like
-from .shape import tangent_items
+from .shape import piece_cotangents, tangent_items
 from .table import RuleTable
 
 table = RuleTable("language")
@@ -284,7 +284,27 @@ def as_pairs(keys, ct):
     return [(None, item_cotangent(ct, key)) for key in keys]
 
 
+def item_or(d, key, default=None):
+    """`d.get(key, default)`: the item at `key` of a dict, or `default` where it has none."""
+    return d.get(key, default)
+
+
+def py_sorted(iterable, reverse=False):
+    """Python's `sorted(xs)`: a dict's keys, or the items, in order (a permutation of them)."""
+    return sorted(iterable, reverse=reverse)
+
+
+def sorted_order(iterable, reverse=False):
+    """Where each item of `sorted(iterable)` came from (Python's sort is stable, reversed or not)."""
+    items = list(iterable)
+    return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+
+
 table.op(py_sum, "iterable, start=0", spelling="sum")
+table.op(py_sorted, "iterable, reverse=False", spelling="sorted", inert=("reverse",))
+table.nondiff(sorted_order, "iterable, reverse=False", spelling="sorted_order")
+table.op(item_or, "d, key, default=None", spelling="item_or", inert=("key",))
+table.method("get", item_or, receiver="d")
 table.op(iterated, "xs", spelling="iterated")
 table.op(as_record, "cls, items", spelling="as_record", inert=("cls",))
 table.op(dict_items, "d", spelling="dict_items")
@@ -430,6 +450,43 @@ def iterated_vjp(xs, g):
 @table.jvp(iterated, "xs")
 def iterated_jvp(xs, xs_dot):
     return zeros_like_tree(list(xs)) if isinstance(xs, dict) else xs_dot
+
+
+@table.vjp(py_sorted, "iterable", partial=True)
+def py_sorted_vjp(iterable, reverse, g):
+    if isinstance(iterable, dict):  # its keys: no gradient
+        return None
+    order = sorted_order(iterable, reverse)
+    if isinstance(iterable, np.ndarray):  # its items (rows) in order: back where they came from
+        return unindex(np.stack(piece_cotangents(g, list(iterable))), (iterable.shape, iterable.dtype), order)
+    return keyed(order, g)
+
+
+@table.jvp(py_sorted, "iterable")
+def py_sorted_jvp(iterable, iterable_dot, reverse):
+    if isinstance(iterable, dict):
+        return zeros_like_tree(py_sorted(iterable, reverse))
+    return [iterable_dot[i] for i in sorted_order(iterable, reverse)]
+
+
+@table.vjp(item_or, "d", partial=True)
+def item_or_vjp_d(d, key, g):
+    return one_item(g, key) if key in d else None
+
+
+@table.vjp(item_or, "default", partial=True)
+def item_or_vjp_default(d, key, g):
+    return None if key in d else g
+
+
+@table.jvp(item_or, "d")
+def item_or_jvp_d(d, d_dot, key, default):
+    return d_dot[key] if key in d else zeros_like_tree(default)
+
+
+@table.jvp(item_or, "default")
+def item_or_jvp_default(d, key, default, default_dot):
+    return zeros_like_tree(d[key]) if key in d else default_dot
 
 
 @table.vjp(dict_items, "d")
