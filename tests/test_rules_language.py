@@ -136,7 +136,23 @@ def added_in_a_helper(x):
     return np.sum(total ** 2) + np.sum(r) * s
 
 
+def dict_get(x):
+    """`d.get(k)` on a key present and `d.get(k, default)` on one missing (item_or)."""
+    d = {"a": x * 2.0, "b": np.sin(x)}
+    return np.sum(d.get("a") * d.get("b")) + np.sum(d.get("c", x ** 2))
+
+
+def sorted_items(x):
+    """sorted() of a dict (its keys), of a list of differentiated values and of an array (py_sorted)."""
+    d = {"b": x, "a": x * 2.0}
+    first = [d[k] for k in sorted(d)][0]
+    ordered = sorted([x[0] * 2.0, x[1], np.sin(x[2])], reverse=True)
+    return np.sum(first ** 2) + ordered[0] * 3.0 + ordered[1] ** 2 + np.sum(np.array(sorted(x * x)) * x)
+
+
 ROWS = [
+    Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
+    Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
     Row("assign-loop-(4,)-float64", assign_in_loop, (V,), covers=(language.assign,)),
     Row("setitem-rows-(3,4)-float64", setitem_rows, (M,), covers=(operator.setitem,)),

@@ -192,6 +192,15 @@ def record_sample(a):
     return p.first * second + p[1] * first
 
 
+def dict_get_sample(a):
+    d = {"a": a * 2.0, "b": np.sin(a)}
+    return d.get("a") * d.get("b") + d.get("c", a * a)
+
+
+def sorted_sample(a):
+    return np.array(sorted(a * a)) * a
+
+
 def in_place_sample(a):
     def accumulate(total, x):  # (a helper of tapegen's own module would not be inlined)
         total += x
@@ -583,6 +592,8 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("as_record-(4,)", record_sample, (v4,)),
         Sample("added_at-(4,)", added_at_sample, (v4,)),
         Sample("in_place_result-(4,)", in_place_sample, (v4,)),
+        Sample("item_or-(4,)", dict_get_sample, (v4,)),
+        Sample("sorted-(4,)", sorted_sample, (v4,)),
         Sample("block-(2,2)", lambda a, b: np.block([[a, b], [b * 2.0, a * b]]), (_x(2, 2), _x(2, 2))),
         Sample("array-(4,)", lambda a: np.array([a, a * 2.0]), (v4,)),
         Sample("asarray-list-(4,)", lambda a, b: np.asarray([a, b]) * 2.0, (v4, _x(4))),
