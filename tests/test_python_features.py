@@ -50,6 +50,8 @@ POINTS = {
     "helpers_adding_in_place": (X3,),
     "lists_in_a_dict_attribute": (_m(3, 3), _m(3, 3)),
     "writes_into_arrays_held_in_a_dict": (X3, _m(3, 3)),
+    "reads_another_modules_data": (X3,),
+    "imports_inside_functions": (X3,),
 }
 
 

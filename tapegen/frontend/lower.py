@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
+import importlib.util
 import operator
+import types
 
 from .. import rules
 from ..errors import UnsupportedSyntaxError
@@ -20,7 +23,7 @@ from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, KnownItems, LocalFunction, StaticValue
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _hashable, _opaque
+from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _hashable, _literal_constant, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -54,6 +57,7 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
         lowerer.receiver = receiver
         lowerer.statics = dict(statics)
         lowerer.carried = carried
+        lowerer.root_scope = lowerer.scope
         try:
             return lowerer.program()
         except _Recarry as more:  # a call inside a loop or branch sets an attribute read around it: again,
@@ -176,6 +180,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.block_owner: dict = {}
         self.carried: dict = {}
         self.outer_blocks: list = []  # a callee's: the caller's open blocks around the call
+        self.root_scope = None  # the differentiated function's scope: where generated code's names resolve
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
         self.var_block: dict = {}  # var -> the block it was first assigned in
@@ -437,6 +442,44 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             raise self.unsupported(stmt, f"{_describe(stmt)} is not supported inside a differentiated function",
                                    _HINTS.get(type(stmt), "rewrite it with assignments and NumPy calls"))
         handler(stmt)
+
+    def stmt_Import(self, stmt):
+        """`import math` inside a function (numpy-ml's optimizers do it): the module, known now."""
+        for alias in stmt.names:
+            module = self._import(alias.name, stmt)
+            if alias.asname is None:
+                module = self._import(alias.name.split(".")[0], stmt)
+            self.env[alias.asname or alias.name.split(".")[0]] = StaticValue(module)
+
+    def stmt_ImportFrom(self, stmt):
+        """`from ..initializers import SchedulerInitializer` inside a function: the objects, known now."""
+        package = getattr(self.fn, "__globals__", {}).get("__package__") or ""
+        name = "." * stmt.level + (stmt.module or "")
+        try:
+            resolved = importlib.util.resolve_name(name, package) if stmt.level else name
+        except (ImportError, ValueError) as exc:
+            raise self.unsupported(stmt, f"this import fails: {exc}") from None
+        module = self._import(resolved, stmt)
+        for alias in stmt.names:
+            if alias.name == "*":
+                raise self.unsupported(stmt, "`from ... import *` inside a function is not Python 3",
+                                       "import the names you use")
+            found = getattr(module, alias.name, MISSING)
+            if found is MISSING:
+                found = self._import(f"{resolved}.{alias.name}", stmt)
+            name = alias.asname or alias.name
+            if callable(found) or isinstance(found, types.ModuleType):
+                self.env[name] = StaticValue(found)
+            elif _literal_constant(found):
+                self.env[name] = Const(found)
+            else:  # data (an array): the object imported, as Python binds it
+                self.env[name] = self.free_object(name, lambda imported=found: imported)
+
+    def _import(self, name, stmt):
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            raise self.unsupported(stmt, f"this import fails when tapegen runs it: {exc}") from None
 
     def stmt_Pass(self, stmt):
         pass

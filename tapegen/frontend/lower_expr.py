@@ -86,11 +86,32 @@ class Expressions:
         if isinstance(node, ast.Name) and node.id in self.env:
             value = self.env[node.id]
             return value.obj if isinstance(value, StaticValue) else MISSING
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and isinstance(self.env.get(node.value.id), StaticValue):
-            base = self.env[node.value.id].obj
+        if isinstance(node, ast.Attribute) and _root_name(node) in self.env:
+            base = self.static(node.value)  # a module imported inside the function: `math.pi`, `os.path.join`
             return getattr(base, node.attr, MISSING) if isinstance(base, (types.ModuleType, type)) else MISSING
         return self.scope.static(node)
+
+    def free_object(self, hint, getter):
+        """A var the generated code reads an object of the user's through, looked up afresh on each call
+        by `getter()` (`cfg.SCALE`, an array in another module; a function that module imported)."""
+        key = ("object", hint, getattr(getter, "__code__", None),
+               tuple(id(d) for d in getattr(getter, "__defaults__", None) or ()))
+        if key not in self.free:
+            var = self.namer.invented(hint)
+            self.namer.assigned.add(var.name)
+            self.free[key] = var
+            self.free_sources[var.name] = (None, getter)
+        return self.free[key]
+
+    def reachable_from_root(self, func) -> bool:
+        """Whether generated code can spell `func` (a name or module attribute chain) as written: its first
+        name means the same in the differentiated function's own scope."""
+        root = _root_name(func)
+        if root is None or root in self.env:
+            return root is None
+        mine = self.scope.lookup(root)
+        theirs = self.root_scope.lookup(root) if self.root_scope is not None else mine
+        return mine is theirs
 
     def value(self, node):
         """`node`'s atom, or what the transform knows of it now: a StaticValue for a function, class or
@@ -440,8 +461,11 @@ class Expressions:
 
     def expr_Attribute(self, node, target):
         static = self.static(node)
-        if static is not MISSING and not callable(static):
+        if static is not MISSING and not callable(static) and _literal_constant(static):
             return Const(static)  # a module constant such as np.pi or np.newaxis
+        if static is not MISSING and not callable(static) and not isinstance(static, types.ModuleType):
+            module, attr = self.static(node.value), node.attr  # cfg.WEIGHTS, data.X: read when the code runs
+            return self.free_object(f"{_root_name(node)}_{attr}", lambda m=module, a=attr: getattr(m, a))
         base = self.expr(node.value)
         assigned = self.attributes.get((base, node.attr))
         if assigned is not None:  # self.h = ...; ... self.h: the value assigned
@@ -787,6 +811,9 @@ class Expressions:
         args, kwargs = self.arguments(node)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
+        if prim is None and not self.reachable_from_root(func):  # re.match in another module's helper, or
+            name = self.free_object(_root_name(func) or "called", lambda found=obj: found).name  # a local import
+            prim = _opaque(name, obj)
         if prim is None:
             prim = _opaque(ast.unparse(func), obj)
         if prim.form == "custom":  # forward pass returns (output, residuals)
@@ -1202,6 +1229,20 @@ def _method_arguments(prim, method_name, args):
 
 _OPAQUE: dict = {}
 _LOWERS: dict = {}  # rule helper -> whether its own source lowers (frontend inlines it when it does)
+
+
+def _root_name(node):
+    """`a` for `a.b.c` (a Name or attribute chain), else None."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _literal_constant(value) -> bool:
+    """Whether generated code can write `value` as a literal (np.pi, np.newaxis, a string, a tuple of them)."""
+    if isinstance(value, tuple):
+        return all(_literal_constant(v) for v in value)
+    return value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes, np.generic))
 
 
 def _opaque(spelling, obj):

@@ -82,8 +82,8 @@ class LiveNamespace(dict):
         super().__init__(names)
         self._cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         self._globals = fn.__globals__
-        self._sources = {name: LiveNamespace({}, source_fn, ()).lookup_as(original)
-                         for name, (source_fn, original) in sources}
+        self._sources = {name: original if source_fn is None else LiveNamespace({}, source_fn, ()).lookup_as(original)
+                         for name, (source_fn, original) in sources}  # (None, getter): an object read afresh
         for name in GENERATED_BUILTINS:  # found at once, unless the user's scope has its own
             if name not in self and name not in self._cells and name not in self._globals:
                 self[name] = getattr(builtins, name)

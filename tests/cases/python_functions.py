@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import other_module
+
 Params = namedtuple("Params", "W b")
 
 
@@ -536,3 +538,25 @@ def alias_of_an_array_written_in_a_dict(x):
     a = xs[0]
     xs[0][1] = x[0]
     return np.sum(a * x)
+
+
+def reads_another_modules_data(x):
+    """`other_module.SCALE` (an array, read when the code runs) and a helper using that module's `re`."""
+    return np.sum(x * other_module.SCALE) + np.sum(other_module.act(x, "scale=2.5") ** 2)
+
+
+class Scheduled:
+    def __init__(self, w):
+        import math  # numpy-ml's optimizers import inside __init__
+        from .other_module import SCALE as scale
+        self.w = w * math.pi
+        self.scale = scale
+
+    def forward(self, x):
+        return np.tanh(x * self.w) * self.scale
+
+
+def imports_inside_functions(x):
+    from os import path
+    layer = Scheduled(x)
+    return np.sum(layer.forward(x) ** 2) if path.sep else 0.0
