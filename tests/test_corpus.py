@@ -28,7 +28,6 @@ XFAIL = {
 # Cases whose first-order derivatives are right but whose second order tapegen cannot take yet: the
 # full check is an expected failure, and the same case is also checked with order2=False.
 XFAIL_ORDER2 = {
-    "kalman_filter.smoothness_objective[0]": "second order of np.linalg.solve with a batch of right-hand sides (its helper calls .get())",
 }
 
 # Cases whose second-order check is infeasible: "<id>" -> why.

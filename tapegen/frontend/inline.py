@@ -66,6 +66,30 @@ class KnownItems:
     keys: tuple = ()
 
 
+class Recarry(Exception):
+    """Raised while lowering when a call inside a loop or branch (`cell.forward(x)` in a loop) sets an
+    object's attribute that was set before the construct (or a helper's `total += x` rebinds a caller's
+    name there, or a fact known before a loop changes in its body): the construct must carry it like a
+    variable its body assigns, which its syntax did not show. `keys`: construct number -> {(var name,
+    attribute, or "=", "+=", "" for a name carried, checked, or forgotten)}; the function is lowered
+    again with them (`lowered_until_settled`)."""
+
+    def __init__(self, keys):
+        super().__init__(keys)
+        self.keys = keys
+
+
+def lowered_until_settled(make):
+    """`make(carried).program()`, again with more carried through loops and branches until none is missing."""
+    carried: dict = {}
+    while True:
+        try:
+            return make(carried).program()
+        except Recarry as more:
+            for construct, keys in more.keys.items():
+                carried.setdefault(construct, set()).update(keys)
+
+
 def user_function(obj):
     """The plain Python function behind `obj` if tapegen should inline calls to it, else None.
 
@@ -195,7 +219,7 @@ class Calls:
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
         for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "live", "constant_items", "item_types",
-                       "root_params", "stale", "shared_attributes", "computed", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "root_scope"):
+                       "root_params", "stale", "shared_attributes", "computed", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)
@@ -234,8 +258,7 @@ class Calls:
         if name not in self.shared:
             missing = {c: {(name, "=")} for c in crossed if (name, "=") not in self.carried.get(c, ())}
             if missing:  # the loop around the call must carry the name, as if it assigned it
-                from .lower import _Recarry
-                raise _Recarry(missing)
+                raise Recarry(missing)
         from .. import rules
         from ..rules.language import in_place_result
         self.store(name, self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None), node)

@@ -19,11 +19,11 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, raise_error
+from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, number_item, raise_error
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
-from .inline import Calls, KnownItems, LocalFunction, StaticValue
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, _describe, _hashable, _literal_constant, _opaque
+from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, lowered_until_settled
+from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -51,18 +51,14 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
     Raises:
         UnsupportedSyntaxError: syntax tapegen cannot differentiate, with the user's line.
     """
-    carried: dict = {}
-    while True:
+    def make(carried):
         lowerer = _Lowerer(source, fn, reserved)
         lowerer.receiver = receiver
         lowerer.statics = dict(statics)
         lowerer.carried = carried
         lowerer.root_scope = lowerer.scope
-        try:
-            return lowerer.program()
-        except _Recarry as more:  # a call inside a loop or branch sets an attribute read around it: again,
-            for construct, keys in more.keys.items():  # with those attributes carried through it
-                carried.setdefault(construct, set()).update(keys)
+        return lowerer
+    return lowered_until_settled(make)
 
 
 # What the transform knows of a var's value (the items of a dict, the length of a list, the class of an
@@ -85,6 +81,8 @@ class _Construct:
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
         self.ends = []
+        self.rebound = set()  # vars bound to a new value in this pass so far
+        self.early_writes = {}  # var -> "+=" or "[]=": changed in place while holding the last pass's value
 
     def facts(self, var):
         return tuple(getattr(self.lowerer, tracker).get(var, _UNKNOWN) for tracker in FACTS)
@@ -115,11 +113,19 @@ class _Construct:
         is_loop = not self.ends
         self.ends.append({var: self.facts(var) for var in self.entry})
         lowerer = self.lowerer
+        for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
+            if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
+                raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
+                                                     f"{lowerer.held_in[var]}: each pass would change the same array",
+                                          f"make a new array each pass (`{var} = np.zeros(...)`), or keep a copy")
+            if is_loop and how == "+=" and var in lowerer.held_in and \
+                    (var.name, "+=") not in lowerer.carried.get(lowerer.construct_number, ()):
+                raise Recarry({lowerer.construct_number: {(var.name, "+=")}})  # checked when it runs
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
             if is_loop and var not in self.unbound:
                 if ends[0] != before and any(fact is not _UNKNOWN for fact in before):
-                    raise _Recarry({lowerer.construct_number: {(var.name, "")}})
+                    raise Recarry({lowerer.construct_number: {(var.name, "")}})
                 ends.append(before)  # no pass at all
             agreed = all(_same(end, ends[0]) for end in ends)
             self.set_facts(var, ends[0] if agreed else (_UNKNOWN,) * len(FACTS))
@@ -133,17 +139,6 @@ def _same(a, b) -> bool:
         return a is b or bool(a == b)
     except Exception:  # values whose == is an array, say
         return False
-
-
-class _Recarry(Exception):
-    """Raised while lowering when a call inside a loop or branch (`cell.forward(x)` in a loop) sets an
-    object's attribute that was set before the construct: the construct must carry the attribute like a
-    variable assigned in its body, which its syntax did not show. `keys`: construct number -> {(object var
-    name, attribute)}; the function is lowered again with them carried."""
-
-    def __init__(self, keys):
-        super().__init__(keys)
-        self.keys = keys
 
 
 class _Lowerer(Expressions, ControlFlow, Calls):
@@ -184,6 +179,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
         self.var_block: dict = {}  # var -> the block it was first assigned in
+        self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
+        self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
         self.item_parent: dict = {}  # dict or list var -> (var, key): made from var with item `key` replaced
         self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
@@ -294,7 +291,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
         unbound = {name for name in names if "." not in name and self.env.get(name) is None}
         for base, attr in sorted(carried):
-            if attr and attr != "=":
+            if attr and attr not in ("=", "+="):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
@@ -331,10 +328,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for base, attr in carried:
             if not attr:  # what was known of it before the loop does not hold through it
                 construct.forget(Var(base))
+        self.open_constructs.append(construct)
         try:
             yield construct
             construct.close()
         finally:
+            self.open_constructs.remove(construct)
             for var in [*self.shared.values(), *self.shared_attributes.values()]:
                 self.constant_items.pop(var, None)  # set in one branch or pass, not surely in all
             self.shared = saved
@@ -620,11 +619,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             root = self.view_base(current)  # views: not to be read again, unless written back (inline.py)
             for var in [root, *(view for view in self.views if self.view_base(view) == root)]:
                 self.stale.setdefault(var, (name, stmt, "callee"))
+        elif isinstance(current, Var) and current not in self.fresh and current not in self.views \
+                and self.container_kind(current) is None:  # shape += (2, 2): a tuple (or number) is rebound;
+            self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])  # an array raises
         elif isinstance(current, Var) and current not in self.fresh:
             raise self.unsupported(
                 stmt, f"`{name} {_OPSYM.get(type(stmt.op), '?')}= ...` would change `{name}` in place, "
                       f"and `{name}` may share memory with an argument or another variable",
                 f"write `{name} = {name} {_OPSYM.get(type(stmt.op), '?')} ...` to make a new array")
+        if isinstance(current, Var) and current in self.fresh and (
+                current in self.held_in or not self.sole_name(name, current)
+                or any(self.shared.get(name) == Var(held) for _, (held, how) in self._carried_all() if how == "+=")):
+            # held elsewhere too: a number (a counter) is rebound, as Python does; an array raises when it runs
+            self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])
+        if isinstance(current, Var):
+            self.wrote_in_place(self.shared.get(name, current), "+=")
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
 
@@ -651,6 +660,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if key not in self.shared_attributes:
             self.attributes[key] = (value, self.current)
 
+    def wrote_in_place(self, var, how):
+        """`var += v` or `var[i] = v` (NumPy changes the array in place): noted for each loop around it."""
+        for construct in self.open_constructs:
+            if var not in construct.rebound:
+                construct.early_writes.setdefault(var, how)
+
+    def _carried_all(self):
+        return ((construct, entry) for construct, entries in self.carried.items() for entry in entries)
+
     def is_open(self, block) -> bool:
         """Whether statements lowered now run after `block`'s, on every path through it (it has not ended)."""
         return any(block is open_block for open_block in self.outer_blocks) or \
@@ -666,7 +684,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """`obj.attr = v` inside loops or branches, reached through a call (`cell.forward(x)` in a loop setting
         `self.h`), where `obj.attr` was set before them: each must carry the attribute, as it carries one its
         own body assigns, or a read in the next pass (or after a branch) would see the value from before.
-        Raises _Recarry to lower the function again with the attribute carried. True: `v` is the function the
+        Raises Recarry to lower the function again with the attribute carried. True: `v` is the function the
         attribute already holds (nothing to carry)."""
         held = self.attributes.get(key)
         chain = self.outer_blocks + self.blocks
@@ -687,7 +705,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                          f"before the loop or branch, or pass the function as an argument")
         missing = {c: {(base.name, attr)} for c in constructs if (base.name, attr) not in self.carried.get(c, ())}
         if missing:
-            raise _Recarry(missing)
+            raise Recarry(missing)
         return False
 
     def assign(self, name, value_node):
@@ -803,6 +821,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._track_items(prim, inputs, outs)
         held = _HOLDS_ITEMS.get(prim.name, ())
         self.captured.update(v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers)
+        if prim.name not in IN_PLACE:  # a new value bound: what held the old one does not hold it
+            for out in outs:
+                self.held_in.pop(out, None)
+                for construct in self.open_constructs:
+                    construct.rebound.add(out)
+        for key, atom in inputs:
+            if key in held or (prim.name == "setattr" and key == "_2"):
+                for v in _vars(atom):  # an array kept in a container or attribute: changing it changes that
+                    self.held_in.setdefault(v, "an attribute" if prim.name == "setattr" else "a list or dict")
         for out in outs:
             if kind is None:
                 self.containers.pop(out, None)
@@ -905,8 +932,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return self.lengths.get(atom) if isinstance(atom, Var) else None
 
     def bind_arguments(self, prim: Primitive, args, kwargs, node):
-        if prim.form == "opaque":
-            return tuple((f"_{i}", a) for i, a in enumerate(args)) + tuple(kwargs.items())
+        if prim.form == "opaque":  # `_*k`: an argument spread as `*xs`
+            return tuple((f"_*{i}", a.atom) if isinstance(a, Spread) else (f"_{i}", a) for i, a in enumerate(args)) \
+                + tuple(kwargs.items())
         params = list(prim.params)
         positional = params[:params.index(prim.variadic)] if prim.variadic else params
         positional = [p for p in positional if p not in prim.keyword_only]
@@ -972,7 +1000,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
 # The inputs a container op keeps as items (a container kept so is changed by changing it in place).
 _HOLDS_ITEMS = {"make_list": ("items",), "make_tuple": ("items",), "make_dict": ("values",), "append": ("value",),
-                "with_item": ("value",)}
+                "with_item": ("value",), "as_record": ("items",)}
 
 
 def _np():

@@ -24,7 +24,7 @@ from ..rules.language import as_record, concat, contained_in, make_dict, make_li
 from ..rules.language import py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
-from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, user_function
+from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, lowered_until_settled, user_function
 from .resolve import MISSING, freezes
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -553,10 +553,12 @@ class Expressions:
             result = self.emit(rules.lookup(fn), [result, arg], {}, node, target if k == len(args) else None)
         return result
 
-    def arguments(self, node, static=False):
+    def arguments(self, node, static=False, spread_later=False):
         """A call's (positional atoms, keyword atoms), `*xs` and `**d` spread out item by item.
 
         `static`: functions and modules passed stay known (`StaticValue`), for calls that are inlined.
+        `spread_later`: for a call run as written (no rule, not inlined), `*xs` of a length known only
+        when the code runs (`rs.randn(*mean.shape)`) stays a `Spread`, written `*xs` in generated code.
         """
         def read(node):  # a frozen distribution passed to a helper stays one
             frozen = self.frozen(node) if static else None
@@ -567,7 +569,11 @@ class Expressions:
             if isinstance(known, KnownItems) and known.kind != "dict":  # f(*fs): each item as it is known
                 args += [item if static else self.as_atom(item, arg) for item in known.items]
             elif isinstance(arg, ast.Starred):
-                args += self.spread(self.expr(arg.value), arg)
+                atom = self.expr(arg.value)
+                if spread_later and not isinstance(atom, Pack) and self.lengths.get(atom) is None:
+                    args.append(Spread(atom))
+                else:
+                    args += self.spread(atom, arg)
             else:
                 args.append(read(arg))
         for kw in node.keywords:
@@ -808,7 +814,7 @@ class Expressions:
         if prim is None and user_function(obj) is not None:
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
             return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
-        args, kwargs = self.arguments(node)
+        args, kwargs = self.arguments(node, spread_later=prim is None)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
         if prim is None and not self.reachable_from_root(func):  # re.match in another module's helper, or
@@ -837,11 +843,11 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(static[0], node, static[1] + args, kwargs), outputs, node, targets)
         method = self._own_method(receiver, func.attr)
-        args, kwargs = self.arguments(node, static=method is not None)
+        entry = rules.method(func.attr)
+        args, kwargs = self.arguments(node, static=method is not None, spread_later=method is None and entry is None)
         if method is not None:  # self.helper(x), layer.forward(x): inline the method with its object
             result = self.inline(method[0], node, [receiver] + args, kwargs, receiver=method[1])
             return self._call_result(result, outputs, node, targets)
-        entry = rules.method(func.attr)
         if entry is None and receiver in self.mixed:
             text = ast.unparse(func.value)
             classes = sorted(c.__name__ for c in self.mixed[receiver])
@@ -923,10 +929,14 @@ class Expressions:
         known = _LOWERS.get(fn)
         if known is None:
             from ..errors import TapegenError
-            from .lower import lower
             from .source import function_source
+
+            def make(carried):
+                lowerer = type(self)(function_source(fn), fn, self.reserved)
+                lowerer.carried, lowerer.root_scope = carried, lowerer.scope
+                return lowerer
             try:
-                lower(function_source(fn), fn, self.reserved)
+                lowered_until_settled(make)
                 known = True
             except TapegenError:
                 known = False
@@ -1229,6 +1239,13 @@ def _method_arguments(prim, method_name, args):
 
 _OPAQUE: dict = {}
 _LOWERS: dict = {}  # rule helper -> whether its own source lowers (frontend inlines it when it does)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """`*xs` passed to a call run as written, whose length is known only when the code runs."""
+
+    atom: object
 
 
 def _root_name(node):

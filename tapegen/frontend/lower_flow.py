@@ -218,7 +218,9 @@ class ControlFlow:
             if copy is not None:
                 array = copy
                 self.store(name, copy, target)
-        self.check_writable(name, array, target)
+        restoring = isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name) \
+            and value_node.func.id == "tape_pop"  # generated code putting back what it overwrote
+        self.check_writable(name, array, target, restoring)
         index = self.index(target.slice)
         if op is not None:  # A[i] += v  is  A[i] = A[i] + v
             old = self.emit(rules.lookup(operator.getitem), [array, index], {}, target, None)
@@ -293,7 +295,8 @@ class ControlFlow:
         else:
             old = self.emit(rules.lookup(operator.getitem), [container, key], {}, target, None)
         if not (isinstance(old, Const) and isinstance(old.value, (int, float, complex, np.generic))):
-            self.emit_multi(rules.lookup(number_item), [old, Const(ast.unparse(target))], {}, target, 0, [])
+            self.emit_multi(rules.lookup(number_item), [old, Const(f"{ast.unparse(target)} {_OPSYM[op]}= ..."),
+                                                         Const(ast.unparse(target))], {}, target, 0, [])
         return self.binary(op, old, self.expr(value_node), target, None)
 
     def check_unshared(self, name, container, node):
@@ -306,7 +309,7 @@ class ControlFlow:
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
-    def check_writable(self, name, array, node):
+    def check_writable(self, name, array, node, restoring=False):
         """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.
 
         In a helper, that is also an array its caller made (`fill(buf, x)` writes into the caller's
@@ -327,6 +330,12 @@ class ControlFlow:
             if other != name and isinstance(atom, Var) and self.view_base(atom) is array:
                 raise self.unsupported(node, f"`{other}` is a view of `{name}`, so this assignment changes it too",
                                        f"take a copy: {other} = {name}[...].copy()")
+        if self.held_in.get(array) == "a list or dict" and not restoring:  # (an attribute reads this var)
+            raise self.unsupported(node, f"`{name}` is also kept in {self.held_in[array]}, which this assignment "
+                                         f"would change too", f"fill `{name}` before keeping it there, or keep a "
+                                                              f"copy: `{name}.copy()`")
+        if not restoring:
+            self.wrote_in_place(array, "[]=")
 
 
 _OPSYM = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/", operator.pow: "**",

@@ -48,17 +48,17 @@ table.nondiff(raise_error, "exc", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 
 
-def number_item(item, text):
-    """Checks `d[k] += v` on a list or dict the function built, where the item is known only when the code
-    runs: a number is rebound, as Python does; NumPy's `+=` would change an array item in place, wherever
-    else it is held, which tapegen does not follow."""
-    if not isinstance(item, (int, float, complex, np.generic)):
-        raise UnsupportedSyntaxError(f"`{text} ...=` changes the {type(item).__name__} held there in place (and every "
-                                     f"other name for it), which tapegen does not follow",
-                                     hint=f"write `{text} = {text} + ...` to store a new value")
+def number_item(item, statement, name):
+    """Checks `statement` (`d[k] += v`, `h += x`), where `name` may hold something another name or a
+    container holds too: a number or tuple is rebound, as Python does; NumPy's `+=` would change an
+    array in place, wherever else it is held, which tapegen does not follow."""
+    if not isinstance(item, (int, float, complex, np.generic, tuple, str, bytes, frozenset)):
+        raise UnsupportedSyntaxError(f"`{statement}` changes the {type(item).__name__} in `{name}` in place, and "
+                                     f"another name, list, dict or attribute holds it too: tapegen does not follow "
+                                     f"that change", hint=f"store a new value instead: `{name} = {name} + ...`")
 
 
-table.nondiff(number_item, "item, text", spelling="number_item", inert=("item", "text"))
+table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
 def in_place_result(before, after):
