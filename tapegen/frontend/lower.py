@@ -28,7 +28,7 @@ from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
 from .normalize import normalize
-from .resolve import Scope, all_identifiers, local_names
+from .resolve import Scope, all_identifiers, local_names, native
 from .source import FunctionSource
 
 # Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
@@ -448,7 +448,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             module = self._import(alias.name, stmt)
             if alias.asname is None:
                 module = self._import(alias.name.split(".")[0], stmt)
-            self.env[alias.asname or alias.name.split(".")[0]] = StaticValue(module)
+            self.env[alias.asname or alias.name.split(".")[0]] = StaticValue(native(module))
 
     def stmt_ImportFrom(self, stmt):
         """`from ..initializers import SchedulerInitializer` inside a function: the objects, known now."""
@@ -466,6 +466,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             found = getattr(module, alias.name, MISSING)
             if found is MISSING:
                 found = self._import(f"{resolved}.{alias.name}", stmt)
+            found = native(found)
             name = alias.asname or alias.name
             if callable(found) or isinstance(found, types.ModuleType):
                 self.env[name] = StaticValue(found)

@@ -27,6 +27,9 @@ class Scope:
 
     def lookup(self, name: str):
         """The object `name` means in the enclosing scope, or MISSING (also for locals)."""
+        return native(self._lookup(name))
+
+    def _lookup(self, name: str):
         if name in self.locals:
             return MISSING
         cell = self.cells.get(name)
@@ -51,8 +54,44 @@ class Scope:
         if isinstance(node, ast.Attribute):
             base = self.static(node.value)
             if isinstance(base, (types.ModuleType, type)) or _static_instance(base):
-                return getattr(base, node.attr, MISSING)
+                return native(getattr(base, node.attr, MISSING))
         return MISSING
+
+
+_WRAPPERS = ("autograd.numpy", "autograd.scipy")
+
+
+def native(obj):
+    """NumPy's or SciPy's own object for autograd's wrapper of it, so code written for autograd
+    (`import autograd.numpy as np`, `from autograd.scipy.special import logsumexp`) is followed as
+    plain NumPy: the module `autograd.numpy` is `numpy`, `np.tanh` is `numpy.tanh`."""
+    if isinstance(obj, types.ModuleType):
+        name = obj.__name__
+        return _native_named(name[len("autograd."):], obj) if name.startswith(_WRAPPERS) else obj
+    module = getattr(obj, "__module__", None)
+    if module == "autograd.tracer" and getattr(obj, "_is_autograd_primitive", False) and hasattr(obj, "fun"):
+        return obj.fun  # a NumPy function autograd wrapped
+    if not (isinstance(module, str) and module.startswith(_WRAPPERS)):
+        return obj
+    name = getattr(obj, "__name__", "")  # autograd's own Python version of a NumPy function (np.array)
+    package = module[len("autograd."):].split(".")
+    for depth in range(len(package), 0, -1):
+        found = _native_named(".".join(package[:depth]) + "." + name, None)
+        if found is not None and callable(found):
+            return found
+    return obj
+
+
+def _native_named(dotted, default):
+    import importlib
+    try:
+        return importlib.import_module(dotted)
+    except ImportError:
+        head, _, tail = dotted.rpartition(".")
+        try:
+            return getattr(importlib.import_module(head), tail, default) if head else default
+        except ImportError:
+            return default
 
 
 def _static_instance(obj) -> bool:
