@@ -52,6 +52,8 @@ POINTS = {
     "writes_into_arrays_held_in_a_dict": (X3, _m(3, 3)),
     "reads_another_modules_data": (X3,),
     "imports_inside_functions": (X3,),
+    "layer_objects_as_numpy_ml_writes_them": (_m(2, 3), _m(3, 3)),
+    "closures_nested": (X3,),
 }
 
 

@@ -151,8 +151,9 @@ class Calls:
         `receiver`: the class whose method `fn` is, called on `args[0]` (`layer.forward(x)`), so that
         `self.helper(...)` inside is inlined too.
         """
-        code = fn.__code__
-        if code in self.call_stack:
+        code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
+        key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
+        if key in self.call_stack:
             raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), which tapegen cannot unroll",
                                    "rewrite the recursion as a loop")
         try:
@@ -166,7 +167,7 @@ class Calls:
             callee.receiver, callee.pending_self = receiver, True
         elif self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
-        return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), code, fn.__name__,
+        return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key, fn.__name__,
                                 fn.__kwdefaults__ or {})
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):

@@ -620,8 +620,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             root = self.view_base(current)  # views: not to be read again, unless written back (inline.py)
             for var in [root, *(view for view in self.views if self.view_base(view) == root)]:
                 self.stale.setdefault(var, (name, stmt, "callee"))
-        elif isinstance(current, Var) and current not in self.fresh and current not in self.views \
-                and self.container_kind(current) is None:  # shape += (2, 2): a tuple (or number) is rebound;
+        elif isinstance(current, Var) and current not in self.fresh and self.container_kind(current) is None and (
+                current not in self.views or isinstance(stmt.value, ast.Tuple)):  # shape += (2, 2): a tuple is rebound;
             self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])  # an array raises
         elif isinstance(current, Var) and current not in self.fresh:
             raise self.unsupported(

@@ -71,10 +71,16 @@ class Expressions:
     def check_untied_attribute(self, base, attr, node):
         """`layer.params` read where tapegen cannot tie `layer` to the object whose `.params` this function
         set to a computed value (an item of a list of objects, say): its gradient would be lost. Refuse."""
+        mine = self.types.get(base)
         for (owner, name), (value, _) in self.attributes.items():
+            if name != attr or owner is base:
+                continue
+            theirs = self.types.get(owner)
+            if mine is not None and theirs is not None and not (issubclass(mine, theirs) or issubclass(theirs, mine)):
+                continue  # objects of unrelated classes: not the same object
             carries = any(v in self.computed or v in self.params or v in self.root_params for v in _vars(value)) \
                 if isinstance(value, (Var, Pack)) else False
-            if name == attr and owner is not base and carries:
+            if carries:
                 raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
                                              f"another name's object to a computed value; tapegen cannot tell "
                                              f"which object this is, so its gradient would be lost",
@@ -481,6 +487,10 @@ class Expressions:
                                            f"call it: {ast.unparse(node)}(...)")
                 return value.atom
             return value
+        cls = self.receiver if self.self_var is not None and base is self.self_var else self.types.get(base)
+        prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
+        if isinstance(prop, property) and user_function(prop.fget) is not None:  # a property of the user's class
+            return self.inline(user_function(prop.fget), node, [base], {}, receiver=cls)
         self.check_untied_attribute(base, node.attr, node)
         if node.attr == "T":
             return self.emit(rules.lookup(_transpose()), [base], {}, node, target)
@@ -628,6 +638,10 @@ class Expressions:
         obj = self.static(func)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.mapped(node),)
+        if obj is isinstance and len(node.args) == 2 and not node.keywords:
+            known = self.known_isinstance(node)
+            if known is not None:  # isinstance(p, str) on a constant: decided now (its branch alone lowered)
+                return (known,)
         if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
             return self.composed(obj, node, outputs, targets)
         if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) is np.add \
@@ -661,6 +675,9 @@ class Expressions:
             held = self.attributes.get((receiver, func.attr))
             if held is not None and isinstance(held[0], StaticValue):  # self.act_fn(z), set by __init__
                 return self.call_object(held[0].obj, node, outputs, targets)
+            if held is not None and isinstance(held[0], Var) and held[0] in self.types \
+                    and self._own_method(held[0], "__call__") is not None:  # self.act = make_act("tanh")
+                return self.call_instance(self.expr(func), node, outputs, targets)
             stored = vars(self.live[receiver]).get(func.attr) if receiver in self.live and held is None else None
             if stored is not None and callable(stored) and (inspect.isfunction(stored) or not hasattr(stored, "__self__")
                                                             or isinstance(stored, np.ufunc)):
@@ -675,6 +692,22 @@ class Expressions:
             return self.call_instance(callee, node, outputs, targets)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def known_isinstance(self, node):
+        """`isinstance(x, cls)` as a Const when the transform knows: `x` a constant, a list, tuple or dict
+        built here, or an object of a class of the user's; else None (tested when the code runs)."""
+        spec = node.args[1]
+        classes = tuple(self.static(e) for e in spec.elts) if isinstance(spec, ast.Tuple) else (self.static(spec),)
+        if any(c is MISSING or not isinstance(c, type) for c in classes):
+            return None
+        value = self.expr(node.args[0])
+        if isinstance(value, Const):
+            return Const(isinstance(value.value, classes))
+        kind = value.kind if isinstance(value, Pack) else self.container_kind(value) if isinstance(value, Var) else None
+        made = {"list": list, "tuple": tuple, "dict": dict}.get(kind)
+        if made is None and isinstance(value, Var) and value in self.types:
+            made = self.types[value]
+        return Const(issubclass(made, classes)) if made is not None else None
 
     def call_super(self, func, node, outputs, targets):
         """`super().name(...)` (or `super(Cls, self)`) in a method being inlined: the next class's method."""

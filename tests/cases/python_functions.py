@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import tapegen as tg
+
 from . import other_module
 
 Params = namedtuple("Params", "W b")
@@ -560,3 +562,82 @@ def imports_inside_functions(x):
     from os import path
     layer = Scheduled(x)
     return np.sum(layer.forward(x) ** 2) if path.sep else 0.0
+
+
+class TanhAct:
+    def __call__(self, z):
+        return np.tanh(z)
+
+
+class ReLUAct:
+    def __call__(self, z):
+        return np.maximum(z, 0.0)
+
+
+def make_activation(name):
+    """numpy-ml's ActivationInitializer: a string to an object."""
+    if name == "relu":
+        return ReLUAct()
+    return TanhAct()
+
+
+class Optimizer:
+    def __init__(self, lr=0.01):
+        self.hyperparameters = {"lr": lr * 1.0}
+
+
+class NormLayer:
+    def __init__(self, W, act="tanh", eps=1e-5):
+        self.act_fn = make_activation(act)
+        self.optimizer = Optimizer()
+        self.eps = eps
+        self.parameters = {"W": W}
+
+    @property
+    def hyperparameters(self):  # numpy-ml's layers expose settings as a property
+        return {"epsilon": self.eps}
+
+    @property
+    def scaled_W(self):
+        return self.parameters["W"] * 2.0
+
+    def forward(self, x):
+        ep = self.hyperparameters["epsilon"]
+        z = x @ self.scaled_W
+        return self.act_fn((z - z.mean()) / np.sqrt(z.var() + ep))
+
+
+def pad(x, p):
+    if isinstance(p, str):  # "same": works the width out, then calls itself once (not here)
+        return pad(x, 1)
+    return np.pad(x, p)
+
+
+def layer_objects_as_numpy_ml_writes_them(x, W):
+    """An activation object from a factory in an attribute, properties, `.hyperparameters` on two unrelated
+    classes, isinstance on a constant deciding a branch that would recurse, `shape += (...)` on a tuple."""
+    layer = NormLayer(W)
+    relu = NormLayer(W, act="relu")
+    shape = x.shape[:1]
+    shape += (x.shape[1],)
+    h = layer.forward(np.reshape(x, shape)) + relu.forward(x)
+    return np.sum(pad(h, 1) ** 2)
+
+
+def _egrad(fun):
+    def gradfun(x):
+        out, pullback = tg.vjp(fun, x)
+        return pullback(np.ones_like(out))
+    return gradfun
+
+
+def _tanh(x):
+    return np.tanh(x)
+
+
+_TANH_3 = _egrad(_egrad(_egrad(_tanh)))  # the third derivative, as autograd's tanh.py builds it
+
+
+def closures_nested(x):
+    """The same closure (gradfun) nested in itself is not recursion."""
+    return np.sum(_TANH_3(x) * x)
