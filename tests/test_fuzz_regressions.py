@@ -580,6 +580,7 @@ def _open(reason, *cases):
 
 IDIOMS = (
     _fixed(("negative-index-numpy", function_at_a_negative_index), ("negative-index-lambda", lambda_at_a_negative_index),
+           ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped),
            ("comprehension-over-its-own-name", comprehension_over_its_own_name),
            ("generator-over-a-local-it-shadows", generator_over_a_local_it_shadows),
            ("yield-from-after-yield", sum_of_yields_then_yield_from),
@@ -593,9 +594,6 @@ IDIOMS = (
             ("functions-indexed-in-a-loop", functions_indexed_in_a_loop),
             ("functions-iterated-in-a-branch", functions_iterated_in_a_branch),
             ("objects-listed-in-a-loop", objects_listed_in_a_loop))
-    + _open("an object made in the function, its method called in a loop (`for`, comprehension, `map`): refused, "
-            "'`self.k` was assigned inside a branch or loop that has ended', though __init__ assigned it before",
-            ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped))
     + _open("an object made from a computed value inside a list literal (`[Affine(np.tanh(b[0]))]`), its method "
             "called by index or in a loop: refused, '`self.w` may be the `.w` this function set on another name's "
             "object'; bound to a name of its own it works",

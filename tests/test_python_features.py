@@ -54,6 +54,8 @@ POINTS = {
     "imports_inside_functions": (X3,),
     "layer_objects_as_numpy_ml_writes_them": (_m(2, 3), _m(3, 3)),
     "closures_nested": (X3,),
+    "global_layer_forward": (_m(2, 3),),
+    "global_layer_parameters_set": (_m(3, 2), _m(1, 2), _m(2, 3)),
 }
 
 

@@ -179,6 +179,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
         self.var_block: dict = {}  # var -> the block it was first assigned in
+        self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
@@ -689,16 +690,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         attribute already holds (nothing to carry)."""
         held = self.attributes.get(key)
         chain = self.outer_blocks + self.blocks
-        at = next((k for k, block in enumerate(chain) if held is not None and block is held[1]), None)
+        if held is None and isinstance(key[0], Var):  # an attribute of an object made before (or a global
+            since = self.var_block.get(key[0], chain[0])  # one): the constructs since carry its first value
+            at = next((k for k, block in enumerate(chain) if block is since), None)
+        else:
+            at = next((k for k, block in enumerate(chain) if held is not None and block is held[1]), None)
         if at is None or at == len(chain) - 1 or not isinstance(key[0], Var):
             return False
         constructs = {self.block_owner.get(id(block)) for block in chain[at + 1:]} - {None}
         if not constructs:
             return False
         base, attr = key
-        if isinstance(held[0], (StaticValue, LocalFunction, KnownItems)) or \
+        if held is not None and isinstance(held[0], (StaticValue, LocalFunction, KnownItems)) or \
                 isinstance(value, (StaticValue, LocalFunction, KnownItems)):
-            if isinstance(held[0], StaticValue) and isinstance(value, StaticValue) and held[0].obj is value.obj:
+            if held is not None and isinstance(held[0], StaticValue) and isinstance(value, StaticValue) \
+                    and held[0].obj is value.obj:
                 return True
             text = ast.unparse(node)
             raise self.unsupported(node, f"`{text}` gets another function inside a loop or branch (in a call), "

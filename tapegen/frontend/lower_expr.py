@@ -500,6 +500,7 @@ class Expressions:
             return self.emit(rules.lookup(_metadata()), [base, Const(node.attr)], {}, node, target)
         result = self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
         self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
+        self.attribute_reads.setdefault((base, node.attr), []).append(result)
         return result
 
     def know_object(self, var, obj):

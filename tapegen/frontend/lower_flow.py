@@ -268,8 +268,17 @@ class ControlFlow:
         attribute = target.value
         base = self.expr(attribute.value)
         held = self.attributes.get((base, attribute.attr))
-        container = held[0] if held is not None else None
         text = ast.unparse(attribute)
+        if held is None and isinstance(base, Var) and base not in self.root_params:
+            # `LAYER.parameters["W"] = W` on an object made before (a global layer): the dict it holds now,
+            # with the item replaced, becomes the attribute (earlier reads of the dict may not be read again)
+            container = self.expr(attribute)
+            for var in self.attribute_reads.get((base, attribute.attr), ()):
+                if var != container:
+                    self.stale.setdefault(var, (text, target, "item"))
+            self.attributes[(base, attribute.attr)] = held = (container, self.current)
+            self.containers.setdefault(container, "dict")
+        container = held[0] if held is not None else None
         if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict") or \
                 not self.is_open(held[1]):
             raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes the list or dict in `{text}` in "

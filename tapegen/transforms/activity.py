@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import NoRuleError
-from ..ir import Const, Eqn, Program, Var, atom_vars, walk
+from ..ir import Const, Eqn, Guard, If, Loop, Program, Var, atom_vars, walk
 from .invariance import shift_cuts
 
 
@@ -78,26 +78,43 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     for eqn in eqns:
         _check_rules(eqn, activity)
     check_kept(program.body, activity)
-    _check_attributes(eqns, activity)
+    _check_attributes(program.body, activity)
     return activity
 
 
-def _check_attributes(eqns, activity) -> None:
+def _placed(body, loops=()):
+    """(eqn, its position in program order, the loops around it) for every equation in `body`."""
+    for stmt in body:
+        if isinstance(stmt, Eqn):
+            yield stmt, loops
+        elif isinstance(stmt, If):
+            yield from _placed(stmt.then, loops)
+            yield from _placed(stmt.orelse, loops)
+        elif isinstance(stmt, Loop):
+            yield from _placed(stmt.test_body + stmt.body, loops + (id(stmt),))
+        elif isinstance(stmt, Guard):
+            yield from _placed(stmt.body, loops)
+
+
+def _check_attributes(body, activity) -> None:
     """`obj.h = v` with a differentiated v is read back as v where the frontend can see the object; read
-    through another way (an item of a list of objects, another name), the gradient would be lost: raise."""
+    through another way (an item of a list of objects, another name), the gradient would be lost: raise.
+    A read before the first such `setattr` (and outside any loop around it) reads the value from before."""
+    placed = [(eqn, position, loops) for position, (eqn, loops) in enumerate(_placed(body))]
     held = {}
-    for eqn in eqns:
+    for eqn, position, loops in placed:
         if getattr(eqn.op, "fn", None) is setattr and any(v in activity.varying for v in eqn.reads[1:]):
-            held.setdefault(eqn.inputs[1][1].value, eqn)
+            held.setdefault(eqn.inputs[1][1].value, (eqn, position, set(loops)))
     if not held:
         return
-    for eqn in eqns:
+    for eqn, position, loops in placed:
         if eqn.op.name in ("getattr", "attribute_or_none") and isinstance(eqn.inputs[1][1], Const) \
                 and eqn.inputs[1][1].value in held and any(v in activity.useful for v in eqn.outputs) \
-                and any(v in activity.varying for v in eqn.reads):
+                and any(v in activity.varying for v in eqn.reads) \
+                and (position > held[eqn.inputs[1][1].value][1] or held[eqn.inputs[1][1].value][2] & set(loops)):
             name = eqn.inputs[1][1].value
             raise NoRuleError(
-                f"`.{name}` holds a differentiated value (set at {held[name].span}), and is read here through a "
+                f"`.{name}` holds a differentiated value (set at {held[name][0].span}), and is read here through a "
                 f"name tapegen cannot tie to that object: the gradient would be lost", eqn.span,
                 f"read it through the object it was set on, or pass the value along instead of storing it in "
                 f"`.{name}`")

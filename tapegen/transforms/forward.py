@@ -44,7 +44,7 @@ from ..rules.language import append, make_dict, make_list, make_tuple
 from ..rules.runtime_rules import own_tangent, tape_pop
 from ..rules.table import Primitive
 from ..runtime import meta
-from .activity import Activity, check_kept
+from .activity import Activity, _placed, check_kept
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,21 +104,30 @@ def forward(program: Program, wrt: tuple) -> Tangent:
 
 def _active(program: Program, wrt: tuple) -> frozenset:
     """Vars that depend on `wrt` through differentiable ops and that some output depends on."""
-    eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
+    placed = [(eqn, position, set(loops)) for position, (eqn, loops) in enumerate(_placed(program.body))]
     varying, changed = set(wrt), True
+    holding: dict = {}  # (object, attribute) -> (position, loops) of the first setattr storing a tangent there
+
+    def reads_varying(eqn, v, position, loops):  # from that setattr on (and in its loops), reading the object
+        named = eqn.inputs[1][1].value if eqn.op.name in ("getattr", "attribute_or_none") else None  # (that
+        return v in varying or any(obj == v and (named is None or name == named)  # attribute, for getattr)
+                                   and (position > at or bool(loops & around))
+                                   for (obj, name), (at, around) in holding.items())
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
         changed = False
-        for eqn in eqns:
+        for eqn, position, loops in placed:
             inert = getattr(eqn.op, "inert", ())  # shapes, indices, `like`s: no tangent flows from them
             reads = atom_vars(eqn.input("like")) if eqn.op.fn is tape_pop else \
                 [v for key, atom in eqn.inputs if key not in inert for v in atom_vars(atom)]
-            if eqn.op.differentiable and any(v in varying for v in reads) and not varying.issuperset(eqn.outputs):
+            if eqn.op.differentiable and any(reads_varying(eqn, v, position, loops) for v in reads) \
+                    and not varying.issuperset(eqn.outputs):
                 varying.update(eqn.outputs)
                 changed = True
             if getattr(eqn.op, "fn", None) is setattr and any(v in varying for v in eqn.reads[1:]) \
-                    and isinstance(eqn.inputs[0][1], Var) and eqn.inputs[0][1] not in varying:
-                varying.add(eqn.inputs[0][1])  # the object holds a tangent now: what reads it must have rules
+                    and isinstance(eqn.inputs[0][1], Var) and (eqn.inputs[0][1], eqn.inputs[1][1].value) not in holding:
+                holding[(eqn.inputs[0][1], eqn.inputs[1][1].value)] = (position, loops)  # read later: needs rules
                 changed = True
+    eqns = [eqn for eqn, _, _ in placed]
     useful, changed = {v for atom in program.outputs for v in atom_vars(atom)}, True
     while changed:
         changed = False

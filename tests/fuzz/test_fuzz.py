@@ -210,8 +210,6 @@ KNOWN_BUGS = (  # (regression test, does this failure look like it); empty while
                                         r"|\.\w+)\(\)|is passed to \.?\w+\(\), which may keep it in", str(exc))),
     ("test_python_idiom[lambda-in-a-*-in-a-loop]",
      lambda tree, check, exc: "a lambda is not supported inside a differentiated function" in str(exc)),
-    ("test_python_idiom[object-called-in-a-loop, object-mapped]",
-     lambda tree, check, exc: re.search(r"`self\.\w+` was assigned inside a branch or loop that has ended", str(exc))),
     ("test_python_idiom[object*-of-a-computed-value*]",
      lambda tree, check, exc: re.search(r"may be the `\.\w+` this function set on another name's object", str(exc))),
 )
