@@ -56,6 +56,7 @@ POINTS = {
     "closures_nested": (X3,),
     "global_layer_forward": (_m(2, 3),),
     "global_layer_parameters_set": (_m(3, 2), _m(1, 2), _m(2, 3)),
+    "dicts_copied_and_merged": (X3, _m(3)),
 }
 
 

@@ -150,7 +150,16 @@ def sorted_items(x):
     return np.sum(first ** 2) + ordered[0] * 3.0 + ordered[1] ** 2 + np.sum(np.array(sorted(x * x)) * x)
 
 
+def dict_copies(x):
+    """dict(d) of a dict and of (key, value) pairs (dict_copy), then an entry replaced."""
+    d = dict({"a": x * 2.0, "b": np.sin(x)})
+    d["b"] = d["b"] * x
+    e = dict([("u", x ** 2), ("v", x)])
+    return np.sum(d["a"] * d["b"]) + np.sum(e["u"] * e["v"])
+
+
 ROWS = [
+    Row("dict_copy-(4,)-float64", dict_copies, (V,), covers=(dict,)),
     Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),

@@ -367,8 +367,15 @@ class Expressions:
         return Pack(tuple(self.expr(e) for e in node.elts), "list")
 
     def expr_Dict(self, node, target):
+        if node.keys and node.keys[0] is None and all(isinstance(k, ast.Constant) for k in node.keys[1:]):
+            merged = self.emit(rules.lookup(dict), [self.expr(node.values[0])], {}, node, None)  # {**d, "b": b}
+            for key, value in zip(node.keys[1:], node.values[1:]):
+                merged = self.emit(rules.lookup(with_item), [merged, Const(key.value), self.expr(value)], {}, node,
+                                   target if key is node.keys[-1] else None)
+            return merged
         if any(k is None or not isinstance(k, ast.Constant) for k in node.keys):
-            raise self.unsupported(node, "a dict literal needs constant keys here", "write the keys as literals")
+            raise self.unsupported(node, "a dict literal needs constant keys here (and `**d` first only)",
+                                   "write the keys as literals")
         keys = Const(tuple(k.value for k in node.keys))
         values = [self.expr(v) for v in node.values]
         return self.emit(rules.lookup(make_dict), [keys] + values, {}, node, target)

@@ -154,7 +154,7 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 
 # Primitives whose value is a list, tuple or dict (by name): `+` and `*` on it join and repeat, and
 # its tangent contributions add item by item.
-CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "list": "list",
+CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict", "list": "list",
                      "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
                      "dsplit": "list"}
 
@@ -213,6 +213,7 @@ def with_item(a, key, value):
 table.op(with_item, "a, key, value", spelling="with_item", inert=("key",))
 for _fn in (list, tuple):  # list(a) of an array: its rows; of a list or tuple: a copy
     table.op(_fn, "iterable", spelling=_fn.__name__)
+table.op(dict, "mapping", name="dict_copy", spelling="dict")  # dict(d): a copy; dict(pairs)
 def py_sum(iterable, start=0):
     """Python's `sum(xs, start)`: the items added one after another (of an array: its rows)."""
     return sum(iterable, start)
@@ -345,6 +346,18 @@ def append_vjp_value(a, g):
 @table.vjp(append, "a")
 def append_vjp_a(a, g):
     return without_item(g, len(a) - 1)
+
+
+@table.vjp(dict, "mapping", partial=True)
+def dict_copy_vjp(mapping, g):
+    return g if isinstance(mapping, dict) else as_pairs(tuple(key for key, _ in mapping), g)
+
+
+@table.jvp(dict, "mapping")
+def dict_copy_jvp(mapping, mapping_dot):
+    if isinstance(mapping, dict):
+        return dict(mapping_dot)
+    return {key: pair_dot[1] for (key, _), pair_dot in zip(mapping, mapping_dot)}
 
 
 @table.vjp(list, "iterable", partial=True)

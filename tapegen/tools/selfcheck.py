@@ -197,6 +197,12 @@ def dict_get_sample(a):
     return d.get("a") * d.get("b") + d.get("c", a * a)
 
 
+def dict_copy_sample(a):
+    d = dict({"a": a * 2.0, "b": np.sin(a)})
+    e = {**d, "b": a * a}
+    return d["a"] * e["b"] + e["a"]
+
+
 def sorted_sample(a):
     return np.array(sorted(a * a)) * a
 
@@ -594,6 +600,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("in_place_result-(4,)", in_place_sample, (v4,)),
         Sample("item_or-(4,)", dict_get_sample, (v4,)),
         Sample("sorted-(4,)", sorted_sample, (v4,)),
+        Sample("dict_copy-(4,)", dict_copy_sample, (v4,)),
         Sample("block-(2,2)", lambda a, b: np.block([[a, b], [b * 2.0, a * b]]), (_x(2, 2), _x(2, 2))),
         Sample("array-(4,)", lambda a: np.array([a, a * 2.0]), (v4,)),
         Sample("asarray-list-(4,)", lambda a, b: np.asarray([a, b]) * 2.0, (v4, _x(4))),

@@ -678,3 +678,14 @@ def global_layer_parameters_set(W, b, X):
     LAYER.parameters["W"] = W
     LAYER.parameters["b"] = b
     return np.sum(LAYER.forward(X) ** 2)
+
+
+DEFAULTS = {"a": np.array([1.0, -2.0, 0.5]), "b": np.array([0.3, 0.2, 0.1])}
+
+
+def dicts_copied_and_merged(b, x):
+    """`p = dict(DEFAULTS); p["b"] = b` and `{**DEFAULTS, "b": b}`: copies with an entry replaced."""
+    p = dict(DEFAULTS)
+    p["b"] = b * x
+    q = {**p, "a": np.sin(x)}
+    return np.sum(p["a"] * p["b"] ** 2) + np.sum(q["a"] * q["b"])
