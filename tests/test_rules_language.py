@@ -158,7 +158,17 @@ def dict_copies(x):
     return np.sum(d["a"] * d["b"]) + np.sum(e["u"] * e["v"])
 
 
+def flattened(x):
+    """autograd.misc.flatten's flatten of a nested dict (flatten_tree), and back (unflatten_tree)."""
+    tree = {"b": x * 2.0, "a": [np.sin(x), np.reshape(x, (2, 2))]}
+    flat = language.flatten_tree(tree)
+    back = language.unflatten_tree(tree, flat ** 2)
+    return np.sum(flat * np.arange(12.0)) + np.sum(back["a"][1] * x.reshape(2, 2))
+
+
 ROWS = [
+    Row("flatten_tree-unflatten_tree-(4,)-float64", flattened, (V,),
+        covers=(language.flatten_tree, language.unflatten_tree, language.flat_cotangent)),
     Row("dict_copy-(4,)-float64", dict_copies, (V,), covers=(dict,)),
     Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),

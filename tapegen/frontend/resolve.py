@@ -69,6 +69,9 @@ def native(obj):
         name = obj.__name__
         return _native_named(name[len("autograd."):], obj) if name.startswith(_WRAPPERS) else obj
     module = getattr(obj, "__module__", None)
+    if module == "autograd.misc.flatten" and getattr(obj, "__name__", "") == "flatten":
+        from ..rules.language import autograd_flatten
+        return autograd_flatten
     if module == "autograd.tracer" and getattr(obj, "_is_autograd_primitive", False) and hasattr(obj, "fun"):
         return obj.fun  # a NumPy function autograd wrapped
     if not (isinstance(module, str) and module.startswith(_WRAPPERS)):

@@ -131,6 +131,8 @@ def namespace() -> dict:
                                                shape.attribute_or_none,
                                                language.raise_error, language.check_assertion, language.number_item,
                                                language.in_place_result, language.item_or, language.sorted_order,
+                                               language.flatten_tree, language.unflatten_tree, language.unflattener,
+                                               language.flat_cotangent,
                                                language.iterated)}}
         for prim in PRIMITIVES.values():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):

@@ -90,6 +90,101 @@ def in_place_result_jvp_after(before, after_dot):
     return after_dot if isinstance(before, np.ndarray) else np.zeros(np.shape(before))
 
 
+def tree_leaves(value):
+    """The arrays and numbers of a nested dict, list or tuple, in autograd's order (a dict's keys sorted)."""
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value) for leaf in tree_leaves(value[key])]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in tree_leaves(item)]
+    return [value]
+
+
+def flatten_tree(value):
+    """All of `value`'s numbers in one 1-D array (autograd.misc.flatten's first result)."""
+    leaves = tree_leaves(value)
+    return np.concatenate([np.ravel(leaf) for leaf in leaves]) if leaves else np.zeros(0)
+
+
+def unflatten_tree(value, flat):
+    """`flat` cut and shaped back into `value`'s structure (the inverse of `flatten_tree`)."""
+    start = 0
+
+    def build(like):
+        nonlocal start
+        if isinstance(like, dict):
+            return {key: build(like[key]) for key in sorted(like)}
+        if isinstance(like, (list, tuple)):
+            return type(like)(build(item) for item in like)
+        size = np.size(like)
+        piece = np.reshape(flat[start:start + size], np.shape(like))
+        start += size
+        return piece
+    return build(value)
+
+
+def unflattener(value):
+    """autograd.misc.flatten's second result: a function putting a flat vector back in `value`'s shape."""
+    return lambda flat: unflatten_tree(value, flat)
+
+
+def autograd_flatten(value):
+    """`from autograd.misc.flatten import flatten` in code written for autograd: (flat, unflatten)."""
+    return flatten_tree(value), unflattener(value)
+
+
+table.op(flatten_tree, "value", spelling="flatten_tree")
+table.nondiff(unflattener, "value", spelling="unflattener")
+table.nondiff(tree_leaves, "value", spelling="tree_leaves")
+
+
+@table.vjp(flatten_tree, "value")
+def flatten_tree_vjp(value, g):
+    return unflatten_tree(value, g)
+
+
+@table.jvp(flatten_tree, "value")
+def flatten_tree_jvp(value_dot):
+    return flatten_tree(value_dot)
+
+
+table.op(unflatten_tree, "value, flat", spelling="unflatten_tree", inert=("value",))
+
+
+def flat_cotangent(value, ct):
+    """A cotangent `ct` of `value`'s structure (sparse: a Cotree, None where it has none) as one 1-D array."""
+    def pieces(like, part):
+        if isinstance(like, dict):
+            return [p for key in sorted(like) for p in pieces(like[key], item_cotangent(part, key))]
+        if isinstance(like, (list, tuple)):
+            return [p for k, item in enumerate(like) for p in pieces(item, item_cotangent(part, k))]
+        return [np.zeros(np.size(like)) if part is None else np.ravel(part)]
+    parts = pieces(value, ct)
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+table.op(flat_cotangent, "value, ct", spelling="flat_cotangent", inert=("value",))
+
+
+@table.vjp(flat_cotangent, "ct")
+def flat_cotangent_vjp(value, g):
+    return unflatten_tree(value, g)
+
+
+@table.jvp(flat_cotangent, "ct")
+def flat_cotangent_jvp(value, ct_dot):
+    return flat_cotangent(value, ct_dot)
+
+
+@table.vjp(unflatten_tree, "flat")
+def unflatten_tree_vjp(value, g):
+    return flat_cotangent(value, g)
+
+
+@table.jvp(unflatten_tree, "flat")
+def unflatten_tree_jvp(value, flat_dot):
+    return unflatten_tree(value, flat_dot)
+
+
 def assign(x):
     """`y = x`: the same value under another name."""
     return x

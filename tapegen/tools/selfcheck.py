@@ -203,6 +203,18 @@ def dict_copy_sample(a):
     return d["a"] * e["b"] + e["a"]
 
 
+def flatten_sample(a):
+    from ..rules.language import flatten_tree, unflatten_tree
+    tree = {"b": a * 2.0, "a": [np.sin(a), a[:2]]}
+    return unflatten_tree(tree, flatten_tree(tree) ** 2)["a"][0] * a
+
+
+def flat_cotangent_sample(a):
+    from ..rules.language import flat_cotangent
+    like = {"b": a, "a": [a, a[:2]]}
+    return flat_cotangent(like, {"b": np.sin(a), "a": [a * a, a[1:3]]}) * 2.0
+
+
 def sorted_sample(a):
     return np.array(sorted(a * a)) * a
 
@@ -601,6 +613,8 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("item_or-(4,)", dict_get_sample, (v4,)),
         Sample("sorted-(4,)", sorted_sample, (v4,)),
         Sample("dict_copy-(4,)", dict_copy_sample, (v4,)),
+        Sample("flatten_tree-unflatten_tree-(4,)", flatten_sample, (v4,)),
+        Sample("flat_cotangent-(4,)", flat_cotangent_sample, (v4,)),
         Sample("block-(2,2)", lambda a, b: np.block([[a, b], [b * 2.0, a * b]]), (_x(2, 2), _x(2, 2))),
         Sample("array-(4,)", lambda a: np.array([a, a * 2.0]), (v4,)),
         Sample("asarray-list-(4,)", lambda a, b: np.asarray([a, b]) * 2.0, (v4, _x(4))),

@@ -5,6 +5,7 @@ tapegen follows autograd's wrappers as the NumPy and SciPy functions they wrap (
 import autograd.numpy as np
 import autograd.numpy.random as npr
 import autograd.scipy.stats.norm as norm
+from autograd.misc.flatten import flatten
 from autograd.scipy.special import logsumexp
 
 
@@ -16,8 +17,14 @@ def neural_net_predict(params, inputs):
     return outputs - logsumexp(outputs, axis=1, keepdims=True)
 
 
+def l2_norm(params):
+    """autograd's examples/neural_net.py: the squared norm of every parameter, through autograd's flatten."""
+    flattened, _ = flatten(params)
+    return np.dot(flattened, flattened)
+
+
 def log_posterior(params, inputs, targets, L2_reg=0.1):
-    log_prior = -L2_reg * sum(np.sum(W ** 2) + np.sum(b ** 2) for W, b in params)
+    log_prior = -L2_reg * l2_norm(params)
     log_lik = np.sum(neural_net_predict(params, inputs) * targets)
     return log_prior + log_lik
 
@@ -35,5 +42,6 @@ def cases():
     params = [(rs.randn(3, 4) * 0.5, rs.randn(4) * 0.1), (rs.randn(4, 2) * 0.5, rs.randn(2) * 0.1)]
     inputs, targets = rs.randn(5, 3), np.eye(2)[rs.randint(0, 2, 5)]
     mean, log_std, samples = rs.randn(3), rs.randn(3) * 0.1, rs.randn(4, 3)
-    return [(log_posterior, (params, inputs, targets)),
+    named = {"w": rs.randn(2, 2), "a": [rs.randn(3), 0.5]}
+    return [(log_posterior, (params, inputs, targets)), (l2_norm, (named,)),
             (gaussian_entropy_objective, (mean, log_std, samples))]
