@@ -113,6 +113,21 @@ def test_vjp_wrong_cotangent_shape_is_a_tapegen_error(rng):
         pullback(np.ones(4))
 
 
+def test_vjp_cotangent_of_a_structured_output_is_checked_item_by_item():
+    def f(x):
+        pieces = np.split(x, [1, 3])
+        return pieces
+    out, pullback = tg.vjp(f, np.arange(6.0))
+    np.testing.assert_array_equal(pullback([np.ones(1), None, 2.0 * np.ones(3)]), [1, 0, 0, 2, 2, 2])
+    with pytest.raises(tg.TapegenError, match=r"cotangent\[1\] has shape \(3,\), but the output\[1\] has shape \(2,\)"):
+        pullback([np.ones(1), np.ones(3), np.ones(3)])
+    with pytest.raises(tg.TapegenError, match="list of 3 values, so its cotangent must be a tuple or list of 3"):
+        pullback([np.ones(1), np.ones(2)])
+    _, pullback = tg.vjp(lambda x: {"a": x * 2.0}, np.ones(2))
+    with pytest.raises(tg.TapegenError, match="dict with keys \\['a'\\]"):
+        pullback({"b": np.ones(2)})
+
+
 def test_grad_of_nonscalar_output_raises(rng):
     def f(x):
         return np.sin(x)
