@@ -25,11 +25,16 @@ def shape(x):
         return s
     if type(x) in _SCALARS:
         return ()
-    return np.shape(x)
+    try:
+        return np.shape(x)
+    except ValueError:  # a ragged list or tuple (arrays of several shapes) has no array shape
+        return None
 
 
 def unbroadcast(g, to_shape):
     """Sum `g` over the axes NumPy broadcasting added or stretched, to get `to_shape`."""
+    if isinstance(g, dict):  # a container's cotangent (a Cotree): `+` on containers adds item by item
+        return g
     g_shape = shape(g)
     if g_shape == to_shape:
         return g
