@@ -136,6 +136,21 @@ def test_grad_of_nonscalar_output_raises(rng):
     assert "return np.sin(x)" in str(info.value)
 
 
+@pytest.mark.parametrize("keepdims", [False, True], ids=["shape-(1,)", "shape-(1,1)"])
+def test_grad_of_an_output_with_one_element_is_taken_as_of_a_scalar(keepdims):
+    """As in autograd (JAX refuses): the gradient of the one element; a larger output is still refused."""
+    def f(x):
+        return np.sum(np.sin(x), axis=1, keepdims=keepdims)
+    x = np.array([[0.3, -0.5, 1.2]])
+    for _ in range(2):  # the first call, then the code specialized to these shapes
+        np.testing.assert_allclose(tg.grad(f)(x), numeric_vjp(f, (x,), 0, np.ones(f(x).shape)), rtol=1e-6)
+    weights = np.array([[1.0, 2.0, 3.0]])
+    second = tg.grad(lambda x: np.sum(tg.grad(f)(x) * weights))(x)
+    np.testing.assert_allclose(second, -np.sin(x) * weights, rtol=1e-12)
+    with pytest.raises(tg.NonScalarOutputError, match=r"returned shape \(2,"):
+        tg.grad(f)(np.ones((2, 3)))
+
+
 def test_grad_of_tuple_output_without_has_aux_raises():
     def f(x):
         return np.sum(x), x
