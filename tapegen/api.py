@@ -48,6 +48,8 @@ class _Target:
     def __init__(self, fn):
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
+        if isinstance(fn, np.ufunc):
+            fn = ufunc_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
             fn = differentiable_gradient(fn, reverse=True)
         elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
@@ -711,9 +713,24 @@ def wengert(f):
 def _differentiated(f):
     if isinstance(f, Differentiated):
         return f
+    if isinstance(f, np.ufunc):  # tg.grad(np.sin), as autograd users write
+        f = ufunc_function(f)
     if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
         f = differentiable_gradient(f)
     return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
 
 
 _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@functools.lru_cache(maxsize=None)
+def ufunc_function(ufunc):
+    """`def sin(x1): return sin(x1)`: a NumPy ufunc as a Python function tapegen reads (its source is in linecache)."""
+    name = ufunc.__name__ if ufunc.__name__.isidentifier() else "ufunc"
+    params = ", ".join(f"x{k + 1}" for k in range(ufunc.nin))
+    text = f"def {name}({params}):\n    return UFUNC({params})\n"
+    filename = f"<tapegen ufunc {name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"UFUNC": ufunc}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]

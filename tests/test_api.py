@@ -365,3 +365,13 @@ def test_asarray_of_an_array_used_elsewhere_too(rng):
     np.testing.assert_allclose(g, 2 * x)
     out, pullback = tg.vjp(lambda a: np.asarray(a) * 2.0, x)
     np.testing.assert_allclose(pullback(np.ones(4)), np.full(4, 2.0))
+
+
+def test_a_numpy_ufunc_is_differentiated_directly():
+    """autograd users write grad(np.sin); a ufunc could not even be cached (no weak reference)."""
+    x = np.array([0.5, 1.5])
+    np.testing.assert_allclose(tg.vjp(np.sin, x)[1](np.ones(2)), np.cos(x), rtol=1e-12)
+    assert tg.grad(np.tanh)(0.3) == pytest.approx(1 - np.tanh(0.3) ** 2)
+    assert tg.grad(tg.grad(np.sin))(0.3) == pytest.approx(-np.sin(0.3))
+    np.testing.assert_allclose(tg.jvp(np.multiply, (x, x), (np.ones(2), None))[1], x)
+    np.testing.assert_allclose(tg.jacobian(np.exp)(x), np.diag(np.exp(x)))
