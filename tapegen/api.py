@@ -48,6 +48,8 @@ class _Target:
     def __init__(self, fn):
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
+        if isinstance(fn, np.ufunc):
+            fn = ufunc_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
             fn = differentiable_gradient(fn, reverse=True)
         elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
@@ -374,13 +376,37 @@ def _check_cotangent(cotangent, out, entry):
     return _check_one(cotangent, out, entry)
 
 
-def _check_one(cotangent, out, entry):
+def _check_one(cotangent, out, entry, where=""):
+    """`cotangent` checked against `out`, item by item where `out` is a list, tuple or dict (None: zeros)."""
+    if isinstance(out, dict):
+        if cotangent is None:
+            return {key: _check_one(None, value, entry) for key, value in out.items()}
+        if not isinstance(cotangent, dict) or set(cotangent) != set(out):
+            raise _cotangent_error(f"the output{where} is a dict with keys {sorted(out, key=repr)}, so its "
+                                   f"cotangent must be a dict with those keys", entry)
+        return {key: _check_one(cotangent[key], value, entry, f"{where}[{key!r}]") for key, value in out.items()}
+    if isinstance(out, (list, tuple)) and not _is_array_like(out):
+        if cotangent is None:
+            return tuple(_check_one(None, item, entry) for item in out)
+        if not isinstance(cotangent, (list, tuple)) or len(cotangent) != len(out):
+            raise _cotangent_error(f"the output{where} is a {type(out).__name__} of {len(out)} values, so its "
+                                   f"cotangent must be a tuple or list of {len(out)}", entry)
+        return tuple(_check_one(c, o, entry, f"{where}[{k}]") for k, (c, o) in enumerate(zip(cotangent, out)))
     if cotangent is None:
         return np.zeros_like(out)
     if np.shape(cotangent) != np.shape(out):
-        raise TapegenError(f"cotangent has shape {np.shape(cotangent)}, but the output has shape {np.shape(out)}",
-                           entry.generated.program.return_span, "pass a cotangent shaped like the output")
+        raise _cotangent_error(f"cotangent{where} has shape {np.shape(cotangent)}, but the output{where} has "
+                               f"shape {np.shape(out)}", entry)
     return cotangent
+
+
+def _is_array_like(out):
+    """A list or tuple of numbers (`return [1.0, 2.0]`): one value, checked by its shape."""
+    return all(isinstance(item, (int, float, complex, np.number)) for item in out) and len(out) > 0
+
+
+def _cotangent_error(message, entry):
+    return TapegenError(message, entry.generated.program.return_span, "pass a cotangent shaped like the output")
 
 
 def _at_return(exc, entry):
@@ -472,8 +498,9 @@ def _tangent_of_output(t, out):
     if isinstance(out, dict):
         return type(out)((k, _tangent_of_output(None if t is None else t[k], v)) for k, v in out.items())
     if isinstance(out, (list, tuple)):
-        return type(out)(_tangent_of_output(None if t is None else ti, oi)
-                         for ti, oi in zip(t if t is not None else [None] * len(out), out))
+        items = [_tangent_of_output(None if t is None else ti, oi)
+                 for ti, oi in zip(t if t is not None else [None] * len(out), out)]
+        return type(out)(*items) if hasattr(out, "_fields") else type(out)(items)  # a namedtuple's by position
     kind = np.asarray(out).dtype.kind
     if kind in "fc":
         return conform(t, out)
@@ -686,9 +713,24 @@ def wengert(f):
 def _differentiated(f):
     if isinstance(f, Differentiated):
         return f
+    if isinstance(f, np.ufunc):  # tg.grad(np.sin), as autograd users write
+        f = ufunc_function(f)
     if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
         f = differentiable_gradient(f)
     return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
 
 
 _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@functools.lru_cache(maxsize=None)
+def ufunc_function(ufunc):
+    """`def sin(x1): return sin(x1)`: a NumPy ufunc as a Python function tapegen reads (its source is in linecache)."""
+    name = ufunc.__name__ if ufunc.__name__.isidentifier() else "ufunc"
+    params = ", ".join(f"x{k + 1}" for k in range(ufunc.nin))
+    text = f"def {name}({params}):\n    return UFUNC({params})\n"
+    filename = f"<tapegen ufunc {name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"UFUNC": ufunc}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]

@@ -17,7 +17,7 @@ import linecache
 
 import numpy as np
 
-from .api import Differentiated, GradFunction, _differentiated, differentiable_gradient, tangent_like
+from .api import Differentiated, GradFunction, _differentiated, _tangent_of_output, differentiable_gradient, tangent_like
 from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
 from .frontend.inline import DYNAMIC
@@ -147,16 +147,14 @@ def jacobian(f, wrt=0, mode="auto"):
         if mode == "auto":
             out = target.fn(*arguments)
             chosen = choose_mode(sum(np.size(arguments[i]) for i in indices),
-                                 sum(np.size(o) for o in (out if isinstance(out, tuple) else (out,))))
+                                 sum(np.size(o) for o in output_leaves(out)))
         positions = tuple(i - target.offset for i in indices)
         if chosen == "forward":
-            blocks = [_forward_block(d, arguments, p, arguments[i]) for p, i in zip(positions, indices)]
-            blocks = list(zip(*blocks))  # [output][input]
+            pushed = [_forward_block(d, arguments, p, arguments[i]) for p, i in zip(positions, indices)]
+            out, blocks = pushed[0][0], list(zip(*(block for _, block in pushed)))  # [output leaf][input]
         else:
-            blocks = _reverse_blocks(d, arguments, positions, [arguments[i] for i in indices])
-        tupled = pipeline_returns_tuple(d)
-        per_output = [block[0] if bare else tuple(block) for block in blocks]
-        return tuple(per_output) if tupled else per_output[0]
+            out, blocks = _reverse_blocks(d, arguments, positions, [arguments[i] for i in indices])
+        return output_like(out, [block[0] if bare else tuple(block) for block in blocks])
 
     def inline():  # forward mode: one JVP per basis vector of each wrt argument, as plain Python
         target = d._target
@@ -295,17 +293,43 @@ def _basis(x):
     return np.eye(n, dtype=np.asarray(x).dtype).reshape((n,) + np.shape(x))
 
 
+def output_leaves(out) -> list:
+    """The arrays and numbers of a function's output, whatever lists, tuples and dicts hold them."""
+    if isinstance(out, dict):
+        return [leaf for value in out.values() for leaf in output_leaves(value)]
+    if isinstance(out, (list, tuple)):
+        return [leaf for item in out for leaf in output_leaves(item)]
+    return [out]
+
+
+def output_like(out, leaves):
+    """`out`'s structure (namedtuples kept) holding `leaves` in the order `output_leaves` gives."""
+    leaves = list(leaves)[::-1]
+
+    def build(tree):
+        if isinstance(tree, dict):
+            return type(tree)((key, build(value)) for key, value in tree.items())
+        if isinstance(tree, (list, tuple)):
+            items = [build(item) for item in tree]
+            return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+        return leaves.pop()
+    return build(out)
+
+
 def _forward_block(d, arguments, position, x):
-    """Columns of d out / d x for each output: one tangent per basis vector of `x`, batched if it works."""
+    """(out, columns of d leaf / d x for each output leaf): a tangent per basis vector of `x`, batched if it works."""
     function = d._entry("jvp", (position,)).function
     basis = _basis(x)
-    columns = _batched_columns(function, arguments, basis, x, position)
-    if columns is None:
-        pushed = [function(*arguments, tangent_like(e, x, position))[1] for e in basis]
-        tupled = pipeline_returns_tuple(d)
-        columns = [np.stack([np.asarray(p[k] if tupled else p) for p in pushed])
-                   for k in range(len(pushed[0]) if tupled else 1)]
-    return tuple(_columns_to_jacobian(c, np.shape(x)) for c in columns)
+    batched = _batched_columns(function, arguments, basis, x, position)
+    if batched is not None:
+        out, columns = batched
+    else:
+        pushed = []
+        for e in basis:
+            out, tangent = function(*arguments, tangent_like(e, x, position))
+            pushed.append(output_leaves(_tangent_of_output(tangent, out)))
+        columns = [np.stack([np.asarray(p[k]) for p in pushed]) for k in range(len(pushed[0]))]
+    return out, tuple(_columns_to_jacobian(c, np.shape(x)) for c in columns)
 
 
 def _columns_to_jacobian(columns, x_shape):
@@ -316,11 +340,17 @@ def _columns_to_jacobian(columns, x_shape):
 
 
 def _batched_columns(function, arguments, basis, x, position):
-    """All basis tangents in one call, if the generated code handles a leading batch axis; else None."""
+    """(out, all basis tangents in one call) if the generated code handles a leading batch axis; else None.
+
+    Only for an array output or a flat tuple of them: the items of a list are not batched together.
+    """
     n = len(basis)
     try:
         with np.errstate(all="ignore"):
             out, batch = function(*arguments, basis)
+            if isinstance(out, (list, dict)) or (isinstance(out, tuple) and any(
+                    isinstance(o, (list, tuple, dict)) for o in out)):
+                return None
             parts = batch if isinstance(out, tuple) else (batch,)
             outs = out if isinstance(out, tuple) else (out,)
             if any(np.shape(p) != (n,) + np.shape(o) for p, o in zip(parts, outs)):
@@ -336,29 +366,29 @@ def _batched_columns(function, arguments, basis, x, position):
                 return None
     except Exception:  # the code does not take a batch axis: push the vectors one at a time
         return None
-    return [np.asarray(p) for p in parts]
+    return out, [np.asarray(p) for p in parts]
 
 
 def _reverse_blocks(d, arguments, positions, xs):
-    """Rows of d out / d x: one output basis cotangent per element of each output."""
+    """(out, rows of d leaf / d x for each output leaf): one basis cotangent per element of each leaf."""
     entry = d._entry("vjp", positions)
     reusable = not any(isinstance(s, Pop) for s in walk(entry.generated.adjoint.backward))
     out, residuals = entry.function(*arguments)
-    tupled = pipeline_returns_tuple(d)
-    outs = out if tupled else (out,)
+    outs = output_leaves(out)
     blocks = []
     for k, o in enumerate(outs):
         rows = []
         for e in _basis(o):
             cotangent = float(e) if isinstance(o, float) else np.asarray(e, dtype=np.asarray(o).dtype)
-            if tupled:
-                cotangent = tuple(cotangent if j == k else np.zeros_like(other) for j, other in enumerate(outs))
+            if len(outs) > 1 or out is not o:  # the cotangent has the output's structure, zeros elsewhere
+                cotangent = output_like(out, [cotangent if j == k else np.zeros_like(other)
+                                              for j, other in enumerate(outs)])
             if not reusable:  # the backward pass pops its tape: run the forward pass again
                 _, residuals = entry.function(*arguments)
             rows.append(entry.backward(residuals, cotangent))
         blocks.append(tuple(_rows_to_jacobian([r[j] for r in rows], np.shape(o), np.shape(x))
                             for j, x in enumerate(xs)))
-    return blocks
+    return out, blocks
 
 
 def _rows_to_jacobian(rows, out_shape, x_shape):

@@ -25,11 +25,16 @@ def shape(x):
         return s
     if type(x) in _SCALARS:
         return ()
-    return np.shape(x)
+    try:
+        return np.shape(x)
+    except ValueError:  # a ragged list or tuple (arrays of several shapes) has no array shape
+        return None
 
 
 def unbroadcast(g, to_shape):
     """Sum `g` over the axes NumPy broadcasting added or stretched, to get `to_shape`."""
+    if isinstance(g, dict):  # a container's cotangent (a Cotree): `+` on containers adds item by item
+        return g
     g_shape = shape(g)
     if g_shape == to_shape:
         return g
@@ -83,15 +88,19 @@ def is_duck(x):
 
 
 def seed(out):
-    """The cotangent 1 of a scalar output, in the output's dtype."""
-    if shape(out) != ():
+    """The cotangent 1 of a scalar output, in the output's dtype.
+
+    An output with one element (shape (1,) or (1, 1)) counts as a scalar, as in autograd.
+    """
+    out_shape = shape(out)
+    if out_shape != () and (out_shape is None or int(np.prod(out_shape)) != 1):
         raise NonScalarOutputError(
             f"grad needs a scalar output, but the function returned shape {np.shape(out)}",
             hint="reduce it (np.sum, np.mean) or use tapegen.vjp with a cotangent of that shape")
     dtype = getattr(out, "dtype", None)
     if dtype is not None and dtype.kind in "fc":
-        return dtype.type(1)
-    return 1.0
+        return dtype.type(1) if out_shape == () else np.ones(out_shape, dtype)
+    return 1.0 if out_shape == () else np.ones(out_shape)
 
 
 def conform(g, x):

@@ -28,7 +28,8 @@ def _rebuild(tree, values):
     if isinstance(tree, dict):
         return {key: _rebuild(tree[key], values) for key in tree}
     if isinstance(tree, (list, tuple)):
-        return type(tree)(_rebuild(item, values) for item in tree)
+        items = [_rebuild(item, values) for item in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)  # a namedtuple too
     return values.pop(0)
 
 
@@ -66,10 +67,25 @@ def _directional(f, args, position, direction, eps=EPS):
     plus, minus = _fresh(args), _fresh(args)
     plus[position] = _step(args[position], direction, eps)
     minus[position] = _step(args[position], direction, -eps)
-    return (np.asarray(f(*plus), dtype=float) - np.asarray(f(*minus), dtype=float)) / (2 * eps)
+    high, low = f(*plus), f(*minus)
+    if _structured(high):  # a list, tuple or dict of outputs: a difference per leaf
+        return _rebuild(high, [(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) / (2 * eps)
+                               for a, b in zip(leaves(high), leaves(low))])
+    return (np.asarray(high, dtype=float) - np.asarray(low, dtype=float)) / (2 * eps)
+
+
+def _structured(value):
+    return isinstance(value, (list, tuple, dict)) and not all(isinstance(x, (int, float)) for x in leaves(value))
 
 
 def _close(actual, expected, what, rtol, atol):
+    if _structured(expected):  # same structure (a namedtuple may come back as a tuple), then leaf by leaf
+        assert isinstance(actual, dict) == isinstance(expected, dict), f"{what}: {actual!r} != {expected!r}"
+        assert len(actual) == len(expected), f"{what}: {len(actual)} items, expected {len(expected)}"
+        pairs = [(actual[k], expected[k]) for k in expected] if isinstance(expected, dict) else zip(actual, expected)
+        for k, (a, e) in enumerate(pairs):
+            _close(a, e, f"{what} [{k}]", rtol, atol)
+        return
     actual, expected = np.asarray(actual, dtype=float), np.asarray(expected, dtype=float)
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, expected {expected.shape}"
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), f"{what}: {actual} != {expected}"
@@ -80,7 +96,7 @@ def check_modes(f, *args, rtol=1e-5, atol=1e-6, order2=True, seed=0, positions=N
     rng = np.random.default_rng(seed)
     value = f(*_fresh(args))
     before = _fresh(args)
-    scalar = np.ndim(value) == 0
+    scalar = not _structured(value) and np.ndim(value) == 0
     if positions is None:
         positions = [i for i, a in enumerate(args) if _differentiable(a)]
     assert positions, "nothing to differentiate"
@@ -93,10 +109,11 @@ def check_modes(f, *args, rtol=1e-5, atol=1e-6, order2=True, seed=0, positions=N
         _close(tangent, expected, f"jvp wrt {i}", rtol, atol)
         if scalar:
             _close(_dot(tg.grad(f, wrt=i)(*args), u), expected, f"grad wrt {i}", rtol, atol)
-        v = rng.standard_normal(np.shape(value)) if np.ndim(value) else 1.0
+        v = _map(lambda x: rng.standard_normal(np.shape(x)), value) if _structured(value) else \
+            rng.standard_normal(np.shape(value)) if np.ndim(value) else 1.0
         out, pullback = tg.vjp(f, *args, wrt=i)
         _close(out, value, "vjp value", rtol, atol)
-        _close(_dot(pullback(v), u), np.sum(expected * v), f"vjp wrt {i}", rtol, atol)
+        _close(_dot(pullback(v), u), _dot(expected, v), f"vjp wrt {i}", rtol, atol)
         if scalar and order2 and not isinstance(args[i], (list, tuple, dict)):
             w = _random_like(args[i], rng)
             projected = _projection(tg.grad(f, wrt=i), w, len(args))

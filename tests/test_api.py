@@ -113,12 +113,42 @@ def test_vjp_wrong_cotangent_shape_is_a_tapegen_error(rng):
         pullback(np.ones(4))
 
 
+def test_vjp_cotangent_of_a_structured_output_is_checked_item_by_item():
+    def f(x):
+        pieces = np.split(x, [1, 3])
+        return pieces
+    out, pullback = tg.vjp(f, np.arange(6.0))
+    np.testing.assert_array_equal(pullback([np.ones(1), None, 2.0 * np.ones(3)]), [1, 0, 0, 2, 2, 2])
+    with pytest.raises(tg.TapegenError, match=r"cotangent\[1\] has shape \(3,\), but the output\[1\] has shape \(2,\)"):
+        pullback([np.ones(1), np.ones(3), np.ones(3)])
+    with pytest.raises(tg.TapegenError, match="list of 3 values, so its cotangent must be a tuple or list of 3"):
+        pullback([np.ones(1), np.ones(2)])
+    _, pullback = tg.vjp(lambda x: {"a": x * 2.0}, np.ones(2))
+    with pytest.raises(tg.TapegenError, match="dict with keys \\['a'\\]"):
+        pullback({"b": np.ones(2)})
+
+
 def test_grad_of_nonscalar_output_raises(rng):
     def f(x):
         return np.sin(x)
     with pytest.raises(tg.NonScalarOutputError) as info:
         tg.grad(f)(np.ones(3))
     assert "return np.sin(x)" in str(info.value)
+
+
+@pytest.mark.parametrize("keepdims", [False, True], ids=["shape-(1,)", "shape-(1,1)"])
+def test_grad_of_an_output_with_one_element_is_taken_as_of_a_scalar(keepdims):
+    """As in autograd (JAX refuses): the gradient of the one element; a larger output is still refused."""
+    def f(x):
+        return np.sum(np.sin(x), axis=1, keepdims=keepdims)
+    x = np.array([[0.3, -0.5, 1.2]])
+    for _ in range(2):  # the first call, then the code specialized to these shapes
+        np.testing.assert_allclose(tg.grad(f)(x), numeric_vjp(f, (x,), 0, np.ones(f(x).shape)), rtol=1e-6)
+    weights = np.array([[1.0, 2.0, 3.0]])
+    second = tg.grad(lambda x: np.sum(tg.grad(f)(x) * weights))(x)
+    np.testing.assert_allclose(second, -np.sin(x) * weights, rtol=1e-12)
+    with pytest.raises(tg.NonScalarOutputError, match=r"returned shape \(2,"):
+        tg.grad(f)(np.ones((2, 3)))
 
 
 def test_grad_of_tuple_output_without_has_aux_raises():
@@ -335,3 +365,13 @@ def test_asarray_of_an_array_used_elsewhere_too(rng):
     np.testing.assert_allclose(g, 2 * x)
     out, pullback = tg.vjp(lambda a: np.asarray(a) * 2.0, x)
     np.testing.assert_allclose(pullback(np.ones(4)), np.full(4, 2.0))
+
+
+def test_a_numpy_ufunc_is_differentiated_directly():
+    """autograd users write grad(np.sin); a ufunc could not even be cached (no weak reference)."""
+    x = np.array([0.5, 1.5])
+    np.testing.assert_allclose(tg.vjp(np.sin, x)[1](np.ones(2)), np.cos(x), rtol=1e-12)
+    assert tg.grad(np.tanh)(0.3) == pytest.approx(1 - np.tanh(0.3) ** 2)
+    assert tg.grad(tg.grad(np.sin))(0.3) == pytest.approx(-np.sin(0.3))
+    np.testing.assert_allclose(tg.jvp(np.multiply, (x, x), (np.ones(2), None))[1], x)
+    np.testing.assert_allclose(tg.jacobian(np.exp)(x), np.diag(np.exp(x)))

@@ -10,6 +10,7 @@ import pytest
 
 import tapegen as tg
 from cases import container_functions as cf
+import modes
 from modes import check_modes
 
 RNG = np.random.default_rng(3)
@@ -49,6 +50,16 @@ POINTS = {
     "items_replaced": (np.array([0.5, -1.5]),),
     "items_replaced_in_a_loop": (np.array([0.5, -1.5]),),
     "joined_in_place": (np.array([0.5, -1.5]),),
+    "returns_a_list": (VECTOR,),
+    "returns_a_list_of_one": (VECTOR,),
+    "returns_nested_tuples": (VECTOR,),
+    "returns_a_list_in_a_tuple": (VECTOR,),
+    "returns_a_tuple_held_in_a_variable": (VECTOR,),
+    "returns_a_tuple_built_by_a_call": (VECTOR,),
+    "returns_a_dict": (VECTOR,),
+    "returns_unequal_pieces": (np.array([0.3, -0.7, 1.1, 0.4, 0.9]),),
+    "returns_a_namedtuple": (VECTOR,),
+    "returns_eigh": (np.array([[0.5, 0.1, -0.3], [0.2, 0.7, 0.1], [-0.4, 0.3, 0.9]]),),
 }
 
 
@@ -58,7 +69,7 @@ def test_every_mode_matches_finite_differences(name):
 
 
 def test_every_case_has_a_point():
-    functions = {name for name, value in vars(cf).items() if callable(value) and value.__module__ == cf.__name__}
+    functions = {name for name, value in vars(cf).items() if callable(value) and not isinstance(value, type) and value.__module__ == cf.__name__}
     assert functions == set(POINTS)
 
 
@@ -75,6 +86,38 @@ def test_forward_mode_through_nested_rows():
 
 def test_second_derivative_of_nested_rows():
     assert tg.grad(tg.grad(cf.nested_rows_of_a_scalar))(3.0) == pytest.approx(12.0)
+
+
+def _orders(first, second):
+    """(f, its gradient's function, the gradient of that) for a container argument read at keys first and second."""
+    def f(t):
+        return np.sum(np.sin(t[first])) + np.sum(np.cos(t[second]) * t[first][0])
+
+    def df(t):
+        g = tg.grad(f)(t)
+        return np.sum(np.sin(g[first])) + np.sum(g[second] ** 2)
+
+    gradient = tg.grad(df)
+
+    def ddf(t):
+        o = gradient(t)
+        return np.sum(o[first] * 2.0) + np.sum(np.sin(o[second]))
+    return f, df, ddf
+
+
+@pytest.mark.parametrize("kind", ["tuple", "list", "dict", "tuple-same-shapes"])
+def test_second_and_third_derivatives_of_a_container_argument(kind):
+    """autograd's test_tuple / test_list / test_dict: the third order crashed on the container's cotangent."""
+    a, b = np.array([0.3, -0.5]), np.array([0.7, -0.2, 0.1])
+    args = {"tuple": ((a, b), 0, 1), "list": ([a, b], 0, 1), "dict": ({"p": a, "q": b}, "p", "q"),
+            "tuple-same-shapes": ((a, b[:2]), 0, 1)}
+    t, first, second = args[kind]
+    rng = np.random.default_rng(0)
+    for fn in _orders(first, second)[1:]:
+        u = modes._random_like(t, rng)
+        gradient = tg.grad(fn)(t)
+        assert type(gradient) is type(t)
+        assert modes._dot(gradient, u) == pytest.approx(float(modes._directional(fn, [t], 0, u)), rel=1e-6)
 
 
 def _insert(w):

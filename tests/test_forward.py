@@ -1,4 +1,5 @@
 """Forward mode, Jacobians, Hessians and gradients of gradients, each against central differences."""
+import collections
 import importlib
 import pathlib
 
@@ -253,6 +254,40 @@ def test_jacobian_of_several_inputs_and_outputs():
         np.testing.assert_allclose(db, np.diag(a))
         np.testing.assert_allclose(sa, [1.0, 1.0])
         np.testing.assert_allclose(sb, [1.0, 0.0])
+
+
+STRUCTURED = collections.namedtuple("STRUCTURED", "first second")
+STRUCTURED_OUTPUTS = [
+    ("list", lambda x: [x * 2.0, np.sin(x[:2])]),
+    ("list-of-one", lambda x: [np.cos(x)]),
+    ("nested-tuple", lambda x: ((x * x, np.sum(x)), np.sin(x))),
+    ("dict", lambda x: {"a": np.exp(x), "b": x[1] * x[:2]}),
+    ("namedtuple", lambda x: STRUCTURED(np.tanh(x), x[0] * 3.0)),
+    ("unequal-pieces", lambda x: np.split(np.sin(x), [1])),
+]
+
+
+@pytest.mark.parametrize("name, f", STRUCTURED_OUTPUTS, ids=[case[0] for case in STRUCTURED_OUTPUTS])
+def test_jacobian_of_a_structured_output_has_its_structure(name, f):
+    """As in JAX: one Jacobian per array of the output, in the output's lists, tuples and dicts."""
+    x = np.array([0.3, -0.7, 1.1])
+    out = f(x)
+    for mode in ("forward", "reverse", "auto"):
+        jacobian = tg.jacobian(f, mode=mode)(x)
+        assert type(jacobian) is type(out) and len(jacobian) == len(out)
+        blocks = _leaves(jacobian)
+        assert len(blocks) == len(_leaves(out))
+        for k, block in enumerate(blocks):
+            expected = numeric_jacobian(lambda x: _leaves(f(x))[k], (x,), 0)
+            np.testing.assert_allclose(block, expected, rtol=1e-6, atol=1e-8)
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        return [leaf for value in tree.values() for leaf in _leaves(value)]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    return [tree]
 
 
 def test_auto_mode_picks_the_smaller_side():

@@ -428,11 +428,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def _return_value(self, value):
         if isinstance(value, ast.Tuple):  # a helper may return a local function with its values (a pullback)
             return tuple(self._returned(elt) for elt in value.elts), True
-        return (self.expr(value),), False
+        return (self._returned(value),), False
 
     def _returned(self, node):
         known = self.known(node) if self.call_stack else None
-        return known if isinstance(known, (LocalFunction, KnownItems)) else self.expr(node)
+        if isinstance(known, (LocalFunction, KnownItems)):
+            return known
+        return self.expr(node) if self.call_stack else self._built(self.expr(node), node)
+
+    def _built(self, atom, node):
+        """A list or tuple the function returns, built in a var: its tangent and cotangent flow through `[]`'s rule."""
+        if not (isinstance(atom, Pack) and atom.kind in ("list", "tuple")):
+            return atom
+        items = [self._built(item, node) for item in atom.items]
+        return self.emit(rules.lookup(make_list if atom.kind == "list" else make_tuple), items, {}, node, None)
 
     # --- statements ---------------------------------------------------------------------
 

@@ -65,6 +65,11 @@ def zero_tangent(x):
     return np.zeros_like(x)
 
 
+def zero_cotangent(x):
+    """A zero cotangent for `x`: for a container, an empty Cotree (a plain tuple or list would join, not add)."""
+    return Cotree() if isinstance(x, (dict, list, tuple)) else zero_tangent(x)
+
+
 def add_tangents(*parts):
     """Add tangent contributions; tuples and lists (several outputs) item by item; None is zero."""
     total = parts[0]
@@ -107,19 +112,19 @@ def copy_region(a, index):
 
 def unconform(ct, like):
     """The transpose of `conform(like, x)`: `ct`, shaped like `x`, summed back to the shape of `like`."""
-    if like is None:
+    if like is None or ct is None:
         return None
-    if isinstance(like, dict):
-        return type(like)((k, unconform(ct[k], v)) for k, v in like.items())
-    if isinstance(like, (list, tuple)):
-        return type(like)(unconform(c, v) for c, v in zip(ct, like))
+    if isinstance(like, (dict, list, tuple)):  # a Cotree: cotangents of containers add item by item (not `+`)
+        items = like.items() if isinstance(like, dict) else enumerate(like)
+        return Cotree((k, unconform(item_cotangent(ct, k), v)) for k, v in items)
     out = unbroadcast(ct, np.shape(like))
     dtype = getattr(like, "dtype", None)
     return out.astype(dtype) if dtype is not None and getattr(out, "dtype", dtype) != dtype else out
 
 
 for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balanced_eq, "a, extremum, axis, keepdims"),
-                        (is_not_none, "x"), (zero_tangent, "x"), (extremum_share, "a, extremum, axis, keepdims"),
+                        (is_not_none, "x"), (zero_tangent, "x"), (zero_cotangent, "x"),
+                        (extremum_share, "a, extremum, axis, keepdims"),
                         (ptp_share, "a, axis"), (nan_count, "a, axis"), (clip_inside, "a, a_min, a_max"),
                         (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"),
                         (select_taken, "condlist"), (partition_source, "a, out, axis"),
@@ -255,7 +260,7 @@ def conform_jvp_ct(ct_dot, x):
 
 @table.vjp(conform, "x")
 def conform_vjp_x(x):
-    return zero_tangent(x)
+    return zero_cotangent(x)
 
 
 @table.jvp(conform, "x")
@@ -275,7 +280,7 @@ def unconform_jvp_ct(ct_dot, like):
 
 @table.vjp(unconform, "like")
 def unconform_vjp_like(like):
-    return zero_tangent(like)
+    return zero_cotangent(like)
 
 
 @table.jvp(unconform, "like")

@@ -3,6 +3,8 @@
 Each was silently wrong or crashed before containers became values with a structure known to
 the transform; tests/test_containers.py checks each in grad, vjp, jvp and grad-of-grad.
 """
+import collections
+
 import numpy as np
 
 
@@ -180,3 +182,49 @@ def joined_in_place(w):
     ts = (w,)
     ts += (np.sin(w),)
     return np.sum(xs[1] * ts[1])
+
+
+# --- functions returning a structure: its tangent and cotangent have that structure (autograd suite) ---
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+def returns_a_list(x):
+    return [x * 2.0, np.sin(x)]
+
+
+def returns_a_list_of_one(x):
+    return [x * 2.0]
+
+
+def returns_nested_tuples(x):
+    return (x * 2.0, np.sin(x)), x
+
+
+def returns_a_list_in_a_tuple(x):
+    return [np.cos(x), (x * x, 3.0)], np.sum(x)
+
+
+def returns_a_tuple_held_in_a_variable(x):
+    t = (x * 2.0, x[:2])
+    return t
+
+
+def returns_a_tuple_built_by_a_call(x):
+    return tuple((x * 2.0, np.cos(x[1:])))
+
+
+def returns_a_dict(x):
+    return {"a": x * 2.0, "b": np.sin(x[:2])}
+
+
+def returns_unequal_pieces(x):
+    return np.split(np.sin(x), [1, 3])
+
+
+def returns_a_namedtuple(x):
+    return Pair(x * 2.0, np.sin(x[:3]))
+
+
+def returns_eigh(a):
+    return np.linalg.eigh(a @ a.T + np.diag([1.0, 2.0, 3.0]))
