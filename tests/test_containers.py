@@ -136,3 +136,15 @@ def test_a_value_an_opaque_method_may_keep_is_refused_when_read_back():
     with pytest.raises(tg.NoRuleError, match=r"may keep it in \(or write it into\) `queue`"):
         tg.grad(_kept_in_an_object)(np.array([1.0, 2.0]))
     np.testing.assert_allclose(tg.grad(_passed_but_not_read_back)(np.array([1.0, 2.0])), [3.0, 3.0])
+
+
+def test_a_string_in_a_params_dict_gets_no_gradient():
+    """{"W": W, "act": "tanh"}: the string is configuration, its gradient None; an int is still an error."""
+    def loss(params):
+        h = np.tanh(params["W"]) if params["act"] == "tanh" else params["W"]
+        return np.sum(h ** 2)
+    gradient = tg.grad(loss)({"W": VECTOR, "act": "tanh", "note": None})
+    assert gradient["act"] is None and gradient["note"] is None
+    assert np.allclose(gradient["W"], 2 * np.tanh(VECTOR) / np.cosh(VECTOR) ** 2)
+    with pytest.raises(tg.WrtError, match="integer"):
+        tg.grad(lambda p: np.sum(p[0] * 2.0))([VECTOR, 3])
