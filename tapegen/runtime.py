@@ -19,12 +19,18 @@ _SCALARS = (float, int, complex, bool)
 
 
 def shape(x):
-    """`np.shape(x)`, fast for arrays, NumPy scalars and Python numbers (np.shape(1.0) builds an array)."""
+    """`np.shape(x)`, fast for arrays, NumPy scalars and Python numbers (np.shape(1.0) builds an array);
+    None for a ragged list or tuple, which NumPy cannot read as one array."""
     s = getattr(x, "shape", None)
     if s is not None:
         return s
     if type(x) in _SCALARS:
         return ()
+    if isinstance(x, (list, tuple)):  # a list of layers [(W, b), ...] has no shape: rules test joined() first
+        try:
+            return np.shape(x)
+        except ValueError:
+            return None
     return np.shape(x)
 
 

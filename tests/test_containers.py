@@ -49,6 +49,8 @@ POINTS = {
     "items_replaced": (np.array([0.5, -1.5]),),
     "items_replaced_in_a_loop": (np.array([0.5, -1.5]),),
     "joined_in_place": (np.array([0.5, -1.5]),),
+    "layer_joined_to_constant_layers": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])),
+    "layer_between_constant_layers": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])),
 }
 
 

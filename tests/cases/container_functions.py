@@ -180,3 +180,24 @@ def joined_in_place(w):
     ts = (w,)
     ts += (np.sin(w),)
     return np.sum(xs[1] * ts[1])
+
+
+CONSTANT_LAYERS = [(np.array([[0.5, -0.3], [0.2, 0.8]]), np.array([0.1, -0.1])),
+                   (np.array([[-0.4, 0.6], [0.7, 0.1]]), np.array([0.0, 0.2]))]
+
+
+def layer_joined_to_constant_layers(W, b):
+    """autograd's neural_net with one layer differentiated: `[(W, b)] + REST`, a ragged list of tuples."""
+    layers = [(W, b)] + CONSTANT_LAYERS[:1]
+    h = np.ones((1, 2))
+    for Wi, bi in layers:
+        h = np.tanh(h @ Wi + bi)
+    return np.sum(h)
+
+
+def layer_between_constant_layers(W, b):
+    layers = CONSTANT_LAYERS[1:] + [(W, b)] + CONSTANT_LAYERS
+    h = np.ones((1, 2))
+    for Wi, bi in layers:
+        h = np.tanh(h @ Wi + bi)
+    return np.sum(h)
