@@ -51,6 +51,8 @@ POINTS = {
     "joined_in_place": (np.array([0.5, -1.5]),),
     "layer_joined_to_constant_layers": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])),
     "layer_between_constant_layers": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])),
+    "flattened_by_a_loop": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.5])),
+    "flattened_by_nested_loops": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.5])),
 }
 
 
@@ -60,7 +62,8 @@ def test_every_mode_matches_finite_differences(name):
 
 
 def test_every_case_has_a_point():
-    functions = {name for name, value in vars(cf).items() if callable(value) and value.__module__ == cf.__name__}
+    functions = {name for name, value in vars(cf).items()
+                 if callable(value) and value.__module__ == cf.__name__ and not name.startswith("_")}  # _: helpers
     assert functions == set(POINTS)
 
 

@@ -201,3 +201,27 @@ def layer_between_constant_layers(W, b):
     for Wi, bi in layers:
         h = np.tanh(h @ Wi + bi)
     return np.sum(h)
+
+
+def flattened_by_a_loop(x, b):
+    """autograd's flatten: a loop over list((x, b)) appending raveled pieces (grad-of-grad crashed)."""
+    pieces = []
+    for c in list((x, b)):
+        pieces.append(np.ravel(c))
+    v = np.concatenate(pieces)
+    return np.dot(v, v) * np.sum(np.sin(v))
+
+
+def _items(x):
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def flattened_by_nested_loops(x, b):
+    pieces = []
+    for a in _items([(x, b)]):
+        for c in _items(a):
+            pieces.append(np.ravel(c))
+    v = np.concatenate(pieces)
+    return np.dot(v, v) * np.sum(np.cos(v))
