@@ -647,9 +647,9 @@ def test_hvp_of_a_reduction_of_a_list():
     check_hvp(sum_of_a_list, np.array([0.3, -0.5]))
 
 
-@pytest.mark.xfail(strict=True, reason="tg.hvp (and tg.hessian) of states appended to a list in a loop and stacked: "
-                                       "TypeError inside the generated code (None * float); grad-of-grad works")
 def test_hvp_of_states_appended_and_stacked():
+    """Was a TypeError (None * float) in the gradient code's JVP: add_cotangents(None, a constant item) had
+    tangent None, which the tanh rule's product then multiplied."""
     check_hvp(states_appended_and_stacked, np.array([0.3, -0.5]))
 
 

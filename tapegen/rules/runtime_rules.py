@@ -335,8 +335,10 @@ def summand_cotangent_jvp(ct_dot, a):
 
 @table.jvp(add_cotangents, "a")
 @table.jvp(add_cotangents, "b")
-def add_cotangents_jvp(a_dot, b_dot):
-    return add_cotangents(a_dot, b_dot)
+def add_cotangents_jvp(a_dot, b_dot, y):
+    """None + None is None; a sum that is an array has a zero tangent shaped like it, which later rules
+    multiply (`g_h = add_cotangents(None, item)` of a constant item, then `g_h * (1 - t * t)`)."""
+    return add_cotangents(a_dot, b_dot) if a_dot is not None or b_dot is not None else zero_tangent(y)
 
 
 # --- products and quotients guarded at zeros -------------------------------------------------------
