@@ -19,7 +19,8 @@ _SCALARS = (float, int, complex, bool)
 
 
 def shape(x):
-    """`np.shape(x)`, fast for arrays, NumPy scalars and Python numbers (np.shape(1.0) builds an array)."""
+    """`np.shape(x)`, fast for arrays, NumPy scalars and Python numbers (np.shape(1.0) builds an array);
+    None for a ragged list or tuple, which NumPy cannot read as one array."""
     s = getattr(x, "shape", None)
     if s is not None:
         return s
@@ -212,17 +213,24 @@ def _conform_fields(g, x, fields):
     return _pytree_like(x, values)
 
 
+def _conform_item(g, x):
+    """`conform` of an item of a dict, list or tuple argument: strings and None get None, no gradient, as a
+    params dict's {"W": W, "name": "relu"} holds them; an int or an object tapegen does not know is still
+    an error, as in JAX and autograd, not a silent zero."""
+    return None if x is None or isinstance(x, (str, bytes)) else conform(g, x)
+
+
 def _conform_tree(g, x):
     fields = pytree_fields(x)
     if fields is not None:
         return _conform_fields(g, x, fields)
     if isinstance(x, dict):
         get = (lambda k: None) if g is None else g.get
-        return type(x)((k, conform(get(k), v)) for k, v in x.items())
+        return type(x)((k, _conform_item(get(k), v)) for k, v in x.items())
     if isinstance(g, np.ndarray):  # a list of arrays used as one array: split the gradient by item
         g = list(g)
     items = [None] * len(x) if g is None else [_item(g, i) for i in range(len(x))]
-    out = [conform(gi, xi) for gi, xi in zip(items, x)]
+    out = [_conform_item(gi, xi) for gi, xi in zip(items, x)]
     return tuple(out) if isinstance(x, tuple) else out
 
 

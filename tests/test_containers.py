@@ -60,6 +60,10 @@ POINTS = {
     "returns_unequal_pieces": (np.array([0.3, -0.7, 1.1, 0.4, 0.9]),),
     "returns_a_namedtuple": (VECTOR,),
     "returns_eigh": (np.array([[0.5, 0.1, -0.3], [0.2, 0.7, 0.1], [-0.4, 0.3, 0.9]]),),
+    "layer_joined_to_constant_layers": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])),
+    "layer_between_constant_layers": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])),
+    "flattened_by_a_loop": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.5])),
+    "flattened_by_nested_loops": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.5])),
 }
 
 
@@ -70,6 +74,8 @@ def test_every_mode_matches_finite_differences(name):
 
 def test_every_case_has_a_point():
     functions = {name for name, value in vars(cf).items() if callable(value) and not isinstance(value, type) and value.__module__ == cf.__name__}
+    functions = {name for name, value in vars(cf).items()
+                 if callable(value) and value.__module__ == cf.__name__ and not name.startswith("_")}  # _: helpers
     assert functions == set(POINTS)
 
 
@@ -179,3 +185,15 @@ def test_a_value_an_opaque_method_may_keep_is_refused_when_read_back():
     with pytest.raises(tg.NoRuleError, match=r"may keep it in \(or write it into\) `queue`"):
         tg.grad(_kept_in_an_object)(np.array([1.0, 2.0]))
     np.testing.assert_allclose(tg.grad(_passed_but_not_read_back)(np.array([1.0, 2.0])), [3.0, 3.0])
+
+
+def test_a_string_in_a_params_dict_gets_no_gradient():
+    """{"W": W, "act": "tanh"}: the string is configuration, its gradient None; an int is still an error."""
+    def loss(params):
+        h = np.tanh(params["W"]) if params["act"] == "tanh" else params["W"]
+        return np.sum(h ** 2)
+    gradient = tg.grad(loss)({"W": VECTOR, "act": "tanh", "note": None})
+    assert gradient["act"] is None and gradient["note"] is None
+    assert np.allclose(gradient["W"], 2 * np.tanh(VECTOR) / np.cosh(VECTOR) ** 2)
+    with pytest.raises(tg.WrtError, match="integer"):
+        tg.grad(lambda p: np.sum(p[0] * 2.0))([VECTOR, 3])

@@ -13,6 +13,7 @@ import pytest
 
 import tapegen as tg
 from conftest import numeric_vjp
+from modes import check_modes
 
 
 def check(f, *args, modes=("grad", "grad again", "vjp", "jvp")):
@@ -644,9 +645,9 @@ def test_hvp_of_a_reduction_of_a_list():
     check_hvp(sum_of_a_list, np.array([0.3, -0.5]))
 
 
-@pytest.mark.xfail(strict=True, reason="tg.hvp (and tg.hessian) of states appended to a list in a loop and stacked: "
-                                       "TypeError inside the generated code (None * float); grad-of-grad works")
 def test_hvp_of_states_appended_and_stacked():
+    """Was a TypeError (None * float) in the gradient code's JVP: add_cotangents(None, a constant item) had
+    tangent None, which the tanh rule's product then multiplied."""
     check_hvp(states_appended_and_stacked, np.array([0.3, -0.5]))
 
 
@@ -658,11 +659,25 @@ def filled_then_scaled_in_a_loop(a):
     return np.sum(Z ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="tg.hvp of an array filled by element assignment, then rebound in a loop: the "
-                                       "gradient code is refused when differentiated again ('assigning into `Z` "
-                                       "would change an array tapegen cannot follow'); without the loop it works")
 def test_hvp_of_an_array_filled_then_rebound_in_a_loop():
+    """The region `Z[0] = ...` overwrote is no longer restored at the end of the backward pass (nothing reads
+    it): that restore, `Z[0] = tape.pop()` into a name the loop rebinds from the tape, was refused when the
+    gradient code was differentiated again."""
     check_hvp(filled_then_scaled_in_a_loop, np.array([0.3, -0.5]))
+
+
+def slice_filled_then_rolled(w):  # autograd's wing.py: a constant array filled by slice, rebound in a loop
+    s = np.zeros(4)
+    s[1:3] = 1.0
+    s[0] = np.sin(w[0])
+    for t in range(2):
+        s = np.roll(s, 1) * w
+    return np.sum(s ** 2)
+
+
+def test_every_mode_of_a_slice_filled_array_rebound_in_a_loop():
+    check_modes(slice_filled_then_rolled, np.array([0.5, 1.5, -1.0, 2.0]))
+    assert "s[1:3] = tape.pop()" not in tg.source(slice_filled_then_rolled)  # a restore nothing reads
 
 
 def product_over_both_axes(a):

@@ -15,7 +15,7 @@ from tapegen.rules.language import gathered, item_cotangent, item_range, keyed, 
 from tapegen.rules.language import array_rows, one_item, shifted, summed_repeats, tiled, without_item, zero_region
 from tapegen.rules.language import as_pairs, pairs_cotangent, replaced, spread, unspread
 from tapegen.rules.language import record_cotangent, record_items
-from tapegen.rules.runtime_rules import cotangent_at, popped_cotangent, restack, unstack
+from tapegen.rules.runtime_rules import cotangent_at, popped_cotangent, restack, summand_cotangent, unstack
 from tapegen.rules.shape import column_stack_vjp, concatenate_vjp, dstack_vjp, hstack_vjp, piece_cotangents
 from tapegen.rules.shape import attribute_or_none, cotangent_field, field_cotangent
 from tapegen.rules.shape import reblock, stack_vjp, unblock, vstack_vjp
@@ -151,6 +151,10 @@ ROWS = [
     _row("cotangent_at-slice", lambda a, b: item_cotangent(cotangent_at([a, b, a], (list, 3), slice(1, None)), 0),
          V4, V4, wrt=(0, 1), covers=(cotangent_at,)),
     _row("cotangent_at-array", lambda ct: cotangent_at(ct, A_META, COLUMN_0), M34, covers=(cotangent_at,)),
+    _row("summand_cotangent-array-(3,4)-to-(4,)", lambda ct: summand_cotangent(ct, V4) ** 2, M34,
+         covers=(summand_cotangent,)),
+    _row("summand_cotangent-cotree", lambda a, b: item_cotangent(summand_cotangent([a, b * a], {1: V4}), 1) * b,
+         V4, V4, wrt=(0, 1), covers=(summand_cotangent,)),
     _row("without_item", lambda a, b, c: item_cotangent(without_item([a, b, c], 2), 1) * c, V4, V4, V4,
          wrt=(0, 1, 2), covers=(without_item,)),
     _row("make_list_vjp-list", lambda a, b: make_list_vjp((1, 2), [a, b])[1] * a, V4, V4, wrt=(0, 1),

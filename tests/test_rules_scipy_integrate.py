@@ -51,13 +51,46 @@ def ivp_from(t0, y0, theta):
     return sol.y * sol.t
 
 
+def layers(y, t, params):  # autograd's ode_net: the parameters arrive as a list of (W, b) in args
+    h = y
+    for W, b in params:
+        h = np.tanh(h @ W + b)
+    return h
+
+
+def odeint_layers(y0, W, b):
+    params = [(W, b), (np.array([[0.5, -0.3], [0.2, 0.8]]), np.array([0.1, -0.1]))]
+    return odeint(layers, y0, np.array([0.0, 0.5, 1.0]), tuple((params,)), rtol=TOL, atol=TOL)
+
+
+def decay_dict(y, t, p, n):
+    return -p["k"] * y * n + p["c"]
+
+
+def odeint_dict(y0, k, c):  # a dict in args, with a string item (no gradient) beside the arrays
+    return odeint(decay_dict, y0, T, args=({"k": k, "c": c, "name": "decay"}, 2), rtol=TOL, atol=TOL)
+
+
+def pendulum_list(t, y, ws):
+    return np.array([y[1], -ws[0][0] * np.sin(y[0]) - ws[1] * y[1]])
+
+
+def ivp_list(y0, theta, damping):
+    return solve_ivp(pendulum_list, (0.0, 1.5), y0, t_eval=np.array([0.5, 1.5]), args=([theta, damping],),
+                     rtol=TOL, atol=TOL).y
+
+
 Y0, T, THETA = np.array([0.5, -0.2]), np.array([0.0, 0.4, 1.0, 1.3]), np.array([1.3, 0.4])
+W_LAYER, B_LAYER = np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])
 ROWS = [
     Row("odeint-(2,)x(4,)-args", odeint_path, (Y0, T, THETA), (0, 1, 2), covers=(odeint,)),
     Row("odeint-tfirst-float-arg", odeint_t_first, (Y0, T, THETA, 0.3), (0, 1, 2, 3), covers=(odeint,)),
     Row("odeint-(3,)-no-args", odeint_no_args, (np.array([1.0, 0.5, -0.3]), T), (0, 1), covers=(odeint,)),
     Row("solve_ivp-t_eval-args", ivp_path, (Y0, np.array([0.3, 1.0, 1.7]), THETA), (0, 1, 2), covers=(solve_ivp,)),
     Row("solve_ivp-t_span-sol.t", ivp_from, (0.1, Y0, THETA), (0, 1, 2), covers=(solve_ivp,)),
+    Row("odeint-args-list-of-layers", odeint_layers, (Y0, W_LAYER, B_LAYER), (0, 1, 2), covers=(odeint,)),
+    Row("odeint-args-dict-and-int", odeint_dict, (Y0, np.array([0.7, 0.3]), 0.2), (0, 1, 2), covers=(odeint,)),
+    Row("solve_ivp-args-nested-list", ivp_list, (Y0, THETA, 0.3), (0, 1, 2), covers=(solve_ivp,)),
 ]
 
 
@@ -94,3 +127,37 @@ def test_second_order_is_a_clear_error():
 def test_what_has_no_derivative_is_an_error(call, match):
     with pytest.raises(tg.TapegenError, match=match):
         tg.grad(lambda y0: np.sum(call(y0)))(Y0)
+
+
+def test_a_list_of_layers_in_args_gets_its_gradient_as_a_list():
+    """autograd's ode_net passes `tuple((params,))`: every array leaf gets its gradient, none silently zero."""
+    def loss(params):
+        return np.sum(odeint(layers, Y0, T, tuple((params,)), rtol=TOL, atol=TOL) ** 2)
+    params = [(W_LAYER, B_LAYER), (W_LAYER.T, -B_LAYER)]
+    check_modes(loss, params, order2=False)
+    gradient = tg.grad(loss)(params)
+    assert all(np.any(g != 0) for layer in gradient for g in layer)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def rhs(self, y, t):
+        return np.tanh(y * self.w)
+
+
+def test_a_function_holding_a_differentiated_value_is_refused():
+    """`odeint(Model(w).rhs, ...)`: w reaches the dynamics through its object, not args: refused, not zero."""
+    def loss(w):
+        return np.sum(odeint(Model(w).rhs, Y0, T))
+    with pytest.raises(tg.NoRuleError, match="holds a differentiated value"):
+        tg.grad(loss)(np.array([0.3, -0.2]))
+    with pytest.raises(tg.TapegenError):
+        tg.jvp(loss, (np.array([0.3, -0.2]),), (np.ones(2),))
+
+
+def test_a_function_holding_a_constant_object_is_fine():
+    def loss(y0):
+        return np.sum(odeint(Model(np.array([0.3, -0.2])).rhs, y0, T, rtol=TOL, atol=TOL))
+    check_modes(loss, Y0, order2=False)

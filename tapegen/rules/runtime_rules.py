@@ -298,20 +298,52 @@ def unindex_jvp(ct_dot, a_meta, index):
     return unindex(ct_dot, a_meta, index)
 
 
-@table.vjp(add_cotangents, "a")
-def add_cotangents_vjp_a(a_shape, g):
-    return unbroadcast(g, a_shape)
+@table.vjp(add_cotangents, "a", partial=True)
+def add_cotangents_vjp_a(a, g):
+    return summand_cotangent(g, a)
 
 
-@table.vjp(add_cotangents, "b")
-def add_cotangents_vjp_b(b_shape, g):
-    return unbroadcast(g, b_shape)
+@table.vjp(add_cotangents, "b", partial=True)
+def add_cotangents_vjp_b(b, g):
+    return summand_cotangent(g, b)
+
+
+def summand_cotangent(ct, a):
+    """The cotangent of `a` in `add_cotangents(a, b)`, from `ct`, the sum's: None where `a` is None (a zero,
+    no derivative); for a container's cotangent (a Cotree, dict, list or tuple), ct's items at a's keys;
+    else ct unbroadcast to a's shape. (A plain unbroadcast to shape(None) == () broke grad-of-grad of a
+    loop accumulating into a list's cotangent.)"""
+    if a is None or ct is None:
+        return None
+    if isinstance(a, (dict, list, tuple)):
+        keys = a.keys() if isinstance(a, dict) else range(len(a))
+        parts = ((k, ct.get(k) if isinstance(ct, dict) else ct[k] if k < len(ct) else None) for k in keys)
+        return Cotree((k, v) for k, v in parts if v is not None)
+    return unbroadcast(ct, np.shape(a))
+
+
+table.op(summand_cotangent, "ct, a", spelling="summand_cotangent", inert=("a",))
+
+
+@table.vjp(summand_cotangent, "ct", partial=True)
+def summand_cotangent_vjp(ct_shape, a, g):
+    """The transpose: a container's items as they are (zeros elsewhere), an array's broadcast back."""
+    if a is None or g is None:
+        return None
+    return g if isinstance(a, (dict, list, tuple)) else np.broadcast_to(g, ct_shape)
+
+
+@table.jvp(summand_cotangent, "ct")
+def summand_cotangent_jvp(ct_dot, a):
+    return summand_cotangent(ct_dot, a)
 
 
 @table.jvp(add_cotangents, "a")
 @table.jvp(add_cotangents, "b")
-def add_cotangents_jvp(a_dot, b_dot):
-    return add_cotangents(a_dot, b_dot)
+def add_cotangents_jvp(a_dot, b_dot, y):
+    """None + None is None; a sum that is an array has a zero tangent shaped like it, which later rules
+    multiply (`g_h = add_cotangents(None, item)` of a constant item, then `g_h * (1 - t * t)`)."""
+    return add_cotangents(a_dot, b_dot) if a_dot is not None or b_dot is not None else zero_tangent(y)
 
 
 # --- products and quotients guarded at zeros -------------------------------------------------------

@@ -15,8 +15,14 @@ df/dargs args_dot alongside y (`tapegen.jvp` of `func`). The backward solve
 uses the forward call's rtol, atol, mxstep and hmax: set them tight to get
 tight derivatives.
 
+An item of `args` may be a pytree (a list, tuple or dict of arrays, like
+autograd's ode_net `args=(params,)` with params a list of (W, b)): each float
+leaf gets its derivative; strings and ints in it get none.
+
 `func` must be a function tapegen can read (a module-level def or lambda, or a
-closure), not a def inside the differentiated function. A second derivative
+closure), not a def inside the differentiated function. A differentiated
+value must reach it through `args`: a bound method of an object holding one
+is refused (activity.py, the primitive's `callables`), never a zero gradient. A second derivative
 through odeint is a NoRuleError at transform time: the helpers the rules call
 (`odeint_adjoint`, `odeint_tangent`) are primitives without rules.
 """
@@ -25,7 +31,7 @@ import scipy
 import scipy.integrate
 
 from ..errors import TapegenError
-from ..runtime import Cotree
+from ..runtime import Cotree, _pytree_like, pytree_fields
 from . import lent
 from .formulas import Formulas
 from .table import RuleTable
@@ -36,12 +42,18 @@ _SOLVER = ("rtol", "atol", "mxstep", "hmax")
 table.op(ODEINT, "func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None, "
                  "atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0, mxstep=0, mxhnil=0, mxordn=12, "
                  "mxords=5, printmessg=0, tfirst=False", spelling="scipy.integrate.odeint", sequences=("args",),
-         inert=("func", "Dfun", "col_deriv", "full_output", "ml", "mu", "rtol", "atol", "tcrit", "h0", "hmax",
+         callables=("func", "Dfun"),
+         inert=("col_deriv", "full_output", "ml", "mu", "rtol", "atol", "tcrit", "h0", "hmax",
                 "hmin", "ixpr", "mxstep", "mxhnil", "mxordn", "mxords", "printmessg", "tfirst"))
 
 
 class Dynamics:
-    """`func` at (y, t, args), with its derivatives in y, t and the float items of args, from tapegen."""
+    """`func` at (y, t, args), with its derivatives in y, t and every float leaf of args, from tapegen.
+
+    An item of args may be a pytree (a list, tuple or dict of arrays, as in `args=(params,)` with params a
+    list of (W, b) layers): its float arrays and numbers are the leaves that carry derivatives, flattened
+    into one vector for the adjoint solve, in the order `_leaves` walks them.
+    """
 
     def __init__(self, func, y0, args, tfirst, full_output):
         if full_output or np.ndim(y0) != 1:
@@ -49,22 +61,24 @@ class Dynamics:
                                "full_output=0", hint="ravel y0 (and reshape inside func); drop full_output")
         self.func, self.tfirst, self.size = func, tfirst, np.size(y0)
         self.args = tuple(args)
-        self.moving = [i for i, a in enumerate(self.args) if _is_float(a)]  # the args that can carry derivatives
-        self.shapes = [np.shape(self.args[i]) for i in self.moving]
+        self.moving = [i for i, a in enumerate(self.args) if _leaves(a)]  # the args that can carry derivatives
+        self.shapes = [np.shape(leaf) for i in self.moving for leaf in _leaves(self.args[i])]
         y_at, t_at = (1, 0) if tfirst else (0, 1)
         self.wrt = (y_at, t_at) + tuple(2 + i for i in self.moving)
 
     def call_args(self, y, t, moving=None):
         args = list(self.args)
-        for i, value in zip(self.moving, self.unflatten(moving) if moving is not None else ()):
-            args[i] = value
+        if moving is not None:
+            pieces = iter(self.unflatten(moving))
+            for i in self.moving:
+                args[i] = _with_leaves(self.args[i], pieces)
         return ((float(t), y) if self.tfirst else (y, float(t))) + tuple(args)
 
     def __call__(self, y, t):
         return np.asarray(self.func(*self.call_args(y, t)))
 
     def flat_args(self):
-        return self.flatten([self.args[i] for i in self.moving])
+        return self.flatten([leaf for i in self.moving for leaf in _leaves(self.args[i])])
 
     def flatten(self, values):
         return np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values] + [np.zeros(0)])
@@ -78,6 +92,15 @@ class Dynamics:
             start += size
         return out
 
+    def moving_leaves(self, parts):
+        """The float leaves of derivatives (cotangents or tangents) of the moving args, zeros where None."""
+        return [leaf for i, part in zip(self.moving, parts) for leaf in _paired_leaves(self.args[i], part)]
+
+    def cotangents(self, flat):
+        """args' cotangents from the flat vector: a tree like each moving arg, None where no float leaf is."""
+        pieces = iter(self.unflatten(flat))
+        return [_with_leaves(a, pieces, other=None) if i in self.moving else None for i, a in enumerate(self.args)]
+
     def adjoint_step(self, state, t, flat_args):
         """d/dt of [y, a, a_t, a_args]: the augmented system, solved backwards in time."""
         n = self.size
@@ -86,14 +109,15 @@ class Dynamics:
         parts = pullback(-a)  # in the order of self.wrt: y, t, the moving args
         g_y, g_t = parts[0], parts[1]
         return np.concatenate([np.ravel(dy), np.ravel(g_y), [0.0 if g_t is None else float(g_t)],
-                               self.flatten([np.zeros(s) if p is None else p for p, s in zip(parts[2:], self.shapes)])])
+                               self.flatten(self.moving_leaves(parts[2:]))])
 
     def tangent_step(self, state, t, args_dot):
         """d/dt of [y, v]: y's ODE and its tangent's, dv/dt = df/dy v + df/dargs args_dot."""
         n = self.size
         tangents = [None] * len(self.args)
-        for i in self.moving:
-            tangents[i] = None if args_dot is None else args_dot[i]
+        if args_dot is not None:
+            for i in self.moving:
+                tangents[i] = _with_leaves(self.args[i], iter(_paired_leaves(self.args[i], args_dot[i])), None)
         primals = self.call_args(state[:n], t)
         tangents = ((0.0, state[n:]) if self.tfirst else (state[n:], 0.0)) + tuple(tangents)
         dy, dv = lent.jvp(self.func, primals, tangents)
@@ -102,6 +126,61 @@ class Dynamics:
 
 def _is_float(value):
     return isinstance(value, float) or (isinstance(value, np.ndarray) and value.dtype.kind in "fc")
+
+
+def _branches(x):
+    """(key, item) pairs of a pytree node (namedtuple, dataclass, registered class, dict, list, tuple), or None."""
+    fields = pytree_fields(x)
+    if fields is not None:
+        return list(fields.items())
+    if isinstance(x, dict):
+        return list(x.items())
+    if isinstance(x, (list, tuple)):
+        return list(enumerate(x))
+    return None
+
+
+def _leaves(x):
+    """The float arrays and numbers in `x`, a value or a pytree of them, in a fixed order."""
+    if _is_float(x):
+        return [x]
+    return [leaf for _, item in _branches(x) or () for leaf in _leaves(item)]
+
+
+def _part(g, key):
+    """The item `key` of a derivative tree `g` (a list, tuple, dict, Cotree or pytree object), or None."""
+    if g is None:
+        return None
+    if isinstance(g, dict):
+        return g.get(key)
+    if isinstance(g, (list, tuple)) and pytree_fields(g) is None:
+        return g[key] if key < len(g) else None
+    return getattr(g, key, None) if isinstance(key, str) else g[key]
+
+
+def _paired_leaves(x, g):
+    """The leaves of `g`, a derivative of `x` (or None), where `x` has float leaves: zeros where g has none."""
+    if _is_float(x):
+        return [np.zeros(np.shape(x)) if g is None else g]
+    return [leaf for key, item in _branches(x) or () for leaf in _paired_leaves(item, _part(g, key))]
+
+
+_KEEP = object()
+
+
+def _with_leaves(x, leaves, other=_KEEP):
+    """`x` with its float leaves taken in order from the iterator `leaves`; other leaves kept, or set to `other`."""
+    if _is_float(x):
+        return next(leaves)
+    branches = _branches(x)
+    if branches is None:
+        return x if other is _KEEP else other
+    values = {key: _with_leaves(item, leaves, other) for key, item in branches}
+    if pytree_fields(x) is not None:
+        return _pytree_like(x, values)
+    if isinstance(x, dict):
+        return type(x)(values)
+    return type(x)(values.values())
 
 
 def _solver(rtol, atol, mxstep, hmax):
@@ -136,9 +215,7 @@ def _adjoint(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y
                        **_solver(rtol, atol, mxstep, hmax))[1]
         a, a_t, a_args = state[n:2 * n] + g[i - 1], state[2 * n], state[2 * n + 1:]
     g_times[0] = a_t
-    pieces = iter(dynamics.unflatten(a_args))
-    g_args = [next(pieces) if i in dynamics.moving else None for i in range(len(dynamics.args))]
-    return a, g_times, g_args
+    return a, g_times, dynamics.cotangents(a_args)
 
 
 _ODEINT_READS = ["func", "y0", "t", "args", "tfirst", "full_output", "rtol", "atol", "mxstep", "hmax", "y", "g"]
@@ -183,7 +260,8 @@ SOLVE_IVP = scipy.integrate.solve_ivp
 table.op(SOLVE_IVP, "fun, t_span, y0, method='RK45', t_eval=None, dense_output=False, events=None, "
                     "vectorized=False, args=None, *, rtol=0.001, atol=1e-06, max_step=None, first_step=None",
          spelling="scipy.integrate.solve_ivp", sequences=("args",),
-         inert=("fun", "method", "dense_output", "events", "vectorized", "rtol", "atol", "max_step", "first_step"))
+         callables=("fun", "events"),
+         inert=("method", "dense_output", "vectorized", "rtol", "atol", "max_step", "first_step"))
 
 
 class OdeTangent(Cotree):

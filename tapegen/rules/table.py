@@ -81,6 +81,7 @@ class Primitive:
     sequences: tuple = ()  # parameters taking a list of arrays: their cotangent is a list
     keyword_only: frozenset = frozenset()  # declared after `*`: never bound or written positionally
     inert: tuple = ()  # parameters no derivative flows through (read for their value only)
+    callables: tuple = ()  # inert parameters taking a function the rules call: one holding a derivative is refused
     vjps: dict = field(default_factory=dict)
     jvps: dict = field(default_factory=dict)
 
@@ -101,7 +102,7 @@ class RuleTable:
         self.methods: dict = {}
 
     def op(self, fn, signature: str, *, name=None, form="call", spelling=None,
-           differentiable=True, outputs=1, sequences=(), inert=()):
+           differentiable=True, outputs=1, sequences=(), inert=(), callables=()):
         """Declare `fn` a primitive with the given Python parameter list."""
         params, defaults, variadic, keyword_only = _parse_signature(signature)
         for reserved in ("y", "g"):
@@ -112,7 +113,8 @@ class RuleTable:
             name=name or getattr(fn, "__name__", str(fn)), fn=fn, params=params, defaults=defaults,
             form=form, spelling=spelling or _spelling(fn), variadic=variadic,
             differentiable=differentiable, outputs=outputs, sequences=tuple(sequences),
-            keyword_only=frozenset(keyword_only), inert=tuple(inert))
+            keyword_only=frozenset(keyword_only), inert=tuple(inert) + tuple(callables),
+            callables=tuple(callables))
         self.primitives[fn] = prim
         return prim
 

@@ -190,6 +190,7 @@ def _positions(body, loops):
 
 
 def _check_rules(eqn, activity: Activity) -> None:
+    _check_callables(eqn, activity)
     for key in activity.needs_rule(eqn):
         prim = eqn.op
         if key not in prim.vjps:
@@ -197,6 +198,20 @@ def _check_rules(eqn, activity: Activity) -> None:
                               "register one with tapegen.register_vjp, or wrap the value in "
                               "tapegen.stop_gradient if no gradient should flow here; "
                               "see `python -m tapegen rules` for what is supported")
+
+
+def _check_callables(eqn, activity: Activity) -> None:
+    """A function passed to a primitive that calls it (odeint's `func`) may hold a differentiated value (a bound
+    method of an object holding it): the rules differentiate the function in its own arguments only, so the
+    gradient into what it holds would be silently zero. Raise."""
+    for key, atom in eqn.inputs:
+        if key in eqn.op.callables and any(v in activity.varying for v in atom_vars(atom)) \
+                and any(v in activity.useful for v in eqn.outputs):
+            raise NoRuleError(
+                f"the function passed as `{key}` to {eqn.op.spelling or eqn.op.name} holds a differentiated value "
+                f"(an attribute of its object, or a variable it closes over): tapegen cannot follow a gradient "
+                f"into it", eqn.span, "pass the value through the call's `args=` instead, and read it there as a "
+                                      "parameter of the function")
 
 
 def _no_rule_message(prim, key) -> str:

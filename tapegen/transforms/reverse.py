@@ -108,10 +108,11 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     builder.known = known
     seeds = builder.seed(targets)
     backward = builder.block(program.body)
+    backward, unsaved = _drop_dead_region_restores(backward, builder.region_writes)
     needed = _reads(backward)
     backward = _drop_unneeded_pops(backward, needed)
     backward, restores = _drop_unread_restores(backward)
-    forward_builder = ForwardPass(program, builder, needed, restores)
+    forward_builder = ForwardPass(program, builder, needed, restores, unsaved)
     forward = forward_builder.block(program.body, in_loop=False)
     gradients = tuple(builder.cotangent_var(v) if builder.state.get(v, ZERO) != ZERO else None for v in wrt)
     live = frozenset(builder.cotangent_var(v) for v in wrt if builder.state.get(v, ZERO) == LIVE)
@@ -133,6 +134,7 @@ class _Backward:
         self.names: dict = {}
         self.state: dict = {}
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
+        self.region_writes: dict = {}  # id(Pop) restoring a region -> id(the setitem eqn it undoes)
         self.derived_cache: dict = {}
         self.available = available_in_backward(program, activity)
         self.masked = masked_cotangents(program)
@@ -263,6 +265,8 @@ class _Backward:
                     APPENDED if eqn.op.name == "append" else \
                     Pack((eqn.outputs[0],), "popped") if eqn.op.name == "tape_pop" and o is eqn.outputs[-1] else None
                 out.append(Pop(o, index, eqn.span))
+                if eqn.op.name == "setitem":
+                    self.region_writes[id(out[-1])] = id(eqn)
                 self.derived_cache = {k: v for k, v in self.derived_cache.items() if k[0] != o}
         return out
 
@@ -476,6 +480,23 @@ def _reads(backward) -> set:
             needed.update(atom_vars(stmt.index))
             needed.add(stmt.var)
     return needed
+
+
+def _drop_dead_region_restores(backward, region_writes) -> tuple:
+    """The backward pass less the top-level `A[i] = tape.pop()` that nothing after it reads `A` from, and the
+    ids of their setitem eqns (the forward pass saves no region for them).
+
+    `s = np.zeros(4); s[1:3] = 1.0` then `s = f(s)` in a loop: the region restored at the very end of the
+    backward pass is never read. Writing it is wasted work, and differentiated again (grad-of-grad), that
+    write into a name the loop rebinds from the tape is refused by lowering."""
+    out, unsaved, later = [], set(), set()
+    for stmt in reversed(backward):
+        if isinstance(stmt, Pop) and id(stmt) in region_writes and stmt.var not in later:
+            unsaved.add(region_writes[id(stmt)])
+            continue
+        later |= _reads([stmt]) | ({stmt.var} if isinstance(stmt, Pop) and stmt.index is not None else set())
+        out.append(stmt)
+    return out[::-1], unsaved
 
 
 def _drop_unneeded_pops(stmts, needed) -> list:

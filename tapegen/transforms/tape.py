@@ -13,8 +13,9 @@ from ..ir import Const, Eqn, Exit, If, Loop, Push, walk
 class ForwardPass:
     """The primal statements plus what the tape must record for the backward pass."""
 
-    def __init__(self, program, backward, needed: set, restores=None):
+    def __init__(self, program, backward, needed: set, restores=None, unsaved=frozenset()):
         self.program = program
+        self.unsaved = unsaved  # ids of setitem eqns whose overwritten region the backward pass never restores
         self.backward = backward
         self.needed = needed
         self.restores = restores or {}  # top-level loop's counter -> the only vars its backward restores
@@ -46,7 +47,7 @@ class ForwardPass:
         """Pushes of the values `eqn` is about to overwrite, where the backward pass reads them."""
         out = []
         for o in eqn.outputs:
-            if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial:
+            if o not in self.mutable or o in self.untracked or (id(eqn), o) in self.initial or id(eqn) in self.unsaved:
                 continue
             if (eqn.op.name in ("append", "tape_pop") and o is eqn.outputs[-1]) or \
                     (eqn.op.name != "setitem" and o not in self.needed) or \

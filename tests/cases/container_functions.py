@@ -228,3 +228,46 @@ def returns_a_namedtuple(x):
 
 def returns_eigh(a):
     return np.linalg.eigh(a @ a.T + np.diag([1.0, 2.0, 3.0]))
+CONSTANT_LAYERS = [(np.array([[0.5, -0.3], [0.2, 0.8]]), np.array([0.1, -0.1])),
+                   (np.array([[-0.4, 0.6], [0.7, 0.1]]), np.array([0.0, 0.2]))]
+
+
+def layer_joined_to_constant_layers(W, b):
+    """autograd's neural_net with one layer differentiated: `[(W, b)] + REST`, a ragged list of tuples."""
+    layers = [(W, b)] + CONSTANT_LAYERS[:1]
+    h = np.ones((1, 2))
+    for Wi, bi in layers:
+        h = np.tanh(h @ Wi + bi)
+    return np.sum(h)
+
+
+def layer_between_constant_layers(W, b):
+    layers = CONSTANT_LAYERS[1:] + [(W, b)] + CONSTANT_LAYERS
+    h = np.ones((1, 2))
+    for Wi, bi in layers:
+        h = np.tanh(h @ Wi + bi)
+    return np.sum(h)
+
+
+def flattened_by_a_loop(x, b):
+    """autograd's flatten: a loop over list((x, b)) appending raveled pieces (grad-of-grad crashed)."""
+    pieces = []
+    for c in list((x, b)):
+        pieces.append(np.ravel(c))
+    v = np.concatenate(pieces)
+    return np.dot(v, v) * np.sum(np.sin(v))
+
+
+def _items(x):
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def flattened_by_nested_loops(x, b):
+    pieces = []
+    for a in _items([(x, b)]):
+        for c in _items(a):
+            pieces.append(np.ravel(c))
+    v = np.concatenate(pieces)
+    return np.dot(v, v) * np.sum(np.cos(v))

@@ -39,8 +39,9 @@ def reads_global_list(x):
 
 def assigns_rows(a, v):
     b = a * 1.0
+    c = np.sin(b)  # its rule reads b: the backward pass restores the row `b[1] = ...` overwrote
     b[1] = v * 3.0
-    return np.sum(np.sort(b, axis=1) ** 2)
+    return np.sum(np.sort(b, axis=1) ** 2) + np.sum(c)
 
 
 RNG = np.random.default_rng(0)
