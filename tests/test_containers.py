@@ -73,9 +73,8 @@ def test_every_mode_matches_finite_differences(name):
 
 
 def test_every_case_has_a_point():
-    functions = {name for name, value in vars(cf).items() if callable(value) and not isinstance(value, type) and value.__module__ == cf.__name__}
-    functions = {name for name, value in vars(cf).items()
-                 if callable(value) and value.__module__ == cf.__name__ and not name.startswith("_")}  # _: helpers
+    functions = {name for name, value in vars(cf).items() if callable(value) and not isinstance(value, type)
+                 and value.__module__ == cf.__name__ and not name.startswith("_")}  # _: helpers
     assert functions == set(POINTS)
 
 

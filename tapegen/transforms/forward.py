@@ -108,8 +108,15 @@ def _active(program: Program, wrt: tuple) -> frozenset:
     varying, changed = set(wrt), True
     holding: dict = {}  # (object, attribute) -> (position, loops) of the first setattr storing a tangent there
 
+    called = {v for eqn, _, _ in placed for key, atom in eqn.inputs
+              if key in getattr(eqn.op, "callables", ()) for v in atom_vars(atom)}
+    data = {(eqn.inputs[0][1], eqn.inputs[1][1].value) for eqn, _, _ in placed
+            if getattr(eqn.op, "fn", None) is setattr and isinstance(eqn.inputs[1][1], Const)}
+
     def reads_varying(eqn, v, position, loops):  # from that setattr on (and in its loops), reading the object
         named = eqn.inputs[1][1].value if eqn.op.name in ("getattr", "attribute_or_none") else None  # (that
+        if named is not None and (v, named) not in data and called & set(eqn.outputs):
+            named = None  # a bound method passed to odeint (`model.rhs`) may read any attribute
         return v in varying or any(obj == v and (named is None or name == named)  # attribute, for getattr)
                                    and (position > at or bool(loops & around))
                                    for (obj, name), (at, around) in holding.items())
