@@ -828,8 +828,8 @@ table.jvp(np.angle, "z")(angle_jvp)
 # --- piecewise: abs, copysign, maximum, minimum, clip, where, select, nan_to_num ----------------
 
 @table.vjp(np.abs, "x")
-def abs_vjp(x, g):
-    return g * conj_sign(x)
+def abs_vjp(x, g):  # |x| is real: an imaginary part of g (a real value's cotangent) means nothing
+    return np.real(g) * conj_sign(x)
 
 
 @table.jvp(np.abs, "x")
