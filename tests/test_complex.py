@@ -182,3 +182,36 @@ def test_decompositions_of_complex_matrices_are_refused_not_wrong(name, f):
         tg.grad(f)(Z34[:3, :3])
     with pytest.raises(tg.TapegenError, match="real matrices only"):
         tg.jvp(f, (Z34[:3, :3],), (Z34[:3, :3],))
+
+
+def test_grad_of_a_complex_output_is_a_type_error_naming_the_return():
+    def f(x):
+        return x * (1.0 + 0.2j)
+
+    with pytest.raises(tg.NotRealOutputError, match="complex") as info:
+        tg.grad(f)(1.0)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, tg.NonScalarOutputError)
+    assert "return x * (1.0 + 0.2j)" in str(info.value) and "np.real" in str(info.value)
+    with pytest.raises(TypeError):
+        tg.value_and_grad(f)(np.ones(()))
+    assert tg.grad(lambda x: np.real(f(x)))(1.0) == 1.0
+    _, pullback = tg.vjp(f, 1.0)
+    assert pullback(1.0 + 0j) == 1.0
+
+
+def test_grad_of_a_bool_output_is_a_type_error():
+    def close(x):
+        return np.allclose(x, (x * 3.0) / 3.0)
+
+    with pytest.raises(tg.NotRealOutputError, match="bool"):
+        tg.grad(close)(np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError):
+        tg.grad(lambda x: np.sum(x) > 0)(np.ones(2))
+
+
+def test_python_float_argument_that_meets_a_complex_number():
+    def f(x):
+        return np.real(x * (1.0 + 0.2j)) * x
+
+    gradient = tg.grad(f)
+    assert gradient(1.5) == gradient(1.5) == 3.0  # the second call runs the code specialized to a float
