@@ -53,6 +53,7 @@ CASES = [
     ("exp-log", lambda z: np.sum(np.real(np.log(np.exp(z) + 2.0)))),
     ("sin-tanh", lambda z: np.sum(np.abs(np.sin(z) * np.tanh(z)))),
     ("sqrt", lambda z: np.sum(np.real(np.sqrt(z) * W))),
+    ("arcsinh", lambda z: np.sum(np.real(np.arcsinh(z) * W))),
     # parts
     ("real", lambda z: np.sum(np.real(z) ** 2 * R34)),
     ("real-of-product", lambda z: np.sum(np.real(z * z))),
@@ -112,7 +113,7 @@ def test_tangent_is_the_directional_derivative(f, eps=1e-6):
     np.testing.assert_allclose(got, (f(Z34 + eps * t) - f(Z34 - eps * t)) / (2 * eps), rtol=1e-6, atol=1e-7)
 
 
-SECOND_ORDER = ("add-broadcast", "mul-broadcast", "div", "real", "imag", "conj", "abs", "angle", "var", "std",
+SECOND_ORDER = ("arcsinh", "add-broadcast", "mul-broadcast", "div", "real", "imag", "conj", "abs", "angle", "var", "std",
                 "matmul", "kron", "fft", "irfft")
 
 
