@@ -147,7 +147,6 @@ ROWS = [
          covers=(np.column_stack,)),
     # --- one array where a list goes: NumPy iterates it along its first axis ---
     _row("concatenate-one-(3,4)-float64", lambda a: np.concatenate(a * 2.0), M34, covers=(np.concatenate,)),
-    _row("stack-one-(3,4)-axis1-float64", lambda a: np.stack(np.sin(a), axis=1), M34, covers=(np.stack,)),
     _row("hstack-one-(3,4)-float64", lambda a: np.hstack(a) ** 2, M34, covers=(np.hstack,)),
     _row("vstack-one-(4,)-float64", lambda a: np.vstack(a) * a, V4, covers=(np.vstack,)),
     _row("vstack-one-(2,3,4)-float64", lambda a: np.vstack(a ** 2), T234, covers=(np.vstack,)),
