@@ -17,7 +17,7 @@ from .api_transforms import hessian, hvp, jacobian, jvp
 from .checkpoint import checkpoint
 from .debug import debug_nans
 from .errors import (GradcheckError, InternalError, NanError, NonScalarOutputError, NoRuleError,
-                     SourceNotFoundError, TapegenError, UnsupportedSyntaxError, WrtError)
+                     NotRealOutputError, SourceNotFoundError, TapegenError, UnsupportedSyntaxError, WrtError)
 from .rules.custom import custom_jvp, custom_vjp, register_vjp
 from .runtime import register_pytree, stop_gradient
 
@@ -51,5 +51,5 @@ __all__ = [
     "cache",
     # errors
     "TapegenError", "UnsupportedSyntaxError", "NoRuleError", "NonScalarOutputError", "GradcheckError",
-    "SourceNotFoundError", "WrtError", "InternalError",
+    "SourceNotFoundError", "WrtError", "InternalError", "NotRealOutputError",
 ]

@@ -56,6 +56,10 @@ class NonScalarOutputError(TapegenError):
     """`grad` was asked of a function whose output is not a scalar."""
 
 
+class NotRealOutputError(NonScalarOutputError, TypeError):
+    """`grad` was asked of a function whose scalar output is complex or bool (a TypeError, as in JAX and autograd)."""
+
+
 class GradcheckError(TapegenError):
     """A gradient disagrees with finite differences."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import NanError, NonScalarOutputError, WrtError
+from .errors import NanError, NonScalarOutputError, NotRealOutputError, WrtError
 
 __all__ = [
     "shape", "unbroadcast", "unreduce", "seed", "conform", "Cotree", "unindex",
@@ -99,9 +99,20 @@ def seed(out):
             f"grad needs a scalar output, but the function returned shape {np.shape(out)}",
             hint="reduce it (np.sum, np.mean) or use tapegen.vjp with a cotangent of that shape")
     dtype = getattr(out, "dtype", None)
-    if dtype is not None and dtype.kind in "fc":
+    if isinstance(out, (complex, bool)) or (dtype is not None and dtype.kind in "cb"):
+        raise _not_real(out)
+    if dtype is not None and dtype.kind == "f":
         return dtype.type(1) if out_shape == () else np.ones(out_shape, dtype)
     return 1.0 if out_shape == () else np.ones(out_shape)
+
+
+def _not_real(out):
+    if isinstance(out, bool) or getattr(out, "dtype", None) == np.bool_:
+        return NotRealOutputError(f"grad needs a real number, but the function returned a bool ({out!r}): "
+                                  f"it has no gradient", hint="differentiate the numbers it compares instead")
+    return NotRealOutputError(f"grad needs a real output, but the function returned a complex number ({out!r})",
+                              hint="differentiate np.real(...), np.abs(...) ** 2 or another real function of "
+                                   "it, or use tapegen.vjp with a complex cotangent")
 
 
 def conform(g, x):

@@ -11,6 +11,11 @@ import pytest
 
 import tapegen as tg
 
+try:
+    import scipy.linalg as sla
+except ImportError:  # the scipy rows skip
+    sla = None
+
 _rng = np.random.default_rng(17)
 
 
@@ -48,6 +53,7 @@ CASES = [
     ("exp-log", lambda z: np.sum(np.real(np.log(np.exp(z) + 2.0)))),
     ("sin-tanh", lambda z: np.sum(np.abs(np.sin(z) * np.tanh(z)))),
     ("sqrt", lambda z: np.sum(np.real(np.sqrt(z) * W))),
+    ("arcsinh", lambda z: np.sum(np.real(np.arcsinh(z) * W))),
     # parts
     ("real", lambda z: np.sum(np.real(z) ** 2 * R34)),
     ("real-of-product", lambda z: np.sum(np.real(z * z))),
@@ -80,6 +86,14 @@ CASES = [
     ("norm-inf", lambda z: np.linalg.norm(z[0], np.inf)),
     ("norm-nuc", lambda z: np.linalg.norm(z, "nuc")),
     ("norm-spectral", lambda z: np.linalg.norm(z, 2)),
+    # a real result times a complex number: the real result's cotangent picks up an imaginary part
+    ("abs-times-complex", lambda z: np.sum(np.real(np.abs(z) * W))),
+    ("std-times-complex", lambda z: np.sum(np.real(np.std(z, axis=0) * W))),
+    ("norm-times-complex", lambda z: np.real(np.linalg.norm(z, axis=1) @ Z34[:, 0])),
+    ("svd-values", lambda z: np.sum(np.linalg.svd(z, compute_uv=False) * np.arange(1.0, 4.0))),
+    ("svd-values-times-complex", lambda z: np.real(np.sum(np.linalg.svd(z, compute_uv=False) * W))),
+    ("det", lambda z: np.real(np.linalg.det(z[:, :3]) * W)),
+    ("slogdet", lambda z: np.real(np.linalg.slogdet(z[:, 1:]) [0] * W) + np.linalg.slogdet(z[:, 1:])[1] ** 2),
     # transforms
     ("fft", lambda z: np.sum(np.abs(np.fft.fft(z)) ** 2 * np.arange(4.0))),
     ("ifft2", lambda z: np.sum(np.real(np.fft.ifft2(z) * W))),
@@ -99,7 +113,7 @@ def test_tangent_is_the_directional_derivative(f, eps=1e-6):
     np.testing.assert_allclose(got, (f(Z34 + eps * t) - f(Z34 - eps * t)) / (2 * eps), rtol=1e-6, atol=1e-7)
 
 
-SECOND_ORDER = ("add-broadcast", "mul-broadcast", "div", "real", "imag", "conj", "abs", "angle", "var", "std",
+SECOND_ORDER = ("arcsinh", "add-broadcast", "mul-broadcast", "div", "real", "imag", "conj", "abs", "angle", "var", "std",
                 "matmul", "kron", "fft", "irfft")
 
 
@@ -120,3 +134,85 @@ def test_python_complex_scalar():
     g = tg.grad(lambda z: np.abs(z * z))(0.7 - 1.3j)
     assert isinstance(g, complex)
     np.testing.assert_allclose(g, convention_gradient(lambda z: np.abs(z * z), np.array(0.7 - 1.3j)))
+
+
+V34 = _z(3, 4)  # a projection of the gradient, not z itself (|z|^2's errors cancel there)
+SECOND_ORDER_COMPLEX = [
+    # the gradient of a gradient, in a complex argument (autograd's test_complex / test_systematic)
+    ("abs-squared", lambda z: np.sum(np.abs(z) ** 2)),
+    ("abs", lambda z: np.sum(np.abs(z))),
+    ("std", lambda z: np.std(z)),
+    ("var-axis", lambda z: np.sum(np.var(z, axis=0) * np.arange(1.0, 5.0))),
+]
+
+
+@pytest.mark.parametrize("f", [f for _, f in SECOND_ORDER_COMPLEX], ids=[name for name, _ in SECOND_ORDER_COMPLEX])
+def test_gradient_of_gradient_in_a_complex_argument(f):
+    gradient = tg.grad(f)
+    projection = lambda z: np.real(np.sum(gradient(z) * V34))
+    np.testing.assert_allclose(tg.grad(projection)(Z34), convention_gradient(projection, Z34), rtol=1e-5, atol=1e-6)
+
+
+def test_third_derivative_of_abs_of_a_complex_scalar():
+    w, u = 0.6 - 0.8j, 0.3 + 0.9j
+    def modulus(z):
+        return np.abs(z)
+
+    gradient = tg.grad(modulus)
+    first = lambda z: np.real(gradient(z) * w)
+    second = lambda z: np.real(tg.grad(first)(z) * u)
+    np.testing.assert_allclose(tg.grad(second)(1.1 + 1.3j), convention_gradient(second, np.array(1.1 + 1.3j)),
+                               rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name, f", [
+    ("svd", lambda a: np.sum(np.abs(np.linalg.svd(a, full_matrices=False)[0]) ** 2)),
+    ("eigh", lambda a: np.sum(np.linalg.eigh(a @ np.conj(a.T))[0])),
+    ("eigvalsh", lambda a: np.sum(np.linalg.eigvalsh(a @ np.conj(a.T)))),
+    ("cholesky", lambda a: np.sum(np.abs(np.linalg.cholesky(a @ np.conj(a.T) + 4 * np.eye(3))))),
+    ("qr", lambda a: np.sum(np.abs(np.linalg.qr(a)[1]))),
+    ("pinv", lambda a: np.sum(np.abs(np.linalg.pinv(a)))),
+    ("scipy-svd", lambda a: np.sum(np.abs(sla.svd(a)[0]) ** 2)),
+    ("scipy-eigh", lambda a: np.sum(sla.eigh(a @ np.conj(a.T))[0])),
+    ("scipy-eigvalsh", lambda a: np.sum(sla.eigvalsh(a @ np.conj(a.T)))),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_decompositions_of_complex_matrices_are_refused_not_wrong(name, f):
+    if name.startswith("scipy"):
+        pytest.importorskip("scipy")
+    with pytest.raises(tg.TapegenError, match="real matrices only"):
+        tg.grad(f)(Z34[:3, :3])
+    with pytest.raises(tg.TapegenError, match="real matrices only"):
+        tg.jvp(f, (Z34[:3, :3],), (Z34[:3, :3],))
+
+
+def test_grad_of_a_complex_output_is_a_type_error_naming_the_return():
+    def f(x):
+        return x * (1.0 + 0.2j)
+
+    with pytest.raises(tg.NotRealOutputError, match="complex") as info:
+        tg.grad(f)(1.0)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, tg.NonScalarOutputError)
+    assert "return x * (1.0 + 0.2j)" in str(info.value) and "np.real" in str(info.value)
+    with pytest.raises(TypeError):
+        tg.value_and_grad(f)(np.ones(()))
+    assert tg.grad(lambda x: np.real(f(x)))(1.0) == 1.0
+    _, pullback = tg.vjp(f, 1.0)
+    assert pullback(1.0 + 0j) == 1.0
+
+
+def test_grad_of_a_bool_output_is_a_type_error():
+    def close(x):
+        return np.allclose(x, (x * 3.0) / 3.0)
+
+    with pytest.raises(tg.NotRealOutputError, match="bool"):
+        tg.grad(close)(np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError):
+        tg.grad(lambda x: np.sum(x) > 0)(np.ones(2))
+
+
+def test_python_float_argument_that_meets_a_complex_number():
+    def f(x):
+        return np.real(x * (1.0 + 0.2j)) * x
+
+    gradient = tg.grad(f)
+    assert gradient(1.5) == gradient(1.5) == 3.0  # the second call runs the code specialized to a float

@@ -85,7 +85,7 @@ def test_not_a_function():
 
 def test_every_error_is_a_tapegen_error():
     for cls in (tg.UnsupportedSyntaxError, tg.NoRuleError, tg.NonScalarOutputError, tg.GradcheckError,
-                tg.SourceNotFoundError, tg.WrtError):
+                tg.SourceNotFoundError, tg.WrtError, tg.NotRealOutputError):
         assert issubclass(cls, tg.TapegenError)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import tapegen as tg
 from conftest import numeric_vjp
+from modes import check_modes
 
 _rng = np.random.default_rng(11)
 X = _rng.standard_normal((4, 5))
@@ -222,3 +223,24 @@ def split_unpacked(x):
 ])
 def test_split_results(fn):
     tg.gradcheck(fn, _rng.standard_normal((4, 6)))
+
+
+_V3, _M23, _T234 = np.arange(1.0, 4.0), np.arange(1.0, 7.0).reshape(2, 3), np.arange(24.0).reshape(2, 3, 4) / 10
+
+
+@pytest.mark.parametrize("f, x", [
+    (lambda x: np.sum(np.r_[x, x * 2.0] ** 2), _V3),
+    (lambda x: np.sum(np.r_[x, 1.0, x[0]] ** 2), _V3),
+    (lambda x: np.sum(np.r_[x] * np.arange(3.0)), _V3),
+    (lambda m: np.sum(np.r_[m, m * 2.0] ** 2), _M23),
+    (lambda x: np.sum(np.c_[x, np.sin(x)] ** 3), _V3),
+    (lambda m: np.sum(np.c_[m, m] ** 2 * np.arange(6.0)), _M23),
+    (lambda t: np.sum(np.c_[t, t] ** 2 * np.arange(8.0)), _T234),
+], ids=["r_-vectors", "r_-numbers", "r_-one", "r_-matrices", "c_-vectors", "c_-matrices", "c_-last-axis-3d"])
+def test_r_and_c_index_tricks_join_like_numpy(f, x):
+    check_modes(f, x)
+
+
+def test_r_with_a_slice_is_refused_at_transform_time():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="slice or a string"):
+        tg.grad(lambda x: np.sum(np.r_[x, 0:3]))(_V3)

@@ -441,6 +441,15 @@ def test_power_at_zero_with_integer_exponents(k):
 
 
 @QUIET
+@pytest.mark.parametrize("exponent", [0.0, 0], ids=lambda e: f"{type(e).__name__}-{e}")
+def test_power_of_a_python_zero(exponent):
+    """A Python 0.0 ** (e - 1) raises ZeroDivisionError where NumPy's is inf (autograd gives 0 for e = 0)."""
+    assert tg.grad(lambda x: np.power(x, exponent))(0.0) == 0.0
+    assert tg.grad(lambda x: x ** exponent)(0.0) == 0.0
+    assert tg.jvp(lambda x: np.power(x, exponent), (0.0,), (1.0,))[1] == 0.0
+
+
+@QUIET
 def test_power_with_an_exponent_array_containing_zero_at_zero():
     """Polynomial features x ** [0, 1, 2, 3] at x = 0: d/dx is [0, 1, 0, 0], not NaN."""
     tg.gradcheck(lambda x: np.sum(x ** np.arange(4.0)), 0.0)

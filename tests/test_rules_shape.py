@@ -145,6 +145,14 @@ ROWS = [
          covers=(np.column_stack,)),
     _row("column_stack-(3,2),(3,)-float64", lambda a, b: np.column_stack((a, b)), M32, V3, wrt=(0, 1),
          covers=(np.column_stack,)),
+    # --- one array where a list goes: NumPy iterates it along its first axis ---
+    _row("concatenate-one-(3,4)-float64", lambda a: np.concatenate(a * 2.0), M34, covers=(np.concatenate,)),
+    _row("hstack-one-(3,4)-float64", lambda a: np.hstack(a) ** 2, M34, covers=(np.hstack,)),
+    _row("vstack-one-(4,)-float64", lambda a: np.vstack(a) * a, V4, covers=(np.vstack,)),
+    _row("vstack-one-(2,3,4)-float64", lambda a: np.vstack(a ** 2), T234, covers=(np.vstack,)),
+    _row("dstack-one-(3,4)-float64", lambda a: np.dstack(a) ** 2, M34, covers=(np.dstack,)),
+    _row("column_stack-one-(3,4)-float64", lambda a: np.column_stack(a) ** 2, M34, covers=(np.column_stack,)),
+    _row("column_stack-one-(4,)-float64", lambda a: np.column_stack(a) ** 2, V4, covers=(np.column_stack,)),
 
     # --- splits: the result is a list, used by indexing ---
     _row("split-(4,)-sections2-float64", lambda a: np.split(a, 2)[1] * 2.0, V4, covers=(np.split,)),
@@ -279,6 +287,8 @@ ROWS = [
 ]
 if getattr(np, "row_stack", None) in rules.shape.table.primitives:  # deprecated in NumPy 2, removed later
     ROWS += [_row("row_stack-(4,)x(3,4)-float64", lambda a, b: np.row_stack([a, b]), V4, M34, wrt=(0, 1),
+                  covers=(np.row_stack,), extra={"deprecated": True}),
+             _row("row_stack-one-(3,4)-float64", lambda a: np.row_stack(a) ** 2, M34,
                   covers=(np.row_stack,), extra={"deprecated": True})]
 
 

@@ -416,9 +416,10 @@ def _gradients_text(adjoint, bare: bool, floats=frozenset()) -> str:
 
 
 def _conform_text(g, param, floats, live) -> str:
-    """`conform(g, x)`; `float(g)` for an argument the guard knows is a Python float, if g is surely set."""
+    """`conform(g, x)`; `float(g.real)` for an argument the guard knows is a Python float, if g is surely set
+    (g is complex when the float met a complex number: the float's gradient is the real part)."""
     if g is not None and param in floats and g in live:
-        return f"float({g.name})"
+        return f"float({g.name}.real)"
     return f"conform({'None' if g is None else g.name}, {param.name})"
 
 

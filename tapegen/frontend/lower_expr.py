@@ -520,6 +520,8 @@ class Expressions:
     def expr_Subscript(self, node, target):
         if self.static(node.value) is np.s_:  # np.s_[i, 1:]: the index itself (also in generated code)
             return self.index(node.slice)
+        if self.static(node.value) is np.r_ or self.static(node.value) is np.c_:
+            return self.index_trick(node, self.static(node.value) is np.c_, target)
         base = self.expr(node.value)
         index = self.index(node.slice)
         constants = self.constant_items.get(base) if isinstance(base, Var) else None
@@ -535,6 +537,21 @@ class Expressions:
             maker = rules.lookup(make_list if base.kind == "list" else make_tuple)
             base = self.emit(maker, list(base.items), {}, node, None)
         return self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
+
+    def index_trick(self, node, columns, target):
+        """`np.r_[a, b]`: np.concatenate of the items made at least 1-d. `np.c_[a, b]`: of the items made
+        columns (`np.column_stack` of one), along the last axis. So NumPy joins arrays and numbers."""
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for elt in elts:
+            if isinstance(elt, ast.Slice) or (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
+                raise self.unsupported(node, f"`{ast.unparse(node.value)}[...]` with a slice or a string item is "
+                                             f"not supported inside a differentiated function",
+                                       "write it with np.concatenate, np.arange or np.column_stack")
+        make = rules.lookup(np.column_stack if columns else np.atleast_1d)
+        items = [self.emit(make, [Pack((self.expr(elt),), "tuple")] if columns else [self.expr(elt)], {}, elt, None)
+                 for elt in elts]
+        return self.emit(rules.lookup(np.concatenate), [Pack(tuple(items), "tuple")],
+                         {"axis": Const(-1 if columns else 0)}, node, target)
 
     def index(self, node):
         if isinstance(node, ast.Tuple):

@@ -388,13 +388,14 @@ def fmod_jvp_x2(x1, x2, x2_dot):
 @table.vjp(np.power, "x1")
 def power_vjp_x1(x1, x1_shape, x2, x2_is_const, g):
     return unbroadcast(g * x2 * x1 ** (x2 - 1) if x2_is_const and x2 >= 1 else
-                       zero_safe_mul(g * x2, x1 ** (x2 - 1)), x1_shape)
+                       zero_safe_mul(g * x2, np.power(x1, x2 - 1.0)), x1_shape)
 
 
 @table.jvp(operator.pow, "x1")
 @table.jvp(np.power, "x1")
 def power_jvp_x1(x1, x1_dot, x2, x2_is_const):
-    return x1_dot * x2 * x1 ** (x2 - 1) if x2_is_const and x2 >= 1 else zero_safe_mul(x1_dot * x2, x1 ** (x2 - 1))
+    return x1_dot * x2 * x1 ** (x2 - 1) if x2_is_const and x2 >= 1 else \
+        zero_safe_mul(x1_dot * x2, np.power(x1, x2 - 1.0))  # not **: a Python 0.0 ** -1.0 raises, NumPy's is inf
 
 
 @table.vjp(operator.pow, "x2")
@@ -695,16 +696,17 @@ def arctan_jvp(x, x_dot):
     return x_dot / (1 + x * x)
 
 
-# hypot(x, 1) is sqrt(1 + x * x) without overflow for |x| up to the largest float.
+# hypot(x, 1) is sqrt(1 + x * x) without overflow for |x| up to the largest float; it takes no
+# complex x, whose derivative is the principal sqrt(1 + x * x) (arcsinh is holomorphic there).
 
 @table.vjp(np.arcsinh, "x")
 def arcsinh_vjp(x, g):
-    return g / np.hypot(x, 1)
+    return g / (np.sqrt(1 + x * x) if np.iscomplexobj(x) else np.hypot(x, 1))
 
 
 @table.jvp(np.arcsinh, "x")
 def arcsinh_jvp(x, x_dot):
-    return x_dot / np.hypot(x, 1)
+    return x_dot / (np.sqrt(1 + x * x) if np.iscomplexobj(x) else np.hypot(x, 1))
 
 
 @table.vjp(np.arccosh, "x")
@@ -828,8 +830,8 @@ table.jvp(np.angle, "z")(angle_jvp)
 # --- piecewise: abs, copysign, maximum, minimum, clip, where, select, nan_to_num ----------------
 
 @table.vjp(np.abs, "x")
-def abs_vjp(x, g):
-    return g * conj_sign(x)
+def abs_vjp(x, g):  # |x| is real: an imaginary part of g (a real value's cotangent) means nothing
+    return np.real(g) * conj_sign(x)
 
 
 @table.jvp(np.abs, "x")

@@ -86,6 +86,7 @@ def linalg_adjugate(a):
     before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
     after = np.flip(np.cumprod(np.concatenate([ones, np.flip(s[..., 1:], -1)], axis=-1), axis=-1), -1)
     sign = np.linalg.det(u) * np.linalg.det(vt)
+    u, vt = (np.conj(u), np.conj(vt)) if np.iscomplexobj(u) else (u, vt)  # a = U S V^H: adj(a) has V, U^H
     return linalg_per_matrix(sign) * ((linalg_mT(vt) * (before * after)[..., None, :]) @ linalg_mT(u))
 
 
@@ -103,6 +104,11 @@ def _diag(d):
 
 def _diagonal(x):
     return np.diagonal(x, 0, -2, -1)
+
+
+def _conj(x):
+    """conj(x) for a complex x; a real x as it is (no copy)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
 
 
 def _cotangents(g, count):
@@ -149,6 +155,14 @@ def _require_real(w, name):
     if np.iscomplexobj(w):
         raise TapegenError(f"{name} returned complex eigenvalues; tapegen differentiates it only where they "
                            f"are real", hint="for a symmetric matrix use np.linalg.eigh / eigvalsh")
+
+
+def _real_only(x, name):
+    """Refuse a complex matrix in a rule written for real ones: no silently wrong gradient."""
+    if np.iscomplexobj(x):
+        raise TapegenError(f"tapegen differentiates {name} of real matrices only (got {np.result_type(x)})",
+                           hint="differentiate it through real parameters, or register your own rule "
+                                "with tapegen.register_vjp")
 
 
 def _scalar_product_cotangent(x_shape, other, g):
@@ -593,16 +607,23 @@ def det_jvp(a, a_dot):
 
 
 @table.vjp(np.linalg.slogdet, "a")
-def slogdet_vjp(a, g):
-    g_logdet = _cotangents(g, 2)[1]  # the sign is piecewise constant
-    if g_logdet is None:
+def slogdet_vjp(a, y, g):
+    """d logdet = Re(T) and d sign = i sign Im(T), T = tr(a^-1 da): the sign is piecewise constant
+    for a real `a`, and moves on the unit circle for a complex one."""
+    g_sign, g_logdet = _cotangents(g, 2)
+    scale = 0 if g_logdet is None else np.real(g_logdet)
+    if g_sign is not None and np.iscomplexobj(y[0]):
+        scale = scale + 1j * np.imag(g_sign * y[0])
+    if g_sign is None and g_logdet is None:
         return np.zeros_like(a)
-    return linalg_per_matrix(g_logdet) * linalg_mT(np.linalg.inv(a))
+    return linalg_per_matrix(scale) * linalg_mT(np.linalg.inv(a))
 
 
 @table.jvp(np.linalg.slogdet, "a")
 def slogdet_jvp(a, a_dot, y):
-    return np.zeros_like(y[0]), np.einsum("...ii->...", np.linalg.solve(a, a_dot))
+    t = np.einsum("...ii->...", np.linalg.solve(a, a_dot))
+    sign_dot = y[0] * (1j * np.imag(t)) if np.iscomplexobj(y[0]) else np.zeros_like(y[0])
+    return sign_dot, np.real(t)
 
 
 @table.vjp(np.linalg.inv, "a")
@@ -619,6 +640,7 @@ def inv_jvp(a_dot, y):
 def pinv_vjp(a, y, g):
     """Golub & Pereyra, where the rank is locally constant, for X = pinv(A):
     -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A)."""
+    _real_only(y, "np.linalg.pinv")
     xt, gt = linalg_mT(y), linalg_mT(g)
     return -xt @ g @ xt + (gt - a @ (y @ gt)) @ (y @ xt) + (xt @ y) @ (gt - (gt @ y) @ a)
 
@@ -626,6 +648,7 @@ def pinv_vjp(a, y, g):
 @table.jvp(np.linalg.pinv, "a")
 def pinv_jvp(a, a_dot, y):
     """dX = -X dA X + X X^T dA^T (I - A X) + (I - X A) dA^T X^T X, for X = pinv(A)."""
+    _real_only(y, "np.linalg.pinv")
     xt, dt = linalg_mT(y), linalg_mT(a_dot)
     return -y @ a_dot @ y + (y @ xt) @ (dt - (dt @ a) @ y) + (dt - y @ (a @ dt)) @ (xt @ y)
 
@@ -843,8 +866,8 @@ def _norm_spectral_tangent(x, ord, axes, t):
 
 
 @table.vjp(np.linalg.norm, "x")
-def norm_vjp(x, x_shape, ord, axis, keepdims, g):
-    return unreduce(g, x_shape, norm_axes(x_shape, ord, axis), keepdims) * \
+def norm_vjp(x, x_shape, ord, axis, keepdims, g):  # a norm is real: so is its cotangent
+    return unreduce(np.real(g), x_shape, norm_axes(x_shape, ord, axis), keepdims) * \
         norm_direction(x, ord, norm_axes(x_shape, ord, axis), norm_is_matrix(x_shape, ord, axis))
 
 
@@ -869,6 +892,7 @@ def _eigh_cotangent(w, v, g_w, g_v):
 @table.vjp(np.linalg.eigh, "a")
 def eigh_vjp(UPLO, y, g):
     w, v = y
+    _real_only(v, "np.linalg.eigh")
     g_w, g_v = _cotangents(g, 2)
     return _one_triangle(_eigh_cotangent(w, v, g_w, g_v), UPLO)
 
@@ -876,18 +900,21 @@ def eigh_vjp(UPLO, y, g):
 @table.jvp(np.linalg.eigh, "a")
 def eigh_jvp(a_dot, UPLO, y):
     w, v = y
+    _real_only(v, "np.linalg.eigh")
     p = linalg_mT(v) @ _symmetric_from(a_dot, UPLO) @ v
     return _diagonal(p).copy(), v @ (_gap_inverse(w) * p)
 
 
 @table.vjp(np.linalg.eigvalsh, "a")
 def eigvalsh_vjp(a, UPLO, g):
+    _real_only(a, "np.linalg.eigvalsh")
     w, v = np.linalg.eigh(a, UPLO)
     return _one_triangle(_eigh_cotangent(w, v, g, None), UPLO)
 
 
 @table.jvp(np.linalg.eigvalsh, "a")
 def eigvalsh_jvp(a, a_dot, UPLO):
+    _real_only(a, "np.linalg.eigvalsh")
     _, v = np.linalg.eigh(a, UPLO)
     return np.einsum("...ji,...jk,...ki->...i", v, _symmetric_from(a_dot, UPLO), v)
 
@@ -951,6 +978,7 @@ def _lower_half_diagonal(x):
 
 @table.vjp(np.linalg.cholesky, "a")
 def cholesky_vjp(upper, y, g):
+    _real_only(y, "np.linalg.cholesky")
     l, g_l = (linalg_mT(y), linalg_mT(g)) if upper else (y, g)
     middle = _lower_half_diagonal(linalg_mT(l) @ g_l)
     s = np.linalg.solve(linalg_mT(l), middle)  # L^-T Phi(L^T g) L^-1, two solves
@@ -960,6 +988,7 @@ def cholesky_vjp(upper, y, g):
 
 @table.jvp(np.linalg.cholesky, "a")
 def cholesky_jvp(a_dot, upper, y):
+    _real_only(y, "np.linalg.cholesky")
     l = linalg_mT(y) if upper else y
     a_dot = _symmetric_from(a_dot, "U" if upper else "L")
     middle = np.linalg.solve(l, linalg_mT(np.linalg.solve(l, a_dot)))  # L^-1 dA L^-T
@@ -1014,9 +1043,10 @@ def _svd_tangent(a_dot, u, s, vt):
 
 @table.vjp(np.linalg.svd, "a")
 def svd_vjp(a, full_matrices, compute_uv, y, g):
-    if not compute_uv:
+    if not compute_uv:  # s_i = Re(u_i^H a v_i): of a complex `a`, the conjugates carry the convention
         u, _, vt = np.linalg.svd(a, full_matrices=False)
-        return (u * g[..., None, :]) @ vt
+        return (_conj(u) * np.real(g)[..., None, :]) @ _conj(vt)
+    _real_only(a, "np.linalg.svd (with compute_uv=True)")
     _svd_reduced(np.shape(a), full_matrices)
     u, s, vt = y
     return _svd_cotangent(u, s, vt, *_cotangents(g, 3))
@@ -1026,7 +1056,8 @@ def svd_vjp(a, full_matrices, compute_uv, y, g):
 def svd_jvp(a, a_dot, full_matrices, compute_uv, y):
     if not compute_uv:
         u, _, vt = np.linalg.svd(a, full_matrices=False)
-        return _diagonal(linalg_mT(u) @ a_dot @ linalg_mT(vt)).copy()
+        return np.real(_diagonal(linalg_mT(_conj(u)) @ a_dot @ linalg_mT(_conj(vt)))).copy()
+    _real_only(a, "np.linalg.svd (with compute_uv=True)")
     _svd_reduced(np.shape(a), full_matrices)
     return _svd_tangent(a_dot, *y)
 
@@ -1062,6 +1093,7 @@ def _qr_tall_tangent(q, r, a_dot):
 
 @table.vjp(np.linalg.qr, "a")
 def qr_vjp(a, mode, y, g):
+    _real_only(a, "np.linalg.qr")
     q, r = _qr_factors(a, mode, y)
     g_q, g_r = (None, g) if mode == "r" else _cotangents(g, 2)
     g_q = np.zeros_like(q) if g_q is None else g_q
@@ -1077,6 +1109,7 @@ def qr_vjp(a, mode, y, g):
 
 @table.jvp(np.linalg.qr, "a")
 def qr_jvp(a, a_dot, mode, y):
+    _real_only(a, "np.linalg.qr")
     q, r = _qr_factors(a, mode, y)
     m, n = np.shape(a)[-2:]
     if m >= n:

@@ -498,8 +498,9 @@ def ptp_jvp(a, a_dot, axis, keepdims):
 
 @table.vjp(np.var, "a")
 def var_vjp(a, a_shape, axis, ddof, keepdims, g):
-    """Of a complex `a`, var is the mean of |a - mean|^2: the conjugate carries the convention."""
-    return unreduce(g, a_shape, axis, keepdims) * np.conj(centered(a, axis)) * (2 / (reduced_size(a_shape, axis) - ddof))
+    """Of a complex `a`, var is the mean of |a - mean|^2: the conjugate carries the convention.
+    var is real: an imaginary part of g (which a real value's cotangent can pick up) is dropped."""
+    return unreduce(np.real(g), a_shape, axis, keepdims) * np.conj(centered(a, axis)) * (2 / (reduced_size(a_shape, axis) - ddof))
 
 
 @table.jvp(np.var, "a")
@@ -511,7 +512,7 @@ def var_jvp(a, a_dot, axis, ddof, keepdims):
 @table.vjp(np.std, "a")
 def std_vjp(a, a_shape, axis, ddof, keepdims, y, g):
     """At a constant slice (std 0) the gradient is 0: every direction away from it is a kink."""
-    return unreduce(g / np.where(y == 0, 1, y), a_shape, axis, keepdims) * np.conj(centered(a, axis)) \
+    return unreduce(np.real(g) / np.where(y == 0, 1, y), a_shape, axis, keepdims) * np.conj(centered(a, axis)) \
         / (reduced_size(a_shape, axis) - ddof)
 
 

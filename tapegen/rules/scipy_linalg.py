@@ -22,8 +22,8 @@ import scipy
 import scipy.linalg
 
 from ..errors import TapegenError
-from .linalg import (_cotangents, _diag, _diagonal, _eigh_cotangent, _gap_inverse, _one_triangle, _svd_cotangent,
-                     _svd_tangent, _symmetric_from, cholesky_jvp, cholesky_vjp, linalg_mT, qr_jvp, qr_vjp)
+from .linalg import (_cotangents, _diag, _diagonal, _eigh_cotangent, _gap_inverse, _one_triangle, _real_only,
+                     _svd_cotangent, _svd_tangent, _symmetric_from, cholesky_jvp, cholesky_vjp, linalg_mT, qr_jvp, qr_vjp)
 from .formulas import Formulas
 from .table import RuleTable
 
@@ -402,6 +402,7 @@ table.nondiff(standard_eigenproblem, "b, eigvals_only, subset_by_index, subset_b
 @table.vjp(sl.eigh, "a")
 def scipy_eigh_vjp(b, lower, eigvals_only, subset_by_index, subset_by_value, y, g):
     standard_eigenproblem(b, eigvals_only, subset_by_index, subset_by_value)
+    _real_only(y[1], "scipy.linalg.eigh")
     g_w, g_v = _cotangents(g, 2)
     return _one_triangle(_eigh_cotangent(y[0], y[1], g_w, g_v), "L" if lower else "U")
 
@@ -410,6 +411,7 @@ def scipy_eigh_vjp(b, lower, eigvals_only, subset_by_index, subset_by_value, y, 
 def scipy_eigh_jvp(a_dot, b, lower, eigvals_only, subset_by_index, subset_by_value, y):
     standard_eigenproblem(b, eigvals_only, subset_by_index, subset_by_value)
     w, v = y
+    _real_only(v, "scipy.linalg.eigh")
     p = linalg_mT(v) @ _symmetric_from(a_dot, "L" if lower else "U") @ v
     return _diagonal(p).copy(), v @ (_gap_inverse(w) * p)
 
@@ -417,6 +419,7 @@ def scipy_eigh_jvp(a_dot, b, lower, eigvals_only, subset_by_index, subset_by_val
 @table.vjp(sl.eigvalsh, "a")
 def scipy_eigvalsh_vjp(a, b, lower, subset_by_index, subset_by_value, g):
     standard_eigenproblem(b, False, subset_by_index, subset_by_value)
+    _real_only(a, "scipy.linalg.eigvalsh")
     w, v = scipy.linalg.eigh(a, lower=lower)
     return _one_triangle(_eigh_cotangent(w, v, g, None), "L" if lower else "U")
 
@@ -424,6 +427,7 @@ def scipy_eigvalsh_vjp(a, b, lower, subset_by_index, subset_by_value, g):
 @table.jvp(sl.eigvalsh, "a")
 def scipy_eigvalsh_jvp(a, a_dot, b, lower, subset_by_index, subset_by_value):
     standard_eigenproblem(b, False, subset_by_index, subset_by_value)
+    _real_only(a, "scipy.linalg.eigvalsh")
     _, v = scipy.linalg.eigh(a, lower=lower)
     return np.einsum("ji,jk,ki->i", v, _symmetric_from(a_dot, "L" if lower else "U"), v)
 
@@ -443,6 +447,7 @@ table.nondiff(reduced_svd, "a, full_matrices, compute_uv", spelling="reduced_svd
 @table.vjp(sl.svd, "a")
 def scipy_svd_vjp(a, full_matrices, compute_uv, y, g):
     reduced_svd(a, full_matrices, compute_uv)
+    _real_only(a, "scipy.linalg.svd")
     u, s, vt = y
     g_u, g_s, g_vt = _cotangents(g, 3)
     return _svd_cotangent(u, s, vt, g_u, g_s, g_vt)
@@ -451,6 +456,7 @@ def scipy_svd_vjp(a, full_matrices, compute_uv, y, g):
 @table.jvp(sl.svd, "a")
 def scipy_svd_jvp(a, a_dot, full_matrices, compute_uv, y):
     reduced_svd(a, full_matrices, compute_uv)
+    _real_only(a, "scipy.linalg.svd")
     u, s, vt = y
     return _svd_tangent(a_dot, u, s, vt)
 

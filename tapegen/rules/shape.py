@@ -121,7 +121,15 @@ def unjoin(g, arrays, joined, axis):
     ends = np.cumsum([np.shape(item)[axis] for item in joined]).tolist()
     lead = (slice(None),) * (axis % np.ndim(g))  # slices, not np.split: dask has no lazy np.split
     pieces = [g[lead + (slice(start, end),)] for start, end in zip([0] + ends[:-1], ends)]
-    return [np.reshape(piece, np.shape(item)) for piece, item in zip(pieces, arrays)]
+    return items_cotangent([np.reshape(piece, np.shape(item)) for piece, item in zip(pieces, arrays)], arrays)
+
+
+def items_cotangent(parts, items):
+    """The cotangent of a list argument from one part per item: the list itself, or one array when
+    `items` is an array, which NumPy iterates along its first axis (`np.vstack(x)` joins x's rows)."""
+    if isinstance(items, (list, tuple)):
+        return parts
+    return np.reshape(np.stack(parts), np.shape(items))
 
 
 def untile(g, A_shape, reps):
