@@ -87,7 +87,8 @@ ROWS = [
     row("sqrtm", lambda a: sl.sqrtm(a), SPD, covers=(sl.sqrtm,)),
     row("logm", lambda a: sl.logm(a), SPD, covers=(sl.logm,)),
 ]
-SECOND = [r for r in ROWS if not any(fn in NO_SECOND_ORDER for fn in r.covers)]
+# qr in economic mode: its gradient code differentiates again since this session's merges (checked below)
+SECOND = [r for r in ROWS if not any(fn in NO_SECOND_ORDER for fn in r.covers) or r.id.startswith("qr-economic")]
 
 
 def test_ids_are_unique():
