@@ -82,18 +82,9 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     return activity
 
 
-def _placed(body, loops=()):
-    """(eqn, its position in program order, the loops around it) for every equation in `body`."""
-    for stmt in body:
-        if isinstance(stmt, Eqn):
-            yield stmt, loops
-        elif isinstance(stmt, If):
-            yield from _placed(stmt.then, loops)
-            yield from _placed(stmt.orelse, loops)
-        elif isinstance(stmt, Loop):
-            yield from _placed(stmt.test_body + stmt.body, loops + (id(stmt),))
-        elif isinstance(stmt, Guard):
-            yield from _placed(stmt.body, loops)
+def _placed(body):
+    """(eqn, the loops around it) for every equation in `body`, in program order."""
+    return ((stmt, loops) for stmt, loops in _positions(body, ()) if isinstance(stmt, Eqn))
 
 
 def _check_attributes(body, activity) -> None:
