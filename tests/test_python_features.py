@@ -57,6 +57,9 @@ POINTS = {
     "global_layer_forward": (_m(2, 3),),
     "global_layer_parameters_set": (_m(3, 2), _m(1, 2), _m(2, 3)),
     "dicts_copied_and_merged": (X3, _m(3)),
+    "globals_spread_as_arguments": (X3,),
+    "closures_spread_as_arguments": (X3, _m(3)),
+    "pullback_called_from_the_call": (X3, _m(3)),
 }
 
 
@@ -194,3 +197,44 @@ def test_a_function_passed_to_the_differentiated_function_is_followed(act):
 def test_a_function_valued_parameter_cannot_be_differentiated():
     with pytest.raises(tg.WrtError, match="is a function"):
         tg.grad(pf.function_valued_parameter, wrt=2)([(_m(3, 4), _m(4))], _m(5, 3), np.sin)
+
+
+def test_a_module_tuple_spread_as_arguments_is_checked_when_the_code_runs():
+    """`f(*ARGS)` with a tuple of the module: its length is read when transforming, and checked on each call
+    (a tuple grown since would have an item the generated code does not pass)."""
+    global SPREAD
+
+    def f(x):
+        return np.sum(x * _spread_sum(*SPREAD))
+    x = _m(3)
+    expected = np.full(3, _spread_sum(*SPREAD))
+    np.testing.assert_allclose(tg.grad(f)(x), expected)
+    saved, SPREAD = SPREAD, SPREAD + (5.0,)
+    try:
+        with pytest.raises(tg.UnsupportedSyntaxError, match="`SPREAD` held 2 items when tapegen transformed"):
+            tg.grad(f)(x)
+    finally:
+        SPREAD = saved
+
+
+SPREAD = (1.5, -0.5)
+
+
+def _spread_sum(*values):
+    return sum(values)
+
+
+def test_a_list_item_set_by_a_computed_slice_that_changes_its_length_is_refused():
+    def f(x, k):
+        a = [x, x, x]
+        a[k] = [x]
+        return np.sum(_spread_sum(*a))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes the length of a list"):
+        tg.grad(f)(X3, slice(0, 2))
+
+
+def test_a_pullback_used_as_a_value_is_refused_by_name():
+    def f(x):
+        return np.sum(np.stack([tg.vjp(pf._sin_times, x)[1]]))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="holds a function defined in the differentiated function"):
+        tg.grad(f)(X3)

@@ -19,11 +19,13 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, number_item, raise_error
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, number_item, raise_error,
+                               same_shape_as_transformed)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, lowered_until_settled
 from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
+from .lower_expr import _needs_known
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -188,6 +190,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                         and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
+        self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
         self.params: set = set()
         self.results = None      # result vars, when the function returns from inside branches
@@ -235,7 +238,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             outputs, returns_tuple = self._statements(node.body)
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
-        return Program(name, tuple(params), tuple(self.current), outputs, self.span(node), returns_tuple,
+        checks = [Eqn(rules.lookup(same_shape_as_transformed), (("value", var), ("size", Const(size)),
+                                                                ("name", Const(user_name))), (), self.span(node))
+                  for var, (size, user_name) in self.free_shapes.items()]
+        return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers),
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))
 
@@ -321,10 +327,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         construct = _Construct(self, node, {self.shared[name]: name in unbound for name in names if name in self.shared}
                                | {var: False for key, var in self.shared_attributes.items()
                                   if key not in saved_attributes or key in attributes})
-        if isinstance(node, (ast.For, ast.While)):  # a pass starts from the last one's values: their items,
-            for var in construct.entry:  # length and keys may have changed (a class seldom does: checked
-                for tracker in ("constant_items", "lengths", "dict_keys"):  # when the loop is lowered)
-                    getattr(self, tracker).pop(var, None)
+        if isinstance(node, (ast.For, ast.While)):  # a pass starts from the last one's values: their items
+            for var in construct.entry:  # may have changed (their length, keys and class seldom do: checked
+                self.constant_items.pop(var, None)  # when the loop is lowered, which lowers it again if so)
             construct.entry = {var: construct.facts(var) for var in construct.entry}
         for base, attr in carried:
             if not attr:  # what was known of it before the loop does not hold through it
@@ -392,6 +397,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def store(self, name, atom, node):
         """Bind user name `name` to `atom` (copying into its shared var inside a construct)."""
         var = self.shared.get(name)
+        if var is None and isinstance(atom, Pack) and _needs_known(atom.items, self.types):
+            self.env[name] = KnownItems(atom.items, atom.kind)  # r = tg.vjp(f, x): r[1] is its pullback
+            return
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):  # a list kept in a variable
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
             atom = self.emit(maker, list(atom.items), {}, node, var or name)
@@ -782,6 +790,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return self.emit_multi(prim, args, kwargs, node, 1, [target])[0]
 
     def emit_multi(self, prim: Primitive, args, kwargs, node, outputs, targets):
+        for arg in (*args, *kwargs.values()):
+            self.check_value(arg, node)
         inputs = self.bind_arguments(prim, args, kwargs, node)
         targets = list(targets or []) + [None] * outputs
         outs = tuple(self._output_var(t) for t in targets[:outputs])
@@ -802,6 +812,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.current.append(Eqn(rules.lookup(assign_primitive), (("x", temp),), (final,), self.span(node)))
             self._track_memory(rules.lookup(assign_primitive), (("x", temp),), (final,))
         return outs
+
+    def check_value(self, arg, node):
+        """Refuses a function made in the differentiated function (a pullback, a lambda), used as a value."""
+        if isinstance(arg, (LocalFunction, StaticValue)):
+            self.as_atom(arg, node)
+        elif isinstance(arg, (Pack, KnownItems)):
+            for item in arg.items:
+                self.check_value(item, node)
 
     def _output_var(self, target):
         if isinstance(target, Var):
@@ -932,8 +950,17 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             keys = values["keys"].value
         elif prim.name == "concat" and all(self._length(values[k]) is not None for k in ("x1", "x2")):
             length = self._length(values["x1"]) + self._length(values["x2"])
-        elif prim.name == "assign":
-            length, keys = self._length(values["x"]), self.dict_keys.get(values["x"])
+        elif prim.name in ("assign", "list", "tuple", "dict_copy"):  # a name for it, or a copy of it
+            source = values.get("x", values.get("iterable", values.get("mapping")))
+            length, keys = self._length(source), self.dict_keys.get(source)
+        elif prim.name == "getitem" and isinstance(values.get("index"), Const) \
+                and isinstance(values["index"].value, slice) and self._length(values["a"]) is not None:
+            length = len(range(self._length(values["a"]))[values["index"].value])  # args[1:]
+        elif prim.name == "with_item" and not (isinstance(values["key"], Const) and isinstance(values["key"].value, slice)):
+            length = self._length(values["a"])  # xs[i] = v: one item replaced (a slice computed then is refused)
+            keys = self.dict_keys.get(values["a"]) if isinstance(values["key"], Const) else None
+            if keys is not None and values["key"].value not in keys:  # d[k] = v
+                keys += (values["key"].value,)
         for out in outs:
             self.lengths.pop(out, None)
             self.dict_keys.pop(out, None)

@@ -285,9 +285,22 @@ class Expressions:
             self.know_object(var, value)  # a global object of the user's: its methods are inlined
             self.namer.assigned.add(var.name)
             self.free[key] = var
+            self.know_free_shape(var, value, name)
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
         return self.free[key]
+
+    def know_free_shape(self, var, value, name):
+        """A list, tuple or dict read from the module or closure (`f(*args, **kwargs)` in a wrapper): its
+        length or keys are known from now on, as for one built here; the generated code starts by checking
+        they are still what they were (same_shape_as_transformed)."""
+        if isinstance(value, (list, tuple)) and len(value) <= MAX_UNROLLED:
+            self.lengths[var] = size = len(value)
+        elif type(value) is dict and len(value) <= MAX_UNROLLED and all(type(k) is str for k in value):
+            self.dict_keys[var] = size = tuple(value)
+        else:
+            return
+        self.free_shapes[var] = (size, name)
 
     def reserved_value(self, name):
         return rules.namespace().get(name, MISSING)
@@ -652,6 +665,15 @@ class Expressions:
             return self.call_object(known.obj, node, outputs, targets)
         if isinstance(known, Var) and self._own_method(known, "__call__") is not None:  # layers[0](x)
             return self.call_instance(known, node, outputs, targets)
+        if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Call) and _constant_index(func.slice):
+            made = self.expr(func.value)  # tg.vjp(f, x)[1](v): an item of what a call returned, called
+            if isinstance(made, Pack):
+                made = KnownItems(made.items, made.kind)
+            if isinstance(made, KnownItems):
+                return self.call_known(self.known_item(made, func), node, outputs, targets)
+            raise self.unsupported(node, f"`{ast.unparse(func)}`: tapegen does not know which function this calls "
+                                         f"when it transforms the function", f"assign the call's result first "
+                                         f"and call its item by name")
         held = self.global_item(func)
         if held is not None and _function_like(held):  # FUNCTIONS[0](x), for a list in the module
             return self.call_object(held, node, outputs, targets)
@@ -717,6 +739,17 @@ class Expressions:
             return self.call_instance(callee, node, outputs, targets)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def call_known(self, item, node, outputs, targets):
+        """A call of an item the transform knows: a local function, a function known now, or a value."""
+        if isinstance(item, LocalFunction):
+            args, kwargs = self.arguments(node, static=True)
+            return self._call_result(self.inline_local(item, node, args, kwargs), outputs, node, targets)
+        if isinstance(item, StaticValue):
+            return self.call_object(item.obj, node, outputs, targets)
+        callee = self.as_atom(item, node)
+        args, kwargs = self.arguments(node)
+        return self.emit_multi(_opaque_value(ast.unparse(node.func)), [callee] + args, kwargs, node, outputs, targets)
 
     def known_isinstance(self, node):
         """`isinstance(x, cls)` as a Const when the transform knows: `x` a constant, a list, tuple or dict
@@ -993,6 +1026,7 @@ class Expressions:
                 lowerer = type(self)(function_source(fn), fn, self.reserved)
                 lowerer.carried, lowerer.root_scope = carried, lowerer.scope
                 return lowerer
+            _LOWERS[fn] = False  # while it is lowered: a recursive helper (zeros_like_tree) does not lower
             try:
                 lowered_until_settled(make)
                 known = True

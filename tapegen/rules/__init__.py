@@ -130,6 +130,7 @@ def namespace() -> dict:
                  **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items,
                                                shape.attribute_or_none,
                                                language.raise_error, language.check_assertion, language.number_item,
+                                               language.same_shape_as_transformed,
                                                language.in_place_result, language.item_or, language.sorted_order,
                                                language.flatten_tree, language.unflatten_tree, language.unflattener,
                                                language.flat_cotangent,
@@ -144,7 +145,8 @@ def namespace() -> dict:
                                                  runtime_rules.zero_tangent, runtime_rules.add_tangents,
                                                  runtime_rules.is_not_none, runtime_rules.unconform)})
         optional = [prim for t in TABLES if t.name.startswith("scipy.") for prim in t.primitives.values()]
-        for prim in list(runtime_rules.table.primitives.values()) + optional:  # helpers called by their name
+        own = [prim for prim in PRIMITIVES.values() if getattr(prim.fn, "__module__", "").startswith("tapegen.")]
+        for prim in own + optional:  # helpers called by their name
             if prim.form == "call" and prim.spelling.isidentifier() and callable(prim.fn):
                 names.setdefault(prim.spelling, prim.fn)
         names.update(_USER_NAMES)

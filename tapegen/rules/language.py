@@ -61,6 +61,23 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
+def same_shape_as_transformed(value, size, name):
+    """Checks that a list, tuple or dict the function reads from its module or closure (`f(*ARGS)`,
+    `g(**kwargs)` in a closure) still has the length (`size` an int) or keys (`size` a tuple) the
+    generated code was written for, when tapegen transformed the function."""
+    now = len(value) if isinstance(size, int) else tuple(value) if isinstance(value, dict) else None
+    if now != size:
+        what = (f"{size} items" if isinstance(size, int) else f"keys {list(size)}")
+        raise UnsupportedSyntaxError(
+            f"`{name}` held {what} when tapegen transformed the function, and the generated code relies on "
+            f"that; it now holds {f'{now} items' if isinstance(size, int) else f'keys {list(now or ())}'}",
+            hint=f"pass `{name}` to the function as an argument, or keep its length and keys fixed")
+
+
+table.nondiff(same_shape_as_transformed, "value, size, name", spelling="same_shape_as_transformed",
+              inert=("value", "size", "name"))
+
+
 def in_place_result(before, after):
     """What a caller's name holds after a helper did `total += x` on it: NumPy changed an array in place
     (`after`, the helper's new value); a number cannot change, the helper only rebound its own name."""
@@ -302,6 +319,10 @@ def with_item(a, key, value):
     """`xs[key] = v` on a list or dict the function built: a copy of `a` with item `key` set to `value`."""
     new = type(a)(a)
     new[key] = value
+    if isinstance(key, slice) and isinstance(a, list) and len(new) != len(a):
+        raise UnsupportedSyntaxError(f"`xs[{key.start}:{key.stop}] = ...` changes the length of a list, which tapegen "
+                                     f"took for replacing one item (the slice was computed when the code ran)",
+                                     hint="build the new list with `xs[:i] + new + xs[j:]`")
     return new
 
 

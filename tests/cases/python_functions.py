@@ -689,3 +689,51 @@ def dicts_copied_and_merged(b, x):
     p["b"] = b * x
     q = {**p, "a": np.sin(x)}
     return np.sum(p["a"] * p["b"] ** 2) + np.sum(q["a"] * q["b"])
+
+
+def _scaled_sum(x, y, scale=1.0, power=2):
+    return np.sum(np.sin(x) * y ** power) * scale
+
+
+def _with_arguments(fun, args, kwargs, argnum):
+    """A wrapper as autograd's unary_to_nary writes it: the other arguments and keywords kept in its closure."""
+    def unary(x):
+        a = list(args)
+        a[argnum] = x
+        return fun(*a, **kwargs)
+    return unary
+
+
+def _with_arguments_at(fun, args, kwargs, argnums):
+    def unary(xs):
+        a = list(args)
+        for i, xi in zip(argnums, xs):
+            a[i] = xi
+        return fun(*a, **kwargs)
+    return unary
+
+
+SPREAD = (np.array([0.5, -1.0, 2.0]), 1.5)
+OPTIONS = {"power": 3}
+_AT_0 = _with_arguments(_scaled_sum, (None, np.array([1.0, 2.0, -0.5])), {"scale": 2.0, "power": 3}, 0)
+_AT_1 = _with_arguments_at(_scaled_sum, (None, None, 0.5), {}, (0, 1))
+
+
+def globals_spread_as_arguments(x):
+    """`f(*ARGS)`, `f(x, *ARGS[1:])`, `f(..., **OPTIONS)` with a tuple and dict of the module."""
+    return _scaled_sum(*SPREAD) * np.sum(x) + _scaled_sum(x, *SPREAD[:1], **OPTIONS)
+
+
+def closures_spread_as_arguments(x, y):
+    """Closures holding the other arguments (`fun(*a, **kwargs)` after `a[argnum] = x`), one argument and two."""
+    return _AT_0(x) + _AT_1((x, y))
+
+
+def _sin_times(x):
+    return np.sin(x) * x
+
+
+def pullback_called_from_the_call(x, v):
+    """`tg.vjp(f, x)[1](v)`: the pullback taken from the call's result and called at once, or by index."""
+    pulled = tg.vjp(_sin_times, x)
+    return np.sum(tg.vjp(_sin_times, x)[1](v) ** 2) + np.sum(pulled[1](v) * x)
