@@ -23,6 +23,7 @@ from .errors import TapegenError, WrtError
 from .frontend.inline import DYNAMIC
 from .ir import Pop, walk
 from .rules import lent
+from .rules.language import flatten_tree
 
 __all__ = ["jvp", "jacobian", "hessian", "hvp"]
 
@@ -231,14 +232,12 @@ def _inline_jvp(args, kwargs):
 
 @functools.lru_cache(maxsize=None)
 def _composed_vjp(f, n, wrt, several):
-    d = _differentiated(f)
     params = _names(n)
-    program = _program(d)
-    if program.returns_tuple:  # <out, ct> over the outputs
-        pairing = " + ".join(f"np.sum(out[{k}] * ct[{k}])" for k in range(len(program.outputs)))
-    else:
-        pairing = "np.sum(out * ct)"
-    objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({params})\nreturn {pairing}", F=f)
+    # <out, ct>, the real part (as tg.vjp's pullback: JAX's convention), over every leaf of out and ct: f may
+    # return a tuple, a list or dict of arrays, or a tuple it did not write as a display (another pullback's)
+    pairing = "np.real(np.sum(flatten_tree(out) * flatten_tree(ct)))"
+    objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({params})\nreturn {pairing}", F=f,
+                       flatten_tree=flatten_tree)
     pullback = differentiable_gradient(GradFunction(objective, list(wrt) if several else wrt[0], False, False))
     body = f"out = F({params})\n\ndef pullback(ct):\n    return PULLBACK({params}, ct)\n\nreturn out, pullback"
     return _plain(f"{_name(f)}_vjp", f"(f, {params}, wrt=None)", body, F=f, PULLBACK=pullback)

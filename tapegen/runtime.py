@@ -34,8 +34,8 @@ def shape(x):
 
 def unbroadcast(g, to_shape):
     """Sum `g` over the axes NumPy broadcasting added or stretched, to get `to_shape`."""
-    if isinstance(g, dict):  # a container's cotangent (a Cotree): `+` on containers adds item by item
-        return g
+    if isinstance(g, (dict, list, tuple)):  # a container's cotangent (a Cotree, or a tuple's cotangent as a list
+        return g                            # in gradient code differentiated again): `+` adds item by item
     g_shape = shape(g)
     if g_shape == to_shape:
         return g
