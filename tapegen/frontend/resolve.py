@@ -72,11 +72,16 @@ def native(obj):
     if module == "autograd.misc.flatten" and getattr(obj, "__name__", "") == "flatten":
         from ..rules.language import autograd_flatten
         return autograd_flatten
+    if module == "autograd.builtins" and getattr(builtins, getattr(obj, "__name__", ""), None) is not None:
+        return getattr(builtins, obj.__name__)  # autograd's differentiable tuple, list, dict, isinstance, type
     if module == "autograd.tracer" and getattr(obj, "_is_autograd_primitive", False) and hasattr(obj, "fun"):
         return obj.fun  # a NumPy function autograd wrapped
     if not (isinstance(module, str) and module.startswith(_WRAPPERS)):
         return obj
     name = getattr(obj, "__name__", "")  # autograd's own Python version of a NumPy function (np.array)
+    if name == "<lambda>":  # `concatenate = lambda arr_list, axis=0: ...`: the name it is bound to
+        import sys
+        name = next((k for k, v in vars(sys.modules.get(module, builtins)).items() if v is obj), name)
     package = module[len("autograd."):].split(".")
     for depth in range(len(package), 0, -1):
         found = _native_named(".".join(package[:depth]) + "." + name, None)

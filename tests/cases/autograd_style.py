@@ -5,6 +5,7 @@ tapegen follows autograd's wrappers as the NumPy and SciPy functions they wrap (
 import autograd.numpy as np
 import autograd.numpy.random as npr
 import autograd.scipy.stats.norm as norm
+from autograd import tuple as ag_tuple
 from autograd.misc.flatten import flatten
 from autograd.scipy.special import logsumexp
 
@@ -37,6 +38,14 @@ def gaussian_entropy_objective(mean, log_std, samples):
     return np.mean(norm.logpdf(stacked, 0.0, 1.5)) + entropy
 
 
+def stacked_pairs(x, y):
+    """autograd's tests: its differentiable `tuple`, and autograd.numpy's concatenate and vstack (lambdas there)."""
+    w, v = np.sin(x[0]), np.dot(x, x.T)
+    pair = ag_tuple((w, v))
+    joined = np.concatenate([pair[0], y], axis=0)
+    return np.sum(np.vstack([joined, np.sin(joined)]) ** 2) + np.sum(pair[1][:, 0] ** 2 * w)
+
+
 def cases():
     rs = npr.RandomState(0)
     params = [(rs.randn(3, 4) * 0.5, rs.randn(4) * 0.1), (rs.randn(4, 2) * 0.5, rs.randn(2) * 0.1)]
@@ -44,4 +53,5 @@ def cases():
     mean, log_std, samples = rs.randn(3), rs.randn(3) * 0.1, rs.randn(4, 3)
     named = {"w": rs.randn(2, 2), "a": [rs.randn(3), 0.5]}
     return [(log_posterior, (params, inputs, targets)), (l2_norm, (named,)),
-            (gaussian_entropy_objective, (mean, log_std, samples))]
+            (gaussian_entropy_objective, (mean, log_std, samples)),
+            (stacked_pairs, (rs.randn(3, 3), rs.randn(2)))]
