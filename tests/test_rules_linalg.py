@@ -863,3 +863,15 @@ def test_einsum_forward_mode(f):
     _, got = tg.jvp(f, (a, b), (ta, tb))
     expected = (f(a + eps * ta, b + eps * tb) - f(a - eps * ta, b - eps * tb)) / (2 * eps)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
+DECOMPOSITIONS = (linalg.eigh, linalg.eigvalsh, linalg.eig, linalg.eigvals, linalg.svd, linalg.qr, linalg.cholesky)
+SECOND_ORDER_ROWS = [r for r in ROWS if any(fn in DECOMPOSITIONS for fn in r.covers) and "repeated" not in r.id]
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER_ROWS, ids=[r.id for r in SECOND_ORDER_ROWS])
+def test_second_order_through_the_decompositions(case):
+    """Their gradient code differentiates again (grad of grad, and each mode of it), as autograd's
+    check_grads(order=2) asks; at a repeated eigen- or singular value the second derivative does not exist."""
+    from modes import check_modes
+    check_modes(lambda a: np.sum(np.sin(case.fn(a))), *case.args)
