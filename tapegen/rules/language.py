@@ -406,20 +406,21 @@ def item_or(d, key, default=None):
     return d.get(key, default)
 
 
-def py_sorted(iterable, reverse=False):
-    """Python's `sorted(xs)`: a dict's keys, or the items, in order (a permutation of them)."""
-    return sorted(iterable, reverse=reverse)
+def py_sorted(iterable, key=None, reverse=False):
+    """Python's `sorted(xs, key=..., reverse=...)`: a dict's keys, or the items, in order (a permutation)."""
+    return sorted(iterable, key=key, reverse=reverse)
 
 
-def sorted_order(iterable, reverse=False):
+def sorted_order(iterable, key=None, reverse=False):
     """Where each item of `sorted(iterable)` came from (Python's sort is stable, reversed or not)."""
     items = list(iterable)
-    return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+    by = items.__getitem__ if key is None else (lambda i: key(items[i]))
+    return sorted(range(len(items)), key=by, reverse=reverse)
 
 
 table.op(py_sum, "iterable, start=0", spelling="sum")
-table.op(py_sorted, "iterable, reverse=False", spelling="sorted", inert=("reverse",))
-table.nondiff(sorted_order, "iterable, reverse=False", spelling="sorted_order")
+table.op(py_sorted, "iterable, key=None, reverse=False", spelling="sorted", inert=("reverse",), callables=("key",))
+table.nondiff(sorted_order, "iterable, key=None, reverse=False", spelling="sorted_order")
 table.op(item_or, "d, key, default=None", spelling="item_or", inert=("key",))
 table.method("get", item_or, receiver="d")
 table.op(iterated, "xs", spelling="iterated")
@@ -582,20 +583,20 @@ def iterated_jvp(xs, xs_dot):
 
 
 @table.vjp(py_sorted, "iterable", partial=True)
-def py_sorted_vjp(iterable, reverse, g):
+def py_sorted_vjp(iterable, key, reverse, g):
     if isinstance(iterable, dict):  # its keys: no gradient
         return None
-    order = sorted_order(iterable, reverse)
+    order = sorted_order(iterable, key, reverse)
     if isinstance(iterable, np.ndarray):  # its items (rows) in order: back where they came from
         return unindex(np.stack(piece_cotangents(g, list(iterable))), (iterable.shape, iterable.dtype), order)
     return keyed(order, g)
 
 
 @table.jvp(py_sorted, "iterable")
-def py_sorted_jvp(iterable, iterable_dot, reverse):
+def py_sorted_jvp(iterable, iterable_dot, key, reverse):
     if isinstance(iterable, dict):
-        return zeros_like_tree(py_sorted(iterable, reverse))
-    return [iterable_dot[i] for i in sorted_order(iterable, reverse)]
+        return zeros_like_tree(py_sorted(iterable, key, reverse))
+    return [iterable_dot[i] for i in sorted_order(iterable, key, reverse)]
 
 
 @table.vjp(item_or, "d", partial=True)

@@ -737,3 +737,13 @@ def pullback_called_from_the_call(x, v):
     """`tg.vjp(f, x)[1](v)`: the pullback taken from the call's result and called at once, or by index."""
     pulled = tg.vjp(_sin_times, x)
     return np.sum(tg.vjp(_sin_times, x)[1](v) ** 2) + np.sum(pulled[1](v) * x)
+
+
+def sorted_with_a_key(params, xs):
+    """`sorted(d.items(), key=operator.itemgetter(0))` as autograd's tests write it, and `key=np.sum`."""
+    import operator
+    total = 0.0
+    for i, (name, value) in enumerate(sorted(params.items(), key=operator.itemgetter(0), reverse=True)):
+        total = total + np.sum(np.sin(value)) * (i + 1.0)
+    ranked = sorted(xs, key=np.sum)
+    return total + np.sum(np.stack(ranked) * np.arange(1.0, 4.0)[:, None] ** 2)
