@@ -25,7 +25,7 @@ from ..rules.language import py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, lowered_until_settled, user_function
-from .resolve import MISSING, freezes
+from .resolve import MISSING, _static_instance, freezes, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -93,8 +93,9 @@ class Expressions:
             value = self.env[node.id]
             return value.obj if isinstance(value, StaticValue) else MISSING
         if isinstance(node, ast.Attribute) and _root_name(node) in self.env:
-            base = self.static(node.value)  # a module imported inside the function: `math.pi`, `os.path.join`
-            return getattr(base, node.attr, MISSING) if isinstance(base, (types.ModuleType, type)) else MISSING
+            base = self.static(node.value)  # a module imported inside the function: `math.pi`, `stats.t.cdf`
+            return native(getattr(base, node.attr, MISSING)) if isinstance(base, (types.ModuleType, type)) \
+                or _static_instance(base) else MISSING
         return self.scope.static(node)
 
     def free_object(self, hint, getter):

@@ -747,3 +747,18 @@ def sorted_with_a_key(params, xs):
         total = total + np.sum(np.sin(value)) * (i + 1.0)
     ranked = sorted(xs, key=np.sum)
     return total + np.sum(np.stack(ranked) * np.arange(1.0, 4.0)[:, None] ** 2)
+
+
+def items_without_a_derivative(x, df):
+    """`a = [x, df]` then `stats.t.cdf(*a)`: only `a[0]` carries a derivative, so t.cdf needs no rule in df;
+    `b = list(CONSTANTS); b[0] = x` and a dict item replaced by a constant too."""
+    from scipy import stats
+    a = [x, df]
+    b = list(_T_ARGS)
+    b[0] = np.sin(x)
+    d = {"x": x, "df": df}
+    d["df"] = 4.0
+    return np.sum(stats.t.cdf(*a)) + np.sum(stats.t.logpdf(*b)) + np.sum(stats.t.cdf(d["x"], d["df"]))
+
+
+_T_ARGS = (None, 3.5, 0.2)
