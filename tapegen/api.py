@@ -24,6 +24,7 @@ from . import pipeline
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function
+from .frontend.resolve import native
 from .rules.runtime_rules import zero_tangent
 from .runtime import _pytree_like, conform, pytree_fields
 
@@ -46,6 +47,7 @@ class _Target:
     __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "plans")
 
     def __init__(self, fn):
+        fn = native(fn)  # autograd's wrapper of a NumPy function (grad(np.sqrt) under autograd.numpy): NumPy's
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
