@@ -26,7 +26,7 @@ from .errors import NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function
 from .frontend.resolve import native
 from .rules.runtime_rules import zero_tangent
-from .runtime import _pytree_like, conform, pytree_fields
+from .runtime import _pytree_like, check_wrt, conform, pytree_fields
 
 
 _POSITIONAL, _KEYWORD, _DEFAULT = "positional", "keyword", "default"
@@ -211,7 +211,7 @@ class Differentiated:
     def value_and_grad(self, *args, wrt=None, **kwargs):
         """`(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
         arguments = self._target.arguments(args, kwargs)
-        entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments))
+        entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
         try:
             if entry.pending:
                 return entry.specialize(arguments)
@@ -227,7 +227,7 @@ class Differentiated:
     def vjp(self, *args, wrt=None, **kwargs):
         """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
         arguments = self._target.arguments(args, kwargs)
-        entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments))
+        entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
         out, residuals = entry.function(*arguments)
         return out, Pullback(entry, out, residuals, arguments)
 
@@ -262,13 +262,16 @@ class Differentiated:
         """The Wengert list (one primitive a line, with the user's source lines) as text."""
         return str(pipeline.lowered(self._target.fn))
 
-    def _entry(self, kind, wrt, statics=()):
+    def _entry(self, kind, wrt, statics=(), arguments=None):
         if isinstance(wrt, list):
             wrt = tuple(wrt)
         checks = DEBUG.nans
         key = (kind, wrt, checks, statics)
         entry = self._entries.get(key)
         if entry is None:
+            if arguments is not None:  # the first call: arguments tapegen cannot differentiate are named now
+                for index in self._target.wrt(wrt, statics)[0]:
+                    check_wrt(arguments[index])
             entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux, checks, statics)
         return entry
 

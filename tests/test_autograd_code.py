@@ -83,3 +83,25 @@ def test_gradient_of_autograds_numpy_function():
     import autograd.numpy as anp
     assert tg.grad(anp.sqrt)(2.0) == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-12)
     assert tg.grad(tg.grad(anp.sqrt))(2.0) == pytest.approx(-0.25 * 2.0 ** -1.5, rel=1e-12)
+
+
+class RKHSFun:
+    """autograd's examples/rkhs.py differentiates with respect to a function in a kernel space (a VSpace of
+    autograd's own); tapegen names the argument's class instead of failing where the function calls it."""
+
+    def __init__(self, alphas):
+        self.alphas = alphas
+
+    def __call__(self, x):
+        return sum([a * np.exp(-(x - x_repr) ** 2) for x_repr, a in self.alphas.items()], 0.0)
+
+
+def rkhs_logprob(f, xs, ys):
+    return -sum((f(x) - y) ** 2 for x, y in zip(xs, ys))
+
+
+def test_object_without_fields_as_wrt_is_named():
+    with pytest.raises(tg.WrtError, match="with respect to a RKHSFun: tapegen does not know its fields"):
+        tg.grad(rkhs_logprob)(RKHSFun({0.5: 1.0}), [1.0, 2.0], [1.0, 0.0])
+    with pytest.raises(tg.WrtError, match="RKHSFun"):
+        tg.vjp(rkhs_logprob, RKHSFun({0.5: 1.0}), [1.0, 2.0], [1.0, 0.0])
