@@ -105,3 +105,15 @@ def test_object_without_fields_as_wrt_is_named():
         tg.grad(rkhs_logprob)(RKHSFun({0.5: 1.0}), [1.0, 2.0], [1.0, 0.0])
     with pytest.raises(tg.WrtError, match="RKHSFun"):
         tg.vjp(rkhs_logprob, RKHSFun({0.5: 1.0}), [1.0, 2.0], [1.0, 0.0])
+
+
+def test_library_vjp_first_order_and_named_at_second():
+    """autograd's fixed_point has a VJP of autograd's own (fixed_point_vjp, built on autograd's make_vjp):
+    its first derivative is autograd's; differentiating it again would mean following autograd itself,
+    which tapegen refuses, naming the rule."""
+    import autograd
+    ours, theirs = tg.grad(autograd_style.fixed_point_sqrt)(2.0), autograd.grad(autograd_style.fixed_point_sqrt)(2.0)
+    assert ours == pytest.approx(theirs, rel=1e-12)
+    assert ours == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-3)  # the fixed point's tolerance, 1e-4
+    with pytest.raises(tg.NoRuleError, match="fixed_point_vjp_a"):
+        tg.grad(tg.grad(autograd_style.fixed_point_sqrt))(2.0)

@@ -87,6 +87,11 @@ def _parameters(raw):
 def _rule(fn, add_names, name, kind, param, reads):
     (name,) = add_names({name: fn})
     fn.__name__ = fn.__qualname__ = name
+    maker = fn.__closure__[0].cell_contents
+    if "-packages" in getattr(getattr(maker, "__code__", None), "co_filename", "-packages"):
+        # a library's maker (autograd's fixed_point_vjp) is called as it is, not inlined: differentiating
+        # gradient code again then names this rule in its NoRuleError instead of going into autograd
+        fn.__module__ = getattr(maker, "__module__", None) or "library"
     rule = Rule(fn, kind, param, reads)
     rule._inline = None  # called by name: its body reads the maker it closes over
     return rule

@@ -9,6 +9,7 @@ import autograd.numpy.random as npr
 import autograd.scipy.stats.norm as norm
 from autograd.builtins import tuple as ag_tuple
 from autograd.extend import defjvp, defvjp, primitive
+from autograd.misc.fixed_points import fixed_point
 from autograd.misc.flatten import flatten
 from autograd.scipy.special import logsumexp
 
@@ -80,6 +81,15 @@ def straight_through(x):
 def grad_descent_sqrt_iter(a):
     """autograd's examples/fixed_points.py: a helper returning the update, a lambda closing over `a`."""
     return lambda x: x - 0.05 * (x ** 2 - a)
+
+
+def distance(x, y):
+    return np.abs(x - y)
+
+
+def fixed_point_sqrt(a, guess=10.0):
+    """autograd's examples/fixed_points.py: autograd's fixed_point, a primitive with a VJP of the library's."""
+    return fixed_point(grad_descent_sqrt_iter, a, guess, distance, 1e-4)
 
 
 def iterated_sqrt(a, guess=1.5):
