@@ -271,7 +271,8 @@ class Differentiated:
         if entry is None:
             if arguments is not None:  # the first call: arguments tapegen cannot differentiate are named now
                 for index in self._target.wrt(wrt, statics)[0]:
-                    check_wrt(arguments[index])
+                    if type(arguments[index]) not in FUNCTION_TYPES:  # a function: named where statics are
+                        check_wrt(arguments[index])
             entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux, checks, statics)
         return entry
 
