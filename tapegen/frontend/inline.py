@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Pack, Var
+from .resolve import native
 from .source import FunctionSource, function_source
 
 
@@ -361,7 +362,7 @@ def _default(value, node, lowerer):
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return Const(value)
     if callable(value) or inspect.ismodule(value):
-        return StaticValue(value)
+        return StaticValue(native(value))  # `act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh
     if isinstance(value, tuple) and all(v is None or isinstance(v, (bool, int, float, complex, str)) for v in value):
         return Const(value)  # lengths=(1.0, 0.8, 0.5)
     raise lowerer.unsupported(node, "a default argument value that is not a plain number, string or None",

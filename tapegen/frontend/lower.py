@@ -222,7 +222,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 params += rest
             index = len(params)
             var = self.namer.user(arg.arg)
-            self.env[arg.arg] = StaticValue(self.statics[index], var) if index in self.statics else var
+            self.env[arg.arg] = StaticValue(native(self.statics[index]), var) if index in self.statics else var
             params.append(var)
         if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
             name = node.args.vararg.arg
@@ -439,10 +439,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return (self._returned(value),), False
 
     def _returned(self, node):
-        known = self.known(node) if self.call_stack else None
-        if isinstance(known, (LocalFunction, KnownItems)):
-            return known
-        return self.expr(node) if self.call_stack else self._built(self.expr(node), node)
+        if self.call_stack:  # a helper may return a function: a lambda, a local def, one it was passed
+            return self.value(node) if isinstance(node, (ast.Lambda, ast.Call, ast.Name, ast.Attribute)) \
+                else self.expr(node)
+        return self._built(self.expr(node), node)
 
     def _built(self, atom, node):
         """A list or tuple the function returns, built in a var: its tangent and cotangent flow through `[]`'s rule."""
@@ -748,7 +748,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if frozen is not None:  # d = scipy.stats.norm(mu, sigma): calls d.logpdf(x) are norm.logpdf's
                 self.env[name] = frozen
                 return
-        atom = self.expr(value_node, target=self.shared.get(name, name))
+        atom = self.made_function(value_node, target=self.shared.get(name, name)) \
+            if isinstance(value_node, ast.Call) else self.expr(value_node, target=self.shared.get(name, name))
+        if isinstance(atom, (StaticValue, LocalFunction, KnownItems)):  # f = make(a): a function made here
+            if name in self.shared:
+                raise self.unsupported(value_node, f"`{name}` is given a function inside a loop or branch",
+                                       f"assign `{name}` once, before the loop or branch")
+            self.env[name] = atom
+            return
         self.store(name, atom, value_node)
 
     def assign_tuple(self, target, value_node):

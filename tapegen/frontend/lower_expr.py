@@ -8,6 +8,7 @@ user function (inlined), a gradient of one, a custom rule, or an opaque call.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import math
 import operator
@@ -126,6 +127,8 @@ class Expressions:
         or global holding such values (`[np.tanh, relu]`), or an item of one (`acts["tanh"]`)."""
         if isinstance(node, ast.Lambda):
             return LocalFunction(node, dict(self.env), self)
+        if isinstance(node, ast.Call):
+            return self.made_function(node)
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems)):
             return self.env[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
@@ -141,6 +144,45 @@ class Expressions:
         if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
             return self.global_items(obj, node)
         return self.expr(node)
+
+    def made_function(self, node, target=None):
+        """A call's value, with a function it makes known: `partial(f, a)` (a LocalFunction calling `f`
+        with `a` first), `tg.grad(f)` (a StaticValue), or what a helper of the user's returns (lowered
+        here: a lambda or local def it returns comes back as a LocalFunction, a function it was passed as
+        a StaticValue)."""
+        obj = self.static(node.func)
+        if obj is functools.partial and node.args and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and all(kw.arg is not None for kw in node.keywords):
+            return self.partial_function(node)
+        if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
+            try:
+                args = [self._static_argument(a) for a in node.args]
+                kwargs = {kw.arg: self._static_argument(kw.value) for kw in node.keywords}
+            except LookupError:
+                pass
+            else:
+                return StaticValue(obj(*args, **kwargs))
+        return self.expr(node, target)
+
+    def partial_function(self, node):
+        """`functools.partial(f, a, k=v)` as the lambda it stands for: `lambda *rest, **more: f(a, *rest,
+        k=v, **more)`, with `f`, `a` and `v` as known here (so `map(partial(f, params), data)` inlines f)."""
+        holders, env = [], dict(self.env)
+        for part in [node.args[0]] + node.args[1:] + [kw.value for kw in node.keywords]:
+            holder = self.namer.invented("partial").name
+            env[holder] = self.value(part)
+            holders.append(ast.Name(holder, ast.Load()))
+        rest, more = self.namer.invented("rest").name, self.namer.invented("more").name
+        call = ast.Call(holders[0], holders[1:len(node.args)] + [ast.Starred(ast.Name(rest, ast.Load()), ast.Load())],
+                        [ast.keyword(kw.arg, h) for kw, h in zip(node.keywords, holders[len(node.args):])]
+                        + [ast.keyword(None, ast.Name(more, ast.Load()))])
+        arguments = ast.arguments(posonlyargs=[], args=[], vararg=ast.arg(rest), kwonlyargs=[], kw_defaults=[],
+                                  kwarg=ast.arg(more), defaults=[])
+        made = ast.Lambda(arguments, call)
+        for sub in ast.walk(made):
+            if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
+                ast.copy_location(sub, node)
+        return LocalFunction(made, env, self)
 
     def display_value(self, node, target=None):
         """A list, tuple or dict display: KnownItems if an item must stay known, else its atom."""
@@ -735,7 +777,12 @@ class Expressions:
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
             return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
-        callee = self.expr(func)
+        callee = self.made_function(func) if isinstance(func, ast.Call) else self.expr(func)
+        if isinstance(callee, LocalFunction):  # make(a)(x), partial(f, a)(x): the function made, inlined
+            args, kwargs = self.arguments(node, static=True)
+            return self._call_result(self.inline_local(callee, node, args, kwargs), outputs, node, targets)
+        if isinstance(callee, StaticValue):  # helper(f)(x) returning a function known here
+            return self.call_object(callee.obj, node, outputs, targets)
         if self._own_method(callee, "__call__") is not None:  # an object of a class of the user's, called
             return self.call_instance(callee, node, outputs, targets)
         args, kwargs = self.arguments(node)
@@ -987,6 +1034,8 @@ class Expressions:
         value = self.static(node)
         if value is not MISSING:
             return value
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), Const):  # wrt=argnum, a helper's 0
+            return self.env[node.id].value
         try:
             return ast.literal_eval(node)
         except ValueError:

@@ -9,7 +9,7 @@ import builtins
 
 import numpy as np
 
-from . import elementwise, fft, language, linalg, nondiff, reductions, runtime_rules, shape
+from . import autograd_primitives, elementwise, fft, language, linalg, nondiff, reductions, runtime_rules, shape
 from .table import Primitive, Rule, RuleError, RuleTable, combine
 
 TABLES = (elementwise.table, reductions.table, linalg.table, fft.table, shape.table, nondiff.table, language.table,
@@ -49,6 +49,10 @@ def lookup(fn):
         return None
     if prim is None and load_optional():
         return lookup(fn)
+    if prim is None and autograd_primitives.is_autograd_primitive(fn):  # @primitive with defvjp, for autograd
+        prim = autograd_primitives.primitive_for(fn, add_names)
+        if prim is not None:
+            register_primitive(fn, prim)
     return prim
 
 
