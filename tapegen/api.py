@@ -674,22 +674,31 @@ def _rebuild_grad_function(fn, wrt, has_aux, with_value, source):
     return GradFunction(fn, wrt, has_aux, with_value)
 
 
-def grad(f, wrt=0, has_aux=False):
+def chosen_wrt(wrt, argnums=None, argnum=None):
+    """`wrt`, or what code written for JAX (`argnums=`) or autograd (`argnum=`) calls it."""
+    given = [w for w in (argnums, argnum) if w is not None]
+    if len(given) > 1 or given and wrt != 0:
+        raise WrtError("give the arguments to differentiate once: wrt=, argnums= or argnum=")
+    return given[0] if given else wrt
+
+
+def grad(f, wrt=0, has_aux=False, *, argnums=None, argnum=None):
     """A function computing the gradient of scalar-valued `f` with respect to `wrt`.
 
     With `has_aux=True`, `f` returns `(value, aux)` and the result returns `(gradient, aux)`.
+    `argnums=` (JAX's name) and `argnum=` (autograd's) are `wrt` too.
 
     Example:
         >>> df = grad(lambda x: np.sin(x) * x)
         >>> round(df(1.0), 6)
         1.381773
     """
-    return GradFunction(f, wrt, has_aux, with_value=False)
+    return GradFunction(f, chosen_wrt(wrt, argnums, argnum), has_aux, with_value=False)
 
 
-def value_and_grad(f, wrt=0, has_aux=False):
+def value_and_grad(f, wrt=0, has_aux=False, *, argnums=None, argnum=None):
     """A function returning `(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
-    return GradFunction(f, wrt, has_aux, with_value=True)
+    return GradFunction(f, chosen_wrt(wrt, argnums, argnum), has_aux, with_value=True)
 
 
 # `tg.grad(loss)(w, x)` inside a differentiated function, with `loss` and `wrt` known when it is

@@ -17,7 +17,8 @@ import linecache
 
 import numpy as np
 
-from .api import Differentiated, GradFunction, _differentiated, _tangent_of_output, differentiable_gradient, tangent_like
+from .api import Differentiated, GradFunction, _differentiated, _tangent_of_output, chosen_wrt, differentiable_gradient
+from .api import tangent_like
 from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
 from .frontend.inline import DYNAMIC
@@ -73,7 +74,7 @@ def _gradient_of(f, wrt):
 
 # --- Jacobians, Hessians, Hessian-vector products ---------------------------------------------------
 
-def hvp(f, wrt=0):
+def hvp(f, wrt=0, *, argnums=None, argnum=None):
     """A function `(*args, v)` returning the Hessian of `f` (in `wrt`) times `v`, never forming the Hessian.
 
     Forward-over-reverse: the JVP of the generated gradient code in the direction
@@ -85,6 +86,7 @@ def hvp(f, wrt=0):
         >>> tg.hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
         array([6., 0.])
     """
+    wrt = chosen_wrt(wrt, argnums, argnum)
     gradient = Differentiated(_gradient_of(f, wrt))
     several = isinstance(wrt, (tuple, list))
 
@@ -110,16 +112,17 @@ def hvp(f, wrt=0):
     return Composed(hessian_vector_product, inline, f"{_name(f)}_hvp")
 
 
-def hessian(f, wrt=0):
+def hessian(f, wrt=0, *, argnums=None, argnum=None):
     """A function returning the Hessian of scalar-valued `f` with respect to `wrt`, shaped `x.shape * 2`.
 
     The Jacobian of the generated gradient code, by forward mode
     (forward-over-reverse); with `wrt` a tuple, a tuple of tuples of blocks.
     """
+    wrt = chosen_wrt(wrt, argnums, argnum)
     return jacobian(GradFunction(f, wrt, False, False), wrt, mode="forward")
 
 
-def jacobian(f, wrt=0, mode="auto"):
+def jacobian(f, wrt=0, mode="auto", *, argnums=None, argnum=None):
     """A function returning the Jacobian of `f` with respect to `wrt`, shaped `out.shape + x.shape`.
 
     mode "forward" pushes one input basis vector per element of the inputs
@@ -136,6 +139,7 @@ def jacobian(f, wrt=0, mode="auto"):
     """
     if mode not in ("auto", "forward", "reverse"):
         raise TapegenError(f"jacobian: unknown mode {mode!r}", hint="use 'auto', 'forward' or 'reverse'")
+    wrt = chosen_wrt(wrt, argnums, argnum)
     d = _differentiated(f)
 
     def jacobian_of(*args, **kwargs):
