@@ -154,6 +154,9 @@ class Expressions:
         if obj is functools.partial and node.args and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and all(kw.arg is not None for kw in node.keywords):
             return self.partial_function(node)
+        first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) else None
+        if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
+            return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
         if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
             try:
                 args = [self._static_argument(a) for a in node.args]
@@ -163,6 +166,44 @@ class Expressions:
             else:
                 return StaticValue(obj(*args, **kwargs))
         return self.expr(node, target)
+
+    def transform_of_local(self, maker, local, node):
+        """`tg.grad(lambda w: loss(w, x))`, `tg.hvp(local_def)`: the transform of the lambda made a function
+        of its own (`lift`), whose first parameters take what it reads from here; the result is the lambda
+        `lambda *rest, **more: G(x, *rest, **more)`, G the transformed function, so calls pass them along."""
+        fn, captured = self.lift(local, node)
+        try:
+            rest = [self._static_argument(a) for a in node.args[1:]]
+            kwargs = {kw.arg: self._static_argument(kw.value) for kw in node.keywords}
+        except LookupError as missing:
+            raise self.unsupported(node, f"{ast.unparse(node.func)}(...) needs its arguments known when the "
+                                         f"function is transformed; `{missing}` is computed at run time",
+                                   "write them as constants") from None
+        if rest:
+            rest[0] = _shifted(rest[0], len(captured))
+        else:
+            key = next((k for k in ("wrt", "argnums", "argnum") if k in kwargs), "wrt")
+            kwargs[key] = _shifted(kwargs.get(key, 0), len(captured))
+        made = StaticValue(maker(fn, *rest, **kwargs))
+        if not captured:
+            return made
+        holder = self.namer.invented("transformed").name
+        env = dict(self.env)
+        env[holder] = made
+        names = []
+        for value in captured:
+            names.append(self.namer.invented("read").name)
+            env[names[-1]] = value
+        rest_name, more_name = self.namer.invented("rest").name, self.namer.invented("more").name
+        call = ast.Call(ast.Name(holder, ast.Load()), [ast.Name(n, ast.Load()) for n in names]
+                        + [ast.Starred(ast.Name(rest_name, ast.Load()), ast.Load())],
+                        [ast.keyword(None, ast.Name(more_name, ast.Load()))])
+        made_lambda = ast.Lambda(ast.arguments(posonlyargs=[], args=[], vararg=ast.arg(rest_name), kwonlyargs=[],
+                                               kw_defaults=[], kwarg=ast.arg(more_name), defaults=[]), call)
+        for sub in ast.walk(made_lambda):
+            if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
+                ast.copy_location(sub, node)
+        return LocalFunction(made_lambda, env, self)
 
     def partial_function(self, node):
         """`functools.partial(f, a, k=v)` as the lambda it stands for: `lambda *rest, **more: f(a, *rest,
@@ -863,6 +904,8 @@ class Expressions:
         what is known of the call now, which plain function computes it (built on f's generated code),
         and that function is inlined."""
         args, kwargs = self.arguments(node, static=True)
+        if args and isinstance(args[0], LocalFunction):  # tg.vjp(lambda w: loss(w, x), w): of a function of its own
+            args, kwargs = self.lifted_arguments(transform, args, kwargs, node)
         made = transform.__tapegen_compose__(tuple(_described(a) for a in args),
                                              {k: _described(v) for k, v in kwargs.items()})
         if made is None:
@@ -872,6 +915,22 @@ class Expressions:
                                          f"value computed at run time), and its arguments written out",
                                    f"write {name}(f, (x, y), (dx, None)) with `f` defined at module level")
         return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
+
+    def lifted_arguments(self, transform, args, kwargs, node):
+        """tg.vjp's or tg.jvp's arguments, for the lambda they take lifted: what it reads passed first
+        (with no tangent, in jvp), positions in `wrt` moved past them."""
+        fn, captured = self.lift(args[0], node)
+        if getattr(transform, "__name__", "") == "jvp":
+            if len(args) != 3 or not all(isinstance(a, Pack) for a in args[1:]):
+                return args, kwargs  # refused where the call is described
+            nothing = (Const(None),) * len(captured)
+            return [StaticValue(fn), Pack(tuple(captured) + args[1].items, "tuple"),
+                    Pack(nothing + args[2].items, "tuple")], kwargs
+        wrt = kwargs.get("wrt", Const(0))
+        if not isinstance(wrt, Const):
+            return args, kwargs
+        return [StaticValue(fn)] + list(captured) + list(args[1:]), {**kwargs, "wrt": Const(_shifted(wrt.value,
+                                                                                                len(captured)))}
 
     def call_instance(self, callee, node, outputs, targets):
         """`obj(...)` for an object of a class of the user's: its `__call__`, inlined."""
@@ -1269,6 +1328,13 @@ MAX_UNROLLED = 64  # a global list of functions or objects longer than this is n
 
 
 _PLAIN = (type(None), bool, int, float, str)
+
+
+def _shifted(wrt, by):
+    """`wrt` for a function given `by` more parameters in front: positions moved, names and negatives kept."""
+    if isinstance(wrt, (tuple, list)):
+        return type(wrt)(_shifted(w, by) for w in wrt)
+    return wrt + by if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0 else wrt
 
 
 def _constant_index(node) -> bool:

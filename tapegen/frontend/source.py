@@ -63,6 +63,9 @@ def function_source(fn) -> FunctionSource:
     if code is None:
         raise SourceNotFoundError(f"{fn!r} is not a Python function, so it has no source to differentiate",
                                   hint="pass a function defined with `def` or `lambda` in a file or notebook")
+    lifted = _LIFTED.get(code)
+    if lifted is not None:
+        return lifted
     file = code.co_filename
     lines = tuple(linecache.getlines(file, getattr(fn, "__globals__", {})))
     if not lines:
@@ -74,6 +77,12 @@ def function_source(fn) -> FunctionSource:
 
 
 _PARSED: dict = {}
+_LIFTED: dict = {}  # code object -> FunctionSource, for functions tapegen made from a user's lambda or def
+
+
+def register_source(code, source: FunctionSource) -> None:
+    """Say where a function tapegen compiled itself comes from: its nodes carry the user's lines."""
+    _LIFTED[code] = source
 
 
 def _parse_file(file_key, lines):
