@@ -41,10 +41,21 @@ class _Slot:
         self.kind, self.where = kind, where
 
 
+class _Arguments(tuple):
+    """A call's arguments, flat, for a function taking **options: which keywords went into it."""
+
+    keywords: tuple = ()
+
+    def __new__(cls, values, keywords):
+        made = super().__new__(cls, values)
+        made.keywords = keywords
+        return made
+
+
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
-    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "plans")
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "varkw", "plans")
 
     def __init__(self, fn):
         fn = native(fn)  # autograd's wrapper of a NumPy function (grad(np.sqrt) under autograd.numpy): NumPy's
@@ -77,6 +88,9 @@ class _Target:
         self.offset = len(bound)
         # `def f(x, *rest)`: the name of *rest; its values are passed (and differentiated) one by one
         self.varargs = code.co_varnames[self.nparams] if code.co_flags & inspect.CO_VARARGS else None
+        # `def f(x, **options)`: the name of **options; its values come last, one argument each, by keyword
+        self.varkw = code.co_varnames[self.nparams + (self.varargs is not None)] \
+            if code.co_flags & inspect.CO_VARKEYWORDS else None
         self.plans: dict = {}  # (positional count, keyword names) -> see _plan
 
     def arguments(self, args, kwargs):
@@ -89,8 +103,11 @@ class _Target:
         plan = self.plans.get((len(args), tuple(kwargs)))
         if plan is None:
             plan = self._plan(args, kwargs)
-        return tuple(args[where] if kind is _POSITIONAL else kwargs[where] if kind is _KEYWORD else where
-                     for kind, where in plan)
+        values = tuple(args[where] if kind is _POSITIONAL else kwargs[where] if kind is _KEYWORD else where
+                       for kind, where in plan)
+        if self.varkw is None:
+            return values
+        return _Arguments(values, tuple(k for k in kwargs if k not in self.params))
 
     def _plan(self, args, kwargs):
         """Where each parameter's value comes from, for calls with this many arguments and these keywords:
@@ -105,6 +122,8 @@ class _Target:
         if self.varargs is not None:  # *rest's values in place, before the keyword-only parameters
             positional = self.fn.__code__.co_argcount
             values[positional:positional] = bound.arguments[self.varargs]
+        if self.varkw is not None:  # **options' values last, in the order they were passed
+            values += list(bound.arguments.get(self.varkw, {}).values())
         plan = tuple((value.kind, value.where) if isinstance(value, _Slot) else (_DEFAULT, value) for value in values)
         self.plans[(len(args), tuple(kwargs))] = plan
         return plan
@@ -113,9 +132,12 @@ class _Target:
         """(position, function) for each argument that is a function (`nonlinearity=np.tanh`): the
         variant of the transform made for these functions, whose calls it resolves."""
         functions = tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
+        keywords = getattr(arguments, "keywords", ())
+        if self.varkw is not None:
+            functions = (("**", keywords),) + functions  # which keywords **options has
         if self.varargs is None:
             return functions
-        return (("*", len(arguments) - self.nparams),) + functions  # how many values *rest has
+        return (("*", len(arguments) - self.nparams - len(keywords)),) + functions  # how many values *rest has
 
     def default_statics(self):
         """`statics` for a call that passes no function-valued parameter that has a default."""
@@ -129,7 +151,7 @@ class _Target:
         """
         bare = not isinstance(wrt, (tuple, list))
         items = (wrt,) if bare else tuple(wrt)
-        visible = self.visible(dict(statics).get("*", 0))
+        visible = self.visible(dict(statics).get("*", 0), dict(statics).get("**", ()))
         if not items:
             raise self._wrt_error("wrt is empty", visible)
         indices = []
@@ -149,9 +171,10 @@ class _Target:
             indices.append(index + self.offset)
         return tuple(indices), bare
 
-    def visible(self, rest=0):
-        """The names of the parameters a caller passes, `*rest`'s values as `rest[0]`, `rest[1]`, ..."""
-        params = self.params[self.offset:]
+    def visible(self, rest=0, keywords=()):
+        """The names of the parameters a caller passes, `*rest`'s values as `rest[0]`, `rest[1]`, ...,
+        `**options`' as the keywords they were passed by."""
+        params = self.params[self.offset:] + tuple(keywords if self.varkw is not None else ())
         if self.varargs is None:
             return params
         positional = self.fn.__code__.co_argcount - self.offset
@@ -287,7 +310,7 @@ class _Entry:
         receiver = type(target.bound[0]) if target.bound else None
         moving = [i for i, _ in statics if i in indices]
         if moving:
-            visible = target.visible(dict(statics).get("*", 0))
+            visible = target.visible(dict(statics).get("*", 0), dict(statics).get("**", ()))
             raise target._wrt_error(f"wrt names argument {visible[moving[0] - target.offset]!r}, which is a "
                                     f"function", visible)
         returns_tuple = pipeline.returns_tuple(target.fn, receiver, statics)  # without lowering, if the disk cache knows

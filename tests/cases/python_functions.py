@@ -762,3 +762,12 @@ def items_without_a_derivative(x, df):
 
 
 _T_ARGS = (None, 3.5, 0.2)
+
+
+def keyword_parameters(x, *rest, scale=1.0, **options):
+    """`def f(x, *rest, scale=1.0, **options)` differentiated itself: each value of **options an argument of
+    its own, named by its keyword (autograd's hessian_vector_product differentiates `(*args, **kwargs)`)."""
+    total = np.sum(np.sin(x) * scale)
+    for r in rest:
+        total = total + np.sum(r ** 2)
+    return total * options.get("weight", 1.0) + np.sum(options["bias"] * x)
