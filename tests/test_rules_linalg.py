@@ -20,6 +20,7 @@ import tapegen as tg
 from tapegen import rules
 from tapegen.rules import linalg as linalg_rules
 from tapegen.runtime import meta
+from modes import check_modes
 from rule_rows import Row, check_jvp_rules, check_vjp_row
 
 linalg = np.linalg
@@ -875,5 +876,18 @@ SECOND_ORDER_ROWS = [r for r in ROWS if any(fn in DECOMPOSITIONS for fn in r.cov
 def test_second_order_through_the_decompositions(case):
     """Their gradient code differentiates again (grad of grad, and each mode of it), as autograd's
     check_grads(order=2) asks; at a repeated eigen- or singular value the second derivative does not exist."""
-    from modes import check_modes
     check_modes(lambda a: np.sum(np.sin(case.fn(a))), *case.args)
+
+
+def _einsum_three(a, b):
+    return np.einsum("ij,jk,kl->il", a, b, np.ones((2, 2)) * 0.5 + np.eye(2))
+
+
+@pytest.mark.parametrize("f", [f for _, f in EINSUM_FORMS[:3]] + [_einsum_three],
+                         ids=[name for name, _ in EINSUM_FORMS[:3]] + ["chain-of-three"])
+def test_einsum_forward_over_forward_and_reverse_over_forward(f):
+    """einsum's tangent rule is a primitive with rules of its own (einsum_jvp): the JVP of a JVP and the
+    gradient of a JVP, checked in grad, vjp and jvp against central differences."""
+    a, b = rand(2, 3, seed=4), rand(3, 2, seed=5)
+    u, w = rand(2, 3, seed=6), rand(3, 2, seed=7)
+    check_modes(lambda a, b: np.sum(np.sin(tg.jvp(f, (a, b), (u, w))[1])), a, b, order2=False)

@@ -458,10 +458,35 @@ class Expressions:
         return self.emit(_opaque("str.format", str.format), [Const("".join(template))] + values, {}, node, target)
 
     def expr_Tuple(self, node, target):
-        return Pack(tuple(self.expr(e) for e in node.elts), "tuple")
+        return self.display(node, "tuple", target)
 
     def expr_List(self, node, target):
-        return Pack(tuple(self.expr(e) for e in node.elts), "list")
+        return self.display(node, "list", target)
+
+    def display(self, node, kind, target):
+        """`[a, b]`, `(a, *xs, b)`: the items; a starred one of a length known now is spread item by item,
+        else the display is the pieces joined (`concat([a], list(xs))`), as Python builds it."""
+        pieces, items = [], []
+        for elt in node.elts:
+            if not isinstance(elt, ast.Starred):
+                items.append(self.expr(elt))
+                continue
+            atom = self.expr(elt.value)
+            if isinstance(atom, Pack) or self._length(atom) is not None:
+                items += self.spread(atom, elt)
+                continue
+            if items:
+                pieces.append(Pack(tuple(items), kind))
+                items = []
+            pieces.append(self.emit(rules.lookup(list if kind == "list" else tuple), [atom], {}, elt, None))
+        if not pieces:
+            return Pack(tuple(items), kind)
+        if items:
+            pieces.append(Pack(tuple(items), kind))
+        joined = pieces[0]
+        for k, piece in enumerate(pieces[1:], 2):
+            joined = self.emit(rules.lookup(concat), [joined, piece], {}, node, target if k == len(pieces) else None)
+        return joined
 
     def expr_Dict(self, node, target):
         if node.keys and node.keys[0] is None and all(isinstance(k, ast.Constant) for k in node.keys[1:]):

@@ -521,9 +521,26 @@ def einsum_vjp_subscripts(subscripts, operands, optimize, g):
     return cotangents[0]
 
 
+def einsum_tangent_cross(subscripts, operands, optimize, directions, others):
+    """The sum over operand pairs i != m of einsum with operand i replaced by directions[i] and operand m
+    by others[m]: the derivative of `einsum_jvp` in the operands along `others` (einsum is multilinear)."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    dots, swaps = _einsum_dense(directions, len(operands)), _einsum_dense(others, len(operands))
+    total = None
+    for i, pi in enumerate(positions):
+        for m, pm in enumerate(positions):
+            if m != i and pi > 0 and pm > 0 and dots[pi - 1] is not None and swaps[pm - 1] is not None:
+                parts = list(arrays)
+                parts[i], parts[m] = dots[pi - 1], swaps[pm - 1]
+                term = np.einsum(spec, *parts, optimize=optimize)
+                total = term if total is None else total + term
+    return np.zeros_like(np.einsum(spec, *arrays, optimize=optimize)) if total is None else total
+
+
 @table.jvp(np.einsum, "operands")
 def einsum_jvp(subscripts, operands, operands_dot, optimize):
-    return _einsum_tangent(subscripts, operands, optimize, [None, *_einsum_dense(operands_dot, len(operands))])
+    dots = [None] + list(_einsum_dense(operands_dot, len(operands)))
+    return _einsum_tangent(subscripts, operands, optimize, dots)  # called by name: a primitive with rules
 
 
 @table.jvp(np.einsum, "subscripts")

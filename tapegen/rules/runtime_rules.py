@@ -35,7 +35,7 @@ from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .linalg import norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
 from . import linalg
-from .linalg import einsum_cross, einsum_jvp, einsum_vjp
+from .linalg import einsum_cross, einsum_jvp, einsum_tangent_cross, einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
@@ -548,6 +548,36 @@ def einsum_vjp_vjp_operands(subscripts, operands, optimize, ct, g):
 def einsum_vjp_jvp_operands(subscripts, operands, optimize, ct, operands_dot):
     tangent = einsum_cross(subscripts, operands, optimize, ct, operands_dot)
     return tangent  # called by name, not inlined: forward mode then adds the lists item by item
+
+
+# einsum's tangent rule is linear in the tangents and multilinear in the operands: its derivative in the
+# tangents is itself, its VJP there einsum's own VJP; in the operands, einsum_tangent_cross (no rules: a
+# third derivative is a NoRuleError) and, for the VJP, einsum_cross.
+table.op(einsum_jvp, "subscripts, operands, directions, optimize", spelling="einsum_jvp",  # positional: its
+         sequences=("operands", "directions"), inert=("optimize",))  # own `operands_dot` would shadow a tangent
+table.op(einsum_tangent_cross, "subscripts, operands, optimize, directions, others", spelling="einsum_tangent_cross",
+         sequences=("operands", "directions", "others"), inert=("optimize",))
+
+
+@table.jvp(einsum_jvp, "directions")
+def einsum_jvp_jvp_directions(subscripts, operands, directions_dot, optimize):
+    tangent = einsum_jvp(subscripts, operands, directions_dot, optimize)
+    return tangent
+
+
+@table.jvp(einsum_jvp, "operands")
+def einsum_jvp_jvp_operands(subscripts, operands, operands_dot, directions, optimize):
+    return einsum_tangent_cross(subscripts, operands, optimize, directions, operands_dot)
+
+
+@table.vjp(einsum_jvp, "directions")
+def einsum_jvp_vjp_directions(subscripts, operands, optimize, g):
+    return einsum_vjp(subscripts, operands, optimize, g)
+
+
+@table.vjp(einsum_jvp, "operands")
+def einsum_jvp_vjp_operands(subscripts, operands, directions, optimize, g):
+    return einsum_cross(subscripts, operands, optimize, g, directions)
 
 
 @table.vjp(norm_direction, "x")
