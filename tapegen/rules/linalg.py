@@ -133,32 +133,6 @@ def _safe_reciprocal(s):
     return np.divide(1, s, out=np.zeros_like(s), where=s != 0)
 
 
-# Gradient code's own helpers, differentiated again (second order through eigh, eig and svd).
-table.op(_gap_inverse, "w", spelling="_gap_inverse")
-table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
-
-
-@table.vjp(_gap_inverse, "w")
-def gap_inverse_vjp(y, g):  # dF[i, j] = -F[i, j]^2 (dw_j - dw_i), 0 where F is
-    s = y * y * g
-    return np.sum(s, axis=-1) - np.sum(s, axis=-2)
-
-
-@table.jvp(_gap_inverse, "w")
-def gap_inverse_jvp(w_dot, y):
-    return -(y * y) * (w_dot[..., None, :] - w_dot[..., :, None])
-
-
-@table.vjp(_safe_reciprocal, "s")
-def safe_reciprocal_vjp(y, g):
-    return -g * y * y
-
-
-@table.jvp(_safe_reciprocal, "s")
-def safe_reciprocal_jvp(s_dot, y):
-    return -s_dot * y * y
-
-
 def _one_triangle(s, uplo):
     """The cotangent of a function that reads only the `uplo` triangle of a symmetric matrix.
 

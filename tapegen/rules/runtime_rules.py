@@ -33,7 +33,7 @@ from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, gu
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
-from .linalg import norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
+from .linalg import _gap_inverse, _safe_reciprocal, norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
 from . import linalg
 from .linalg import einsum_cross, einsum_jvp, einsum_tangent_cross, einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
@@ -578,6 +578,32 @@ def einsum_jvp_vjp_directions(subscripts, operands, optimize, g):
 @table.vjp(einsum_jvp, "operands")
 def einsum_jvp_vjp_operands(subscripts, operands, directions, optimize, g):
     return einsum_cross(subscripts, operands, optimize, g, directions)
+
+
+# Gradient code's own helpers, differentiated again (second order through eigh, eig and svd).
+table.op(_gap_inverse, "w", spelling="_gap_inverse")
+table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
+
+
+@table.vjp(_gap_inverse, "w")
+def gap_inverse_vjp(y, g):  # dF[i, j] = -F[i, j]^2 (dw_j - dw_i), 0 where F is
+    s = y * y * g
+    return np.sum(s, axis=-1) - np.sum(s, axis=-2)
+
+
+@table.jvp(_gap_inverse, "w")
+def gap_inverse_jvp(w_dot, y):
+    return -(y * y) * (w_dot[..., None, :] - w_dot[..., :, None])
+
+
+@table.vjp(_safe_reciprocal, "s")
+def safe_reciprocal_vjp(y, g):
+    return -g * y * y
+
+
+@table.jvp(_safe_reciprocal, "s")
+def safe_reciprocal_jvp(s_dot, y):
+    return -s_dot * y * y
 
 
 @table.vjp(norm_direction, "x")
