@@ -31,12 +31,24 @@ def load(text: str, filename: str, names: dict, fn, sources=()) -> dict:
 
 
 def _unique(filename: str, text: str) -> str:
-    """Two different functions with the same generated name (lambdas on one line) get distinct files."""
-    base, i = filename, 1
-    while filename in linecache.cache and linecache.cache[filename][2] != text.splitlines(True):
+    """Two different functions with the same generated name (lambdas on one line, a closure made afresh
+    on each call) get distinct files; numbering goes on from the last one given, not from 2 each time
+    (thousands of closures of one line made the search quadratic)."""
+    lines = text.splitlines(True)
+    entry = linecache.cache.get(filename)
+    if entry is None or entry[2] == lines:
+        return filename
+    base, i = filename, _LAST.get(filename, 1)
+    while True:
         i += 1
-        filename = f"{base[:-1]} #{i}>"
-    return filename
+        candidate = f"{base[:-1]} #{i}>"
+        entry = linecache.cache.get(candidate)
+        if entry is None or entry[2] == lines:
+            _LAST[base] = i
+            return candidate
+
+
+_LAST: dict = {}  # generated file name -> the last number given to another function of that name
 
 
 def _forget(filename: str) -> None:
