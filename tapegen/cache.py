@@ -173,11 +173,8 @@ def _source_digest(filename, module_globals=None) -> str:
 
 def _names(code) -> set:
     """Every global or attribute name a code object and the code nested in it read."""
-    found = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            found |= _names(const)
-    return found
+    from .codegen.load import global_names
+    return global_names(code)
 
 
 def _cell(cell, seen, depth):

@@ -120,13 +120,13 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
         name = f"{program.name}_jvp"
-        text, names = jvp_module(ir, name), rules.namespace()
+        text, names = jvp_module(ir, name), rules.Names()
     else:
         name = f"{program.name}_{kind}"
         emit = grad_module if kind == "grad" else vjp_module
-        text, names = emit(ir, name, bare, checks), rules.namespace()
+        text, names = emit(ir, name, bare, checks), rules.Names()
         if checks:
-            names = {**names, "nan_check": nan_check, "SPANS": check_spans(ir)}
+            names = rules.Names({"nan_check": nan_check, "SPANS": check_spans(ir)})
     filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
     namespace = load(text, filename, names, fn, program.free_sources)
     generated = Generated(kind, name, text, namespace, filename, program, ir)
@@ -201,7 +201,7 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
     ordinals = {id(e): k for k, e in enumerate(e for e in walk(program.body) if isinstance(e, Eqn))}
     with _LOCK:  # emit keeps per-module state while it writes: one module at a time
         text = grad_module(generic.adjoint, name, bare, record=ordinals)
-    recording = load(text, generic.filename + " (recording)", {**rules.namespace(), "record": record}, fn,
+    recording = load(text, generic.filename + " (recording)", rules.Names({"record": record}), fn,
                      program.free_sources)[name]
     result = recording(*args)
     with _LOCK:
@@ -217,10 +217,10 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
         text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
         extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
         filename = generic.filename.replace(">", " specialized>")
-        namespace = load(text, filename, {**rules.namespace(), **extra}, fn, program.free_sources)
+        namespace = load(text, filename, rules.Names(extra), fn, program.free_sources)
         function = cache[key] = namespace[name]
         if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
-            _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.namespace(),
+            _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.Names(),
                      dtypes=[d.str for d in dtypes])
     return result, function
 

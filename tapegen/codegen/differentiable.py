@@ -126,8 +126,8 @@ class _Globals(LiveNamespace):
     """Generated code's globals, answering `in` for the user's names too (lowering resolves names with `in`)."""
 
     def __contains__(self, name):
-        return dict.__contains__(self, name) or name in self._sources or name in self._cells \
-            or name in self._globals
+        return dict.__contains__(self, name) or (self._names is not None and name in self._names) \
+            or name in self._sources or name in self._cells or name in self._globals
 
 
 def _load(generated, target, text):
@@ -138,7 +138,7 @@ def _load(generated, target, text):
     where = root.group(1) if root else f"{program.span.file}:{program.span.line}"
     filename = f"<tapegen {generated.name}[{wrt}] of {where}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = _Globals(rules.namespace(), target.fn, program.free_sources)
+    namespace = _Globals(rules.Names(), target.fn, program.free_sources)
     exec(compile(text, filename, "exec"), namespace)
     function = namespace[generated.name]
     function.__defaults__ = target.defaults or None

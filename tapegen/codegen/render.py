@@ -395,7 +395,7 @@ class _Fold(ast.NodeTransformer):
         if node.func.id == "len" and len(args) == 1 and isinstance(args[0], tuple):
             return ast.Constant(len(args[0]))
         from .. import rules
-        helper = rules.namespace().get(node.func.id)
+        helper = rules.lookup_name(node.func.id)
         if getattr(helper, "pure", False):
             return constant(helper(*args))
         return node

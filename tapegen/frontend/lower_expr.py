@@ -290,7 +290,8 @@ class Expressions:
         return self.free[key]
 
     def reserved_value(self, name):
-        return rules.namespace().get(name, MISSING)
+        value = rules.lookup_name(name)
+        return MISSING if value is rules.MISSING else value
 
     def expr_BinOp(self, node, target):
         fn = BINOPS.get(type(node.op))

@@ -121,19 +121,25 @@ class LiveNamespace(dict):
     """
 
     def __init__(self, names, fn, sources=()):
-        super().__init__(names)
+        lazy = not isinstance(names, dict)  # rules.Names: tapegen's names, looked up as they are read
+        super().__init__(() if lazy else names)
+        self._names = names if lazy else None
         self._cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         self._globals = fn.__globals__
         self._sources = {name: original if source_fn is None else LiveNamespace({}, source_fn, ()).lookup_as(original)
                          for name, (source_fn, original) in sources}  # (None, getter): an object read afresh
         for name in GENERATED_BUILTINS:  # found at once, unless the user's scope has its own
-            if name not in self and name not in self._cells and name not in self._globals:
+            if name not in self and not (lazy and name in names) and name not in self._cells \
+                    and name not in self._globals:
                 self[name] = getattr(builtins, name)
 
     def lookup_as(self, original):
         return lambda: self.__missing__(original)
 
     def __missing__(self, name):
+        if self._names is not None and name in self._names:
+            value = self[name] = self._names[name]
+            return value
         source = self._sources.get(name)
         if source is not None:
             return source()
