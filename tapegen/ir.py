@@ -28,7 +28,7 @@ class Span:
         return f"{self.file}:{self.line}:{self.col + 1}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Var:
     """A named value. Names are unique within a program (single assignment)."""
 
@@ -36,6 +36,16 @@ class Var:
 
     def __str__(self) -> str:
         return self.name
+
+    # What the dataclass would write, without building a tuple for each hash: every pass keys sets and dicts by
+    # vars, and a hash was a tenth of a long function's transform.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Var:
+            return NotImplemented
+        return self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
 
 @dataclass(frozen=True, eq=False)

@@ -27,8 +27,46 @@ _COMPARES = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.E
 
 def to_text(stmt: ast.stmt) -> str:
     """Render one statement as source text (no trailing newline), on one line: astor's own wrapping
-    breaks long lines at arbitrary commas, which reads worse than a long line."""
-    return astor.to_source(stmt, pretty_source=_one_line).rstrip("\n")
+    breaks long lines at arbitrary commas, which reads worse than a long line.
+
+    astor writes a name as it is, wherever it stands, so statements of one shape (the same nodes, operators
+    and constants; any names) read alike but for their names: astor writes each shape once, with
+    placeholders for the names, and the text of every other statement of that shape is that text with its
+    names put in (astor was most of the time spent writing a long function).
+    """
+    names: dict = {}
+    key = _shape(stmt, names)
+    pieces = _WRITTEN.get(key)
+    if pieces is None:
+        if len(_WRITTEN) >= 50_000:
+            _WRITTEN.clear()
+        template = renamed(stmt, {name: f"\0{k}\0" for k, name in enumerate(names)})
+        pieces = _WRITTEN[key] = tuple(astor.to_source(template, pretty_source=_one_line).rstrip("\n").split("\0"))
+    if len(pieces) == 1:
+        return pieces[0]
+    order = list(names)
+    return "".join([piece if k % 2 == 0 else order[int(piece)] for k, piece in enumerate(pieces)])
+
+
+_WRITTEN: dict = {}  # a statement's _shape -> astor's text of it, split at its names' placeholders
+
+
+def _shape(node, names: dict):
+    """`node` as nested tuples of its node types and field values, names replaced by their number in order
+    of first appearance (`names` collects them): two statements astor writes alike but for their names."""
+    if node.__class__ is ast.Name:
+        return ("name", names.setdefault(node.id, len(names)), getattr(node, "ctx", None).__class__)
+    parts = [node.__class__]
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if value.__class__ is list:
+            parts.append(tuple(_shape(item, names) if isinstance(item, ast.AST) else (item.__class__, repr(item))
+                               for item in value))
+        elif isinstance(value, ast.AST):
+            parts.append(_shape(value, names))
+        else:
+            parts.append((value.__class__, repr(value)))
+    return tuple(parts)
 
 
 def _one_line(pieces) -> str:

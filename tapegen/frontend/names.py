@@ -26,11 +26,12 @@ class Reserved:
     (rules.lookup_name): deciding them all reads every rule's source, most of a first transform's time."""
 
     def __init__(self, extra=()):
+        from .. import rules
         self.extra = frozenset(extra)
+        self._lookup, self._missing = rules.lookup_name, rules.MISSING
 
     def __contains__(self, name) -> bool:
-        from .. import rules
-        return name in self.extra or rules.lookup_name(name) is not rules.MISSING
+        return name in self.extra or self._lookup(name) is not self._missing
 
 
 class Namer:
