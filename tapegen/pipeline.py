@@ -7,6 +7,8 @@ together and caches the result per (function, kind, wrt, outputs).
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 import weakref
 import numpy as np
@@ -71,7 +73,8 @@ def lowered(fn, receiver=None, statics=()) -> Program:
     key = ("program", receiver, statics)
     program = cache.get(key)
     if program is None:
-        program = verify(lower(function_source(fn), fn, reserved_names(), receiver, statics))
+        with collecting_later():
+            program = verify(lower(function_source(fn), fn, reserved_names(), receiver, statics))
         cache[key] = program
     return program
 
@@ -87,7 +90,7 @@ def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = Tru
     generated = cache.get(key)
     if generated is not None:
         return generated
-    with _LOCK:
+    with _LOCK, collecting_later():
         generated = cache.get(key)
         if generated is None:
             generated = _generate(fn, kind, wrt, outputs, bare, checks, receiver, statics)
@@ -199,12 +202,12 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
     program = generic.program
     name = f"{program.name}_grad"
     ordinals = {id(e): k for k, e in enumerate(e for e in walk(program.body) if isinstance(e, Eqn))}
-    with _LOCK:  # emit keeps per-module state while it writes: one module at a time
+    with _LOCK, collecting_later():  # emit keeps per-module state while it writes: one module at a time
         text = grad_module(generic.adjoint, name, bare, record=ordinals)
     recording = load(text, generic.filename + " (recording)", rules.Names({"record": record}), fn,
                      program.free_sources)[name]
     result = recording(*args)
-    with _LOCK:
+    with _LOCK, collecting_later():
         recorded = {v: frozenset(s) for v, s in records.items()}
         guarded = unpinned(program, recorded, signatures, executed)
         known = trusted_shapes(program, recorded, guarded, executed)
@@ -237,6 +240,22 @@ def _specialized_from_disk(stored, fn, generic):
     extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
     generated = _from_disk(stored, fn, "grad", None, extra, entry)
     return None if generated is None else generated.function
+
+
+@contextlib.contextmanager
+def collecting_later():
+    """Python's cyclic garbage collector off while a transform runs, back on (if it was) after it.
+
+    A transform allocates hundreds of thousands of small objects (syntax trees, equations) that live until
+    it ends, and almost no cycles: the collector's passes over them were a fifth of a long function's
+    transform, and found nothing. Reference counting still frees everything else as it goes."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 _LOCK = threading.RLock()

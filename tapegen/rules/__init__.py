@@ -182,21 +182,24 @@ def lookup_name(name: str):
     """
     value = _RESOLVED.get(name, _UNRESOLVED)
     if value is _UNRESOLVED:
+        if len(_RESOLVED) > 200_000:  # most names asked about are a program's own (g_t17): do not keep them all
+            _RESOLVED.clear()
         value = _RESOLVED[name] = _resolve(name)
     return value
 
 
 _UNRESOLVED = object()
+_BUILTINS = vars(builtins)  # `name in _BUILTINS` is hasattr(builtins, name) without raising for the rest
 
 
 def _resolve(name):
     """`namespace()`'s entry for `name`, decided in the order it was built: the fixed names, then what each
     rule uses (another object under a name already taken is an error), the late names replacing those, the
     helpers where nothing else took the name, and a user's names (`add_names`) replacing everything."""
-    fixed = _fixed_names()
+    fixed = _FIXED or _fixed_names()
     value = fixed["base"].get(name, MISSING)
-    if not hasattr(builtins, name):
-        for rule in _rule_index().get(name, ()):
+    if name not in _BUILTINS:
+        for rule in (_INDEX or _rule_index()).get(name, ()):
             fn = rule.fn
             mine = [fn] if name == rule.name else []
             scope = getattr(fn, "__globals__", None)
