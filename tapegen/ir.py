@@ -6,6 +6,7 @@ user's source line beside the first equation lowered from it.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -108,7 +109,7 @@ class Eqn:
                 return atom
         return default
 
-    @property
+    @functools.cached_property  # computed once: every pass asks each equation what it reads, many times over
     def reads(self) -> tuple:
         return tuple(v for _, atom in self.inputs for v in atom_vars(atom))
 

@@ -59,12 +59,13 @@ def reuse_buffers(items, types: dict) -> dict:
         if kind == "free":
             owned.difference_update(item)
             continue
-        for name, ancestors in names_with_ancestors(item):
+        names = names_with_ancestors(item)
+        for name, ancestors in names:
             if isinstance(name.ctx, ast.Load) and not _consumes(name, *(ancestors + (None, None))[:2]):
                 owned.discard(name.id)  # it may now be aliased: a view, a container, another name
         target = assigned_name(item)
-        for node in walk(item):  # names bound here other than a plain `name = value`: not known any more
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id != target:
+        for node, _ in names:  # names bound here other than a plain `name = value`: not known any more
+            if isinstance(node.ctx, ast.Store) and node.id != target:
                 owned.discard(node.id)
                 types.pop(node.id, None)
         if target is None:

@@ -39,19 +39,21 @@ def reuse_common(items) -> dict:
         if kind == "free":
             available.forget(item)
             continue
-        if isinstance(item, ast.Assign) and available.held and _holds_some(item.value, available.held):
+        inside = walk(item.value) if isinstance(item, ast.Assign) else None
+        if inside is not None and available.held and _holds_some(inside, available.held):
             reuse = _Reuse(available.held)
             new = reuse.visit(clone(item.value))
             if reuse.found:
                 item = ast.Assign(item.targets, new)
                 replaced[i] = item
-        nodes = walk(item)
+                inside = walk(new)
+        nodes = walk(item) if inside is None else [n for t in item.targets for n in walk(t)] + inside
         available.forget({n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
         target = assigned_name(item)
         if target is not None:
             key = _key(item.value)
             if key is not None:
-                reads = {n.id for n in walk(item.value) if isinstance(n, ast.Name)}
+                reads = {n.id for n in inside if isinstance(n, ast.Name)}
                 if target not in reads:  # `h = h * 2`: after it, `h * 2` means something else
                     available.add(key, target, reads)
     return replaced
@@ -110,10 +112,11 @@ def _key(node, found=None):
     return key
 
 
-def _holds_some(value, held) -> bool:
-    """Whether some pure operation in `value` is an expression `held` holds (so _Reuse would replace it)."""
+def _holds_some(nodes, held) -> bool:
+    """Whether some pure operation among `nodes` (an expression's, walked) is an expression `held` holds (so
+    _Reuse would replace it)."""
     found: dict = {}
-    for node in walk(value):
+    for node in nodes:
         if node.__class__ in _OPERATIONS and id(node) not in found:
             _key(node, found)
     return any(key in held for key in found.values())

@@ -31,6 +31,8 @@ INDENT = "    "
 
 def comment_text(text: str) -> str:
     """Text from outside (a source line, a file name) made safe to put in a comment: one line, no escapes."""
+    if text.isprintable():
+        return text.strip()
     return "".join(ch if ch.isprintable() else " " for ch in text).strip()
 
 

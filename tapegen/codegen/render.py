@@ -60,13 +60,22 @@ def _shape(node, names: dict):
     for field in node._fields:
         value = getattr(node, field, None)
         if value.__class__ is list:
-            parts.append(tuple(_shape(item, names) if isinstance(item, ast.AST) else (item.__class__, repr(item))
-                               for item in value))
+            parts.append(tuple(_shape(item, names) if isinstance(item, ast.AST) else _leaf(item) for item in value))
         elif isinstance(value, ast.AST):
             parts.append(_shape(value, names))
         else:
-            parts.append((value.__class__, repr(value)))
+            parts.append(_leaf(value))
     return tuple(parts)
+
+
+def _leaf(value):
+    """A field value that is not a node, as a key: equal only for values astor writes alike."""
+    if value.__class__ in _BY_VALUE:
+        return value.__class__, value  # equal values of one of these types have one text
+    return value.__class__, repr(value)  # floats: 0.0 == -0.0, and nan != nan
+
+
+_BY_VALUE = {str, int, bool, type(None), bytes}
 
 
 def _one_line(pieces) -> str:

@@ -15,6 +15,7 @@ Cotangents are tracked statically as zero (never assigned), live, or maybe
 """
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass
 
 import numpy as np
@@ -245,15 +246,17 @@ class _Backward:
             g = self._output_cotangent(eqn)
             maybe = [o for o in live if self.state.get(o) == MAYBE]
             if maybe and len(live) == 1:
-                before = dict(self.state)
-                cache = dict(self.derived_cache)
+                # The rules run with their writes kept apart (copying every state for each guarded equation
+                # made long loop bodies quadratic): a state they change is the join of before and after.
+                before, cache = self.state, self.derived_cache
+                self.state, self.derived_cache = ChainMap({}, before), ChainMap({}, cache)
                 body = self.rules(eqn, keys, g)
-                self.derived_cache = cache  # shapes taken inside the guard may not exist after it
-                after = self.state
-                self.state = {v: (after[v] if after.get(v) == before.get(v) else
-                                  _join(after.get(v, ZERO), before.get(v, ZERO))) for v in set(after) | set(before)}
+                after = self.state.maps[0]
+                self.state, self.derived_cache = before, cache  # shapes taken inside the guard may not exist after it
                 pre = [_none(self.cotangent_var(v), eqn.span) for v in sorted(after, key=lambda v: v.name)
                        if before.get(v, ZERO) == ZERO and after[v] != ZERO]
+                for v, state in after.items():
+                    before[v] = state if state == before.get(v) else _join(state, before.get(v, ZERO))
                 out += pre + [Guard(self.cotangent_var(maybe[0]), tuple(body), eqn.span)]
             else:
                 out += self.rules(eqn, keys, g)
@@ -267,7 +270,8 @@ class _Backward:
                 out.append(Pop(o, index, eqn.span))
                 if eqn.op.name == "setitem":
                     self.region_writes[id(out[-1])] = id(eqn)
-                self.derived_cache = {k: v for k, v in self.derived_cache.items() if k[0] != o}
+                for suffix in ("shape", "meta"):  # the only keys _derive makes: (var, suffix)
+                    self.derived_cache.pop((o, suffix), None)
         return out
 
     def rules(self, eqn, keys, g) -> list:
@@ -392,16 +396,18 @@ def _join(a, b):
 
 def _merge(after_then, after_else, then, orelse, builder, span):
     """States after an if/else; a cotangent live on one path only is set to None on the other."""
-    merged = {}
-    for var in sorted(set(after_then) | set(after_else), key=lambda v: v.name):
+    merged, maybe = {}, []
+    for var in after_then.keys() | after_else.keys():
         a, b = after_then.get(var, ZERO), after_else.get(var, ZERO)
         merged[var] = _join(a, b)
         if merged[var] == MAYBE:
-            g = builder.cotangent_var(var)
-            if a == ZERO:
-                then.append(_none(g, span))
-            if b == ZERO:
-                orelse.append(_none(g, span))
+            maybe.append((var, a, b))
+    for var, a, b in sorted(maybe, key=lambda item: item[0].name):  # only these need sorting (by name)
+        g = builder.cotangent_var(var)
+        if a == ZERO:
+            then.append(_none(g, span))
+        if b == ZERO:
+            orelse.append(_none(g, span))
     return merged
 
 
