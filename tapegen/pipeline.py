@@ -202,29 +202,30 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
     program = generic.program
     name = f"{program.name}_grad"
     ordinals = {id(e): k for k, e in enumerate(e for e in walk(program.body) if isinstance(e, Eqn))}
-    with _LOCK, collecting_later():  # emit keeps per-module state while it writes: one module at a time
-        text = grad_module(generic.adjoint, name, bare, record=ordinals)
-    recording = load(text, generic.filename + " (recording)", rules.Names({"record": record}), fn,
-                     program.free_sources)[name]
-    result = recording(*args)
-    with _LOCK, collecting_later():
-        recorded = {v: frozenset(s) for v, s in records.items()}
-        guarded = unpinned(program, recorded, signatures, executed)
-        known = trusted_shapes(program, recorded, guarded, executed)
-        adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
-        verify_adjoint(adjoint)
-        guard, dtypes = guard_source(program.params, guarded)
-        output = known_output(known, program.outputs[outputs[0]])
-        seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
-        floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
-        text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
-        extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
-        filename = generic.filename.replace(">", " specialized>")
-        namespace = load(text, filename, rules.Names(extra), fn, program.free_sources)
-        function = cache[key] = namespace[name]
-        if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
-            _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.Names(),
-                     dtypes=[d.str for d in dtypes])
+    with collecting_later():  # the recording run too: its records are part of the transform's large heap
+        with _LOCK:  # emit keeps per-module state while it writes: one module at a time
+            text = grad_module(generic.adjoint, name, bare, record=ordinals)
+        recording = load(text, generic.filename + " (recording)", rules.Names({"record": record}), fn,
+                         program.free_sources)[name]
+        result = recording(*args)
+        with _LOCK:
+            recorded = {v: frozenset(s) for v, s in records.items()}
+            guarded = unpinned(program, recorded, signatures, executed)
+            known = trusted_shapes(program, recorded, guarded, executed)
+            adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
+            verify_adjoint(adjoint)
+            guard, dtypes = guard_source(program.params, guarded)
+            output = known_output(known, program.outputs[outputs[0]])
+            seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
+            floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
+            text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
+            extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+            filename = generic.filename.replace(">", " specialized>")
+            namespace = load(text, filename, rules.Names(extra), fn, program.free_sources)
+            function = cache[key] = namespace[name]
+            if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
+                _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.Names(),
+                         dtypes=[d.str for d in dtypes])
     return result, function
 
 
@@ -248,7 +249,9 @@ def collecting_later():
 
     A transform allocates hundreds of thousands of small objects (syntax trees, equations) that live until
     it ends, and almost no cycles: the collector's passes over them were a fifth of a long function's
-    transform, and found nothing. Reference counting still frees everything else as it goes."""
+    transform, and found nothing. Reference counting still frees everything else as it goes. The first
+    call's recording run (the general code on the caller's arguments, noting shapes) is inside too: its
+    records are kept until the specialized code is written."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from ..frontend.source import copy_tree
+from ..frontend.source import copy_tree, walk
 
 
 def assigned_name(stmt):
@@ -16,23 +16,6 @@ def assigned_name(stmt):
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
         return stmt.targets[0].id
     return None
-
-
-def walk(node) -> list:
-    """Every node of `node`'s tree in `ast.walk`'s order (breadth first, fields in order), as a list: the passes
-    walk every statement of a function several times, and `ast.walk`'s nested generators were most of it."""
-    found = [node]
-    append = found.append
-    for node in found:  # the list grows as it is read: breadth first
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        append(item)
-            elif isinstance(value, ast.AST):
-                append(value)
-    return found
 
 
 def names_with_ancestors(node, ancestors=()) -> list:

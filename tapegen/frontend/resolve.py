@@ -11,6 +11,8 @@ import ast
 import builtins
 import types
 
+from .source import walk
+
 MISSING = object()
 
 
@@ -166,10 +168,10 @@ def local_names(node) -> set:
         if extra is not None:
             names.add(extra.arg)
     body = node.body if isinstance(node.body, list) else [node.body]
-    comprehension_targets = {id(name) for sub in ast.walk(node) if isinstance(sub, ast.comprehension)
-                             for name in ast.walk(sub.target)}  # local to the comprehension, not the function
+    comprehension_targets = {id(name) for sub in walk(node) if isinstance(sub, ast.comprehension)
+                             for name in walk(sub.target)}  # local to the comprehension, not the function
     for stmt in body:
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)) \
                     and id(sub) not in comprehension_targets:
                 names.add(sub.id)
@@ -181,7 +183,7 @@ def local_names(node) -> set:
 def all_identifiers(node) -> set:
     """Every identifier appearing in the function, so generated names never collide with one."""
     found = set()
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name):
             found.add(sub.id)
         elif isinstance(sub, ast.arg):
