@@ -305,8 +305,16 @@ class _Entry:
         return pipeline.specialized(*self.key[:5], arguments, self.key[5])[1]
 
     def specialize(self, arguments):
-        """First call: run a recording variant, then switch to code specialized to these shapes."""
-        result, function = pipeline.specialized(*self.key[:5], arguments, self.key[5])
+        """First call: run a recording variant (its result is the call's); second call: switch to code
+        specialized to the first call's shapes, written now, so that a gradient taken once never waits for it.
+        With TAPEGEN_CHECK_SPECIALIZED (the tests) or the disk cache on, it is written on the first call."""
+        if isinstance(self.pending, pipeline.Specializing):
+            self.function, self.pending = self.pending.build(), False
+            return self.function(*arguments)
+        result, function = pipeline.specialized(*self.key[:5], arguments, self.key[5], defer=not CHECK_SPECIALIZED)
+        if isinstance(function, pipeline.Specializing):
+            self.pending = function
+            return result
         if CHECK_SPECIALIZED and _deterministic(self.generated.program):
             _same(result, function(*arguments), self.generated.program)
         self.function, self.pending = function, False
@@ -460,7 +468,9 @@ class GradFunction:
         else:
             result = d.grad(*args, wrt=self._wrt, **kwargs)
         if not self._has_aux and not DEBUG.nans and not d._target.statics(d._target.arguments(args, kwargs)):
-            self._fast = d._entry("grad", self._wrt).function
+            entry = d._entry("grad", self._wrt)
+            if not entry.pending:  # after the second call: the specialized code
+                self._fast = entry.function
         return result
 
     def source(self):

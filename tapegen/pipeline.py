@@ -173,18 +173,22 @@ def _to_disk(stored, generated, names, **meta):
                             "names": used, **meta})
 
 
-def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=()):
+def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=(), defer=False):
     """(result of this call, gradient function specialized to calls shaped like `args`).
 
     Runs a recording variant of the generic code on `args` (its result is returned), works
     out which recorded shapes hold for every call passing a guard (specialize.py), and
     generates code with those shapes as constants. Cached per argument signature.
+
+    With `defer`, the second item may instead be a `Specializing`: calling its `build()` writes the
+    specialized code from this call's records (the first call returns without waiting for it).
     """
     generic = transform(fn, "grad", wrt, outputs, bare, False, receiver, statics)
     signatures = tuple(signature(a) for a in args)
     key = ("specialized", wrt, outputs, bare, receiver, signatures, statics)
     cache = _cache_for(fn)
     function = cache.get(key)
+    stored = None
     if function is None:
         stored = disk.key(fn, ("specialized", wrt, outputs, bare, signatures), receiver, statics)
         function = _specialized_from_disk(stored, fn, generic) if stored is not None else None
@@ -195,8 +199,8 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
     records: dict = {}
     executed: set = set()
 
-    def record(name, value, ordinal):
-        records.setdefault(Var(name), set()).add(describe(value))
+    def record(name, value, ordinal):  # called after every forward equation of the recording run
+        records.setdefault(name, set()).add(describe(value))
         executed.add(ordinal)
 
     program = generic.program
@@ -208,25 +212,45 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
         recording = load(text, generic.filename + " (recording)", rules.Names({"record": record}), fn,
                          program.free_sources)[name]
         result = recording(*args)
-        with _LOCK:
-            recorded = {v: frozenset(s) for v, s in records.items()}
-            guarded = unpinned(program, recorded, signatures, executed)
-            known = trusted_shapes(program, recorded, guarded, executed)
-            adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
-            verify_adjoint(adjoint)
-            guard, dtypes = guard_source(program.params, guarded)
-            output = known_output(known, program.outputs[outputs[0]])
-            seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
-            floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
-            text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
-            extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
-            filename = generic.filename.replace(">", " specialized>")
-            namespace = load(text, filename, rules.Names(extra), fn, program.free_sources)
-            function = cache[key] = namespace[name]
-            if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
-                _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.Names(),
-                         dtypes=[d.str for d in dtypes])
-    return result, function
+
+    def build():
+        with _LOCK, collecting_later():
+            function = cache.get(key)  # another thread, or source(args=...), may have written it meanwhile
+            if function is None:
+                recorded = {Var(name): frozenset(s) for name, s in records.items()}
+                function = cache[key] = _specialize(generic, wrt, outputs, bare, signatures, recorded, executed,
+                                                    stored, fn)
+            return function
+    return result, (Specializing(build) if defer and stored is None else build())  # the disk cache keeps it now
+
+
+class Specializing:
+    """The specialized code of a first call's shapes, not written yet: `build()` writes it (once)."""
+
+    def __init__(self, build):
+        self.build = build
+
+
+def _specialize(generic, wrt, outputs, bare, signatures, recorded, executed, stored, fn):
+    """Load the gradient code specialized to `recorded` shapes (and write it to the disk cache, if on)."""
+    program = generic.program
+    name = f"{program.name}_grad"
+    guarded = unpinned(program, recorded, signatures, executed)
+    known = trusted_shapes(program, recorded, guarded, executed)
+    adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
+    verify_adjoint(adjoint)
+    guard, dtypes = guard_source(program.params, guarded)
+    output = known_output(known, program.outputs[outputs[0]])
+    seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
+    floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
+    text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
+    extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+    filename = generic.filename.replace(">", " specialized>")
+    namespace = load(text, filename, rules.Names(extra), fn, program.free_sources)
+    if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
+        _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.Names(),
+                 dtypes=[d.str for d in dtypes])
+    return namespace[name]
 
 
 def _specialized_from_disk(stored, fn, generic):
