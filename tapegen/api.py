@@ -274,7 +274,7 @@ class Differentiated:
 class _Entry:
     """One transformed variant: the generated function for a (kind, wrt) pair."""
 
-    __slots__ = ("generated", "function", "backward", "bare", "has_aux", "pending", "key")
+    __slots__ = ("generated", "_function", "backward", "bare", "has_aux", "pending", "key")
 
     def __init__(self, target, kind, wrt, has_aux, checks=False, statics=()):
         indices, bare = target.wrt(wrt, statics)
@@ -293,12 +293,22 @@ class _Entry:
         outputs = (0,) if (has_aux or not returns_tuple) else \
             tuple(range(len(pipeline.lowered(target.fn, receiver, statics).outputs)))
         self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver, statics)
-        self.function = self.generated.function
+        self._function = None  # the general code's, when first asked for (a grad's first call records instead)
         self.backward = self.generated.backward if kind == "vjp" else None
         self.bare = bare
         self.has_aux = has_aux
         self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
         self.key = (target.fn, indices, outputs, bare, receiver, statics)
+
+    @property
+    def function(self):
+        if self._function is None:
+            self._function = self.generated.function
+        return self._function
+
+    @function.setter
+    def function(self, function):
+        self._function = function
 
     def specialized_function(self, arguments):
         """The code specialized to `arguments`' types and shapes (runs it once on them, to record shapes)."""

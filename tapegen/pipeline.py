@@ -8,6 +8,7 @@ together and caches the result per (function, kind, wrt, outputs).
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import threading
 import weakref
@@ -36,11 +37,20 @@ class Generated:
 
     def __init__(self, kind, name, text, namespace, filename="", program=None, adjoint=None, rebuild=None,
                  uses_tape=None):
-        self.kind, self.name, self.text, self.namespace, self.filename = kind, name, text, namespace, filename
+        self.kind, self.name, self.text, self.filename = kind, name, text, filename
+        self._namespace = namespace  # or a function loading it: the general code is compiled when first used
         self._program, self._adjoint, self._rebuild = program, adjoint, rebuild
         if uses_tape is None and adjoint is not None and kind != "jvp":
             uses_tape = adjoint.uses_tape
         self.uses_tape = uses_tape  # the vjp's backward pass consumes a tape (api.Pullback)
+
+    @property
+    def namespace(self) -> dict:
+        if callable(self._namespace):
+            with _LOCK:
+                if callable(self._namespace):
+                    self._namespace = self._namespace()
+        return self._namespace
 
     @property
     def program(self) -> Program:
@@ -131,7 +141,9 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics
         if checks:
             names = rules.Names({"nan_check": nan_check, "SPANS": check_spans(ir)})
     filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
-    namespace = load(text, filename, names, fn, program.free_sources)
+    namespace = functools.partial(load, text, filename, names, fn, program.free_sources)
+    if kind != "grad" or checks:
+        namespace = namespace()  # a grad's first call runs the recording variant: its own code waits till needed
     generated = Generated(kind, name, text, namespace, filename, program, ir)
     if stored is not None and not program.free_sources:
         _to_disk(stored, generated, names, uses_tape=generated.uses_tape)
@@ -224,6 +236,18 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
     return result, (Specializing(build) if defer and stored is None else build())  # the disk cache keeps it now
 
 
+def _general(generic):
+    """What specialized code calls for arguments its guard rejects: `generic`'s function, compiled at the
+    first such call, which also puts it in place of this in the specialized code's globals (`scope`)."""
+    def GENERIC(*args, **kwargs):
+        function = generic.function
+        if GENERIC.scope is not None and GENERIC.scope.get("GENERIC") is GENERIC:
+            GENERIC.scope["GENERIC"] = function
+        return function(*args, **kwargs)
+    GENERIC.scope = None
+    return GENERIC
+
+
 class Specializing:
     """The specialized code of a first call's shapes, not written yet: `build()` writes it (once)."""
 
@@ -244,9 +268,9 @@ def _specialize(generic, wrt, outputs, bare, signatures, recorded, executed, sto
     seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
     floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
     text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
-    extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+    extra = {"GENERIC": _general(generic), "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
     filename = generic.filename.replace(">", " specialized>")
-    namespace = load(text, filename, rules.Names(extra), fn, program.free_sources)
+    namespace = extra["GENERIC"].scope = load(text, filename, rules.Names(extra), fn, program.free_sources)
     if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
         _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.Names(),
                  dtypes=[d.str for d in dtypes])
@@ -262,9 +286,12 @@ def _specialized_from_disk(stored, fn, generic):
         dtypes = tuple(np.dtype(d) for d in entry["dtypes"])
     except TypeError:
         return None
-    extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+    extra = {"GENERIC": _general(generic), "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
     generated = _from_disk(stored, fn, "grad", None, extra, entry)
-    return None if generated is None else generated.function
+    if generated is None:
+        return None
+    extra["GENERIC"].scope = generated.namespace
+    return generated.function
 
 
 @contextlib.contextmanager

@@ -4,6 +4,8 @@ those shapes is written on the second call (api._Entry.specialize), so a gradien
 The rest of the suite sets TAPEGEN_CHECK_SPECIALIZED=1, which writes the specialized code on the first call to
 compare it with the general code; these tests switch that off to follow the path users take.
 """
+import types
+
 import numpy as np
 import pytest
 
@@ -103,3 +105,17 @@ def test_with_the_disk_cache_on_the_first_call_writes_the_specialized_code(users
         assert _entry(grad).pending is False and _specialized(_entry(grad).function)
     finally:
         tg.cache.disable()
+
+
+def test_the_general_code_is_compiled_only_for_a_call_the_guard_sends_to_it(users_path, rng):
+    fresh = types.FunctionType(layer.__code__, layer.__globals__, "layer")  # transformed by no other test
+    grad = tg.grad(fresh)
+    first, other = _args(rng, batch=4), _args(rng, batch=5)
+    grad(*first)
+    grad(*first)
+    entry = _entry(grad)
+    specialized = entry.function
+    assert _specialized(specialized) and callable(entry.generated._namespace)  # not loaded: no call needed it
+    np.testing.assert_allclose(grad(*other), numeric_vjp(fresh, other, 0, 1.0), rtol=1e-6, atol=1e-8)
+    assert specialized.__globals__["GENERIC"] is entry.generated.function  # loaded, and called directly now
+    np.testing.assert_allclose(grad(*other), numeric_vjp(fresh, other, 0, 1.0), rtol=1e-6, atol=1e-8)
