@@ -16,6 +16,8 @@ import numpy as np
 
 from ..errors import InternalError
 from ..ir import Const, Eqn, Pack, Var
+from ..rules.table import Primitive
+from ..transforms.reverse import RuleApplication
 from .syntax import clone, renamed
 
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult,
@@ -49,6 +51,74 @@ def to_text(stmt: ast.stmt) -> str:
 
 
 _WRITTEN: dict = {}  # a statement's _shape -> astor's text of it, split at its names' placeholders
+
+
+def statement_text(eqn: Eqn, in_place: bool = False) -> str:
+    """`to_text(statement(eqn))` (or of `accumulated_in_place(eqn)`), from the text of an equation of the same
+    shape written before (the same op and flags, constants and structure of its atoms; other vars), with this
+    one's var names put in: no statement built, no shape of it taken, for most lines of a long function."""
+    names: list = []
+    key = _eqn_shape(eqn, names)
+    if key is None:
+        return to_text(accumulated_in_place(eqn) if in_place else statement(eqn))
+    key = (key, in_place)
+    pieces = _EQN_TEXTS.get(key)
+    if pieces is None:
+        if len(_EQN_TEXTS) >= 50_000:
+            _EQN_TEXTS.clear()
+        count = iter(range(len(names)))
+        marked = _with_vars(eqn, lambda var: Var(f"\0{next(count)}\0") if var.name.isidentifier() else var)
+        text = to_text(accumulated_in_place(marked) if in_place else statement(marked))
+        pieces = _EQN_TEXTS[key] = tuple(text.split("\0"))
+    if len(pieces) == 1:
+        return pieces[0]
+    return "".join([piece if k % 2 == 0 else names[int(piece)] for k, piece in enumerate(pieces)])
+
+
+_EQN_TEXTS: dict = {}  # an equation's _eqn_shape -> the text of its statement, split at its vars' placeholders
+
+
+def _eqn_shape(eqn, names):
+    """What `statement(eqn)` depends on but the names of its vars (appended to `names`, in inputs-then-outputs
+    order), or None for an op that is not known to be described by its attributes."""
+    op = eqn.op
+    if op.__class__ is RuleApplication:
+        op_key = (RuleApplication, op.rule, op.accumulate, op.unpack, op.sequence, op.masked, op.out_shape,
+                  op.broadcasting)
+    elif op.__class__ is Primitive:
+        op_key = op
+    else:
+        return None
+    try:
+        key = (op_key, tuple((key, _atom_key(atom, names)) for key, atom in eqn.inputs),
+               tuple(_atom_key(var, names) for var in eqn.outputs))
+        hash(key)
+    except TypeError:  # a constant that cannot be a key: written the long way
+        return None
+    return key
+
+
+def _atom_key(atom, names):
+    if atom.__class__ is Var:
+        if atom.name.isidentifier():
+            names.append(atom.name)
+            return "var"
+        return ("named", atom.name)
+    if atom.__class__ is Pack:
+        return ("pack", atom.kind, tuple(_atom_key(item, names) for item in atom.items))
+    return ("const", type(atom.value), repr(atom.value))
+
+
+def _with_vars(eqn, replace):
+    """`eqn` with each var replaced by `replace(var)`, inputs then outputs (the order _eqn_shape names them)."""
+    def atom(a):
+        if a.__class__ is Var:
+            return replace(a)
+        if a.__class__ is Pack:
+            return Pack(tuple(atom(item) for item in a.items), a.kind)
+        return a
+    inputs = tuple((key, atom(a)) for key, a in eqn.inputs)
+    return Eqn(eqn.op, inputs, tuple(atom(v) for v in eqn.outputs), eqn.span)
 
 
 def _shape(node, names: dict):
