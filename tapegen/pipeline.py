@@ -259,8 +259,8 @@ def _specialize(generic, wrt, outputs, bare, signatures, recorded, executed, sto
     """Load the gradient code specialized to `recorded` shapes (and write it to the disk cache, if on)."""
     program = generic.program
     name = f"{program.name}_grad"
-    guarded = unpinned(program, recorded, signatures, executed)
-    known = trusted_shapes(program, recorded, guarded, executed)
+    known = trusted_shapes(program, recorded, signatures, executed)
+    guarded = unpinned(program, recorded, signatures, executed, known)  # unpinning keeps `known` as it is
     adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
     verify_adjoint(adjoint)
     guard, dtypes = guard_source(program.params, guarded)
