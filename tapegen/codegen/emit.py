@@ -144,9 +144,10 @@ def _specialized_statements(both, split, adjoint, keep, scalars, seed_value) -> 
     written = {i: node for i, (kind, node) in enumerate(items) if kind == "stmt"}
     written.update(_buffered_runs(items, {**_STATE.arrays, **_seed_type(adjoint, seed_value)}))
     rendered = {id(eqns[i]): node for i, node in written.items()}
+    backward = {id(stmt) for stmt in walk(both[split + 1:]) if isinstance(stmt, Loop)}
     for loop in (stmt for stmt in walk(both) if isinstance(stmt, Loop)):
         for block in (loop.test_body, loop.body):
-            rendered.update(_buffered_block(block, backward=any(loop is s for s in walk(both[split + 1:]))))
+            rendered.update(_buffered_block(block, backward=id(loop) in backward))
     return rendered
 
 

@@ -395,14 +395,18 @@ def _join(a, b):
 
 
 def _merge(after_then, after_else, then, orelse, builder, span):
-    """States after an if/else; a cotangent live on one path only is set to None on the other."""
-    merged, maybe = {}, []
-    for var in after_then.keys() | after_else.keys():
+    """States after an if/else; a cotangent live on one path only is set to None on the other.
+
+    A var in the same state on both paths keeps it, and needs nothing (a cotangent maybe set on both is
+    named already, as every one whose state is not zero): only the states that differ are looked at, so
+    a function of many branches is not quadratic in its length."""
+    merged, maybe = {**after_else, **after_then}, []
+    for var in {var for var, _ in after_then.items() ^ after_else.items()}:
         a, b = after_then.get(var, ZERO), after_else.get(var, ZERO)
         merged[var] = _join(a, b)
         if merged[var] == MAYBE:
             maybe.append((var, a, b))
-    for var, a, b in sorted(maybe, key=lambda item: item[0].name):  # only these need sorting (by name)
+    for var, a, b in sorted(maybe, key=lambda item: item[0].name):
         g = builder.cotangent_var(var)
         if a == ZERO:
             then.append(_none(g, span))
@@ -413,15 +417,13 @@ def _merge(after_then, after_else, then, orelse, builder, span):
 
 def _materialize_loop(before, entry, exit_state, body, builder, span):
     """Set to None what a loop's backward body may read before anything is assigned to it."""
-    pre = []
-    for var, state in sorted(entry.items(), key=lambda item: item[0].name):
-        if state != MAYBE:
-            continue
+    pre, body = [], list(body)
+    for var in sorted((v for v, state in entry.items() if state == MAYBE), key=lambda v: v.name):
         g = builder.cotangent_var(var)
         if before.get(var, ZERO) == ZERO:
             pre.append(_none(g, span))
         if exit_state.get(var, ZERO) == ZERO:
-            body = body + [_none(g, span)]
+            body.append(_none(g, span))
     return pre, body
 
 
@@ -530,10 +532,12 @@ def _drop_unread_restores(backward) -> tuple:
     every restore of `h`, although no rule in the loop reads it. Each restore kept is an array the tape
     holds until the backward pass reaches it."""
     out, restores = [], {}
-    for index, stmt in enumerate(backward):
+    read_from_here = set()  # what backward[index:] reads, gathered last statement first (not again per loop)
+    for stmt in reversed(backward):
+        read_from_here |= _reads([stmt])
         if isinstance(stmt, Loop):
             popped = {s.var for s in walk(stmt.body) if isinstance(s, Pop) and s.index is None}
-            kept = popped & _reads(backward[index:])
+            kept = popped & read_from_here
             body = _drop_unneeded_pops(stmt.body, kept)
             if kept != popped and not _empty_block(body):
                 restores[stmt.counter] = frozenset(kept)
@@ -542,7 +546,7 @@ def _drop_unread_restores(backward) -> tuple:
                 stmt = Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test, tuple(body),
                             stmt.counter, stmt.span)
         out.append(stmt)
-    return out, restores
+    return out[::-1], restores
 
 
 def _empty_block(stmts) -> bool:
