@@ -36,7 +36,10 @@ class _Scopes:
         self.sets = sets
 
     def __contains__(self, var) -> bool:
-        return any(var in defined for defined in self.sets)
+        for defined in self.sets:
+            if var in defined:
+                return True
+        return False
 
     def add(self, var) -> None:
         self.sets[-1].add(var)
