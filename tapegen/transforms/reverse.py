@@ -133,6 +133,7 @@ class _Backward:
         self.initial = initial_assignments(program.body)
         self.namer = namer_for(program, reserved_names())
         self.names: dict = {}
+        self.named: set = set()  # the names of `names`' values: the cotangent names given for good
         self.state: dict = {}
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
         self.region_writes: dict = {}  # id(Pop) restoring a region -> id(the setitem eqn it undoes)
@@ -147,6 +148,7 @@ class _Backward:
     def cotangent_var(self, var: Var) -> Var:
         if var not in self.names:
             self.names[var] = self.namer.cotangent(var)
+            self.named.add(self.names[var].name)
         return self.names[var]
 
     def seed(self, targets):
@@ -193,30 +195,28 @@ class _Backward:
     def loop(self, stmt: Loop) -> list:
         before = dict(self.state)
         entry = dict(before)
+        touched = _touched(stmt.body)
         self.loop_depth += 1
         snapshot = self.namer.snapshot()
         for _ in range(4):  # states only rise (zero -> live -> maybe): this settles quickly
             self.namer.restore(snapshot)
-            self.namer.assigned.update(v.name for v in self.names.values())  # cotangent names are for good
+            self.namer.assigned.update(self.named)  # cotangent names are for good
             self.state = dict(entry)
             body = self.block(stmt.body)
             exit_state = self.state
-            widened = {v: _join(before.get(v, ZERO), exit_state.get(v, ZERO))
-                       for v in set(before) | set(exit_state)}
-            widened = {v: _join(widened[v], entry.get(v, ZERO)) for v in widened}
+            widened = _widened(before, entry, exit_state, touched)
             if widened == entry:
                 break
             entry = widened
         self.loop_depth -= 1
-        zeroed = self._accumulators(before, entry, exit_state)
+        zeroed = self._accumulators(before, entry, exit_state, touched)
         if zeroed:  # again, with these cotangents live from the start
             self.namer.restore(snapshot)
-            self.namer.assigned.update(v.name for v in self.names.values())
+            self.namer.assigned.update(self.named)
             self.state = {**before, **{v: LIVE for v in zeroed}}
             return [_zeros(self.cotangent_var(v), *self.known[v], stmt.span) for v in zeroed] + self.loop(stmt)
-        pre, body = _materialize_loop(before, entry, exit_state, body, self, stmt.span)
-        self.state = {v: _join(before.get(v, ZERO), s) for v, s in exit_state.items()}
-        self.state = {v: _join(self.state[v], entry.get(v, ZERO)) for v in self.state}
+        pre, body = _materialize_loop(before, entry, exit_state, body, self, stmt.span, touched)
+        self.state = _widened(before, entry, exit_state, touched)
         if not body:
             return pre
         if self.loop_depth > 0:
@@ -224,15 +224,16 @@ class _Backward:
             pre = pre + [Pop(stmt.counter, None, stmt.span)]
         return pre + [Loop(stmt.kind, stmt.target, stmt.iterable, (), None, tuple(body), stmt.counter, stmt.span)]
 
-    def _accumulators(self, before, entry, exit_state) -> list:
+    def _accumulators(self, before, entry, exit_state, touched) -> list:
         """Cotangents a loop only adds to, of known float array shape: start them at zeros, not None.
 
         With shapes known (specialized code), `g = np.zeros(S)` before the loop makes every
         contribution in it a plain `g + c` instead of `add_cotangents(g, c)`, which must check
-        for None on every iteration (a microsecond each time for a 64 x 64 gradient).
+        for None on every iteration (a microsecond each time for a 64 x 64 gradient). Only a var the
+        body `touched` can be zero before the loop and maybe set on entering it.
         """
-        return sorted((v for v, state in entry.items()
-                       if state == MAYBE and before.get(v, ZERO) == ZERO and exit_state.get(v, ZERO) == LIVE
+        return sorted((v for v in touched
+                       if entry.get(v) == MAYBE and before.get(v, ZERO) == ZERO and exit_state.get(v, ZERO) == LIVE
                        and v in self.known and self.known[v][0] != () and self.known[v][1] is not None
                        and self.known[v][1].kind in "fc"), key=lambda v: v.name)
 
@@ -415,10 +416,29 @@ def _merge(after_then, after_else, then, orelse, builder, span):
     return merged
 
 
-def _materialize_loop(before, entry, exit_state, body, builder, span):
-    """Set to None what a loop's backward body may read before anything is assigned to it."""
+def _touched(body) -> set:
+    """Every var an equation in `body` (nested blocks too) reads or assigns: the only vars whose cotangent
+    states the backward pass of `body` can change (rules add into their inputs' cotangents, an assignment
+    resets its outputs', branches and loops inside join those)."""
+    return {v for stmt in walk(body) if isinstance(stmt, Eqn) for v in (*stmt.reads, *stmt.outputs)}
+
+
+def _widened(before, entry, exit_state, touched) -> dict:
+    """The states a loop's next pass starts from (or leaves after it): each var's join of its states before
+    the loop, on entering this pass and on leaving it. A var the body did not touch is in the same state in
+    all three: only the touched are joined (joining every state, for each of many loops, was quadratic)."""
+    widened = dict(exit_state)  # exit_state has every var the others have: states are only ever added
+    for v in touched:
+        if v in widened:
+            widened[v] = _join(_join(before.get(v, ZERO), widened[v]), entry.get(v, ZERO))
+    return widened
+
+
+def _materialize_loop(before, entry, exit_state, body, builder, span, touched):
+    """Set to None what a loop's backward body may read before anything is assigned to it (only a var the
+    body touched can be maybe set on entering it but zero before it or on leaving it)."""
     pre, body = [], list(body)
-    for var in sorted((v for v, state in entry.items() if state == MAYBE), key=lambda v: v.name):
+    for var in sorted((v for v in touched if entry.get(v) == MAYBE), key=lambda v: v.name):
         g = builder.cotangent_var(var)
         if before.get(var, ZERO) == ZERO:
             pre.append(_none(g, span))
