@@ -303,7 +303,7 @@ class Differentiated:
 class _Entry:
     """One transformed variant: the generated function for a (kind, wrt) pair."""
 
-    __slots__ = ("generated", "function", "backward", "bare", "has_aux", "pending", "key")
+    __slots__ = ("generated", "_function", "backward", "bare", "has_aux", "pending", "key")
 
     def __init__(self, target, kind, wrt, has_aux, checks=False, statics=()):
         indices, bare = target.wrt(wrt, statics)
@@ -322,20 +322,38 @@ class _Entry:
         outputs = (0,) if (has_aux or not returns_tuple) else \
             tuple(range(len(pipeline.lowered(target.fn, receiver, statics).outputs)))
         self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver, statics)
-        self.function = self.generated.function
+        self._function = None  # the general code's, when first asked for (a grad's first call records instead)
         self.backward = self.generated.backward if kind == "vjp" else None
         self.bare = bare
         self.has_aux = has_aux
         self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
         self.key = (target.fn, indices, outputs, bare, receiver, statics)
 
+    @property
+    def function(self):
+        if self._function is None:
+            self._function = self.generated.function
+        return self._function
+
+    @function.setter
+    def function(self, function):
+        self._function = function
+
     def specialized_function(self, arguments):
         """The code specialized to `arguments`' types and shapes (runs it once on them, to record shapes)."""
         return pipeline.specialized(*self.key[:5], arguments, self.key[5])[1]
 
     def specialize(self, arguments):
-        """First call: run a recording variant, then switch to code specialized to these shapes."""
-        result, function = pipeline.specialized(*self.key[:5], arguments, self.key[5])
+        """First call: run a recording variant (its result is the call's); second call: switch to code
+        specialized to the first call's shapes, written now, so that a gradient taken once never waits for it.
+        With TAPEGEN_CHECK_SPECIALIZED (the tests) or the disk cache on, it is written on the first call."""
+        if isinstance(self.pending, pipeline.Specializing):
+            self.function, self.pending = self.pending.build(), False
+            return self.function(*arguments)
+        result, function = pipeline.specialized(*self.key[:5], arguments, self.key[5], defer=not CHECK_SPECIALIZED)
+        if isinstance(function, pipeline.Specializing):
+            self.pending = function
+            return result
         if CHECK_SPECIALIZED and _deterministic(self.generated.program):
             _same(result, function(*arguments), self.generated.program)
         self.function, self.pending = function, False
@@ -489,7 +507,9 @@ class GradFunction:
         else:
             result = d.grad(*args, wrt=self._wrt, **kwargs)
         if not self._has_aux and not DEBUG.nans and not d._target.statics(d._target.arguments(args, kwargs)):
-            self._fast = d._entry("grad", self._wrt).function
+            entry = d._entry("grad", self._wrt)
+            if not entry.pending:  # after the second call: the specialized code
+                self._fast = entry.function
         return result
 
     def source(self):

@@ -15,12 +15,16 @@ from ..frontend.resolve import LiveNamespace
 def load(text: str, filename: str, names: dict, fn, sources=()) -> dict:
     """Execute generated module `text`; return the namespace its functions live in.
 
-    `names` are tapegen's own (NumPy as `np`, runtime helpers); any other name
+    `names` are tapegen's own (NumPy as `np`, runtime helpers): a dict, or `rules.Names`; any other name
     the code reads comes from `fn`'s closure and globals at call time.
     """
     filename = _unique(filename, text)
     code = compile(text, filename, "exec")
     namespace = LiveNamespace(names, fn, sources)
+    if not isinstance(names, dict):  # rules.Names: the names the code reads, in at once (as a dict's would be)
+        for name in global_names(code):
+            if name not in namespace and name in names:
+                namespace[name] = names[name]
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(code, namespace)
     for value in list(namespace.values()):
@@ -28,6 +32,16 @@ def load(text: str, filename: str, names: dict, fn, sources=()) -> dict:
             weakref.finalize(value, _forget, filename)  # no linecache entry outlives its code
             break
     return namespace
+
+
+def global_names(code) -> set:
+    """Every name `code` and the functions it defines read or write (globals and attributes alike)."""
+    found, codes = set(), [code]
+    while codes:
+        code = codes.pop()
+        found.update(code.co_names)
+        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return found
 
 
 def _unique(filename: str, text: str) -> str:

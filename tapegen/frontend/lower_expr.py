@@ -387,7 +387,8 @@ class Expressions:
         self.free_shapes[var] = (size, name)
 
     def reserved_value(self, name):
-        return rules.namespace().get(name, MISSING)
+        value = rules.lookup_name(name)
+        return MISSING if value is rules.MISSING else value
 
     def expr_BinOp(self, node, target):
         fn = BINOPS.get(type(node.op))

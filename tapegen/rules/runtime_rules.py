@@ -1034,8 +1034,12 @@ def _called(rule):
     """The helper functions a rule may put into generated code: itself (called by name) and the tapegen
     functions its code names (what an inlined rule calls). Read from the code object, not parsed:
     declaring one more than needed costs nothing, parsing every rule at import costs 100 ms."""
-    values = [rule.fn.__globals__.get(name) for name in sorted(set(rule.fn.__code__.co_names))]
-    return [rule.fn] + [v for v in values if inspect.isfunction(v) and v.__module__.startswith("tapegen.")]
+    scope = rule.fn.__globals__
+    values = [scope.get(name) for name in rule.fn.__code__.co_names]  # repeats are fine: the caller keys by id
+    return [rule.fn] + [v for v in values if v.__class__ is _FUNCTION and v.__module__.startswith("tapegen.")]
+
+
+_FUNCTION = type(_called)
 
 
 def _signature(fn) -> str:

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import InternalError, NoRuleError
-from ..frontend.names import namer_for
+from ..frontend.names import namer_for, reserved_names
 from ..ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
 from ..rules import runtime_rules
 from ..rules.custom import custom_jvp
@@ -174,7 +174,7 @@ class _Builder:
         self.written_in_place = {s.outputs[0] for s in walk(program.body)
                                  if isinstance(s, Eqn) and s.op.name == "setitem"}
         self.tapes = {s.input("tape") for s in walk(program.body) if isinstance(s, Eqn) and s.op.fn is tape_pop}
-        self.namer = namer_for(program, rules.namespace().keys())
+        self.namer = namer_for(program, reserved_names(generated_locals=False))
         self.names: dict = {}
         self.derived: dict = {}
 
