@@ -519,6 +519,14 @@ class GradFunction:
         """Called inside a differentiated function, the generated gradient code is inlined (MAML)."""
         return differentiable_gradient(self)
 
+    def __tapegen_inline_call__(self, positional: int):
+        """The same, for a call passing `positional` arguments by position: a gradient of `f(*params)` is
+        made for that many values (one variant per count, as on a plain call)."""
+        target = self._differentiated._target
+        if target.varargs is None:
+            return differentiable_gradient(self)
+        return differentiable_gradient(self, rest=max(0, positional + target.offset - target.fn.__code__.co_argcount))
+
     def __reduce__(self):
         return (_rebuild_grad_function,
                 (self._fn, self._wrt, self._has_aux, self._with_value, _portable_source(self._fn)))
@@ -616,7 +624,7 @@ def tangent_like(t, x, position):
 _GRADIENTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
+def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest: int | None = None):
     """The function a `GradFunction` computes, as generated code tapegen can differentiate again.
 
     Same parameters, defaults and result as `gradient` itself (the gradient, or
@@ -624,16 +632,24 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     `reverse` says it is about to be differentiated in reverse mode (which goes
     through the tape as list operations: see runtime_rules.tape_pop).
     It is the generated gradient code rewritten into plain Python tapegen
-    lowers (codegen/differentiable.py).
+    lowers (codegen/differentiable.py). For `f(*params)`, `rest` says how many values *params has (known
+    where the gradient is called inside another function: `__tapegen_inline_call__`).
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
-    if d._target.varargs is not None:
+    if d._target.varargs is not None and rest is None:
         raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes *{d._target.varargs}, cannot "
+                           f"be differentiated again as a whole (only where it is called with its arguments)",
+                           hint=f"call it inside the function you differentiate, or differentiate a function with "
+                                f"named arguments: lambda x, y: {d._target.fn.__name__}(x, y)")
+    if d._target.varkw is not None:
+        raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes **{d._target.varkw}, cannot "
                            f"be differentiated again yet",
                            hint=f"differentiate a function with named arguments: "
                                 f"lambda x, y: {d._target.fn.__name__}(x, y)")
     statics = d._target.default_statics()  # a function-valued default: the code is made for it
+    if rest is not None and d._target.varargs is not None:
+        statics = (("*", rest),) + statics
     key = (wrt, gradient._has_aux, gradient._with_value, statics)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
     generated = _generic_gradient(d, wrt, statics)
@@ -641,7 +657,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
         from .codegen import differentiable  # gradients of gradients only
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
         # A caller that inlines it must pass these very functions (frontend/inline.py checks).
-        cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics}
+        cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics if isinstance(i, int)}
     bound = d._target.bound  # a method: the gradient code takes `self` first
     return types.MethodType(cache[key], bound[0]) if bound else cache[key]
 
@@ -649,7 +665,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
 def _generic_gradient(d, wrt, statics=()):
     """The generated gradient code of `d` for `wrt`: the general kind (not specialized, no NaN checks)."""
     target = d._target
-    indices, bare = target.wrt(wrt)
+    indices, bare = target.wrt(wrt, statics)
     receiver = type(target.bound[0]) if target.bound else None
     program = pipeline.lowered(target.fn, receiver, statics)
     if program.returns_tuple and not d._has_aux:

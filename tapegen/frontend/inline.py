@@ -106,6 +106,13 @@ def user_function(obj):
     return plain_function(obj)
 
 
+def function_for_call(obj, positional: int):
+    """`user_function(obj)` for a call passing `positional` arguments by position: an object whose code
+    depends on that count (a gradient of `f(*params)`) says which code with `__tapegen_inline_call__`."""
+    by_count = getattr(type(obj), "__tapegen_inline_call__", None)
+    return by_count(obj, positional) if by_count is not None else user_function(obj)
+
+
 def plain_function(obj):
     """`obj` if it is a Python function of the user's own (not a library's, not tapegen's), else None.
 

@@ -25,7 +25,8 @@ from ..rules.language import as_record, concat, contained_in, make_dict, make_li
 from ..rules.language import py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
-from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, lowered_until_settled, user_function
+from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, function_for_call, lowered_until_settled
+from .inline import user_function
 from .resolve import MISSING, _static_instance, freezes, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -843,7 +844,8 @@ class Expressions:
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
-            return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
+            return self._call_result(self.inline(function_for_call(made, len(args)), node, args, kwargs), outputs,
+                                     node, targets)
         callee = self.made_function(func) if isinstance(func, ast.Call) else self.expr(func)
         if isinstance(callee, LocalFunction):  # make(a)(x), partial(f, a)(x): the function made, inlined
             args, kwargs = self.arguments(node, static=True)
@@ -1035,9 +1037,10 @@ class Expressions:
             made = self.construct(obj, node, targets)
             if made is not None:
                 return made[:outputs]
-        if prim is None and user_function(obj) is not None:
+        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None):
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
-            return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
+            return self._call_result(self.inline(function_for_call(obj, len(args)), node, args, kwargs), outputs,
+                                     node, targets)
         args, kwargs = self.arguments(node, spread_later=prim is None)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
@@ -1113,7 +1116,7 @@ class Expressions:
             kwargs = {kw.arg: self._static_argument(kw.value) for kw in func.keywords}
         except LookupError:
             return None
-        return user_function(maker(*args, **kwargs))
+        return maker(*args, **kwargs)  # its code is chosen where it is called (function_for_call)
 
     def _static_argument(self, node):
         value = self.static(node)

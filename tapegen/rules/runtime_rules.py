@@ -1140,7 +1140,7 @@ def cotangent_at(ct, a_meta, index):
     if ct is None:
         return None
     if not isinstance(ct, dict):
-        return ct[index]
+        return ct[index] if not isinstance(ct, (list, tuple)) or isinstance(index, slice) or index < len(ct) else None
     kind, length = a_meta
     if kind is dict:
         return ct.get(index)
@@ -1277,8 +1277,30 @@ def cotangent_at_jvp(ct_dot, a_meta, index):
 
 
 @table.vjp(gathered, "ct")
-def gathered_vjp(ct, g):
-    return make_list_vjp(ct, g)
+def gathered_vjp(ct, like_meta, g):
+    return per_item(g, items_spanned(ct, like_meta, g))
+
+
+def items_spanned(ct, like_meta, other) -> int:
+    """How many items per-item cotangents must cover: the container's length where `like_meta` says it, and
+    at least every position `ct` or `other` has (a Cotree holds only the items that have one: not its len)."""
+    kind = like_meta[0]
+    counts = [like_meta[1] if isinstance(kind, type) and kind is not dict else (kind[0] if kind else 0) if
+              isinstance(kind, tuple) else 0]
+    for part in (ct, other):
+        if isinstance(part, dict):
+            counts.append(max((k + 1 for k in part if isinstance(k, int)), default=0))
+        elif isinstance(part, (list, tuple)):
+            counts.append(len(part))
+    return max(counts)
+
+
+def per_item(g, count):
+    """`g`, a container's cotangent, as a list of `count` per-item cotangents (None where it has none)."""
+    return [item_cotangent(g, i) for i in range(count)]
+
+
+table.nondiff(items_spanned, "ct, like_meta, other", spelling="items_spanned")  # a count: no derivative
 
 
 @table.jvp(gathered, "ct")
