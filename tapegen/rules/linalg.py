@@ -491,8 +491,14 @@ def einsum_vjp(subscripts, operands, optimize, g):
 @table.vjp(np.einsum, "subscripts")
 def einsum_vjp_subscripts(subscripts, operands, optimize, g):
     """The first array's cotangent in the interleaved form, which binds it to `subscripts`."""
-    cotangents = _einsum_cotangents(subscripts, operands, optimize, g)
-    return cotangents[0]
+    return einsum_first_cotangent(subscripts, operands, optimize, g)
+
+
+def einsum_first_cotangent(subscripts, operands, optimize, ct):
+    """The cotangent of `subscripts`: in the interleaved form the first array's, else none (a string)."""
+    if isinstance(subscripts, str) or ct is None:
+        return None
+    return _einsum_cotangents(subscripts, operands, optimize, ct)[0]
 
 
 def einsum_tangent_cross(subscripts, operands, optimize, directions, others):
@@ -517,9 +523,17 @@ def einsum_jvp(subscripts, operands, operands_dot, optimize):
     return _einsum_tangent(subscripts, operands, optimize, dots)  # called by name: a primitive with rules
 
 
+def einsum_first_tangent(subscripts, operands, optimize, subscripts_dot):
+    """The tangent from `subscripts`: in the interleaved form the first array's, else none (a string, even
+    one a list gave, carries no derivative)."""
+    if isinstance(subscripts, str) or subscripts_dot is None:
+        return None
+    return _einsum_tangent(subscripts, operands, optimize, [subscripts_dot] + [None] * len(operands))
+
+
 @table.jvp(np.einsum, "subscripts")
 def einsum_jvp_subscripts(subscripts, subscripts_dot, operands, optimize):
-    return _einsum_tangent(subscripts, operands, optimize, [subscripts_dot] + [None] * len(operands))
+    return einsum_first_tangent(subscripts, operands, optimize, subscripts_dot)
 
 
 # --- trace, kron, cross -------------------------------------------------------------------------

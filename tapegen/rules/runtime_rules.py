@@ -27,6 +27,7 @@ import inspect
 
 import numpy as np
 
+from ..errors import TapegenError
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, entries, safe_div, seed, unbroadcast
 from ..runtime import unindex, unreduce, zeros_like_tree
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
@@ -35,7 +36,8 @@ from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .linalg import _gap_inverse, _safe_reciprocal, norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
 from . import linalg
-from .linalg import einsum_cross, einsum_jvp, einsum_tangent_cross, einsum_vjp
+from .linalg import einsum_cross, einsum_first_cotangent, einsum_first_tangent, einsum_jvp, einsum_tangent_cross
+from .linalg import einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
@@ -137,7 +139,7 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
-table.op(add_tangents, "*parts", spelling="add_tangents", differentiable=False)
+table.op(add_tangents, "*parts", spelling="add_tangents")  # linear: tangent code differentiated again
 table.op(tape_pop, "tape, like", spelling="tape_pop", inert=("like",))  # forward.py mirrors it on the tangent tape
 
 
@@ -336,6 +338,18 @@ def summand_cotangent_vjp(ct_shape, a, g):
 @table.jvp(summand_cotangent, "ct")
 def summand_cotangent_jvp(ct_dot, a):
     return summand_cotangent(ct_dot, a)
+
+
+@table.vjp(add_tangents, "parts")
+def add_tangents_vjp(parts, g):
+    return [summand_cotangent(g, part) for part in parts]
+
+
+@table.jvp(add_tangents, "parts")
+def add_tangents_jvp(parts_dot, y):
+    """The sum of the parts' tangents (None is zero); zeros shaped like the sum if none has one."""
+    moving = [part for part in parts_dot if part is not None]
+    return add_tangents(*moving) if moving else zero_tangent(y)
 
 
 @table.jvp(add_cotangents, "a")
@@ -557,6 +571,50 @@ table.op(einsum_jvp, "subscripts, operands, directions, optimize", spelling="ein
          sequences=("operands", "directions"), inert=("optimize",))  # own `operands_dot` would shadow a tangent
 table.op(einsum_tangent_cross, "subscripts, operands, optimize, directions, others", spelling="einsum_tangent_cross",
          sequences=("operands", "directions", "others"), inert=("optimize",))
+
+
+table.op(einsum_first_tangent, "subscripts, operands, optimize, subscripts_dot", spelling="einsum_first_tangent",
+         sequences=("operands",), inert=("optimize",))
+table.op(einsum_first_cotangent, "subscripts, operands, optimize, ct", spelling="einsum_first_cotangent",
+         sequences=("operands",), inert=("optimize",))
+
+
+@table.jvp(einsum_first_tangent, "subscripts_dot")
+@table.jvp(einsum_first_tangent, "operands")
+@table.jvp(einsum_first_tangent, "subscripts")
+@table.jvp(einsum_jvp, "subscripts")  # a string (one a list gave is "varying" to the analysis) carries nothing
+@table.jvp(einsum_vjp, "subscripts")
+@table.jvp(einsum_first_cotangent, "ct")
+@table.jvp(einsum_first_cotangent, "operands")
+@table.jvp(einsum_first_cotangent, "subscripts")
+def einsum_first_tangent_jvp(subscripts, y):
+    derivative = einsum_first_derivative(subscripts, y)
+    return derivative
+
+
+@table.vjp(einsum_first_tangent, "subscripts_dot")
+@table.vjp(einsum_first_tangent, "operands")
+@table.vjp(einsum_first_tangent, "subscripts")
+@table.vjp(einsum_jvp, "subscripts")
+@table.vjp(einsum_vjp, "subscripts")
+@table.vjp(einsum_first_cotangent, "ct")
+@table.vjp(einsum_first_cotangent, "operands")
+@table.vjp(einsum_first_cotangent, "subscripts")
+def einsum_first_tangent_vjp(subscripts, g):
+    derivative = einsum_first_derivative(subscripts, g)
+    return derivative
+
+
+def einsum_first_derivative(subscripts, value):
+    """einsum_first_tangent's derivatives: none for string subscripts (its value is None, whatever moves);
+    the interleaved form's first array has no second derivative here: refused, not zero."""
+    if not isinstance(subscripts, str):
+        raise TapegenError("tapegen has no second derivative through np.einsum's first array in the interleaved "
+                           "form", hint="write the subscripts as a string: np.einsum('ij,jk->ik', a, b)")
+    return None
+
+
+table.nondiff(einsum_first_derivative, "subscripts, value", spelling="einsum_first_derivative")
 
 
 @table.jvp(einsum_jvp, "directions")
