@@ -214,3 +214,20 @@ def test_a_pullback_of_a_complex_function_inside_follows_the_convention():
     np.testing.assert_allclose(inside, ct * (2 + z) * np.exp(z))
     pulled = tg.vjp(lambda z: tg.vjp(_holomorphic, z)[1](ct), z)[1](np.ones(2) + 0j)
     np.testing.assert_allclose(pulled, ct * (2 + z) * np.exp(z))
+
+
+A22 = np.array([[3.0, 0.5], [0.2, 2.0]])
+
+
+def _solve_both_moving(x):
+    return np.linalg.solve(A22 + np.outer(x, x), np.sin(x))
+
+
+def tangent_of_a_solve(x):
+    """np.linalg.solve's two JVP rules are summed with add_tangents in tangent code; differentiated again
+    (forward over forward, reverse over forward) that sum must carry its derivative (it was dropped: zero)."""
+    return np.sum(tg.jvp(_solve_both_moving, (x,), (np.array([1.0, -0.5]),))[1] * np.array([1.0, 2.0]))
+
+
+def test_a_tangent_summed_from_two_rules_differentiates_again():
+    check_modes(tangent_of_a_solve, X)
