@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import linecache
 import os
 import sys
@@ -52,6 +53,53 @@ class _Arguments(tuple):
         return made
 
 
+_COUNT = itertools.count(1)
+
+
+def _plain(name, signature, body, **names):
+    """A function `name(signature)` running `body`, compiled with its source in linecache (so
+    tapegen reads and lowers it like user code), `names` its globals besides `np`."""
+    text = f"def {name}{signature}:\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    filename = f"<tapegen {name} #{next(_COUNT)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"np": np, **names}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def partial_function(made: functools.partial):
+    """`functools.partial(f, a, k=v)` as the plain function it stands for, with the parameters it still takes
+    (`def f_partial(x, *, k=v): return F(a, x, k=k)`), so tapegen differentiates it like one of the user's."""
+    try:
+        signature = inspect.signature(made)
+    except (TypeError, ValueError):
+        raise TapegenError(f"tapegen cannot read the parameters of {made!r}",
+                           hint="wrap it: tapegen.grad(lambda x: f(x, ...))") from None
+    params, passed, names = [], [f"B{k}" for k in range(len(made.args))], {"F": made.func}
+    names.update({f"B{k}": value for k, value in enumerate(made.args)})
+    star = False
+    for k, param in enumerate(signature.parameters.values()):
+        default = ""
+        if param.default is not param.empty:
+            names[f"D{k}"], default = param.default, f"=D{k}"
+        if param.kind is param.VAR_POSITIONAL:
+            params.append(f"*{param.name}")
+            passed.append(f"*{param.name}")
+            star = True
+        elif param.kind is param.VAR_KEYWORD:
+            params.append(f"**{param.name}")
+            passed.append(f"**{param.name}")
+        elif param.kind is param.KEYWORD_ONLY:
+            params.append(("" if star else "*, ") + f"{param.name}{default}")
+            star = True
+            passed.append(f"{param.name}={param.name}")
+        else:
+            params.append(f"{param.name}{default}")
+            passed.append(param.name)
+    name = f"{getattr(made.func, '__name__', 'f')}_partial".replace("<", "").replace(">", "")
+    return _plain(name, f"({', '.join(params)})", f"return F({', '.join(passed)})", **names)
+
+
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
@@ -63,6 +111,8 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
+        if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
+            fn = partial_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
             fn = differentiable_gradient(fn, reverse=True)
         elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
