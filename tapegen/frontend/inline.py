@@ -121,9 +121,14 @@ def plain_function(obj):
     gradient of a gradient goes through their NumPy code like any other.
     """
     if inspect.isfunction(obj) and (not _library_code(obj.__code__.co_filename)
-                                    or obj.__module__.startswith(_RULES_PACKAGE)):
+                                    or obj.__module__.startswith(_RULES_PACKAGE)
+                                    or obj.__module__.startswith(_AUTOGRAD_NUMPY)):
         return obj
     return None
+
+
+# autograd's own Python helpers written in autograd.numpy (`np.linalg.T`, `_dot`): NumPy code, followed as such
+_AUTOGRAD_NUMPY = ("autograd.numpy.", "autograd.scipy.")
 
 
 _RULES_PACKAGE = __name__.rsplit(".", 2)[0] + ".rules."

@@ -667,15 +667,29 @@ class Expressions:
         columns (`np.column_stack` of one), along the last axis. So NumPy joins arrays and numbers."""
         elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for elt in elts:
-            if isinstance(elt, ast.Slice) or (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
-                raise self.unsupported(node, f"`{ast.unparse(node.value)}[...]` with a slice or a string item is "
-                                             f"not supported inside a differentiated function",
+            if (isinstance(elt, ast.Constant) and isinstance(elt.value, str)) or (
+                    isinstance(elt, ast.Slice) and not isinstance(self.index(elt), Const)):
+                raise self.unsupported(node, f"`{ast.unparse(node.value)}[...]` with a string item or a slice "
+                                             f"computed when the code runs is not supported inside a "
+                                             f"differentiated function",
                                        "write it with np.concatenate, np.arange or np.column_stack")
         make = rules.lookup(np.column_stack if columns else np.atleast_1d)
-        items = [self.emit(make, [Pack((self.expr(elt),), "tuple")] if columns else [self.expr(elt)], {}, elt, None)
-                 for elt in elts]
+        items = [self.emit(make, [Pack((self.ranged(elt),), "tuple")] if columns else [self.ranged(elt)], {}, elt,
+                           None) for elt in elts]
         return self.emit(rules.lookup(np.concatenate), [Pack(tuple(items), "tuple")],
                          {"axis": Const(-1 if columns else 0)}, node, target)
+
+    def ranged(self, node):
+        """An item of `np.r_[...]`: a constant slice is the range it stands for (`1:10`, `0:1:5j`), as NumPy reads it."""
+        if not isinstance(node, ast.Slice):
+            return self.expr(node)
+        part = self.index(node).value
+        start = 0 if part.start is None else part.start
+        if isinstance(part.step, complex):  # 0:1:5j: five points from 0 to 1, both ends in
+            return self.emit(rules.lookup(np.linspace), [Const(start), Const(part.stop), Const(int(abs(part.step)))],
+                             {}, node, None)
+        return self.emit(rules.lookup(np.arange), [Const(start), Const(part.stop), Const(part.step or 1)], {}, node,
+                         None)
 
     def index(self, node):
         if isinstance(node, ast.Tuple):
@@ -816,6 +830,12 @@ class Expressions:
                 x, base = (self.emit(rules.lookup(np.log), [self.expr(a)], {}, node, None) for a in node.args)
                 return (self.emit(rules.lookup(operator.truediv), [x, base], {}, node, (targets or [None])[0]),)
             obj = self.builtin(obj, node)
+        if obj is dict and len(node.args) == 1 and node.keywords and all(kw.arg for kw in node.keywords):
+            made = self.emit(rules.lookup(dict), [self.expr(node.args[0])], {}, node, None)  # dict(pairs, b=x)
+            for k, kw in enumerate(node.keywords, 1):
+                made = self.emit(rules.lookup(with_item), [made, Const(kw.arg), self.expr(kw.value)], {}, node,
+                                 (targets or [None])[0] if k == len(node.keywords) else None)
+            return (made,)
         if obj is dict and not node.args:  # dict(W=W, b=b): a dict display
             keys = Const(tuple(kw.arg for kw in node.keywords))
             values = [self.expr(kw.value) for kw in node.keywords]
@@ -1016,6 +1036,11 @@ class Expressions:
 
     def call_object(self, obj, node, outputs, targets):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
+        if isinstance(obj, functools.partial) and all(_literal_constant(v) for v in (*obj.args, *obj.keywords.values())):
+            spelled = ast.copy_location(ast.Call(node.func, [ast.Constant(v) for v in obj.args] + node.args,
+                                                 [ast.keyword(k, ast.Constant(v)) for k, v in obj.keywords.items()]
+                                                 + node.keywords), node)  # autograd's _dot: einsum("...ij,...")
+            return self.call_object(native(obj.func), ast.fix_missing_locations(spelled), outputs, targets)
         func = node.func
         if obj is reversed and len(node.args) == 1 and not node.keywords:  # reversed(xs) is xs[::-1]
             return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
@@ -1122,6 +1147,9 @@ class Expressions:
         value = self.static(node)
         if value is not MISSING:
             return value
+        made = self._static_gradient(node) if isinstance(node, ast.Call) else None
+        if made is not None:  # tg.jacobian(tg.jacobian(f)): a transform of a transform, made now too
+            return made
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), Const):  # wrt=argnum, a helper's 0
             return self.env[node.id].value
         try:

@@ -60,7 +60,7 @@ table.op(np.roll, "a, shift, axis=None")
 table.op(np.rot90, "m, k=1, axes=(0, 1)")
 table.op(np.tile, "A, reps")
 table.op(np.repeat, "a, repeats, axis=None")
-table.op(np.pad, "array, pad_width, mode='constant', constant_values=0")
+table.op(np.pad, "array, pad_width, mode='constant', constant_values=0", inert=("pad_width", "mode"))  # counts
 
 table.op(np.tril, "m, k=0")
 table.op(np.triu, "m, k=0")

@@ -778,3 +778,28 @@ def starred_displays(x, xs):
     parts = [x, *xs, 2.0 * x]
     more = (*parts[1:], np.sin(x))
     return np.sum(np.stack(parts) ** 2) + np.sum(np.stack(more) * np.arange(1.0, len(more) + 1.0)[:, None])
+
+
+_OFFSETS = np.arange(3.0)
+
+
+def small_numpy_idioms(x, W):
+    """`np.r_[x, c, 1:4, 0:1:3j]` (slices as the ranges NumPy reads), `dict(pairs, b=...)`, an integer cast
+    used as an index (`np.int64(...)`), np.select's conditions and np.pad's widths from a list of arguments."""
+    joined = np.r_[x, _OFFSETS, 1:4, 0:1:3j]
+    d = dict([("a", x)], b=x * 2.0)
+    rows = W[np.int64(np.floor(np.abs(W[:, 0]) * 0.0 + np.array([0.5, 1.5, 0.5])))]
+    args = [[x > 0.0, x < -0.5], [x, x ** 2], 0.25]
+    chosen = np.select(*args)
+    padded = np.pad(W, ((1, 0), (0, 2)))
+    return np.sum(joined ** 2) + np.sum(d["a"] * d["b"]) + np.sum(rows ** 2) + np.sum(chosen * x) \
+        + np.sum(padded ** 2)
+
+
+def _outer_and_norm(x):
+    return np.sin(np.outer(x, x)) + np.cos(np.dot(x, x))
+
+
+def jacobian_of_a_jacobian(x):
+    """`tg.jacobian(tg.jacobian(f))(x)` inside a differentiated function (autograd's test_jacobian)."""
+    return np.sum(np.sin(tg.jacobian(tg.jacobian(_outer_and_norm))(x)))
