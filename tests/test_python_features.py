@@ -61,6 +61,7 @@ POINTS = {
     "closures_spread_as_arguments": (X3, _m(3)),
     "pullback_called_from_the_call": (X3, _m(3)),
     "items_without_a_derivative": (X3, 3),
+    "late_bound_closures": (X3,),
     "small_numpy_idioms": (np.array([0.3, -0.7, 0.2]), _m(3, 2)),
     "jacobian_of_a_jacobian": (np.array([0.3, -0.2]),),
     "starred_displays": (X3, [_m(3), _m(3)]),

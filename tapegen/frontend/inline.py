@@ -48,6 +48,14 @@ class LocalFunction:
     env: dict
     lowerer: object = None
 
+    def reads(self) -> dict:
+        """What its names hold when it is called: as Python's closures, the function around it as it is
+        now (`g = lambda: x * 2; x = x + 1; g()` reads the new x), where it still binds the name; `env`
+        (made when it was defined) for names only that has (a comprehension's, a partial's holders)."""
+        if self.lowerer is None:
+            return self.env
+        return {**self.env, **self.lowerer.env}
+
 
 DYNAMIC = type("Dynamic", (), {"__repr__": lambda self: "DYNAMIC", "__doc__": "A value known only at run time, "
                  "in the description of a call given to `__tapegen_compose__`."})()
@@ -189,7 +197,7 @@ class Calls:
         source = home.source
         source = self.generator_as_list(FunctionSource(local.node, source.file, source.lines, source.line_offset))
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
-        callee.env.update({k: v for k, v in local.env.items()})
+        callee.env.update(local.reads())
         callee.scope = home.scope
         defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
@@ -211,8 +219,9 @@ class Calls:
                     and sub.id not in inner_locals and sub.id not in read:
                 read.append(sub.id)
         captured, statics = [], {}
+        env = local.reads()
         for name in read:
-            value = local.env.get(name, MISSING) if name in local.env else MISSING
+            value = env.get(name, MISSING)
             if value is MISSING:
                 if home.scope.lookup(name) is MISSING and name in home.scope.locals:
                     raise self.unsupported(node, f"`{name}` is read by the function passed here before it is "
@@ -229,7 +238,7 @@ class Calls:
                                        "define the function it calls at module level, or pass it as an argument")
             else:
                 captured.append((name, value))
-        cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in local.env}, **statics}
+        cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in env}, **statics}
         header = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n, _ in captured] + list(fn_node.args.args),
                                vararg=fn_node.args.vararg, kwonlyargs=fn_node.args.kwonlyargs,
                                kw_defaults=fn_node.args.kw_defaults, kwarg=fn_node.args.kwarg,

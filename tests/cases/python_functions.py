@@ -803,3 +803,17 @@ def _outer_and_norm(x):
 def jacobian_of_a_jacobian(x):
     """`tg.jacobian(tg.jacobian(f))(x)` inside a differentiated function (autograd's test_jacobian)."""
     return np.sum(np.sin(tg.jacobian(tg.jacobian(_outer_and_norm))(x)))
+
+
+def late_bound_closures(x):
+    """A lambda or def reads what its names hold when it is called, as Python's closures do: `x` rebound
+    after the lambda was made, `y` assigned after it; also through a transform of a local def."""
+    g = lambda: np.sum(x * 2.0)  # noqa: E731
+    x = x + 1.0
+    h = lambda: np.sum(y * x)  # noqa: E731
+    y = np.sin(x)
+
+    def scaled(v):
+        return np.sum(v * x)
+    x = x * 3.0
+    return g() + h() + np.sum(tg.grad(scaled)(x) * x)
