@@ -114,7 +114,7 @@ class _Target:
         if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
             fn = partial_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
-            fn = differentiable_gradient(fn, reverse=True)
+            fn = _gradient_code(fn, reverse=True)
         elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
             fn = fn.__tapegen_inline__() or fn  # tg.jacobian(tg.hvp(f)): the plain code it stands for
         bound = ()
@@ -840,8 +840,23 @@ def _differentiated(f):
     if isinstance(f, np.ufunc):  # tg.grad(np.sin), as autograd users write
         f = ufunc_function(f)
     if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
-        f = differentiable_gradient(f)
+        f = _gradient_code(f)
     return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
+
+
+def _gradient_code(gradient, reverse=False):
+    """What a transform of `gradient` (a GradFunction) differentiates: its generated code; for a function of
+    *args, a function passing its arguments on, whose call inside makes that code for their count."""
+    if gradient._differentiated._target.varargs is None:
+        return differentiable_gradient(gradient, reverse)
+    made = _GRADIENT_CALLERS.get(gradient)
+    if made is None:
+        name = gradient.__name__.replace("<", "").replace(">", "")
+        made = _GRADIENT_CALLERS[gradient] = _plain(name, "(*args)", "return GRADIENT(*args)", GRADIENT=gradient)
+    return made
+
+
+_GRADIENT_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
