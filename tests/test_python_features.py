@@ -57,6 +57,8 @@ POINTS = {
     "global_layer_forward": (_m(2, 3),),
     "global_layer_parameters_set": (_m(3, 2), _m(1, 2), _m(2, 3)),
     "dicts_copied_and_merged": (X3, _m(3)),
+    "lazy_layer_with_an_initializer_object": (_m(3, 2), _m(4, 3)),
+    "container_made_in_one_branch_only": (_m(5),),
 }
 
 

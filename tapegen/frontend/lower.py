@@ -63,7 +63,7 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
 
 # What the transform knows of a var's value (the items of a dict, the length of a list, the class of an
 # object): true of a var a loop or branch assigns only if true of every value it may hold there.
-FACTS = ("constant_items", "lengths", "dict_keys", "types", "item_types", "live")
+FACTS = ("constant_items", "lengths", "dict_keys", "types", "item_types", "live", "containers")
 _UNKNOWN = object()
 
 
@@ -127,8 +127,9 @@ class _Construct:
                 if ends[0] != before and any(fact is not _UNKNOWN for fact in before):
                     raise Recarry({lowerer.construct_number: {(var.name, "")}})
                 ends.append(before)  # no pass at all
-            agreed = all(_same(end, ends[0]) for end in ends)
-            self.set_facts(var, ends[0] if agreed else (_UNKNOWN,) * len(FACTS))
+            agreed = all(_same(end, ends[0]) for end in ends)  # each fact kept where every path agrees on it
+            self.set_facts(var, ends[0] if agreed else tuple(
+                fact if all(_same(end[k], fact) for end in ends) else _UNKNOWN for k, fact in enumerate(ends[0])))
             classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
             if not agreed and len(classes) > 1 or classes and len(classes) < len(ends):
                 lowerer.mixed[var] = classes  # an object of one class or another: its methods are not known
@@ -807,7 +808,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(target, Var):
             self.var_block.setdefault(target, self.current)
             return target
-        return self.namer.user(target) if target else self.namer.temp()
+        var = self.namer.user(target) if target else self.namer.temp()
+        self.var_block[var] = self.current  # an object made in a branch: its attributes need no carrying before it
+        return var
 
     def _track_memory(self, prim, inputs, outs):
         if prim.name in VIEW_OPS and inputs and isinstance(inputs[0][1], Var):

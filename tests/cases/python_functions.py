@@ -689,3 +689,68 @@ def dicts_copied_and_merged(b, x):
     p["b"] = b * x
     q = {**p, "a": np.sin(x)}
     return np.sum(p["a"] * p["b"] ** 2) + np.sum(q["a"] * q["b"])
+
+
+class _Initializer:
+    """A weight initializer object, as numpy-ml's layers make one inside `_init_params`."""
+
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __call__(self, shape):
+        return np.full(shape, self.scale)
+
+
+class InitializedDense:
+    """A lazy layer whose parameters come from an initializer object made in the lazy branch."""
+
+    def __init__(self, n_out):
+        self.n_out = n_out
+        self.n_in = None
+        self.is_initialized = False
+        self.parameters = {"W": None}
+
+    def _init_params(self):
+        init_weights = _Initializer(0.2)  # made in the branch: its attributes exist only there
+        self.parameters = {"W": init_weights((self.n_in, self.n_out))}
+        self.is_initialized = True
+
+    def forward(self, X):
+        if not self.is_initialized:
+            self.n_in = X.shape[1]
+            self._init_params()
+        return np.tanh(X @ self.parameters["W"])
+
+
+DENSE = InitializedDense(2)
+DENSE.forward(np.ones((1, 3)))
+
+
+def lazy_layer_with_an_initializer_object(W, X):
+    """An object made inside a branch taken when the code runs (the layer's lazy init) sets attributes."""
+    DENSE.parameters["W"] = W
+    return np.sum(DENSE.forward(X) ** 2)
+
+
+def _crop(x, size):
+    """numpy-ml's padding helpers: an int widened to a tuple in one branch, then tested for a tuple."""
+    if isinstance(size, int):
+        size = (size, size)
+    if isinstance(size, tuple):
+        x = x[size[0]:len(x) - size[1]]
+    return x
+
+
+class _Cropper:
+    def __init__(self, size):
+        self.size = size
+
+
+CROPPERS = [_Cropper(1), _Cropper([0, 1])]  # a list is neither an int nor a tuple: that one does not crop
+
+
+def container_made_in_one_branch_only(x):
+    """After `if ...: size = (size, size)`, `size` is a tuple on one path only: `isinstance` is asked when
+    the code runs, not decided from the branch that made the tuple."""
+    return sum(np.sum(_crop(x, c.size) ** 2) for c in CROPPERS) + np.sum(_crop(x, CROPPERS[1].size) ** 3)
+
