@@ -59,6 +59,7 @@ POINTS = {
     "dicts_copied_and_merged": (X3, _m(3)),
     "lazy_layer_with_an_initializer_object": (_m(3, 2), _m(4, 3)),
     "container_made_in_one_branch_only": (_m(5),),
+    "other_attributes_of_a_layer_holding_parameters": (_m(3, 2), _m(4, 3)),
 }
 
 

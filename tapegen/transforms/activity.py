@@ -52,18 +52,30 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     `known` maps vars to (shape, dtype) where shapes are known in advance (specialize.py)."""
     eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
     varying = set(wrt)
+    holding = {}  # object -> the attributes derivatives were set into, while that alone makes it varying
     changed = True
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
         changed = False
         for eqn in eqns:
-            if eqn.op.differentiable and any(v in varying for v in eqn.reads):
-                if not varying.issuperset(eqn.outputs):
+            if eqn.op.differentiable and any(v in varying for v in eqn.reads) and not _other_attribute(eqn, holding):
+                if any(v not in varying or v in holding for v in eqn.outputs):
                     varying.update(eqn.outputs)
+                    for v in eqn.outputs:
+                        holding.pop(v, None)  # varying as a whole
                     changed = True
             if getattr(eqn.op, "fn", None) is setattr and any(v in varying for v in eqn.reads[1:]) \
-                    and isinstance(eqn.inputs[0][1], Var) and eqn.inputs[0][1] not in varying:
-                varying.add(eqn.inputs[0][1])  # the object now holds a derivative: code reading it must have rules
-                changed = True
+                    and isinstance(eqn.inputs[0][1], Var):
+                # the object now holds a derivative: code reading it must have rules; reading this
+                # attribute back carries it (another one, `self.act_fn` say, does not)
+                obj, name = eqn.inputs[0][1], eqn.inputs[1][1]
+                name = name.value if isinstance(name, Const) else None
+                if obj not in varying:
+                    varying.add(obj)
+                    holding[obj] = {name}
+                    changed = True
+                elif obj in holding and name not in holding[obj]:
+                    holding[obj].add(name)
+                    changed = True
     flows = Activity(frozenset(), frozenset(), shift_cuts(program, known))
     useful = {v for atom in outputs for v in atom_vars(atom)}
     changed = True
@@ -80,6 +92,15 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     check_kept(program.body, activity)
     _check_attributes(program.body, activity)
     return activity
+
+
+def _other_attribute(eqn, holding) -> bool:
+    """`obj.name` read from an object that is varying only because derivatives were set into other
+    attributes of it (`layer.parameters["W"] = W` makes `layer` varying; `layer.act_fn` carries nothing)."""
+    if eqn.op.name not in ("getattr", "attribute_or_none") or not isinstance(eqn.inputs[1][1], Const):
+        return False
+    held = holding.get(eqn.inputs[0][1])
+    return held is not None and None not in held and eqn.inputs[1][1].value not in held
 
 
 def _placed(body):
