@@ -60,12 +60,22 @@ POINTS = {
     "lazy_layer_with_an_initializer_object": (_m(3, 2), _m(4, 3)),
     "container_made_in_one_branch_only": (_m(5),),
     "other_attributes_of_a_layer_holding_parameters": (_m(3, 2), _m(4, 3)),
+    "two_layers_of_one_class": (_m(3, 2), _m(2, 2), _m(4, 3)),
 }
 
 
 @pytest.mark.parametrize("name", sorted(POINTS))
 def test_every_mode_matches_finite_differences(name):
     check_modes(getattr(pf, name.split("[")[0]), *POINTS[name])
+
+
+def test_two_global_layers_made_one_object_later_is_refused_when_the_code_runs(monkeypatch):
+    W1, W2, X = _m(3, 2), _m(2, 2), _m(4, 3)
+    gradient = tg.grad(pf.two_layers_of_one_class)
+    gradient(W1, W2, X)
+    monkeypatch.setattr(pf, "SECOND_DENSE", pf.FIRST_DENSE)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="same object as `FIRST_DENSE.parameters`"):
+        gradient(W1, _m(3, 2), X)
 
 
 def test_raise_in_a_helper_raises_when_the_code_runs():

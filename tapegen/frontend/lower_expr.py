@@ -21,7 +21,7 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import py_sorted, py_sum, repeat_items, with_item
+from ..rules.language import distinct_objects, py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, lowered_until_settled, user_function
@@ -80,6 +80,12 @@ class Expressions:
                 continue  # objects of unrelated classes: not the same object
             carries = any(v in self.computed or v in self.params or v in self.root_params for v in _vars(value)) \
                 if isinstance(value, (Var, Pack)) else False
+            if carries and base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
+                # two objects of the module's (`fc1`, `fc2`), different now: checked again when the code runs
+                written = next((n for n, atom in self.env.items() if atom is owner), owner.name)
+                self.emit_multi(rules.lookup(distinct_objects), [base, owner, Const(ast.unparse(node)),
+                                                                 Const(f"{written}.{attr}")], {}, node, 0, [])
+                continue
             if carries:
                 raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
                                              f"another name's object to a computed value; tapegen cannot tell "

@@ -48,6 +48,20 @@ table.nondiff(raise_error, "exc", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 
 
+def distinct_objects(obj, other, read, written):
+    """Checks that `read` (`fc2.parameters`) is not on the object `written` (`fc1.parameters = ...`) was set
+    on: two objects the function reads from its module were different ones when its gradient was made."""
+    if obj is other:
+        raise UnsupportedSyntaxError(f"`{read}` is now on the same object as `{written}`, which this function "
+                                     f"set to a computed value; they were different objects when its gradient "
+                                     f"code was made", hint="keep them different objects, or read the value "
+                                                            "through the name it was set on")
+
+
+table.nondiff(distinct_objects, "obj, other, read, written", spelling="distinct_objects",
+              inert=("obj", "other", "read", "written"))
+
+
 def number_item(item, statement, name):
     """Checks `statement` (`d[k] += v`, `h += x`), where `name` may hold something another name or a
     container holds too: a number or tuple is rebound, as Python does; NumPy's `+=` would change an

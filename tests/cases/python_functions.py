@@ -784,3 +784,14 @@ def other_attributes_of_a_layer_holding_parameters(W, X):
     DESCRIBED.parameters["W"] = W
     return np.sum(DESCRIBED.forward(X) ** 2)
 
+
+FIRST_DENSE, SECOND_DENSE = DescribedLayer("tanh"), DescribedLayer("relu")
+SECOND_DENSE.parameters["W"] = np.full((2, 2), -0.3)
+
+
+def two_layers_of_one_class(W1, W2, X):
+    """An MLP of two global layers of one class, each given its parameters: `self.parameters` in the
+    second's forward is not the first's (they are different objects, checked again when the code runs)."""
+    FIRST_DENSE.parameters["W"] = W1
+    SECOND_DENSE.parameters["W"] = W2
+    return np.sum(SECOND_DENSE.forward(FIRST_DENSE.forward(X)) ** 2)
