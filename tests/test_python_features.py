@@ -60,6 +60,7 @@ POINTS = {
     "lazy_layer_with_an_initializer_object": (_m(3, 2), _m(4, 3)),
     "container_made_in_one_branch_only": (_m(5),),
     "other_attributes_of_a_layer_holding_parameters": (_m(3, 2), _m(4, 3)),
+    "recursion_ended_when_transforming": (_m(3), _m(5, 2)),
     "two_layers_of_one_class": (_m(3, 2), _m(2, 2), _m(4, 3)),
 }
 

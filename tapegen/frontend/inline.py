@@ -8,7 +8,8 @@ its own: data it reads from its module is looked up there at call time.
 
 Module-level functions, closures, functions decorated with
 `tapegen.differentiate`, nested `def`s and lambdas assigned to a name all
-work; recursion is refused with a clear error (a loop does the same job).
+work; so does recursion that a test decided when transforming ends (`pad(x, "same")` calling
+itself once with the padding worked out); other recursion is refused with a clear error.
 """
 from __future__ import annotations
 
@@ -132,6 +133,10 @@ def _library_code(filename: str) -> bool:
 
 
 _TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this frontend/ is in
+# A function calling itself is inlined again, each call in its caller's place, as long as a test decided
+# when transforming ends it within this many levels (`pad2D(X, "same")` works its padding out as a tuple,
+# then calls itself once with it); deeper, the recursion depends on values known only when the code runs.
+RECURSION_DEPTH = 8
 
 
 class Calls:
@@ -153,9 +158,11 @@ class Calls:
         """
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
-        if key in self.call_stack:
-            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), which tapegen cannot unroll",
-                                   "rewrite the recursion as a loop")
+        if self.call_stack.count(key) >= RECURSION_DEPTH:
+            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion) more than {RECURSION_DEPTH} deep "
+                                         f"when transforming: tapegen unrolls a recursion only when the test that "
+                                         f"ends it is decided when transforming (on constants, or on lists, tuples "
+                                         f"and objects built here)", "rewrite the recursion as a loop")
         try:
             source = function_source(fn)
         except UnsupportedSyntaxError:

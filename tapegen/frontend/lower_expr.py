@@ -337,8 +337,9 @@ class Expressions:
                 raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
             operands.append(self.expr(comparator))
             last = k == len(node.ops) - 1
-            if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in operands[-2:]) and result is None:
-                test = Const(bool(fn(operands[-2].value, operands[-1].value)))  # `x is None` for a None known now
+            known = self._known_comparison(op, *operands[-2:])
+            if known is not None and result is None:
+                test = Const(known)
                 if last:
                     return test
                 result = test
@@ -347,6 +348,32 @@ class Expressions:
             result = test if result is None else self.emit(rules.lookup(np.logical_and), [result, test], {}, node,
                                                            target if last else None)
         return result
+
+    def _known_comparison(self, op, left, right):
+        """The comparison's value when the transform knows it, else None: `x is None` for a None known now,
+        and a list, tuple or dict built here against a number, string or None (`pad == "same"` where `pad`
+        is the tuple of widths, `pad in ("same", "causal")`): never equal, as Python compares them."""
+        fn = COMPARES[type(op)]
+        if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in (left, right)):
+            return bool(fn(left.value, right.value))
+        if not isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+            return None
+        if isinstance(op, (ast.In, ast.NotIn)):
+            items = right.items if isinstance(right, Pack) and right.kind in ("list", "tuple") else \
+                right.value if isinstance(right, Const) and isinstance(right.value, (list, tuple)) else None
+            plain = items is not None and all(
+                isinstance(i, _PLAIN) or isinstance(i, Const) and isinstance(i.value, _PLAIN) for i in items)
+            if plain and self._is_container(left):
+                return isinstance(op, ast.NotIn)
+            return None
+        pair = (left, right) if self._is_container(left) else (right, left)
+        if self._is_container(pair[0]) and isinstance(pair[1], Const) and isinstance(pair[1].value, _PLAIN):
+            return isinstance(op, (ast.NotEq, ast.IsNot))
+        return None
+
+    def _is_container(self, atom):
+        return isinstance(atom, Pack) and atom.kind in ("list", "tuple", "dict") or \
+            isinstance(atom, Var) and self.containers.get(atom) in ("list", "tuple", "dict")
 
     def expr_JoinedStr(self, node, target):
         """An f-string: `str.format` of the values it shows (no derivative)."""
@@ -387,10 +414,19 @@ class Expressions:
         return self.emit(rules.lookup(make_dict), [keys] + values, {}, node, target)
 
     def expr_BoolOp(self, node, target):
-        """`a and b` / `a or b`, short-circuiting: the second operand is evaluated in a branch."""
+        """`a and b` / `a or b`, short-circuiting: the second operand is evaluated in a branch. Operands
+        known when transforming decide it then (`p == "same" and k`, `p` a tuple: False, `k` not read)."""
+        rest = list(node.values)
+        first = self.expr(rest.pop(0))
+        while rest and isinstance(first, Const) and isinstance(first.value, (*_PLAIN, tuple)):
+            if bool(first.value) != isinstance(node.op, ast.And):
+                return first  # `False and ...`, `True or ...`
+            first = self.expr(rest.pop(0))
+        if not rest:
+            return first
         result = self.namer.temp()
-        self.emit(rules.lookup(assign_primitive), [self.expr(node.values[0])], {}, node, result)
-        for value in node.values[1:]:
+        self.emit(rules.lookup(assign_primitive), [first], {}, node, result)
+        for value in rest:
             branch = self._expression_block(value, result, node)
             then, orelse = (branch, []) if isinstance(node.op, ast.And) else ([], branch)
             self.current.append(If(result, tuple(then), tuple(orelse), self.span(node)))

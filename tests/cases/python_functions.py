@@ -785,6 +785,45 @@ def other_attributes_of_a_layer_holding_parameters(W, X):
     return np.sum(DESCRIBED.forward(X) ** 2)
 
 
+def _pad_rows(X, pad, kernel=None):
+    """numpy-ml's pad1D: an int or a pair of widths pads; "same" or "causal" works the widths out and calls
+    itself once with them (ended when transforming: a tuple is never "same")."""
+    p = pad
+    if isinstance(p, int):
+        p = (p, p)
+    if isinstance(p, tuple):
+        X_pad = np.pad(X, ((p[0], p[1]), (0, 0)), mode="constant")
+    if p in ["same", "causal"] and kernel:
+        total = kernel - 1
+        p = (total, 0) if p == "causal" else (total // 2, total - total // 2)
+        X_pad, p = _pad_rows(X, p)
+    return X_pad, p
+
+
+class RowConv:
+    def __init__(self, pad, kernel=3):
+        self.pad = pad
+        self.kernel = kernel
+        self.parameters = {"W": np.linspace(-1.0, 1.0, kernel)}
+
+    def forward(self, X):
+        X_pad, _ = _pad_rows(X, self.pad, self.kernel)
+        W = self.parameters["W"]
+        n = X_pad.shape[0] - self.kernel + 1
+        return sum(W[k] * X_pad[k:k + n] for k in range(self.kernel))
+
+
+SAME_CONV, CAUSAL_CONV, WIDE_CONV = RowConv("same"), RowConv("causal"), RowConv((2, 1))
+
+
+def recursion_ended_when_transforming(W, X):
+    """A helper calling itself once, on a value the first call worked out, under layers whose padding
+    setting (read when the code runs) takes either path."""
+    SAME_CONV.parameters["W"] = W
+    total = np.sum(SAME_CONV.forward(X) ** 2) + np.sum(np.tanh(CAUSAL_CONV.forward(X)))
+    return total + np.sum(WIDE_CONV.forward(X) * X[0])
+
+
 FIRST_DENSE, SECOND_DENSE = DescribedLayer("tanh"), DescribedLayer("relu")
 SECOND_DENSE.parameters["W"] = np.full((2, 2), -0.3)
 
