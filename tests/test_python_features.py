@@ -62,6 +62,10 @@ POINTS = {
     "other_attributes_of_a_layer_holding_parameters": (_m(3, 2), _m(4, 3)),
     "recursion_ended_when_transforming": (_m(3), _m(5, 2)),
     "two_layers_of_one_class": (_m(3, 2), _m(2, 2), _m(4, 3)),
+    "conditional_expression_of_a_tuple_or_its_item": (_m(4),),
+    "cell_flushed_then_run_by_a_helper": (_m(5, 2), _m(2, 3, 3)),
+    "global_layer_appending_to_its_lists": (_m(2, 3), _m(2, 3)),
+    "layer_made_with_an_optimizer_inside": (_m(3, 2), _m(4, 3)),
 }
 
 

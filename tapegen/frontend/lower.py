@@ -165,6 +165,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.constant_items: dict = {}  # dict var -> {key: Const}: its items that are constants
         self.item_types: dict = {}  # list or tuple var -> the user class of all its items
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
+        self.made_objects: set = set()  # vars holding an object this function made (`Layer(W)`): each a new one
         self.root_params: set = set()
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
@@ -237,7 +238,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             outputs, returns_tuple = self._statements(node.body)
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
         return Program(name, tuple(params), tuple(self.current), outputs, self.span(node), returns_tuple,
-                       self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers),
+                       self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))
 
     def _statements(self, stmts):
@@ -342,6 +343,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.shared_attributes.clear()
             self.shared_attributes.update(saved_attributes)
             self.construct_number = saved_construct
+
+    def facts_of(self, var):
+        return tuple(getattr(self, tracker).get(var, _UNKNOWN) for tracker in FACTS)
+
+    def agree_facts(self, var, ends):
+        """`var` set on one path or another of an expression (`a if c else b`, `a or b`): it keeps each fact
+        that every path's end agrees on, as after an `if` statement."""
+        for tracker, facts in zip(FACTS, zip(*ends)):
+            if facts[0] is not _UNKNOWN and all(_same(fact, facts[0]) for fact in facts):
+                getattr(self, tracker)[var] = facts[0]
+            else:
+                getattr(self, tracker).pop(var, None)
+        classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
+        if len(classes) > 1 or classes and len(classes) < len(ends):
+            self.mixed[var] = classes
 
     def _share_attribute(self, name, node):
         """One var for `obj.attr` through a branch or loop that assigns it, starting from its value now."""
@@ -824,8 +840,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
-        elif prim.name not in IN_PLACE and prim.form != "opaque":
-            self.fresh.update(outs)
+        elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none"):
+            self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
+            #                          on a list this function made)
 
     def _track_containers(self, prim, inputs, outs):
         """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
@@ -914,7 +931,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         values = dict(inputs)
         index = values.get("index")
         if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
-                and self.container_kind(values["a"]) in ("list", "dict") \
+                and (self.container_kind(values["a"]) in ("list", "dict") or self._read_from_live(values["a"])) \
                 and (isinstance(index, Var) or _hashable(index.value)):
             for out in outs:
                 self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)

@@ -21,7 +21,7 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import distinct_objects, py_sorted, py_sum, repeat_items, with_item
+from ..rules.language import identity_check, py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, lowered_until_settled, user_function
@@ -78,13 +78,18 @@ class Expressions:
             theirs = self.types.get(owner)
             if mine is not None and theirs is not None and not (issubclass(mine, theirs) or issubclass(theirs, mine)):
                 continue  # objects of unrelated classes: not the same object
+            if base in self.made_objects and (owner in self.made_objects or owner in self.live) or \
+                    owner in self.made_objects and base in self.live:
+                continue  # an object made here is a new one: not another object made here, nor one made before
             carries = any(v in self.computed or v in self.params or v in self.root_params for v in _vars(value)) \
                 if isinstance(value, (Var, Pack)) else False
             if carries and base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
                 # two objects of the module's (`fc1`, `fc2`), different now: checked again when the code runs
                 written = next((n for n, atom in self.env.items() if atom is owner), owner.name)
-                self.emit_multi(rules.lookup(distinct_objects), [base, owner, Const(ast.unparse(node)),
-                                                                 Const(f"{written}.{attr}")], {}, node, 0, [])
+                self.emit_multi(rules.lookup(identity_check), [base, owner, Const(False), Const(
+                    f"`{ast.unparse(node)}` is now on the same object as `{written}.{attr}`, which this function "
+                    f"set to a computed value; they were different objects when its gradient code was made")],
+                    {}, node, 0, [])
                 continue
             if carries:
                 raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
@@ -293,6 +298,14 @@ class Expressions:
             self.free[key] = var
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
+            twin = next((other for other in self.free.values() if other is not var and var in self.live
+                         and self.live.get(other) is self.live[var]), None)
+            if twin is not None:  # `cell` in a helper's closure, the layer the caller's `cell` is: one object,
+                self.emit_multi(rules.lookup(identity_check), [twin, var, Const(True), Const(  # whose attributes
+                    f"`{name}` here and `{twin.name}` were one object when this gradient code was made, and are "
+                    f"different ones now")], {}, node, 0, [])  # set in one are read in the other
+                self.free[(id(self.fn), name, "read")] = var
+                self.free[key] = twin
         return self.free[key]
 
     def reserved_value(self, name):
@@ -369,6 +382,10 @@ class Expressions:
         pair = (left, right) if self._is_container(left) else (right, left)
         if self._is_container(pair[0]) and isinstance(pair[1], Const) and isinstance(pair[1].value, _PLAIN):
             return isinstance(op, (ast.NotEq, ast.IsNot))
+        pair = (left, right) if isinstance(left, Var) else (right, left)
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \
+                and pair[0] in self.types and pair[0] not in self.mixed:
+            return isinstance(op, ast.IsNot)  # `act_fn is None` on an object of the user's (`ReLU()`): False
         return None
 
     def _is_container(self, atom):
@@ -426,10 +443,13 @@ class Expressions:
             return first
         result = self.namer.temp()
         self.emit(rules.lookup(assign_primitive), [first], {}, node, result)
+        ends = [self.facts_of(result)]
         for value in rest:
             branch = self._expression_block(value, result, node)
+            ends.append(self.facts_of(result))
             then, orelse = (branch, []) if isinstance(node.op, ast.And) else ([], branch)
             self.current.append(If(result, tuple(then), tuple(orelse), self.span(node)))
+        self.agree_facts(result, ends)  # (`x or []`: a list only if x is one)
         return result
 
     def expr_IfExp(self, node, target):
@@ -439,7 +459,9 @@ class Expressions:
             return self.expr(node.body if cond.value else node.orelse, target)
         result = self.namer.temp()
         then = self._expression_block(node.body, result, node)
+        first = self.facts_of(result)
         orelse = self._expression_block(node.orelse, result, node)
+        self.agree_facts(result, [first, self.facts_of(result)])  # `out[0] if lstm else out`: not a tuple
         self.current.append(If(cond, tuple(then), tuple(orelse), self.span(node)))
         return result
 
@@ -1061,9 +1083,12 @@ class Expressions:
             if any(f.init and f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING
                    and f.name not in passed for f in fields):
                 return None
-        obj = self.emit(_opaque("object.__new__", object.__new__), [self.expr(node.func)], {}, node,
-                        (targets or [None])[0])
+        known = self.env.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        made_by = self.free_object(cls.__name__, lambda c=cls: c) if isinstance(known, StaticValue) and \
+            known.atom is None else self.expr(node.func)  # a class imported inside a function: read as itself
+        obj = self.emit(_opaque("object.__new__", object.__new__), [made_by], {}, node, (targets or [None])[0])
         self.types[obj] = cls
+        self.made_objects.add(obj)
         args, kwargs = self.arguments(node, static=True)
         if fields is not None:
             self._dataclass_init(obj, cls, [f for f in fields if f.init], args, kwargs, node)
@@ -1131,6 +1156,17 @@ class Expressions:
         if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
             if receiver in self.item_origin and self._append_to_item(receiver, args, func, node):
                 return ()
+            held = self._read_from_live(receiver)
+            if held is not None and len(args) == 1:  # `self.X.append(X)` on a layer made before: the
+                grown = self.binary(operator.add, receiver,  # attribute is rebound to the list with X added
+                                    self.emit(rules.lookup(make_list), [args[0]], {}, node, None), node, None)
+                base, attr = held
+                for var in self.attribute_reads.get(held, ()):
+                    if var is not receiver:
+                        self.stale.setdefault(var, (ast.unparse(func.value), node, "item"))
+                self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
+                                                                         ast.Store()), node), grown)
+                return ()
             if isinstance(receiver, Var):
                 self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
                 return ()
@@ -1194,7 +1230,20 @@ class Expressions:
             value = self.shared_attributes.get((base, attr), value)
             if isinstance(value, Var) and self.is_open(block) and comes_from(value):
                 found.append(((base, attr), value))
+        for var in [container, *self.env.values()]:  # a dict read from a layer made before (numpy-ml's
+            held = self._read_from_live(var)         # self.derived_variables): rebound, item replaced
+            if held is not None and comes_from(var) and all(holder != held for holder, _ in found):
+                found.append((held, var))
         return found
+
+    def _read_from_live(self, var):
+        """(object, attribute) when `var` is `obj.attr` read from an object made before the function (a
+        global layer) that the function has not set: the list or dict it holds now."""
+        if not isinstance(var, Var):
+            return None
+        return next((key for key, reads in self.attribute_reads.items()
+                     if key[0] in self.live and key not in self.attributes and var in reads
+                     and isinstance(getattr(self.live[key[0]], key[1], None), (list, dict))), None)
 
     def _mutation(self, receiver, func, args, kwargs, node):
         """`xs.extend(ys)` on a list built here becomes `xs = xs + ys`; other in-place changes are refused.

@@ -130,7 +130,7 @@ def namespace() -> dict:
                  **{fn.__name__: fn for fn in (language.concat, language.plus, language.repeat_items,
                                                shape.attribute_or_none,
                                                language.raise_error, language.check_assertion, language.number_item,
-                                               language.distinct_objects,
+                                               language.identity_check,
                                                language.in_place_result, language.item_or, language.sorted_order,
                                                language.flatten_tree, language.unflatten_tree, language.unflattener,
                                                language.flat_cotangent,

@@ -48,18 +48,16 @@ table.nondiff(raise_error, "exc", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 
 
-def distinct_objects(obj, other, read, written):
-    """Checks that `read` (`fc2.parameters`) is not on the object `written` (`fc1.parameters = ...`) was set
-    on: two objects the function reads from its module were different ones when its gradient was made."""
-    if obj is other:
-        raise UnsupportedSyntaxError(f"`{read}` is now on the same object as `{written}`, which this function "
-                                     f"set to a computed value; they were different objects when its gradient "
-                                     f"code was made", hint="keep them different objects, or read the value "
-                                                            "through the name it was set on")
+def identity_check(obj, other, same, message):
+    """Checks that two objects the function reads from its module (or closures) are still one object (`same`),
+    or still different ones, as they were when its gradient code was made; `message` says what changed."""
+    if (obj is other) != same:
+        raise UnsupportedSyntaxError(message, hint="keep them as they were, or make the gradient again "
+                                                   "(tg.grad(f) afresh)")
 
 
-table.nondiff(distinct_objects, "obj, other, read, written", spelling="distinct_objects",
-              inert=("obj", "other", "read", "written"))
+table.nondiff(identity_check, "obj, other, same, message", spelling="identity_check",
+              inert=("obj", "other", "same", "message"))
 
 
 def number_item(item, statement, name):

@@ -111,25 +111,43 @@ def _placed(body):
 def _check_attributes(body, activity) -> None:
     """`obj.h = v` with a differentiated v is read back as v where the frontend can see the object; read
     through another way (an item of a list of objects, another name), the gradient would be lost: raise.
-    A read before the first such `setattr` (and outside any loop around it) reads the value from before."""
+    A read before the first such `setattr` (and outside any loop around it) reads the value from before;
+    so is a read on an object known to be another one (see `_distinct`)."""
     placed = [(eqn, position, loops) for position, (eqn, loops) in enumerate(_placed(body))]
     held = {}
     for eqn, position, loops in placed:
         if getattr(eqn.op, "fn", None) is setattr and any(v in activity.varying for v in eqn.reads[1:]):
-            held.setdefault(eqn.inputs[1][1].value, (eqn, position, set(loops)))
+            held.setdefault(eqn.inputs[1][1].value, []).append((eqn, position, set(loops)))
     if not held:
         return
+    distinct = _distinct(eqn for eqn, _, _ in placed)
     for eqn, position, loops in placed:
         if eqn.op.name in ("getattr", "attribute_or_none") and isinstance(eqn.inputs[1][1], Const) \
                 and eqn.inputs[1][1].value in held and any(v in activity.useful for v in eqn.outputs) \
-                and any(v in activity.varying for v in eqn.reads) \
-                and (position > held[eqn.inputs[1][1].value][1] or held[eqn.inputs[1][1].value][2] & set(loops)):
-            name = eqn.inputs[1][1].value
-            raise NoRuleError(
-                f"`.{name}` holds a differentiated value (set at {held[name][0].span}), and is read here through a "
-                f"name tapegen cannot tie to that object: the gradient would be lost", eqn.span,
-                f"read it through the object it was set on, or pass the value along instead of storing it in "
-                f"`.{name}`")
+                and any(v in activity.varying for v in eqn.reads):
+            name, obj = eqn.inputs[1][1].value, eqn.inputs[0][1]
+            setter = next((setter for setter, at, around in held[name] if (position > at or around & set(loops))
+                           and frozenset((obj, setter.inputs[0][1])) not in distinct), None)
+            if setter is not None:
+                raise NoRuleError(
+                    f"`.{name}` holds a differentiated value (set at {setter.span}), and is read here through a "
+                    f"name tapegen cannot tie to that object: the gradient would be lost", eqn.span,
+                    f"read it through the object it was set on, or pass the value along instead of storing it in "
+                    f"`.{name}`")
+
+
+def _distinct(eqns) -> set:
+    """Pairs of vars holding different objects: two objects the function made (`object.__new__`), or two
+    the frontend found different when transforming, and checks when the code runs (`identity_check`)."""
+    made, pairs = [], set()
+    for eqn in eqns:
+        fn = getattr(eqn.op, "fn", None)
+        if fn is object.__new__:
+            made.extend(eqn.outputs)
+        elif eqn.op.name == "identity_check" and isinstance(eqn.inputs[2][1], Const) and not eqn.inputs[2][1].value:
+            pairs.add(frozenset((eqn.inputs[0][1], eqn.inputs[1][1])))
+    pairs.update(frozenset((a, b)) for a in made for b in made if a != b)
+    return pairs
 
 
 def check_kept(body, activity) -> None:

@@ -2,6 +2,7 @@
 
 tests/test_python_features.py checks each in grad, vjp, jvp and grad-of-grad.
 """
+import functools
 import math
 import warnings
 from collections import namedtuple
@@ -824,7 +825,15 @@ def recursion_ended_when_transforming(W, X):
     return total + np.sum(WIDE_CONV.forward(X) * X[0])
 
 
-FIRST_DENSE, SECOND_DENSE = DescribedLayer("tanh"), DescribedLayer("relu")
+class KeepingLayer(DescribedLayer):
+    """A layer that keeps its input (numpy-ml's `self.X.append(X)`): the layer then holds a derivative."""
+
+    def forward(self, X):
+        self.last_input = X
+        return super().forward(X)
+
+
+FIRST_DENSE, SECOND_DENSE = DescribedLayer("tanh"), KeepingLayer("relu")
 SECOND_DENSE.parameters["W"] = np.full((2, 2), -0.3)
 
 
@@ -834,3 +843,153 @@ def two_layers_of_one_class(W1, W2, X):
     FIRST_DENSE.parameters["W"] = W1
     SECOND_DENSE.parameters["W"] = W2
     return np.sum(SECOND_DENSE.forward(FIRST_DENSE.forward(X)) ** 2)
+
+
+class _Options:
+    def __init__(self, first_only):
+        self.first_only = first_only
+
+
+OPTIONS = _Options(first_only=True)
+
+
+def conditional_expression_of_a_tuple_or_its_item(x):
+    """`out[0] if lstm else out` (numpy-ml's cells return a pair or an array): the result is a tuple on one
+    path only, so `isinstance` on it is asked when the code runs, and `+` / `*` are not taken for a tuple's."""
+    pair = (np.sin(x), np.cos(x))
+    h = pair[0] if OPTIONS.first_only else pair
+    g = OPTIONS.first_only and pair  # `and` / `or` too: a tuple or a bool
+    if isinstance(h, tuple):
+        return np.sum(h[0] * h[1])
+    return np.sum(h ** 2) + np.sum(g[1] * 2) + np.sum(h * 2)
+
+
+def _scaled_fill(shape, gain):
+    return np.full(shape, 0.1 * gain)
+
+
+class _WeightInit:
+    """numpy-ml's WeightInitializer: the function it calls is picked in a branch on its mode."""
+
+    def __init__(self, act, mode="glorot"):
+        self.act, self.mode = act, mode
+        if mode == "glorot":
+            self._fn = _scaled_fill
+        else:
+            self._fn = functools.partial(_scaled_fill, gain=1.0)
+
+    def __call__(self, shape):
+        if self.mode == "glorot":
+            return self._fn(shape, 5.0 / 3.0 if self.act == "tanh" else 1.0)
+        return self._fn(shape)
+
+
+class GatedCell:
+    """A recurrent cell as numpy-ml writes one: lazy parameters from two initializer objects, its state in
+    a dict of lists, and `flush_gradients` resetting every list in a loop over that dict."""
+
+    def __init__(self, n_out, init="glorot"):
+        self.n_out, self.init = n_out, init
+        self.is_initialized = False
+        self.X = []
+        self.parameters = {}
+        self.derived_variables = {"A": [], "n_timesteps": 0}
+
+    def _init_params(self, n_in):
+        init_gate = _WeightInit("sigmoid", mode=self.init)
+        init_act = _WeightInit("tanh", mode=self.init)
+        shape = (n_in + self.n_out, self.n_out)
+        self.parameters = {"Wg": init_gate(shape), "Wc": init_act(shape)}
+        self.is_initialized = True
+
+    def flush_gradients(self):
+        self.X = []
+        for k, v in self.derived_variables.items():
+            self.derived_variables[k] = []
+        self.derived_variables["n_timesteps"] = 0
+
+    def forward(self, Xt):
+        if not self.is_initialized:
+            self._init_params(Xt.shape[1])
+        self.derived_variables["n_timesteps"] += 1
+        As = self.derived_variables["A"]
+        A_prev = As[-1] if len(As) else np.zeros((Xt.shape[0], self.n_out))
+        Z = np.hstack([A_prev, Xt])
+        At = np.tanh(Z @ self.parameters["Wc"]) / (1 + np.exp(-(Z @ self.parameters["Wg"])))
+        self.derived_variables["A"].append(At)
+        self.X.append(Xt)
+        return At, Z
+
+
+GATED = GatedCell(2)
+GATED.forward(np.ones((1, 3)))
+
+
+def _run_steps(X):
+    """A helper reading the same global cell: one object under two names in generated code."""
+    total = 0.0
+    for t in range(X.shape[2]):
+        At, _ = GATED.forward(X[:, :, t])
+        total = total + np.sum(At * np.cos(t))
+    return total
+
+
+def cell_flushed_then_run_by_a_helper(Wg, X):
+    GATED.flush_gradients()
+    GATED.parameters["Wg"] = Wg
+    return _run_steps(X)
+
+
+class SumLayer:
+    """numpy-ml's Add: keeps what it saw in lists it never resets (a layer made once, called many times)."""
+
+    def __init__(self):
+        self.X = []
+        self.derived_variables = {"sum": []}
+
+    def forward(self, X, retain_derived=True):
+        out = X[0].copy()
+        for i in range(1, len(X)):
+            out += X[i]
+        if retain_derived:
+            self.X.append(X)
+            self.derived_variables["sum"].append(out)
+        return np.tanh(out)
+
+
+SUM_LAYER = SumLayer()
+
+
+def global_layer_appending_to_its_lists(a, b):
+    """`self.X.append(X)` and `self.derived_variables["sum"].append(out)` on a layer made before: its lists,
+    with the items added, become the attributes, and what it kept is read back."""
+    y = SUM_LAYER.forward([a, b * 2.0])
+    return np.sum(y ** 2) + np.sum(SUM_LAYER.derived_variables["sum"][-1] * a) + np.sum(SUM_LAYER.X[-1][1])
+
+
+class _Schedule:
+    def __init__(self, lr=None):
+        self.lr = lr
+
+    def __call__(self):
+        return self.lr
+
+
+class _Optimizer:
+    def __init__(self, lr=0.01):
+        from cases.python_functions import _Schedule  # numpy-ml's OptimizerBase imports here (a cycle)
+        self.lr_scheduler = _Schedule(lr=lr)()
+
+
+class OptimizedLayer:
+    def __init__(self, W):
+        self.optimizer = _Optimizer()
+        self.W = W
+
+    def forward(self, X):
+        return np.tanh(X @ self.W) * (self.optimizer.lr_scheduler * 100.0)
+
+
+def layer_made_with_an_optimizer_inside(W, X):
+    """A layer made in the function whose optimizer's __init__ imports the class it makes, then calls it."""
+    return np.sum(OptimizedLayer(W).forward(X) ** 2)
