@@ -66,6 +66,7 @@ POINTS = {
     "cell_flushed_then_run_by_a_helper": (_m(5, 2), _m(2, 3, 3)),
     "global_layer_appending_to_its_lists": (_m(2, 3), _m(2, 3)),
     "layer_made_with_an_optimizer_inside": (_m(3, 2), _m(4, 3)),
+    "recursion_run_as_written_and_results_written_into_arrays": (_m(5, 3), _m(4, 3)),
 }
 
 

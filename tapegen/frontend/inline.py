@@ -137,6 +137,7 @@ _TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this fr
 # when transforming ends it within this many levels (`pad2D(X, "same")` works its padding out as a tuple,
 # then calls itself once with it); deeper, the recursion depends on values known only when the code runs.
 RECURSION_DEPTH = 8
+_RECURSIVE: dict = {}  # id(function) -> the opaque primitive its too-deep recursive calls are
 
 
 class Calls:
@@ -159,10 +160,7 @@ class Calls:
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
         if self.call_stack.count(key) >= RECURSION_DEPTH:
-            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion) more than {RECURSION_DEPTH} deep "
-                                         f"when transforming: tapegen unrolls a recursion only when the test that "
-                                         f"ends it is decided when transforming (on constants, or on lists, tuples "
-                                         f"and objects built here)", "rewrite the recursion as a loop")
+            return self.recursive_call(fn, node, args, kwargs)
         try:
             source = function_source(fn)
         except UnsupportedSyntaxError:
@@ -176,6 +174,23 @@ class Calls:
             callee.pending_self = True
         return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key, fn.__name__,
                                 fn.__kwdefaults__ or {})
+
+    def recursive_call(self, fn, node, args, kwargs):
+        """`fn` calling itself deeper than RECURSION_DEPTH when transforming (what ends it is known only
+        when the code runs, numpy-ml's rejection sampler): the call runs as written, which is an error
+        only if a derivative must flow through it, and that error says it is recursion."""
+        from ..rules.table import Primitive
+        values = [*args, *kwargs.values()]
+        if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in values):
+            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), passing a function, which "
+                                         f"tapegen cannot unroll", "rewrite the recursion as a loop")
+        callee = self.free_object(fn.__name__, lambda f=fn: f)
+        note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, so tapegen runs "
+                f"it as written: it unrolls recursion only where a test decided when transforming ends it; rewrite "
+                f"the recursion as a loop)")
+        prim = _RECURSIVE.setdefault(id(fn), Primitive(name=fn.__name__, fn=fn, params=(), defaults={},
+                                                        form="opaque", spelling="()", note=note))
+        return self.emit_multi(prim, [callee, *args], kwargs, node, 1, [None])[0]
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         home = local.lowerer or self  # where it was written: its lines and the names it reads

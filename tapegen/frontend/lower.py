@@ -811,7 +811,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             eqn_outs = outs
         self.current.append(Eqn(prim, inputs, eqn_outs, self.span(node)))
-        if prim.differentiable and prim.form != "opaque":  # may carry a derivative (what check_untied reads)
+        if prim.differentiable and prim.form != "opaque" and not (  # may carry a derivative (check_untied reads
+                prim.name in ("make_list", "make_tuple", "make_dict") and not any(  # it): not `self.cache = {}`
+                    v in self.computed or v in self.params or v in self.root_params
+                    for _, atom in inputs for v in _vars(atom))):
             self.computed.update(outs)
         self._track_memory(prim, inputs, eqn_outs)
         self._track_containers(prim, inputs, outs + eqn_outs)

@@ -679,6 +679,8 @@ class Expressions:
             known = self.known(kw.value) if kw.arg is None else None
             if isinstance(known, KnownItems) and known.kind == "dict":
                 kwargs.update({k: item if static else self.as_atom(item, kw) for k, item in zip(known.keys, known.items)})
+            elif kw.arg is None and spread_later and self._unknown_keywords(kw):
+                kwargs[f"**{len(kwargs)}"] = self.expr(kw.value)  # written `**d` in generated code
             elif kw.arg is None:
                 kwargs.update(self.spread_keywords(self.expr(kw.value), kw))
             else:
@@ -696,6 +698,11 @@ class Expressions:
                                    "build the list or tuple in the function (its length is then known), "
                                    "or pass the arguments one by one")
         return [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, node, None) for k in range(n)]
+
+    def _unknown_keywords(self, keyword) -> bool:
+        """`**kwargs` whose keys the transform cannot know (a dict parsed from a string, say)."""
+        value = self.env.get(keyword.value.id) if isinstance(keyword.value, ast.Name) else None
+        return isinstance(value, Var) and self.dict_keys.get(value) is None
 
     def spread_keywords(self, atom, node):
         """The items of `**d`, for a dict whose keys the transform knows."""
@@ -925,15 +932,20 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
                                      outputs, node, targets)
+        into = _out_argument(obj, node) if prim is not None and self.static(node.func) is obj else None
+        if into is not None:  # np.clip(p, lo, hi, p), np.add(a, b, out=a): into an array, in place
+            return self.call_into(obj, node, into, outputs, targets)
         if prim is not None and getattr(prim, "own_code", False) and self.lowers(obj):
             prim = None  # a rule's own helper (solve_vjp_a) in gradient code differentiated again: its code
         if prim is None and _is_namedtuple(obj):  # Params(W=W, b=b), whoever defined Params
             return (self.record(obj, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
-        if prim is None and inspect.isclass(obj) and _users_class(obj):
+        unknown = any(kw.arg is None and self._unknown_keywords(kw) for kw in node.keywords)
+        if prim is None and inspect.isclass(obj) and _users_class(obj) and not unknown:
             made = self.construct(obj, node, targets)
             if made is not None:
                 return made[:outputs]
-        if prim is None and user_function(obj) is not None:
+        if prim is None and user_function(obj) is not None and not unknown:  # (with `**kwargs` of keys known
+            #                                 only when the code runs, it is called as written, as opaque)
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
             return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
         args, kwargs = self.arguments(node, spread_later=prim is None)
@@ -954,6 +966,28 @@ class Expressions:
             outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
             return outs[:min(outputs, 1)]
         return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+
+    def call_into(self, obj, node, into, outputs, targets):
+        """`np.clip(y, eps, 1 - eps, y)` (numpy-ml's NCELoss) or `f(..., out=y)`: NumPy writes the result into
+        `y`. Where `y` is a name for an array the function made (or an argument, copied first) and nothing
+        else shows that array, it is the same as `y = f(...)`: `y` is rebound to the result."""
+        out = next(kw.value for kw in node.keywords if kw.arg == "out") if isinstance(into, str) else node.args[into]
+        if not isinstance(out, ast.Name):
+            raise self.unsupported(out, f"`{ast.unparse(node)}` writes its result into `{ast.unparse(out)}` in place, "
+                                        f"which tapegen cannot follow", f"assign the result instead: "
+                                                                        f"{ast.unparse(out)} = ...")
+        call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
+                                          [kw for kw in node.keywords if kw.arg != "out"]), node)
+        name, array = out.id, self.read_name(out)
+        if array in self.root_params:  # an argument: the generated code writes into a copy
+            copy = self.private_copy(name, array, node, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, node)
+        self.check_writable(name, array, node)
+        result = self.call_object(obj, call, 1, [self.shared.get(name)])[0]
+        self.store(name, result, node)
+        return (result,)[:outputs]
 
     def call_method(self, receiver, func, node, outputs, targets):
         """`receiver.name(...)`: a method of a class the transform knows (inlined), an array method, or opaque."""
@@ -1269,6 +1303,9 @@ class Expressions:
         target = (targets or [None])[0]
         if outputs == 1 and isinstance(target, Var) and result is not target and not isinstance(result, Pack):
             return (result,)
+        if outputs > 1 and isinstance(result, Var):  # a call run as written (a recursion), unpacked
+            return tuple(self.emit(rules.lookup(operator.getitem), [result, Const(k)], {}, node, None)
+                         for k in range(outputs))
         return (result,) if outputs == 1 else tuple(result.items)
 
 
@@ -1276,6 +1313,17 @@ MAX_UNROLLED = 64  # a global list of functions or objects longer than this is n
 
 
 _PLAIN = (type(None), bool, int, float, str)
+
+
+def _out_argument(obj, node):
+    """Where a NumPy call is given the array to write its result into: "out" (`out=y`), the position of an
+    `out` passed positionally (a ufunc's argument after its inputs; np.clip's fourth), or None."""
+    if any(kw.arg == "out" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None)
+           for kw in node.keywords):
+        return "out"
+    if isinstance(obj, np.ufunc) and len(node.args) == obj.nin + 1 or obj is np.clip and len(node.args) == 4:
+        return len(node.args) - 1
+    return None
 
 
 def _constant_index(node) -> bool:

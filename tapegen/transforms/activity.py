@@ -246,7 +246,7 @@ def _check_callables(eqn, activity: Activity) -> None:
 
 def _no_rule_message(prim, key) -> str:
     if prim.form == "opaque":
-        return f"no gradient rule for {prim.name}(): a differentiated value is passed to it"
+        return f"no gradient rule for {prim.name}(): a differentiated value is passed to it{prim.note}"
     if prim.name == "getattr":
         return "no gradient through attribute access on a differentiated value"
     return f"no gradient rule for {prim.spelling or prim.name} (argument '{key}')"

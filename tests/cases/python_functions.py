@@ -993,3 +993,39 @@ class OptimizedLayer:
 def layer_made_with_an_optimizer_inside(W, X):
     """A layer made in the function whose optimizer's __init__ imports the class it makes, then calls it."""
     return np.sum(OptimizedLayer(W).forward(X) ** 2)
+
+
+class _Sampler:
+    """numpy-ml's DiscreteSampler: rejection sampling that calls itself until its draws are all different."""
+
+    def __init__(self, n):
+        self.n = n
+        self.rng = np.random.default_rng(0)
+
+    def sample(self, k):
+        draws = [int(i) for i in self.rng.integers(0, self.n, k)]
+        unique = sorted(set(draws))
+        while len(draws) != len(unique):
+            draws = unique + list(self.sample(len(draws) - len(unique)))
+            unique = sorted(set(draws))
+        return np.array(draws)
+
+
+SAMPLER = _Sampler(5)
+NEGATIVES = np.array([1, 3])
+
+
+def recursion_run_as_written_and_results_written_into_arrays(W, X):
+    """numpy-ml's NCELoss: the sampler's recursion (ended only when it runs) is called as written, where no
+    derivative flows through it; `np.clip(p, lo, hi, p)` and `np.multiply(q, 0.5, out=q)` write into arrays
+    the function made, and `np.clip(X, -2, 2, X)` into an argument (a copy, in generated code)."""
+    negatives = NEGATIVES
+    if negatives is None:  # a global: decided when the code runs
+        negatives = SAMPLER.sample(2)
+    np.clip(X, -2.0, 2.0, X)
+    Z = X @ W[negatives].T
+    p = 1 / (1 + np.exp(-Z))
+    np.clip(p, 1e-3, 1 - 1e-3, p)
+    q = np.exp(Z)
+    np.multiply(q, 0.5, out=q)
+    return -np.sum(np.log(p)) + np.sum(q)
