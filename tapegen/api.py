@@ -24,8 +24,9 @@ from . import pipeline
 from .debug import STATE as DEBUG
 from .errors import NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function
+from .frontend.resolve import native
 from .rules.runtime_rules import zero_tangent
-from .runtime import _pytree_like, conform, pytree_fields
+from .runtime import _pytree_like, check_wrt, conform, pytree_fields
 
 
 _POSITIONAL, _KEYWORD, _DEFAULT = "positional", "keyword", "default"
@@ -46,6 +47,7 @@ class _Target:
     __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "plans")
 
     def __init__(self, fn):
+        fn = native(fn)  # autograd's wrapper of a NumPy function (grad(np.sqrt) under autograd.numpy): NumPy's
         if isinstance(fn, Differentiated):
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
@@ -209,7 +211,7 @@ class Differentiated:
     def value_and_grad(self, *args, wrt=None, **kwargs):
         """`(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
         arguments = self._target.arguments(args, kwargs)
-        entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments))
+        entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
         try:
             if entry.pending:
                 return entry.specialize(arguments)
@@ -225,7 +227,7 @@ class Differentiated:
     def vjp(self, *args, wrt=None, **kwargs):
         """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
         arguments = self._target.arguments(args, kwargs)
-        entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments))
+        entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
         out, residuals = entry.function(*arguments)
         return out, Pullback(entry, out, residuals, arguments)
 
@@ -260,13 +262,17 @@ class Differentiated:
         """The Wengert list (one primitive a line, with the user's source lines) as text."""
         return str(pipeline.lowered(self._target.fn))
 
-    def _entry(self, kind, wrt, statics=()):
+    def _entry(self, kind, wrt, statics=(), arguments=None):
         if isinstance(wrt, list):
             wrt = tuple(wrt)
         checks = DEBUG.nans
         key = (kind, wrt, checks, statics)
         entry = self._entries.get(key)
         if entry is None:
+            if arguments is not None:  # the first call: arguments tapegen cannot differentiate are named now
+                for index in self._target.wrt(wrt, statics)[0]:
+                    if type(arguments[index]) not in FUNCTION_TYPES:  # a function: named where statics are
+                        check_wrt(arguments[index])
             entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux, checks, statics)
         return entry
 
@@ -668,22 +674,31 @@ def _rebuild_grad_function(fn, wrt, has_aux, with_value, source):
     return GradFunction(fn, wrt, has_aux, with_value)
 
 
-def grad(f, wrt=0, has_aux=False):
+def chosen_wrt(wrt, argnums=None, argnum=None):
+    """`wrt`, or what code written for JAX (`argnums=`) or autograd (`argnum=`) calls it."""
+    given = [w for w in (argnums, argnum) if w is not None]
+    if len(given) > 1 or given and wrt != 0:
+        raise WrtError("give the arguments to differentiate once: wrt=, argnums= or argnum=")
+    return given[0] if given else wrt
+
+
+def grad(f, wrt=0, has_aux=False, *, argnums=None, argnum=None):
     """A function computing the gradient of scalar-valued `f` with respect to `wrt`.
 
     With `has_aux=True`, `f` returns `(value, aux)` and the result returns `(gradient, aux)`.
+    `argnums=` (JAX's name) and `argnum=` (autograd's) are `wrt` too.
 
     Example:
         >>> df = grad(lambda x: np.sin(x) * x)
         >>> round(df(1.0), 6)
         1.381773
     """
-    return GradFunction(f, wrt, has_aux, with_value=False)
+    return GradFunction(f, chosen_wrt(wrt, argnums, argnum), has_aux, with_value=False)
 
 
-def value_and_grad(f, wrt=0, has_aux=False):
+def value_and_grad(f, wrt=0, has_aux=False, *, argnums=None, argnum=None):
     """A function returning `(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
-    return GradFunction(f, wrt, has_aux, with_value=True)
+    return GradFunction(f, chosen_wrt(wrt, argnums, argnum), has_aux, with_value=True)
 
 
 # `tg.grad(loss)(w, x)` inside a differentiated function, with `loss` and `wrt` known when it is

@@ -17,12 +17,14 @@ import linecache
 
 import numpy as np
 
-from .api import Differentiated, GradFunction, _differentiated, _tangent_of_output, differentiable_gradient, tangent_like
+from .api import Differentiated, GradFunction, _differentiated, _tangent_of_output, chosen_wrt, differentiable_gradient
+from .api import tangent_like
 from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
 from .frontend.inline import DYNAMIC
 from .ir import Pop, walk
 from .rules import lent
+from .rules.language import flatten_tree
 
 __all__ = ["jvp", "jacobian", "hessian", "hvp"]
 
@@ -72,7 +74,7 @@ def _gradient_of(f, wrt):
 
 # --- Jacobians, Hessians, Hessian-vector products ---------------------------------------------------
 
-def hvp(f, wrt=0):
+def hvp(f, wrt=0, *, argnums=None, argnum=None):
     """A function `(*args, v)` returning the Hessian of `f` (in `wrt`) times `v`, never forming the Hessian.
 
     Forward-over-reverse: the JVP of the generated gradient code in the direction
@@ -84,6 +86,7 @@ def hvp(f, wrt=0):
         >>> tg.hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
         array([6., 0.])
     """
+    wrt = chosen_wrt(wrt, argnums, argnum)
     gradient = Differentiated(_gradient_of(f, wrt))
     several = isinstance(wrt, (tuple, list))
 
@@ -109,16 +112,17 @@ def hvp(f, wrt=0):
     return Composed(hessian_vector_product, inline, f"{_name(f)}_hvp")
 
 
-def hessian(f, wrt=0):
+def hessian(f, wrt=0, *, argnums=None, argnum=None):
     """A function returning the Hessian of scalar-valued `f` with respect to `wrt`, shaped `x.shape * 2`.
 
     The Jacobian of the generated gradient code, by forward mode
     (forward-over-reverse); with `wrt` a tuple, a tuple of tuples of blocks.
     """
+    wrt = chosen_wrt(wrt, argnums, argnum)
     return jacobian(GradFunction(f, wrt, False, False), wrt, mode="forward")
 
 
-def jacobian(f, wrt=0, mode="auto"):
+def jacobian(f, wrt=0, mode="auto", *, argnums=None, argnum=None):
     """A function returning the Jacobian of `f` with respect to `wrt`, shaped `out.shape + x.shape`.
 
     mode "forward" pushes one input basis vector per element of the inputs
@@ -135,6 +139,7 @@ def jacobian(f, wrt=0, mode="auto"):
     """
     if mode not in ("auto", "forward", "reverse"):
         raise TapegenError(f"jacobian: unknown mode {mode!r}", hint="use 'auto', 'forward' or 'reverse'")
+    wrt = chosen_wrt(wrt, argnums, argnum)
     d = _differentiated(f)
 
     def jacobian_of(*args, **kwargs):
@@ -231,14 +236,12 @@ def _inline_jvp(args, kwargs):
 
 @functools.lru_cache(maxsize=None)
 def _composed_vjp(f, n, wrt, several):
-    d = _differentiated(f)
     params = _names(n)
-    program = _program(d)
-    if program.returns_tuple:  # <out, ct> over the outputs
-        pairing = " + ".join(f"np.sum(out[{k}] * ct[{k}])" for k in range(len(program.outputs)))
-    else:
-        pairing = "np.sum(out * ct)"
-    objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({params})\nreturn {pairing}", F=f)
+    # <out, ct>, the real part (as tg.vjp's pullback: JAX's convention), over every leaf of out and ct: f may
+    # return a tuple, a list or dict of arrays, or a tuple it did not write as a display (another pullback's)
+    pairing = "np.real(np.sum(flatten_tree(out) * flatten_tree(ct)))"
+    objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({params})\nreturn {pairing}", F=f,
+                       flatten_tree=flatten_tree)
     pullback = differentiable_gradient(GradFunction(objective, list(wrt) if several else wrt[0], False, False))
     body = f"out = F({params})\n\ndef pullback(ct):\n    return PULLBACK({params}, ct)\n\nreturn out, pullback"
     return _plain(f"{_name(f)}_vjp", f"(f, {params}, wrt=None)", body, F=f, PULLBACK=pullback)

@@ -34,8 +34,8 @@ def shape(x):
 
 def unbroadcast(g, to_shape):
     """Sum `g` over the axes NumPy broadcasting added or stretched, to get `to_shape`."""
-    if isinstance(g, dict):  # a container's cotangent (a Cotree): `+` on containers adds item by item
-        return g
+    if isinstance(g, (dict, list, tuple)):  # a container's cotangent (a Cotree, or a tuple's cotangent as a list
+        return g                            # in gradient code differentiated again): `+` adds item by item
     g_shape = shape(g)
     if g_shape == to_shape:
         return g
@@ -146,10 +146,27 @@ def conform(g, x):
     if isinstance(x, np.generic):
         return x.dtype.type(0) if g is None else g.astype(x.dtype) if is_duck(g) else x.dtype.type(g)
     if isinstance(g, dict) or not (hasattr(x, "__array__") or isinstance(x, _SCALARS)):  # an unknown object
-        raise WrtError(f"cannot differentiate with respect to a {type(x).__name__}: tapegen does not know its "
-                       f"fields", hint=f"register the class: tapegen.register_pytree({type(x).__name__}), or "
-                                       f"make it a dataclass or namedtuple")
+        raise _unknown_wrt(x)
     return g if g is not None else np.zeros_like(x)
+
+
+def check_wrt(x):
+    """Raise WrtError, before anything is transformed, for a `wrt` argument that is an object tapegen knows
+    no fields of (an autograd RKHSFun with its own VSpace, a callable object): the error would otherwise
+    come from where the function first uses it."""
+    known = isinstance(x, (np.ndarray, dict, list, tuple, np.generic) + _SCALARS) or is_duck(x) \
+        or hasattr(x, "__array__") or pytree_fields(x) is not None
+    if not known:
+        raise _unknown_wrt(x)
+
+
+def _unknown_wrt(x):
+    name = type(x).__name__
+    return WrtError(f"cannot differentiate with respect to a {name}: tapegen does not know its fields (it "
+                    f"differentiates with respect to arrays, numbers, and containers and registered classes of them)",
+                    hint=f"register the class: tapegen.register_pytree({name}), or make it a dataclass or "
+                         f"namedtuple; an object with a vector space of its own (autograd's VSpace.register, as "
+                         f"examples/rkhs.py's RKHSFun) has no tapegen equivalent")
 
 
 def _integer_wrt(x):

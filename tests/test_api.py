@@ -375,3 +375,18 @@ def test_a_numpy_ufunc_is_differentiated_directly():
     assert tg.grad(tg.grad(np.sin))(0.3) == pytest.approx(-np.sin(0.3))
     np.testing.assert_allclose(tg.jvp(np.multiply, (x, x), (np.ones(2), None))[1], x)
     np.testing.assert_allclose(tg.jacobian(np.exp)(x), np.diag(np.exp(x)))
+
+
+def test_argnums_and_argnum_are_wrt_as_jax_and_autograd_spell_it():
+    f = lambda x, y: np.sum(np.sin(x) * y ** 2)
+    x, y = np.array([0.3, -0.2]), np.array([1.5, 0.5])
+    expected = tg.grad(f, wrt=(0, 1))(x, y)
+    for got in (tg.grad(f, argnums=(0, 1))(x, y), tg.grad(f, argnum=(0, 1))(x, y),
+                tg.value_and_grad(f, argnum=(0, 1))(x, y)[1]):
+        np.testing.assert_allclose(got[0], expected[0])
+        np.testing.assert_allclose(got[1], expected[1])
+    np.testing.assert_allclose(tg.jacobian(lambda x, y: np.sin(x) * y, argnums=1)(x, y), np.diag(np.sin(x)))
+    np.testing.assert_allclose(tg.hessian(f, argnum=1)(x, y), np.diag(2 * np.sin(x)))
+    np.testing.assert_allclose(tg.hvp(f, argnums=1)(x, y, np.ones(2)), 2 * np.sin(x))
+    with pytest.raises(tg.WrtError, match="once"):
+        tg.grad(f, 1, argnums=0)

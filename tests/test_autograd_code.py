@@ -29,3 +29,90 @@ def test_gradients_match_autograd():
     for (W, b), (W2, b2) in zip(ours, theirs):
         np.testing.assert_allclose(W, W2, rtol=1e-10)
         np.testing.assert_allclose(b, b2, rtol=1e-10)
+
+
+def test_autograd_builtins_are_pythons():
+    """autograd.builtins.tuple (ode_net's `odeint(..., tuple((params,)))`) is Python's tuple, in every mode."""
+    check_modes(autograd_style.autograd_builtins, np.array([0.3, -0.5, 0.8]))
+
+
+def test_declared_vjp_is_the_gradient():
+    """An autograd @primitive's VJP from defvjp is the gradient, even where it is not the derivative of
+    the code inside (a straight-through estimator): tapegen gives what autograd gives."""
+    import autograd
+    x = np.array([0.5, 2.0, -3.0])
+    expected = 2.0 * np.clip(x, -1.0, 1.0)  # d/dclipped of sum(clipped**2), passed straight through
+    np.testing.assert_allclose(tg.grad(autograd_style.straight_through)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(autograd.grad(autograd_style.straight_through)(x), expected, rtol=1e-12)
+    out, pullback = tg.vjp(autograd_style.straight_through, x)
+    np.testing.assert_allclose(pullback(1.0), expected, rtol=1e-12)
+
+
+def test_declared_vjp_without_jvp_refuses_forward_mode():
+    x = np.array([0.5, 2.0, -3.0])
+    with pytest.raises(tg.NoRuleError, match="no JVP rule for clip"):
+        tg.jvp(autograd_style.straight_through, (x,), (x,))
+
+
+def test_autograd_convolve_keeps_autograd_semantics():
+    """autograd.scipy.signal.convolve (axes, dot_axes: not SciPy's convolve) runs as autograd's own
+    function, differentiated with autograd's VJPs for it: convnet.py's layer, checked against finite
+    differences and against autograd."""
+    import autograd
+    import autograd.scipy.signal as ag_signal
+
+    def conv_loss(params, inputs):
+        conv = ag_signal.convolve(inputs, params, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode="valid")
+        return np.sum(np.tanh(conv))
+    rng = np.random.default_rng(3)
+    params, inputs = rng.standard_normal((2, 3, 3, 3)), rng.standard_normal((4, 2, 6, 6))
+    tg.gradcheck(conv_loss, params, inputs)
+    np.testing.assert_allclose(tg.grad(conv_loss)(params, inputs), autograd.grad(conv_loss)(params, inputs),
+                               rtol=1e-10)
+
+    def full_conv(a, b):  # its defaults (dot_axes=[(), ()]) written into the generated call
+        return np.sum(ag_signal.convolve(a, b) ** 2)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((2, 2))
+    tg.gradcheck(full_conv, a, b, wrt=(0, 1))
+    np.testing.assert_allclose(tg.grad(full_conv)(a, b), autograd.grad(full_conv)(a, b), rtol=1e-10)
+
+
+def test_gradient_of_autograds_numpy_function():
+    """`grad(np.sqrt)` with `import autograd.numpy as np` (examples/fixed_points.py): NumPy's sqrt."""
+    import autograd.numpy as anp
+    assert tg.grad(anp.sqrt)(2.0) == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-12)
+    assert tg.grad(tg.grad(anp.sqrt))(2.0) == pytest.approx(-0.25 * 2.0 ** -1.5, rel=1e-12)
+
+
+class RKHSFun:
+    """autograd's examples/rkhs.py differentiates with respect to a function in a kernel space (a VSpace of
+    autograd's own); tapegen names the argument's class instead of failing where the function calls it."""
+
+    def __init__(self, alphas):
+        self.alphas = alphas
+
+    def __call__(self, x):
+        return sum([a * np.exp(-(x - x_repr) ** 2) for x_repr, a in self.alphas.items()], 0.0)
+
+
+def rkhs_logprob(f, xs, ys):
+    return -sum((f(x) - y) ** 2 for x, y in zip(xs, ys))
+
+
+def test_object_without_fields_as_wrt_is_named():
+    with pytest.raises(tg.WrtError, match="with respect to a RKHSFun: tapegen does not know its fields"):
+        tg.grad(rkhs_logprob)(RKHSFun({0.5: 1.0}), [1.0, 2.0], [1.0, 0.0])
+    with pytest.raises(tg.WrtError, match="RKHSFun"):
+        tg.vjp(rkhs_logprob, RKHSFun({0.5: 1.0}), [1.0, 2.0], [1.0, 0.0])
+
+
+def test_library_vjp_first_order_and_named_at_second():
+    """autograd's fixed_point has a VJP of autograd's own (fixed_point_vjp, built on autograd's make_vjp):
+    its first derivative is autograd's; differentiating it again would mean following autograd itself,
+    which tapegen refuses, naming the rule."""
+    import autograd
+    ours, theirs = tg.grad(autograd_style.fixed_point_sqrt)(2.0), autograd.grad(autograd_style.fixed_point_sqrt)(2.0)
+    assert ours == pytest.approx(theirs, rel=1e-12)
+    assert ours == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-3)  # the fixed point's tolerance, 1e-4
+    with pytest.raises(tg.NoRuleError, match="fixed_point_vjp_a"):
+        tg.grad(tg.grad(autograd_style.fixed_point_sqrt))(2.0)

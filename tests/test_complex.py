@@ -143,6 +143,11 @@ SECOND_ORDER_COMPLEX = [
     ("abs", lambda z: np.sum(np.abs(z))),
     ("std", lambda z: np.std(z)),
     ("var-axis", lambda z: np.sum(np.var(z, axis=0) * np.arange(1.0, 5.0))),
+    ("norm", lambda z: np.linalg.norm(z)),
+    ("norm-fro-axis", lambda z: np.sum(np.linalg.norm(z, axis=0) * np.arange(1.0, 5.0))),
+    ("norm-ord1", lambda z: np.sum(np.linalg.norm(z, 1, axis=1))),
+    ("norm-ord3", lambda z: np.sum(np.linalg.norm(z, 3, axis=0) ** 2)),
+    ("norm-matrix-fro", lambda z: np.linalg.norm(z, "fro") ** 3),
 ]
 
 

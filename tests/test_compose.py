@@ -127,3 +127,39 @@ def pulls_back_two_outputs(x):
 
 def test_vjp_of_a_function_of_two_outputs_inside():
     check_modes(pulls_back_two_outputs, X)
+
+
+def _product(x, y):
+    return np.sum(x * np.sin(y))
+
+
+def _pullback_of_two(x, y, v):
+    """A pullback's value: a tuple the function returns without writing it as a display."""
+    return tg.vjp(_product, x, y, wrt=(0, 1))[1](v)
+
+
+def pulls_back_a_pullback(x, y):
+    """vjp of a function whose output is another pullback's tuple: the pairing runs over every leaf."""
+    out, pullback = tg.vjp(_pullback_of_two, x, y, 1.5, wrt=(0, 1, 2))
+    gx, gy, gv = pullback((NAMESPACE["W"], NAMESPACE["U"]))
+    return np.sum(gx * y) + np.sum(gy * x) + gv + np.sum(out[0] * out[1])
+
+
+def test_vjp_of_a_tuple_valued_pullback_inside():
+    check_modes(pulls_back_a_pullback, X, np.array([0.2, -0.7]))
+
+
+def _holomorphic(z):
+    return z * np.exp(z)
+
+
+def test_a_pullback_of_a_complex_function_inside_follows_the_convention():
+    """`tg.vjp(f, z)[1](ct)` inside a function is tg.vjp's own pullback (ct * f'(z) for a holomorphic f),
+    and its gradient in z is ct * f''(z) under tapegen's convention (JAX's and autograd's)."""
+    z = np.array([0.3 + 0.4j, -0.5 + 0.2j])
+    ct = np.array([1.0 - 0.5j, 0.2 + 0.7j])
+    inside = tg.jvp(lambda z: tg.vjp(_holomorphic, z)[1](ct), (z,), (np.ones(2) + 0j,))[1]
+    np.testing.assert_allclose(tg.vjp(_holomorphic, z)[1](ct), ct * (1 + z) * np.exp(z))
+    np.testing.assert_allclose(inside, ct * (2 + z) * np.exp(z))
+    pulled = tg.vjp(lambda z: tg.vjp(_holomorphic, z)[1](ct), z)[1](np.ones(2) + 0j)
+    np.testing.assert_allclose(pulled, ct * (2 + z) * np.exp(z))

@@ -67,6 +67,12 @@ POINTS = {
     "global_layer_appending_to_its_lists": (_m(2, 3), _m(2, 3)),
     "layer_made_with_an_optimizer_inside": (_m(3, 2), _m(4, 3)),
     "recursion_run_as_written_and_results_written_into_arrays": (_m(5, 3), _m(4, 3)),
+    "globals_spread_as_arguments": (X3,),
+    "closures_spread_as_arguments": (X3, _m(3)),
+    "pullback_called_from_the_call": (X3, _m(3)),
+    "items_without_a_derivative": (X3, 3),
+    "sorted_with_a_key": ({"b": _m(2), "a": _m(2)},
+                          [np.array([0.3, 0.2]), np.array([1.0, -0.2]), np.array([-1.0, 0.1])]),
 }
 
 
@@ -213,3 +219,44 @@ def test_a_function_passed_to_the_differentiated_function_is_followed(act):
 def test_a_function_valued_parameter_cannot_be_differentiated():
     with pytest.raises(tg.WrtError, match="is a function"):
         tg.grad(pf.function_valued_parameter, wrt=2)([(_m(3, 4), _m(4))], _m(5, 3), np.sin)
+
+
+def test_a_module_tuple_spread_as_arguments_is_checked_when_the_code_runs():
+    """`f(*ARGS)` with a tuple of the module: its length is read when transforming, and checked on each call
+    (a tuple grown since would have an item the generated code does not pass)."""
+    global SPREAD
+
+    def f(x):
+        return np.sum(x * _spread_sum(*SPREAD))
+    x = _m(3)
+    expected = np.full(3, _spread_sum(*SPREAD))
+    np.testing.assert_allclose(tg.grad(f)(x), expected)
+    saved, SPREAD = SPREAD, SPREAD + (5.0,)
+    try:
+        with pytest.raises(tg.UnsupportedSyntaxError, match="`SPREAD` held 2 items when tapegen transformed"):
+            tg.grad(f)(x)
+    finally:
+        SPREAD = saved
+
+
+SPREAD = (1.5, -0.5)
+
+
+def _spread_sum(*values):
+    return sum(values)
+
+
+def test_a_list_item_set_by_a_computed_slice_that_changes_its_length_is_refused():
+    def f(x, k):
+        a = [x, x, x]
+        a[k] = [x]
+        return np.sum(_spread_sum(*a))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes the length of a list"):
+        tg.grad(f)(X3, slice(0, 2))
+
+
+def test_a_pullback_used_as_a_value_is_refused_by_name():
+    def f(x):
+        return np.sum(np.stack([tg.vjp(pf._sin_times, x)[1]]))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="holds a function defined in the differentiated function"):
+        tg.grad(f)(X3)

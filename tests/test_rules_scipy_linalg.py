@@ -3,7 +3,7 @@
 One row per (function, options): `check_modes` compares grad, vjp and jvp with central differences
 along random directions; second order differentiates sum(sin(f(...))) twice. Functions of
 eigenvectors and singular vectors are gauge-invariant (`v ** 2`), inputs well conditioned.
-eigh, eigvalsh, svd and qr have no second order yet (as np.linalg's): a clear error at transform time.
+The decompositions (eigh, svd, qr) have second order too: their gradient code differentiates again.
 """
 import numpy as np
 import pytest
@@ -21,7 +21,6 @@ SPD = A @ A.T
 B, b = RNG.standard_normal((3, 2)), RNG.standard_normal(3)
 TALL = RNG.standard_normal((4, 3))
 SMALL = 0.5 * RNG.standard_normal((3, 3))
-NO_SECOND_ORDER = (sl.eigh, sl.svd, sl.qr)  # eigvalsh: second order works since forward mode ignores inert inputs
 
 
 def row(name, fn, *args, covers):
@@ -87,8 +86,6 @@ ROWS = [
     row("sqrtm", lambda a: sl.sqrtm(a), SPD, covers=(sl.sqrtm,)),
     row("logm", lambda a: sl.logm(a), SPD, covers=(sl.logm,)),
 ]
-# qr in economic mode: its gradient code differentiates again since this session's merges (checked below)
-SECOND = [r for r in ROWS if not any(fn in NO_SECOND_ORDER for fn in r.covers) or r.id.startswith("qr-economic")]
 
 
 def test_ids_are_unique():
@@ -108,15 +105,9 @@ def _scalar(fn, n):
     return lambda a, b: np.sum(np.sin(fn(a, b)))
 
 
-@pytest.mark.parametrize("r", SECOND, ids=[r.id for r in SECOND])
+@pytest.mark.parametrize("r", ROWS, ids=[r.id for r in ROWS])
 def test_second_order(r):
     check_modes(_scalar(r.fn, len(r.args)), *r.args)
-
-
-@pytest.mark.parametrize("r", [r for r in ROWS if r not in SECOND], ids=[r.id for r in ROWS if r not in SECOND])
-def test_second_order_of_the_decompositions_is_a_clear_error(r):
-    with pytest.raises(tg.TapegenError):
-        tg.hessian(_scalar(r.fn, 1))(*r.args)
 
 
 @pytest.mark.parametrize("r", ROWS, ids=[r.id.replace("float64", "float32") for r in ROWS])

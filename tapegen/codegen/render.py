@@ -332,6 +332,8 @@ def constant(value) -> ast.expr:
         return ast.Call(_spelled(f"np.{type(value).__name__}"), [constant(value.item())], [])
     if isinstance(value, tuple):
         return ast.Tuple([constant(v) for v in value], ast.Load())
+    if isinstance(value, list):  # a parameter's default (autograd's convolve: dot_axes=[(), ()]), made afresh
+        return ast.List([constant(v) for v in value], ast.Load())
     if isinstance(value, slice):
         return ast.Subscript(_spelled("np.s_"), _index_item(value), ast.Load())
     if isinstance(value, np.dtype):

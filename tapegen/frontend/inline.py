@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Pack, Var
+from .resolve import native
 from .source import FunctionSource, function_source
 
 
@@ -241,7 +242,7 @@ class Calls:
         callee.outer_blocks = self.outer_blocks + self.blocks[:-1]
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
-        for shared in ("containers", "captured", "lengths", "dict_keys", "attributes", "types", "live", "constant_items", "item_types",
+        for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "attributes", "types", "live", "constant_items", "item_types",
                        "root_params", "stale", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "var_block", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
@@ -383,7 +384,7 @@ def _default(value, node, lowerer):
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return Const(value)
     if callable(value) or inspect.ismodule(value):
-        return StaticValue(value)
+        return StaticValue(native(value))  # `act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh
     if isinstance(value, tuple) and all(v is None or isinstance(v, (bool, int, float, complex, str)) for v in value):
         return Const(value)  # lengths=(1.0, 0.8, 0.5)
     raise lowerer.unsupported(node, "a default argument value that is not a plain number, string or None",

@@ -19,11 +19,13 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, number_item, raise_error
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, number_item, raise_error,
+                               same_shape_as_transformed)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, lowered_until_settled
 from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
+from .lower_expr import _needs_known
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -95,9 +97,10 @@ class _Construct:
             else:
                 getattr(self.lowerer, tracker)[var] = fact
 
-    def forget(self, var):
-        cls = self.lowerer.types.get(var)
-        self.set_facts(var, (_UNKNOWN,) * len(FACTS))
+    def forget(self, var, trackers=FACTS):
+        cls = self.lowerer.types.get(var) if "types" in trackers else None
+        self.set_facts(var, tuple(_UNKNOWN if tracker in trackers else fact
+                                  for tracker, fact in zip(FACTS, self.facts(var))))
         if cls is not None:
             self.lowerer.mixed[var] = {cls}
         if var in self.entry:
@@ -124,8 +127,10 @@ class _Construct:
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
             if is_loop and var not in self.unbound:
-                if ends[0] != before and any(fact is not _UNKNOWN for fact in before):
-                    raise Recarry({lowerer.construct_number: {(var.name, "")}})
+                changed = [tracker for tracker, end, start in zip(FACTS, ends[0], before)
+                           if start is not _UNKNOWN and not _same(end, start)]
+                if changed:  # a fact the body read at its top, changed by its end: lowered again without it
+                    raise Recarry({lowerer.construct_number: {(var.name, "~" + ",".join(changed))}})
                 ends.append(before)  # no pass at all
             agreed = all(_same(end, ends[0]) for end in ends)  # each fact kept where every path agrees on it
             self.set_facts(var, ends[0] if agreed else tuple(
@@ -190,6 +195,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                         and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
+        self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
         self.params: set = set()
         self.results = None      # result vars, when the function returns from inside branches
@@ -221,7 +227,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 params += rest
             index = len(params)
             var = self.namer.user(arg.arg)
-            self.env[arg.arg] = StaticValue(self.statics[index], var) if index in self.statics else var
+            self.env[arg.arg] = StaticValue(native(self.statics[index]), var) if index in self.statics else var
             params.append(var)
         if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
             name = node.args.vararg.arg
@@ -237,7 +243,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             outputs, returns_tuple = self._statements(node.body)
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
-        return Program(name, tuple(params), tuple(self.current), outputs, self.span(node), returns_tuple,
+        checks = [Eqn(rules.lookup(same_shape_as_transformed), (("value", var), ("size", Const(size)),
+                                                                ("name", Const(user_name))), (), self.span(node))
+                  for var, (size, user_name) in self.free_shapes.items()]
+        return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))
 
@@ -294,7 +303,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
         unbound = {name for name in names if "." not in name and self.env.get(name) is None}
         for base, attr in sorted(carried):
-            if attr and attr not in ("=", "+="):
+            if attr and attr not in ("=", "+=") and not attr.startswith("~"):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
@@ -323,14 +332,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         construct = _Construct(self, node, {self.shared[name]: name in unbound for name in names if name in self.shared}
                                | {var: False for key, var in self.shared_attributes.items()
                                   if key not in saved_attributes or key in attributes})
-        if isinstance(node, (ast.For, ast.While)):  # a pass starts from the last one's values: their items,
-            for var in construct.entry:  # length and keys may have changed (a class seldom does: checked
-                for tracker in ("constant_items", "lengths", "dict_keys"):  # when the loop is lowered)
-                    getattr(self, tracker).pop(var, None)
+        if isinstance(node, (ast.For, ast.While)):  # a pass starts from the last one's values: their items
+            for var in construct.entry:  # may have changed (their length, keys and class seldom do: checked
+                self.constant_items.pop(var, None)  # when the loop is lowered, which lowers it again if so)
             construct.entry = {var: construct.facts(var) for var in construct.entry}
         for base, attr in carried:
             if not attr:  # what was known of it before the loop does not hold through it
                 construct.forget(Var(base))
+            elif attr.startswith("~"):  # (those facts of it)
+                construct.forget(Var(base), tuple(attr[1:].split(",")))
         self.open_constructs.append(construct)
         try:
             yield construct
@@ -409,6 +419,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def store(self, name, atom, node):
         """Bind user name `name` to `atom` (copying into its shared var inside a construct)."""
         var = self.shared.get(name)
+        if var is None and isinstance(atom, Pack) and _needs_known(atom.items, self.types):
+            self.env[name] = KnownItems(atom.items, atom.kind)  # r = tg.vjp(f, x): r[1] is its pullback
+            return
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):  # a list kept in a variable
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
             atom = self.emit(maker, list(atom.items), {}, node, var or name)
@@ -448,10 +461,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return (self._returned(value),), False
 
     def _returned(self, node):
-        known = self.known(node) if self.call_stack else None
-        if isinstance(known, (LocalFunction, KnownItems)):
-            return known
-        return self.expr(node) if self.call_stack else self._built(self.expr(node), node)
+        if self.call_stack:  # a helper may return a function: a lambda, a local def, one it was passed
+            return self.value(node) if isinstance(node, (ast.Lambda, ast.Call, ast.Name, ast.Attribute)) \
+                else self.expr(node)
+        return self._built(self.expr(node), node)
 
     def _built(self, atom, node):
         """A list or tuple the function returns, built in a var: its tangent and cotangent flow through `[]`'s rule."""
@@ -671,6 +684,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):
+        if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and (
+                (base, target.attr) in self.shared_attributes or self.open_constructs):
+            value = self.partial_value(value, target)  # `self._fn = partial(...)` in a branch: made as written
         if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
             value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
                               {}, target, None)
@@ -757,7 +773,16 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if frozen is not None:  # d = scipy.stats.norm(mu, sigma): calls d.logpdf(x) are norm.logpdf's
                 self.env[name] = frozen
                 return
-        atom = self.expr(value_node, target=self.shared.get(name, name))
+        atom = self.made_function(value_node, target=self.shared.get(name, name)) \
+            if isinstance(value_node, ast.Call) else self.expr(value_node, target=self.shared.get(name, name))
+        if isinstance(atom, LocalFunction) and hasattr(atom.node, "partial_parts") and name in self.shared:
+            atom = self.partial_value(atom, value_node)  # `fn = partial(f, a)` in a branch: made as written
+        if isinstance(atom, (StaticValue, LocalFunction, KnownItems)):  # f = make(a): a function made here
+            if name in self.shared:
+                raise self.unsupported(value_node, f"`{name}` is given a function inside a loop or branch",
+                                       f"assign `{name}` once, before the loop or branch")
+            self.env[name] = atom
+            return
         self.store(name, atom, value_node)
 
     def assign_tuple(self, target, value_node):
@@ -799,6 +824,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return self.emit_multi(prim, args, kwargs, node, 1, [target])[0]
 
     def emit_multi(self, prim: Primitive, args, kwargs, node, outputs, targets):
+        for arg in (*args, *kwargs.values()):
+            self.check_value(arg, node)
         inputs = self.bind_arguments(prim, args, kwargs, node)
         targets = list(targets or []) + [None] * outputs
         outs = tuple(self._output_var(t) for t in targets[:outputs])
@@ -822,6 +849,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.current.append(Eqn(rules.lookup(assign_primitive), (("x", temp),), (final,), self.span(node)))
             self._track_memory(rules.lookup(assign_primitive), (("x", temp),), (final,))
         return outs
+
+    def check_value(self, arg, node):
+        """Refuses a function made in the differentiated function (a pullback, a lambda), used as a value."""
+        if isinstance(arg, (LocalFunction, StaticValue)):
+            self.as_atom(arg, node)
+        elif isinstance(arg, (Pack, KnownItems)):
+            for item in arg.items:
+                self.check_value(item, node)
 
     def _output_var(self, target):
         if isinstance(target, Var):
@@ -955,8 +990,17 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             keys = values["keys"].value
         elif prim.name == "concat" and all(self._length(values[k]) is not None for k in ("x1", "x2")):
             length = self._length(values["x1"]) + self._length(values["x2"])
-        elif prim.name == "assign":
-            length, keys = self._length(values["x"]), self.dict_keys.get(values["x"])
+        elif prim.name in ("assign", "list", "tuple", "dict_copy"):  # a name for it, or a copy of it
+            source = values.get("x", values.get("iterable", values.get("mapping")))
+            length, keys = self._length(source), self.dict_keys.get(source)
+        elif prim.name == "getitem" and isinstance(values.get("index"), Const) \
+                and isinstance(values["index"].value, slice) and self._length(values["a"]) is not None:
+            length = len(range(self._length(values["a"]))[values["index"].value])  # args[1:]
+        elif prim.name == "with_item" and not (isinstance(values["key"], Const) and isinstance(values["key"].value, slice)):
+            length = self._length(values["a"])  # xs[i] = v: one item replaced (a slice computed then is refused)
+            keys = self.dict_keys.get(values["a"]) if isinstance(values["key"], Const) else None
+            if keys is not None and values["key"].value not in keys:  # d[k] = v
+                keys += (values["key"].value,)
         for out in outs:
             self.lengths.pop(out, None)
             self.dict_keys.pop(out, None)

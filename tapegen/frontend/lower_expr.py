@@ -8,6 +8,7 @@ user function (inlined), a gradient of one, a custom rule, or an opaque call.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import math
 import operator
@@ -25,7 +26,7 @@ from ..rules.language import identity_check, py_sorted, py_sum, repeat_items, wi
 from ..rules.shape import added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, lowered_until_settled, user_function
-from .resolve import MISSING, freezes
+from .resolve import MISSING, _static_instance, freezes, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -104,8 +105,9 @@ class Expressions:
             value = self.env[node.id]
             return value.obj if isinstance(value, StaticValue) else MISSING
         if isinstance(node, ast.Attribute) and _root_name(node) in self.env:
-            base = self.static(node.value)  # a module imported inside the function: `math.pi`, `os.path.join`
-            return getattr(base, node.attr, MISSING) if isinstance(base, (types.ModuleType, type)) else MISSING
+            base = self.static(node.value)  # a module imported inside the function: `math.pi`, `stats.t.cdf`
+            return native(getattr(base, node.attr, MISSING)) if isinstance(base, (types.ModuleType, type)) \
+                or _static_instance(base) else MISSING
         return self.scope.static(node)
 
     def free_object(self, hint, getter):
@@ -136,6 +138,8 @@ class Expressions:
         or global holding such values (`[np.tanh, relu]`), or an item of one (`acts["tanh"]`)."""
         if isinstance(node, ast.Lambda):
             return LocalFunction(node, dict(self.env), self)
+        if isinstance(node, ast.Call):
+            return self.made_function(node)
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems)):
             return self.env[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
@@ -151,6 +155,62 @@ class Expressions:
         if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
             return self.global_items(obj, node)
         return self.expr(node)
+
+    def made_function(self, node, target=None):
+        """A call's value, with a function it makes known: `partial(f, a)` (a LocalFunction calling `f`
+        with `a` first), `tg.grad(f)` (a StaticValue), or what a helper of the user's returns (lowered
+        here: a lambda or local def it returns comes back as a LocalFunction, a function it was passed as
+        a StaticValue)."""
+        obj = self.static(node.func)
+        if obj is functools.partial and node.args and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and all(kw.arg is not None for kw in node.keywords):
+            return self.partial_function(node)
+        if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
+            try:
+                args = [self._static_argument(a) for a in node.args]
+                kwargs = {kw.arg: self._static_argument(kw.value) for kw in node.keywords}
+            except LookupError:
+                pass
+            else:
+                return StaticValue(obj(*args, **kwargs))
+        return self.expr(node, target)
+
+    def partial_function(self, node):
+        """`functools.partial(f, a, k=v)` as the lambda it stands for: `lambda *rest, **more: f(a, *rest,
+        k=v, **more)`, with `f`, `a` and `v` as known here (so `map(partial(f, params), data)` inlines f)."""
+        holders, env = [], dict(self.env)
+        for part in [node.args[0]] + node.args[1:] + [kw.value for kw in node.keywords]:
+            holder = self.namer.invented("partial").name
+            env[holder] = self.value(part)
+            holders.append(ast.Name(holder, ast.Load()))
+        rest, more = self.namer.invented("rest").name, self.namer.invented("more").name
+        call = ast.Call(holders[0], holders[1:len(node.args)] + [ast.Starred(ast.Name(rest, ast.Load()), ast.Load())],
+                        [ast.keyword(kw.arg, h) for kw, h in zip(node.keywords, holders[len(node.args):])]
+                        + [ast.keyword(None, ast.Name(more, ast.Load()))])
+        arguments = ast.arguments(posonlyargs=[], args=[], vararg=ast.arg(rest), kwonlyargs=[], kw_defaults=[],
+                                  kwarg=ast.arg(more), defaults=[])
+        made = ast.Lambda(arguments, call)
+        for sub in ast.walk(made):
+            if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
+                ast.copy_location(sub, node)
+        made.partial_parts = (holders[:len(node.args)], {kw.arg: h for kw, h in zip(node.keywords,
+                                                                                     holders[len(node.args):])})
+        return LocalFunction(made, env, self)
+
+    def partial_value(self, local, node):
+        """`partial(f, a, k=v)` kept as a value (`self._fn = partial(...)` in a branch, numpy-ml's
+        WeightInitializer): made as written, by functools.partial, when the code runs."""
+        def atom(holder):
+            value = local.env[holder.id]
+            if isinstance(value, StaticValue) and value.atom is None:
+                return self.free_object(getattr(value.obj, "__name__", "function"), lambda found=value.obj: found)
+            return self.as_atom(value, node)
+        positional, keywords = local.node.partial_parts
+        maker = self.free_object("partial", lambda: functools.partial)
+        prim = _OPAQUE.setdefault(("call", "partial()", id(functools.partial)), Primitive(
+            name="functools.partial", fn=functools.partial, params=(), defaults={}, form="opaque", spelling="()"))
+        return self.emit(prim, [maker, *[atom(h) for h in positional]], {k: atom(h) for k, h in keywords.items()},
+                         node, None)
 
     def display_value(self, node, target=None):
         """A list, tuple or dict display: KnownItems if an item must stay known, else its atom."""
@@ -237,6 +297,8 @@ class Expressions:
         if isinstance(item, KnownItems):
             return self.materialize(item, node)
         atom = item.atom if isinstance(item, StaticValue) else item
+        if isinstance(atom, LocalFunction) and hasattr(atom.node, "partial_parts"):
+            return self.partial_value(atom, node)
         if atom is None or isinstance(atom, LocalFunction):
             raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function defined in the differentiated "
                                          f"function (a lambda or nested def), used here as a value",
@@ -296,6 +358,7 @@ class Expressions:
             self.know_object(var, value)  # a global object of the user's: its methods are inlined
             self.namer.assigned.add(var.name)
             self.free[key] = var
+            self.know_free_shape(var, value, name)
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
             twin = next((other for other in self.free.values() if other is not var and var in self.live
@@ -307,6 +370,18 @@ class Expressions:
                 self.free[(id(self.fn), name, "read")] = var
                 self.free[key] = twin
         return self.free[key]
+
+    def know_free_shape(self, var, value, name):
+        """A list, tuple or dict read from the module or closure (`f(*args, **kwargs)` in a wrapper): its
+        length or keys are known from now on, as for one built here; the generated code starts by checking
+        they are still what they were (same_shape_as_transformed)."""
+        if isinstance(value, (list, tuple)) and len(value) <= MAX_UNROLLED:
+            self.lengths[var] = size = len(value)
+        elif type(value) is dict and len(value) <= MAX_UNROLLED and all(type(k) is str for k in value):
+            self.dict_keys[var] = size = tuple(value)
+        else:
+            return
+        self.free_shapes[var] = (size, name)
 
     def reserved_value(self, name):
         return rules.namespace().get(name, MISSING)
@@ -723,6 +798,15 @@ class Expressions:
             return self.call_object(known.obj, node, outputs, targets)
         if isinstance(known, Var) and self._own_method(known, "__call__") is not None:  # layers[0](x)
             return self.call_instance(known, node, outputs, targets)
+        if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Call) and _constant_index(func.slice):
+            made = self.expr(func.value)  # tg.vjp(f, x)[1](v): an item of what a call returned, called
+            if isinstance(made, Pack):
+                made = KnownItems(made.items, made.kind)
+            if isinstance(made, KnownItems):
+                return self.call_known(self.known_item(made, func), node, outputs, targets)
+            raise self.unsupported(node, f"`{ast.unparse(func)}`: tapegen does not know which function this calls "
+                                         f"when it transforms the function", f"assign the call's result first "
+                                         f"and call its item by name")
         held = self.global_item(func)
         if held is not None and _function_like(held):  # FUNCTIONS[0](x), for a list in the module
             return self.call_object(held, node, outputs, targets)
@@ -783,11 +867,27 @@ class Expressions:
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
             return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
-        callee = self.expr(func)
+        callee = self.made_function(func) if isinstance(func, ast.Call) else self.expr(func)
+        if isinstance(callee, LocalFunction):  # make(a)(x), partial(f, a)(x): the function made, inlined
+            args, kwargs = self.arguments(node, static=True)
+            return self._call_result(self.inline_local(callee, node, args, kwargs), outputs, node, targets)
+        if isinstance(callee, StaticValue):  # helper(f)(x) returning a function known here
+            return self.call_object(callee.obj, node, outputs, targets)
         if self._own_method(callee, "__call__") is not None:  # an object of a class of the user's, called
             return self.call_instance(callee, node, outputs, targets)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def call_known(self, item, node, outputs, targets):
+        """A call of an item the transform knows: a local function, a function known now, or a value."""
+        if isinstance(item, LocalFunction):
+            args, kwargs = self.arguments(node, static=True)
+            return self._call_result(self.inline_local(item, node, args, kwargs), outputs, node, targets)
+        if isinstance(item, StaticValue):
+            return self.call_object(item.obj, node, outputs, targets)
+        callee = self.as_atom(item, node)
+        args, kwargs = self.arguments(node)
+        return self.emit_multi(_opaque_value(ast.unparse(node.func)), [callee] + args, kwargs, node, outputs, targets)
 
     def known_isinstance(self, node):
         """`isinstance(x, cls)` as a Const when the transform knows: `x` a constant, a list, tuple or dict
@@ -1051,6 +1151,8 @@ class Expressions:
         value = self.static(node)
         if value is not MISSING:
             return value
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), Const):  # wrt=argnum, a helper's 0
+            return self.env[node.id].value
         try:
             return ast.literal_eval(node)
         except ValueError:
@@ -1091,6 +1193,7 @@ class Expressions:
                 lowerer = type(self)(function_source(fn), fn, self.reserved)
                 lowerer.carried, lowerer.root_scope = carried, lowerer.scope
                 return lowerer
+            _LOWERS[fn] = False  # while it is lowered: a recursive helper (zeros_like_tree) does not lower
             try:
                 lowered_until_settled(make)
                 known = True

@@ -59,6 +59,10 @@ class Scope:
 
 
 _WRAPPERS = ("autograd.numpy", "autograd.scipy")
+_BUILTINS = ("tuple", "list", "dict", "isinstance", "type")
+# autograd modules whose functions mean something else than SciPy's of the same name: autograd's
+# `convolve(A, B, axes, dot_axes, mode)` is not `scipy.signal.convolve`. Kept as autograd's (its primitives).
+_OWN_MEANING = ("autograd.scipy.signal",)
 
 
 def native(obj):
@@ -67,22 +71,35 @@ def native(obj):
     plain NumPy: the module `autograd.numpy` is `numpy`, `np.tanh` is `numpy.tanh`."""
     if isinstance(obj, types.ModuleType):
         name = obj.__name__
-        return _native_named(name[len("autograd."):], obj) if name.startswith(_WRAPPERS) else obj
+        mapped = name.startswith(_WRAPPERS) and name not in _OWN_MEANING
+        return _native_named(name[len("autograd."):], obj) if mapped else obj
     module = getattr(obj, "__module__", None)
+    if module == "autograd.builtins" and getattr(obj, "__name__", None) in _BUILTINS:
+        return getattr(builtins, obj.__name__)  # autograd's tuple, list, dict, isinstance, type: Python's own
     if module == "autograd.misc.flatten" and getattr(obj, "__name__", "") == "flatten":
         from ..rules.language import autograd_flatten
         return autograd_flatten
     if module == "autograd.tracer" and getattr(obj, "_is_autograd_primitive", False) and hasattr(obj, "fun"):
-        return obj.fun  # a NumPy function autograd wrapped
+        # a NumPy or SciPy function autograd wrapped is that function; any other function made an autograd
+        # primitive (the user's @primitive, autograd's own convolve) keeps its VJPs (rules/autograd_primitives.py)
+        return obj.fun if _numpy_or_scipy(obj.fun) else obj
     if not (isinstance(module, str) and module.startswith(_WRAPPERS)):
         return obj
     name = getattr(obj, "__name__", "")  # autograd's own Python version of a NumPy function (np.array)
+    if name == "<lambda>":  # `concatenate = lambda arr_list, axis=0: ...`: the name it is bound to
+        import sys
+        name = next((k for k, v in vars(sys.modules.get(module, builtins)).items() if v is obj), name)
     package = module[len("autograd."):].split(".")
     for depth in range(len(package), 0, -1):
         found = _native_named(".".join(package[:depth]) + "." + name, None)
         if found is not None and callable(found):
             return found
     return obj
+
+
+def _numpy_or_scipy(fn) -> bool:
+    module = getattr(fn, "__module__", None) or getattr(type(fn), "__module__", "")
+    return isinstance(fn, types.BuiltinFunctionType) or module.split(".")[0] in ("numpy", "scipy")
 
 
 def _native_named(dotted, default):

@@ -9,7 +9,7 @@ import builtins
 
 import numpy as np
 
-from . import elementwise, fft, language, linalg, nondiff, reductions, runtime_rules, shape
+from . import autograd_primitives, elementwise, fft, language, linalg, nondiff, reductions, runtime_rules, shape
 from .table import Primitive, Rule, RuleError, RuleTable, combine
 
 TABLES = (elementwise.table, reductions.table, linalg.table, fft.table, shape.table, nondiff.table, language.table,
@@ -49,6 +49,10 @@ def lookup(fn):
         return None
     if prim is None and load_optional():
         return lookup(fn)
+    if prim is None and autograd_primitives.is_autograd_primitive(fn):  # @primitive with defvjp, for autograd
+        prim = autograd_primitives.primitive_for(fn, add_names)
+        if prim is not None:
+            register_primitive(fn, prim)
     return prim
 
 
@@ -131,6 +135,7 @@ def namespace() -> dict:
                                                shape.attribute_or_none,
                                                language.raise_error, language.check_assertion, language.number_item,
                                                language.identity_check,
+                                               language.same_shape_as_transformed,
                                                language.in_place_result, language.item_or, language.sorted_order,
                                                language.flatten_tree, language.unflatten_tree, language.unflattener,
                                                language.flat_cotangent,
@@ -145,7 +150,8 @@ def namespace() -> dict:
                                                  runtime_rules.zero_tangent, runtime_rules.add_tangents,
                                                  runtime_rules.is_not_none, runtime_rules.unconform)})
         optional = [prim for t in TABLES if t.name.startswith("scipy.") for prim in t.primitives.values()]
-        for prim in list(runtime_rules.table.primitives.values()) + optional:  # helpers called by their name
+        own = [prim for prim in PRIMITIVES.values() if getattr(prim.fn, "__module__", "").startswith("tapegen.")]
+        for prim in own + optional:  # helpers called by their name
             if prim.form == "call" and prim.spelling.isidentifier() and callable(prim.fn):
                 names.setdefault(prim.spelling, prim.fn)
         names.update(_USER_NAMES)

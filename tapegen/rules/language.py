@@ -73,6 +73,23 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
+def same_shape_as_transformed(value, size, name):
+    """Checks that a list, tuple or dict the function reads from its module or closure (`f(*ARGS)`,
+    `g(**kwargs)` in a closure) still has the length (`size` an int) or keys (`size` a tuple) the
+    generated code was written for, when tapegen transformed the function."""
+    now = len(value) if isinstance(size, int) else tuple(value) if isinstance(value, dict) else None
+    if now != size:
+        what = (f"{size} items" if isinstance(size, int) else f"keys {list(size)}")
+        raise UnsupportedSyntaxError(
+            f"`{name}` held {what} when tapegen transformed the function, and the generated code relies on "
+            f"that; it now holds {f'{now} items' if isinstance(size, int) else f'keys {list(now or ())}'}",
+            hint=f"pass `{name}` to the function as an argument, or keep its length and keys fixed")
+
+
+table.nondiff(same_shape_as_transformed, "value, size, name", spelling="same_shape_as_transformed",
+              inert=("value", "size", "name"))
+
+
 def in_place_result(before, after):
     """What a caller's name holds after a helper did `total += x` on it: NumPy changed an array in place
     (`after`, the helper's new value); a number cannot change, the helper only rebound its own name."""
@@ -314,6 +331,10 @@ def with_item(a, key, value):
     """`xs[key] = v` on a list or dict the function built: a copy of `a` with item `key` set to `value`."""
     new = type(a)(a)
     new[key] = value
+    if isinstance(key, slice) and isinstance(a, list) and len(new) != len(a):
+        raise UnsupportedSyntaxError(f"`xs[{key.start}:{key.stop}] = ...` changes the length of a list, which tapegen "
+                                     f"took for replacing one item (the slice was computed when the code ran)",
+                                     hint="build the new list with `xs[:i] + new + xs[j:]`")
     return new
 
 
@@ -397,20 +418,21 @@ def item_or(d, key, default=None):
     return d.get(key, default)
 
 
-def py_sorted(iterable, reverse=False):
-    """Python's `sorted(xs)`: a dict's keys, or the items, in order (a permutation of them)."""
-    return sorted(iterable, reverse=reverse)
+def py_sorted(iterable, key=None, reverse=False):
+    """Python's `sorted(xs, key=..., reverse=...)`: a dict's keys, or the items, in order (a permutation)."""
+    return sorted(iterable, key=key, reverse=reverse)
 
 
-def sorted_order(iterable, reverse=False):
+def sorted_order(iterable, key=None, reverse=False):
     """Where each item of `sorted(iterable)` came from (Python's sort is stable, reversed or not)."""
     items = list(iterable)
-    return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+    by = items.__getitem__ if key is None else (lambda i: key(items[i]))
+    return sorted(range(len(items)), key=by, reverse=reverse)
 
 
 table.op(py_sum, "iterable, start=0", spelling="sum")
-table.op(py_sorted, "iterable, reverse=False", spelling="sorted", inert=("reverse",))
-table.nondiff(sorted_order, "iterable, reverse=False", spelling="sorted_order")
+table.op(py_sorted, "iterable, key=None, reverse=False", spelling="sorted", inert=("reverse",), callables=("key",))
+table.nondiff(sorted_order, "iterable, key=None, reverse=False", spelling="sorted_order")
 table.op(item_or, "d, key, default=None", spelling="item_or", inert=("key",))
 table.method("get", item_or, receiver="d")
 table.op(iterated, "xs", spelling="iterated")
@@ -573,20 +595,20 @@ def iterated_jvp(xs, xs_dot):
 
 
 @table.vjp(py_sorted, "iterable", partial=True)
-def py_sorted_vjp(iterable, reverse, g):
+def py_sorted_vjp(iterable, key, reverse, g):
     if isinstance(iterable, dict):  # its keys: no gradient
         return None
-    order = sorted_order(iterable, reverse)
+    order = sorted_order(iterable, key, reverse)
     if isinstance(iterable, np.ndarray):  # its items (rows) in order: back where they came from
         return unindex(np.stack(piece_cotangents(g, list(iterable))), (iterable.shape, iterable.dtype), order)
     return keyed(order, g)
 
 
 @table.jvp(py_sorted, "iterable")
-def py_sorted_jvp(iterable, iterable_dot, reverse):
+def py_sorted_jvp(iterable, iterable_dot, key, reverse):
     if isinstance(iterable, dict):
-        return zeros_like_tree(py_sorted(iterable, reverse))
-    return [iterable_dot[i] for i in sorted_order(iterable, reverse)]
+        return zeros_like_tree(py_sorted(iterable, key, reverse))
+    return [iterable_dot[i] for i in sorted_order(iterable, key, reverse)]
 
 
 @table.vjp(item_or, "d", partial=True)

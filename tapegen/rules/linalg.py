@@ -133,6 +133,32 @@ def _safe_reciprocal(s):
     return np.divide(1, s, out=np.zeros_like(s), where=s != 0)
 
 
+# Gradient code's own helpers, differentiated again (second order through eigh, eig and svd).
+table.op(_gap_inverse, "w", spelling="_gap_inverse")
+table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
+
+
+@table.vjp(_gap_inverse, "w")
+def gap_inverse_vjp(y, g):  # dF[i, j] = -F[i, j]^2 (dw_j - dw_i), 0 where F is
+    s = y * y * g
+    return np.sum(s, axis=-1) - np.sum(s, axis=-2)
+
+
+@table.jvp(_gap_inverse, "w")
+def gap_inverse_jvp(w_dot, y):
+    return -(y * y) * (w_dot[..., None, :] - w_dot[..., :, None])
+
+
+@table.vjp(_safe_reciprocal, "s")
+def safe_reciprocal_vjp(y, g):
+    return -g * y * y
+
+
+@table.jvp(_safe_reciprocal, "s")
+def safe_reciprocal_jvp(s_dot, y):
+    return -s_dot * y * y
+
+
 def _one_triangle(s, uplo):
     """The cotangent of a function that reads only the `uplo` triangle of a symmetric matrix.
 
@@ -810,23 +836,33 @@ def norm_direction(x, ord, axes, matrix):
 def norm_direction_tangent(x, ord, axes, matrix, t):
     """The derivative of `norm_direction` along `t`: the norm's Hessian times `t`, slice by slice.
 
-    The Hessian is symmetric, so this is also `norm_direction`'s VJP. Piecewise linear norms
+    The Hessian is symmetric, so this is also `norm_direction`'s VJP (for a complex x too, under the
+    convention: Re<D, t> is the real gradient's inner product with t). Piecewise linear norms of a real x
     (ord 0, 1, inf, -inf, and the matrix 1, -1, inf, -inf norms) have Hessian 0.
     """
-    if np.iscomplexobj(x) or np.iscomplexobj(t):
-        raise TapegenError("tapegen has no second derivatives of np.linalg.norm of a complex array",
+    complex_input = np.iscomplexobj(x) or np.iscomplexobj(t)
+    if complex_input and (ord in (np.inf, -np.inf) or (matrix and ord not in (None, "fro"))):
+        raise TapegenError(f"tapegen has no second derivatives of np.linalg.norm(ord={ord!r}) of a complex array",
                            hint="write the norm out (np.sqrt(np.sum(np.abs(z) ** 2)) for the 2-norm)")
     if matrix and ord in (2, -2, "nuc"):
         return _norm_spectral_tangent(x, ord, axes, t)
-    if ord in (0, 1, np.inf, -np.inf) or (matrix and ord == -1):
+    if ord == 0 or (not complex_input and (ord in (1, np.inf, -np.inf) or (matrix and ord == -1))):
         return np.zeros_like(x * t)
     p = 2 if ord is None or ord == "fro" else ord
     y = _norm_value(x, ord, axes, matrix)
     direction = norm_direction(x, ord, axes, matrix)
-    y_dot = np.sum(direction * t, axis=axes, keepdims=True)
+    y_dot = np.real(np.sum(direction * t, axis=axes, keepdims=True))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         curvature = np.where(x == 0, 0, safe_div(np.abs(x), y) ** (p - 2)) if p != 2 else 1
-    return (p - 1) * safe_div(curvature * t - direction * y_dot, y)
+        if not complex_input:
+            return (p - 1) * safe_div(curvature * t - direction * y_dot, y)
+        # D = conj(z) |z|^(p-2) / N^(p-1): dD = (conj(t) |z|^(p-2) + (p-2) conj(z) |z|^(p-4) Re(conj(z) t))
+        # / N^(p-1) - (p-1) D dN / N, dN = Re(sum(D t))
+        bent = np.conj(t) * curvature
+        if p != 2:
+            bent = bent + (p - 2) * np.where(x == 0, 0, curvature * np.conj(x) * np.real(np.conj(x) * t)
+                                             / np.abs(x) ** 2)
+    return safe_div(bent - (p - 1) * direction * y_dot, y)
 
 
 def _norm_extreme_gradient(x, values, axes, largest):
@@ -1049,7 +1085,8 @@ def svd_vjp(a, full_matrices, compute_uv, y, g):
     _real_only(a, "np.linalg.svd (with compute_uv=True)")
     _svd_reduced(np.shape(a), full_matrices)
     u, s, vt = y
-    return _svd_cotangent(u, s, vt, *_cotangents(g, 3))
+    g_u, g_s, g_vt = _cotangents(g, 3)
+    return _svd_cotangent(u, s, vt, g_u, g_s, g_vt)
 
 
 @table.jvp(np.linalg.svd, "a")

@@ -28,7 +28,7 @@ import inspect
 import numpy as np
 
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, entries, safe_div, seed, unbroadcast
-from ..runtime import unindex, unreduce
+from ..runtime import unindex, unreduce, zeros_like_tree
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
@@ -965,10 +965,13 @@ def _declare_the_rest():
             for rule in list(prim.vjps.values()) + list(prim.jvps.values()):
                 for fn in _called(rule):
                     found.setdefault(id(fn), fn)
-    found.update((id(getattr(runtime, name)), getattr(runtime, name)) for name in ("as_cotree", "zeros_like_tree"))
+    found[id(runtime.as_cotree)] = runtime.as_cotree
     for key, fn in sorted(found.items(), key=lambda item: item[1].__name__):
         if key not in declared:
             table.op(fn, _signature(fn), spelling=fn.__name__).own_code = True
+
+
+table.nondiff(zeros_like_tree, "x", spelling="zeros_like_tree")  # zeros, whatever x holds: no derivative
 
 
 def _called(rule):

@@ -19,6 +19,7 @@ import numpy as np
 from .. import pipeline, rules
 from ..errors import TapegenError
 from ..ir import Eqn, walk
+from ..rules.linalg import _gap_inverse, _safe_reciprocal
 
 @dataclass(frozen=True)
 class Sample:
@@ -520,6 +521,9 @@ def _linalg_samples(m34, v4, v5, t234) -> list:
         Sample("cholesky-(3,3)", lambda a: np.linalg.cholesky(a), (_spd(3),)),
         Sample("svd-(4,3)", svd_sample, (_x(4, 3),), rtol=1e-4),
         Sample("qr-(4,3)", qr_sample, (_x(4, 3),), rtol=1e-4),
+        # the decompositions' gradient code, differentiated again (second order), calls these
+        Sample("_gap_inverse-(2,3)", lambda w: _gap_inverse(w), (np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]),)),
+        Sample("_safe_reciprocal-(4,)", lambda s: _safe_reciprocal(s), (np.array([0.5, 1.5, 2.0, 3.0]),)),
         Sample("matrix_power-(3,3)-3", lambda a: np.linalg.matrix_power(a, 3), (_x(3, 3),)),
         Sample("multi_dot-(2,3)x(3,4)x(4,)", lambda a, b, c: np.linalg.multi_dot([a, b, c]), (_x(2, 3), _x(3, 4), v4)),
     ]

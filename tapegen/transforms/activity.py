@@ -46,6 +46,105 @@ class Activity:
         return tuple(v for key, atom in eqn.inputs if (eqn.outputs[0], key) not in self.cuts for v in atom_vars(atom))
 
 
+class ItemFlow:
+    """Which items of a list, tuple or dict carry a derivative, where the program fixes its items: built as
+    a display (`a = [x, df]`), copied (`list(args)`, of a container no derivative reaches), with an item
+    replaced by a constant key (`a[0] = x`).
+
+    A constant index into one (`a[1]`, `*a` spread) then carries a derivative only if that item does, so
+    `stats.t.cdf(*a)` with `a = [x, df]` needs no rule in `df`. Anything else that makes or changes a
+    container (an append, an opaque call, two shapes meeting in a loop) leaves its items unknown: every
+    item then varies with the whole. Flags only grow, so both fixed-point passes stay monotone.
+
+    Flags are a tuple of bools (a list or tuple), a dict {key: bool} (a dict: its keys), `Partly` (items of
+    unknown number, none varying but those it names), or UNKNOWN.
+    """
+
+    UNKNOWN = "unknown"
+    _COPIES = {"list": "iterable", "tuple": "iterable", "dict_copy": "mapping", "assign": "x"}
+
+    def __init__(self, program_body):
+        self.flags: dict = {}
+        self.made = {v for stmt in walk(program_body) if isinstance(stmt, Eqn) for v in stmt.outputs}
+
+    def _of(self, atom, varies):
+        if not isinstance(atom, Var):
+            return self.UNKNOWN
+        if atom not in self.made and not varies(atom):  # an argument or global no derivative reaches
+            return _Partly()
+        return self.flags.get(atom, self.UNKNOWN)
+
+    def output_varies(self, eqn):
+        """Whether `eqn`'s output varies, if its items decide it (a constant index into known items); else None."""
+        if eqn.op.name != "getitem" or len(eqn.outputs) != 1 or not isinstance(eqn.input("index"), Const):
+            return None
+        flags, index = self.flags.get(eqn.input("a")), eqn.input("index").value
+        if flags is None or flags == self.UNKNOWN:
+            return None
+        try:
+            picked = flags[index]
+        except (KeyError, IndexError, TypeError):
+            return None
+        return any(picked) if isinstance(picked, tuple) else bool(picked)
+
+    def update(self, eqn, varies) -> bool:
+        """Record the items of `eqn`'s outputs; True if anything changed."""
+        name = eqn.op.name
+        if name in ("make_list", "make_tuple"):
+            new = tuple(any(varies(v) for v in atom_vars(item)) for item in eqn.input("items").items)
+        elif name == "make_dict" and isinstance(eqn.input("keys"), Const):
+            values = eqn.input("values").items
+            new = {key: any(varies(v) for v in atom_vars(item)) for key, item in zip(eqn.input("keys").value, values)}
+        elif name in self._COPIES:
+            new = self._of(eqn.input(self._COPIES[name]), varies)
+        elif name == "with_item" and isinstance(eqn.input("key"), Const):
+            new = _replaced(self._of(eqn.input("a"), varies), eqn.input("key").value,
+                            any(varies(v) for v in atom_vars(eqn.input("value"))))
+        elif name == "getitem" and isinstance(eqn.input("index"), Const) and isinstance(eqn.input("index").value, slice) \
+                and isinstance(self._of(eqn.input("a"), varies), tuple):
+            new = self._of(eqn.input("a"), varies)[eqn.input("index").value]
+        else:
+            new = self.UNKNOWN
+        changed = False
+        for out in eqn.outputs:
+            merged = _merged(self.flags.get(out), new)
+            if merged != self.flags.get(out):
+                self.flags[out] = merged
+                changed = True
+        return changed
+
+
+class _Partly(dict):
+    """Items of a container whose length the analysis does not know: False but for the keys held."""
+
+    def __missing__(self, key):
+        if isinstance(key, int) and key < 0:  # counted from an end the analysis does not know
+            raise KeyError(key)
+        return False
+
+
+def _replaced(flags, key, flag):
+    if isinstance(flags, tuple) and isinstance(key, int) and -len(flags) <= key < len(flags):
+        return flags[:key % len(flags)] + (flag,) + flags[key % len(flags) + 1:]
+    if isinstance(flags, dict) and not isinstance(key, slice) and not (isinstance(key, int) and key < 0
+                                                                       and isinstance(flags, _Partly)):
+        return type(flags)({**flags, key: flag})
+    return ItemFlow.UNKNOWN
+
+
+def _merged(old, new):
+    """Two values one var may hold (a loop's passes): items that vary in either; unknown if shaped apart."""
+    if old is None or old == new and type(old) is type(new):
+        return new
+    if isinstance(old, tuple) and isinstance(new, tuple) and len(old) == len(new):
+        return tuple(a or b for a, b in zip(old, new))
+    if isinstance(old, _Partly) and isinstance(new, _Partly):
+        return _Partly({k: old[k] or new[k] for k in old.keys() | new.keys()})
+    if type(old) is dict and type(new) is dict and old.keys() == new.keys():
+        return {k: old[k] or new[k] for k in old}
+    return ItemFlow.UNKNOWN
+
+
 def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activity:
     """Activity of every var, for derivatives of `outputs` (atoms) with respect to `wrt` (vars).
 
@@ -53,11 +152,15 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
     varying = set(wrt)
     holding = {}  # object -> the attributes derivatives were set into, while that alone makes it varying
+    items = ItemFlow(program.body)
     changed = True
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
         changed = False
         for eqn in eqns:
-            if eqn.op.differentiable and any(v in varying for v in eqn.reads) and not _other_attribute(eqn, holding):
+            changed |= items.update(eqn, varying.__contains__)
+            decided = items.output_varies(eqn)
+            if eqn.op.differentiable and (decided if decided is not None else any(v in varying for v in eqn.reads)) \
+                    and not _other_attribute(eqn, holding):
                 if any(v not in varying or v in holding for v in eqn.outputs):
                     varying.update(eqn.outputs)
                     for v in eqn.outputs:

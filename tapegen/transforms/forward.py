@@ -44,7 +44,7 @@ from ..rules.language import append, make_dict, make_list, make_tuple
 from ..rules.runtime_rules import own_tangent, tape_pop
 from ..rules.table import Primitive
 from ..runtime import meta
-from .activity import Activity, _placed, check_kept
+from .activity import Activity, ItemFlow, _placed, check_kept
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,14 +120,18 @@ def _active(program: Program, wrt: tuple) -> frozenset:
         return v in varying or any(obj == v and (named is None or name == named)  # attribute, for getattr)
                                    and (position > at or bool(loops & around))
                                    for (obj, name), (at, around) in holding.items())
+    items = ItemFlow(program.body)
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
         changed = False
         for eqn, position, loops in placed:
             inert = getattr(eqn.op, "inert", ())  # shapes, indices, `like`s: no tangent flows from them
             reads = atom_vars(eqn.input("like")) if eqn.op.fn is tape_pop else \
                 [v for key, atom in eqn.inputs if key not in inert for v in atom_vars(atom)]
-            if eqn.op.differentiable and any(reads_varying(eqn, v, position, loops) for v in reads) \
-                    and not varying.issuperset(eqn.outputs):
+            changed |= items.update(eqn, varying.__contains__)
+            decided = items.output_varies(eqn)
+            if decided is None:
+                decided = any(reads_varying(eqn, v, position, loops) for v in reads)
+            if eqn.op.differentiable and decided and not varying.issuperset(eqn.outputs):
                 varying.update(eqn.outputs)
                 changed = True
             if getattr(eqn.op, "fn", None) is setattr and any(v in varying for v in eqn.reads[1:]) \

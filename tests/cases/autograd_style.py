@@ -2,11 +2,18 @@
 
 tapegen follows autograd's wrappers as the NumPy and SciPy functions they wrap (tests/test_autograd_code.py).
 """
+from functools import partial
+
 import autograd.numpy as np
 import autograd.numpy.random as npr
 import autograd.scipy.stats.norm as norm
+from autograd.builtins import tuple as ag_tuple
+from autograd.extend import defjvp, defvjp, primitive
+from autograd.misc.fixed_points import fixed_point
 from autograd.misc.flatten import flatten
 from autograd.scipy.special import logsumexp
+
+import tapegen as tg
 
 
 def neural_net_predict(params, inputs):
@@ -37,11 +44,132 @@ def gaussian_entropy_objective(mean, log_std, samples):
     return np.mean(norm.logpdf(stacked, 0.0, 1.5)) + entropy
 
 
+def stacked_pairs(x, y):
+    """autograd's tests: its differentiable `tuple`, and autograd.numpy's concatenate and vstack (lambdas there)."""
+    w, v = np.sin(x[0]), np.dot(x, x.T)
+    pair = ag_tuple((w, v))
+    joined = np.concatenate([pair[0], y], axis=0)
+    return np.sum(np.vstack([joined, np.sin(joined)]) ** 2) + np.sum(pair[1][:, 0] ** 2 * w)
+
+
+@primitive
+def logsumexp_primitive(x):
+    """autograd's examples/define_gradient.py: a function autograd does not look inside, with its own VJP."""
+    max_x = np.max(x)
+    return max_x + np.log(np.sum(np.exp(x - max_x)))
+
+
+def logsumexp_vjp(ans, x):
+    x_shape = x.shape
+    return lambda g: np.full(x_shape, g) * np.exp(x - np.full(x_shape, ans))
+
+
+defvjp(logsumexp_primitive, logsumexp_vjp)
+defjvp(logsumexp_primitive, lambda g, ans, x: np.sum(g * np.exp(x - ans)))
+
+
+def example_func(y):
+    z = y ** 2
+    lse = logsumexp_primitive(z)
+    return np.sum(lse)
+
+
+@primitive
+def clipped(x):
+    return np.clip(x, -1.0, 1.0)
+
+
+defvjp(clipped, lambda ans, x: lambda g: g)  # straight through: the declared gradient is not clip's
+
+
+def straight_through(x):
+    return np.sum(clipped(x) ** 2)
+
+
+def grad_descent_sqrt_iter(a):
+    """autograd's examples/fixed_points.py: a helper returning the update, a lambda closing over `a`."""
+    return lambda x: x - 0.05 * (x ** 2 - a)
+
+
+def distance(x, y):
+    return np.abs(x - y)
+
+
+def fixed_point_sqrt(a, guess=10.0):
+    """autograd's examples/fixed_points.py: autograd's fixed_point, a primitive with a VJP of the library's."""
+    return fixed_point(grad_descent_sqrt_iter, a, guess, distance, 1e-4)
+
+
+def iterated_sqrt(a, guess=1.5):
+    step = grad_descent_sqrt_iter(a)
+    x = guess
+    for _ in range(8):
+        x = step(x)
+    return np.sum(x)
+
+
+def scaled_sines(scale):
+    def sines(x):
+        return np.sin(x) * scale
+    return sines
+
+
+def helper_made_def(x, w):
+    return np.sum(scaled_sines(w)(x) ** 2)
+
+
+def sequence_log_lik(natural_params, seq):
+    log_pi, log_A = natural_params
+    log_alpha = log_pi
+    for y in seq:
+        log_alpha = logsumexp(log_alpha[:, None] + log_A, axis=0) + log_pi * y
+    return logsumexp(log_alpha)
+
+
+def total_log_lik(natural_params, seqs):
+    """autograd's examples/hmm_em.py's sum over sequences, through functools.partial."""
+    return sum(map(partial(sequence_log_lik, natural_params), seqs))
+
+
+def derivative(f, argnum=0):
+    """What code written for autograd calls `grad`: a helper returning a gradient function."""
+    return tg.grad(f, wrt=argnum)
+
+
+def negbin_like(r, p, x):
+    return np.sum(r * np.log(p + x) + x * np.log(1 - p) - np.log(r + x))
+
+
+def stationarity(r, x):
+    """autograd's examples/negative_binomial_maxlike.py: the derivative of a likelihood, itself differentiated."""
+    p = np.sum(x) / np.sum(r + x)
+    return derivative(negbin_like)(r, p, x)
+
+
+def nn_predict(params, inputs, nonlinearity=np.tanh):
+    """autograd's examples/neural_net_regression.py: autograd's np.tanh as a default argument."""
+    for W, b in params:
+        outputs = np.dot(inputs, W) + b
+        inputs = nonlinearity(outputs)
+    return outputs
+
+
+def autograd_builtins(x):
+    pair = ag_tuple((x, 2.0 * x))
+    return np.sum(pair[0] * pair[1])
+
+
 def cases():
     rs = npr.RandomState(0)
     params = [(rs.randn(3, 4) * 0.5, rs.randn(4) * 0.1), (rs.randn(4, 2) * 0.5, rs.randn(2) * 0.1)]
     inputs, targets = rs.randn(5, 3), np.eye(2)[rs.randint(0, 2, 5)]
     mean, log_std, samples = rs.randn(3), rs.randn(3) * 0.1, rs.randn(4, 3)
     named = {"w": rs.randn(2, 2), "a": [rs.randn(3), 0.5]}
+    natural = (rs.randn(3) * 0.3, rs.randn(3, 3) * 0.3)
+    seqs = [rs.randn(4), rs.randn(2)]
     return [(log_posterior, (params, inputs, targets)), (l2_norm, (named,)),
-            (gaussian_entropy_objective, (mean, log_std, samples))]
+            (gaussian_entropy_objective, (mean, log_std, samples)),
+            (stacked_pairs, (rs.randn(3, 3), rs.randn(2))),
+            (example_func, (rs.randn(4),)), (iterated_sqrt, (np.array([2.0, 3.0]),)),
+            (helper_made_def, (rs.randn(3), 0.7)), (total_log_lik, (natural, seqs)),
+            (stationarity, (1.3, np.array([3.0, 5.0, 1.0]))), (nn_predict, (params, inputs))]

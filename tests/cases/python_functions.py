@@ -850,15 +850,15 @@ class _Options:
         self.first_only = first_only
 
 
-OPTIONS = _Options(first_only=True)
+CELL_OPTIONS = _Options(first_only=True)
 
 
 def conditional_expression_of_a_tuple_or_its_item(x):
     """`out[0] if lstm else out` (numpy-ml's cells return a pair or an array): the result is a tuple on one
     path only, so `isinstance` on it is asked when the code runs, and `+` / `*` are not taken for a tuple's."""
     pair = (np.sin(x), np.cos(x))
-    h = pair[0] if OPTIONS.first_only else pair
-    g = OPTIONS.first_only and pair  # `and` / `or` too: a tuple or a bool
+    h = pair[0] if CELL_OPTIONS.first_only else pair
+    g = CELL_OPTIONS.first_only and pair  # `and` / `or` too: a tuple or a bool
     if isinstance(h, tuple):
         return np.sum(h[0] * h[1])
     return np.sum(h ** 2) + np.sum(g[1] * 2) + np.sum(h * 2)
@@ -1029,3 +1029,76 @@ def recursion_run_as_written_and_results_written_into_arrays(W, X):
     q = np.exp(Z)
     np.multiply(q, 0.5, out=q)
     return -np.sum(np.log(p)) + np.sum(q)
+
+
+def _scaled_sum(x, y, scale=1.0, power=2):
+    return np.sum(np.sin(x) * y ** power) * scale
+
+
+def _with_arguments(fun, args, kwargs, argnum):
+    """A wrapper as autograd's unary_to_nary writes it: the other arguments and keywords kept in its closure."""
+    def unary(x):
+        a = list(args)
+        a[argnum] = x
+        return fun(*a, **kwargs)
+    return unary
+
+
+def _with_arguments_at(fun, args, kwargs, argnums):
+    def unary(xs):
+        a = list(args)
+        for i, xi in zip(argnums, xs):
+            a[i] = xi
+        return fun(*a, **kwargs)
+    return unary
+
+
+SPREAD = (np.array([0.5, -1.0, 2.0]), 1.5)
+OPTIONS = {"power": 3}
+_AT_0 = _with_arguments(_scaled_sum, (None, np.array([1.0, 2.0, -0.5])), {"scale": 2.0, "power": 3}, 0)
+_AT_1 = _with_arguments_at(_scaled_sum, (None, None, 0.5), {}, (0, 1))
+
+
+def globals_spread_as_arguments(x):
+    """`f(*ARGS)`, `f(x, *ARGS[1:])`, `f(..., **OPTIONS)` with a tuple and dict of the module."""
+    return _scaled_sum(*SPREAD) * np.sum(x) + _scaled_sum(x, *SPREAD[:1], **OPTIONS)
+
+
+def closures_spread_as_arguments(x, y):
+    """Closures holding the other arguments (`fun(*a, **kwargs)` after `a[argnum] = x`), one argument and two."""
+    return _AT_0(x) + _AT_1((x, y))
+
+
+def _sin_times(x):
+    return np.sin(x) * x
+
+
+def pullback_called_from_the_call(x, v):
+    """`tg.vjp(f, x)[1](v)`: the pullback taken from the call's result and called at once, or by index."""
+    pulled = tg.vjp(_sin_times, x)
+    return np.sum(tg.vjp(_sin_times, x)[1](v) ** 2) + np.sum(pulled[1](v) * x)
+
+
+def sorted_with_a_key(params, xs):
+    """`sorted(d.items(), key=operator.itemgetter(0))` as autograd's tests write it, and `key=np.sum`."""
+    import operator
+    total = 0.0
+    for i, (name, value) in enumerate(sorted(params.items(), key=operator.itemgetter(0), reverse=True)):
+        total = total + np.sum(np.sin(value)) * (i + 1.0)
+    ranked = sorted(xs, key=np.sum)
+    return total + np.sum(np.stack(ranked) * np.arange(1.0, 4.0)[:, None] ** 2)
+
+
+def items_without_a_derivative(x, df):
+    """`a = [x, df]` then `stats.t.cdf(*a)`: only `a[0]` carries a derivative, so t.cdf needs no rule in df;
+    `b = list(CONSTANTS); b[0] = x` and a dict item replaced by a constant too."""
+    from scipy import stats
+    a = [x, df]
+    b = list(_T_ARGS)
+    b[0] = np.sin(x)
+    d = {"x": x, "df": df}
+    d["df"] = 4.0
+    return np.sum(stats.t.cdf(*a)) + np.sum(stats.t.logpdf(*b)) + np.sum(stats.t.cdf(d["x"], d["df"]))
+
+
+_T_ARGS = (None, 3.5, 0.2)

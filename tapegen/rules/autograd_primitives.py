@@ -1,0 +1,123 @@
+"""Functions made primitives in code written for HIPS autograd: `@primitive` with `defvjp` / `defjvp`.
+
+autograd's `@primitive` keeps autograd out of a function, and `defvjp(f, maker, ...)` gives it a VJP:
+`maker(ans, *args, **kwargs)` returns the function `g -> cotangent of that argument`. tapegen keeps
+that contract: such a function is a primitive whose VJP rule for argument i calls the i-th maker
+(and whose JVP rule, where `defjvp` gave one, calls that), so the gradient the program declares (a
+straight-through estimator, an implicit gradient, a clipped one) is the gradient tapegen computes,
+as autograd does, not the derivative of the code inside.
+
+The rules call the makers as the user wrote them, by name from generated code; differentiating that
+code again inlines the maker and the function it returns, so a maker written in NumPy has a second
+derivative. `lookup` builds the primitive the first time a call of such a function is lowered.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .table import Primitive, Rule
+
+
+def is_autograd_primitive(fn) -> bool:
+    """`fn` was made by autograd's `@primitive` (autograd.extend.primitive)."""
+    return getattr(fn, "_is_autograd_primitive", False) and callable(getattr(fn, "fun", None))
+
+
+def primitive_for(fn, add_names):
+    """The tapegen primitive for autograd primitive `fn` given VJPs by `defvjp`, or None (no VJP, or
+    a signature tapegen cannot bind: `*args`, keyword-only parameters). `add_names` (rules.add_names)
+    makes `fn` and its rules callable by name from generated code."""
+    import autograd.core as core
+    makers = _makers(core.primitive_vjps.get(fn), "vjps_dict")
+    if makers is None:
+        return None
+    params = _parameters(fn.fun)
+    if params is None:
+        return None
+    names, defaults = params
+    base = getattr(fn.fun, "__name__", "autograd_primitive")
+    (spelling,) = add_names({base: fn})
+    prim = Primitive(name=base, fn=fn, params=names, defaults=defaults, spelling=spelling)
+    tangent_makers = _makers(core.primitive_jvps.get(fn), "jvps_dict")
+    for index, param in enumerate(names):
+        maker = makers(index)
+        if maker is not None:
+            prim.vjps[param] = _rule(_vjp_rule(maker), add_names, f"{spelling}_vjp_{param}", "vjp", param,
+                                     ("y", "g") + names)
+        maker = tangent_makers(index) if tangent_makers is not None else None
+        if maker is not None:
+            prim.jvps[param] = _rule(_jvp_rule(maker), add_names, f"{spelling}_jvp_{param}", "jvp", param,
+                                     ("y", f"{param}_dot") + names)
+    return prim
+
+
+def _makers(argnums_rule, table_name):
+    """index -> the maker autograd calls for that argument (None if it has none), or None if `fn` has no rule.
+
+    `defvjp` keeps the user's makers in a dict its rule closes over: tapegen calls those, so their code
+    can be differentiated again. Other definitions (`defvjp_argnums`) are called through autograd's own
+    rule, one argument at a time.
+    """
+    if argnums_rule is None:
+        return None
+    cells = dict(zip(argnums_rule.__code__.co_freevars, argnums_rule.__closure__ or ()))
+    if table_name in cells:
+        table = cells[table_name].cell_contents
+        return table.get
+    if table_name == "vjps_dict":
+        return lambda index: _through_autograd_vjp(argnums_rule, index)
+    return lambda index: _through_autograd_jvp(argnums_rule, index)
+
+
+def _parameters(raw):
+    try:
+        signature = inspect.signature(raw)
+    except (TypeError, ValueError):
+        return None
+    names, defaults = [], {}
+    for p in signature.parameters.values():
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.name in ("y", "g"):
+            return None
+        names.append(p.name)
+        if p.default is not p.empty:
+            defaults[p.name] = p.default
+    return tuple(names), defaults
+
+
+def _rule(fn, add_names, name, kind, param, reads):
+    (name,) = add_names({name: fn})
+    fn.__name__ = fn.__qualname__ = name
+    maker = fn.__closure__[0].cell_contents
+    if "-packages" in getattr(getattr(maker, "__code__", None), "co_filename", "-packages"):
+        # a library's maker (autograd's fixed_point_vjp) is called as it is, not inlined: differentiating
+        # gradient code again then names this rule in its NoRuleError instead of going into autograd
+        fn.__module__ = getattr(maker, "__module__", None) or "library"
+    rule = Rule(fn, kind, param, reads)
+    rule._inline = None  # called by name: its body reads the maker it closes over
+    return rule
+
+
+def _vjp_rule(maker):
+    def autograd_vjp(y, g, *inputs):
+        vjp = maker(y, *inputs)
+        return vjp(g)
+    return autograd_vjp
+
+
+def _jvp_rule(maker):
+    def autograd_jvp(y, dot, *inputs):
+        tangent = maker(dot, y, *inputs)
+        return tangent
+    return autograd_jvp
+
+
+def _through_autograd_vjp(argnums_rule, index):
+    def maker(ans, *args):
+        return lambda g: next(iter(argnums_rule((index,), ans, args, {})(g)))
+    return maker
+
+
+def _through_autograd_jvp(argnums_rule, index):
+    def maker(g, ans, *args):
+        return argnums_rule((index,), (g,), ans, args, {})
+    return maker
