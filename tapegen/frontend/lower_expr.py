@@ -23,7 +23,7 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import identity_check, py_sorted, py_sum, repeat_items, with_item
-from ..rules.shape import added_at
+from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, lowered_until_settled, user_function
 from .resolve import MISSING, _static_instance, freezes, native
@@ -644,7 +644,9 @@ class Expressions:
             return self.emit(rules.lookup(getattr(_numpy(), node.attr)), [base], {}, node, target)
         if node.attr in METADATA_ATTRIBUTES:
             return self.emit(rules.lookup(_metadata()), [base, Const(node.attr)], {}, node, target)
-        result = self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
+        method = cls is not None and inspect.isfunction(inspect.getattr_static(cls, node.attr, None))
+        result = self.emit(BOUND_METHOD if method else rules.lookup(getattr), [base, Const(node.attr)], {}, node,
+                           target)
         self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
         self.attribute_reads.setdefault((base, node.attr), []).append(result)
         return result

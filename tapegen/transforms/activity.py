@@ -8,13 +8,13 @@ here, when the function is transformed.
 """
 from __future__ import annotations
 
-import inspect
 import re
 
 from dataclasses import dataclass
 
 from ..errors import NoRuleError
 from ..ir import Const, Eqn, Guard, If, Loop, Program, Var, atom_vars, walk
+from ..rules.shape import BOUND_METHOD
 from .invariance import shift_cuts
 
 
@@ -153,7 +153,6 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
     varying = set(wrt)
     holding = {}  # object -> the attributes derivatives were set into, while that alone makes it varying
-    holding_reads = _plain_reads(eqns)
     items = ItemFlow(program.body)
     changed = True
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
@@ -162,7 +161,7 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
             changed |= items.update(eqn, varying.__contains__)
             decided = items.output_varies(eqn)
             if eqn.op.differentiable and (decided if decided is not None else any(v in varying for v in eqn.reads)) \
-                    and not (_other_attribute(eqn, holding) and eqn.outputs and eqn.outputs[0] in holding_reads):
+                    and not _other_attribute(eqn, holding):
                 if any(v not in varying or v in holding for v in eqn.outputs):
                     varying.update(eqn.outputs)
                     for v in eqn.outputs:
@@ -199,26 +198,11 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     return activity
 
 
-def _plain_reads(eqns) -> set:
-    """Attribute reads (getattr) that no call may run: not passed as a function to a primitive that calls
-    it (`odeint(model.rhs, ...)`, a bound method reading every attribute of its object), nor called, nor
-    passed to a Python function run as written (built-ins such as `str(self.act_fn)` only look at it)."""
-    reads = {v for eqn in eqns if eqn.op.name in ("getattr", "attribute_or_none") for v in eqn.outputs}
-    for eqn in eqns:
-        fn = getattr(eqn.op, "fn", None)
-        for key, atom in eqn.inputs:
-            runs = key in eqn.op.callables or eqn.op.form == "opaque" and (
-                eqn.op.spelling == "()" and key == "_0" or fn is not None and not (
-                    inspect.isbuiltin(fn) or isinstance(fn, type)))
-            if runs:
-                reads.difference_update(atom_vars(atom))
-    return reads
-
-
 def _other_attribute(eqn, holding) -> bool:
     """`obj.name` read from an object that is varying only because derivatives were set into other
     attributes of it (`layer.parameters["W"] = W` makes `layer` varying; `layer.act_fn` carries nothing)."""
-    if eqn.op.name not in ("getattr", "attribute_or_none") or not isinstance(eqn.inputs[1][1], Const):
+    if eqn.op.name not in ("getattr", "attribute_or_none") or eqn.op is BOUND_METHOD \
+            or not isinstance(eqn.inputs[1][1], Const):  # (a bound method reads every attribute of its object)
         return False
     held = holding.get(eqn.inputs[0][1])
     return held is not None and None not in held and eqn.inputs[1][1].value not in held
