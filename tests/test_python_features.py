@@ -57,6 +57,16 @@ POINTS = {
     "global_layer_forward": (_m(2, 3),),
     "global_layer_parameters_set": (_m(3, 2), _m(1, 2), _m(2, 3)),
     "dicts_copied_and_merged": (X3, _m(3)),
+    "lazy_layer_with_an_initializer_object": (_m(3, 2), _m(4, 3)),
+    "container_made_in_one_branch_only": (_m(5),),
+    "other_attributes_of_a_layer_holding_parameters": (_m(3, 2), _m(4, 3)),
+    "recursion_ended_when_transforming": (_m(3), _m(5, 2)),
+    "two_layers_of_one_class": (_m(3, 2), _m(2, 2), _m(4, 3)),
+    "conditional_expression_of_a_tuple_or_its_item": (_m(4),),
+    "cell_flushed_then_run_by_a_helper": (_m(5, 2), _m(2, 3, 3)),
+    "global_layer_appending_to_its_lists": (_m(2, 3), _m(2, 3)),
+    "layer_made_with_an_optimizer_inside": (_m(3, 2), _m(4, 3)),
+    "recursion_run_as_written_and_results_written_into_arrays": (_m(5, 3), _m(4, 3)),
     "globals_spread_as_arguments": (X3,),
     "closures_spread_as_arguments": (X3, _m(3)),
     "pullback_called_from_the_call": (X3, _m(3)),
@@ -73,6 +83,15 @@ POINTS = {
 @pytest.mark.parametrize("name", sorted(POINTS))
 def test_every_mode_matches_finite_differences(name):
     check_modes(getattr(pf, name.split("[")[0]), *POINTS[name])
+
+
+def test_two_global_layers_made_one_object_later_is_refused_when_the_code_runs(monkeypatch):
+    W1, W2, X = _m(3, 2), _m(2, 2), _m(4, 3)
+    gradient = tg.grad(pf.two_layers_of_one_class)
+    gradient(W1, W2, X)
+    monkeypatch.setattr(pf, "SECOND_DENSE", pf.FIRST_DENSE)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="same object as `FIRST_DENSE.parameters`"):
+        gradient(W1, _m(3, 2), X)
 
 
 def test_raise_in_a_helper_raises_when_the_code_runs():

@@ -265,7 +265,7 @@ def _display(op, inputs):
 
 def _opaque(op, inputs):
     args = [ast.Starred(atom(a), ast.Load()) if k.startswith("_*") else atom(a) for k, a in inputs if k.startswith("_")]
-    keywords = [ast.keyword(k, atom(a)) for k, a in inputs if not k.startswith("_")]
+    keywords = [ast.keyword(None if k.startswith("**") else k, atom(a)) for k, a in inputs if not k.startswith("_")]
     if op.spelling.startswith("."):
         return ast.Call(ast.Attribute(args[0], op.spelling[1:], ast.Load()), args[1:], keywords)
     if op.spelling == "()":

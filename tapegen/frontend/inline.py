@@ -8,7 +8,8 @@ its own: data it reads from its module is looked up there at call time.
 
 Module-level functions, closures, functions decorated with
 `tapegen.differentiate`, nested `def`s and lambdas assigned to a name all
-work; recursion is refused with a clear error (a loop does the same job).
+work; so does recursion that a test decided when transforming ends (`pad(x, "same")` calling
+itself once with the padding worked out); other recursion is refused with a clear error.
 """
 from __future__ import annotations
 
@@ -154,6 +155,11 @@ def _library_code(filename: str) -> bool:
 
 
 _TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this frontend/ is in
+# A function calling itself is inlined again, each call in its caller's place, as long as a test decided
+# when transforming ends it within this many levels (`pad2D(X, "same")` works its padding out as a tuple,
+# then calls itself once with it); deeper, the recursion depends on values known only when the code runs.
+RECURSION_DEPTH = 8
+_RECURSIVE: dict = {}  # id(function) -> the opaque primitive its too-deep recursive calls are
 
 
 class Calls:
@@ -175,9 +181,8 @@ class Calls:
         """
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
-        if key in self.call_stack:
-            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), which tapegen cannot unroll",
-                                   "rewrite the recursion as a loop")
+        if self.call_stack.count(key) >= RECURSION_DEPTH:
+            return self.recursive_call(fn, node, args, kwargs)
         try:
             source = function_source(fn)
         except UnsupportedSyntaxError:
@@ -191,6 +196,23 @@ class Calls:
             callee.pending_self = True
         return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key, fn.__name__,
                                 fn.__kwdefaults__ or {})
+
+    def recursive_call(self, fn, node, args, kwargs):
+        """`fn` calling itself deeper than RECURSION_DEPTH when transforming (what ends it is known only
+        when the code runs, numpy-ml's rejection sampler): the call runs as written, which is an error
+        only if a derivative must flow through it, and that error says it is recursion."""
+        from ..rules.table import Primitive
+        values = [*args, *kwargs.values()]
+        if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in values):
+            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), passing a function, which "
+                                         f"tapegen cannot unroll", "rewrite the recursion as a loop")
+        callee = self.free_object(fn.__name__, lambda f=fn: f)
+        note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, so tapegen runs "
+                f"it as written: it unrolls recursion only where a test decided when transforming ends it; rewrite "
+                f"the recursion as a loop)")
+        prim = _RECURSIVE.setdefault(id(fn), Primitive(name=fn.__name__, fn=fn, params=(), defaults={},
+                                                        form="opaque", spelling="()", note=note))
+        return self.emit_multi(prim, [callee, *args], kwargs, node, 1, [None])[0]
 
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         home = local.lowerer or self  # where it was written: its lines and the names it reads
@@ -303,7 +325,7 @@ class Calls:
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
         for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "attributes", "types", "live", "constant_items", "item_types",
-                       "root_params", "stale", "shared_attributes", "computed", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
+                       "root_params", "stale", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "var_block", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)

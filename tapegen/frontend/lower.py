@@ -65,7 +65,7 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
 
 # What the transform knows of a var's value (the items of a dict, the length of a list, the class of an
 # object): true of a var a loop or branch assigns only if true of every value it may hold there.
-FACTS = ("constant_items", "lengths", "dict_keys", "types", "item_types", "live")
+FACTS = ("constant_items", "lengths", "dict_keys", "types", "item_types", "live", "containers")
 _UNKNOWN = object()
 
 
@@ -97,9 +97,10 @@ class _Construct:
             else:
                 getattr(self.lowerer, tracker)[var] = fact
 
-    def forget(self, var):
-        cls = self.lowerer.types.get(var)
-        self.set_facts(var, (_UNKNOWN,) * len(FACTS))
+    def forget(self, var, trackers=FACTS):
+        cls = self.lowerer.types.get(var) if "types" in trackers else None
+        self.set_facts(var, tuple(_UNKNOWN if tracker in trackers else fact
+                                  for tracker, fact in zip(FACTS, self.facts(var))))
         if cls is not None:
             self.lowerer.mixed[var] = {cls}
         if var in self.entry:
@@ -126,11 +127,14 @@ class _Construct:
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
             if is_loop and var not in self.unbound:
-                if ends[0] != before and any(fact is not _UNKNOWN for fact in before):
-                    raise Recarry({lowerer.construct_number: {(var.name, "")}})
+                changed = [tracker for tracker, end, start in zip(FACTS, ends[0], before)
+                           if start is not _UNKNOWN and not _same(end, start)]
+                if changed:  # a fact the body read at its top, changed by its end: lowered again without it
+                    raise Recarry({lowerer.construct_number: {(var.name, "~" + ",".join(changed))}})
                 ends.append(before)  # no pass at all
-            agreed = all(_same(end, ends[0]) for end in ends)
-            self.set_facts(var, ends[0] if agreed else (_UNKNOWN,) * len(FACTS))
+            agreed = all(_same(end, ends[0]) for end in ends)  # each fact kept where every path agrees on it
+            self.set_facts(var, ends[0] if agreed else tuple(
+                fact if all(_same(end[k], fact) for end in ends) else _UNKNOWN for k, fact in enumerate(ends[0])))
             classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
             if not agreed and len(classes) > 1 or classes and len(classes) < len(ends):
                 lowerer.mixed[var] = classes  # an object of one class or another: its methods are not known
@@ -166,6 +170,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.constant_items: dict = {}  # dict var -> {key: Const}: its items that are constants
         self.item_types: dict = {}  # list or tuple var -> the user class of all its items
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
+        self.made_objects: set = set()  # vars holding an object this function made (`Layer(W)`): each a new one
         self.root_params: set = set()
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
@@ -249,7 +254,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                                                 ("name", Const(user_name))), (), self.span(node))
                   for var, (size, user_name) in self.free_shapes.items()]
         return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
-                       self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers),
+                       self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))
 
     def _statements(self, stmts):
@@ -305,7 +310,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
         unbound = {name for name in names if "." not in name and self.env.get(name) is None}
         for base, attr in sorted(carried):
-            if attr and attr not in ("=", "+="):
+            if attr and attr not in ("=", "+=") and not attr.startswith("~"):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
@@ -341,6 +346,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for base, attr in carried:
             if not attr:  # what was known of it before the loop does not hold through it
                 construct.forget(Var(base))
+            elif attr.startswith("~"):  # (those facts of it)
+                construct.forget(Var(base), tuple(attr[1:].split(",")))
         self.open_constructs.append(construct)
         try:
             yield construct
@@ -353,6 +360,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.shared_attributes.clear()
             self.shared_attributes.update(saved_attributes)
             self.construct_number = saved_construct
+
+    def facts_of(self, var):
+        return tuple(getattr(self, tracker).get(var, _UNKNOWN) for tracker in FACTS)
+
+    def agree_facts(self, var, ends):
+        """`var` set on one path or another of an expression (`a if c else b`, `a or b`): it keeps each fact
+        that every path's end agrees on, as after an `if` statement."""
+        for tracker, facts in zip(FACTS, zip(*ends)):
+            if facts[0] is not _UNKNOWN and all(_same(fact, facts[0]) for fact in facts):
+                getattr(self, tracker)[var] = facts[0]
+            else:
+                getattr(self, tracker).pop(var, None)
+        classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
+        if len(classes) > 1 or classes and len(classes) < len(ends):
+            self.mixed[var] = classes
 
     def _share_attribute(self, name, node):
         """One var for `obj.attr` through a branch or loop that assigns it, starting from its value now."""
@@ -669,6 +691,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):
+        if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and (
+                (base, target.attr) in self.shared_attributes or self.open_constructs):
+            value = self.partial_value(value, target)  # `self._fn = partial(...)` in a branch: made as written
         if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
             value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
                               {}, target, None)
@@ -757,6 +782,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 return
         atom = self.made_function(value_node, target=self.shared.get(name, name)) \
             if isinstance(value_node, ast.Call) else self.expr(value_node, target=self.shared.get(name, name))
+        if isinstance(atom, LocalFunction) and hasattr(atom.node, "partial_parts") and name in self.shared:
+            atom = self.partial_value(atom, value_node)  # `fn = partial(f, a)` in a branch: made as written
         if isinstance(atom, (StaticValue, LocalFunction, KnownItems)):  # f = make(a): a function made here
             if name in self.shared:
                 raise self.unsupported(value_node, f"`{name}` is given a function inside a loop or branch",
@@ -818,7 +845,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             eqn_outs = outs
         self.current.append(Eqn(prim, inputs, eqn_outs, self.span(node)))
-        if prim.differentiable and prim.form != "opaque":  # may carry a derivative (what check_untied reads)
+        if prim.differentiable and prim.form != "opaque" and not (  # may carry a derivative (check_untied reads
+                prim.name in ("make_list", "make_tuple", "make_dict") and not any(  # it): not `self.cache = {}`
+                    v in self.computed or v in self.params or v in self.root_params
+                    for _, atom in inputs for v in _vars(atom))):
             self.computed.update(outs)
         self._track_memory(prim, inputs, eqn_outs)
         self._track_containers(prim, inputs, outs + eqn_outs)
@@ -839,7 +869,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(target, Var):
             self.var_block.setdefault(target, self.current)
             return target
-        return self.namer.user(target) if target else self.namer.temp()
+        var = self.namer.user(target) if target else self.namer.temp()
+        self.var_block[var] = self.current  # an object made in a branch: its attributes need no carrying before it
+        return var
 
     def _track_memory(self, prim, inputs, outs):
         if prim.name in VIEW_OPS and inputs and isinstance(inputs[0][1], Var):
@@ -853,8 +885,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
-        elif prim.name not in IN_PLACE and prim.form != "opaque":
-            self.fresh.update(outs)
+        elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none"):
+            self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
+            #                          on a list this function made)
 
     def _track_containers(self, prim, inputs, outs):
         """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
@@ -943,7 +976,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         values = dict(inputs)
         index = values.get("index")
         if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
-                and self.container_kind(values["a"]) in ("list", "dict") \
+                and (self.container_kind(values["a"]) in ("list", "dict") or self._read_from_live(values["a"])) \
                 and (isinstance(index, Var) or _hashable(index.value)):
             for out in outs:
                 self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)

@@ -22,8 +22,8 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import py_sorted, py_sum, repeat_items, with_item
-from ..rules.shape import added_at
+from ..rules.language import identity_check, py_sorted, py_sum, repeat_items, with_item
+from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, function_for_call, lowered_until_settled
 from .inline import user_function
@@ -80,8 +80,19 @@ class Expressions:
             theirs = self.types.get(owner)
             if mine is not None and theirs is not None and not (issubclass(mine, theirs) or issubclass(theirs, mine)):
                 continue  # objects of unrelated classes: not the same object
+            if base in self.made_objects and (owner in self.made_objects or owner in self.live) or \
+                    owner in self.made_objects and base in self.live:
+                continue  # an object made here is a new one: not another object made here, nor one made before
             carries = any(v in self.computed or v in self.params or v in self.root_params for v in _vars(value)) \
                 if isinstance(value, (Var, Pack)) else False
+            if carries and base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
+                # two objects of the module's (`fc1`, `fc2`), different now: checked again when the code runs
+                written = next((n for n, atom in self.env.items() if atom is owner), owner.name)
+                self.emit_multi(rules.lookup(identity_check), [base, owner, Const(False), Const(
+                    f"`{ast.unparse(node)}` is now on the same object as `{written}.{attr}`, which this function "
+                    f"set to a computed value; they were different objects when its gradient code was made")],
+                    {}, node, 0, [])
+                continue
             if carries:
                 raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
                                              f"another name's object to a computed value; tapegen cannot tell "
@@ -224,7 +235,24 @@ class Expressions:
         for sub in ast.walk(made):
             if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
                 ast.copy_location(sub, node)
+        made.partial_parts = (holders[:len(node.args)], {kw.arg: h for kw, h in zip(node.keywords,
+                                                                                     holders[len(node.args):])})
         return LocalFunction(made, env, self)
+
+    def partial_value(self, local, node):
+        """`partial(f, a, k=v)` kept as a value (`self._fn = partial(...)` in a branch, numpy-ml's
+        WeightInitializer): made as written, by functools.partial, when the code runs."""
+        def atom(holder):
+            value = local.env[holder.id]
+            if isinstance(value, StaticValue) and value.atom is None:
+                return self.free_object(getattr(value.obj, "__name__", "function"), lambda found=value.obj: found)
+            return self.as_atom(value, node)
+        positional, keywords = local.node.partial_parts
+        maker = self.free_object("partial", lambda: functools.partial)
+        prim = _OPAQUE.setdefault(("call", "partial()", id(functools.partial)), Primitive(
+            name="functools.partial", fn=functools.partial, params=(), defaults={}, form="opaque", spelling="()"))
+        return self.emit(prim, [maker, *[atom(h) for h in positional]], {k: atom(h) for k, h in keywords.items()},
+                         node, None)
 
     def display_value(self, node, target=None):
         """A list, tuple or dict display: KnownItems if an item must stay known, else its atom."""
@@ -311,6 +339,8 @@ class Expressions:
         if isinstance(item, KnownItems):
             return self.materialize(item, node)
         atom = item.atom if isinstance(item, StaticValue) else item
+        if isinstance(atom, LocalFunction) and hasattr(atom.node, "partial_parts"):
+            return self.partial_value(atom, node)
         if atom is None or isinstance(atom, LocalFunction):
             raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function defined in the differentiated "
                                          f"function (a lambda or nested def), used here as a value",
@@ -373,6 +403,14 @@ class Expressions:
             self.know_free_shape(var, value, name)
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
+            twin = next((other for other in self.free.values() if other is not var and var in self.live
+                         and self.live.get(other) is self.live[var]), None)
+            if twin is not None:  # `cell` in a helper's closure, the layer the caller's `cell` is: one object,
+                self.emit_multi(rules.lookup(identity_check), [twin, var, Const(True), Const(  # whose attributes
+                    f"`{name}` here and `{twin.name}` were one object when this gradient code was made, and are "
+                    f"different ones now")], {}, node, 0, [])  # set in one are read in the other
+                self.free[(id(self.fn), name, "read")] = var
+                self.free[key] = twin
         return self.free[key]
 
     def know_free_shape(self, var, value, name):
@@ -430,8 +468,9 @@ class Expressions:
                 raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
             operands.append(self.expr(comparator))
             last = k == len(node.ops) - 1
-            if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in operands[-2:]) and result is None:
-                test = Const(bool(fn(operands[-2].value, operands[-1].value)))  # `x is None` for a None known now
+            known = self._known_comparison(op, *operands[-2:])
+            if known is not None and result is None:
+                test = Const(known)
                 if last:
                     return test
                 result = test
@@ -440,6 +479,36 @@ class Expressions:
             result = test if result is None else self.emit(rules.lookup(np.logical_and), [result, test], {}, node,
                                                            target if last else None)
         return result
+
+    def _known_comparison(self, op, left, right):
+        """The comparison's value when the transform knows it, else None: `x is None` for a None known now,
+        and a list, tuple or dict built here against a number, string or None (`pad == "same"` where `pad`
+        is the tuple of widths, `pad in ("same", "causal")`): never equal, as Python compares them."""
+        fn = COMPARES[type(op)]
+        if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in (left, right)):
+            return bool(fn(left.value, right.value))
+        if not isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+            return None
+        if isinstance(op, (ast.In, ast.NotIn)):
+            items = right.items if isinstance(right, Pack) and right.kind in ("list", "tuple") else \
+                right.value if isinstance(right, Const) and isinstance(right.value, (list, tuple)) else None
+            plain = items is not None and all(
+                isinstance(i, _PLAIN) or isinstance(i, Const) and isinstance(i.value, _PLAIN) for i in items)
+            if plain and self._is_container(left):
+                return isinstance(op, ast.NotIn)
+            return None
+        pair = (left, right) if self._is_container(left) else (right, left)
+        if self._is_container(pair[0]) and isinstance(pair[1], Const) and isinstance(pair[1].value, _PLAIN):
+            return isinstance(op, (ast.NotEq, ast.IsNot))
+        pair = (left, right) if isinstance(left, Var) else (right, left)
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \
+                and pair[0] in self.types and pair[0] not in self.mixed:
+            return isinstance(op, ast.IsNot)  # `act_fn is None` on an object of the user's (`ReLU()`): False
+        return None
+
+    def _is_container(self, atom):
+        return isinstance(atom, Pack) and atom.kind in ("list", "tuple", "dict") or \
+            isinstance(atom, Var) and self.containers.get(atom) in ("list", "tuple", "dict")
 
     def expr_JoinedStr(self, node, target):
         """An f-string: `str.format` of the values it shows (no derivative)."""
@@ -505,13 +574,25 @@ class Expressions:
         return self.emit(rules.lookup(make_dict), [keys] + values, {}, node, target)
 
     def expr_BoolOp(self, node, target):
-        """`a and b` / `a or b`, short-circuiting: the second operand is evaluated in a branch."""
+        """`a and b` / `a or b`, short-circuiting: the second operand is evaluated in a branch. Operands
+        known when transforming decide it then (`p == "same" and k`, `p` a tuple: False, `k` not read)."""
+        rest = list(node.values)
+        first = self.expr(rest.pop(0))
+        while rest and isinstance(first, Const) and isinstance(first.value, (*_PLAIN, tuple)):
+            if bool(first.value) != isinstance(node.op, ast.And):
+                return first  # `False and ...`, `True or ...`
+            first = self.expr(rest.pop(0))
+        if not rest:
+            return first
         result = self.namer.temp()
-        self.emit(rules.lookup(assign_primitive), [self.expr(node.values[0])], {}, node, result)
-        for value in node.values[1:]:
+        self.emit(rules.lookup(assign_primitive), [first], {}, node, result)
+        ends = [self.facts_of(result)]
+        for value in rest:
             branch = self._expression_block(value, result, node)
+            ends.append(self.facts_of(result))
             then, orelse = (branch, []) if isinstance(node.op, ast.And) else ([], branch)
             self.current.append(If(result, tuple(then), tuple(orelse), self.span(node)))
+        self.agree_facts(result, ends)  # (`x or []`: a list only if x is one)
         return result
 
     def expr_IfExp(self, node, target):
@@ -521,7 +602,9 @@ class Expressions:
             return self.expr(node.body if cond.value else node.orelse, target)
         result = self.namer.temp()
         then = self._expression_block(node.body, result, node)
+        first = self.facts_of(result)
         orelse = self._expression_block(node.orelse, result, node)
+        self.agree_facts(result, [first, self.facts_of(result)])  # `out[0] if lstm else out`: not a tuple
         self.current.append(If(cond, tuple(then), tuple(orelse), self.span(node)))
         return result
 
@@ -629,7 +712,9 @@ class Expressions:
             return self.emit(rules.lookup(getattr(_numpy(), node.attr)), [base], {}, node, target)
         if node.attr in METADATA_ATTRIBUTES:
             return self.emit(rules.lookup(_metadata()), [base, Const(node.attr)], {}, node, target)
-        result = self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
+        method = cls is not None and inspect.isfunction(inspect.getattr_static(cls, node.attr, None))
+        result = self.emit(BOUND_METHOD if method else rules.lookup(getattr), [base, Const(node.attr)], {}, node,
+                           target)
         self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
         self.attribute_reads.setdefault((base, node.attr), []).append(result)
         return result
@@ -753,6 +838,8 @@ class Expressions:
             known = self.known(kw.value) if kw.arg is None else None
             if isinstance(known, KnownItems) and known.kind == "dict":
                 kwargs.update({k: item if static else self.as_atom(item, kw) for k, item in zip(known.keys, known.items)})
+            elif kw.arg is None and spread_later and self._unknown_keywords(kw):
+                kwargs[f"**{len(kwargs)}"] = self.expr(kw.value)  # written `**d` in generated code
             elif kw.arg is None:
                 kwargs.update(self.spread_keywords(self.expr(kw.value), kw))
             else:
@@ -770,6 +857,11 @@ class Expressions:
                                    "build the list or tuple in the function (its length is then known), "
                                    "or pass the arguments one by one")
         return [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, node, None) for k in range(n)]
+
+    def _unknown_keywords(self, keyword) -> bool:
+        """`**kwargs` whose keys the transform cannot know (a dict parsed from a string, say)."""
+        value = self.env.get(keyword.value.id) if isinstance(keyword.value, ast.Name) else None
+        return isinstance(value, Var) and self.dict_keys.get(value) is None
 
     def spread_keywords(self, atom, node):
         """The items of `**d`, for a dict whose keys the transform knows."""
@@ -1054,15 +1146,20 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
                                      outputs, node, targets)
+        into = _out_argument(obj, node) if prim is not None and self.static(node.func) is obj else None
+        if into is not None:  # np.clip(p, lo, hi, p), np.add(a, b, out=a): into an array, in place
+            return self.call_into(obj, node, into, outputs, targets)
         if prim is not None and getattr(prim, "own_code", False) and self.lowers(obj):
             prim = None  # a rule's own helper (solve_vjp_a) in gradient code differentiated again: its code
         if prim is None and _is_namedtuple(obj):  # Params(W=W, b=b), whoever defined Params
             return (self.record(obj, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
-        if prim is None and inspect.isclass(obj) and _users_class(obj):
+        unknown = any(kw.arg is None and self._unknown_keywords(kw) for kw in node.keywords)
+        if prim is None and inspect.isclass(obj) and _users_class(obj) and not unknown:
             made = self.construct(obj, node, targets)
             if made is not None:
                 return made[:outputs]
-        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None):
+        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None) \
+                and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
             return self._call_result(self.inline(function_for_call(obj, len(args)), node, args, kwargs), outputs,
                                      node, targets)
@@ -1084,6 +1181,28 @@ class Expressions:
             outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
             return outs[:min(outputs, 1)]
         return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+
+    def call_into(self, obj, node, into, outputs, targets):
+        """`np.clip(y, eps, 1 - eps, y)` (numpy-ml's NCELoss) or `f(..., out=y)`: NumPy writes the result into
+        `y`. Where `y` is a name for an array the function made (or an argument, copied first) and nothing
+        else shows that array, it is the same as `y = f(...)`: `y` is rebound to the result."""
+        out = next(kw.value for kw in node.keywords if kw.arg == "out") if isinstance(into, str) else node.args[into]
+        if not isinstance(out, ast.Name):
+            raise self.unsupported(out, f"`{ast.unparse(node)}` writes its result into `{ast.unparse(out)}` in place, "
+                                        f"which tapegen cannot follow", f"assign the result instead: "
+                                                                        f"{ast.unparse(out)} = ...")
+        call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
+                                          [kw for kw in node.keywords if kw.arg != "out"]), node)
+        name, array = out.id, self.read_name(out)
+        if array in self.root_params:  # an argument: the generated code writes into a copy
+            copy = self.private_copy(name, array, node, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, node)
+        self.check_writable(name, array, node)
+        result = self.call_object(obj, call, 1, [self.shared.get(name)])[0]
+        self.store(name, result, node)
+        return (result,)[:outputs]
 
     def call_method(self, receiver, func, node, outputs, targets):
         """`receiver.name(...)`: a method of a class the transform knows (inlined), an array method, or opaque."""
@@ -1219,9 +1338,12 @@ class Expressions:
             if any(f.init and f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING
                    and f.name not in passed for f in fields):
                 return None
-        obj = self.emit(_opaque("object.__new__", object.__new__), [self.expr(node.func)], {}, node,
-                        (targets or [None])[0])
+        known = self.env.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        made_by = self.free_object(cls.__name__, lambda c=cls: c) if isinstance(known, StaticValue) and \
+            known.atom is None else self.expr(node.func)  # a class imported inside a function: read as itself
+        obj = self.emit(_opaque("object.__new__", object.__new__), [made_by], {}, node, (targets or [None])[0])
         self.types[obj] = cls
+        self.made_objects.add(obj)
         args, kwargs = self.arguments(node, static=True)
         if fields is not None:
             self._dataclass_init(obj, cls, [f for f in fields if f.init], args, kwargs, node)
@@ -1289,6 +1411,17 @@ class Expressions:
         if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
             if receiver in self.item_origin and self._append_to_item(receiver, args, func, node):
                 return ()
+            held = self._read_from_live(receiver)
+            if held is not None and len(args) == 1:  # `self.X.append(X)` on a layer made before: the
+                grown = self.binary(operator.add, receiver,  # attribute is rebound to the list with X added
+                                    self.emit(rules.lookup(make_list), [args[0]], {}, node, None), node, None)
+                base, attr = held
+                for var in self.attribute_reads.get(held, ()):
+                    if var is not receiver:
+                        self.stale.setdefault(var, (ast.unparse(func.value), node, "item"))
+                self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
+                                                                         ast.Store()), node), grown)
+                return ()
             if isinstance(receiver, Var):
                 self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
                 return ()
@@ -1352,7 +1485,20 @@ class Expressions:
             value = self.shared_attributes.get((base, attr), value)
             if isinstance(value, Var) and self.is_open(block) and comes_from(value):
                 found.append(((base, attr), value))
+        for var in [container, *self.env.values()]:  # a dict read from a layer made before (numpy-ml's
+            held = self._read_from_live(var)         # self.derived_variables): rebound, item replaced
+            if held is not None and comes_from(var) and all(holder != held for holder, _ in found):
+                found.append((held, var))
         return found
+
+    def _read_from_live(self, var):
+        """(object, attribute) when `var` is `obj.attr` read from an object made before the function (a
+        global layer) that the function has not set: the list or dict it holds now."""
+        if not isinstance(var, Var):
+            return None
+        return next((key for key, reads in self.attribute_reads.items()
+                     if key[0] in self.live and key not in self.attributes and var in reads
+                     and isinstance(getattr(self.live[key[0]], key[1], None), (list, dict))), None)
 
     def _mutation(self, receiver, func, args, kwargs, node):
         """`xs.extend(ys)` on a list built here becomes `xs = xs + ys`; other in-place changes are refused.
@@ -1378,6 +1524,9 @@ class Expressions:
         target = (targets or [None])[0]
         if outputs == 1 and isinstance(target, Var) and result is not target and not isinstance(result, Pack):
             return (result,)
+        if outputs > 1 and isinstance(result, Var):  # a call run as written (a recursion), unpacked
+            return tuple(self.emit(rules.lookup(operator.getitem), [result, Const(k)], {}, node, None)
+                         for k in range(outputs))
         return (result,) if outputs == 1 else tuple(result.items)
 
 
@@ -1392,6 +1541,17 @@ def _shifted(wrt, by):
     if isinstance(wrt, (tuple, list)):
         return type(wrt)(_shifted(w, by) for w in wrt)
     return wrt + by if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0 else wrt
+
+
+def _out_argument(obj, node):
+    """Where a NumPy call is given the array to write its result into: "out" (`out=y`), the position of an
+    `out` passed positionally (a ufunc's argument after its inputs; np.clip's fourth), or None."""
+    if any(kw.arg == "out" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None)
+           for kw in node.keywords):
+        return "out"
+    if isinstance(obj, np.ufunc) and len(node.args) == obj.nin + 1 or obj is np.clip and len(node.args) == 4:
+        return len(node.args) - 1
+    return None
 
 
 def _constant_index(node) -> bool:

@@ -279,6 +279,10 @@ class ControlFlow:
             self.attributes[(base, attribute.attr)] = held = (container, self.current)
             self.containers.setdefault(container, "dict")
         container = held[0] if held is not None else None
+        if isinstance(container, Var) and self.container_kind(container) is None and base in self.live:
+            # `for k in self.derived_variables: self.derived_variables[k] = []` (numpy-ml's flush_gradients)
+            # on a layer made before: the attribute, carried through the loop, holds its list or dict
+            self.containers[container] = "dict"
         if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict") or \
                 not self.is_open(held[1]):
             raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes the list or dict in `{text}` in "

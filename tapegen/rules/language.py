@@ -48,6 +48,18 @@ table.nondiff(raise_error, "exc", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 
 
+def identity_check(obj, other, same, message):
+    """Checks that two objects the function reads from its module (or closures) are still one object (`same`),
+    or still different ones, as they were when its gradient code was made; `message` says what changed."""
+    if (obj is other) != same:
+        raise UnsupportedSyntaxError(message, hint="keep them as they were, or make the gradient again "
+                                                   "(tg.grad(f) afresh)")
+
+
+table.nondiff(identity_check, "obj, other, same, message", spelling="identity_check",
+              inert=("obj", "other", "same", "message"))
+
+
 def number_item(item, statement, name):
     """Checks `statement` (`d[k] += v`, `h += x`), where `name` may hold something another name or a
     container holds too: a number or tuple is rebound, as Python does; NumPy's `+=` would change an

@@ -892,6 +892,11 @@ def getattr_vjp(name, g):
 @table.jvp(getattr, "obj")
 def getattr_jvp(obj_dot, name):
     return getattr(obj_dot, name)
+
+
+# `obj.method` read as a value (`odeint(model.rhs, ...)`): getattr, with its rules, told apart so that
+# activity knows the bound method reads every attribute of its object (frontend: expr_Attribute).
+BOUND_METHOD = __import__("dataclasses").replace(table.primitives[getattr])
 table.nondiff(metadata, "obj, name", name="metadata", form="attr")
 # Written with all three arguments (render.py): `x[j:]` is `slice(j, None, None)`; `slice(j)` means `:j`.
 table.nondiff(slice, "start, stop=None, step=None", name="slice", spelling="slice")
