@@ -72,6 +72,7 @@ POINTS = {
     "pullback_called_from_the_call": (X3, _m(3)),
     "items_without_a_derivative": (X3, 3),
     "late_bound_closures": (X3,),
+    "item_chosen_by_a_closure_int": (X3,),
     "small_numpy_idioms": (np.array([0.3, -0.7, 0.2]), _m(3, 2)),
     "jacobian_of_a_jacobian": (np.array([0.3, -0.2]),),
     "starred_displays": (X3, [_m(3), _m(3)]),

@@ -20,7 +20,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, number_item,
-                               raise_error, same_shape_as_transformed)
+                               raise_error, same_shape_as_transformed, same_value_as_transformed)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, lowered_until_settled
@@ -196,6 +196,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
+        self.free_values: dict = {}  # free var -> (the int or str it held, its name): an item's key, checked too
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
         self.params: set = set()
         self.results = None      # result vars, when the function returns from inside branches
@@ -253,6 +254,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         checks = [Eqn(rules.lookup(same_shape_as_transformed), (("value", var), ("size", Const(size)),
                                                                 ("name", Const(user_name))), (), self.span(node))
                   for var, (size, user_name) in self.free_shapes.items()]
+        checks += [Eqn(rules.lookup(same_value_as_transformed), (("value", var), ("expected", Const(value)),
+                                                                 ("name", Const(user_name))), (), self.span(node))
+                   for var, (value, user_name) in self.free_values.items()]
         return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))

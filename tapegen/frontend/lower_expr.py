@@ -8,6 +8,7 @@ user function (inlined), a gradient of one, a custom rule, or an opaque call.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import inspect
 import math
@@ -732,7 +733,7 @@ class Expressions:
         if self.static(node.value) is np.r_ or self.static(node.value) is np.c_:
             return self.index_trick(node, self.static(node.value) is np.c_, target)
         base = self.expr(node.value)
-        index = self.index(node.slice)
+        index = self.container_key(base, node.slice)
         constants = self.constant_items.get(base) if isinstance(base, Var) else None
         if constants and isinstance(index, Const) and _hashable(index.value) and index.value in constants:
             return constants[index.value]  # {"mean": None}["mean"]: known now
@@ -763,6 +764,19 @@ class Expressions:
                            None) for elt in elts]
         return self.emit(rules.lookup(np.concatenate), [Pack(tuple(items), "tuple")],
                          {"axis": Const(-1 if columns else 0)}, node, target)
+
+    def container_key(self, container, node):
+        """The index of an item of a list, tuple or dict: a constant where written as one, and also where it is
+        an int or string the function reads from its module or closure (`a[argnum] = x` in a wrapper), so
+        which item moves is known item by item (ItemFlow); the generated code checks it is still that value."""
+        index = self.index(node)
+        if isinstance(index, Var) and isinstance(node, ast.Name) and node.id not in self.env \
+                and (isinstance(container, Pack) or self.container_kind(container) is not None):
+            value = self.scope.lookup(node.id)
+            if type(value) in (int, str):
+                self.free_values[index] = (value, node.id)
+                return Const(value)
+        return index
 
     def ranged(self, node):
         """An item of `np.r_[...]`: a constant slice is the range it stands for (`1:10`, `0:1:5j`), as NumPy reads it."""
@@ -1128,6 +1142,11 @@ class Expressions:
 
     def call_object(self, obj, node, outputs, targets):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
+        if obj is np.einsum and node.args and not (isinstance(node.args[0], ast.Constant)
+                                                  and isinstance(node.args[0].value, str)):
+            spelled = _einsum_spelled(node)
+            if spelled is not None:  # np.einsum(a, [0, 1], b, [1, 2]): the subscripts as a string, so the
+                node = spelled       # arrays are all operands (and every order of derivative follows them)
         if isinstance(obj, functools.partial) and all(_literal_constant(v) for v in (*obj.args, *obj.keywords.values())):
             spelled = ast.copy_location(ast.Call(node.func, [ast.Constant(v) for v in obj.args] + node.args,
                                                  [ast.keyword(k, ast.Constant(v)) for k, v in obj.keywords.items()]
@@ -1534,6 +1553,37 @@ MAX_UNROLLED = 64  # a global list of functions or objects longer than this is n
 
 
 _PLAIN = (type(None), bool, int, float, str)
+
+
+class _EllipsisNamed(ast.NodeTransformer):
+    """`Ellipsis` in an einsum sublist, as the literal `...` it names."""
+
+    def visit_Name(self, node):
+        return ast.copy_location(ast.Constant(Ellipsis), node) if node.id == "Ellipsis" else node
+
+
+def _einsum_spelled(node):
+    """`np.einsum(a, [0, 1], b, [1, 2], [0, 2])` with literal sublists as `np.einsum("ab,bc->ac", a, b)`, or None."""
+    from ..rules.linalg import _einsum_parts
+    items = list(node.args)
+    if any(kw.arg != "optimize" for kw in node.keywords) or any(isinstance(a, ast.Starred) for a in items):
+        return None
+    values, arrays = [], []
+    for k, item in enumerate(items):
+        if k % 2 == 0 and k < len(items) - (len(items) % 2 == 1 and len(items) > 1 and k == len(items) - 1):
+            values.append(object())  # an array: _einsum_parts reads only the sublists
+            arrays.append(item)
+            continue
+        spelled = ast.fix_missing_locations(_EllipsisNamed().visit(copy.deepcopy(item)))
+        try:
+            values.append(ast.literal_eval(spelled))
+        except ValueError:
+            return None
+    if len(arrays) < 1 or len(items) < 2:
+        return None
+    spec, _, _ = _einsum_parts(values[0], values[1:])
+    return ast.copy_location(ast.Call(node.func, [ast.copy_location(ast.Constant(spec), node)] + arrays,
+                                      node.keywords), node)
 
 
 def _shifted(wrt, by):

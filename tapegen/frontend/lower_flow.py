@@ -257,7 +257,7 @@ class ControlFlow:
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
         self.check_unshared(name, container, target)
-        key = self.index(target.slice)
+        key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op)
         self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                    self.shared.get(name, name)), target)

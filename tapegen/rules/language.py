@@ -90,6 +90,19 @@ table.nondiff(same_shape_as_transformed, "value, size, name", spelling="same_sha
               inert=("value", "size", "name"))
 
 
+def same_value_as_transformed(value, expected, name):
+    """Checks that an int or string the function reads from its module or closure and uses as an item's key
+    (`a[argnum] = x` in a wrapper) still is what the generated code was written for."""
+    if type(value) is not type(expected) or value != expected:
+        raise UnsupportedSyntaxError(
+            f"`{name}` was {expected!r} when tapegen transformed the function, and the generated code takes that "
+            f"item of a list or dict; it is now {value!r}", hint=f"pass `{name}` to the function as an argument")
+
+
+table.nondiff(same_value_as_transformed, "value, expected, name", spelling="same_value_as_transformed",
+              inert=("value", "expected", "name"))
+
+
 def in_place_result(before, after):
     """What a caller's name holds after a helper did `total += x` on it: NumPy changed an array in place
     (`after`, the helper's new value); a number cannot change, the helper only rebound its own name."""

@@ -1157,3 +1157,17 @@ def late_bound_closures(x):
         return np.sum(v * x)
     x = x * 3.0
     return g() + h() + np.sum(tg.grad(scaled)(x) * x)
+
+
+def _t_cdf(x, df):
+    from scipy import stats
+    return stats.t.cdf(x, df)
+
+
+_CDF_AT_0 = _with_arguments(_t_cdf, (None, 3.5), {}, 0)
+
+
+def item_chosen_by_a_closure_int(x):
+    """`a[argnum] = x` with argnum an int of the wrapper's closure: the item that moves is known (df needs no
+    rule), and the generated code checks argnum is still 0."""
+    return np.sum(_CDF_AT_0(x) ** 2)
