@@ -684,10 +684,17 @@ def product_over_both_axes(a):
     return np.tanh(np.prod(a, axis=(0, 1)))
 
 
-@pytest.mark.xfail(strict=True, reason="tg.hvp of np.prod(a, axis=(0, 1)): the gradient code's JVP inlines the prod "
-                                       "rule's `axis is None` as `(0, 1) is None`, a SyntaxWarning ('\"is\" with a "
-                                       "literal') when the generated code is compiled; the numbers are right")
 def test_hvp_code_compiles_without_warnings():
+    """The gradient code's JVP inlined the prod rule's `axis is None` as `(0, 1) is None`, a SyntaxWarning ('"is"
+    with a literal') when the generated code was compiled: a singleton against a constant is decided now."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", SyntaxWarning)
         check_hvp(product_over_both_axes, np.array([[0.3, -0.5], [0.2, 0.7]]))
+
+
+@pytest.mark.parametrize("text, folded", [("(0, 1) is None", "False"), ("(0, 1) is not None", "True"),
+                                          ("None is None", "True"), ("x is None", "x is None")])
+def test_inlined_rule_code_never_compares_a_literal_with_is(text, folded):
+    import ast
+    from tapegen.codegen.render import fold
+    assert ast.unparse(fold(ast.parse(text, mode="eval").body)) == folded

@@ -387,8 +387,8 @@ class Expressions:
                 raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
             operands.append(self.expr(comparator))
             last = k == len(node.ops) - 1
-            if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in operands[-2:]) and result is None:
-                test = Const(bool(fn(operands[-2].value, operands[-1].value)))  # `x is None` for a None known now
+            test = _decided(fn, *operands[-2:])  # `x is None` for a None known now
+            if test is not None and result is None:
                 if last:
                     return test
                 result = test
@@ -1269,6 +1269,24 @@ MAX_UNROLLED = 64  # a global list of functions or objects longer than this is n
 
 
 _PLAIN = (type(None), bool, int, float, str)
+
+
+def _decided(fn, left, right):
+    """`left <fn> right` as a Const when it is decided now, else None: plain constants, or `is` against a
+    singleton of a constant or a tuple or list written out (`(0, 1) is None` in a rule's code inlined with
+    axis=(0, 1)), so generated code never writes `is` with a literal."""
+    if fn in (operator.is_, operator.is_not) and any(isinstance(a, Const) and _singleton(a.value) for a in (left, right)) \
+            and all(isinstance(a, Const) or (isinstance(a, Pack) and a.kind in ("list", "tuple")) for a in (left, right)):
+        values = [a.value if isinstance(a, Const) else a for a in (left, right)]  # a display is a new object
+        return Const(bool(fn(*values)))
+    if isinstance(left, Const) and isinstance(right, Const) and isinstance(left.value, _PLAIN) \
+            and isinstance(right.value, _PLAIN):
+        return Const(bool(fn(left.value, right.value)))
+    return None
+
+
+def _singleton(value) -> bool:
+    return value is None or value is Ellipsis or value is True or value is False
 
 
 def _constant_index(node) -> bool:
