@@ -425,7 +425,7 @@ def test_generated_code_is_the_same_under_any_hash_seed():
 
 
 # --- Python idioms: functions and objects as values, generator helpers --------------------------
-# Open bugs, each a row of IDIOMS: tests/fuzz/test_fuzz.py's KNOWN_BUGS names them by their id.
+# Open bugs are rows of IDIOMS marked xfail(strict=True): tests/fuzz/test_fuzz.py's KNOWN_BUGS names them by their id.
 
 def function_at_a_negative_index(a):
     fs = (np.arctan, np.cos)
@@ -574,39 +574,25 @@ def _fixed(*cases):
     return [pytest.param(f, id=name) for name, f in cases]
 
 
-def _open(reason, *cases):
-    """Rows for IDIOMS: (id, function), all failing for `reason`."""
-    return [pytest.param(f, id=name, marks=pytest.mark.xfail(strict=True, reason=reason)) for name, f in cases]
-
-
-IDIOMS = (
-    _fixed(("negative-index-numpy", function_at_a_negative_index), ("negative-index-lambda", lambda_at_a_negative_index),
-           ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped),
-           ("comprehension-over-its-own-name", comprehension_over_its_own_name),
-           ("generator-over-a-local-it-shadows", generator_over_a_local_it_shadows),
-           ("yield-from-after-yield", sum_of_yields_then_yield_from),
-           ("yield-from-a-tuple", sum_of_a_yield_from_tuple))
-    + _open("a lambda held in a list or dict inside a loop body is refused ('a lambda is not supported inside a "
-            "differentiated function'); outside a loop it works",
-            ("lambda-in-a-dict-in-a-loop", lambda_in_a_dict_in_a_loop),
-            ("lambda-in-a-list-in-a-loop", lambda_in_a_list_in_a_loop))
-    + _open("functions or objects in a tuple or list built inside a loop body or a branch are not followed "
-            "(NoRuleError for `fs[1]()`, `f()`, `.forward()`); at the function's top level they are",
-            ("functions-indexed-in-a-loop", functions_indexed_in_a_loop),
-            ("functions-iterated-in-a-branch", functions_iterated_in_a_branch),
-            ("objects-listed-in-a-loop", objects_listed_in_a_loop))
-    + _open("an object made from a computed value inside a list literal (`[Affine(np.tanh(b[0]))]`), its method "
-            "called by index or in a loop: refused, '`self.w` may be the `.w` this function set on another name's "
-            "object'; bound to a name of its own it works",
-            ("object-of-a-computed-value-indexed", object_of_a_computed_value_in_a_list),
-            ("objects-of-computed-values-looped", objects_of_computed_values_looped))
-    + _open("a module-level list of objects all of one class: their method is not followed when looped over or "
-            "indexed (NoRuleError for `.forward()`); a list mixing classes works",
-            ("module-objects-looped", module_objects_of_one_class_looped),
-            ("module-objects-indexed", module_objects_of_one_class_indexed))
-    + _open("a helper whose default is a callable object (`act=HALF`) is refused: '`act` is a function or module "
-            "here, used as a value'; `act=np.tanh`, and passing HALF explicitly, work",
-            ("object-default", calls_a_helper_with_an_object_default))
+IDIOMS = _fixed(
+    ("negative-index-numpy", function_at_a_negative_index), ("negative-index-lambda", lambda_at_a_negative_index),
+    ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped),
+    ("comprehension-over-its-own-name", comprehension_over_its_own_name),
+    ("generator-over-a-local-it-shadows", generator_over_a_local_it_shadows),
+    ("yield-from-after-yield", sum_of_yields_then_yield_from), ("yield-from-a-tuple", sum_of_a_yield_from_tuple),
+    # were refused: a function or object set inside a loop body or branch is now bound there, pass by pass
+    ("lambda-in-a-dict-in-a-loop", lambda_in_a_dict_in_a_loop), ("lambda-in-a-list-in-a-loop", lambda_in_a_list_in_a_loop),
+    ("functions-indexed-in-a-loop", functions_indexed_in_a_loop),
+    ("functions-iterated-in-a-branch", functions_iterated_in_a_branch),
+    ("objects-listed-in-a-loop", objects_listed_in_a_loop),
+    # were refused: a list of objects with computed attributes keeps each object known
+    ("object-of-a-computed-value-indexed", object_of_a_computed_value_in_a_list),
+    ("objects-of-computed-values-looped", objects_of_computed_values_looped),
+    # were NoRuleErrors: a module-level list of objects of one class gives its items that class
+    ("module-objects-looped", module_objects_of_one_class_looped),
+    ("module-objects-indexed", module_objects_of_one_class_indexed),
+    # was refused: a default that is an object is read as that object
+    ("object-default", calls_a_helper_with_an_object_default),
 )
 
 
