@@ -66,6 +66,7 @@ POINTS = {
     "layers_in_a_list": (_m(3, 2), _m(2, 2), _m(4, 3)),
     "module_objects_and_object_defaults": (X3,),
     "objects_of_one_class_appended_in_a_loop": (X3,),
+    "names_holding_a_function_or_an_array": (X3,),
     "sorted_with_a_key": ({"b": _m(2), "a": _m(2)},
                           [np.array([0.3, 0.2]), np.array([1.0, -0.2]), np.array([-1.0, 0.1])]),
 }
@@ -157,8 +158,9 @@ def test_an_object_of_one_class_or_another_is_refused_not_guessed(fn):
 
 
 @pytest.mark.parametrize("fn, says", [
-    (pf.function_chosen_by_a_branch, "`act` is set inside the `if` at line \\d+ to a function or object"),
+    (pf.function_chosen_by_a_branch, "`act` holds a function or object .* on some path through the `if` at line"),
     (pf.function_read_before_a_pass_sets_it, "`act` is read before this pass of the loop"),
+    (pf.function_or_array_after_a_branch, "`fs` holds a function or object .* on some path through the `if`"),
     (pf.view_of_an_array_a_helper_changes, "`v` was changed in place by `total \\+= x`"),
     (pf.stale_list_alias, "`As` is what `d\\['A'\\]` held before"),
     (pf.alias_of_an_array_written_in_a_dict, "`a` is what `xs\\[0\\]` held before"),

@@ -142,9 +142,10 @@ class _Construct:
             values = [end[name] for end in ends]
             merged = _same_known(values)
             self._bind(name, merged if merged is not None else Unsettled(
-                f"`{name}` is set inside the {what} at line {self.node.lineno} to a function or object tapegen "
-                f"must know when it transforms the function, and which one it holds after the {what} depends "
-                f"on the path taken", f"use `{name}` inside the {what}, or set it before the {what}"))
+                f"`{name}` holds a function or object (which tapegen must know when it transforms the function) "
+                f"on some path through the {what} at line {self.node.lineno}, and which value it holds after the "
+                f"{what} depends on the path taken", f"use `{name}` inside the {what}, or give it one value "
+                                                      f"before the {what}"))
 
     def _forgotten(self, var, before, end):
         """Recarry keys for a loop whose body changes a fact known of `var` before it: lowered again with the
@@ -194,6 +195,9 @@ def _same_known(values):
     if all(isinstance(value, StaticValue) and value.obj is first.obj for value in values):
         return StaticValue(first.obj, first.atom if all(value.atom == first.atom for value in values) else None)
     return None
+
+
+_KNOWN_KINDS = (StaticValue, LocalFunction, KnownItems, Frozen, Unsettled)  # what a name may hold besides an atom
 
 
 def _item_classes(entries) -> dict:
@@ -370,8 +374,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.construct_number = self.constructs[0] = self.constructs[0] + 1
         carried = self.carried.get(self.construct_number, ())
         item_writes = getattr(names, "item_writes", ())
-        known = frozenset(base for base, how in carried if how == "known")
-        names = (set(names) | {base for base, how in carried if how == "=" and base in self.env}) - known
+        names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
+        known = frozenset({base for base, how in carried if how == "known"}  # set to one here, or holding one now
+                          | {name for name in names if isinstance(self.env.get(name), _KNOWN_KINDS)})
+        names -= known
         unbound = {name for name in names if "." not in name and self.env.get(name) is None}
         for base, attr in sorted(carried):
             if attr and attr not in ("=", "+=", "known"):
@@ -479,7 +485,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         var = self.shared.get(name)
         if isinstance(atom, Pack) and self.needs_known(atom.items):
             atom = KnownItems(atom.items, atom.kind)  # r = tg.vjp(f, x): r[1] is its pullback
-        if isinstance(atom, (StaticValue, LocalFunction, KnownItems, Frozen)):
+        if isinstance(atom, _KNOWN_KINDS):
             return self.bind_static(name, atom)
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):  # a list kept in a variable
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)

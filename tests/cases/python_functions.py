@@ -877,3 +877,30 @@ def objects_of_one_class_appended_in_a_loop(x):
     for layer in layers:
         h = np.sin(layer.f(h))
     return np.sum(h)
+
+
+def names_holding_a_function_or_an_array(x):
+    """`fs` holds None, an array on one path, then a function each pass: each read sees the one set; a
+    frozen distribution made in a loop body is called there."""
+    from scipy import stats
+    fs = None
+    total = 0.0
+    for k in range(2):
+        if x[0] > 0:
+            fs = x * 2.0
+            total = total + np.sum(fs)
+        fs = np.sin
+        x = fs(x)
+        d = stats.norm(x[0], 2.0)
+        total = total + np.sum(d.logpdf(x))
+    return total + np.sum(x)
+
+
+def function_or_array_after_a_branch(x):
+    for k in range(2):
+        fs = np.sin
+        x = fs(x)
+        if x[0] > 0:
+            fs = x * 2.0
+        x = x + fs
+    return np.sum(x)
