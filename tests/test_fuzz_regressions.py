@@ -684,3 +684,22 @@ def test_inlined_rule_code_never_compares_a_literal_with_is(text, folded):
     import ast
     from tapegen.codegen.render import fold
     assert ast.unparse(fold(ast.parse(text, mode="eval").body)) == folded
+
+
+# --- open: found by the long fuzz run on the fuzzfix branch ------------------------------------------
+
+def added_to_in_place_after_a_dict_held_it(a):
+    v1 = np.sin(a)
+    acc = 0.0
+    for p in a:
+        held = {"p": p, "q": v1}
+        acc = acc + np.sum(np.sin(held["q"]))
+    v1 += np.sin(acc)  # the dict is never read again, so Python's in-place change of its item is harmless
+    return acc + np.sum(v1)
+
+
+@pytest.mark.xfail(strict=True, reason="`v1 += ...` on an array a dict (built in a loop) also held is refused when "
+                                       "the code runs ('another name, list, dict or attribute holds it too'), also "
+                                       "where the dict is never read again")
+def test_adding_in_place_to_an_array_a_dead_dict_held():
+    check(added_to_in_place_after_a_dict_held_it, np.array([0.3, -0.5]))
