@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import linecache
 import os
 import sys
@@ -41,10 +42,68 @@ class _Slot:
         self.kind, self.where = kind, where
 
 
+class _Arguments(tuple):
+    """A call's arguments, flat, for a function taking **options: which keywords went into it."""
+
+    keywords: tuple = ()
+
+    def __new__(cls, values, keywords):
+        made = super().__new__(cls, values)
+        made.keywords = keywords
+        return made
+
+
+_COUNT = itertools.count(1)
+
+
+def _plain(name, signature, body, **names):
+    """A function `name(signature)` running `body`, compiled with its source in linecache (so
+    tapegen reads and lowers it like user code), `names` its globals besides `np`."""
+    text = f"def {name}{signature}:\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    filename = f"<tapegen {name} #{next(_COUNT)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"np": np, **names}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def partial_function(made: functools.partial):
+    """`functools.partial(f, a, k=v)` as the plain function it stands for, with the parameters it still takes
+    (`def f_partial(x, *, k=v): return F(a, x, k=k)`), so tapegen differentiates it like one of the user's."""
+    try:
+        signature = inspect.signature(made)
+    except (TypeError, ValueError):
+        raise TapegenError(f"tapegen cannot read the parameters of {made!r}",
+                           hint="wrap it: tapegen.grad(lambda x: f(x, ...))") from None
+    params, passed, names = [], [f"B{k}" for k in range(len(made.args))], {"F": made.func}
+    names.update({f"B{k}": value for k, value in enumerate(made.args)})
+    star = False
+    for k, param in enumerate(signature.parameters.values()):
+        default = ""
+        if param.default is not param.empty:
+            names[f"D{k}"], default = param.default, f"=D{k}"
+        if param.kind is param.VAR_POSITIONAL:
+            params.append(f"*{param.name}")
+            passed.append(f"*{param.name}")
+            star = True
+        elif param.kind is param.VAR_KEYWORD:
+            params.append(f"**{param.name}")
+            passed.append(f"**{param.name}")
+        elif param.kind is param.KEYWORD_ONLY:
+            params.append(("" if star else "*, ") + f"{param.name}{default}")
+            star = True
+            passed.append(f"{param.name}={param.name}")
+        else:
+            params.append(f"{param.name}{default}")
+            passed.append(param.name)
+    name = f"{getattr(made.func, '__name__', 'f')}_partial".replace("<", "").replace(">", "")
+    return _plain(name, f"({', '.join(params)})", f"return F({', '.join(passed)})", **names)
+
+
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
-    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "plans")
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "varkw", "plans")
 
     def __init__(self, fn):
         fn = native(fn)  # autograd's wrapper of a NumPy function (grad(np.sqrt) under autograd.numpy): NumPy's
@@ -52,6 +111,8 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
+        if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
+            fn = partial_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
             fn = differentiable_gradient(fn, reverse=True)
         elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
@@ -77,6 +138,9 @@ class _Target:
         self.offset = len(bound)
         # `def f(x, *rest)`: the name of *rest; its values are passed (and differentiated) one by one
         self.varargs = code.co_varnames[self.nparams] if code.co_flags & inspect.CO_VARARGS else None
+        # `def f(x, **options)`: the name of **options; its values come last, one argument each, by keyword
+        self.varkw = code.co_varnames[self.nparams + (self.varargs is not None)] \
+            if code.co_flags & inspect.CO_VARKEYWORDS else None
         self.plans: dict = {}  # (positional count, keyword names) -> see _plan
 
     def arguments(self, args, kwargs):
@@ -89,8 +153,11 @@ class _Target:
         plan = self.plans.get((len(args), tuple(kwargs)))
         if plan is None:
             plan = self._plan(args, kwargs)
-        return tuple(args[where] if kind is _POSITIONAL else kwargs[where] if kind is _KEYWORD else where
-                     for kind, where in plan)
+        values = tuple(args[where] if kind is _POSITIONAL else kwargs[where] if kind is _KEYWORD else where
+                       for kind, where in plan)
+        if self.varkw is None:
+            return values
+        return _Arguments(values, tuple(k for k in kwargs if k not in self.params))
 
     def _plan(self, args, kwargs):
         """Where each parameter's value comes from, for calls with this many arguments and these keywords:
@@ -105,6 +172,8 @@ class _Target:
         if self.varargs is not None:  # *rest's values in place, before the keyword-only parameters
             positional = self.fn.__code__.co_argcount
             values[positional:positional] = bound.arguments[self.varargs]
+        if self.varkw is not None:  # **options' values last, in the order they were passed
+            values += list(bound.arguments.get(self.varkw, {}).values())
         plan = tuple((value.kind, value.where) if isinstance(value, _Slot) else (_DEFAULT, value) for value in values)
         self.plans[(len(args), tuple(kwargs))] = plan
         return plan
@@ -113,9 +182,12 @@ class _Target:
         """(position, function) for each argument that is a function (`nonlinearity=np.tanh`): the
         variant of the transform made for these functions, whose calls it resolves."""
         functions = tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
+        keywords = getattr(arguments, "keywords", ())
+        if self.varkw is not None:
+            functions = (("**", keywords),) + functions  # which keywords **options has
         if self.varargs is None:
             return functions
-        return (("*", len(arguments) - self.nparams),) + functions  # how many values *rest has
+        return (("*", len(arguments) - self.nparams - len(keywords)),) + functions  # how many values *rest has
 
     def default_statics(self):
         """`statics` for a call that passes no function-valued parameter that has a default."""
@@ -129,7 +201,7 @@ class _Target:
         """
         bare = not isinstance(wrt, (tuple, list))
         items = (wrt,) if bare else tuple(wrt)
-        visible = self.visible(dict(statics).get("*", 0))
+        visible = self.visible(dict(statics).get("*", 0), dict(statics).get("**", ()))
         if not items:
             raise self._wrt_error("wrt is empty", visible)
         indices = []
@@ -149,9 +221,10 @@ class _Target:
             indices.append(index + self.offset)
         return tuple(indices), bare
 
-    def visible(self, rest=0):
-        """The names of the parameters a caller passes, `*rest`'s values as `rest[0]`, `rest[1]`, ..."""
-        params = self.params[self.offset:]
+    def visible(self, rest=0, keywords=()):
+        """The names of the parameters a caller passes, `*rest`'s values as `rest[0]`, `rest[1]`, ...,
+        `**options`' as the keywords they were passed by."""
+        params = self.params[self.offset:] + tuple(keywords if self.varkw is not None else ())
         if self.varargs is None:
             return params
         positional = self.fn.__code__.co_argcount - self.offset
@@ -280,14 +353,14 @@ class Differentiated:
 class _Entry:
     """One transformed variant: the generated function for a (kind, wrt) pair."""
 
-    __slots__ = ("generated", "function", "backward", "bare", "has_aux", "pending", "key")
+    __slots__ = ("generated", "_function", "backward", "bare", "has_aux", "pending", "key")
 
     def __init__(self, target, kind, wrt, has_aux, checks=False, statics=()):
         indices, bare = target.wrt(wrt, statics)
         receiver = type(target.bound[0]) if target.bound else None
         moving = [i for i, _ in statics if i in indices]
         if moving:
-            visible = target.visible(dict(statics).get("*", 0))
+            visible = target.visible(dict(statics).get("*", 0), dict(statics).get("**", ()))
             raise target._wrt_error(f"wrt names argument {visible[moving[0] - target.offset]!r}, which is a "
                                     f"function", visible)
         returns_tuple = pipeline.returns_tuple(target.fn, receiver, statics)  # without lowering, if the disk cache knows
@@ -299,20 +372,38 @@ class _Entry:
         outputs = (0,) if (has_aux or not returns_tuple) else \
             tuple(range(len(pipeline.lowered(target.fn, receiver, statics).outputs)))
         self.generated = pipeline.transform(target.fn, kind, indices, outputs, bare, checks, receiver, statics)
-        self.function = self.generated.function
+        self._function = None  # the general code's, when first asked for (a grad's first call records instead)
         self.backward = self.generated.backward if kind == "vjp" else None
         self.bare = bare
         self.has_aux = has_aux
         self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
         self.key = (target.fn, indices, outputs, bare, receiver, statics)
 
+    @property
+    def function(self):
+        if self._function is None:
+            self._function = self.generated.function
+        return self._function
+
+    @function.setter
+    def function(self, function):
+        self._function = function
+
     def specialized_function(self, arguments):
         """The code specialized to `arguments`' types and shapes (runs it once on them, to record shapes)."""
         return pipeline.specialized(*self.key[:5], arguments, self.key[5])[1]
 
     def specialize(self, arguments):
-        """First call: run a recording variant, then switch to code specialized to these shapes."""
-        result, function = pipeline.specialized(*self.key[:5], arguments, self.key[5])
+        """First call: run a recording variant (its result is the call's); second call: switch to code
+        specialized to the first call's shapes, written now, so that a gradient taken once never waits for it.
+        With TAPEGEN_CHECK_SPECIALIZED (the tests) or the disk cache on, it is written on the first call."""
+        if isinstance(self.pending, pipeline.Specializing):
+            self.function, self.pending = self.pending.build(), False
+            return self.function(*arguments)
+        result, function = pipeline.specialized(*self.key[:5], arguments, self.key[5], defer=not CHECK_SPECIALIZED)
+        if isinstance(function, pipeline.Specializing):
+            self.pending = function
+            return result
         if CHECK_SPECIALIZED and _deterministic(self.generated.program):
             _same(result, function(*arguments), self.generated.program)
         self.function, self.pending = function, False
@@ -466,7 +557,9 @@ class GradFunction:
         else:
             result = d.grad(*args, wrt=self._wrt, **kwargs)
         if not self._has_aux and not DEBUG.nans and not d._target.statics(d._target.arguments(args, kwargs)):
-            self._fast = d._entry("grad", self._wrt).function
+            entry = d._entry("grad", self._wrt)
+            if not entry.pending:  # after the second call: the specialized code
+                self._fast = entry.function
         return result
 
     def source(self):
@@ -475,6 +568,14 @@ class GradFunction:
     def __tapegen_inline__(self):
         """Called inside a differentiated function, the generated gradient code is inlined (MAML)."""
         return differentiable_gradient(self)
+
+    def __tapegen_inline_call__(self, positional: int):
+        """The same, for a call passing `positional` arguments by position: a gradient of `f(*params)` is
+        made for that many values (one variant per count, as on a plain call)."""
+        target = self._differentiated._target
+        if target.varargs is None:
+            return differentiable_gradient(self)
+        return differentiable_gradient(self, rest=max(0, positional + target.offset - target.fn.__code__.co_argcount))
 
     def __reduce__(self):
         return (_rebuild_grad_function,
@@ -573,7 +674,7 @@ def tangent_like(t, x, position):
 _GRADIENTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
+def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest: int | None = None):
     """The function a `GradFunction` computes, as generated code tapegen can differentiate again.
 
     Same parameters, defaults and result as `gradient` itself (the gradient, or
@@ -581,16 +682,24 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
     `reverse` says it is about to be differentiated in reverse mode (which goes
     through the tape as list operations: see runtime_rules.tape_pop).
     It is the generated gradient code rewritten into plain Python tapegen
-    lowers (codegen/differentiable.py).
+    lowers (codegen/differentiable.py). For `f(*params)`, `rest` says how many values *params has (known
+    where the gradient is called inside another function: `__tapegen_inline_call__`).
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
-    if d._target.varargs is not None:
+    if d._target.varargs is not None and rest is None:
         raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes *{d._target.varargs}, cannot "
+                           f"be differentiated again as a whole (only where it is called with its arguments)",
+                           hint=f"call it inside the function you differentiate, or differentiate a function with "
+                                f"named arguments: lambda x, y: {d._target.fn.__name__}(x, y)")
+    if d._target.varkw is not None:
+        raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes **{d._target.varkw}, cannot "
                            f"be differentiated again yet",
                            hint=f"differentiate a function with named arguments: "
                                 f"lambda x, y: {d._target.fn.__name__}(x, y)")
     statics = d._target.default_statics()  # a function-valued default: the code is made for it
+    if rest is not None and d._target.varargs is not None:
+        statics = (("*", rest),) + statics
     key = (wrt, gradient._has_aux, gradient._with_value, statics)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
     generated = _generic_gradient(d, wrt, statics)
@@ -598,7 +707,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
         from .codegen import differentiable  # gradients of gradients only
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
         # A caller that inlines it must pass these very functions (frontend/inline.py checks).
-        cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics}
+        cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics if isinstance(i, int)}
     bound = d._target.bound  # a method: the gradient code takes `self` first
     return types.MethodType(cache[key], bound[0]) if bound else cache[key]
 
@@ -606,7 +715,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False):
 def _generic_gradient(d, wrt, statics=()):
     """The generated gradient code of `d` for `wrt`: the general kind (not specialized, no NaN checks)."""
     target = d._target
-    indices, bare = target.wrt(wrt)
+    indices, bare = target.wrt(wrt, statics)
     receiver = type(target.bound[0]) if target.bound else None
     program = pipeline.lowered(target.fn, receiver, statics)
     if program.returns_tuple and not d._has_aux:

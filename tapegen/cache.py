@@ -25,13 +25,11 @@ is ignored (and rewritten).
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import linecache
 import marshal
 import os
 import sys
-import tempfile
 import types
 
 import numpy as np
@@ -108,7 +106,12 @@ def key(fn, what: tuple, receiver=None, statics=()) -> str | None:
                     tuple((position, _describe(value, set(), 0)) for position, value in statics))
     except _Unkeyable:
         return None
-    return hashlib.sha256(repr(material).encode()).hexdigest()
+    return _sha256(repr(material).encode())
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib  # here, not at import: only a process with the cache on needs it
+    return hashlib.sha256(data).hexdigest()
 
 
 _TAPEGEN_FILES: list = []
@@ -159,7 +162,7 @@ def _function(fn, seen: set, depth: int) -> tuple:
 def _code(code) -> tuple:
     """The code object itself (two lambdas on one line share everything else)."""
     consts = tuple(_code(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c)) for c in code.co_consts)
-    return hashlib.sha256(code.co_code).hexdigest(), code.co_names, code.co_varnames, consts
+    return _sha256(code.co_code), code.co_names, code.co_varnames, consts
 
 
 def _source_digest(filename, module_globals=None) -> str:
@@ -168,16 +171,13 @@ def _source_digest(filename, module_globals=None) -> str:
     lines = linecache.getlines(filename, module_globals)
     if not lines:
         raise _Unkeyable(f"no source for {filename}")
-    return hashlib.sha256("".join(lines).encode()).hexdigest()
+    return _sha256("".join(lines).encode())
 
 
 def _names(code) -> set:
     """Every global or attribute name a code object and the code nested in it read."""
-    found = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            found |= _names(const)
-    return found
+    from .codegen.load import global_names
+    return global_names(code)
 
 
 def _cell(cell, seen, depth):
@@ -323,6 +323,7 @@ def write(name: str, entry: dict) -> None:
     data = marshal.dumps({**entry, "format": FORMAT, "key": name})
     try:
         os.makedirs(directory, exist_ok=True)
+        import tempfile
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".writing-", suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as out:

@@ -6,6 +6,7 @@ user's source line beside the first equation lowered from it.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -28,7 +29,7 @@ class Span:
         return f"{self.file}:{self.line}:{self.col + 1}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Var:
     """A named value. Names are unique within a program (single assignment)."""
 
@@ -36,6 +37,16 @@ class Var:
 
     def __str__(self) -> str:
         return self.name
+
+    # What the dataclass would write, without building a tuple for each hash: every pass keys sets and dicts by
+    # vars, and a hash was a tenth of a long function's transform.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Var:
+            return NotImplemented
+        return self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,7 +109,7 @@ class Eqn:
                 return atom
         return default
 
-    @property
+    @functools.cached_property  # computed once: every pass asks each equation what it reads, many times over
     def reads(self) -> tuple:
         return tuple(v for _, atom in self.inputs for v in atom_vars(atom))
 

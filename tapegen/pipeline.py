@@ -7,6 +7,9 @@ together and caches the result per (function, kind, wrt, outputs).
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import threading
 import weakref
 import numpy as np
@@ -34,11 +37,20 @@ class Generated:
 
     def __init__(self, kind, name, text, namespace, filename="", program=None, adjoint=None, rebuild=None,
                  uses_tape=None):
-        self.kind, self.name, self.text, self.namespace, self.filename = kind, name, text, namespace, filename
+        self.kind, self.name, self.text, self.filename = kind, name, text, filename
+        self._namespace = namespace  # or a function loading it: the general code is compiled when first used
         self._program, self._adjoint, self._rebuild = program, adjoint, rebuild
         if uses_tape is None and adjoint is not None and kind != "jvp":
             uses_tape = adjoint.uses_tape
         self.uses_tape = uses_tape  # the vjp's backward pass consumes a tape (api.Pullback)
+
+    @property
+    def namespace(self) -> dict:
+        if callable(self._namespace):
+            with _LOCK:
+                if callable(self._namespace):
+                    self._namespace = self._namespace()
+        return self._namespace
 
     @property
     def program(self) -> Program:
@@ -71,7 +83,8 @@ def lowered(fn, receiver=None, statics=()) -> Program:
     key = ("program", receiver, statics)
     program = cache.get(key)
     if program is None:
-        program = verify(lower(function_source(fn), fn, reserved_names(), receiver, statics))
+        with collecting_later():
+            program = verify(lower(function_source(fn), fn, reserved_names(), receiver, statics))
         cache[key] = program
     return program
 
@@ -87,7 +100,7 @@ def transform(fn, kind: str, wrt: tuple, outputs: tuple = (0,), bare: bool = Tru
     generated = cache.get(key)
     if generated is not None:
         return generated
-    with _LOCK:
+    with _LOCK, collecting_later():
         generated = cache.get(key)
         if generated is None:
             generated = _generate(fn, kind, wrt, outputs, bare, checks, receiver, statics)
@@ -120,15 +133,17 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
         name = f"{program.name}_jvp"
-        text, names = jvp_module(ir, name), rules.namespace()
+        text, names = jvp_module(ir, name), rules.Names()
     else:
         name = f"{program.name}_{kind}"
         emit = grad_module if kind == "grad" else vjp_module
-        text, names = emit(ir, name, bare, checks), rules.namespace()
+        text, names = emit(ir, name, bare, checks), rules.Names()
         if checks:
-            names = {**names, "nan_check": nan_check, "SPANS": check_spans(ir)}
+            names = rules.Names({"nan_check": nan_check, "SPANS": check_spans(ir)})
     filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
-    namespace = load(text, filename, names, fn, program.free_sources)
+    namespace = functools.partial(load, text, filename, names, fn, program.free_sources)
+    if kind != "grad" or checks:
+        namespace = namespace()  # a grad's first call runs the recording variant: its own code waits till needed
     generated = Generated(kind, name, text, namespace, filename, program, ir)
     if stored is not None and not program.free_sources:
         _to_disk(stored, generated, names, uses_tape=generated.uses_tape)
@@ -170,18 +185,22 @@ def _to_disk(stored, generated, names, **meta):
                             "names": used, **meta})
 
 
-def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=()):
+def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=(), defer=False):
     """(result of this call, gradient function specialized to calls shaped like `args`).
 
     Runs a recording variant of the generic code on `args` (its result is returned), works
     out which recorded shapes hold for every call passing a guard (specialize.py), and
     generates code with those shapes as constants. Cached per argument signature.
+
+    With `defer`, the second item may instead be a `Specializing`: calling its `build()` writes the
+    specialized code from this call's records (the first call returns without waiting for it).
     """
     generic = transform(fn, "grad", wrt, outputs, bare, False, receiver, statics)
     signatures = tuple(signature(a) for a in args)
     key = ("specialized", wrt, outputs, bare, receiver, signatures, statics)
     cache = _cache_for(fn)
     function = cache.get(key)
+    stored = None
     if function is None:
         stored = disk.key(fn, ("specialized", wrt, outputs, bare, signatures), receiver, statics)
         function = _specialized_from_disk(stored, fn, generic) if stored is not None else None
@@ -192,37 +211,70 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
     records: dict = {}
     executed: set = set()
 
-    def record(name, value, ordinal):
-        records.setdefault(Var(name), set()).add(describe(value))
+    def record(name, value, ordinal):  # called after every forward equation of the recording run
+        records.setdefault(name, set()).add(describe(value))
         executed.add(ordinal)
 
     program = generic.program
     name = f"{program.name}_grad"
     ordinals = {id(e): k for k, e in enumerate(e for e in walk(program.body) if isinstance(e, Eqn))}
-    with _LOCK:  # emit keeps per-module state while it writes: one module at a time
-        text = grad_module(generic.adjoint, name, bare, record=ordinals)
-    recording = load(text, generic.filename + " (recording)", {**rules.namespace(), "record": record}, fn,
-                     program.free_sources)[name]
-    result = recording(*args)
-    with _LOCK:
-        recorded = {v: frozenset(s) for v, s in records.items()}
-        guarded = unpinned(program, recorded, signatures, executed)
-        known = trusted_shapes(program, recorded, guarded, executed)
-        adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
-        verify_adjoint(adjoint)
-        guard, dtypes = guard_source(program.params, guarded)
-        output = known_output(known, program.outputs[outputs[0]])
-        seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
-        floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
-        text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
-        extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
-        filename = generic.filename.replace(">", " specialized>")
-        namespace = load(text, filename, {**rules.namespace(), **extra}, fn, program.free_sources)
-        function = cache[key] = namespace[name]
-        if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
-            _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.namespace(),
-                     dtypes=[d.str for d in dtypes])
-    return result, function
+    with collecting_later():  # the recording run too: its records are part of the transform's large heap
+        with _LOCK:  # emit keeps per-module state while it writes: one module at a time
+            text = grad_module(generic.adjoint, name, bare, record=ordinals)
+        recording = load(text, generic.filename + " (recording)", rules.Names({"record": record}), fn,
+                         program.free_sources)[name]
+        result = recording(*args)
+
+    def build():
+        with _LOCK, collecting_later():
+            function = cache.get(key)  # another thread, or source(args=...), may have written it meanwhile
+            if function is None:
+                recorded = {Var(name): frozenset(s) for name, s in records.items()}
+                function = cache[key] = _specialize(generic, wrt, outputs, bare, signatures, recorded, executed,
+                                                    stored, fn)
+            return function
+    return result, (Specializing(build) if defer and stored is None else build())  # the disk cache keeps it now
+
+
+def _general(generic):
+    """What specialized code calls for arguments its guard rejects: `generic`'s function, compiled at the
+    first such call, which also puts it in place of this in the specialized code's globals (`scope`)."""
+    def GENERIC(*args, **kwargs):
+        function = generic.function
+        if GENERIC.scope is not None and GENERIC.scope.get("GENERIC") is GENERIC:
+            GENERIC.scope["GENERIC"] = function
+        return function(*args, **kwargs)
+    GENERIC.scope = None
+    return GENERIC
+
+
+class Specializing:
+    """The specialized code of a first call's shapes, not written yet: `build()` writes it (once)."""
+
+    def __init__(self, build):
+        self.build = build
+
+
+def _specialize(generic, wrt, outputs, bare, signatures, recorded, executed, stored, fn):
+    """Load the gradient code specialized to `recorded` shapes (and write it to the disk cache, if on)."""
+    program = generic.program
+    name = f"{program.name}_grad"
+    known = trusted_shapes(program, recorded, signatures, executed)
+    guarded = unpinned(program, recorded, signatures, executed, known)  # unpinning keeps `known` as it is
+    adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
+    verify_adjoint(adjoint)
+    guard, dtypes = guard_source(program.params, guarded)
+    output = known_output(known, program.outputs[outputs[0]])
+    seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
+    floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
+    text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
+    extra = {"GENERIC": _general(generic), "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+    filename = generic.filename.replace(">", " specialized>")
+    namespace = extra["GENERIC"].scope = load(text, filename, rules.Names(extra), fn, program.free_sources)
+    if stored is not None and not program.free_sources and all(np.dtype(d.str) is d for d in dtypes):
+        _to_disk(stored, Generated("grad", name, text, namespace, filename, program, adjoint), rules.Names(),
+                 dtypes=[d.str for d in dtypes])
+    return namespace[name]
 
 
 def _specialized_from_disk(stored, fn, generic):
@@ -234,9 +286,30 @@ def _specialized_from_disk(stored, fn, generic):
         dtypes = tuple(np.dtype(d) for d in entry["dtypes"])
     except TypeError:
         return None
-    extra = {"GENERIC": generic.function, "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
+    extra = {"GENERIC": _general(generic), "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
     generated = _from_disk(stored, fn, "grad", None, extra, entry)
-    return None if generated is None else generated.function
+    if generated is None:
+        return None
+    extra["GENERIC"].scope = generated.namespace
+    return generated.function
+
+
+@contextlib.contextmanager
+def collecting_later():
+    """Python's cyclic garbage collector off while a transform runs, back on (if it was) after it.
+
+    A transform allocates hundreds of thousands of small objects (syntax trees, equations) that live until
+    it ends, and almost no cycles: the collector's passes over them were a fifth of a long function's
+    transform, and found nothing. Reference counting still frees everything else as it goes. The first
+    call's recording run (the general code on the caller's arguments, noting shapes) is inside too: its
+    records are kept until the specialized code is written."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 _LOCK = threading.RLock()

@@ -24,6 +24,31 @@ def check_body(body, defined: set, where: str, mutable=frozenset()) -> set:
 
     Only `mutable` vars (assigned in a loop or in several places) may be assigned twice.
     """
+    _check_block(body, _Scopes((defined,)), where, mutable)
+    return defined
+
+
+class _Scopes:
+    """The vars defined so far: the enclosing blocks' sets and, last, this block's own (added to). A nested
+    block gets a new set of its own, not a copy of all before it (a copy per branch was quadratic)."""
+
+    def __init__(self, sets):
+        self.sets = sets
+
+    def __contains__(self, var) -> bool:
+        for defined in self.sets:
+            if var in defined:
+                return True
+        return False
+
+    def add(self, var) -> None:
+        self.sets[-1].add(var)
+
+    def nested(self, *inner) -> "_Scopes":
+        return _Scopes(self.sets + inner)
+
+
+def _check_block(body, defined, where, mutable) -> None:
     for i, stmt in enumerate(body):
         if isinstance(stmt, Eqn):
             if stmt.span is None or not hasattr(stmt.op, "name"):
@@ -37,21 +62,26 @@ def check_body(body, defined: set, where: str, mutable=frozenset()) -> set:
                 defined.add(var)
         elif isinstance(stmt, If):
             _check_reads_atom(stmt.cond, defined, body, i, where)
-            defined |= check_body(stmt.then, set(defined), where, mutable)
-            defined |= check_body(stmt.orelse, set(defined), where, mutable)
+            then, orelse = set(), set()
+            _check_block(stmt.then, defined.nested(then), where, mutable)
+            _check_block(stmt.orelse, defined.nested(orelse), where, mutable)
+            defined.sets[-1].update(then, orelse)
         elif isinstance(stmt, Loop):
             defined.add(stmt.counter)
             if stmt.target is not None:
                 defined.add(stmt.target)
-            inner = check_body(stmt.test_body, set(defined), where, mutable)
-            defined |= check_body(stmt.body, inner, where, mutable)
+            test, inner = set(), set()
+            _check_block(stmt.test_body, defined.nested(test), where, mutable)
+            _check_block(stmt.body, defined.nested(test, inner), where, mutable)
+            defined.sets[-1].update(test, inner)
         elif isinstance(stmt, Guard):
-            defined |= check_body(stmt.body, set(defined), where, mutable)
+            inner = set()
+            _check_block(stmt.body, defined.nested(inner), where, mutable)
+            defined.sets[-1].update(inner)
         elif isinstance(stmt, Pop):
             defined.add(stmt.var)
         elif not isinstance(stmt, (Exit, Push)):
             raise _bug(f"unknown statement {stmt!r}", body, i, where)
-    return defined
 
 
 def verify_adjoint(adjoint) -> None:

@@ -11,7 +11,6 @@ X = np.array([0.5, 1.5, 2.0])
 REFUSED = [
     ("coroutine", B.coroutine, tg.UnsupportedSyntaxError, "async"),
     ("generator", B.generator, tg.UnsupportedSyntaxError, "yield"),
-    ("star-kwargs", B.star_kwargs, tg.UnsupportedSyntaxError, "takes **options"),
     ("unknown-callable", B.unknown_callable, tg.NoRuleError, "no gradient rule"),
     ("global-write", B.writes_global, tg.UnsupportedSyntaxError, "global"),
     ("nonlocal-write", B.writes_nonlocal(), tg.UnsupportedSyntaxError, "nonlocal"),

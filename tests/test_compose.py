@@ -108,11 +108,62 @@ def _nested_two(g):
     return namespace["pushes_and_pulls"]
 
 
-def test_a_transform_of_a_local_lambda_is_refused_with_the_fix():
-    def uses_local(x):
-        return tg.jvp(lambda z: z ** 2, (x,), (x,))[1].sum()
+def _loss(w, x):
+    return np.sum(np.tanh(x @ w) ** 2)
 
-    with pytest.raises(tg.UnsupportedSyntaxError, match="needs the function known"):
+
+XS = np.array([[0.5, -1.0], [0.3, 0.8], [-0.7, 0.2]])
+
+
+def step_on_a_lambda(w):
+    """MAML's inner step as people write it: the gradient of a lambda reading the data around it."""
+    g = tg.grad(lambda v: _loss(v, XS))(w)
+    return _loss(w - 0.1 * g, XS)
+
+
+def pullback_of_a_lambda(w):
+    out, pullback = tg.vjp(lambda v: np.tanh(XS @ v) * w[0], w)
+    return np.sum(pullback(np.ones(3)) ** 2) + np.sum(out)
+
+
+def tangent_of_a_local_def(w):
+    def f(v):
+        return np.tanh(XS @ v) * w[1]
+    out, tangent = tg.jvp(f, (w,), (np.ones(2),))
+    return np.sum(tangent ** 2) + np.sum(out)
+
+
+def hvp_and_jacobian_of_lambdas(w):
+    scale = np.sum(w ** 2)
+    h = tg.hvp(lambda v: _loss(v * scale, XS))(w, np.array([1.0, -0.5]))
+    return np.sum(h * w) + np.sum(tg.jacobian(lambda v: np.sin(v) * scale)(w))
+
+
+def _elementwise_grad(fun):  # autograd's egrad, written with tg.vjp of a lambda
+    def gradfun(x):
+        out, pullback = tg.vjp(lambda *a: fun(*a), x)
+        return pullback(np.ones_like(out))
+    return gradfun
+
+
+def third_derivative_of_tanh(x):
+    return np.sum(_elementwise_grad(_elementwise_grad(_elementwise_grad(np.tanh)))(x))
+
+
+@pytest.mark.parametrize("f", [step_on_a_lambda, pullback_of_a_lambda, tangent_of_a_local_def,
+                               hvp_and_jacobian_of_lambdas, third_derivative_of_tanh])
+def test_transforms_of_lambdas_and_local_defs_inside(f):
+    """A lambda or local def given to a transform inside a differentiated function is made a function of its
+    own; what it reads from the function around it is passed to it, so derivatives flow through that too."""
+    check_modes(f, X)
+
+
+def test_a_transform_of_a_lambda_reading_a_function_made_inside_is_refused_with_the_fix():
+    def uses_local(x):
+        act = lambda z: np.sin(z) * x
+        return tg.jvp(lambda z: act(z) ** 2, (x,), (x,))[1].sum()
+
+    with pytest.raises(tg.UnsupportedSyntaxError, match="reads `act`, a function or list of functions made"):
         tg.grad(uses_local)(X)
 
 
@@ -163,3 +214,20 @@ def test_a_pullback_of_a_complex_function_inside_follows_the_convention():
     np.testing.assert_allclose(inside, ct * (2 + z) * np.exp(z))
     pulled = tg.vjp(lambda z: tg.vjp(_holomorphic, z)[1](ct), z)[1](np.ones(2) + 0j)
     np.testing.assert_allclose(pulled, ct * (2 + z) * np.exp(z))
+
+
+A22 = np.array([[3.0, 0.5], [0.2, 2.0]])
+
+
+def _solve_both_moving(x):
+    return np.linalg.solve(A22 + np.outer(x, x), np.sin(x))
+
+
+def tangent_of_a_solve(x):
+    """np.linalg.solve's two JVP rules are summed with add_tangents in tangent code; differentiated again
+    (forward over forward, reverse over forward) that sum must carry its derivative (it was dropped: zero)."""
+    return np.sum(tg.jvp(_solve_both_moving, (x,), (np.array([1.0, -0.5]),))[1] * np.array([1.0, 2.0]))
+
+
+def test_a_tangent_summed_from_two_rules_differentiates_again():
+    check_modes(tangent_of_a_solve, X)

@@ -67,6 +67,7 @@ POINTS = {
     "module_objects_and_object_defaults": (X3,),
     "objects_of_one_class_appended_in_a_loop": (X3,),
     "names_holding_a_function_or_an_array": (X3,),
+    "starred_displays": (X3, [_m(3), _m(3)]),
     "sorted_with_a_key": ({"b": _m(2), "a": _m(2)},
                           [np.array([0.3, 0.2]), np.array([1.0, -0.2]), np.array([-1.0, 0.1])]),
 }
@@ -138,12 +139,17 @@ def test_a_registered_class_is_differentiated_field_by_field():
     np.testing.assert_allclose(g.b, expected.b)
 
 
-def _top_level_kwargs(x, **options):
+def _recursive(x, depth=2):
+    return np.sum(x) if depth == 0 else _recursive(np.sin(x), depth - 1)
+
+
+async def _asynchronous(x):
     return np.sum(x)
 
 
 @pytest.mark.parametrize("fn, says", [
-    (_top_level_kwargs, "takes \\*\\*options"),
+    (_recursive, "calls itself \\(recursion\\)"),
+    (_asynchronous, "async functions cannot be differentiated"),
 ])
 def test_refusals_name_the_construct(fn, says):
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
@@ -179,16 +185,49 @@ def test_an_array_item_added_to_in_place_is_refused_when_it_runs():
 def test_star_args_in_the_differentiated_function():
     """`def loss(*params)`: each value of *params is an argument of its own (positions count them)."""
     a, b, c = _m(2), _m(2), _m(2)
-    check_modes(pf.star_parameters, a, b, c, order2=False)
-    check_modes(pf.star_parameters, a, order2=False)
+    check_modes(pf.star_parameters, a, b, c)
+    check_modes(pf.star_parameters, a)
+    check_modes(lambda x: np.sum(tg.grad(pf.star_parameters, wrt=1)(x, x, x) * x), a)  # inside: a count per call
     gb, gc = tg.grad(pf.star_parameters, wrt=(1, 2))(a, b, c)
     expected = tg.grad(lambda a, b, c: pf.star_parameters(a, b, c), wrt=(1, 2))(a, b, c)
     np.testing.assert_allclose(gb, expected[0])
     np.testing.assert_allclose(gc, expected[1])
     with pytest.raises(tg.WrtError, match=r"\(params\[0\], params\[1\], scale\)"):
         tg.grad(pf.star_parameters, wrt=3)(a, b)
-    with pytest.raises(tg.TapegenError, match="differentiate a function with named arguments"):
-        tg.grad(lambda x: np.sum(tg.grad(pf.star_parameters)(x, x)))(a)
+    with pytest.raises(tg.TapegenError, match="cannot be differentiated again as a whole"):
+        tg.hessian(pf.star_parameters)(a, b)  # no call inside to say how many values *params has
+
+
+def test_keyword_parameters_of_the_differentiated_function():
+    """`**options` in the differentiated function's own signature: one variant per set of keywords passed;
+    `wrt` names a keyword's value by the keyword."""
+    x, r, b = _m(2), _m(2), _m(2)
+    named = lambda x, r, scale, bias, weight: pf.keyword_parameters(x, r, scale=scale, bias=bias, weight=weight)
+    check_modes(named, x, r, 2.0, b, 3.0)
+    expected = tg.grad(named, wrt=(0, 1, 2, 3, 4))(x, r, 2.0, b, 3.0)
+    got = tg.grad(pf.keyword_parameters, wrt=(0, 1, "scale", "bias", "weight"))(x, r, scale=2.0, bias=b, weight=3.0)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e)
+    np.testing.assert_allclose(tg.grad(pf.keyword_parameters, wrt="bias")(x, r, bias=b), x)
+    tangent = tg.jvp(lambda b: pf.keyword_parameters(x, bias=b), (b,), (np.ones(2),))[1]
+    np.testing.assert_allclose(tangent, np.sum(x))
+    with pytest.raises(tg.WrtError, match=r"\(x, scale, bias\)"):
+        tg.grad(pf.keyword_parameters, wrt="weight")(x, bias=b)
+
+
+def _hessian_vector_product(fun):  # autograd's, as written there
+    fun_grad = tg.grad(fun)
+
+    def vector_dot_grad(*args, **kwargs):
+        args, vector = args[:-1], args[-1]
+        return np.tensordot(fun_grad(*args, **kwargs), vector, np.ndim(vector))
+    return tg.grad(vector_dot_grad)
+
+
+def test_autograds_hessian_vector_product_differentiates_star_args_and_keywords():
+    cubic = lambda x, c=1.0: np.sum(x ** 3) * c
+    x, v = np.array([0.3, -0.4]), np.array([1.0, 0.5])
+    np.testing.assert_allclose(_hessian_vector_product(cubic)(x, v, c=2.0), 12.0 * x * v)
 
 
 @pytest.mark.parametrize("act", [np.sin, pf.relu, lambda z: z * np.tanh(z)])

@@ -23,9 +23,9 @@ from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, inner_vjp_a, inner_vjp_b,
 from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
-from tapegen.rules.runtime_rules import copy_region, tape_pop, unconform
+from tapegen.rules.runtime_rules import add_tangents, copy_region, tape_pop, unconform
 from tapegen.rules.elementwise import conj_sign, real_like
-from tapegen.rules.linalg import einsum_vjp, norm_direction
+from tapegen.rules.linalg import _gap_inverse, _safe_reciprocal, einsum_jvp, einsum_vjp, norm_direction
 from tapegen.rules.fft import fft_fit
 from tapegen.rules.shape import delete_cotangent, insert_values_cotangent
 from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
@@ -224,6 +224,17 @@ ROWS = [
          covers=(norm_direction,)),
     _row("norm_direction-inf-is-piecewise-constant", lambda x: norm_direction(x, np.inf, (1,), False) * x, M34,
          covers=(norm_direction,)),
+    _row("einsum_jvp", lambda a, b, u, w: einsum_jvp("ij,jk->ik", (a, b), (u, w), False), M23, _x(3, 4), _x(2, 3),
+         _x(3, 4), wrt=(0, 1, 2, 3), covers=(einsum_jvp,)),
+    _row("einsum_jvp-one-direction", lambda a, b, u: einsum_jvp("ij,jk->ik", (a, b), (u, None), False) * a[:, :1],
+         M23, _x(3, 4), _x(2, 3), wrt=(0, 1, 2), covers=(einsum_jvp,)),
+    _row("add_tangents", lambda a, b: add_tangents(a * 2.0, None, np.sin(b)), V4, V4[::-1], wrt=(0, 1),
+         covers=(add_tangents,)),
+    _row("add_tangents-pairs", lambda a, b: add_tangents((a, b), (b * a, None))[0] * 2.0, V4, V4[::-1], wrt=(0, 1),
+         covers=(add_tangents,)),
+    _row("_gap_inverse", lambda w: _gap_inverse(w), np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]),
+         covers=(_gap_inverse,)),
+    _row("_safe_reciprocal", lambda s: _safe_reciprocal(s), np.array([0.5, 1.5, 2.0, 3.0]), covers=(_safe_reciprocal,)),
     _row("conj_sign-real", lambda x: conj_sign(x) * x, MIXED, covers=(conj_sign,)),
     _row("conj_sign-complex", lambda a, b: np.real(conj_sign(a + 1j * b) * (0.3 + 1.1j)), MIXED, MIXED[::-1],
          wrt=(0, 1), covers=(conj_sign,)),

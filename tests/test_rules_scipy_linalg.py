@@ -14,6 +14,7 @@ from rule_rows import Row
 from test_complex import convention_gradient
 
 sl = pytest.importorskip("scipy.linalg")
+from tapegen.rules import scipy_linalg  # noqa: E402 (after the skip: it imports SciPy)
 
 RNG = np.random.default_rng(5)
 A = RNG.standard_normal((3, 3)) + 3 * np.eye(3)  # well conditioned, and its triangles too
@@ -21,6 +22,9 @@ SPD = A @ A.T
 B, b = RNG.standard_normal((3, 2)), RNG.standard_normal(3)
 TALL = RNG.standard_normal((4, 3))
 SMALL = 0.5 * RNG.standard_normal((3, 3))
+BANDED = RNG.standard_normal((3, 4)) + np.array([[0.0], [4.0], [0.0]])  # (l, u) = (1, 1), diagonally dominant
+BANDED_WIDE = RNG.standard_normal((4, 4)) + np.array([[0.0], [0.0], [4.0], [0.0]])  # (1, 2)
+B4 = RNG.standard_normal(4)
 
 
 def row(name, fn, *args, covers):
@@ -82,6 +86,16 @@ ROWS = [
     row("qr-economic-(4,3)", qr_mixed, TALL, covers=(sl.qr,)),
     row("solve_sylvester-(3,3)x(2,2)x(3,2)", lambda a, b, q: sl.solve_sylvester(a, b, q), A, A[:2, :2].T + 1.0,
         B, covers=(sl.solve_sylvester,)),
+    row("solve_banded-(1,1)", lambda ab, b: sl.solve_banded((1, 1), ab, b), BANDED, B4,
+        covers=(sl.solve_banded,)),
+    row("solve_banded-(1,2)-matrix", lambda ab, b: sl.solve_banded((1, 2), ab, b), BANDED_WIDE, TALL,
+        covers=(sl.solve_banded,)),
+    row("band_transpose-(1,2)", lambda ab: scipy_linalg.band_transpose((1, 2), ab), BANDED_WIDE,
+        covers=(scipy_linalg.band_transpose,)),
+    row("band_product-(1,1)", lambda ab, x: scipy_linalg.band_product((1, 1), ab, x), BANDED, B4,
+        covers=(scipy_linalg.band_product,)),
+    row("band_outer-(1,2)", lambda u, v: scipy_linalg.band_outer((1, 2), BANDED_WIDE, u, v), TALL, TALL[::-1],
+        covers=(scipy_linalg.band_outer,)),
     row("expm", lambda a: sl.expm(a), SMALL, covers=(sl.expm,)),
     row("sqrtm", lambda a: sl.sqrtm(a), SPD, covers=(sl.sqrtm,)),
     row("logm", lambda a: sl.logm(a), SPD, covers=(sl.logm,)),

@@ -73,6 +73,13 @@ def order_rows():
             z = draw(shape)
             yield case(f"{name}-{order}={v}-{shape_text(z)}", (lambda fn, v: lambda z: fn(v, z))(fn, v), (z,), fn,
                        {order: v, arg: z}, (arg,), wrt=(0,))
+    for n in (0, 2):
+        x = sample((3, 2), 0.8, 3.0)
+        yield case(f"yn-n={n}-(3,2)", (lambda n: lambda x: sp.yn(n, x))(n), (x,), sp.yn, {"n": n, "x": x}, ("x",))
+    for shape in ((), (4,)):
+        a, b, x = sample(shape, 1.2, 3.0), sample(shape, 1.2, 3.0), sample(shape, 0.2, 0.8)
+        yield case(f"betainc-{shape_text(x)}", (lambda a, b: lambda x: sp.betainc(a, b, x))(a, b), (x,), sp.betainc,
+                   {"a": a, "b": b, "x": x}, ("x",))
     for n in (0, 1, 2):
         x = sample((3, 2), 0.5, 3.0)
         yield case(f"polygamma-n={n}-(3,2)", (lambda n: lambda x: sp.polygamma(n, x))(n), (x,), sp.polygamma,

@@ -69,6 +69,10 @@ def discrete_rows():
         yield case(f"bernoulli.{method}-(4,)", lambda p: bernoulli(k % 2, p), (p,), bernoulli, {"k": k % 2, "p": p},
                    ("p",))
         yield case(f"binom.{method}-(4,)", lambda p: binom(k, 5, p), (p,), binom, {"k": k, "n": 5, "p": p}, ("p",))
+    for method in ("cdf", "sf", "logcdf", "logsf"):
+        fn, mu = getattr(st.poisson, method), sample((4,), 0.5, 3.0)
+        yield case(f"poisson.{method}-(4,)", (lambda fn: lambda mu: fn(k + 0.5, mu))(fn), (mu,), fn,
+                   {"k": k + 0.5, "mu": mu}, ("mu",))
 
 
 def multivariate_rows():
@@ -92,6 +96,8 @@ def _mvn_rows(fn, method, cov):
     x = sample((4, 3), -1.0, 1.0)
     yield case(f"multivariate_normal.{method}-(4,3)-no-mean", lambda x: fn(x, cov=cov), (x,), fn,
                {"x": x, "cov": cov}, ("x",))
+    yield case(f"multivariate_normal.{method}-allow_singular", lambda x: fn(x, cov=cov, allow_singular=False), (x,), fn,
+               {"x": x, "cov": cov, "allow_singular": False}, ("x",))
 
 
 def helper_rows():

@@ -31,7 +31,7 @@ import ast
 
 import numpy as np
 
-from .syntax import assigned_name, names_with_ancestors, numpy_name
+from .syntax import assigned_name, names_with_ancestors, numpy_name, walk
 
 MIN_BYTES = 1 << 18  # NumPy's own threshold for reusing temporaries in an expression (256 KiB)
 
@@ -59,12 +59,13 @@ def reuse_buffers(items, types: dict) -> dict:
         if kind == "free":
             owned.difference_update(item)
             continue
-        for name, ancestors in names_with_ancestors(item):
+        names = names_with_ancestors(item)
+        for name, ancestors in names:
             if isinstance(name.ctx, ast.Load) and not _consumes(name, *(ancestors + (None, None))[:2]):
                 owned.discard(name.id)  # it may now be aliased: a view, a container, another name
         target = assigned_name(item)
-        for node in ast.walk(item):  # names bound here other than a plain `name = value`: not known any more
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id != target:
+        for node, _ in names:  # names bound here other than a plain `name = value`: not known any more
+            if isinstance(node.ctx, ast.Store) and node.id != target:
                 owned.discard(node.id)
                 types.pop(node.id, None)
         if target is None:
@@ -88,7 +89,7 @@ def reuse_buffers(items, types: dict) -> dict:
 def _names_in(node) -> list:
     """Names read in `node`, first occurrences in order."""
     seen = []
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in seen:
             seen.append(n.id)
     return seen
@@ -214,7 +215,7 @@ def _rewritten(stmt, result, types, candidates):
     if not candidates or not _is_array(result) or np.prod(result[0]) * result[1].itemsize < MIN_BYTES:
         return None
     parents = {}
-    for node in ast.walk(stmt.value):
+    for node in walk(stmt.value):
         for child in ast.iter_child_nodes(node):
             if id(child) in parents and not isinstance(child, (ast.operator, ast.unaryop, ast.expr_context)):
                 return None  # one node object in two places: the parent map would mislead
@@ -246,7 +247,7 @@ def _plan(node, result, types, candidates, parents, plan, used) -> None:
             plan[id(node)] = plan[id(operand)]
             return
     for name in candidates:  # a dead array all of whose reads are this node's operands
-        if name not in used and all(parents.get(id(n)) is node for n in ast.walk(_root(node, parents))
+        if name not in used and all(parents.get(id(n)) is node for n in walk(_root(node, parents))
                                     if isinstance(n, ast.Name) and n.id == name):
             plan[id(node)] = name
             used.add(name)

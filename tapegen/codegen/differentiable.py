@@ -47,8 +47,7 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
     edits, dropped = [], set()
     tape = _free_name(text, "recorded")
 
-    def segment(node):
-        return ast.get_source_segment(text, node)
+    segment = _segments(text)
 
     written = {node.targets[0].value.id for node in ast.walk(function) if isinstance(node, ast.Assign)
                and isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name)}
@@ -88,12 +87,43 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
     replaced = {id(node.func.value) for node, _ in edits if _is_tape_pop(node)}
     edits += [(node, tape) for node in ast.walk(function)
               if isinstance(node, ast.Name) and node.id == "tape" and id(node) not in replaced]
-    for node, new in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
-        begin = starts[node.lineno - 1] + node.col_offset
-        end = starts[node.end_lineno - 1] + node.end_col_offset
-        source = source[:begin] + new.encode("utf-8") + source[end:]
+    source = _edited(source, starts, edits)
     kept = [line for number, line in enumerate(source.splitlines(keepends=True), 1) if number not in dropped]
     return b"".join(kept).decode("utf-8")
+
+
+def _segments(text):
+    """`ast.get_source_segment(text, node)` as a function of `node`, without splitting `text` into lines on each
+    call (which made rewriting a long function's gradient code quadratic)."""
+    if any(ch in text for ch in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):  # where str.splitlines and ast differ
+        return lambda node: ast.get_source_segment(text, node)
+    lines = text.splitlines(keepends=True)
+
+    def segment(node):
+        first, last = lines[node.lineno - 1].encode(), lines[node.end_lineno - 1].encode()
+        if node.lineno == node.end_lineno:
+            return first[node.col_offset:node.end_col_offset].decode()
+        return "".join([first[node.col_offset:].decode(), *lines[node.lineno:node.end_lineno - 1],
+                        last[:node.end_col_offset].decode()])
+    return segment
+
+
+def _edited(source: bytes, starts, edits) -> bytes:
+    """`source` with each (node, new text) edit's span replaced, last first: in one pass where no two edits
+    overlap (replacing them one at a time copied the whole code for each: quadratic in its length)."""
+    ordered = sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True)
+    spans = [(starts[node.lineno - 1] + node.col_offset, starts[node.end_lineno - 1] + node.end_col_offset, new)
+             for node, new in ordered]
+    if all(spans[k + 1][1] <= spans[k][0] for k in range(len(spans) - 1)):
+        pieces, done = [], len(source)
+        for begin, end, new in spans:
+            pieces += [source[end:done], new.encode("utf-8")]
+            done = begin
+        pieces.append(source[:done])
+        return b"".join(reversed(pieces))
+    for begin, end, new in spans:
+        source = source[:begin] + new.encode("utf-8") + source[end:]
+    return source
 
 
 def _index_value(node, segment) -> str:
@@ -126,8 +156,8 @@ class _Globals(LiveNamespace):
     """Generated code's globals, answering `in` for the user's names too (lowering resolves names with `in`)."""
 
     def __contains__(self, name):
-        return dict.__contains__(self, name) or name in self._sources or name in self._cells \
-            or name in self._globals
+        return dict.__contains__(self, name) or (self._names is not None and name in self._names) \
+            or name in self._sources or name in self._cells or name in self._globals
 
 
 def _load(generated, target, text):
@@ -138,7 +168,7 @@ def _load(generated, target, text):
     where = root.group(1) if root else f"{program.span.file}:{program.span.line}"
     filename = f"<tapegen {generated.name}[{wrt}] of {where}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = _Globals(rules.namespace(), target.fn, program.free_sources)
+    namespace = _Globals(rules.Names(), target.fn, program.free_sources)
     exec(compile(text, filename, "exec"), namespace)
     function = namespace[generated.name]
     function.__defaults__ = target.defaults or None

@@ -23,7 +23,7 @@ from .broadcasts import shrink_broadcasts
 from .buffers import WEAK, reuse_buffers
 from .cse import reuse_common
 from .reductions import reductions_as_methods
-from .render import accumulated_in_place, expression, statement, to_text
+from .render import accumulated_in_place, expression, statement, statement_text, to_text
 from .render import atom as render_atom
 
 INDENT = "    "
@@ -31,6 +31,8 @@ INDENT = "    "
 
 def comment_text(text: str) -> str:
     """Text from outside (a source line, a file name) made safe to put in a comment: one line, no escapes."""
+    if text.isprintable():
+        return text.strip()
     return "".join(ch if ch.isprintable() else " " for ch in text).strip()
 
 
@@ -142,9 +144,10 @@ def _specialized_statements(both, split, adjoint, keep, scalars, seed_value) -> 
     written = {i: node for i, (kind, node) in enumerate(items) if kind == "stmt"}
     written.update(_buffered_runs(items, {**_STATE.arrays, **_seed_type(adjoint, seed_value)}))
     rendered = {id(eqns[i]): node for i, node in written.items()}
+    backward = {id(stmt) for stmt in walk(both[split + 1:]) if isinstance(stmt, Loop)}
     for loop in (stmt for stmt in walk(both) if isinstance(stmt, Loop)):
         for block in (loop.test_body, loop.body):
-            rendered.update(_buffered_block(block, backward=any(loop is s for s in walk(both[split + 1:]))))
+            rendered.update(_buffered_block(block, backward=id(loop) in backward))
     return rendered
 
 
@@ -254,10 +257,12 @@ def _lines(stmts, backward: bool) -> list:
 def _in_place(eqn):
     """`g += c` where `g = g + c` accumulates into a float64 array the backward pass made (np.zeros before a
     loop) and only it refers to: its reads are these accumulations and the final `return`."""
-    if eqn.op.form == "rule" and eqn.op.accumulate == "add" and eqn.outputs[0] in _STATE.adjoint.private \
-            and dict(eqn.inputs).get("__g") == eqn.outputs[0] and not eqn.op.sequence:
-        return accumulated_in_place(eqn)
-    return None
+    return accumulated_in_place(eqn) if _adds_in_place(eqn) else None
+
+
+def _adds_in_place(eqn) -> bool:
+    return eqn.op.form == "rule" and eqn.op.accumulate == "add" and eqn.outputs[0] in _STATE.adjoint.private \
+        and dict(eqn.inputs).get("__g") == eqn.outputs[0] and not eqn.op.sequence
 
 
 def check_spans(adjoint) -> list:
@@ -280,6 +285,9 @@ def _eqn_lines(eqn) -> list:
         written = _STATE.texts.get(id(eqn))
         if written is not None and written[0] is eqn:
             return list(written[1])
+        lines = statement_text(eqn, _adds_in_place(eqn)).splitlines()
+        _STATE.texts[id(eqn)] = (eqn, tuple(lines))
+        return lines
     if node is None:
         node = _in_place(eqn) or statement(eqn)
         node = reductions_as_methods(node, _STATE.arrays) if _STATE.arrays else node

@@ -19,14 +19,17 @@ import math
 
 import numpy as np
 
-from .syntax import numpy_name
+from .syntax import numpy_name, walk
 
 _METHODS = {"sum": "sum", "max": "max", "amax": "max", "min": "min", "amin": "min", "prod": "prod"}
+_REDUCTIONS = set(_METHODS) | {"mean"}  # the calls _Methods.visit_Call may rewrite
 _MEAN_EXACT = {np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
 def reductions_as_methods(stmt: ast.stmt, arrays: dict) -> ast.stmt:
     """`stmt` with reductions of names known to be ndarrays (`arrays`: name -> (shape, dtype)) as methods."""
+    if not any(node.__class__ is ast.Call and numpy_name(node.func) in _REDUCTIONS for node in walk(stmt)):
+        return stmt  # nothing _Methods rewrites (most statements): not worth its visit of every node
     return _Methods(arrays).visit(stmt)
 
 

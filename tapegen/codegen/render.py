@@ -16,6 +16,8 @@ import numpy as np
 
 from ..errors import InternalError
 from ..ir import Const, Eqn, Pack, Var
+from ..rules.table import Primitive
+from ..transforms.reverse import RuleApplication
 from .syntax import clone, renamed
 
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult,
@@ -27,8 +29,123 @@ _COMPARES = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.E
 
 def to_text(stmt: ast.stmt) -> str:
     """Render one statement as source text (no trailing newline), on one line: astor's own wrapping
-    breaks long lines at arbitrary commas, which reads worse than a long line."""
-    return astor.to_source(stmt, pretty_source=_one_line).rstrip("\n")
+    breaks long lines at arbitrary commas, which reads worse than a long line.
+
+    astor writes a name as it is, wherever it stands, so statements of one shape (the same nodes, operators
+    and constants; any names) read alike but for their names: astor writes each shape once, with
+    placeholders for the names, and the text of every other statement of that shape is that text with its
+    names put in (astor was most of the time spent writing a long function).
+    """
+    names: dict = {}
+    key = _shape(stmt, names)
+    pieces = _WRITTEN.get(key)
+    if pieces is None:
+        if len(_WRITTEN) >= 50_000:
+            _WRITTEN.clear()
+        template = renamed(stmt, {name: f"\0{k}\0" for k, name in enumerate(names)})
+        pieces = _WRITTEN[key] = tuple(astor.to_source(template, pretty_source=_one_line).rstrip("\n").split("\0"))
+    if len(pieces) == 1:
+        return pieces[0]
+    order = list(names)
+    return "".join([piece if k % 2 == 0 else order[int(piece)] for k, piece in enumerate(pieces)])
+
+
+_WRITTEN: dict = {}  # a statement's _shape -> astor's text of it, split at its names' placeholders
+
+
+def statement_text(eqn: Eqn, in_place: bool = False) -> str:
+    """`to_text(statement(eqn))` (or of `accumulated_in_place(eqn)`), from the text of an equation of the same
+    shape written before (the same op and flags, constants and structure of its atoms; other vars), with this
+    one's var names put in: no statement built, no shape of it taken, for most lines of a long function."""
+    names: list = []
+    key = _eqn_shape(eqn, names)
+    if key is None:
+        return to_text(accumulated_in_place(eqn) if in_place else statement(eqn))
+    key = (key, in_place)
+    pieces = _EQN_TEXTS.get(key)
+    if pieces is None:
+        if len(_EQN_TEXTS) >= 50_000:
+            _EQN_TEXTS.clear()
+        count = iter(range(len(names)))
+        marked = _with_vars(eqn, lambda var: Var(f"\0{next(count)}\0") if var.name.isidentifier() else var)
+        text = to_text(accumulated_in_place(marked) if in_place else statement(marked))
+        pieces = _EQN_TEXTS[key] = tuple(text.split("\0"))
+    if len(pieces) == 1:
+        return pieces[0]
+    return "".join([piece if k % 2 == 0 else names[int(piece)] for k, piece in enumerate(pieces)])
+
+
+_EQN_TEXTS: dict = {}  # an equation's _eqn_shape -> the text of its statement, split at its vars' placeholders
+
+
+def _eqn_shape(eqn, names):
+    """What `statement(eqn)` depends on but the names of its vars (appended to `names`, in inputs-then-outputs
+    order), or None for an op that is not known to be described by its attributes."""
+    op = eqn.op
+    if op.__class__ is RuleApplication:
+        op_key = (RuleApplication, op.rule, op.accumulate, op.unpack, op.sequence, op.masked, op.out_shape,
+                  op.broadcasting)
+    elif op.__class__ is Primitive:
+        op_key = op
+    else:
+        return None
+    try:
+        key = (op_key, tuple((key, _atom_key(atom, names)) for key, atom in eqn.inputs),
+               tuple(_atom_key(var, names) for var in eqn.outputs))
+        hash(key)
+    except TypeError:  # a constant that cannot be a key: written the long way
+        return None
+    return key
+
+
+def _atom_key(atom, names):
+    if atom.__class__ is Var:
+        if atom.name.isidentifier():
+            names.append(atom.name)
+            return "var"
+        return ("named", atom.name)
+    if atom.__class__ is Pack:
+        return ("pack", atom.kind, tuple(_atom_key(item, names) for item in atom.items))
+    return ("const", type(atom.value), repr(atom.value))
+
+
+def _with_vars(eqn, replace):
+    """`eqn` with each var replaced by `replace(var)`, inputs then outputs (the order _eqn_shape names them)."""
+    def atom(a):
+        if a.__class__ is Var:
+            return replace(a)
+        if a.__class__ is Pack:
+            return Pack(tuple(atom(item) for item in a.items), a.kind)
+        return a
+    inputs = tuple((key, atom(a)) for key, a in eqn.inputs)
+    return Eqn(eqn.op, inputs, tuple(atom(v) for v in eqn.outputs), eqn.span)
+
+
+def _shape(node, names: dict):
+    """`node` as nested tuples of its node types and field values, names replaced by their number in order
+    of first appearance (`names` collects them): two statements astor writes alike but for their names."""
+    if node.__class__ is ast.Name:
+        return ("name", names.setdefault(node.id, len(names)), getattr(node, "ctx", None).__class__)
+    parts = [node.__class__]
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if value.__class__ is list:
+            parts.append(tuple(_shape(item, names) if isinstance(item, ast.AST) else _leaf(item) for item in value))
+        elif isinstance(value, ast.AST):
+            parts.append(_shape(value, names))
+        else:
+            parts.append(_leaf(value))
+    return tuple(parts)
+
+
+def _leaf(value):
+    """A field value that is not a node, as a key: equal only for values astor writes alike."""
+    if value.__class__ in _BY_VALUE:
+        return value.__class__, value  # equal values of one of these types have one text
+    return value.__class__, repr(value)  # floats: 0.0 == -0.0, and nan != nan
+
+
+_BY_VALUE = {str, int, bool, type(None), bytes}
 
 
 def _one_line(pieces) -> str:
@@ -397,7 +514,7 @@ class _Fold(ast.NodeTransformer):
         if node.func.id == "len" and len(args) == 1 and isinstance(args[0], tuple):
             return ast.Constant(len(args[0]))
         from .. import rules
-        helper = rules.namespace().get(node.func.id)
+        helper = rules.lookup_name(node.func.id)
         if getattr(helper, "pure", False):
             return constant(helper(*args))
         return node

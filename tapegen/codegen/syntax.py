@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.source import copy_tree, walk
+
 
 def assigned_name(stmt):
     """The name a statement assigns if it is a plain `name = value`, else None."""
@@ -16,13 +18,26 @@ def assigned_name(stmt):
     return None
 
 
-def names_with_ancestors(node, ancestors=()):
-    """(Name node, its ancestors innermost first) for every name in `node`, read or assigned."""
+def names_with_ancestors(node, ancestors=()) -> list:
+    """(Name node, its ancestors innermost first) for every name in `node`, read or assigned, depth first."""
+    found: list = []
+    _names_below(node, ancestors, found)
+    return found
+
+
+def _names_below(node, ancestors, found) -> None:
     if isinstance(node, ast.Name):
-        yield node, ancestors
+        found.append((node, ancestors))
         return
-    for child in ast.iter_child_nodes(node):
-        yield from names_with_ancestors(child, (node,) + ancestors)
+    ancestors = (node,) + ancestors
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if value.__class__ is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _names_below(item, ancestors, found)
+        elif isinstance(value, ast.AST):
+            _names_below(value, ancestors, found)
 
 
 def numpy_name(func):
@@ -32,27 +47,11 @@ def numpy_name(func):
     return None
 
 
-# Contexts and operators carry no fields: `ast.parse` itself shares one instance of each.
-_SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-
-
 def clone(node):
-    """A deep copy of an `ast` tree, about six times faster than `copy.deepcopy` (which goes
-    through `__reduce_ex__` for every node): nodes and lists are copied, everything else shared."""
-    return renamed(node, {})
+    """A deep copy of an `ast` tree (frontend/source.py's copy_tree)."""
+    return copy_tree(node)
 
 
 def renamed(node, names: dict):
     """A copy of `node` (as `clone`) with each `Name` whose id is a key of `names` renamed to its value."""
-    new = node.__class__.__new__(node.__class__)
-    fields = new.__dict__
-    for key, value in node.__dict__.items():
-        if value.__class__ is list:
-            fields[key] = [renamed(item, names) if isinstance(item, ast.AST) else item for item in value]
-        elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
-            fields[key] = renamed(value, names)
-        else:
-            fields[key] = value
-    if names and new.__class__ is ast.Name:
-        new.id = names.get(new.id, new.id)
-    return new
+    return copy_tree(node, names)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import types
 from dataclasses import dataclass
 
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Pack, Var
-from .resolve import native
-from .source import FunctionSource, function_source
+from .resolve import MISSING, local_names, native
+from .source import FunctionSource, function_source, register_source
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,13 @@ def user_function(obj):
     return plain_function(obj)
 
 
+def function_for_call(obj, positional: int):
+    """`user_function(obj)` for a call passing `positional` arguments by position: an object whose code
+    depends on that count (a gradient of `f(*params)`) says which code with `__tapegen_inline_call__`."""
+    by_count = getattr(type(obj), "__tapegen_inline_call__", None)
+    return by_count(obj, positional) if by_count is not None else user_function(obj)
+
+
 def plain_function(obj):
     """`obj` if it is a Python function of the user's own (not a library's, not tapegen's), else None.
 
@@ -219,6 +227,66 @@ class Calls:
         defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
         return self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+
+    def lift(self, local: LocalFunction, node):
+        """A lambda or local def as a real function of its own, for a transform to take (`tg.vjp(lambda w:
+        loss(w, x), w)`): the values it reads from the function around it become its first parameters
+        (returned as atoms, to pass), functions it reads are held in its closure, names of the module or
+        of the enclosing closure stay as they were. Its nodes are the user's, so spans point at their lines.
+        """
+        home = local.lowerer or self
+        fn_node = local.node
+        params = {a.arg for a in ast.walk(fn_node.args) if isinstance(a, ast.arg)}
+        inner_locals = local_names(fn_node) if isinstance(fn_node, ast.FunctionDef) else set()
+        read = []
+        for sub in ast.walk(fn_node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in params \
+                    and sub.id not in inner_locals and sub.id not in read:
+                read.append(sub.id)
+        captured, statics = [], {}
+        for name in read:
+            value = local.env.get(name, MISSING) if name in local.env else MISSING
+            if value is MISSING:
+                if home.scope.lookup(name) is MISSING and name in home.scope.locals:
+                    raise self.unsupported(node, f"`{name}` is read by the function passed here before it is "
+                                                 f"assigned", "assign it first")
+                continue  # the module's or the enclosing closure's: the lifted function reads it there too
+            if isinstance(value, LocalFunction):  # egrad(egrad(f)): a function made here, of known functions only
+                inner, reads = self.lift(value, node)
+                value = StaticValue(inner) if not reads else value
+            if isinstance(value, StaticValue):
+                statics[name] = value.obj
+            elif isinstance(value, (LocalFunction, KnownItems)) or getattr(value, "distribution", None) is not None:
+                raise self.unsupported(node, f"the function passed here reads `{name}`, a function or list of "
+                                             f"functions made in the differentiated function",
+                                       "define the function it calls at module level, or pass it as an argument")
+            else:
+                captured.append((name, value))
+        cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in local.env}, **statics}
+        header = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n, _ in captured] + list(fn_node.args.args),
+                               vararg=fn_node.args.vararg, kwonlyargs=fn_node.args.kwonlyargs,
+                               kw_defaults=fn_node.args.kw_defaults, kwarg=fn_node.args.kwarg,
+                               defaults=fn_node.args.defaults)
+        if isinstance(fn_node, ast.FunctionDef):
+            body = fn_node.body
+        else:
+            body = [ast.copy_location(ast.Return(fn_node.body), fn_node.body)]
+        name = getattr(fn_node, "name", "lambda_")
+        lifted = ast.copy_location(ast.FunctionDef(name, header, body, [], None), fn_node)
+        for arg in header.args[:len(captured)]:
+            ast.copy_location(arg, fn_node)
+        outer = ast.FunctionDef("outer", ast.arguments([], [], None, [], [], None, []),
+                                [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in cells]
+                                + [lifted, ast.Return(ast.Name(name, ast.Load()))], [], None)
+        ast.copy_location(outer, fn_node)
+        ast.fix_missing_locations(outer)
+        module = compile(ast.Module([outer], []), home.source.file, "exec")
+        code = next(c for c in next(c for c in module.co_consts if hasattr(c, "co_code")).co_consts
+                    if hasattr(c, "co_code") and c.co_name == name)
+        closure = tuple(cells[n] if isinstance(cells[n], type(_cell())) else _cell(cells[n]) for n in code.co_freevars)
+        fn = types.FunctionType(code, home.fn.__globals__, name, None, closure or None)
+        register_source(code, FunctionSource(lifted, home.source.file, home.source.lines, home.source.line_offset))
+        return fn, [value for _, value in captured]
 
     def generator_as_list(self, source: FunctionSource) -> FunctionSource:
         """A generator function as the list of what it yields: `yield v` appends `v`, `yield from g`
@@ -416,3 +484,8 @@ def _literal(node, lowerer):
     except ValueError:
         raise lowerer.unsupported(node, "a default argument value that is not a literal",
                                   "pass the argument explicitly") from None
+
+
+def _cell(value=None):
+    """A closure cell holding `value` (a function a lifted lambda reads, known when transforming)."""
+    return (lambda: value).__closure__[0]

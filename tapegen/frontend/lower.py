@@ -19,8 +19,8 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_list, make_tuple, number_item, raise_error,
-                               same_shape_as_transformed)
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, number_item,
+                               raise_error, same_shape_as_transformed)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, lowered_until_settled
@@ -308,6 +308,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             rest = [self.namer.invented(f"{name}_{k}") for k in range(self.statics["*"])]
             self.env[name] = Pack(tuple(rest), "tuple")
             params += rest
+        if node.args.kwarg is not None and "**" in self.statics:  # **options: one parameter per keyword passed
+            keywords = self.statics["**"]
+            values = [self.namer.invented(f"{node.args.kwarg.arg}_{key}") for key in keywords]
+            params += values
+            self.emit(rules.lookup(make_dict), [Const(tuple(keywords))] + values, {}, node.args.kwarg,
+                      node.args.kwarg.arg)
+            self.env[node.args.kwarg.arg] = self.current[-1].outputs[0]
         self.params = set(params)
         self.root_params = self.params  # the differentiated function's own (callees share these)
         self.self_var = params[0] if params and self.receiver is not None else None
@@ -515,7 +522,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def _check_signature(self, args):
         """The differentiated function's own parameters: named ones, keyword-only ones too."""
         for extra, what in ((args.vararg, "*"), (args.kwarg, "**")):
-            if extra is not None and not (what == "*" and "*" in self.statics):
+            if extra is not None and what not in self.statics:
                 raise self.unsupported(extra, f"the function being differentiated takes {what}{extra.arg}, whose "
                                               f"number of values tapegen cannot know when it transforms it",
                                        f"differentiate a function with named arguments that calls this one "

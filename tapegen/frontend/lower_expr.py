@@ -25,8 +25,8 @@ from ..rules.language import as_record, concat, contained_in, make_dict, make_li
 from ..rules.language import py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import added_at
 from ..rules.table import Primitive
-from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, Unsettled, lowered_until_settled, user_function, \
-    users_class
+from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, Unsettled, function_for_call, \
+    lowered_until_settled, user_function, users_class
 from .resolve import MISSING, _static_instance, freezes, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -170,6 +170,9 @@ class Expressions:
         if obj is functools.partial and node.args and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and all(kw.arg is not None for kw in node.keywords):
             return self.partial_function(node)
+        first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) else None
+        if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
+            return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
         if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
             try:
                 args = [self._static_argument(a) for a in node.args]
@@ -179,6 +182,44 @@ class Expressions:
             else:
                 return StaticValue(obj(*args, **kwargs))
         return self.expr(node, target)
+
+    def transform_of_local(self, maker, local, node):
+        """`tg.grad(lambda w: loss(w, x))`, `tg.hvp(local_def)`: the transform of the lambda made a function
+        of its own (`lift`), whose first parameters take what it reads from here; the result is the lambda
+        `lambda *rest, **more: G(x, *rest, **more)`, G the transformed function, so calls pass them along."""
+        fn, captured = self.lift(local, node)
+        try:
+            rest = [self._static_argument(a) for a in node.args[1:]]
+            kwargs = {kw.arg: self._static_argument(kw.value) for kw in node.keywords}
+        except LookupError as missing:
+            raise self.unsupported(node, f"{ast.unparse(node.func)}(...) needs its arguments known when the "
+                                         f"function is transformed; `{missing}` is computed at run time",
+                                   "write them as constants") from None
+        if rest:
+            rest[0] = _shifted(rest[0], len(captured))
+        else:
+            key = next((k for k in ("wrt", "argnums", "argnum") if k in kwargs), "wrt")
+            kwargs[key] = _shifted(kwargs.get(key, 0), len(captured))
+        made = StaticValue(maker(fn, *rest, **kwargs))
+        if not captured:
+            return made
+        holder = self.namer.invented("transformed").name
+        env = dict(self.env)
+        env[holder] = made
+        names = []
+        for value in captured:
+            names.append(self.namer.invented("read").name)
+            env[names[-1]] = value
+        rest_name, more_name = self.namer.invented("rest").name, self.namer.invented("more").name
+        call = ast.Call(ast.Name(holder, ast.Load()), [ast.Name(n, ast.Load()) for n in names]
+                        + [ast.Starred(ast.Name(rest_name, ast.Load()), ast.Load())],
+                        [ast.keyword(None, ast.Name(more_name, ast.Load()))])
+        made_lambda = ast.Lambda(ast.arguments(posonlyargs=[], args=[], vararg=ast.arg(rest_name), kwonlyargs=[],
+                                               kw_defaults=[], kwarg=ast.arg(more_name), defaults=[]), call)
+        for sub in ast.walk(made_lambda):
+            if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
+                ast.copy_location(sub, node)
+        return LocalFunction(made_lambda, env, self, len(self.comprehensions))
 
     def partial_function(self, node):
         """`functools.partial(f, a, k=v)` as the lambda it stands for: `lambda *rest, **more: f(a, *rest,
@@ -374,7 +415,8 @@ class Expressions:
         self.free_shapes[var] = (size, name)
 
     def reserved_value(self, name):
-        return rules.namespace().get(name, MISSING)
+        value = rules.lookup_name(name)
+        return MISSING if value is rules.MISSING else value
 
     def expr_BinOp(self, node, target):
         fn = BINOPS.get(type(node.op))
@@ -445,10 +487,35 @@ class Expressions:
         return self.emit(_opaque("str.format", str.format), [Const("".join(template))] + values, {}, node, target)
 
     def expr_Tuple(self, node, target):
-        return Pack(tuple(self.expr(e) for e in node.elts), "tuple")
+        return self.display(node, "tuple", target)
 
     def expr_List(self, node, target):
-        return Pack(tuple(self.expr(e) for e in node.elts), "list")
+        return self.display(node, "list", target)
+
+    def display(self, node, kind, target):
+        """`[a, b]`, `(a, *xs, b)`: the items; a starred one of a length known now is spread item by item,
+        else the display is the pieces joined (`concat([a], list(xs))`), as Python builds it."""
+        pieces, items = [], []
+        for elt in node.elts:
+            if not isinstance(elt, ast.Starred):
+                items.append(self.expr(elt))
+                continue
+            atom = self.expr(elt.value)
+            if isinstance(atom, Pack) or self._length(atom) is not None:
+                items += self.spread(atom, elt)
+                continue
+            if items:
+                pieces.append(Pack(tuple(items), kind))
+                items = []
+            pieces.append(self.emit(rules.lookup(list if kind == "list" else tuple), [atom], {}, elt, None))
+        if not pieces:
+            return Pack(tuple(items), kind)
+        if items:
+            pieces.append(Pack(tuple(items), kind))
+        joined = pieces[0]
+        for k, piece in enumerate(pieces[1:], 2):
+            joined = self.emit(rules.lookup(concat), [joined, piece], {}, node, target if k == len(pieces) else None)
+        return joined
 
     def expr_Dict(self, node, target):
         if node.keys and node.keys[0] is None and all(isinstance(k, ast.Constant) for k in node.keys[1:]):
@@ -811,7 +878,8 @@ class Expressions:
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
-            return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
+            return self._call_result(self.inline(function_for_call(made, len(args)), node, args, kwargs), outputs,
+                                     node, targets)
         callee = self.made_function(func) if isinstance(func, ast.Call) else self.expr(func)
         if isinstance(callee, LocalFunction):  # make(a)(x), partial(f, a)(x): the function made, inlined
             args, kwargs = self.arguments(node, static=True)
@@ -923,6 +991,8 @@ class Expressions:
         what is known of the call now, which plain function computes it (built on f's generated code),
         and that function is inlined."""
         args, kwargs = self.arguments(node, static=True)
+        if args and isinstance(args[0], LocalFunction):  # tg.vjp(lambda w: loss(w, x), w): of a function of its own
+            args, kwargs = self.lifted_arguments(transform, args, kwargs, node)
         made = transform.__tapegen_compose__(tuple(_described(a) for a in args),
                                              {k: _described(v) for k, v in kwargs.items()})
         if made is None:
@@ -932,6 +1002,22 @@ class Expressions:
                                          f"value computed at run time), and its arguments written out",
                                    f"write {name}(f, (x, y), (dx, None)) with `f` defined at module level")
         return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
+
+    def lifted_arguments(self, transform, args, kwargs, node):
+        """tg.vjp's or tg.jvp's arguments, for the lambda they take lifted: what it reads passed first
+        (with no tangent, in jvp), positions in `wrt` moved past them."""
+        fn, captured = self.lift(args[0], node)
+        if getattr(transform, "__name__", "") == "jvp":
+            if len(args) != 3 or not all(isinstance(a, Pack) for a in args[1:]):
+                return args, kwargs  # refused where the call is described
+            nothing = (Const(None),) * len(captured)
+            return [StaticValue(fn), Pack(tuple(captured) + args[1].items, "tuple"),
+                    Pack(nothing + args[2].items, "tuple")], kwargs
+        wrt = kwargs.get("wrt", Const(0))
+        if not isinstance(wrt, Const):
+            return args, kwargs
+        return [StaticValue(fn)] + list(captured) + list(args[1:]), {**kwargs, "wrt": Const(_shifted(wrt.value,
+                                                                                                len(captured)))}
 
     def call_instance(self, callee, node, outputs, targets):
         """`obj(...)` for an object of a class of the user's: its `__call__`, inlined."""
@@ -1010,9 +1096,10 @@ class Expressions:
             made = self.construct(obj, node, targets)
             if made is not None:
                 return made[:outputs]
-        if prim is None and user_function(obj) is not None:
+        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None):
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
-            return self._call_result(self.inline(user_function(obj), node, args, kwargs), outputs, node, targets)
+            return self._call_result(self.inline(function_for_call(obj, len(args)), node, args, kwargs), outputs,
+                                     node, targets)
         args, kwargs = self.arguments(node, spread_later=prim is None)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
@@ -1088,7 +1175,7 @@ class Expressions:
             kwargs = {kw.arg: self._static_argument(kw.value) for kw in func.keywords}
         except LookupError:
             return None
-        return user_function(maker(*args, **kwargs))
+        return maker(*args, **kwargs)  # its code is chosen where it is called (function_for_call)
 
     def _static_argument(self, node):
         value = self.static(node)
@@ -1352,6 +1439,13 @@ def _singleton(value) -> bool:
 def _holds(value, known) -> bool:
     """Whether `value` is the KnownItems `known`, or holds it as an item (at any depth)."""
     return value is known or isinstance(value, KnownItems) and any(_holds(item, known) for item in value.items)
+
+
+def _shifted(wrt, by):
+    """`wrt` for a function given `by` more parameters in front: positions moved, names and negatives kept."""
+    if isinstance(wrt, (tuple, list)):
+        return type(wrt)(_shifted(w, by) for w in wrt)
+    return wrt + by if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0 else wrt
 
 
 def _constant_index(node) -> bool:

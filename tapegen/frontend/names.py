@@ -16,10 +16,22 @@ GENERATED_LOCALS = frozenset({"tape", "residuals", "cotangents", "value", "SPANS
                               "ndarray", "record"})
 
 
-def reserved_names() -> frozenset:
+def reserved_names(generated_locals: bool = True) -> "Reserved":
     """Names a user's variable may not keep in generated code (it is renamed: `np` -> `np_`)."""
-    from .. import rules
-    return frozenset(rules.namespace()) | GENERATED_LOCALS
+    return Reserved(GENERATED_LOCALS if generated_locals else ())
+
+
+class Reserved:
+    """The names generated code imports (rules.namespace()) and `extra`, answered one name at a time
+    (rules.lookup_name): deciding them all reads every rule's source, most of a first transform's time."""
+
+    def __init__(self, extra=()):
+        from .. import rules
+        self.extra = frozenset(extra)
+        self._lookup, self._missing = rules.lookup_name, rules.MISSING
+
+    def __contains__(self, name) -> bool:
+        return name in self.extra or self._lookup(name) is not self._missing
 
 
 class Namer:
@@ -32,7 +44,7 @@ class Namer:
 
     def __init__(self, identifiers=(), reserved=(), assigned=()):
         self.identifiers = frozenset(identifiers)
-        self.reserved = frozenset(reserved)
+        self.reserved = reserved if isinstance(reserved, Reserved) else frozenset(reserved)
         self.assigned = set(assigned)
         self.next_temp = 1
         self.next_suffix: dict = {}  # base -> a suffix below which every `base_<i>` is taken (names only grow)

@@ -18,16 +18,16 @@ only ever sees exits at the end of a branch, which the tape can record as
 from __future__ import annotations
 
 import ast
-import copy
 
 from ..errors import UnsupportedSyntaxError
+from .source import copy_tree
 
 ALWAYS, MAYBE, NEVER = "always", "maybe", "never"
 
 
 def normalize(node, source, identifiers) -> ast.AST:
     """A copy of function `node` whose exits all end their branch."""
-    node = copy.deepcopy(node)
+    node = copy_tree(node)
     if isinstance(node, ast.Lambda):
         return node
     names = _Names(identifiers)
@@ -130,7 +130,7 @@ class _Normalizer:
         for branch in ("body", "orelse"):
             stmts = getattr(stmt, branch)
             if exits_block(stmts, in_loop) != ALWAYS:
-                setattr(stmt, branch, self.block(stmts + copy.deepcopy(list(rest)), in_loop))
+                setattr(stmt, branch, self.block(stmts + [copy_tree(r) for r in rest], in_loop))
         return stmt
 
     def error(self, node, message, hint=None):

@@ -11,6 +11,8 @@ import ast
 import builtins
 import types
 
+from .source import walk
+
 MISSING = object()
 
 
@@ -138,19 +140,25 @@ class LiveNamespace(dict):
     """
 
     def __init__(self, names, fn, sources=()):
-        super().__init__(names)
+        lazy = not isinstance(names, dict)  # rules.Names: tapegen's names, looked up as they are read
+        super().__init__(() if lazy else names)
+        self._names = names if lazy else None
         self._cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         self._globals = fn.__globals__
         self._sources = {name: original if source_fn is None else LiveNamespace({}, source_fn, ()).lookup_as(original)
                          for name, (source_fn, original) in sources}  # (None, getter): an object read afresh
         for name in GENERATED_BUILTINS:  # found at once, unless the user's scope has its own
-            if name not in self and name not in self._cells and name not in self._globals:
+            if name not in self and not (lazy and name in names) and name not in self._cells \
+                    and name not in self._globals:
                 self[name] = getattr(builtins, name)
 
     def lookup_as(self, original):
         return lambda: self.__missing__(original)
 
     def __missing__(self, name):
+        if self._names is not None and name in self._names:
+            value = self[name] = self._names[name]
+            return value
         source = self._sources.get(name)
         if source is not None:
             return source()
@@ -177,10 +185,10 @@ def local_names(node) -> set:
         if extra is not None:
             names.add(extra.arg)
     body = node.body if isinstance(node.body, list) else [node.body]
-    comprehension_targets = {id(name) for sub in ast.walk(node) if isinstance(sub, ast.comprehension)
-                             for name in ast.walk(sub.target)}  # local to the comprehension, not the function
+    comprehension_targets = {id(name) for sub in walk(node) if isinstance(sub, ast.comprehension)
+                             for name in walk(sub.target)}  # local to the comprehension, not the function
     for stmt in body:
-        for sub in ast.walk(stmt):
+        for sub in walk(stmt):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)) \
                     and id(sub) not in comprehension_targets:
                 names.add(sub.id)
@@ -192,7 +200,7 @@ def local_names(node) -> set:
 def all_identifiers(node) -> set:
     """Every identifier appearing in the function, so generated names never collide with one."""
     found = set()
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name):
             found.add(sub.id)
         elif isinstance(sub, ast.arg):

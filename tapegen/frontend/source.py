@@ -22,6 +22,45 @@ from ..errors import SourceNotFoundError
 from ..ir import Span
 
 
+# Contexts and operators carry no fields: `ast.parse` itself shares one instance of each.
+_SHARED = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def copy_tree(node, names=None):
+    """A deep copy of an `ast` tree, about six times faster than `copy.deepcopy` (which goes through
+    `__reduce_ex__` for every node): nodes and lists are copied, everything else shared. With `names`,
+    each `Name` whose id is a key of `names` is renamed to its value."""
+    new = node.__class__.__new__(node.__class__)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if value.__class__ is list:
+            fields[key] = [copy_tree(item, names) if isinstance(item, ast.AST) else item for item in value]
+        elif isinstance(value, ast.AST) and not isinstance(value, _SHARED):
+            fields[key] = copy_tree(value, names)
+        else:
+            fields[key] = value
+    if names and new.__class__ is ast.Name:
+        new.id = names.get(new.id, new.id)
+    return new
+
+
+def walk(node) -> list:
+    """Every node of `node`'s tree in `ast.walk`'s order (breadth first, fields in order), as a list: the passes
+    walk every statement of a function several times, and `ast.walk`'s nested generators were most of it."""
+    found = [node]
+    append = found.append
+    for node in found:  # the list grows as it is read: breadth first
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        append(item)
+            elif isinstance(value, ast.AST):
+                append(value)
+    return found
+
+
 @dataclass(frozen=True)
 class FunctionSource:
     """A parsed user function and the file lines it came from."""
@@ -41,7 +80,10 @@ class FunctionSource:
             return {}
         first = min([d.lineno for d in self.node.decorator_list] + [self.node.lineno]) + self.line_offset
         last = self.node.end_lineno + self.line_offset
-        return _comments(self.file, tuple(self.lines[first - 1:last]), first)
+        lines = tuple(self.lines[first - 1:last])
+        if not any("#" in line for line in lines):
+            return {}  # no comment, surely: the tokenizer's first use alone costs a tenth of a first gradient
+        return _comments(self.file, lines, first)
 
     def span(self, node: ast.AST) -> Span:
         line = node.lineno + self.line_offset
@@ -63,6 +105,9 @@ def function_source(fn) -> FunctionSource:
     if code is None:
         raise SourceNotFoundError(f"{fn!r} is not a Python function, so it has no source to differentiate",
                                   hint="pass a function defined with `def` or `lambda` in a file or notebook")
+    lifted = _LIFTED.get(code)
+    if lifted is not None:
+        return lifted
     file = code.co_filename
     lines = tuple(linecache.getlines(file, getattr(fn, "__globals__", {})))
     if not lines:
@@ -74,6 +119,12 @@ def function_source(fn) -> FunctionSource:
 
 
 _PARSED: dict = {}
+_LIFTED: dict = {}  # code object -> FunctionSource, for functions tapegen made from a user's lambda or def
+
+
+def register_source(code, source: FunctionSource) -> None:
+    """Say where a function tapegen compiled itself comes from: its nodes carry the user's lines."""
+    _LIFTED[code] = source
 
 
 def _parse_file(file_key, lines):
@@ -110,7 +161,7 @@ def _match(tree, code, first_line=None):
     first_line = code.co_firstlineno if first_line is None else first_line
     name = code.co_name
     candidates = []
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if name == "<lambda>" else _definitions(tree).get((name, first_line), ()):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             starts = [d.lineno for d in node.decorator_list] + [node.lineno]
             if min(starts) == first_line:
@@ -123,6 +174,32 @@ def _match(tree, code, first_line=None):
     if len(candidates) > 1 and name == "<lambda>":
         candidates = _lambda_by_column(candidates, code) or candidates
     return candidates[0]
+
+
+def _definitions(tree) -> dict:
+    """{(name, first line): [def nodes]} for every `def` in `tree`, in `ast.walk`'s order, once per tree: a def
+    is a statement, so only statements are visited, not every expression of the file for each function."""
+    cached = _DEFINITIONS.get(id(tree))
+    if cached is not None and cached[0] is tree:
+        return cached[1]
+    found: dict = {}
+    nodes = [tree]
+    for node in nodes:  # breadth first, as ast.walk
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            found.setdefault((node.name, first), []).append(node)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                nodes.extend(item for item in value if isinstance(item, _BLOCK_ITEMS))
+    if len(_DEFINITIONS) > 64:
+        _DEFINITIONS.clear()
+    _DEFINITIONS[id(tree)] = (tree, found)
+    return found
+
+
+_BLOCK_ITEMS = (ast.stmt, ast.excepthandler, *((ast.match_case,) if hasattr(ast, "match_case") else ()))
+_DEFINITIONS: dict = {}  # id(tree) -> (tree, its _definitions)
 
 
 def _lambda_by_column(candidates, code):

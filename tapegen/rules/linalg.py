@@ -133,32 +133,6 @@ def _safe_reciprocal(s):
     return np.divide(1, s, out=np.zeros_like(s), where=s != 0)
 
 
-# Gradient code's own helpers, differentiated again (second order through eigh, eig and svd).
-table.op(_gap_inverse, "w", spelling="_gap_inverse")
-table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
-
-
-@table.vjp(_gap_inverse, "w")
-def gap_inverse_vjp(y, g):  # dF[i, j] = -F[i, j]^2 (dw_j - dw_i), 0 where F is
-    s = y * y * g
-    return np.sum(s, axis=-1) - np.sum(s, axis=-2)
-
-
-@table.jvp(_gap_inverse, "w")
-def gap_inverse_jvp(w_dot, y):
-    return -(y * y) * (w_dot[..., None, :] - w_dot[..., :, None])
-
-
-@table.vjp(_safe_reciprocal, "s")
-def safe_reciprocal_vjp(y, g):
-    return -g * y * y
-
-
-@table.jvp(_safe_reciprocal, "s")
-def safe_reciprocal_jvp(s_dot, y):
-    return -s_dot * y * y
-
-
 def _one_triangle(s, uplo):
     """The cotangent of a function that reads only the `uplo` triangle of a symmetric matrix.
 
@@ -517,18 +491,49 @@ def einsum_vjp(subscripts, operands, optimize, g):
 @table.vjp(np.einsum, "subscripts")
 def einsum_vjp_subscripts(subscripts, operands, optimize, g):
     """The first array's cotangent in the interleaved form, which binds it to `subscripts`."""
-    cotangents = _einsum_cotangents(subscripts, operands, optimize, g)
-    return cotangents[0]
+    return einsum_first_cotangent(subscripts, operands, optimize, g)
+
+
+def einsum_first_cotangent(subscripts, operands, optimize, ct):
+    """The cotangent of `subscripts`: in the interleaved form the first array's, else none (a string)."""
+    if isinstance(subscripts, str) or ct is None:
+        return None
+    return _einsum_cotangents(subscripts, operands, optimize, ct)[0]
+
+
+def einsum_tangent_cross(subscripts, operands, optimize, directions, others):
+    """The sum over operand pairs i != m of einsum with operand i replaced by directions[i] and operand m
+    by others[m]: the derivative of `einsum_jvp` in the operands along `others` (einsum is multilinear)."""
+    spec, arrays, positions = _einsum_parts(subscripts, operands)
+    dots, swaps = _einsum_dense(directions, len(operands)), _einsum_dense(others, len(operands))
+    total = None
+    for i, pi in enumerate(positions):
+        for m, pm in enumerate(positions):
+            if m != i and pi > 0 and pm > 0 and dots[pi - 1] is not None and swaps[pm - 1] is not None:
+                parts = list(arrays)
+                parts[i], parts[m] = dots[pi - 1], swaps[pm - 1]
+                term = np.einsum(spec, *parts, optimize=optimize)
+                total = term if total is None else total + term
+    return np.zeros_like(np.einsum(spec, *arrays, optimize=optimize)) if total is None else total
 
 
 @table.jvp(np.einsum, "operands")
 def einsum_jvp(subscripts, operands, operands_dot, optimize):
-    return _einsum_tangent(subscripts, operands, optimize, [None, *_einsum_dense(operands_dot, len(operands))])
+    dots = [None] + list(_einsum_dense(operands_dot, len(operands)))
+    return _einsum_tangent(subscripts, operands, optimize, dots)  # called by name: a primitive with rules
+
+
+def einsum_first_tangent(subscripts, operands, optimize, subscripts_dot):
+    """The tangent from `subscripts`: in the interleaved form the first array's, else none (a string, even
+    one a list gave, carries no derivative)."""
+    if isinstance(subscripts, str) or subscripts_dot is None:
+        return None
+    return _einsum_tangent(subscripts, operands, optimize, [subscripts_dot] + [None] * len(operands))
 
 
 @table.jvp(np.einsum, "subscripts")
 def einsum_jvp_subscripts(subscripts, subscripts_dot, operands, optimize):
-    return _einsum_tangent(subscripts, operands, optimize, [subscripts_dot] + [None] * len(operands))
+    return einsum_first_tangent(subscripts, operands, optimize, subscripts_dot)
 
 
 # --- trace, kron, cross -------------------------------------------------------------------------

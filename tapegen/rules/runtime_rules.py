@@ -27,15 +27,17 @@ import inspect
 
 import numpy as np
 
+from ..errors import TapegenError
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, entries, safe_div, seed, unbroadcast
 from ..runtime import unindex, unreduce, zeros_like_tree
 from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
-from .linalg import norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
+from .linalg import _gap_inverse, _safe_reciprocal, norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
 from . import linalg
-from .linalg import einsum_cross, einsum_jvp, einsum_vjp
+from .linalg import einsum_cross, einsum_first_cotangent, einsum_first_tangent, einsum_jvp, einsum_tangent_cross
+from .linalg import einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
@@ -137,7 +139,7 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
-table.op(add_tangents, "*parts", spelling="add_tangents", differentiable=False)
+table.op(add_tangents, "*parts", spelling="add_tangents")  # linear: tangent code differentiated again
 table.op(tape_pop, "tape, like", spelling="tape_pop", inert=("like",))  # forward.py mirrors it on the tangent tape
 
 
@@ -336,6 +338,18 @@ def summand_cotangent_vjp(ct_shape, a, g):
 @table.jvp(summand_cotangent, "ct")
 def summand_cotangent_jvp(ct_dot, a):
     return summand_cotangent(ct_dot, a)
+
+
+@table.vjp(add_tangents, "parts")
+def add_tangents_vjp(parts, g):
+    return [summand_cotangent(g, part) for part in parts]
+
+
+@table.jvp(add_tangents, "parts")
+def add_tangents_jvp(parts_dot, y):
+    """The sum of the parts' tangents (None is zero); zeros shaped like the sum if none has one."""
+    moving = [part for part in parts_dot if part is not None]
+    return add_tangents(*moving) if moving else zero_tangent(y)
 
 
 @table.jvp(add_cotangents, "a")
@@ -548,6 +562,106 @@ def einsum_vjp_vjp_operands(subscripts, operands, optimize, ct, g):
 def einsum_vjp_jvp_operands(subscripts, operands, optimize, ct, operands_dot):
     tangent = einsum_cross(subscripts, operands, optimize, ct, operands_dot)
     return tangent  # called by name, not inlined: forward mode then adds the lists item by item
+
+
+# einsum's tangent rule is linear in the tangents and multilinear in the operands: its derivative in the
+# tangents is itself, its VJP there einsum's own VJP; in the operands, einsum_tangent_cross (no rules: a
+# third derivative is a NoRuleError) and, for the VJP, einsum_cross.
+table.op(einsum_jvp, "subscripts, operands, directions, optimize", spelling="einsum_jvp",  # positional: its
+         sequences=("operands", "directions"), inert=("optimize",))  # own `operands_dot` would shadow a tangent
+table.op(einsum_tangent_cross, "subscripts, operands, optimize, directions, others", spelling="einsum_tangent_cross",
+         sequences=("operands", "directions", "others"), inert=("optimize",))
+
+
+table.op(einsum_first_tangent, "subscripts, operands, optimize, subscripts_dot", spelling="einsum_first_tangent",
+         sequences=("operands",), inert=("optimize",))
+table.op(einsum_first_cotangent, "subscripts, operands, optimize, ct", spelling="einsum_first_cotangent",
+         sequences=("operands",), inert=("optimize",))
+
+
+@table.jvp(einsum_first_tangent, "subscripts_dot")
+@table.jvp(einsum_first_tangent, "operands")
+@table.jvp(einsum_first_tangent, "subscripts")
+@table.jvp(einsum_jvp, "subscripts")  # a string (one a list gave is "varying" to the analysis) carries nothing
+@table.jvp(einsum_vjp, "subscripts")
+@table.jvp(einsum_first_cotangent, "ct")
+@table.jvp(einsum_first_cotangent, "operands")
+@table.jvp(einsum_first_cotangent, "subscripts")
+def einsum_first_tangent_jvp(subscripts, y):
+    derivative = einsum_first_derivative(subscripts, y)
+    return derivative
+
+
+@table.vjp(einsum_first_tangent, "subscripts_dot")
+@table.vjp(einsum_first_tangent, "operands")
+@table.vjp(einsum_first_tangent, "subscripts")
+@table.vjp(einsum_jvp, "subscripts")
+@table.vjp(einsum_vjp, "subscripts")
+@table.vjp(einsum_first_cotangent, "ct")
+@table.vjp(einsum_first_cotangent, "operands")
+@table.vjp(einsum_first_cotangent, "subscripts")
+def einsum_first_tangent_vjp(subscripts, g):
+    derivative = einsum_first_derivative(subscripts, g)
+    return derivative
+
+
+def einsum_first_derivative(subscripts, value):
+    """einsum_first_tangent's derivatives: none for string subscripts (its value is None, whatever moves);
+    the interleaved form's first array has no second derivative here: refused, not zero."""
+    if not isinstance(subscripts, str):
+        raise TapegenError("tapegen has no second derivative through np.einsum's first array in the interleaved "
+                           "form", hint="write the subscripts as a string: np.einsum('ij,jk->ik', a, b)")
+    return None
+
+
+table.nondiff(einsum_first_derivative, "subscripts, value", spelling="einsum_first_derivative")
+
+
+@table.jvp(einsum_jvp, "directions")
+def einsum_jvp_jvp_directions(subscripts, operands, directions_dot, optimize):
+    tangent = einsum_jvp(subscripts, operands, directions_dot, optimize)
+    return tangent
+
+
+@table.jvp(einsum_jvp, "operands")
+def einsum_jvp_jvp_operands(subscripts, operands, operands_dot, directions, optimize):
+    return einsum_tangent_cross(subscripts, operands, optimize, directions, operands_dot)
+
+
+@table.vjp(einsum_jvp, "directions")
+def einsum_jvp_vjp_directions(subscripts, operands, optimize, g):
+    return einsum_vjp(subscripts, operands, optimize, g)
+
+
+@table.vjp(einsum_jvp, "operands")
+def einsum_jvp_vjp_operands(subscripts, operands, directions, optimize, g):
+    return einsum_cross(subscripts, operands, optimize, g, directions)
+
+
+# Gradient code's own helpers, differentiated again (second order through eigh, eig and svd).
+table.op(_gap_inverse, "w", spelling="_gap_inverse")
+table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
+
+
+@table.vjp(_gap_inverse, "w")
+def gap_inverse_vjp(y, g):  # dF[i, j] = -F[i, j]^2 (dw_j - dw_i), 0 where F is
+    s = y * y * g
+    return np.sum(s, axis=-1) - np.sum(s, axis=-2)
+
+
+@table.jvp(_gap_inverse, "w")
+def gap_inverse_jvp(w_dot, y):
+    return -(y * y) * (w_dot[..., None, :] - w_dot[..., :, None])
+
+
+@table.vjp(_safe_reciprocal, "s")
+def safe_reciprocal_vjp(y, g):
+    return -g * y * y
+
+
+@table.jvp(_safe_reciprocal, "s")
+def safe_reciprocal_jvp(s_dot, y):
+    return -s_dot * y * y
 
 
 @table.vjp(norm_direction, "x")
@@ -978,8 +1092,12 @@ def _called(rule):
     """The helper functions a rule may put into generated code: itself (called by name) and the tapegen
     functions its code names (what an inlined rule calls). Read from the code object, not parsed:
     declaring one more than needed costs nothing, parsing every rule at import costs 100 ms."""
-    values = [rule.fn.__globals__.get(name) for name in sorted(set(rule.fn.__code__.co_names))]
-    return [rule.fn] + [v for v in values if inspect.isfunction(v) and v.__module__.startswith("tapegen.")]
+    scope = rule.fn.__globals__
+    values = [scope.get(name) for name in rule.fn.__code__.co_names]  # repeats are fine: the caller keys by id
+    return [rule.fn] + [v for v in values if v.__class__ is _FUNCTION and v.__module__.startswith("tapegen.")]
+
+
+_FUNCTION = type(_called)
 
 
 def _signature(fn) -> str:
@@ -1080,7 +1198,7 @@ def cotangent_at(ct, a_meta, index):
     if ct is None:
         return None
     if not isinstance(ct, dict):
-        return ct[index]
+        return ct[index] if not isinstance(ct, (list, tuple)) or isinstance(index, slice) or index < len(ct) else None
     kind, length = a_meta
     if kind is dict:
         return ct.get(index)
@@ -1217,8 +1335,30 @@ def cotangent_at_jvp(ct_dot, a_meta, index):
 
 
 @table.vjp(gathered, "ct")
-def gathered_vjp(ct, g):
-    return make_list_vjp(ct, g)
+def gathered_vjp(ct, like_meta, g):
+    return per_item(g, items_spanned(ct, like_meta, g))
+
+
+def items_spanned(ct, like_meta, other) -> int:
+    """How many items per-item cotangents must cover: the container's length where `like_meta` says it, and
+    at least every position `ct` or `other` has (a Cotree holds only the items that have one: not its len)."""
+    kind = like_meta[0]
+    counts = [like_meta[1] if isinstance(kind, type) and kind is not dict else (kind[0] if kind else 0) if
+              isinstance(kind, tuple) else 0]
+    for part in (ct, other):
+        if isinstance(part, dict):
+            counts.append(max((k + 1 for k in part if isinstance(k, int)), default=0))
+        elif isinstance(part, (list, tuple)):
+            counts.append(len(part))
+    return max(counts)
+
+
+def per_item(g, count):
+    """`g`, a container's cotangent, as a list of `count` per-item cotangents (None where it has none)."""
+    return [item_cotangent(g, i) for i in range(count)]
+
+
+table.nondiff(items_spanned, "ct, like_meta, other", spelling="items_spanned")  # a count: no derivative
 
 
 @table.jvp(gathered, "ct")

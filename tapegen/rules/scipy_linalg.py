@@ -64,6 +64,8 @@ table.op(sl.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False, 
 for _fn in (sl.expm, sl.sqrtm, sl.logm):
     table.op(_fn, "A", spelling=f"scipy.linalg.{_fn.__name__}")
 table.op(sl.solve_sylvester, "a, b, q", spelling="scipy.linalg.solve_sylvester")
+table.op(sl.solve_banded, "l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True",
+         spelling="scipy.linalg.solve_banded", inert=("l_and_u", "overwrite_ab") + _FLAGS)
 
 
 def triangle(a, lower, unit_diagonal):
@@ -85,6 +87,121 @@ def as_columns(v, b):
 
 table.nondiff(trans_code, "trans", spelling="trans_code")
 trans_code.pure = True
+
+
+# --- solve_banded: x = A^-1 b, A held by its diagonals: A[i, j] = ab[u + i - j, j] -----------------------
+
+def _band_rows(l_and_u, n):
+    """For each row r of the band storage: the columns j it holds (i = j + r - u within the matrix)."""
+    lower, upper = l_and_u
+    return [(r, max(0, upper - r), min(n, n + upper - r)) for r in range(lower + upper + 1)]
+
+
+def band_transpose(l_and_u, ab):
+    """The band storage of A^T (its lower and upper widths swapped)."""
+    lower, upper = l_and_u
+    n = np.shape(ab)[1]
+    out = np.zeros_like(ab)
+    for r, start, stop in _band_rows((upper, lower), n):  # A^T[i, j] = A[j, i] = ab[u + l - r, i]
+        out[r, start:stop] = ab[upper + lower - r, start + r - lower:stop + r - lower]
+    return out
+
+
+def band_product(l_and_u, ab, x):
+    """A x for A in band storage, x a vector or a matrix (columns)."""
+    lower, upper = l_and_u
+    n = np.shape(ab)[1]
+    out = np.zeros(np.shape(x), dtype=np.result_type(ab, x))
+    for r, start, stop in _band_rows(l_and_u, n):
+        rows = slice(start + r - upper, stop + r - upper)
+        out[rows] = out[rows] + (ab[r, start:stop] if np.ndim(x) == 1 else ab[r, start:stop, None]) * x[start:stop]
+    return out
+
+
+def band_outer(l_and_u, ab, left, right):
+    """(left right^T) read in A's band (shaped like `ab`): the cotangent of ab for A's cotangent left right^T."""
+    lower, upper = l_and_u
+    n = np.shape(ab)[1]
+    out = np.zeros(np.shape(ab), dtype=np.result_type(ab, left, right))
+    for r, start, stop in _band_rows(l_and_u, n):
+        rows = left[start + r - upper:stop + r - upper] * right[start:stop]
+        out[r, start:stop] = rows if np.ndim(rows) == 1 else np.sum(rows, axis=-1)
+    return out
+
+
+table.op(band_transpose, "l_and_u, ab", spelling="band_transpose", inert=("l_and_u",))
+table.op(band_product, "l_and_u, ab, x", spelling="band_product", inert=("l_and_u",))
+table.op(band_outer, "l_and_u, ab, left, right", spelling="band_outer", inert=("l_and_u", "ab"))
+
+
+@table.vjp(sl.solve_banded, "b")
+def solve_banded_vjp_b(l_and_u, ab, g):
+    return scipy.linalg.solve_banded(l_and_u[::-1], band_transpose(l_and_u, ab), g)
+
+
+@table.vjp(sl.solve_banded, "ab")
+def solve_banded_vjp_ab(l_and_u, ab, y, g):
+    return -band_outer(l_and_u, ab, scipy.linalg.solve_banded(l_and_u[::-1], band_transpose(l_and_u, ab), g), y)
+
+
+@table.jvp(sl.solve_banded, "b")
+def solve_banded_jvp_b(l_and_u, ab, b_dot):
+    return scipy.linalg.solve_banded(l_and_u, ab, b_dot)
+
+
+@table.jvp(sl.solve_banded, "ab")
+def solve_banded_jvp_ab(l_and_u, ab, ab_dot, y):
+    return -scipy.linalg.solve_banded(l_and_u, ab, band_product(l_and_u, ab_dot, y))
+
+
+@table.vjp(band_transpose, "ab")
+def band_transpose_vjp(l_and_u, g):
+    return band_transpose(l_and_u[::-1], g)
+
+
+@table.jvp(band_transpose, "ab")
+def band_transpose_jvp(l_and_u, ab_dot):
+    return band_transpose(l_and_u, ab_dot)
+
+
+@table.vjp(band_product, "ab")
+def band_product_vjp_ab(l_and_u, ab, x, g):
+    return band_outer(l_and_u, ab, g, x)
+
+
+@table.vjp(band_product, "x")
+def band_product_vjp_x(l_and_u, ab, g):
+    return band_product(l_and_u[::-1], band_transpose(l_and_u, ab), g)
+
+
+@table.jvp(band_product, "ab")
+def band_product_jvp_ab(l_and_u, ab_dot, x):
+    return band_product(l_and_u, ab_dot, x)
+
+
+@table.jvp(band_product, "x")
+def band_product_jvp_x(l_and_u, ab, x_dot):
+    return band_product(l_and_u, ab, x_dot)
+
+
+@table.vjp(band_outer, "left")
+def band_outer_vjp_left(l_and_u, ab, right, g):
+    return band_product(l_and_u, g, right)
+
+
+@table.vjp(band_outer, "right")
+def band_outer_vjp_right(l_and_u, ab, left, g):
+    return band_product(l_and_u[::-1], band_transpose(l_and_u, g), left)
+
+
+@table.jvp(band_outer, "left")
+def band_outer_jvp_left(l_and_u, ab, left_dot, right):
+    return band_outer(l_and_u, ab, left_dot, right)
+
+
+@table.jvp(band_outer, "right")
+def band_outer_jvp_right(l_and_u, ab, left, right_dot):
+    return band_outer(l_and_u, ab, left, right_dot)
 
 
 # --- solve_triangular: x = op(T)^-1 b, T the triangle of a that is read --------------------------------

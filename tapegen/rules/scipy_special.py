@@ -71,6 +71,9 @@ for _name in UNARY:
 for _name, _signature in BINARY.items():  # ufuncs take no keywords: the names are only for the rules
     table.op(getattr(sp, _name), _signature, name=_name, spelling=f"scipy.special.{_name}")
 table.op(sp.polygamma, "n, x", name="polygamma", spelling="scipy.special.polygamma", inert=("n",))
+table.op(sp.yn, "n, x", name="yn", spelling="scipy.special.yn", inert=("n",))  # integer order n
+table.op(sp.betainc, "a, b, x", name="betainc", spelling="scipy.special.betainc")  # rules in x only
+table.nondiff(sp.gammasgn, "x", name="gammasgn", spelling="scipy.special.gammasgn")  # piecewise constant
 table.op(sp.multigammaln, "a, d", name="multigammaln", spelling="scipy.special.multigammaln", inert=("d",))
 table.op(sp.logsumexp, "a, axis=None, b=None, keepdims=False", name="logsumexp",
          spelling="scipy.special.logsumexp")  # return_sign=True (two outputs) is refused
@@ -139,6 +142,7 @@ BINARY_PARTIALS = {
     "kve": {"z": "y - 0.5 * (scipy.special.kve(v - 1, z) + scipy.special.kve(v + 1, z))"},
     "gammainc": {"x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
     "gammaincc": {"x": "-np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
+    "yn": {"x": "0.5 * (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x))"},
 }
 
 formulas = Formulas(table, globals(), "<tapegen scipy.special formulas>")
@@ -150,6 +154,8 @@ for _name, _partials in BINARY_PARTIALS.items():
 formulas.derive(sp.xlogy, "xlogy", {"x1": "np.log(x2)"}, guard=True)
 formulas.derive(sp.xlogy, "xlogy", {"x2": "x1 / np.where(x1 == 0, 1, x2)"})
 formulas.derive(sp.polygamma, "polygamma", {"x": "polygamma_like(n + 1, x)"})
+formulas.derive(sp.betainc, "betainc",  # the beta density: x^(a-1) (1-x)^(b-1) / B(a, b)
+                {"x": "np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - scipy.special.betaln(a, b))"})
 formulas.derive(polygamma_like, "polygamma_like", {"x": "polygamma_like(n + 1, x)"})
 formulas.derive(sp.multigammaln, "multigammaln",
                 {"a": "np.sum(scipy.special.digamma(np.expand_dims(a, -1) - half_steps(d, a)), axis=-1)"},

@@ -115,10 +115,19 @@ for _name, (_signature, _inert, _partials) in DISCRETE.items():
     formulas.derive(method(_name, "logpmf"), f"{_name}_logpmf", _partials)
     formulas.derive(method(_name, "pmf"), f"{_name}_pmf", {p: f"y * ({d})" for p, d in _partials.items()})
 
+# poisson's cdf in mu: d P(K <= k) / d mu = -pmf(floor(k - loc), mu), its sf the opposite; logs divide by y
+for _method, _slope in (("cdf", "-{pmf}"), ("sf", "{pmf}"), ("logcdf", "-{pmf} / np.exp(y)"),
+                        ("logsf", "{pmf} / np.exp(y)")):
+    table.op(method("poisson", _method), "k, mu, loc=0", name=f"poisson.{_method}",
+             spelling=f"scipy.stats.poisson.{_method}", inert=("k", "loc"))
+    formulas.derive(method("poisson", _method), f"poisson_{_method}",
+                    {"mu": _slope.format(pmf="scipy.stats.poisson.pmf(np.floor(k - loc), mu)")})
+
 MVN_LOGPDF, MVN_PDF = method("multivariate_normal", "logpdf"), method("multivariate_normal", "pdf")
 DIRICHLET_LOGPDF, DIRICHLET_PDF = method("dirichlet", "logpdf"), method("dirichlet", "pdf")
 for _fn, _name in ((MVN_LOGPDF, "multivariate_normal.logpdf"), (MVN_PDF, "multivariate_normal.pdf")):
-    table.op(_fn, "x, mean=None, cov=1", name=_name, spelling=f"scipy.stats.{_name}")
+    table.op(_fn, "x, mean=None, cov=1, allow_singular=False", name=_name, spelling=f"scipy.stats.{_name}",
+             inert=("allow_singular",))  # the rules solve with cov: a singular one fails there, as in autograd
 for _fn, _name in ((DIRICHLET_LOGPDF, "dirichlet.logpdf"), (DIRICHLET_PDF, "dirichlet.pdf")):
     table.op(_fn, "x, alpha", name=_name, spelling=f"scipy.stats.{_name}")
 table.op(centered_on, "x, mean", spelling="centered_on")

@@ -402,18 +402,21 @@ def atleast_vjp(arys, g):
 
 
 @table.jvp(np.atleast_1d, "arys")
-def atleast_1d_jvp(arys, arys_dot):
-    return np.atleast_1d(*tangent_items(arys, arys_dot))
+def atleast_1d_jvp(arys, arys_dot):  # one array in, one out; several in, a list out
+    tangents = tangent_items(arys, arys_dot)
+    return np.atleast_1d(tangents[0]) if len(tangents) == 1 else [np.atleast_1d(t) for t in tangents]
 
 
 @table.jvp(np.atleast_2d, "arys")
-def atleast_2d_jvp(arys, arys_dot):
-    return np.atleast_2d(*tangent_items(arys, arys_dot))
+def atleast_2d_jvp(arys, arys_dot):  # one array in, one out; several in, a list out
+    tangents = tangent_items(arys, arys_dot)
+    return np.atleast_2d(tangents[0]) if len(tangents) == 1 else [np.atleast_2d(t) for t in tangents]
 
 
 @table.jvp(np.atleast_3d, "arys")
-def atleast_3d_jvp(arys, arys_dot):
-    return np.atleast_3d(*tangent_items(arys, arys_dot))
+def atleast_3d_jvp(arys, arys_dot):  # one array in, one out; several in, a list out
+    tangents = tangent_items(arys, arys_dot)
+    return np.atleast_3d(tangents[0]) if len(tangents) == 1 else [np.atleast_3d(t) for t in tangents]
 
 
 # --- transposes: the inverse permutation --------------------------------------------------------

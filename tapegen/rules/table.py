@@ -269,14 +269,19 @@ def _spelling(fn) -> str:
     return name or ""
 
 
-@functools.lru_cache(maxsize=None)
+_MODULES: dict = {}  # file name -> {first line: FunctionDef}, for files parsed whole
+
+
 def _module_functions(filename: str) -> dict:
     """{first line: FunctionDef} for every function in a rules module, parsed once per file."""
+    found = _MODULES.get(filename)
+    if found is not None:
+        return found
     import linecache
     try:
         tree = ast.parse("".join(linecache.getlines(filename)))
     except SyntaxError:
-        return {}
+        return _MODULES.setdefault(filename, {})
     found = {}
     statements = list(tree.body)
     while statements:  # statements only: walking every expression node too took most of the first gradient
@@ -285,13 +290,50 @@ def _module_functions(filename: str) -> dict:
             found[min([d.lineno for d in node.decorator_list] + [node.lineno])] = node
         for field in ("body", "orelse", "finalbody", "handlers"):
             statements.extend(child for child in getattr(node, field, ()) if isinstance(child, ast.AST))
+    _MODULES[filename] = found
     return found
+
+
+def _function_node(code):
+    """The FunctionDef of `code`: from its module's parse if that was made, else from its own lines alone
+    (a rules module is 100 times longer than a rule, and a transform reads only the rules it applies)."""
+    whole = _MODULES.get(code.co_filename)
+    if whole is not None:
+        return whole.get(code.co_firstlineno)
+    import linecache
+    lines = linecache.getlines(code.co_filename)
+    start = code.co_firstlineno - 1
+    node = None
+    if 0 <= start < len(lines):
+        try:
+            node = ast.parse(textwrap.dedent("".join(_block(lines, start)))).body[0]
+        except (SyntaxError, IndexError):  # the block ended early (a string or bracket closing further left)
+            pass
+    if not isinstance(node, ast.FunctionDef):
+        node = _module_functions(code.co_filename).get(code.co_firstlineno)
+    return node
+
+
+def _block(lines, start):
+    """The lines of the definition starting at `start` (its decorators, `def` and body): up to the first line
+    of code indented no further than the `def`. Comment lines and blank lines do not end it."""
+    first = start
+    while first < len(lines) and not lines[first].lstrip().startswith(("def ", "async def ")):
+        first += 1  # decorators
+    indent = len(lines[first]) - len(lines[first].lstrip()) if first < len(lines) else 0
+    end = first + 1
+    while end < len(lines):
+        text = lines[end].lstrip()
+        if text and not text.startswith("#") and len(lines[end]) - len(text) <= indent:
+            break
+        end += 1
+    return lines[start:end]
 
 
 def _inline_expression(rule_fn):
     """The rule's expression if its body is a single `return <expr>`, else None."""
     code = getattr(rule_fn, "__code__", None)
-    node = _module_functions(code.co_filename).get(code.co_firstlineno) if code else None
+    node = _function_node(code) if code else None
     if node is None:
         try:
             node = ast.parse(textwrap.dedent(inspect.getsource(rule_fn))).body[0]

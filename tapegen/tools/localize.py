@@ -61,7 +61,7 @@ def _call(eqn, inputs):
 
 def _custom_forward(op, inputs):
     from .. import rules
-    fwd = rules.namespace()[op.spelling]
+    fwd = rules.Names()[op.spelling]
     return fwd(*[inputs[p] for p in op.params])
 
 

@@ -25,7 +25,9 @@ def listing(markdown: bool = False, only: str | None = None) -> str:
     from ..errors import TapegenError
     from .inspection import table
     rules.load_optional(everything=True)  # the SciPy tables too, where SciPy is installed
-    tables = [t for t in rules.TABLES if only is None or t.name == only]
+    optional = [trigger for trigger, _ in rules.OPTIONAL]  # in their own order, whichever loaded first
+    ordered = sorted(rules.TABLES, key=lambda t: optional.index(t.name) + 1 if t.name in optional else 0)
+    tables = [t for t in ordered if only is None or t.name == only]
     if not tables:
         raise TapegenError(f"no rule table named {only!r}",
                            hint=f"tables: {', '.join(t.name for t in rules.TABLES)}")
@@ -49,12 +51,12 @@ def listing(markdown: bool = False, only: str | None = None) -> str:
 
 # What HIPS autograd (autograd/scipy/) differentiates in SciPy, for the comparison in docs/rules.md.
 AUTOGRAD_SCIPY = {
-    "scipy.special": ("gammaln", "digamma", "polygamma", "psi", "gamma", "beta", "betaln", "multigammaln", "erf",
-                      "erfc", "erfinv", "erfcinv", "expit", "logit", "logsumexp", "i0", "i1", "ive", "j0", "j1",
-                      "y0", "y1", "rgamma", "gammainc", "gammaincc"),
+    "scipy.special": ("gammaln", "digamma", "polygamma", "psi", "gamma", "beta", "betaln", "betainc", "multigammaln",
+                      "erf", "erfc", "erfinv", "erfcinv", "expit", "logit", "logsumexp", "i0", "i1", "iv", "ive", "j0",
+                      "j1", "jn", "y0", "y1", "yn", "rgamma", "gammainc", "gammaincc", "gammasgn"),
     "scipy.stats": ("norm", "t", "multivariate_normal", "dirichlet", "gamma", "beta", "chi2", "poisson"),
     "scipy.signal": ("convolve",),
-    "scipy.linalg": ("sqrtm", "solve_sylvester", "solve_triangular"),
+    "scipy.linalg": ("sqrtm", "solve_sylvester", "solve_triangular", "solve_banded"),
     "scipy.integrate": ("odeint",),
 }
 
@@ -73,6 +75,8 @@ def _autograd_comparison() -> list:
             covered.setdefault(owner, []).append(f"{method} ({args})" if method else args)
     if not covered:
         return []
+    constant = {prim.spelling for t in rules.TABLES if t.name.startswith("scipy.") for prim in t.primitives.values()
+                if not prim.differentiable}
     out = ["## SciPy: tapegen and autograd", "",
            "The SciPy functions HIPS autograd differentiates, and tapegen's rules for them (the arguments,",
            "or for a distribution its methods and their arguments). Reverse and forward mode, and second order.", "",
@@ -81,10 +85,12 @@ def _autograd_comparison() -> list:
     for module, names in AUTOGRAD_SCIPY.items():
         for name in names:
             key = f"{module}.{name}"
-            if module == "scipy.special" and name == "psi":  # the same ufunc as digamma
-                key = "scipy.special.digamma"
+            alias = {"psi": "digamma", "jn": "jv"}.get(name) if module == "scipy.special" else None
+            if alias is not None:  # the same ufunc under another name
+                key = f"scipy.special.{alias}"
             listed.add(key)
-            have = "; ".join(covered.get(key, ())) or "no rule"
+            have = "; ".join(covered.get(key, ())) or ("no derivative (piecewise constant)" if key in constant
+                                                       else "no rule")
             out.append(f"| `{module}.{name}` | yes | {have} |")
     extra = sorted(key for key in covered if key not in listed)
     out += ["", "Also in tapegen, not in autograd: " + ", ".join(f"`{key}`" for key in extra) + "."]

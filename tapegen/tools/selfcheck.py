@@ -332,6 +332,8 @@ def _scipy_samples() -> list:
                           (pos(),)))
     out += [
         Sample("scipy.special.polygamma-2-(3,2)", lambda x: sp.polygamma(2, x), (pos(),)),
+        Sample("scipy.special.yn-2-(3,2)", lambda x: sp.yn(2, x), (_x(3, 2, low=0.8, high=3.0),)),
+        Sample("scipy.special.betainc-(3,2)", lambda x: sp.betainc(1.5, 2.5, x), (unit(),)),
         Sample("scipy.special.multigammaln-(4,)", lambda a: sp.multigammaln(a, 3), (_x(4, low=1.5, high=3.0),)),
         Sample("scipy.special.logsumexp-(3,4)-axis1-b", lambda a, b: sp.logsumexp(a, axis=1, b=b),
                (_x(3, 4), _x(3, 4, low=0.5, high=2.0))),
@@ -404,6 +406,8 @@ def _scipy_linalg_samples() -> list:
         Sample("scipy.linalg.sqrtm", lambda a: sl.sqrtm(a), (spd,)),
         Sample("scipy.linalg.logm", lambda a: sl.logm(a), (spd,)),
         Sample("scipy.linalg.solve_sylvester", lambda a, b, q: sl.solve_sylvester(a, b, q), (a, spd[:2, :2], b)),
+        Sample("scipy.linalg.solve_banded-(1,1)", lambda ab, b: sl.solve_banded((1, 1), ab, b),
+               (_x(3, 3) + np.array([[0.0], [4.0], [0.0]]), b)),
     ]
 
 
@@ -441,6 +445,9 @@ def _scipy_stats_samples() -> list:
             else:  # shape parameters as constants (cdf & co. have rules in x, loc and scale only)
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(f, params), (x, -0.2, 1.3)))
     k = np.array([0, 1, 3, 2])
+    for method in ("cdf", "sf", "logcdf", "logsf"):
+        f = getattr(st.poisson, method)
+        out.append(Sample(f"scipy.stats.poisson.{method}-(4,)", (lambda f: lambda mu: f(k, mu))(f), (_pos(4),)))
     for method, density in (("logpmf", "logpdf"), ("pmf", "pdf")):
         out += _discrete_samples(k, *(getattr(getattr(st, n), method) for n in ("poisson", "bernoulli", "binom")))
         mvn, dirichlet = getattr(st.multivariate_normal, density), getattr(st.dirichlet, density)

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import InternalError, NoRuleError
-from ..frontend.names import namer_for
+from ..frontend.names import namer_for, reserved_names
 from ..ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
 from ..rules import runtime_rules
 from ..rules.custom import custom_jvp
@@ -114,7 +114,8 @@ def _active(program: Program, wrt: tuple) -> frozenset:
             if getattr(eqn.op, "fn", None) is setattr and isinstance(eqn.inputs[1][1], Const)}
 
     def reads_varying(eqn, v, position, loops):  # from that setattr on (and in its loops), reading the object
-        named = eqn.inputs[1][1].value if eqn.op.name in ("getattr", "attribute_or_none") else None  # (that
+        named = eqn.inputs[1][1].value if eqn.op.name in ("getattr", "attribute_or_none") \
+            and isinstance(eqn.inputs[1][1], Const) else None  # (that
         if named is not None and (v, named) not in data and called & set(eqn.outputs):
             named = None  # a bound method passed to odeint (`model.rhs`) may read any attribute
         return v in varying or any(obj == v and (named is None or name == named)  # attribute, for getattr)
@@ -129,7 +130,7 @@ def _active(program: Program, wrt: tuple) -> frozenset:
                 [v for key, atom in eqn.inputs if key not in inert for v in atom_vars(atom)]
             changed |= items.update(eqn, varying.__contains__)
             decided = items.output_varies(eqn)
-            if decided is None:
+            if decided is None and eqn.op.differentiable:
                 decided = any(reads_varying(eqn, v, position, loops) for v in reads)
             if eqn.op.differentiable and decided and not varying.issuperset(eqn.outputs):
                 varying.update(eqn.outputs)
@@ -173,7 +174,7 @@ class _Builder:
         self.written_in_place = {s.outputs[0] for s in walk(program.body)
                                  if isinstance(s, Eqn) and s.op.name == "setitem"}
         self.tapes = {s.input("tape") for s in walk(program.body) if isinstance(s, Eqn) and s.op.fn is tape_pop}
-        self.namer = namer_for(program, rules.namespace().keys())
+        self.namer = namer_for(program, reserved_names(generated_locals=False))
         self.names: dict = {}
         self.derived: dict = {}
 

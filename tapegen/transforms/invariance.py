@@ -41,7 +41,6 @@ else and nothing is skipped.
 from __future__ import annotations
 
 import operator
-from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -71,6 +70,7 @@ class Moved(NamedTuple):
 
 
 def _moved(kind, k, layout):
+    from fractions import Fraction  # here, not at import: only a function with a maximum or a sum gets this far
     return INVARIANT if k == 0 else Moved(kind, Fraction(k), layout)
 
 
@@ -162,6 +162,7 @@ def _cuts(members, top, escaping, known) -> set:
     """Every use of the group's results, if the outputs are invariant to moving them together; else nothing."""
     shift, layout = _reduction(members[0], known)
     results = {m.outputs[0] for m in members}
+    from fractions import Fraction
     state = {v: Moved(SHIFTED, Fraction(1), layout) for v in results}
     start = next(i for i, e in enumerate(top) if e is members[0])
     for eqn in top[start + 1:]:
@@ -252,6 +253,7 @@ def _binary(fn, left, right, left_atom, right_atom):
 
 def _number(atom):
     if isinstance(atom, Const) and type(atom.value) in (int, float) and np.isfinite(atom.value):
+        from fractions import Fraction
         return Fraction(atom.value)
     return None
 

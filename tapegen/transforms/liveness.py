@@ -11,6 +11,7 @@ statement, or pre-set tape slots), so a `del` can never fail.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from ..ir import Eqn, Exit, Guard, If, Loop, Pop, Push, Var, atom_vars
@@ -60,17 +61,18 @@ def with_frees(stmts, keep, bound=()) -> list:
 
     Args:
         stmts: top-level statements of one generated function.
-        keep: vars still needed after `stmts` (returned values, gradients, arguments).
+        keep: vars still needed after `stmts` (returned values, gradients, arguments): a set, or a _Kept.
         bound: vars bound before `stmts` run (tape slots, unpacked residuals).
     """
-    keep = set(keep)
+    keep = keep if isinstance(keep, _Kept) else set(keep)
     definite = set(bound)
     for stmt in stmts:
         if isinstance(stmt, Eqn) and getattr(stmt.op, "name", None) not in _SMALL:
             definite.update(v for v in stmt.outputs if v.name != "_")
+    read = [reads(stmt) for stmt in stmts]
     last = {}
-    for i, stmt in enumerate(stmts):
-        for var in reads(stmt):
+    for i, found in enumerate(read):
+        for var in found:
             last[var] = i
     for i, stmt in enumerate(stmts):  # defined but never read: free right after
         if isinstance(stmt, Eqn):
@@ -80,35 +82,52 @@ def with_frees(stmts, keep, bound=()) -> list:
     for var, i in last.items():
         if isinstance(var, Var) and var in definite and var not in keep:
             after.setdefault(i, []).append(var)
+    readers = None  # var -> how many of `stmts` read it, for the loops among them
     out = []
     for i, stmt in enumerate(stmts):
-        out.append(_freeing(stmt, stmts, keep) if isinstance(stmt, Loop) else stmt)
+        if isinstance(stmt, Loop):
+            if readers is None:
+                readers = Counter(var for found in read for var in found)
+            stmt = _freeing(stmt, _Kept(keep, readers, read[i]))
+        out.append(stmt)
         if i in after:
             out.append(Free(tuple(sorted(after[i], key=lambda v: v.name)), getattr(stmt, "span", None)))
     return out
 
 
-def _freeing(loop, siblings, keep):
+class _Kept:
+    """Vars needed after a loop's body: `keep`, what the loop's siblings read (each var's count of readers
+    among them, less the loop itself), and `extra`. Asked var by var: building the set for each of many
+    loops in a function was quadratic in its length."""
+
+    def __init__(self, keep, readers, own, extra=frozenset()):
+        self.keep, self.readers, self.own, self.extra = keep, readers, own, extra
+
+    def __contains__(self, var) -> bool:
+        return var in self.extra or var in self.keep or self.readers.get(var, 0) > (var in self.own)
+
+    def adding(self, extra) -> "_Kept":
+        return _Kept(self.keep, self.readers, self.own, self.extra | extra)
+
+
+def _freeing(loop, outside):
     """`loop` with `del` in its body for values each iteration makes and uses up.
 
     A value assigned in the body is deleted after its last read there unless it is read
-    outside the body (after the loop, in the other pass, in the loop's head) or carried to
-    the next iteration (read in the body before the body assigns it). Without this, the
-    last iteration's temporaries would stay alive through the whole backward pass.
+    outside the body (after the loop, in the other pass, in the loop's head: `outside`, to which the
+    head is added here) or carried to the next iteration (read in the body before the body assigns it).
+    Without this, the last iteration's temporaries would stay alive through the whole backward pass.
     """
-    outside = set(keep) | {loop.counter} | ({loop.target} if loop.target is not None else set())
-    outside |= set(atom_vars(loop.iterable)) if loop.iterable is not None else set()
-    outside |= _block_reads(loop.test_body) | (set(atom_vars(loop.test)) if loop.test is not None else set())
-    outside |= {v for stmt in loop.test_body if isinstance(stmt, Eqn) for v in stmt.outputs}
-    for stmt in siblings:
-        if stmt is not loop:
-            outside |= reads(stmt)
+    head = {loop.counter} | ({loop.target} if loop.target is not None else set())
+    head |= set(atom_vars(loop.iterable)) if loop.iterable is not None else set()
+    head |= _block_reads(loop.test_body) | (set(atom_vars(loop.test)) if loop.test is not None else set())
+    head |= {v for stmt in loop.test_body if isinstance(stmt, Eqn) for v in stmt.outputs}
     carried, assigned = set(), set()
     for stmt in loop.body:
         carried |= reads(stmt) - assigned
         if isinstance(stmt, Eqn):
             assigned.update(stmt.outputs)
-    return replace(loop, body=tuple(with_frees(loop.body, outside | carried)))
+    return replace(loop, body=tuple(with_frees(loop.body, outside.adding(head | carried))))
 
 
 __all__ = ["Free", "with_frees", "reads", "Exit"]

@@ -15,6 +15,7 @@ Cotangents are tracked statically as zero (never assigned), live, or maybe
 """
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,6 +133,7 @@ class _Backward:
         self.initial = initial_assignments(program.body)
         self.namer = namer_for(program, reserved_names())
         self.names: dict = {}
+        self.named: set = set()  # the names of `names`' values: the cotangent names given for good
         self.state: dict = {}
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
         self.region_writes: dict = {}  # id(Pop) restoring a region -> id(the setitem eqn it undoes)
@@ -146,6 +148,7 @@ class _Backward:
     def cotangent_var(self, var: Var) -> Var:
         if var not in self.names:
             self.names[var] = self.namer.cotangent(var)
+            self.named.add(self.names[var].name)
         return self.names[var]
 
     def seed(self, targets):
@@ -192,30 +195,28 @@ class _Backward:
     def loop(self, stmt: Loop) -> list:
         before = dict(self.state)
         entry = dict(before)
+        touched = _touched(stmt.body)
         self.loop_depth += 1
         snapshot = self.namer.snapshot()
         for _ in range(4):  # states only rise (zero -> live -> maybe): this settles quickly
             self.namer.restore(snapshot)
-            self.namer.assigned.update(v.name for v in self.names.values())  # cotangent names are for good
+            self.namer.assigned.update(self.named)  # cotangent names are for good
             self.state = dict(entry)
             body = self.block(stmt.body)
             exit_state = self.state
-            widened = {v: _join(before.get(v, ZERO), exit_state.get(v, ZERO))
-                       for v in set(before) | set(exit_state)}
-            widened = {v: _join(widened[v], entry.get(v, ZERO)) for v in widened}
+            widened = _widened(before, entry, exit_state, touched)
             if widened == entry:
                 break
             entry = widened
         self.loop_depth -= 1
-        zeroed = self._accumulators(before, entry, exit_state)
+        zeroed = self._accumulators(before, entry, exit_state, touched)
         if zeroed:  # again, with these cotangents live from the start
             self.namer.restore(snapshot)
-            self.namer.assigned.update(v.name for v in self.names.values())
+            self.namer.assigned.update(self.named)
             self.state = {**before, **{v: LIVE for v in zeroed}}
             return [_zeros(self.cotangent_var(v), *self.known[v], stmt.span) for v in zeroed] + self.loop(stmt)
-        pre, body = _materialize_loop(before, entry, exit_state, body, self, stmt.span)
-        self.state = {v: _join(before.get(v, ZERO), s) for v, s in exit_state.items()}
-        self.state = {v: _join(self.state[v], entry.get(v, ZERO)) for v in self.state}
+        pre, body = _materialize_loop(before, entry, exit_state, body, self, stmt.span, touched)
+        self.state = _widened(before, entry, exit_state, touched)
         if not body:
             return pre
         if self.loop_depth > 0:
@@ -223,15 +224,16 @@ class _Backward:
             pre = pre + [Pop(stmt.counter, None, stmt.span)]
         return pre + [Loop(stmt.kind, stmt.target, stmt.iterable, (), None, tuple(body), stmt.counter, stmt.span)]
 
-    def _accumulators(self, before, entry, exit_state) -> list:
+    def _accumulators(self, before, entry, exit_state, touched) -> list:
         """Cotangents a loop only adds to, of known float array shape: start them at zeros, not None.
 
         With shapes known (specialized code), `g = np.zeros(S)` before the loop makes every
         contribution in it a plain `g + c` instead of `add_cotangents(g, c)`, which must check
-        for None on every iteration (a microsecond each time for a 64 x 64 gradient).
+        for None on every iteration (a microsecond each time for a 64 x 64 gradient). Only a var the
+        body `touched` can be zero before the loop and maybe set on entering it.
         """
-        return sorted((v for v, state in entry.items()
-                       if state == MAYBE and before.get(v, ZERO) == ZERO and exit_state.get(v, ZERO) == LIVE
+        return sorted((v for v in touched
+                       if entry.get(v) == MAYBE and before.get(v, ZERO) == ZERO and exit_state.get(v, ZERO) == LIVE
                        and v in self.known and self.known[v][0] != () and self.known[v][1] is not None
                        and self.known[v][1].kind in "fc"), key=lambda v: v.name)
 
@@ -245,15 +247,17 @@ class _Backward:
             g = self._output_cotangent(eqn)
             maybe = [o for o in live if self.state.get(o) == MAYBE]
             if maybe and len(live) == 1:
-                before = dict(self.state)
-                cache = dict(self.derived_cache)
+                # The rules run with their writes kept apart (copying every state for each guarded equation
+                # made long loop bodies quadratic): a state they change is the join of before and after.
+                before, cache = self.state, self.derived_cache
+                self.state, self.derived_cache = ChainMap({}, before), ChainMap({}, cache)
                 body = self.rules(eqn, keys, g)
-                self.derived_cache = cache  # shapes taken inside the guard may not exist after it
-                after = self.state
-                self.state = {v: (after[v] if after.get(v) == before.get(v) else
-                                  _join(after.get(v, ZERO), before.get(v, ZERO))) for v in set(after) | set(before)}
+                after = self.state.maps[0]
+                self.state, self.derived_cache = before, cache  # shapes taken inside the guard may not exist after it
                 pre = [_none(self.cotangent_var(v), eqn.span) for v in sorted(after, key=lambda v: v.name)
                        if before.get(v, ZERO) == ZERO and after[v] != ZERO]
+                for v, state in after.items():
+                    before[v] = state if state == before.get(v) else _join(state, before.get(v, ZERO))
                 out += pre + [Guard(self.cotangent_var(maybe[0]), tuple(body), eqn.span)]
             else:
                 out += self.rules(eqn, keys, g)
@@ -267,7 +271,8 @@ class _Backward:
                 out.append(Pop(o, index, eqn.span))
                 if eqn.op.name == "setitem":
                     self.region_writes[id(out[-1])] = id(eqn)
-                self.derived_cache = {k: v for k, v in self.derived_cache.items() if k[0] != o}
+                for suffix in ("shape", "meta"):  # the only keys _derive makes: (var, suffix)
+                    self.derived_cache.pop((o, suffix), None)
         return out
 
     def rules(self, eqn, keys, g) -> list:
@@ -391,31 +396,54 @@ def _join(a, b):
 
 
 def _merge(after_then, after_else, then, orelse, builder, span):
-    """States after an if/else; a cotangent live on one path only is set to None on the other."""
-    merged = {}
-    for var in sorted(set(after_then) | set(after_else), key=lambda v: v.name):
+    """States after an if/else; a cotangent live on one path only is set to None on the other.
+
+    A var in the same state on both paths keeps it, and needs nothing (a cotangent maybe set on both is
+    named already, as every one whose state is not zero): only the states that differ are looked at, so
+    a function of many branches is not quadratic in its length."""
+    merged, maybe = {**after_else, **after_then}, []
+    for var in {var for var, _ in after_then.items() ^ after_else.items()}:
         a, b = after_then.get(var, ZERO), after_else.get(var, ZERO)
         merged[var] = _join(a, b)
         if merged[var] == MAYBE:
-            g = builder.cotangent_var(var)
-            if a == ZERO:
-                then.append(_none(g, span))
-            if b == ZERO:
-                orelse.append(_none(g, span))
+            maybe.append((var, a, b))
+    for var, a, b in sorted(maybe, key=lambda item: item[0].name):
+        g = builder.cotangent_var(var)
+        if a == ZERO:
+            then.append(_none(g, span))
+        if b == ZERO:
+            orelse.append(_none(g, span))
     return merged
 
 
-def _materialize_loop(before, entry, exit_state, body, builder, span):
-    """Set to None what a loop's backward body may read before anything is assigned to it."""
-    pre = []
-    for var, state in sorted(entry.items(), key=lambda item: item[0].name):
-        if state != MAYBE:
-            continue
+def _touched(body) -> set:
+    """Every var an equation in `body` (nested blocks too) reads or assigns: the only vars whose cotangent
+    states the backward pass of `body` can change (rules add into their inputs' cotangents, an assignment
+    resets its outputs', branches and loops inside join those)."""
+    return {v for stmt in walk(body) if isinstance(stmt, Eqn) for v in (*stmt.reads, *stmt.outputs)}
+
+
+def _widened(before, entry, exit_state, touched) -> dict:
+    """The states a loop's next pass starts from (or leaves after it): each var's join of its states before
+    the loop, on entering this pass and on leaving it. A var the body did not touch is in the same state in
+    all three: only the touched are joined (joining every state, for each of many loops, was quadratic)."""
+    widened = dict(exit_state)  # exit_state has every var the others have: states are only ever added
+    for v in touched:
+        if v in widened:
+            widened[v] = _join(_join(before.get(v, ZERO), widened[v]), entry.get(v, ZERO))
+    return widened
+
+
+def _materialize_loop(before, entry, exit_state, body, builder, span, touched):
+    """Set to None what a loop's backward body may read before anything is assigned to it (only a var the
+    body touched can be maybe set on entering it but zero before it or on leaving it)."""
+    pre, body = [], list(body)
+    for var in sorted((v for v in touched if entry.get(v) == MAYBE), key=lambda v: v.name):
         g = builder.cotangent_var(var)
         if before.get(var, ZERO) == ZERO:
             pre.append(_none(g, span))
         if exit_state.get(var, ZERO) == ZERO:
-            body = body + [_none(g, span)]
+            body.append(_none(g, span))
     return pre, body
 
 
@@ -524,10 +552,12 @@ def _drop_unread_restores(backward) -> tuple:
     every restore of `h`, although no rule in the loop reads it. Each restore kept is an array the tape
     holds until the backward pass reaches it."""
     out, restores = [], {}
-    for index, stmt in enumerate(backward):
+    read_from_here = set()  # what backward[index:] reads, gathered last statement first (not again per loop)
+    for stmt in reversed(backward):
+        read_from_here |= _reads([stmt])
         if isinstance(stmt, Loop):
             popped = {s.var for s in walk(stmt.body) if isinstance(s, Pop) and s.index is None}
-            kept = popped & _reads(backward[index:])
+            kept = popped & read_from_here
             body = _drop_unneeded_pops(stmt.body, kept)
             if kept != popped and not _empty_block(body):
                 restores[stmt.counter] = frozenset(kept)
@@ -536,7 +566,7 @@ def _drop_unread_restores(backward) -> tuple:
                 stmt = Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test, tuple(body),
                             stmt.counter, stmt.span)
         out.append(stmt)
-    return out, restores
+    return out[::-1], restores
 
 
 def _empty_block(stmts) -> bool:

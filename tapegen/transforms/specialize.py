@@ -157,7 +157,7 @@ def _int_array(seen) -> bool:
                               for kind, _, dtype in seen)
 
 
-def unpinned(program, records, signatures, executed) -> tuple:
+def unpinned(program, records, signatures, executed, known=None) -> tuple:
     """`signatures` with each int argument's value replaced by its type where the trusted shapes stay the same
     without it: a loop count, say, whose loop computes the same shapes however often it runs.
 
@@ -165,7 +165,8 @@ def unpinned(program, records, signatures, executed) -> tuple:
     trusted_shapes): a loop body that never ran was seen to keep no shape; each equation that did run
     was seen to give its output the recorded shape from its inputs' recorded shapes.
     """
-    known = trusted_shapes(program, records, signatures, executed)
+    if known is None:  # what trusted_shapes gives for `signatures`, if the caller has it
+        known = trusted_shapes(program, records, signatures, executed)
     for i, sig in enumerate(signatures):
         if sig is not None and sig[0] == "value" and sig[1] is int:
             trial = signatures[:i] + (("int",),) + signatures[i + 1:]

@@ -32,10 +32,6 @@ def star_args(x, *rest):
     return np.sum(x)
 
 
-def star_kwargs(x, **options):
-    return np.sum(x)
-
-
 def star_call(x):
     parts = (x, x)
     return np.sum(np.add(*parts))

@@ -904,3 +904,19 @@ def function_or_array_after_a_branch(x):
             fs = x * 2.0
         x = x + fs
     return np.sum(x)
+
+
+def keyword_parameters(x, *rest, scale=1.0, **options):
+    """`def f(x, *rest, scale=1.0, **options)` differentiated itself: each value of **options an argument of
+    its own, named by its keyword (autograd's hessian_vector_product differentiates `(*args, **kwargs)`)."""
+    total = np.sum(np.sin(x) * scale)
+    for r in rest:
+        total = total + np.sum(r ** 2)
+    return total * options.get("weight", 1.0) + np.sum(options["bias"] * x)
+
+
+def starred_displays(x, xs):
+    """`[x, *xs, 2 * x]` of a list whose length the function does not fix, and `(*parts[1:], np.sin(x))`."""
+    parts = [x, *xs, 2.0 * x]
+    more = (*parts[1:], np.sin(x))
+    return np.sum(np.stack(parts) ** 2) + np.sum(np.stack(more) * np.arange(1.0, len(more) + 1.0)[:, None])
