@@ -564,6 +564,11 @@ def comprehension_over_its_own_name(a):
     return np.sum(sum([np.sin(a) for a in [a, a * 2.0]]))
 
 
+def zip_comprehension_over_its_own_name(a, b):  # found by the long fuzz run: a zip object has no len()
+    v = np.outer(a, a)
+    return np.sum(np.stack([np.sum(np.sin(b)) * q for b, q in zip(v, b)]))
+
+
 def generator_over_a_local_it_shadows(a):
     h = a * 3.0
     return np.sum(sum(np.sin(h) for h in (h, a))) + np.sum(h)
@@ -579,6 +584,7 @@ IDIOMS = _fixed(
     ("object-called-in-a-loop", object_called_in_a_loop), ("object-mapped", object_mapped),
     ("comprehension-over-its-own-name", comprehension_over_its_own_name),
     ("generator-over-a-local-it-shadows", generator_over_a_local_it_shadows),
+    ("zip-comprehension-over-its-own-name", zip_comprehension_over_its_own_name),
     ("yield-from-after-yield", sum_of_yields_then_yield_from), ("yield-from-a-tuple", sum_of_a_yield_from_tuple),
     # were refused: a function or object set inside a loop body or branch is now bound there, pass by pass
     ("lambda-in-a-dict-in-a-loop", lambda_in_a_dict_in_a_loop), ("lambda-in-a-list-in-a-loop", lambda_in_a_list_in_a_loop),

@@ -589,13 +589,11 @@ class Expressions:
                 ast.copy_location(sub, node)
         bound = {n.id for gen in node.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
         first = node.generators[0].iter  # Python evaluates the first iterable outside: [f(a) for a in [a, 2 * a]]
-        if any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(first)):
-            held = self.namer.invented("iterable").name
-            self.env[held] = self.value(first)
+        if _reads(first, bound):
             outer_loop = inner
             while not (isinstance(outer_loop, ast.For) and outer_loop.iter is first):
                 outer_loop = outer_loop.body[0]
-            outer_loop.iter = ast.copy_location(ast.Name(held, ast.Load()), first)
+            outer_loop.iter = self._evaluated_outside(first, bound)
         outer = {name: self.env.pop(name) for name in bound if name in self.env}
         shared = {name: self.shared.pop(name) for name in bound if name in self.shared}
         self.env[holder] = result
@@ -610,6 +608,20 @@ class Expressions:
             self.shared.update(shared)
             del self.env[holder]
         return result
+
+    def _evaluated_outside(self, iterable, bound):
+        """`iterable` with what reads the comprehension's own names evaluated now, under names of its own.
+        `zip(v, c)` (or `enumerate(c)`) keeps its call, each argument evaluated, so the loop still walks
+        the sequences item by item (`for c, q in zip(v, c)`: a zip object has no length)."""
+        def held(part):
+            name = self.namer.invented("iterable").name
+            self.env[name] = self.value(part)
+            return ast.copy_location(ast.Name(name, ast.Load()), part)
+        if isinstance(iterable, ast.Call) and not _reads(iterable.func, bound) and not iterable.keywords \
+                and not any(isinstance(arg, ast.Starred) for arg in iterable.args):
+            args = [held(arg) if _reads(arg, bound) else arg for arg in iterable.args]
+            return ast.copy_location(ast.Call(iterable.func, args, []), iterable)
+        return held(iterable)
 
     def expr_SetComp(self, node, target):
         raise self.unsupported(node, "a set comprehension has no order to differentiate through",
@@ -1434,6 +1446,11 @@ def _decided(fn, left, right):
 
 def _singleton(value) -> bool:
     return value is None or value is Ellipsis or value is True or value is False
+
+
+def _reads(node, names) -> bool:
+    """Whether expression `node` reads any of `names`."""
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
 def _holds(value, known) -> bool:
