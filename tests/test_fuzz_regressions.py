@@ -535,6 +535,11 @@ def module_objects_of_one_class_indexed(a):
     return np.sum(SINES[1].forward(a))
 
 
+def object_in_a_dict_with_a_lambda(a):  # found by the long fuzz run: the dict was read as a value for the call
+    acts = {"hidden": lambda z: z * np.cos(z), "out": HALF}
+    return np.sum(acts["out"](np.sin(a)) + acts["hidden"](a))
+
+
 def layer_with_an_object_default(p, act=HALF):
     return act(p)
 
@@ -585,6 +590,7 @@ IDIOMS = _fixed(
     ("comprehension-over-its-own-name", comprehension_over_its_own_name),
     ("generator-over-a-local-it-shadows", generator_over_a_local_it_shadows),
     ("zip-comprehension-over-its-own-name", zip_comprehension_over_its_own_name),
+    ("object-in-a-dict-with-a-lambda", object_in_a_dict_with_a_lambda),
     ("yield-from-after-yield", sum_of_yields_then_yield_from), ("yield-from-a-tuple", sum_of_a_yield_from_tuple),
     # were refused: a function or object set inside a loop body or branch is now bound there, pass by pass
     ("lambda-in-a-dict-in-a-loop", lambda_in_a_dict_in_a_loop), ("lambda-in-a-list-in-a-loop", lambda_in_a_list_in_a_loop),

@@ -819,7 +819,7 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(known, node, args, kwargs), outputs, node, targets)
         if isinstance(known, StaticValue):  # fs[0](x), acts["tanh"](z)
-            return self.call_object(known.obj, node, outputs, targets)
+            return self.call_object(known.obj, node, outputs, targets, known.atom)
         if isinstance(known, Var) and self._own_method(known, "__call__") is not None:  # layers[0](x)
             return self.call_instance(known, node, outputs, targets)
         if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Call) and _constant_index(func.slice):
@@ -934,7 +934,7 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(item, node, args, kwargs), outputs, node, targets)
         if isinstance(item, StaticValue):
-            return self.call_object(item.obj, node, outputs, targets)
+            return self.call_object(item.obj, node, outputs, targets, item.atom)
         callee = self.as_atom(item, node)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(node.func)), [callee] + args, kwargs, node, outputs, targets)
@@ -1085,8 +1085,9 @@ class Expressions:
         return self.emit_multi(_opaque(spelling, frozen.distribution), list(frozen.args), dict(frozen.kwargs),
                                frozen.node, 1, [None])[0]
 
-    def call_object(self, obj, node, outputs, targets):
-        """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
+    def call_object(self, obj, node, outputs, targets, atom=None):
+        """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call.
+        `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
         func = node.func
         if obj is reversed and len(node.args) == 1 and not node.keywords:  # reversed(xs) is xs[::-1]
             return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
@@ -1094,8 +1095,8 @@ class Expressions:
         prim = rules.lookup(obj) if _hashable(obj) else None
         if prim is None and not inspect.isclass(obj) and users_class(type(obj)) \
                 and user_function(inspect.getattr_static(type(obj), "__call__", None)) is not None:
-            callee = self.expr(node.func)  # a global object of the user's, called: its __call__, inlined
-            self.types[callee] = type(obj)
+            callee = atom if atom is not None else self.expr(node.func)  # a global object of the user's, called:
+            self.types[callee] = type(obj)  # its __call__, inlined
             called = self._own_method(callee, "__call__")
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
