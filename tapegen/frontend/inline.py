@@ -43,19 +43,27 @@ class LocalFunction:
 
     It keeps where it was written (`lowerer`: the source, live function and scope it reads names
     from), so a helper it is passed to (`map(lambda x: ..., xs)`, `apply(f, x)`) lowers it there.
+    `env` is that function's own (not a copy): as in Python, a call reads the names it closes over as
+    they are when it is called (`w = w * 3.0` after `k = lambda z: z * w` changes what `k` computes),
+    except those a comprehension entered since (`depth`: how many were open then) binds for itself.
     """
 
     node: ast.AST
     env: dict
     lowerer: object = None
+    depth: int = 0
 
-    def reads(self) -> dict:
-        """What its names hold when it is called: as Python's closures, the function around it as it is
-        now (`g = lambda: x * 2; x = x + 1; g()` reads the new x), where it still binds the name; `env`
-        (made when it was defined) for names only that has (a comprehension's, a partial's holders)."""
-        if self.lowerer is None:
-            return self.env
-        return {**self.env, **self.lowerer.env}
+    def names(self) -> dict:
+        """The names it reads, as they are now where it was written."""
+        env = dict(self.env)
+        for hidden in getattr(self.lowerer, "comprehensions", [])[self.depth:]:
+            for name, outer in hidden.items():
+                if outer is None:
+                    env.pop(name, None)
+                else:
+                    env[name] = outer
+        return env
+
 
 
 DYNAMIC = type("Dynamic", (), {"__repr__": lambda self: "DYNAMIC", "__doc__": "A value known only at run time, "
@@ -77,13 +85,24 @@ class KnownItems:
     keys: tuple = ()
 
 
+@dataclass(frozen=True, eq=False)
+class Unsettled:
+    """What a name holds where a function or object it was set to inside a loop or branch is not known: in
+    a loop's body before this pass sets it (the last pass's), or after the loop or branch when the paths
+    through it leave it holding different ones (or none). Reading it is refused, with `why`."""
+
+    why: str
+    hint: str
+
+
 class Recarry(Exception):
     """Raised while lowering when a call inside a loop or branch (`cell.forward(x)` in a loop) sets an
     object's attribute that was set before the construct (or a helper's `total += x` rebinds a caller's
     name there, or a fact known before a loop changes in its body): the construct must carry it like a
     variable its body assigns, which its syntax did not show. `keys`: construct number -> {(var name,
-    attribute, or "=", "+=", "" for a name carried, checked, or forgotten)}; the function is lowered
-    again with them (`lowered_until_settled`)."""
+    attribute, or "=", "+=", "" for a name carried, checked, or forgotten; or "known" for a name the
+    construct sets to a function or object the transform must know, kept apart from its shared vars)};
+    the function is lowered again with them (`lowered_until_settled`)."""
 
     def __init__(self, keys):
         super().__init__(keys)
@@ -162,16 +181,28 @@ RECURSION_DEPTH = 8
 _RECURSIVE: dict = {}  # id(function) -> the opaque primitive its too-deep recursive calls are
 
 
+def users_class(cls) -> bool:
+    """A class defined in the user's code (not a library's, not a built-in)."""
+    module = inspect.getmodule(cls)
+    path = getattr(module, "__file__", None)
+    return path is not None and not _library_code(path)
+
+
 class Calls:
     """Mixin for `_Lowerer`: inlining calls of user functions."""
 
     call_stack: tuple = ()
+    comprehensions: list  # for each comprehension being lowered, the values of the names it binds outside it
 
     def stmt_FunctionDef(self, stmt):
         if stmt.decorator_list:
             raise self.unsupported(stmt, "a decorated nested function is not supported",
                                    "define it outside the differentiated function")
-        self.env[stmt.name] = LocalFunction(stmt, dict(self.env), self)
+        self.bind_static(stmt.name, self.local_function(stmt))
+
+    def local_function(self, node):
+        """A lambda or `def` written here, reading this function's names when it is called."""
+        return LocalFunction(node, self.env, self, len(self.comprehensions))
 
     def inline(self, fn, node, args, kwargs, receiver=None):
         """Lower a call of user function `fn`; return its result atoms.
@@ -219,7 +250,7 @@ class Calls:
         source = home.source
         source = self.generator_as_list(FunctionSource(local.node, source.file, source.lines, source.line_offset))
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
-        callee.env.update(local.reads())
+        callee.env.update(local.names())
         callee.scope = home.scope
         defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
@@ -241,7 +272,7 @@ class Calls:
                     and sub.id not in inner_locals and sub.id not in read:
                 read.append(sub.id)
         captured, statics = [], {}
-        env = local.reads()
+        env = local.names()
         for name in read:
             value = env.get(name, MISSING)
             if value is MISSING:
@@ -325,7 +356,7 @@ class Calls:
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
         for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types",
-                       "root_params", "stale", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "var_block", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
+                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)
@@ -396,12 +427,12 @@ class Calls:
                 if i < first_default:
                     raise self.unsupported(node, f"{name}() is missing argument `{param}`")
                 bound[param] = defaults[i - first_default] if isinstance(defaults[i - first_default], Const) \
-                    else _default(defaults[i - first_default], node, self)
+                    else _default(defaults[i - first_default], param, self)
         for param, default in zip(keyword_only, self._keyword_defaults(signature, kwdefaults)):
             if param not in bound:
                 if default is _REQUIRED:
                     raise self.unsupported(node, f"{name}() is missing keyword argument `{param}`")
-                bound[param] = default if isinstance(default, Const) else _default(default, node, self)
+                bound[param] = default if isinstance(default, Const) else _default(default, param, self)
         if signature.kwarg is not None:
             from .. import rules
             from ..rules.language import make_dict
@@ -462,15 +493,18 @@ def _own_nodes(node):
         yield from _own_nodes(child)
 
 
-def _default(value, node, lowerer):
+def _default(value, param, lowerer):
+    """A helper's default value as the call binds it: a constant, a function known now, or any other object
+    (an array, an object of the user's: `act=HALF`), read by generated code as the default itself."""
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return Const(value)
-    if callable(value) or inspect.ismodule(value):
-        return StaticValue(native(value))  # `act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh
     if isinstance(value, tuple) and all(v is None or isinstance(v, (bool, int, float, complex, str)) for v in value):
         return Const(value)  # lengths=(1.0, 0.8, 0.5)
-    raise lowerer.unsupported(node, "a default argument value that is not a plain number, string or None",
-                              "pass the argument explicitly")
+    if (callable(value) or inspect.ismodule(value)) and (inspect.isclass(value) or not users_class(type(value))):
+        return StaticValue(native(value))  # `act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh
+    atom = lowerer.free_object(f"{param}_default", lambda default=value: default)
+    lowerer.know_object(atom, value)  # an object of the user's: its methods (`__call__`) are inlined
+    return atom
 
 
 def _literal(node, lowerer):

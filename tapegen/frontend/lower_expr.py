@@ -26,8 +26,8 @@ from ..rules.language import as_record, concat, contained_in, make_dict, make_li
 from ..rules.language import identity_check, py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
-from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, function_for_call, lowered_until_settled
-from .inline import user_function
+from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, Unsettled, function_for_call, \
+    lowered_until_settled, user_function, users_class
 from .resolve import MISSING, _static_instance, freezes, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -84,8 +84,7 @@ class Expressions:
             if base in self.made_objects and (owner in self.made_objects or owner in self.live) or \
                     owner in self.made_objects and base in self.live:
                 continue  # an object made here is a new one: not another object made here, nor one made before
-            carries = any(v in self.computed or v in self.params or v in self.root_params for v in _vars(value)) \
-                if isinstance(value, (Var, Pack)) else False
+            carries = self.carries(value)
             if carries and base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
                 # two objects of the module's (`fc1`, `fc2`), different now: checked again when the code runs
                 written = next((n for n, atom in self.env.items() if atom is owner), owner.name)
@@ -100,6 +99,22 @@ class Expressions:
                                              f"which object this is, so its gradient would be lost",
                                        f"call the method on the object directly, or pass the value along instead "
                                        f"of storing it in `.{attr}`")
+
+    def carries(self, value) -> bool:
+        """Whether `value` (an attribute's) may carry a derivative: computed here, or an argument."""
+        return isinstance(value, (Var, Pack)) and any(
+            v in self.computed or v in self.params or v in self.root_params for v in _vars(value))
+
+    def needs_known(self, items) -> bool:
+        """Whether a display's items must stay known one by one: a function (or local function) among them,
+        objects of the user's of more than one class, or an object whose attributes this function set to
+        values that may carry a derivative (`[Dense(W1), Dense(W2)]`): an item taken out by a constant index,
+        or in a loop over them (unrolled), is that object, whose attributes are known."""
+        if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
+            return True
+        objects = [i for i in items if isinstance(i, Var) and i in self.types]
+        return len({self.types[i] for i in objects}) > 1 or any(
+            self.carries(value) for (owner, _), (value, _) in self.attributes.items() if owner in objects)
 
     def static(self, node):
         """The object `node` names if it is known now: a global, or a local bound to a function or module."""
@@ -134,14 +149,15 @@ class Expressions:
         theirs = self.root_scope.lookup(root) if self.root_scope is not None else mine
         return mine is theirs
 
-    def value(self, node):
+    def value(self, node, target=None):
         """`node`'s atom, or what the transform knows of it now: a StaticValue for a function, class or
         module (`act = np.tanh`), a LocalFunction for a lambda or local def, KnownItems for a display
-        or global holding such values (`[np.tanh, relu]`), or an item of one (`acts["tanh"]`)."""
+        or global holding such values (`[np.tanh, relu]`), or an item of one (`acts["tanh"]`).
+        `target`: the var to compute an atom into."""
         if isinstance(node, ast.Lambda):
-            return LocalFunction(node, dict(self.env), self)
+            return self.local_function(node)
         if isinstance(node, ast.Call):
-            return self.made_function(node)
+            return self.made_function(node, target)
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems)):
             return self.env[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
@@ -156,7 +172,7 @@ class Expressions:
             return known if isinstance(known, StaticValue) else StaticValue(obj, self.expr(node))
         if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
             return self.global_items(obj, node)
-        return self.expr(node)
+        return self.expr(node, target)
 
     def made_function(self, node, target=None):
         """A call's value, with a function it makes known: `partial(f, a)` (a LocalFunction calling `f`
@@ -216,7 +232,7 @@ class Expressions:
         for sub in ast.walk(made_lambda):
             if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
                 ast.copy_location(sub, node)
-        return LocalFunction(made_lambda, env, self)
+        return LocalFunction(made_lambda, env, self, len(self.comprehensions))
 
     def partial_function(self, node):
         """`functools.partial(f, a, k=v)` as the lambda it stands for: `lambda *rest, **more: f(a, *rest,
@@ -238,7 +254,7 @@ class Expressions:
                 ast.copy_location(sub, node)
         made.partial_parts = (holders[:len(node.args)], {kw.arg: h for kw, h in zip(node.keywords,
                                                                                      holders[len(node.args):])})
-        return LocalFunction(made, env, self)
+        return LocalFunction(made, env, self, len(self.comprehensions))
 
     def partial_value(self, local, node):
         """`partial(f, a, k=v)` kept as a value (`self._fn = partial(...)` in a branch, numpy-ml's
@@ -261,7 +277,7 @@ class Expressions:
             if any(k is None or not isinstance(k, ast.Constant) for k in node.keys):
                 return self.expr(node)
             items = [self.value(v) for v in node.values]
-            if not _needs_known(items, self.types):
+            if not self.needs_known(items):
                 return self.emit(rules.lookup(make_dict), [Const(tuple(k.value for k in node.keys))] + items, {},
                                  node, target)
             return KnownItems(tuple(items), "dict", tuple(k.value for k in node.keys))
@@ -269,7 +285,7 @@ class Expressions:
             return self.expr(node)
         items = [self.value(e) for e in node.elts]
         kind = "list" if isinstance(node, ast.List) else "tuple"
-        if not _needs_known(items, self.types):
+        if not self.needs_known(items):
             return Pack(tuple(items), kind)
         return KnownItems(tuple(items), kind)
 
@@ -279,7 +295,7 @@ class Expressions:
         if not obj or len(obj) > MAX_UNROLLED:
             return self.expr(node)
         functions = [_function_like(v) for v in obj]
-        objects = [not f and not inspect.isclass(v) and _users_class(type(v)) for f, v in zip(functions, obj)]
+        objects = [not f and not inspect.isclass(v) and users_class(type(v)) for f, v in zip(functions, obj)]
         classes = {type(v) for v, o in zip(obj, objects) if o}
         if not all(f or o for f, o in zip(functions, objects)) or (not any(functions) and len(classes) < 2):
             return self.expr(node)
@@ -376,6 +392,8 @@ class Expressions:
                                              f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
                                        f"return the new value from that function and assign it: "
                                        f"{name} = f({name}, ...)")
+            if isinstance(value, Unsettled):
+                raise self.unsupported(node, value.why, value.hint)
             if isinstance(value, Frozen):  # read as a value, not called: the frozen object itself
                 return self.made(value)
             if isinstance(value, LocalFunction):
@@ -399,6 +417,7 @@ class Expressions:
         if key not in self.free:
             var = Var(name) if name not in self.namer.assigned and not clash else self.namer.invented(f"{name}_")
             self.know_object(var, value)  # a global object of the user's: its methods are inlined
+            self.know_items(var, value)
             self.namer.assigned.add(var.name)
             self.free[key] = var
             self.know_free_shape(var, value, name)
@@ -413,6 +432,15 @@ class Expressions:
                 self.free[(id(self.fn), name, "read")] = var
                 self.free[key] = twin
         return self.free[key]
+
+    def know_items(self, var, value):
+        """A list or tuple of objects all of one class of the user's, read from the module (`BLOCKS = [Sine(),
+        Sine()]`): an item taken out of it is of that class, so its methods are inlined."""
+        if isinstance(value, (list, tuple)) and value and len(value) <= MAX_UNROLLED:
+            classes = {type(item) for item in value}
+            cls = classes.pop()
+            if not classes and not inspect.isclass(value[0]) and not _function_like(value[0]) and users_class(cls):
+                self.item_types[var] = cls
 
     def know_free_shape(self, var, value, name):
         """A list, tuple or dict read from the module or closure (`f(*args, **kwargs)` in a wrapper): its
@@ -469,9 +497,9 @@ class Expressions:
                 raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
             operands.append(self.expr(comparator))
             last = k == len(node.ops) - 1
-            known = self._known_comparison(op, *operands[-2:])
-            if known is not None and result is None:
-                test = Const(known)
+            known = self._known_comparison(op, *operands[-2:])  # `x is None` for a None known now, a
+            test = Const(known) if known is not None else _decided(fn, *operands[-2:])  # `(0, 1) is None`
+            if test is not None and result is None:
                 if last:
                     return test
                 result = test
@@ -646,25 +674,39 @@ class Expressions:
                 ast.copy_location(sub, node)
         bound = {n.id for gen in node.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
         first = node.generators[0].iter  # Python evaluates the first iterable outside: [f(a) for a in [a, 2 * a]]
-        if any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(first)):
-            held = self.namer.invented("iterable").name
-            self.env[held] = self.value(first)
+        if _reads(first, bound):
             outer_loop = inner
             while not (isinstance(outer_loop, ast.For) and outer_loop.iter is first):
                 outer_loop = outer_loop.body[0]
-            outer_loop.iter = ast.copy_location(ast.Name(held, ast.Load()), first)
+            outer_loop.iter = self._evaluated_outside(first, bound)
         outer = {name: self.env.pop(name) for name in bound if name in self.env}
         shared = {name: self.shared.pop(name) for name in bound if name in self.shared}
         self.env[holder] = result
+        self.comprehensions.append({name: outer.get(name) for name in bound})
         try:
             self.statement(inner)
         finally:
+            self.comprehensions.pop()
             for name in bound:
                 self.env.pop(name, None)
             self.env.update(outer)
             self.shared.update(shared)
             del self.env[holder]
         return result
+
+    def _evaluated_outside(self, iterable, bound):
+        """`iterable` with what reads the comprehension's own names evaluated now, under names of its own.
+        `zip(v, c)` (or `enumerate(c)`) keeps its call, each argument evaluated, so the loop still walks
+        the sequences item by item (`for c, q in zip(v, c)`: a zip object has no length)."""
+        def held(part):
+            name = self.namer.invented("iterable").name
+            self.env[name] = self.value(part)
+            return ast.copy_location(ast.Name(name, ast.Load()), part)
+        if isinstance(iterable, ast.Call) and not _reads(iterable.func, bound) and not iterable.keywords \
+                and not any(isinstance(arg, ast.Starred) for arg in iterable.args):
+            args = [held(arg) if _reads(arg, bound) else arg for arg in iterable.args]
+            return ast.copy_location(ast.Call(iterable.func, args, []), iterable)
+        return held(iterable)
 
     def expr_SetComp(self, node, target):
         raise self.unsupported(node, "a set comprehension has no order to differentiate through",
@@ -723,7 +765,7 @@ class Expressions:
     def know_object(self, var, obj):
         """`var` holds `obj`, an object of the user's read from the module (or an attribute of one): its
         methods are inlined, and so are those of the objects its attributes hold (`self.elu.fn(z)`)."""
-        if obj is not None and not inspect.isclass(obj) and _users_class(type(obj)):
+        if obj is not None and not inspect.isclass(obj) and users_class(type(obj)):
             self.types[var] = type(obj)
             self.live[var] = obj
 
@@ -746,7 +788,9 @@ class Expressions:
         if isinstance(base, Pack):
             maker = rules.lookup(make_list if base.kind == "list" else make_tuple)
             base = self.emit(maker, list(base.items), {}, node, None)
-        return self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
+        item = self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
+        self.know_object(item, self.global_item(node))  # BLOCKS[1]: that object of the module's
+        return item
 
     def index_trick(self, node, columns, target):
         """`np.r_[a, b]`: np.concatenate of the items made at least 1-d. `np.c_[a, b]`: of the items made
@@ -888,12 +932,15 @@ class Expressions:
 
     def call(self, node, outputs=1, targets=None):
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and isinstance(func.value, ast.Name) \
+                and isinstance(self.env.get(func.value.id), KnownItems) and self.env[func.value.id].kind == "list":
+            return self.grow_known(func.value.id, func.attr, node)[:outputs]
         known = self.known(func)
         if isinstance(known, LocalFunction):
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(known, node, args, kwargs), outputs, node, targets)
         if isinstance(known, StaticValue):  # fs[0](x), acts["tanh"](z)
-            return self.call_object(known.obj, node, outputs, targets)
+            return self.call_object(known.obj, node, outputs, targets, known.atom)
         if isinstance(known, Var) and self._own_method(known, "__call__") is not None:  # layers[0](x)
             return self.call_instance(known, node, outputs, targets)
         if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Call) and _constant_index(func.slice):
@@ -908,7 +955,7 @@ class Expressions:
         held = self.global_item(func)
         if held is not None and _function_like(held):  # FUNCTIONS[0](x), for a list in the module
             return self.call_object(held, node, outputs, targets)
-        if held is not None and not inspect.isclass(held) and _users_class(type(held)):  # LAYERS[2](x)
+        if held is not None and not inspect.isclass(held) and users_class(type(held)):  # LAYERS[2](x)
             callee = self.expr(func)
             self.know_object(callee, held)
             if self._own_method(callee, "__call__") is not None:
@@ -983,13 +1030,38 @@ class Expressions:
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
 
+    def grow_known(self, name, how, node):
+        """`layers.append(Dense(W))` (or `.extend([...])`) on a list whose items the transform knows: the name
+        is bound to the list with the items added. Python changes the list in place, so no other name,
+        list or attribute may hold it (it would not show them)."""
+        known = self.env[name]
+        holders = [f"`{other}`" for other, value in self.env.items() if other != name and _holds(value, known)] + \
+            [f"`.{attr}`" for (_, attr), (value, _) in self.attributes.items() if _holds(value, known)]
+        text = f"{name}.{how}(...)"
+        if holders:
+            raise self.unsupported(node, f"`{text}` changes the list {holders[0]} holds too, which tapegen cannot "
+                                         f"follow", f"build a new list instead: {name} = {name} + [...]")
+        if len(node.args) != 1 or node.keywords:
+            raise self.unsupported(node, f"`{text}` takes one argument")
+        added = self.value(node.args[0])
+        if how == "append":
+            added = (added,)
+        elif isinstance(added, (Pack, KnownItems)) and added.kind in ("list", "tuple"):
+            added = added.items
+        else:
+            raise self.unsupported(node, f"`{text}` with items tapegen does not know one by one, onto a list whose "
+                                         f"items it must know (functions, or objects)",
+                                   f"append the items one by one, or write them out: {name}.extend([a, b])")
+        self.bind_static(name, KnownItems(known.items + tuple(added), "list"))
+        return (Const(None),)
+
     def call_known(self, item, node, outputs, targets):
         """A call of an item the transform knows: a local function, a function known now, or a value."""
         if isinstance(item, LocalFunction):
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(item, node, args, kwargs), outputs, node, targets)
         if isinstance(item, StaticValue):
-            return self.call_object(item.obj, node, outputs, targets)
+            return self.call_object(item.obj, node, outputs, targets, item.atom)
         callee = self.as_atom(item, node)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(node.func)), [callee] + args, kwargs, node, outputs, targets)
@@ -1140,8 +1212,9 @@ class Expressions:
         return self.emit_multi(_opaque(spelling, frozen.distribution), list(frozen.args), dict(frozen.kwargs),
                                frozen.node, 1, [None])[0]
 
-    def call_object(self, obj, node, outputs, targets):
-        """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
+    def call_object(self, obj, node, outputs, targets, atom=None):
+        """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call.
+        `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
         if obj is np.einsum and node.args and not (isinstance(node.args[0], ast.Constant)
                                                   and isinstance(node.args[0].value, str)):
             spelled = _einsum_spelled(node)
@@ -1157,10 +1230,10 @@ class Expressions:
             return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
                               {}, node, (targets or [None])[0]),)
         prim = rules.lookup(obj) if _hashable(obj) else None
-        if prim is None and not inspect.isclass(obj) and _users_class(type(obj)) \
+        if prim is None and not inspect.isclass(obj) and users_class(type(obj)) \
                 and user_function(inspect.getattr_static(type(obj), "__call__", None)) is not None:
-            callee = self.expr(node.func)  # a global object of the user's, called: its __call__, inlined
-            self.types[callee] = type(obj)
+            callee = atom if atom is not None else self.expr(node.func)  # a global object of the user's, called:
+            self.types[callee] = type(obj)  # its __call__, inlined
             called = self._own_method(callee, "__call__")
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
@@ -1173,7 +1246,7 @@ class Expressions:
         if prim is None and _is_namedtuple(obj):  # Params(W=W, b=b), whoever defined Params
             return (self.record(obj, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
         unknown = any(kw.arg is None and self._unknown_keywords(kw) for kw in node.keywords)
-        if prim is None and inspect.isclass(obj) and _users_class(obj) and not unknown:
+        if prim is None and inspect.isclass(obj) and users_class(obj) and not unknown:
             made = self.construct(obj, node, targets)
             if made is not None:
                 return made[:outputs]
@@ -1586,6 +1659,34 @@ def _einsum_spelled(node):
                                       node.keywords), node)
 
 
+def _decided(fn, left, right):
+    """`left <fn> right` as a Const when it is decided now, else None: plain constants, or `is` against a
+    singleton of a constant or a tuple or list written out (`(0, 1) is None` in a rule's code inlined with
+    axis=(0, 1)), so generated code never writes `is` with a literal."""
+    if fn in (operator.is_, operator.is_not) and any(isinstance(a, Const) and _singleton(a.value) for a in (left, right)) \
+            and all(isinstance(a, Const) or (isinstance(a, Pack) and a.kind in ("list", "tuple")) for a in (left, right)):
+        values = [a.value if isinstance(a, Const) else a for a in (left, right)]  # a display is a new object
+        return Const(bool(fn(*values)))
+    if isinstance(left, Const) and isinstance(right, Const) and isinstance(left.value, _PLAIN) \
+            and isinstance(right.value, _PLAIN):
+        return Const(bool(fn(left.value, right.value)))
+    return None
+
+
+def _singleton(value) -> bool:
+    return value is None or value is Ellipsis or value is True or value is False
+
+
+def _reads(node, names) -> bool:
+    """Whether expression `node` reads any of `names`."""
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _holds(value, known) -> bool:
+    """Whether `value` is the KnownItems `known`, or holds it as an item (at any depth)."""
+    return value is known or isinstance(value, KnownItems) and any(_holds(item, known) for item in value.items)
+
+
 def _shifted(wrt, by):
     """`wrt` for a function given `by` more parameters in front: positions moved, names and negatives kept."""
     if isinstance(wrt, (tuple, list)):
@@ -1630,14 +1731,6 @@ def _function_like(obj) -> bool:
     return inspect.isfunction(obj) or isinstance(obj, (np.ufunc, types.BuiltinFunctionType))
 
 
-def _needs_known(items, types_) -> bool:
-    """Whether a display's items must stay known one by one: a function (or local function) among them,
-    or objects of the user's of more than one class."""
-    if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
-        return True
-    classes = {types_.get(i) for i in items if isinstance(i, Var)}
-    return len(classes - {None}) > 1
-
 @dataclass(frozen=True)
 class Frozen:
     """A frozen SciPy distribution (`d = scipy.stats.norm(mu, sigma)`), kept as its distribution and arguments.
@@ -1655,14 +1748,6 @@ class Frozen:
     def reads(self) -> tuple:
         """The variables its arguments read (a loop may not update one of them in place)."""
         return _vars(Pack(tuple(self.args) + tuple(atom for _, atom in self.kwargs), "tuple"))
-
-
-def _users_class(cls) -> bool:
-    """A class defined in the user's code (not a library's, not a built-in)."""
-    from .inline import _library_code
-    module = inspect.getmodule(cls)
-    path = getattr(module, "__file__", None)
-    return path is not None and not _library_code(path)
 
 
 def _hashable(obj) -> bool:

@@ -134,9 +134,9 @@ class ControlFlow:
 
     def bind_known(self, target, item):
         """Bind loop target `target` to `item`: an atom, or a function or items known now."""
-        if isinstance(target, ast.Name) and isinstance(item, (StaticValue, LocalFunction, KnownItems)) \
-                and target.id not in self.shared:
-            self.env[target.id] = item
+        if isinstance(target, ast.Name) and (isinstance(item, (StaticValue, LocalFunction, KnownItems))
+                                             or isinstance(item, Var) and item in self.types):
+            self.bind_static(target.id, item)  # an object too: the one made, whose attributes are known
         elif isinstance(item, KnownItems) and _is_unpacking(target, len(item.items)):
             for elt, part in zip(target.elts, item.items):
                 self.bind_known(elt, part)

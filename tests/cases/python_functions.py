@@ -1104,6 +1104,148 @@ def items_without_a_derivative(x, df):
 _T_ARGS = (None, 3.5, 0.2)
 
 
+# --- functions and objects set inside loops and branches, closures, defaults ------------------------
+
+def functions_set_in_loops_and_branches(W, x):
+    """A dict and a tuple of functions made in a loop body, a loop over functions in it, lambdas in a
+    branch: each pass or branch calls the ones it set."""
+    h = x @ W
+    for k in range(2):
+        acts = {"tanh": np.tanh, "soft": lambda z: z / (1.0 + z * z)}
+        act = acts["soft"]
+        h = act(h) + acts["tanh"](h)
+        for f in (np.sin, relu):
+            h = f(h) * 0.5 + h
+    if np.sum(h) > 0.0:
+        scale = lambda z: 2.0 * z
+        h = scale(h)
+    else:
+        fs = [np.cos, lambda z: z * 3.0]
+        h = fs[1](h) + fs[0](h)
+    return np.sum(h ** 2)
+
+
+def closures_read_names_when_called(x):
+    """A lambda or nested def reads the names it closes over when it is called, as Python does: `w` as
+    rebound after the lambda was made, `b` assigned after the def."""
+    w = x * 2.0
+    scaled = lambda z: z * w
+    w = np.sin(w)
+
+    def shifted(z):
+        return z + w * b
+    b = x[0]
+    return np.sum(scaled(x)) + np.sum(shifted(x) ** 2)
+
+
+class Linear:
+    def __init__(self, W, act=np.tanh):
+        self.W = W
+        self.act = act
+
+    def forward(self, h):
+        return self.act(h @ self.W)
+
+
+def layers_in_a_list(W1, W2, x):
+    """Objects of one class whose attributes hold arguments, in a list grown by append: looped over and
+    indexed, each is the object made (its `.W` known)."""
+    layers = [Linear(W1), Linear(W2, act=np.sin)]
+    layers.append(Linear(W2.T * 0.5))
+    h = x
+    for layer in layers:
+        h = layer.forward(h)
+    return np.sum(h ** 2) + np.sum(layers[0].forward(x))
+
+
+ACTIVATIONS_OF_ONE_CLASS = [Scaled(0.5), Scaled(-1.5)]
+
+
+def _with_defaults(p, act=Shifted(Scaled(2.0)), weights=np.array([1.0, -2.0, 0.5])):
+    return act(p) * weights
+
+
+def module_objects_and_object_defaults(x):
+    """A module's list of objects of one class, looped over and indexed; a helper whose defaults are an
+    object of the user's (called) and an array."""
+    h = x
+    for act in ACTIVATIONS_OF_ONE_CLASS:
+        h = act.fn(h) + h
+    return np.sum(h) + np.sum(ACTIVATIONS_OF_ONE_CLASS[1].fn(x)) + np.sum(_with_defaults(x))
+
+
+def function_chosen_by_a_branch(x):
+    if x[0] > 0.0:
+        act = lambda z: np.sin(z)
+    else:
+        act = np.cos
+    return np.sum(act(x))
+
+
+def function_read_before_a_pass_sets_it(x):
+    act = np.tanh
+    for k in range(2):
+        x = act(x)
+        act = np.sin
+    return np.sum(x)
+
+
+def list_of_objects_appended_through_another_name(W1, x):
+    layers = [Linear(W1)]
+    same = layers
+    layers.append(Linear(W1.T))
+    return sum(np.sum(layer.forward(x)) for layer in same)
+
+
+def objects_of_another_class_appended_in_a_loop(x):
+    """The list holds a Doubler and, from the first pass on, Triplers: its items' class is not one."""
+    layers = [Doubler()]
+    for k in range(2):
+        layers.append(Tripler())
+        for layer in layers:
+            x = layer.f(x)
+    return np.sum(x)
+
+
+def objects_of_one_class_appended_in_a_loop(x):
+    """A list empty before a loop that appends objects of one class: every item is of that class after it."""
+    layers = []
+    for k in range(3):
+        layers.append(Doubler())
+    layers = layers + [Doubler()]
+    h = x
+    for layer in layers:
+        h = np.sin(layer.f(h))
+    return np.sum(h)
+
+
+def names_holding_a_function_or_an_array(x):
+    """`fs` holds None, an array on one path, then a function each pass: each read sees the one set; a
+    frozen distribution made in a loop body is called there."""
+    from scipy import stats
+    fs = None
+    total = 0.0
+    for k in range(2):
+        if x[0] > 0:
+            fs = x * 2.0
+            total = total + np.sum(fs)
+        fs = np.sin
+        x = fs(x)
+        d = stats.norm(x[0], 2.0)
+        total = total + np.sum(d.logpdf(x))
+    return total + np.sum(x)
+
+
+def function_or_array_after_a_branch(x):
+    for k in range(2):
+        fs = np.sin
+        x = fs(x)
+        if x[0] > 0:
+            fs = x * 2.0
+        x = x + fs
+    return np.sum(x)
+
+
 def keyword_parameters(x, *rest, scale=1.0, **options):
     """`def f(x, *rest, scale=1.0, **options)` differentiated itself: each value of **options an argument of
     its own, named by its keyword (autograd's hessian_vector_product differentiates `(*args, **kwargs)`)."""
