@@ -73,6 +73,7 @@ POINTS = {
     "items_without_a_derivative": (X3, 3),
     "late_bound_closures": (X3,),
     "item_chosen_by_a_closure_int": (X3,),
+    "items_chosen_by_a_closure_tuple": (X3, _m(3)),
     "small_numpy_idioms": (np.array([0.3, -0.7, 0.2]), _m(3, 2)),
     "jacobian_of_a_jacobian": (np.array([0.3, -0.2]),),
     "functions_set_in_loops_and_branches": (_m(3, 2), _m(4, 3)),

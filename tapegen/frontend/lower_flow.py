@@ -77,6 +77,7 @@ class ControlFlow:
         tuple to unpack, nested to any depth) is bound to its sequence's item.
         """
         target, it = stmt.target, stmt.iter
+        self.unrollable = not any(isinstance(sub, (ast.Break, ast.Continue)) for sub in ast.walk(ast.Module(stmt.body, [])))
         fn = self.static(it.func) if isinstance(it, ast.Call) else MISSING
         if fn is builtins.range and isinstance(target, ast.Name):
             return self.expr(it), target.id, []
@@ -104,9 +105,24 @@ class ControlFlow:
         seq = self.value(it)
         if isinstance(seq, StaticValue):
             seq = seq.atom
+        known = self.free_keys(it, seq)
+        if known is not None:  # for i, x in zip(argnums, xs): each i known, so is the item it sets (ItemFlow)
+            return [(target, known)]
         if isinstance(seq, Var) and self.container_kind(seq) not in ("list", "tuple"):
             seq = self.emit(rules.lookup(iterated), [seq], {}, it, None)  # a dict walks its keys
         return [(target, seq)]
+
+    def free_keys(self, node, seq):
+        """A tuple of ints or strings the function reads from its module or closure (a wrapper's `argnums`),
+        as items known now (the loop over it is unrolled); the generated code checks it is still that tuple."""
+        if not (isinstance(node, ast.Name) and node.id not in self.env and isinstance(seq, Var)
+                and getattr(self, "unrollable", False)):  # (a loop with `break` is not unrolled)
+            return None
+        value = self.scope.lookup(node.id)
+        if type(value) is not tuple or not 0 < len(value) <= 16 or any(type(v) not in (int, str) for v in value):
+            return None
+        self.free_values[seq] = (value, node.id)
+        return KnownItems(tuple(Const(v) for v in value), "tuple")
 
     def unrolled(self, stmt, index_name, items):
         """`for f in fs:` over KnownItems: the body once per item, with the item bound as it is known.

@@ -1313,3 +1313,17 @@ def item_chosen_by_a_closure_int(x):
     """`a[argnum] = x` with argnum an int of the wrapper's closure: the item that moves is known (df needs no
     rule), and the generated code checks argnum is still 0."""
     return np.sum(_CDF_AT_0(x) ** 2)
+
+
+def _t_cdf_located(x, df, loc):
+    from scipy import stats
+    return stats.t.cdf(x, df, loc)
+
+
+_CDF_AT_0_2 = _with_arguments_at(_t_cdf_located, (None, 3.5, None), {}, (0, 2))
+
+
+def items_chosen_by_a_closure_tuple(x, loc):
+    """`for i, xi in zip(argnums, xs): a[i] = xi` with argnums a tuple of the closure: the loop is unrolled, so
+    which items move is known (df needs no rule); the generated code checks argnums is still (0, 2)."""
+    return np.sum(_CDF_AT_0_2((x, loc)) ** 2)
