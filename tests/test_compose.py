@@ -249,3 +249,24 @@ def test_derivatives_of_a_gradient_through_a_built_tuple():
     """A tuple's cotangent accumulated with `+` lost its structure two derivatives later (a Cotree where a
     float was due: TypeError in conform); it is accumulated with add_cotangents now."""
     check_modes(pulls_back_a_gradient_through_a_tuple, 1.0)
+
+
+def _egrad_as_wrappers_write_it(fun, argnum=0):
+    def egrad(*args, **kwargs):  # a lambda reading the helper's **kwargs, wrt from the closure
+        out, pullback = tg.vjp(lambda *a: fun(*a, **kwargs), *args, wrt=argnum)
+        return pullback(np.ones_like(out))
+    return egrad
+
+
+def third_derivative_through_keyword_wrappers(x):
+    return np.sum(_egrad_as_wrappers_write_it(_egrad_as_wrappers_write_it(_egrad_as_wrappers_write_it(np.tanh)))(x))
+
+
+def test_a_lambda_reading_a_helpers_kwargs_and_a_closure_wrt():
+    """The lambda's `**kwargs` (a dict of keys known here) is passed item by item and rebuilt in the lifted
+    function, and `wrt=argnum` of the closure is known when transforming (checked when the code runs)."""
+    x = np.linspace(-1.0, 1.0, 4)
+    t = np.tanh(x)
+    np.testing.assert_allclose(_egrad_as_wrappers_write_it(_egrad_as_wrappers_write_it(
+        _egrad_as_wrappers_write_it(np.tanh)))(x), -2 * (1 - t * t) ** 2 + 4 * t * t * (1 - t * t))
+    check_modes(third_derivative_through_keyword_wrappers, x, order2=False)

@@ -16,9 +16,11 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import operator
 import types
 from dataclasses import dataclass
 
+from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Pack, Var
 from .resolve import MISSING, local_names, native
@@ -285,6 +287,8 @@ class Calls:
                 value = StaticValue(inner) if not reads else value
             if isinstance(value, StaticValue):
                 statics[name] = value.obj
+            elif isinstance(value, Const):  # a constant (a helper's argnum=0): held in its closure, as a value
+                statics[name] = value.value
             elif isinstance(value, (LocalFunction, KnownItems)) or getattr(value, "distribution", None) is not None:
                 raise self.unsupported(node, f"the function passed here reads `{name}`, a function or list of "
                                              f"functions made in the differentiated function",
@@ -292,17 +296,23 @@ class Calls:
             else:
                 captured.append((name, value))
         cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in env}, **statics}
-        header = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n, _ in captured] + list(fn_node.args.args),
+        parameters, passed, rebuilt = self._lifted_parameters(captured, node)
+        header = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in parameters] + list(fn_node.args.args),
                                vararg=fn_node.args.vararg, kwonlyargs=fn_node.args.kwonlyargs,
                                kw_defaults=fn_node.args.kw_defaults, kwarg=fn_node.args.kwarg,
                                defaults=fn_node.args.defaults)
         if isinstance(fn_node, ast.FunctionDef):
-            body = fn_node.body
+            body = rebuilt + fn_node.body
         else:
-            body = [ast.copy_location(ast.Return(fn_node.body), fn_node.body)]
+            body = rebuilt + [ast.copy_location(ast.Return(fn_node.body), fn_node.body)]
+        for statement in rebuilt:
+            for sub in ast.walk(statement):
+                if isinstance(sub, (ast.stmt, ast.expr)):
+                    ast.copy_location(sub, fn_node)
+        captured = [(None, atom) for atom in passed]
         name = getattr(fn_node, "name", "lambda_")
         lifted = ast.copy_location(ast.FunctionDef(name, header, body, [], None), fn_node)
-        for arg in header.args[:len(captured)]:
+        for arg in header.args[:len(parameters)]:
             ast.copy_location(arg, fn_node)
         outer = ast.FunctionDef("outer", ast.arguments([], [], None, [], [], None, []),
                                 [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in cells]
@@ -316,6 +326,35 @@ class Calls:
         fn = types.FunctionType(code, home.fn.__globals__, name, None, closure or None)
         register_source(code, FunctionSource(lifted, home.source.file, home.source.lines, home.source.line_offset))
         return fn, [value for _, value in captured]
+
+    def _lifted_parameters(self, captured, node):
+        """(parameter names, atoms to pass, statements rebuilding values) for what a lifted function reads from
+        around it: a value as one parameter; a dict, list or tuple whose keys or length are known here (a
+        helper's `**kwargs`) item by item, rebuilt at its top, so `f(**kwargs)` inside still knows its keys."""
+        parameters, passed, rebuilt = [], [], []
+        for name, value in captured:
+            keys = self.dict_keys.get(value) if isinstance(value, Var) else None
+            length = len(value.items) if isinstance(value, Pack) else self.lengths.get(value) \
+                if isinstance(value, Var) else None
+            kind = value.kind if isinstance(value, Pack) else self.container_kind(value)
+            if keys is not None and kind == "dict" and all(type(k) is str for k in keys):
+                names = [f"{name}__{k}" for k in range(len(keys))]
+                parts = [self.emit(rules.lookup(operator.getitem), [value, Const(key)], {}, node, None) for key in keys]
+                made = ast.Dict([ast.Constant(k) for k in keys], [ast.Name(n, ast.Load()) for n in names])
+            elif length is not None and kind in ("list", "tuple"):
+                names = [f"{name}__{k}" for k in range(length)]
+                parts = list(value.items) if isinstance(value, Pack) else \
+                    [self.emit(rules.lookup(operator.getitem), [value, Const(k)], {}, node, None) for k in range(length)]
+                made = (ast.List if kind == "list" else ast.Tuple)([ast.Name(n, ast.Load()) for n in names],
+                                                                   ast.Load())
+            else:
+                parameters.append(name)
+                passed.append(value)
+                continue
+            parameters += names
+            passed += parts
+            rebuilt.append(ast.Assign([ast.Name(name, ast.Store())], made))
+        return parameters, passed, rebuilt
 
     def generator_as_list(self, source: FunctionSource) -> FunctionSource:
         """A generator function as the list of what it yields: `yield v` appends `v`, `yield from g`

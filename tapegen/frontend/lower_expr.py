@@ -814,13 +814,20 @@ class Expressions:
         an int or string the function reads from its module or closure (`a[argnum] = x` in a wrapper), so
         which item moves is known item by item (ItemFlow); the generated code checks it is still that value."""
         index = self.index(node)
-        if isinstance(index, Var) and isinstance(node, ast.Name) and node.id not in self.env \
-                and (isinstance(container, Pack) or self.container_kind(container) is not None):
-            value = self.scope.lookup(node.id)
-            if type(value) in (int, str):
-                self.free_values[index] = (value, node.id)
-                return Const(value)
+        if isinstance(container, Pack) or self.container_kind(container) is not None:
+            return self.fixed_free_value(node, index, (int, str))
         return index
+
+    def fixed_free_value(self, node, atom, kinds):
+        """`atom` (what `node` reads) as a Const where `node` names an int, string or tuple of ints (of `kinds`)
+        of the module or closure, which the generated code checks is still that value; else `atom`."""
+        if not (isinstance(atom, Var) and isinstance(node, ast.Name) and node.id not in self.env):
+            return atom
+        value = self.scope.lookup(node.id)
+        if type(value) in kinds and (type(value) is not tuple or all(type(v) is int for v in value)):
+            self.free_values[atom] = (value, node.id)
+            return Const(value)
+        return atom
 
     def ranged(self, node):
         """An item of `np.r_[...]`: a constant slice is the range it stands for (`1:10`, `0:1:5j`), as NumPy reads it."""
@@ -1130,6 +1137,9 @@ class Expressions:
         what is known of the call now, which plain function computes it (built on f's generated code),
         and that function is inlined."""
         args, kwargs = self.arguments(node, static=True)
+        for kw in node.keywords:  # wrt=argnum, an int of a wrapper's closure: known now, checked when it runs
+            if kw.arg == "wrt":
+                kwargs["wrt"] = self.fixed_free_value(kw.value, kwargs["wrt"], (int, tuple))
         if args and isinstance(args[0], LocalFunction):  # tg.vjp(lambda w: loss(w, x), w): of a function of its own
             args, kwargs = self.lifted_arguments(transform, args, kwargs, node)
         made = transform.__tapegen_compose__(tuple(_described(a) for a in args),
