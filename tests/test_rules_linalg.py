@@ -1121,3 +1121,44 @@ def test_real_matrices_under_complex_cotangents(fn, a):
                          ids=["eigh", "svd", "qr", "cholesky", "eig"])
 def test_complex64_in_complex64_out(fn, z):
     assert tg.grad(fn)(z.astype(np.complex64)).dtype == np.complex64
+
+
+def eigh_real_part(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(np.real(v))
+
+
+def eig_real_part(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(v[..., :, :2]))
+
+
+def svd_u_real_part(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.real(u)) + np.sum(s)
+
+
+def svd_vt_imaginary_part(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.imag(vt[..., :1, :]))
+
+
+@pytest.mark.parametrize("fn, a", [(eigh_real_part, hpd(3, 3)), (eig_real_part, zrand(3, 3)),
+                                   (eig_real_part, complex_spectrum(3)), (svd_u_real_part, zrand(4, 3)),
+                                   (svd_vt_imaginary_part, zrand(2, 3, 4))],
+                         ids=["eigh", "eig", "eig[real,complex-eigenvalues]", "svd[u]", "svd[vt]"])
+def test_a_loss_that_depends_on_complex_vectors_phases_is_refused(fn, a):
+    """LAPACK picks each complex eigenvector's (singular pair's) phase; the rules hold for losses that do not
+    depend on it, and refuse one that does (as PyTorch does) rather than give a gradient that is not its."""
+    with pytest.raises(tg.TapegenError, match="phases of complex eigenvectors or singular vectors"):
+        tg.grad(fn)(a)
+
+
+def eig_real_eigenvector(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(v[:, np.argmin(np.abs(np.imag(w)))]) ** 3)  # the real eigenvalue 3's: real, up to sign
+
+
+def test_the_real_eigenvector_of_a_real_matrix_is_not_refused():
+    """A real matrix's eigenvector of a real eigenvalue has no phase to choose, even when others are complex."""
+    check_modes(eig_real_eigenvector, complex_spectrum(3))

@@ -241,3 +241,13 @@ def test_complex_matrices_in_every_mode(f, z):
     and jvp of grad (tests/test_complex.py's check_complex_modes). 'her' and 'pos' read a Hermitian matrix
     from one triangle (the real part of its diagonal), 'sym' a complex symmetric one."""
     check_complex_modes(f, z)
+
+
+def scipy_eigh_real_part(a):
+    w, v = sl.eigh(a)
+    return np.sum(np.real(v))
+
+
+def test_a_loss_that_depends_on_complex_eigenvectors_phases_is_refused():
+    with pytest.raises(tg.TapegenError, match="phases of complex eigenvectors"):
+        tg.grad(scipy_eigh_real_part)(HPD)

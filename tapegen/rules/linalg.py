@@ -7,14 +7,22 @@ Matrix rules work on stacks of matrices (the last two axes) and keep the input's
 dtype. Multi-output functions (`sign, logdet = np.linalg.slogdet(a)`) read `y`
 and `g` as tuples; an unused output's cotangent is None (or missing from a
 `Cotree` when the result was indexed). Decompositions whose outputs are defined
-only up to sign (eigenvectors, singular vectors) have the usual rules: the
-gradient is exact for functions of the outputs that do not depend on that
-choice, such as `np.sum(v ** 2 * w)` or `u @ np.diag(s) @ vt`.
+only up to sign, or for a complex matrix up to a phase (eigenvectors, singular
+vectors), have the usual rules: the gradient is exact for functions of the
+outputs that do not depend on that choice, such as `np.sum(np.abs(v) ** 2 * w)`
+or `u @ np.diag(s) @ vt`.
+
+Complex matrices follow docs/faq.md's convention: a rule pairs with its tangent
+by Re(sum(g * dy)), no conjugate. The decompositions are written once for real
+and complex matrices, with conjugate transposes (`_h`) where the real formulas
+transpose; several work in conj(g), the cotangent of the usual complex formulas
+written with ^H, and conjugate their result back.
 
 Functions that read one triangle of their input (eigh, eigvalsh, cholesky)
 get cotangents in that triangle only, since changing the other triangle
 changes nothing; for an input built symmetric (`a + a.T`) this is the same
-gradient as the symmetric one.
+gradient as the symmetric one. For a complex matrix the triangle stands for a
+Hermitian matrix, whose diagonal is the real part of the input's (LAPACK's).
 """
 import operator
 import string
@@ -931,11 +939,35 @@ def norm_jvp(x, x_shape, x_dot, ord, axis, keepdims, y):
 
 # --- eigh, eigvalsh, eig, eigvals ---------------------------------------------------------------
 
+def phase_independent(dependence, size):
+    """Refuse a loss that changes with the phases of complex eigenvectors or singular vectors.
+
+    A complex eigenvector v is as good as v exp(i t), a singular pair u, v as u exp(i t), v exp(i t):
+    LAPACK picks one, and the rules (as autograd's, JAX's, PyTorch's) hold for losses that do not depend
+    on the choice. `dependence[..., k]` is dL/dt for the k-th vector (pair), `size[..., k]` the size of
+    its cotangent; a dependence beyond rounding means the gradient the rules give is not the loss's.
+    """
+    tolerance = np.sqrt(np.finfo(np.result_type(dependence, 1.0)).eps)
+    if np.any(np.abs(dependence) > tolerance * (size + np.finfo(np.result_type(size, 1.0)).tiny)):
+        raise TapegenError("the function depends on the phases of complex eigenvectors or singular vectors, "
+                           "which are arbitrary (v is as good as v * exp(i t)): it has no gradient",
+                           hint="differentiate what does not depend on them: the values, np.abs(v), "
+                                "v @ v.conj().T, u @ np.diag(s) @ vh")
+
+
+def _phase_dependence(v, g_v):
+    """(dL/dt for each column v_k turned by exp(i t), the size of its cotangent): -Im(v_k^T g_k), |g_k|."""
+    return -np.imag(np.sum(v * g_v, axis=-2)), np.sqrt(np.sum(np.abs(g_v) ** 2, axis=-2))
+
+
 def _eigh_cotangent(w, v, g_w, g_v):
     """conj(V) (diag(g_w) + F * (V^T g_v)) V^T, F[i, j] = 1 / (w_j - w_i): the cotangent of the Hermitian
     matrix (symmetric for a real one). An imaginary part of g_w, the cotangent of real eigenvalues, goes
     when `_hermitian_triangle` keeps the Hermitian part."""
     middle = np.zeros_like(v)
+    if g_v is not None and np.iscomplexobj(v):
+        dependence, size = _phase_dependence(v, g_v)
+        phase_independent(dependence, size)
     if g_v is not None:
         middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
     if g_w is not None:
@@ -974,11 +1006,14 @@ def eigvalsh_jvp(a, a_dot, UPLO):
     return np.real(np.einsum("...ji,...jk,...ki->...i", _conj(v), _hermitian_from(a_dot, UPLO), v))
 
 
-def _eig_cotangent(w, v, g_w, g_v):
+def _eig_cotangent(w, v, g_w, g_v, free):
     """V^-T (diag(g_w) + F * (V^T g_v')) V^T for unit-norm eigenvectors, where g_v' = g_v - conj(V)
     diag(1^T (V * g_v)) is the cotangent of V before each column was normalised: dV loses its part
-    along V, diag(V^H dV) = 0 (the length is fixed; the phase, free for a complex V, is kept)."""
+    along V, diag(V^H dV) = 0 (the length is fixed; the phase, free where `free` says, is kept)."""
     middle = np.zeros_like(v)
+    if g_v is not None and np.iscomplexobj(v):
+        dependence, size = _phase_dependence(v, g_v)
+        phase_independent(dependence * free, size)
     if g_v is not None:
         g_v = g_v - _conj(v) * np.sum(v * g_v, axis=-2, keepdims=True)
         middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
@@ -1002,10 +1037,18 @@ def _eig_matching(a, w):
     return np.take_along_axis(v, order[..., None, :], axis=-1)
 
 
+def free_phases(w, a_meta):
+    """Which eigenvectors have a free phase: all of a complex matrix's; of a real one's, those of its
+    complex eigenvalues (the others are real, up to sign)."""
+    if np.dtype(a_meta[1]).kind == "c":
+        return np.ones(np.shape(w), dtype=bool)
+    return np.imag(w) != 0
+
+
 @table.vjp(np.linalg.eig, "a")
 def eig_vjp(a_meta, y, g):  # a real `a` may have complex eigenvalues: its cotangent is the real part
     g_w, g_v = _cotangents(g, 2)
-    return real_like(_eig_cotangent(y[0], y[1], g_w, g_v), a_meta)
+    return real_like(_eig_cotangent(y[0], y[1], g_w, g_v, free_phases(y[0], a_meta)), a_meta)
 
 
 @table.jvp(np.linalg.eig, "a")
@@ -1015,7 +1058,7 @@ def eig_jvp(a_dot, y):
 
 @table.vjp(np.linalg.eigvals, "a")
 def eigvals_vjp(a, y, g):
-    return real_like(_eig_cotangent(y, _eig_matching(a, y), g, None), a)
+    return real_like(_eig_cotangent(y, _eig_matching(a, y), g, None, None), a)
 
 
 @table.jvp(np.linalg.eigvals, "a")
@@ -1061,6 +1104,17 @@ def _svd_reduced(a_shape, full_matrices):
                                                        "or rows of vt are not determined by the matrix)")
 
 
+def _svd_phase_dependence(u, vt, g_u, g_vt):
+    """`_phase_dependence` for the pairs u_k, v_k turned together (vt's rows by exp(-i t))."""
+    dependence, size = 0, 0
+    if g_u is not None:
+        dependence, size = _phase_dependence(u, g_u)
+    if g_vt is not None:
+        dependence_v, size_v = _phase_dependence(_h(vt), _h(g_vt))
+        dependence, size = dependence + dependence_v, size + size_v
+    return dependence, size
+
+
 def _svd_cotangent(u, s, vt, g_u, g_s, g_vt):
     """Townsend's rule for a = U S V^H (reduced), F[i, j] = 1 / (s_j^2 - s_i^2), in G = conj(g) (the
     complex formulas read with conjugate transposes) and conjugated back:
@@ -1068,6 +1122,9 @@ def _svd_cotangent(u, s, vt, g_u, g_s, g_vt):
     + (I - U U^H) G_U S^-1 V^H + U S^-1 G_V^H (I - V V^H), with J = U^H G_U, K = V^H G_V, G_V = g_vt^T.
     Each pair u_i, v_i has a free phase: `_svd_tangent` puts the change of their relative phase in u_i,
     which is the term in Im(diag J)."""
+    if np.iscomplexobj(u) and (g_u is not None or g_vt is not None):
+        dependence, size = _svd_phase_dependence(u, vt, g_u, g_vt)
+        phase_independent(dependence, size)
     v, s_inv, f = _h(vt), _safe_reciprocal(s), _gap_inverse(s * s)
     middle = np.zeros(np.shape(s) + np.shape(s)[-1:], dtype=np.result_type(s))
     extra = 0
