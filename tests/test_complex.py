@@ -76,6 +76,7 @@ def check_complex_modes(f, z, rtol=1e-5, atol=1e-6, seed=0, order2=True):
 
 
 Z34, Z4, Z42, Z22 = _z(3, 4), _z(4), _z(4, 2), _z(2, 2)
+Z34_OTHER = _z(3, 4)
 R34, R22 = _rng.standard_normal((3, 4)), _rng.standard_normal((2, 2))
 W = 0.3 + 1.1j
 
@@ -120,6 +121,13 @@ CASES = [
     ("kron", lambda z: np.sum(np.abs(np.kron(z, Z22)) ** 2)),
     ("kron-real-right", lambda z: np.sum(np.real(np.kron(R22, z) * W))),
     ("einsum", lambda z: np.sum(np.abs(np.einsum("ij,jk->ik", z, Z42)))),
+    # vdot and vecdot conjugate their first argument
+    ("vdot-first", lambda z: np.real(np.vdot(z, Z34_OTHER) * W)),
+    ("vdot-second", lambda z: np.real(np.vdot(Z34_OTHER, z) * W)),
+    ("vecdot-first", lambda z: np.sum(np.real(np.vecdot(z, Z4) * W))),
+    ("vecdot-second", lambda z: np.sum(np.imag(np.vecdot(Z34_OTHER, z)) ** 2)),
+    ("linalg.vecdot-first-axis=0", lambda z: np.sum(np.real(np.linalg.vecdot(z, Z34_OTHER[:, :1], axis=0) * W))),
+    ("linalg.vecdot-second", lambda z: np.sum(np.abs(np.linalg.vecdot(Z4, z)) ** 2)),
     ("norm", lambda z: np.linalg.norm(z)),
     ("norm-rows-ord3", lambda z: np.sum(np.linalg.norm(z, 3, axis=1))),
     ("norm-inf", lambda z: np.linalg.norm(z[0], np.inf)),
@@ -153,10 +161,11 @@ def test_tangent_is_the_directional_derivative(f, eps=1e-6):
 
 
 SECOND_ORDER = ("arcsinh", "add-broadcast", "mul-broadcast", "div", "real", "imag", "conj", "abs", "angle", "var", "std",
-                "matmul", "kron", "fft", "irfft")
+                "matmul", "kron", "fft", "irfft", "vdot-first", "vecdot-second", "linalg.vecdot-second")
 
 
-@pytest.mark.parametrize("f", [f for name, f in CASES if name in SECOND_ORDER], ids=SECOND_ORDER)
+@pytest.mark.parametrize("f", [f for name, f in CASES if name in SECOND_ORDER],
+                         ids=[name for name, _ in CASES if name in SECOND_ORDER])
 def test_second_order_through_real_parameters(f):
     tg.gradcheck(lambda a, b: f(a + 1j * b), np.real(Z34), np.imag(Z34), wrt=(0, 1), order=2, rtol=1e-5, atol=1e-6)
 

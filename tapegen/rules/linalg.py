@@ -307,13 +307,13 @@ def outer_jvp_b(a, b_dot):
 
 
 @table.vjp(np.vdot, "a")
-def vdot_vjp_a(a_shape, b, g):
-    return np.reshape(g * np.ravel(b), a_shape)
+def vdot_vjp_a(a_shape, b, g):  # vdot(a, b) = sum(conj(a) b) is conjugate-linear in a
+    return np.reshape(_conj(g * np.ravel(b)), a_shape)
 
 
 @table.vjp(np.vdot, "b")
 def vdot_vjp_b(a, b_shape, g):
-    return np.reshape(g * np.ravel(a), b_shape)
+    return np.reshape(g * _conj(np.ravel(a)), b_shape)
 
 
 @table.jvp(np.vdot, "a")
@@ -1387,20 +1387,21 @@ if hasattr(np.linalg, "vector_norm"):
         return np.linalg.trace(x_dot, offset=offset)
 
     def linalg_vecdot_cotangent(x_shape, other, axis, g):
-        """The cotangent of x in vecdot(x, other) or vecdot(other, x) (real arrays), each with its
-        vectors along its own `axis`, the other axes broadcasting."""
-        moved = list(x_shape)
-        moved.append(moved.pop(axis))
-        part = unbroadcast(np.expand_dims(g, -1) * np.moveaxis(other, axis, -1), tuple(moved))
+        """The cotangent of x2 in vecdot(other', x2) = sum(conj(other') x2) with other = conj(other'),
+        each with its vectors along its own `axis`, the other axes broadcasting; conjugated, that of x1
+        in vecdot(x1, other) (conjugate-linear in x1)."""
+        at = axis % len(x_shape)  # x's shape with `axis` moved last (no list.pop: this code lowers again)
+        moved = tuple(x_shape[:at]) + tuple(x_shape[at + 1:]) + (x_shape[at],)
+        part = unbroadcast(np.expand_dims(g, -1) * np.moveaxis(other, axis, -1), moved)
         return np.moveaxis(part, -1, axis)
 
     @table.vjp(np.linalg.vecdot, "x1")
     def linalg_vecdot_vjp_x1(x1_shape, x2, axis, g):
-        return linalg_vecdot_cotangent(x1_shape, x2, axis, g)
+        return _conj(linalg_vecdot_cotangent(x1_shape, x2, axis, g))
 
     @table.vjp(np.linalg.vecdot, "x2")
     def linalg_vecdot_vjp_x2(x1, x2_shape, axis, g):
-        return linalg_vecdot_cotangent(x2_shape, x1, axis, g)
+        return linalg_vecdot_cotangent(x2_shape, _conj(x1), axis, g)
 
     @table.jvp(np.linalg.vecdot, "x1")
     def linalg_vecdot_jvp_x1(x1_dot, x2, axis):
@@ -1411,12 +1412,12 @@ if hasattr(np.linalg, "vector_norm"):
         return np.linalg.vecdot(x1, x2_dot, axis=axis)
 
     @table.vjp(np.vecdot, "x1")
-    def vecdot_vjp_x1(x1_shape, x2, g):
-        return unbroadcast(np.expand_dims(g, -1) * x2, x1_shape)
+    def vecdot_vjp_x1(x1_shape, x2, g):  # vecdot(x1, x2) = sum(conj(x1) x2) is conjugate-linear in x1
+        return unbroadcast(_conj(np.expand_dims(g, -1) * x2), x1_shape)
 
     @table.vjp(np.vecdot, "x2")
     def vecdot_vjp_x2(x1, x2_shape, g):
-        return unbroadcast(np.expand_dims(g, -1) * x1, x2_shape)
+        return unbroadcast(np.expand_dims(g, -1) * _conj(x1), x2_shape)
 
     @table.jvp(np.vecdot, "x1")
     def vecdot_jvp_x1(x1_dot, x2):
