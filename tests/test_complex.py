@@ -41,9 +41,9 @@ def check_complex_modes(f, z, rtol=1e-5, atol=1e-6, seed=0, order2=True):
 
     First order: grad and vjp's pullback of 1 against dL/dx - i dL/dy, jvp along a complex direction t
     against the directional derivative. Second order (`order2`): reverse over reverse (the gradient of
-    Re<grad f, w>), reverse over forward (the gradient of the jvp along t) and forward over reverse (the
-    jvp of grad f along t), each against central differences of the first-order result. A real `z` is
-    moved along real directions only, and its gradients are the real parts.
+    Re<grad f, w>), reverse over forward (the gradient of the jvp along t), forward over reverse (the
+    jvp of grad f along t) and forward over forward (the jvp along w of the jvp along t), each against
+    central differences of the first-order result. A real `z` is moved along real directions only.
     """
     rng = np.random.default_rng(seed)
     is_complex = np.iscomplexobj(z)
@@ -73,6 +73,7 @@ def check_complex_modes(f, z, rtol=1e-5, atol=1e-6, seed=0, order2=True):
     forward = lambda x: tg.jvp(f, (x,), (t,))[1]
     close(tg.grad(forward)(z), convention(forward, 1e-5), "grad of jvp", 10)
     close(tg.jvp(gradient, (z,), (t,))[1], directional(gradient, z, t, 1e-5), "jvp of grad", 10)
+    close(tg.jvp(forward, (z,), (w,))[1], directional(forward, z, w, 1e-5), "jvp of jvp", 10)
 
 
 Z34, Z4, Z42, Z22 = _z(3, 4), _z(4), _z(4, 2), _z(2, 2)
