@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import linecache
 import os
 import sys
@@ -52,6 +53,53 @@ class _Arguments(tuple):
         return made
 
 
+_COUNT = itertools.count(1)
+
+
+def _plain(name, signature, body, **names):
+    """A function `name(signature)` running `body`, compiled with its source in linecache (so
+    tapegen reads and lowers it like user code), `names` its globals besides `np`."""
+    text = f"def {name}{signature}:\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    filename = f"<tapegen {name} #{next(_COUNT)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"np": np, **names}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def partial_function(made: functools.partial):
+    """`functools.partial(f, a, k=v)` as the plain function it stands for, with the parameters it still takes
+    (`def f_partial(x, *, k=v): return F(a, x, k=k)`), so tapegen differentiates it like one of the user's."""
+    try:
+        signature = inspect.signature(made)
+    except (TypeError, ValueError):
+        raise TapegenError(f"tapegen cannot read the parameters of {made!r}",
+                           hint="wrap it: tapegen.grad(lambda x: f(x, ...))") from None
+    params, passed, names = [], [f"B{k}" for k in range(len(made.args))], {"F": made.func}
+    names.update({f"B{k}": value for k, value in enumerate(made.args)})
+    star = False
+    for k, param in enumerate(signature.parameters.values()):
+        default = ""
+        if param.default is not param.empty:
+            names[f"D{k}"], default = param.default, f"=D{k}"
+        if param.kind is param.VAR_POSITIONAL:
+            params.append(f"*{param.name}")
+            passed.append(f"*{param.name}")
+            star = True
+        elif param.kind is param.VAR_KEYWORD:
+            params.append(f"**{param.name}")
+            passed.append(f"**{param.name}")
+        elif param.kind is param.KEYWORD_ONLY:
+            params.append(("" if star else "*, ") + f"{param.name}{default}")
+            star = True
+            passed.append(f"{param.name}={param.name}")
+        else:
+            params.append(f"{param.name}{default}")
+            passed.append(param.name)
+    name = f"{getattr(made.func, '__name__', 'f')}_partial".replace("<", "").replace(">", "")
+    return _plain(name, f"({', '.join(params)})", f"return F({', '.join(passed)})", **names)
+
+
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
@@ -63,8 +111,10 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
+        if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
+            fn = partial_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
-            fn = differentiable_gradient(fn, reverse=True)
+            fn = _gradient_code(fn, reverse=True)
         elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
             fn = fn.__tapegen_inline__() or fn  # tg.jacobian(tg.hvp(f)): the plain code it stands for
         bound = ()
@@ -795,8 +845,23 @@ def _differentiated(f):
     if isinstance(f, np.ufunc):  # tg.grad(np.sin), as autograd users write
         f = ufunc_function(f)
     if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
-        f = differentiable_gradient(f)
+        f = _gradient_code(f)
     return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
+
+
+def _gradient_code(gradient, reverse=False):
+    """What a transform of `gradient` (a GradFunction) differentiates: its generated code; for a function of
+    *args, a function passing its arguments on, whose call inside makes that code for their count."""
+    if gradient._differentiated._target.varargs is None:
+        return differentiable_gradient(gradient, reverse)
+    made = _GRADIENT_CALLERS.get(gradient)
+    if made is None:
+        name = gradient.__name__.replace("<", "").replace(">", "")
+        made = _GRADIENT_CALLERS[gradient] = _plain(name, "(*args)", "return GRADIENT(*args)", GRADIENT=gradient)
+    return made
+
+
+_GRADIENT_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -12,12 +12,11 @@ rules (rules/runtime_rules.py).
 from __future__ import annotations
 
 import functools
-import itertools
-import linecache
 
 import numpy as np
 
-from .api import Differentiated, GradFunction, _differentiated, _tangent_of_output, chosen_wrt, differentiable_gradient
+from .api import Differentiated, GradFunction, _differentiated, _plain, _tangent_of_output, chosen_wrt
+from .api import differentiable_gradient
 from .api import tangent_like
 from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
@@ -144,8 +143,8 @@ def jacobian(f, wrt=0, mode="auto", *, argnums=None, argnum=None):
 
     def jacobian_of(*args, **kwargs):
         target = d._target
-        indices, bare = target.wrt(wrt)
         arguments = target.arguments(args, kwargs)
+        indices, bare = target.wrt(wrt, target.statics(arguments))  # with *args: positions count its values
         for i in indices:
             _check_array(arguments[i], i - target.offset)
         chosen = mode
@@ -195,20 +194,6 @@ def _jvp_code(d, positions):
     """The generated tangent code of `d` (a Differentiated) moving `positions`."""
     d = _differentiated(d) if not isinstance(d, Differentiated) else d
     return d._entry("jvp", positions, d._target.default_statics()).function
-
-
-_COUNT = itertools.count(1)
-
-
-def _plain(name, signature, body, **names):
-    """A function `name(signature)` running `body`, compiled with its source in linecache (so
-    tapegen reads and lowers it like user code), `names` its globals besides `np`."""
-    text = f"def {name}{signature}:\n" + "".join(f"    {line}\n" for line in body.splitlines())
-    filename = f"<tapegen {name} #{next(_COUNT)}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {"np": np, **names}
-    exec(compile(text, filename, "exec"), namespace)
-    return namespace[name]
 
 
 @functools.lru_cache(maxsize=None)
@@ -321,7 +306,7 @@ def output_like(out, leaves):
 
 def _forward_block(d, arguments, position, x):
     """(out, columns of d leaf / d x for each output leaf): a tangent per basis vector of `x`, batched if it works."""
-    function = d._entry("jvp", (position,)).function
+    function = d._entry("jvp", (position,), d._target.statics(arguments)).function
     basis = _basis(x)
     batched = _batched_columns(function, arguments, basis, x, position)
     if batched is not None:
@@ -374,7 +359,7 @@ def _batched_columns(function, arguments, basis, x, position):
 
 def _reverse_blocks(d, arguments, positions, xs):
     """(out, rows of d leaf / d x for each output leaf): one basis cotangent per element of each leaf."""
-    entry = d._entry("vjp", positions)
+    entry = d._entry("vjp", positions, d._target.statics(arguments))
     reusable = not any(isinstance(s, Pop) for s in walk(entry.generated.adjoint.backward))
     out, residuals = entry.function(*arguments)
     outs = output_leaves(out)

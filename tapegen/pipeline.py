@@ -28,6 +28,11 @@ from .transforms.specialize import describe, guard_source, known_output, signatu
 from .verify import verify, verify_adjoint
 
 
+def _load_later(text, filename, names, fn_ref, sources):
+    """`load`, deferred: the function is held weakly (the cache keyed by it must not keep it alive)."""
+    return load(text, filename, names, fn_ref(), sources)
+
+
 class Generated:
     """A transformed function: its source text, the compiled functions, and its IR.
 
@@ -141,7 +146,7 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics
         if checks:
             names = rules.Names({"nan_check": nan_check, "SPANS": check_spans(ir)})
     filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
-    namespace = functools.partial(load, text, filename, names, fn, program.free_sources)
+    namespace = functools.partial(_load_later, text, filename, names, weakref.ref(fn), program.free_sources)
     if kind != "grad" or checks:
         namespace = namespace()  # a grad's first call runs the recording variant: its own code waits till needed
     generated = Generated(kind, name, text, namespace, filename, program, ir)

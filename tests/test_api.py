@@ -390,3 +390,23 @@ def test_argnums_and_argnum_are_wrt_as_jax_and_autograd_spell_it():
     np.testing.assert_allclose(tg.hvp(f, argnums=1)(x, y, np.ones(2)), 2 * np.sin(x))
     with pytest.raises(tg.WrtError, match="once"):
         tg.grad(f, 1, argnums=0)
+
+
+def test_a_partial_is_differentiated_as_the_function_it_stands_for():
+    import functools
+
+    def f(x, y, scale=2.0):
+        return np.sum(np.sin(x) * y) * scale
+    x, y = np.array([0.3, -0.2]), np.array([1.0, 2.0])
+    np.testing.assert_allclose(tg.grad(functools.partial(f, y=y))(x), np.cos(x) * y * 2.0)
+    np.testing.assert_allclose(tg.grad(functools.partial(f, x), wrt="y")(y), np.sin(x) * 2.0)
+    np.testing.assert_allclose(tg.hessian(functools.partial(f, y=y, scale=1.0))(x), np.diag(-np.sin(x) * y))
+
+
+def test_jacobian_of_a_star_args_function_counts_its_values():
+    def dotted(*args):  # autograd's tensor_jacobian_product differentiates this
+        args, vector = args[:-1], args[-1]
+        return np.tensordot(vector, np.sin(args[0]) * args[1], axes=np.ndim(vector))
+    x, y, v = np.array([0.3, -0.2]), np.array([1.0, 2.0]), np.array([0.5, 0.25])
+    for mode in ("forward", "reverse"):
+        np.testing.assert_allclose(tg.jacobian(dotted, wrt=0, mode=mode)(x, y, v), v * np.cos(x) * y)

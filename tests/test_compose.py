@@ -231,3 +231,21 @@ def tangent_of_a_solve(x):
 
 def test_a_tangent_summed_from_two_rules_differentiates_again():
     check_modes(tangent_of_a_solve, X)
+
+
+def _tuple_product(x):
+    pair = tuple((x, x))  # a container the program builds: its cotangent adds with add_cotangents
+    return np.sin(pair[0]) * pair[1]
+
+
+_TUPLE_PRODUCT_GRAD = tg.grad(_tuple_product)
+
+
+def pulls_back_a_gradient_through_a_tuple(x):
+    return tg.vjp(_TUPLE_PRODUCT_GRAD, x)[1](1.0)
+
+
+def test_derivatives_of_a_gradient_through_a_built_tuple():
+    """A tuple's cotangent accumulated with `+` lost its structure two derivatives later (a Cotree where a
+    float was due: TypeError in conform); it is accumulated with add_cotangents now."""
+    check_modes(pulls_back_a_gradient_through_a_tuple, 1.0)

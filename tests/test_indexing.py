@@ -241,6 +241,7 @@ def test_r_and_c_index_tricks_join_like_numpy(f, x):
     check_modes(f, x)
 
 
-def test_r_with_a_slice_is_refused_at_transform_time():
-    with pytest.raises(tg.UnsupportedSyntaxError, match="slice or a string"):
-        tg.grad(lambda x: np.sum(np.r_[x, 0:3]))(_V3)
+def test_r_with_a_constant_slice_is_the_range_and_a_string_is_refused():
+    np.testing.assert_allclose(tg.grad(lambda x: np.sum(np.r_[x, 0:3] * np.arange(6.0)))(_V3), np.arange(3.0))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="string item"):
+        tg.grad(lambda x: np.sum(np.r_["0,2", x, x]))(_V3)

@@ -71,6 +71,11 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
      (np.shape, np.ndim, np.size, builtins.len)),
     ("int-bool-not", lambda x: x[0] * int(x[4]) + x[1] * bool(x[2] > 0) + x[3] * (not x[3] > 1),
      (builtins.int, builtins.bool, operator.not_)),
+    ("numpy-integer-casts", lambda x: np.sum(x * (np.int8(x * 3) + np.int16(x) + np.int32(x) + np.int64(x * 2)
+                                                 + np.uint8(np.abs(x) * 3) + np.uint16(np.abs(x))
+                                                 + np.uint32(np.abs(x)) + np.uint64(np.abs(x) * 2)
+                                                 + np.bool_(x > 0))),
+     (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)),
     ("range", lambda x: np.sum(x) * len(range(1, 9, 2)), (builtins.range,)),
     ("is-is-not", lambda x: x[0] * (x is not None) + x[1] * (x is None) + x[2], (operator.is_, operator.is_not)),
     ("like-constructors", lambda x: np.sum(x * np.ones_like(x) + np.zeros_like(x) + 0 * np.empty_like(x)),
@@ -135,7 +140,12 @@ def test_random_draw_fed_a_differentiated_value_is_a_no_rule_error():
         tg.source(shifted)
 
 
-SCALE = functools.partial(np.multiply, 2.0)
+SCALE = np.vectorize(lambda v: 2.0 * v)  # a callable object tapegen cannot look into
+TWICE = functools.partial(np.multiply, 2.0)
+
+
+def test_a_partial_of_a_primitive_with_constant_arguments_is_followed():
+    np.testing.assert_allclose(tg.grad(lambda x: np.sum(TWICE(x) ** 2))(X), 8.0 * X)
 
 
 def test_unknown_callable_on_a_differentiated_value_is_a_no_rule_error_at_transform_time():

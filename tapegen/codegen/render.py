@@ -265,7 +265,7 @@ def _display(op, inputs):
 
 def _opaque(op, inputs):
     args = [ast.Starred(atom(a), ast.Load()) if k.startswith("_*") else atom(a) for k, a in inputs if k.startswith("_")]
-    keywords = [ast.keyword(k, atom(a)) for k, a in inputs if not k.startswith("_")]
+    keywords = [ast.keyword(None if k.startswith("**") else k, atom(a)) for k, a in inputs if not k.startswith("_")]
     if op.spelling.startswith("."):
         return ast.Call(ast.Attribute(args[0], op.spelling[1:], ast.Load()), args[1:], keywords)
     if op.spelling == "()":
@@ -522,6 +522,15 @@ class _Fold(ast.NodeTransformer):
     def visit_Compare(self, node):
         self.generic_visit(node)
         values = [node.left] + node.comparators
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):  # `(0, 1) is None`: never
+            try:  # written with a literal (a SyntaxWarning); a singleton against a literal is decided now
+                left, right = (ast.literal_eval(v) for v in values)
+            except ValueError:
+                return node
+            if any(v is None or v is Ellipsis or isinstance(v, bool) for v in (left, right)):
+                same = left is right if type(left) is type(right) else False
+                return ast.Constant(same if isinstance(node.ops[0], ast.Is) else not same)
+            return node
         if len(node.ops) == 1 and all(_number(v) is not None for v in values):
             ops = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
                    ast.Eq: operator.eq, ast.NotEq: operator.ne}

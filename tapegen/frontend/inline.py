@@ -8,7 +8,8 @@ its own: data it reads from its module is looked up there at call time.
 
 Module-level functions, closures, functions decorated with
 `tapegen.differentiate`, nested `def`s and lambdas assigned to a name all
-work; recursion is refused with a clear error (a loop does the same job).
+work; so does recursion that a test decided when transforming ends (`pad(x, "same")` calling
+itself once with the padding worked out); other recursion is refused with a clear error.
 """
 from __future__ import annotations
 
@@ -42,11 +43,27 @@ class LocalFunction:
 
     It keeps where it was written (`lowerer`: the source, live function and scope it reads names
     from), so a helper it is passed to (`map(lambda x: ..., xs)`, `apply(f, x)`) lowers it there.
+    `env` is that function's own (not a copy): as in Python, a call reads the names it closes over as
+    they are when it is called (`w = w * 3.0` after `k = lambda z: z * w` changes what `k` computes),
+    except those a comprehension entered since (`depth`: how many were open then) binds for itself.
     """
 
     node: ast.AST
     env: dict
     lowerer: object = None
+    depth: int = 0
+
+    def names(self) -> dict:
+        """The names it reads, as they are now where it was written."""
+        env = dict(self.env)
+        for hidden in getattr(self.lowerer, "comprehensions", [])[self.depth:]:
+            for name, outer in hidden.items():
+                if outer is None:
+                    env.pop(name, None)
+                else:
+                    env[name] = outer
+        return env
+
 
 
 DYNAMIC = type("Dynamic", (), {"__repr__": lambda self: "DYNAMIC", "__doc__": "A value known only at run time, "
@@ -68,13 +85,24 @@ class KnownItems:
     keys: tuple = ()
 
 
+@dataclass(frozen=True, eq=False)
+class Unsettled:
+    """What a name holds where a function or object it was set to inside a loop or branch is not known: in
+    a loop's body before this pass sets it (the last pass's), or after the loop or branch when the paths
+    through it leave it holding different ones (or none). Reading it is refused, with `why`."""
+
+    why: str
+    hint: str
+
+
 class Recarry(Exception):
     """Raised while lowering when a call inside a loop or branch (`cell.forward(x)` in a loop) sets an
     object's attribute that was set before the construct (or a helper's `total += x` rebinds a caller's
     name there, or a fact known before a loop changes in its body): the construct must carry it like a
     variable its body assigns, which its syntax did not show. `keys`: construct number -> {(var name,
-    attribute, or "=", "+=", "" for a name carried, checked, or forgotten)}; the function is lowered
-    again with them (`lowered_until_settled`)."""
+    attribute, or "=", "+=", "" for a name carried, checked, or forgotten; or "known" for a name the
+    construct sets to a function or object the transform must know, kept apart from its shared vars)};
+    the function is lowered again with them (`lowered_until_settled`)."""
 
     def __init__(self, keys):
         super().__init__(keys)
@@ -121,9 +149,14 @@ def plain_function(obj):
     gradient of a gradient goes through their NumPy code like any other.
     """
     if inspect.isfunction(obj) and (not _library_code(obj.__code__.co_filename)
-                                    or obj.__module__.startswith(_RULES_PACKAGE)):
+                                    or obj.__module__.startswith(_RULES_PACKAGE)
+                                    or obj.__module__.startswith(_AUTOGRAD_NUMPY)):
         return obj
     return None
+
+
+# autograd's own Python helpers written in autograd.numpy (`np.linalg.T`, `_dot`): NumPy code, followed as such
+_AUTOGRAD_NUMPY = ("autograd.numpy.", "autograd.scipy.")
 
 
 _RULES_PACKAGE = __name__.rsplit(".", 2)[0] + ".rules."
@@ -141,18 +174,35 @@ def _library_code(filename: str) -> bool:
 
 
 _TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this frontend/ is in
+# A function calling itself is inlined again, each call in its caller's place, as long as a test decided
+# when transforming ends it within this many levels (`pad2D(X, "same")` works its padding out as a tuple,
+# then calls itself once with it); deeper, the recursion depends on values known only when the code runs.
+RECURSION_DEPTH = 8
+_RECURSIVE: dict = {}  # id(function) -> the opaque primitive its too-deep recursive calls are
+
+
+def users_class(cls) -> bool:
+    """A class defined in the user's code (not a library's, not a built-in)."""
+    module = inspect.getmodule(cls)
+    path = getattr(module, "__file__", None)
+    return path is not None and not _library_code(path)
 
 
 class Calls:
     """Mixin for `_Lowerer`: inlining calls of user functions."""
 
     call_stack: tuple = ()
+    comprehensions: list  # for each comprehension being lowered, the values of the names it binds outside it
 
     def stmt_FunctionDef(self, stmt):
         if stmt.decorator_list:
             raise self.unsupported(stmt, "a decorated nested function is not supported",
                                    "define it outside the differentiated function")
-        self.env[stmt.name] = LocalFunction(stmt, dict(self.env), self)
+        self.bind_static(stmt.name, self.local_function(stmt))
+
+    def local_function(self, node):
+        """A lambda or `def` written here, reading this function's names when it is called."""
+        return LocalFunction(node, self.env, self, len(self.comprehensions))
 
     def inline(self, fn, node, args, kwargs, receiver=None):
         """Lower a call of user function `fn`; return its result atoms.
@@ -162,9 +212,8 @@ class Calls:
         """
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
-        if key in self.call_stack:
-            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), which tapegen cannot unroll",
-                                   "rewrite the recursion as a loop")
+        if self.call_stack.count(key) >= RECURSION_DEPTH:
+            return self.recursive_call(fn, node, args, kwargs)
         try:
             source = function_source(fn)
         except UnsupportedSyntaxError:
@@ -179,12 +228,29 @@ class Calls:
         return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key, fn.__name__,
                                 fn.__kwdefaults__ or {})
 
+    def recursive_call(self, fn, node, args, kwargs):
+        """`fn` calling itself deeper than RECURSION_DEPTH when transforming (what ends it is known only
+        when the code runs, numpy-ml's rejection sampler): the call runs as written, which is an error
+        only if a derivative must flow through it, and that error says it is recursion."""
+        from ..rules.table import Primitive
+        values = [*args, *kwargs.values()]
+        if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in values):
+            raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), passing a function, which "
+                                         f"tapegen cannot unroll", "rewrite the recursion as a loop")
+        callee = self.free_object(fn.__name__, lambda f=fn: f)
+        note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, so tapegen runs "
+                f"it as written: it unrolls recursion only where a test decided when transforming ends it; rewrite "
+                f"the recursion as a loop)")
+        prim = _RECURSIVE.setdefault(id(fn), Primitive(name=fn.__name__, fn=fn, params=(), defaults={},
+                                                        form="opaque", spelling="()", note=note))
+        return self.emit_multi(prim, [callee, *args], kwargs, node, 1, [None])[0]
+
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         home = local.lowerer or self  # where it was written: its lines and the names it reads
         source = home.source
         source = self.generator_as_list(FunctionSource(local.node, source.file, source.lines, source.line_offset))
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
-        callee.env.update({k: v for k, v in local.env.items()})
+        callee.env.update(local.names())
         callee.scope = home.scope
         defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
@@ -206,8 +272,9 @@ class Calls:
                     and sub.id not in inner_locals and sub.id not in read:
                 read.append(sub.id)
         captured, statics = [], {}
+        env = local.names()
         for name in read:
-            value = local.env.get(name, MISSING) if name in local.env else MISSING
+            value = env.get(name, MISSING)
             if value is MISSING:
                 if home.scope.lookup(name) is MISSING and name in home.scope.locals:
                     raise self.unsupported(node, f"`{name}` is read by the function passed here before it is "
@@ -224,7 +291,7 @@ class Calls:
                                        "define the function it calls at module level, or pass it as an argument")
             else:
                 captured.append((name, value))
-        cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in local.env}, **statics}
+        cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in env}, **statics}
         header = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n, _ in captured] + list(fn_node.args.args),
                                vararg=fn_node.args.vararg, kwonlyargs=fn_node.args.kwonlyargs,
                                kw_defaults=fn_node.args.kw_defaults, kwarg=fn_node.args.kwarg,
@@ -288,8 +355,8 @@ class Calls:
         callee.outer_blocks = self.outer_blocks + self.blocks[:-1]
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views = self.free, self.fresh, self.views
-        for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "attributes", "types", "live", "constant_items", "item_types",
-                       "root_params", "stale", "shared_attributes", "computed", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
+        for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types",
+                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.call_stack = self.call_stack + (key,)
@@ -360,12 +427,12 @@ class Calls:
                 if i < first_default:
                     raise self.unsupported(node, f"{name}() is missing argument `{param}`")
                 bound[param] = defaults[i - first_default] if isinstance(defaults[i - first_default], Const) \
-                    else _default(defaults[i - first_default], node, self)
+                    else _default(defaults[i - first_default], param, self)
         for param, default in zip(keyword_only, self._keyword_defaults(signature, kwdefaults)):
             if param not in bound:
                 if default is _REQUIRED:
                     raise self.unsupported(node, f"{name}() is missing keyword argument `{param}`")
-                bound[param] = default if isinstance(default, Const) else _default(default, node, self)
+                bound[param] = default if isinstance(default, Const) else _default(default, param, self)
         if signature.kwarg is not None:
             from .. import rules
             from ..rules.language import make_dict
@@ -426,15 +493,18 @@ def _own_nodes(node):
         yield from _own_nodes(child)
 
 
-def _default(value, node, lowerer):
+def _default(value, param, lowerer):
+    """A helper's default value as the call binds it: a constant, a function known now, or any other object
+    (an array, an object of the user's: `act=HALF`), read by generated code as the default itself."""
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         return Const(value)
-    if callable(value) or inspect.ismodule(value):
-        return StaticValue(native(value))  # `act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh
     if isinstance(value, tuple) and all(v is None or isinstance(v, (bool, int, float, complex, str)) for v in value):
         return Const(value)  # lengths=(1.0, 0.8, 0.5)
-    raise lowerer.unsupported(node, "a default argument value that is not a plain number, string or None",
-                              "pass the argument explicitly")
+    if (callable(value) or inspect.ismodule(value)) and (inspect.isclass(value) or not users_class(type(value))):
+        return StaticValue(native(value))  # `act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh
+    atom = lowerer.free_object(f"{param}_default", lambda default=value: default)
+    lowerer.know_object(atom, value)  # an object of the user's: its methods (`__call__`) are inlined
+    return atom
 
 
 def _literal(node, lowerer):

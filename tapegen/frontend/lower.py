@@ -20,12 +20,11 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, number_item,
-                               raise_error, same_shape_as_transformed)
+                               raise_error, same_shape_as_transformed, same_value_as_transformed)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
-from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, lowered_until_settled
+from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, lowered_until_settled
 from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
-from .lower_expr import _needs_known
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -65,7 +64,7 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
 
 # What the transform knows of a var's value (the items of a dict, the length of a list, the class of an
 # object): true of a var a loop or branch assigns only if true of every value it may hold there.
-FACTS = ("constant_items", "lengths", "dict_keys", "types", "item_types", "live")
+FACTS = ("constant_items", "lengths", "dict_keys", "types", "item_types", "live", "containers")
 _UNKNOWN = object()
 
 
@@ -78,13 +77,25 @@ class _Construct:
     fact forgotten on entry (`forget`), since the body's second pass starts from its first's end.
     """
 
-    def __init__(self, lowerer, node, vars_unbound):
+    def __init__(self, lowerer, node, vars_unbound, known=frozenset()):
         self.lowerer, self.node = lowerer, node
+        self.number = lowerer.construct_number
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
         self.ends = []
         self.rebound = set()  # vars bound to a new value in this pass so far
         self.early_writes = {}  # var -> "+=" or "[]=": changed in place while holding the last pass's value
+        # Names it sets to a function or object the transform must know (`fs = (np.tanh, np.sin)` in a
+        # loop body): bound in the env as they are set, each pass or branch on its own, never shared.
+        self.known = known
+        self.known_entry = {name: lowerer.env.get(name, _UNKNOWN) for name in known}
+        self.known_ends = []
+        if isinstance(node, (ast.For, ast.While)):  # a pass reading it before setting it reads the last pass's
+            for name in known:
+                lowerer.env[name] = Unsettled(
+                    f"`{name}` is read before this pass of the loop (line {node.lineno}) sets it, so it holds "
+                    f"the function or object the last pass set, which tapegen must know when it transforms "
+                    f"the function", f"set `{name}` before reading it in the loop body, or once before the loop")
 
     def facts(self, var):
         return tuple(getattr(self.lowerer, tracker).get(var, _UNKNOWN) for tracker in FACTS)
@@ -97,9 +108,10 @@ class _Construct:
             else:
                 getattr(self.lowerer, tracker)[var] = fact
 
-    def forget(self, var):
-        cls = self.lowerer.types.get(var)
-        self.set_facts(var, (_UNKNOWN,) * len(FACTS))
+    def forget(self, var, trackers=FACTS):
+        cls = self.lowerer.types.get(var) if "types" in trackers else None
+        self.set_facts(var, tuple(_UNKNOWN if tracker in trackers else fact
+                                  for tracker, fact in zip(FACTS, self.facts(var))))
         if cls is not None:
             self.lowerer.mixed[var] = {cls}
         if var in self.entry:
@@ -110,9 +122,49 @@ class _Construct:
         self.ends.append({var: self.facts(var) for var in self.entry})
         for var, facts in self.entry.items():
             self.set_facts(var, facts)
+        self.known_ends.append({name: self.lowerer.env.get(name, _UNKNOWN) for name in self.known})
+        for name, value in self.known_entry.items():
+            self._bind(name, value)
+
+    def _bind(self, name, value):
+        if value is _UNKNOWN:
+            self.lowerer.env.pop(name, None)
+        else:
+            self.lowerer.env[name] = value
+
+    def settle_known(self):
+        """After the construct, a name it set to a function or object holds it if every path leaves the same
+        one (a loop: also no pass at all); else it holds an Unsettled value, whose reading is refused."""
+        ends = self.known_ends + [{name: self.lowerer.env.get(name, _UNKNOWN) for name in self.known}]
+        if not self.known_ends:  # a loop: it may run no pass
+            ends.append(self.known_entry)
+        what = "loop" if isinstance(self.node, (ast.For, ast.While)) else "`if`"
+        for name in self.known:
+            values = [end[name] for end in ends]
+            merged = _same_known(values)
+            self._bind(name, merged if merged is not None else Unsettled(
+                f"`{name}` holds a function or object (which tapegen must know when it transforms the function) "
+                f"on some path through the {what} at line {self.node.lineno}, and which value it holds after the "
+                f"{what} depends on the path taken", f"use `{name}` inside the {what}, or give it one value "
+                                                      f"before the {what}"))
+
+    def _forgotten(self, var, before, end, changed):
+        """Recarry keys for a loop whose body changes facts known of `var` before it: lowered again with those
+        facts forgotten on entry, except the class of its items where one class holds for every pass (a
+        list empty before the loop, objects of one class appended in it); on a second change, that too."""
+        number = self.lowerer.construct_number
+        keys = {number: {(var.name, "~" + ",".join(changed))}}
+        at = FACTS.index("item_types")
+        if any(name == var.name and how.startswith("~") for name, how in self.lowerer.carried.get(number, ())):
+            keys[("items", number)] = {(var.name, None)}
+        elif before[at] is not _UNKNOWN and end[at] is not _UNKNOWN \
+                and _joined_class(before[at], end[at]) not in (None, "empty"):
+            keys[("items", number)] = {(var.name, _joined_class(before[at], end[at]))}
+        return keys
 
     def close(self):
         is_loop = not self.ends
+        self.settle_known()
         self.ends.append({var: self.facts(var) for var in self.entry})
         lowerer = self.lowerer
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
@@ -126,14 +178,44 @@ class _Construct:
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
             if is_loop and var not in self.unbound:
-                if ends[0] != before and any(fact is not _UNKNOWN for fact in before):
-                    raise Recarry({lowerer.construct_number: {(var.name, "")}})
+                changed = [tracker for tracker, end, start in zip(FACTS, ends[0], before)
+                           if start is not _UNKNOWN and not _same(end, start)]
+                if changed:  # a fact the body read at its top, changed by its end: lowered again without it
+                    raise Recarry(self._forgotten(var, before, ends[0], changed))
                 ends.append(before)  # no pass at all
-            agreed = all(_same(end, ends[0]) for end in ends)
-            self.set_facts(var, ends[0] if agreed else (_UNKNOWN,) * len(FACTS))
+            agreed = all(_same(end, ends[0]) for end in ends)  # each fact kept where every path agrees on it
+            self.set_facts(var, ends[0] if agreed else tuple(
+                fact if all(_same(end[k], fact) for end in ends) else _UNKNOWN for k, fact in enumerate(ends[0])))
             classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
             if not agreed and len(classes) > 1 or classes and len(classes) < len(ends):
                 lowerer.mixed[var] = classes  # an object of one class or another: its methods are not known
+
+
+def _same_known(values):
+    """The one value every path leaves a name holding (a function, its atom kept only if one for all), or None."""
+    first = values[0]
+    if all(value is first for value in values):
+        return first
+    if all(isinstance(value, StaticValue) and value.obj is first.obj for value in values):
+        return StaticValue(first.obj, first.atom if all(value.atom == first.atom for value in values) else None)
+    return None
+
+
+_KNOWN_KINDS = (StaticValue, LocalFunction, KnownItems, Frozen, Unsettled)  # what a name may hold besides an atom
+
+
+def _item_classes(entries) -> dict:
+    classes: dict = {}
+    for base, cls in entries:
+        classes.setdefault(base, set()).add(cls)
+    return classes
+
+
+def _joined_class(held, added):
+    """The class of every item of a list holding items of class `held` (or "empty") and of class `added`."""
+    if held == "empty" or held == added:
+        return added
+    return held if added == "empty" else None
 
 
 def _same(a, b) -> bool:
@@ -153,6 +235,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.namer.identifiers |= identifiers | all_identifiers(self.node)
         self.fn = fn
         self.env: dict = {}
+        self.comprehensions: list = []
         self.blocks: list = [[]]
         self.free: dict = {}
         self.free_sources: dict = {}  # free var name -> (function whose scope defines it, name there)
@@ -166,6 +249,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.constant_items: dict = {}  # dict var -> {key: Const}: its items that are constants
         self.item_types: dict = {}  # list or tuple var -> the user class of all its items
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
+        self.made_objects: set = set()  # vars holding an object this function made (`Layer(W)`): each a new one
         self.root_params: set = set()
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
@@ -191,6 +275,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
+        self.free_values: dict = {}  # free var -> (the int or str it held, its name): an item's key, checked too
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
         self.params: set = set()
         self.results = None      # result vars, when the function returns from inside branches
@@ -248,8 +333,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         checks = [Eqn(rules.lookup(same_shape_as_transformed), (("value", var), ("size", Const(size)),
                                                                 ("name", Const(user_name))), (), self.span(node))
                   for var, (size, user_name) in self.free_shapes.items()]
+        checks += [Eqn(rules.lookup(same_value_as_transformed), (("value", var), ("expected", Const(value)),
+                                                                 ("name", Const(user_name))), (), self.span(node))
+                   for var, (value, user_name) in self.free_values.items()]
         return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
-                       self.return_span, tuple(self.free.values()), frozenset(self.namer.identifiers),
+                       self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))
 
     def _statements(self, stmts):
@@ -303,9 +391,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         carried = self.carried.get(self.construct_number, ())
         item_writes = getattr(names, "item_writes", ())
         names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
+        known = frozenset({base for base, how in carried if how == "known"}  # set to one here, or holding one now
+                          | {name for name in names if isinstance(self.env.get(name), _KNOWN_KINDS)})
+        names -= known
         unbound = {name for name in names if "." not in name and self.env.get(name) is None}
         for base, attr in sorted(carried):
-            if attr and attr not in ("=", "+="):
+            if attr and attr not in ("=", "+=", "known") and not attr.startswith("~"):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
@@ -333,7 +424,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         attributes = {(self.env.get(name.split(".")[0]), name.split(".", 1)[1]) for name in names if "." in name}
         construct = _Construct(self, node, {self.shared[name]: name in unbound for name in names if name in self.shared}
                                | {var: False for key, var in self.shared_attributes.items()
-                                  if key not in saved_attributes or key in attributes})
+                                  if key not in saved_attributes or key in attributes}, known)
         if isinstance(node, (ast.For, ast.While)):  # a pass starts from the last one's values: their items
             for var in construct.entry:  # may have changed (their length, keys and class seldom do: checked
                 self.constant_items.pop(var, None)  # when the loop is lowered, which lowers it again if so)
@@ -341,6 +432,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for base, attr in carried:
             if not attr:  # what was known of it before the loop does not hold through it
                 construct.forget(Var(base))
+            elif attr.startswith("~"):  # (those facts of it)
+                construct.forget(Var(base), tuple(attr[1:].split(",")))
+        for base, classes in _item_classes(self.carried.get(("items", self.construct_number), ())).items():
+            if len(classes) == 1 and None not in classes:  # all its items of one class, pass after pass
+                self.item_types[Var(base)] = classes.pop()
+                construct.entry[Var(base)] = construct.facts(Var(base))
         self.open_constructs.append(construct)
         try:
             yield construct
@@ -353,6 +450,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.shared_attributes.clear()
             self.shared_attributes.update(saved_attributes)
             self.construct_number = saved_construct
+
+    def facts_of(self, var):
+        return tuple(getattr(self, tracker).get(var, _UNKNOWN) for tracker in FACTS)
+
+    def agree_facts(self, var, ends):
+        """`var` set on one path or another of an expression (`a if c else b`, `a or b`): it keeps each fact
+        that every path's end agrees on, as after an `if` statement."""
+        for tracker, facts in zip(FACTS, zip(*ends)):
+            if facts[0] is not _UNKNOWN and all(_same(fact, facts[0]) for fact in facts):
+                getattr(self, tracker)[var] = facts[0]
+            else:
+                getattr(self, tracker).pop(var, None)
+        classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
+        if len(classes) > 1 or classes and len(classes) < len(ends):
+            self.mixed[var] = classes
 
     def _share_attribute(self, name, node):
         """One var for `obj.attr` through a branch or loop that assigns it, starting from its value now."""
@@ -404,9 +516,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def store(self, name, atom, node):
         """Bind user name `name` to `atom` (copying into its shared var inside a construct)."""
         var = self.shared.get(name)
-        if var is None and isinstance(atom, Pack) and _needs_known(atom.items, self.types):
-            self.env[name] = KnownItems(atom.items, atom.kind)  # r = tg.vjp(f, x): r[1] is its pullback
-            return
+        if isinstance(atom, Pack) and self.needs_known(atom.items):
+            atom = KnownItems(atom.items, atom.kind)  # r = tg.vjp(f, x): r[1] is its pullback
+        if isinstance(atom, _KNOWN_KINDS):
+            return self.bind_static(name, atom)
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):  # a list kept in a variable
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
             atom = self.emit(maker, list(atom.items), {}, node, var or name)
@@ -416,6 +529,16 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.emit(rules.lookup(assign_primitive), [atom], {}, node, var)
             if isinstance(atom, Var) and atom in self.fresh:
                 self.fresh.add(var)
+
+    def bind_static(self, name, value):
+        """Bind `name` to what the transform knows of its value: a function, a lambda, a display of them, an
+        object. Inside loops and branches of this function, those setting it keep it apart from their shared
+        vars (the function is lowered again so): each pass or branch binds it as it goes."""
+        missing = {construct.number: {(name, "known")} for construct in self.open_constructs
+                   if construct.lowerer is self and name not in construct.known}
+        if missing:
+            raise Recarry(missing)
+        self.env[name] = value
 
     def view_base(self, atom):
         while atom in self.views:
@@ -473,7 +596,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             module = self._import(alias.name, stmt)
             if alias.asname is None:
                 module = self._import(alias.name.split(".")[0], stmt)
-            self.env[alias.asname or alias.name.split(".")[0]] = StaticValue(native(module))
+            self.bind_static(alias.asname or alias.name.split(".")[0], StaticValue(native(module)))
 
     def stmt_ImportFrom(self, stmt):
         """`from ..initializers import SchedulerInitializer` inside a function: the objects, known now."""
@@ -494,7 +617,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             found = native(found)
             name = alias.asname or alias.name
             if callable(found) or isinstance(found, types.ModuleType):
-                self.env[name] = StaticValue(found)
+                self.bind_static(name, StaticValue(found))
             elif _literal_constant(found):
                 self.env[name] = Const(found)
             else:  # data (an array): the object imported, as Python binds it
@@ -574,7 +697,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(target, ast.Attribute):
             return self.assign_attribute(target, stmt.value)
         if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Lambda):
-            self.env[target.id] = LocalFunction(stmt.value, dict(self.env), self)
+            self.bind_static(target.id, self.local_function(stmt.value))
         elif isinstance(target, ast.Name):
             self.assign(target.id, stmt.value)
         elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
@@ -669,6 +792,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):
+        if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and (
+                (base, target.attr) in self.shared_attributes or self.open_constructs):
+            value = self.partial_value(value, target)  # `self._fn = partial(...)` in a branch: made as written
         if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
             value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
                               {}, target, None)
@@ -740,39 +866,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return False
 
     def assign(self, name, value_node):
-        if name not in self.shared:
-            value = None
-            if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None:
-                value = self.value(value_node)
-            elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
-                value = self.display_value(value_node, target=name)
-            if isinstance(value, (StaticValue, LocalFunction, KnownItems)):  # tanh = np.tanh, fs = [np.sin, f]
-                self.env[name] = value
-                return
-            if value is not None:
-                return self.store(name, value, value_node)
-            frozen = self.frozen(value_node) if isinstance(value_node, ast.Call) else None
-            if frozen is not None:  # d = scipy.stats.norm(mu, sigma): calls d.logpdf(x) are norm.logpdf's
-                self.env[name] = frozen
-                return
-        atom = self.made_function(value_node, target=self.shared.get(name, name)) \
-            if isinstance(value_node, ast.Call) else self.expr(value_node, target=self.shared.get(name, name))
-        if isinstance(atom, (StaticValue, LocalFunction, KnownItems)):  # f = make(a): a function made here
-            if name in self.shared:
-                raise self.unsupported(value_node, f"`{name}` is given a function inside a loop or branch",
-                                       f"assign `{name}` once, before the loop or branch")
-            self.env[name] = atom
-            return
-        self.store(name, atom, value_node)
+        """`name = value`, keeping what the transform knows of the value: `tanh = np.tanh`, `fs = [np.sin, f]`,
+        `f = make(a)` (a function made here), `d = scipy.stats.norm(mu, sigma)` (calls d.logpdf(x) are
+        norm.logpdf's)."""
+        target = self.shared.get(name)
+        if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None:
+            value = self.value(value_node, target)
+        elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
+            value = self.display_value(value_node, target=target or name)
+        elif isinstance(value_node, ast.Call):
+            value = self.frozen(value_node) or self.made_function(value_node, target=target or name)
+            if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and name in self.shared:
+                value = self.partial_value(value, value_node)  # `fn = partial(f, a)` in a branch: made as written
+        else:
+            value = self.expr(value_node, target=target or name)
+        self.store(name, value, value_node)
 
     def assign_tuple(self, target, value_node):
         names = [t.id for t in target.elts]
         if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
-            atoms = [self.expr(v) if n in self.shared else self.value(v)  # every right-hand side first
-                     for n, v in zip(names, value_node.elts)]
-            statics = {n: a for n, a in zip(names, atoms) if isinstance(a, StaticValue) and n not in self.shared}
-            self.env.update(statics)  # pi, sqrt = np.pi, np.sqrt
-            names, atoms = [n for n in names if n not in statics], [a for n, a in zip(names, atoms) if n not in statics]
+            atoms = [self.value(v) for v in value_node.elts]  # every right-hand side first (pi, sqrt = np.pi, np.sqrt)
             targets = {self.shared[n] for n in names if n in self.shared}
             atoms = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
                      for a in atoms]  # a, b = b, a: read both before writing either
@@ -818,7 +931,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             eqn_outs = outs
         self.current.append(Eqn(prim, inputs, eqn_outs, self.span(node)))
-        if prim.differentiable and prim.form != "opaque":  # may carry a derivative (what check_untied reads)
+        if prim.differentiable and prim.form != "opaque" and not (  # may carry a derivative (check_untied reads
+                prim.name in ("make_list", "make_tuple", "make_dict") and not any(  # it): not `self.cache = {}`
+                    v in self.computed or v in self.params or v in self.root_params
+                    for _, atom in inputs for v in _vars(atom))):
             self.computed.update(outs)
         self._track_memory(prim, inputs, eqn_outs)
         self._track_containers(prim, inputs, outs + eqn_outs)
@@ -836,10 +952,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.check_value(item, node)
 
     def _output_var(self, target):
-        if isinstance(target, Var):
-            self.var_block.setdefault(target, self.current)
-            return target
-        return self.namer.user(target) if target else self.namer.temp()
+        var = target if isinstance(target, Var) else self.namer.user(target) if target else self.namer.temp()
+        self.var_block.setdefault(var, self.current)  # an object made in a loop's body: made there, each pass
+        return var
 
     def _track_memory(self, prim, inputs, outs):
         if prim.name in VIEW_OPS and inputs and isinstance(inputs[0][1], Var):
@@ -853,13 +968,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
-        elif prim.name not in IN_PLACE and prim.form != "opaque":
-            self.fresh.update(outs)
+        elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none"):
+            self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
+            #                          on a list this function made)
 
     def _track_containers(self, prim, inputs, outs):
         """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
         kind = CONTAINER_OUTPUTS.get(prim.name)
-        if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item") and inputs:
+        if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item", "append") and inputs:
             kind = self.container_kind(inputs[0][1])
         if kind is None and prim.name == "plus":  # list + v: a list when v is one, as it is meant to be
             kind = self.container_kind(inputs[0][1]) or self.container_kind(inputs[1][1])
@@ -910,32 +1026,46 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _track_types(self, prim, inputs, outs):
         """Objects of the user's classes in lists and tuples (`layers = [Dense(W1), Dense(W2)]`): an item
-        taken out (`layers[0]`, `for layer in layers`) is of that class, so its methods are inlined."""
+        taken out (`layers[0]`, `for layer in layers`) is of that class, so its methods are inlined.
+        `item_types` holds that class, or "empty" for a list known to have no items yet."""
         values = dict(inputs)
         if prim.name in ("make_list", "make_tuple"):
-            classes = {self.types.get(item) for item in values["items"].items}
-            cls = classes.pop() if len(classes) == 1 else None
+            cls = self.items_class(values["items"])
         elif prim.name == "append":
-            held = self.item_types.get(values["a"], "empty" if values["a"] in self.containers else None)
             added = self.types.get(values["value"])
-            cls = added if held in ("empty", added) else None
-        elif prim.name in ("assign", "concat"):
-            source = values.get("x", values.get("x1"))
+            cls = _joined_class(self.item_types.get(values["a"]), added) if added is not None else None
+        elif prim.name == "concat":
+            cls = _joined_class(self.items_class(values["x1"]), self.items_class(values["x2"]))
+        elif prim.name in ("assign", "iterated"):
+            source = values.get("x", values.get("xs"))
             cls = self.item_types.get(source)
-            if prim.name == "assign" and source in self.types:  # layer = layers[i] in a loop: the same class
-                for out in outs:
+            for out in outs:  # layer = layers[i] in a loop: the same class
+                if source in self.types:
                     self.types[out] = self.types[source]
-        elif prim.name == "getitem" and values["a"] in self.item_types:
+                else:
+                    self.types.pop(out, None)
+        elif prim.name == "getitem" and self.item_types.get(values["a"], "empty") != "empty":
             for out in outs:
                 self.types[out] = self.item_types[values["a"]]
             return
         else:
+            if prim.name not in IN_PLACE:  # a new value (in a var a loop or branch shares, perhaps): not known
+                for out in outs:
+                    self.types.pop(out, None)
+                    self.item_types.pop(out, None)
             return
         for out in outs:
-            if cls is None or cls == "empty":
+            if cls is None:
                 self.item_types.pop(out, None)
             else:
                 self.item_types[out] = cls
+
+    def items_class(self, atom):
+        """The class of every item of list or tuple `atom` ("empty" if it has none), or None."""
+        if isinstance(atom, Pack):
+            classes = {self.types.get(item) for item in atom.items}
+            return "empty" if not classes else classes.pop() if len(classes) == 1 else None
+        return self.item_types.get(atom)
 
     def _track_items(self, prim, inputs, outs):
         """Where a value taken out of a list or dict built here came from (`As = d["A"]`), and which dict
@@ -943,7 +1073,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         values = dict(inputs)
         index = values.get("index")
         if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
-                and self.container_kind(values["a"]) in ("list", "dict") \
+                and (self.container_kind(values["a"]) in ("list", "dict") or self._read_from_live(values["a"])) \
                 and (isinstance(index, Var) or _hashable(index.value)):
             for out in outs:
                 self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)

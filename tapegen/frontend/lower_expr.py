@@ -8,6 +8,7 @@ user function (inlined), a gradient of one, a custom rule, or an opaque call.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import inspect
 import math
@@ -22,11 +23,11 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import py_sorted, py_sum, repeat_items, with_item
-from ..rules.shape import added_at
+from ..rules.language import identity_check, py_sorted, py_sum, repeat_items, with_item
+from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
-from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, function_for_call, lowered_until_settled
-from .inline import user_function
+from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, Unsettled, function_for_call, \
+    lowered_until_settled, user_function, users_class
 from .resolve import MISSING, _static_instance, freezes, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -80,14 +81,40 @@ class Expressions:
             theirs = self.types.get(owner)
             if mine is not None and theirs is not None and not (issubclass(mine, theirs) or issubclass(theirs, mine)):
                 continue  # objects of unrelated classes: not the same object
-            carries = any(v in self.computed or v in self.params or v in self.root_params for v in _vars(value)) \
-                if isinstance(value, (Var, Pack)) else False
+            if base in self.made_objects and (owner in self.made_objects or owner in self.live) or \
+                    owner in self.made_objects and base in self.live:
+                continue  # an object made here is a new one: not another object made here, nor one made before
+            carries = self.carries(value)
+            if carries and base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
+                # two objects of the module's (`fc1`, `fc2`), different now: checked again when the code runs
+                written = next((n for n, atom in self.env.items() if atom is owner), owner.name)
+                self.emit_multi(rules.lookup(identity_check), [base, owner, Const(False), Const(
+                    f"`{ast.unparse(node)}` is now on the same object as `{written}.{attr}`, which this function "
+                    f"set to a computed value; they were different objects when its gradient code was made")],
+                    {}, node, 0, [])
+                continue
             if carries:
                 raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
                                              f"another name's object to a computed value; tapegen cannot tell "
                                              f"which object this is, so its gradient would be lost",
                                        f"call the method on the object directly, or pass the value along instead "
                                        f"of storing it in `.{attr}`")
+
+    def carries(self, value) -> bool:
+        """Whether `value` (an attribute's) may carry a derivative: computed here, or an argument."""
+        return isinstance(value, (Var, Pack)) and any(
+            v in self.computed or v in self.params or v in self.root_params for v in _vars(value))
+
+    def needs_known(self, items) -> bool:
+        """Whether a display's items must stay known one by one: a function (or local function) among them,
+        objects of the user's of more than one class, or an object whose attributes this function set to
+        values that may carry a derivative (`[Dense(W1), Dense(W2)]`): an item taken out by a constant index,
+        or in a loop over them (unrolled), is that object, whose attributes are known."""
+        if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
+            return True
+        objects = [i for i in items if isinstance(i, Var) and i in self.types]
+        return len({self.types[i] for i in objects}) > 1 or any(
+            self.carries(value) for (owner, _), (value, _) in self.attributes.items() if owner in objects)
 
     def static(self, node):
         """The object `node` names if it is known now: a global, or a local bound to a function or module."""
@@ -122,14 +149,15 @@ class Expressions:
         theirs = self.root_scope.lookup(root) if self.root_scope is not None else mine
         return mine is theirs
 
-    def value(self, node):
+    def value(self, node, target=None):
         """`node`'s atom, or what the transform knows of it now: a StaticValue for a function, class or
         module (`act = np.tanh`), a LocalFunction for a lambda or local def, KnownItems for a display
-        or global holding such values (`[np.tanh, relu]`), or an item of one (`acts["tanh"]`)."""
+        or global holding such values (`[np.tanh, relu]`), or an item of one (`acts["tanh"]`).
+        `target`: the var to compute an atom into."""
         if isinstance(node, ast.Lambda):
-            return LocalFunction(node, dict(self.env), self)
+            return self.local_function(node)
         if isinstance(node, ast.Call):
-            return self.made_function(node)
+            return self.made_function(node, target)
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems)):
             return self.env[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
@@ -144,7 +172,7 @@ class Expressions:
             return known if isinstance(known, StaticValue) else StaticValue(obj, self.expr(node))
         if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
             return self.global_items(obj, node)
-        return self.expr(node)
+        return self.expr(node, target)
 
     def made_function(self, node, target=None):
         """A call's value, with a function it makes known: `partial(f, a)` (a LocalFunction calling `f`
@@ -204,7 +232,7 @@ class Expressions:
         for sub in ast.walk(made_lambda):
             if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
                 ast.copy_location(sub, node)
-        return LocalFunction(made_lambda, env, self)
+        return LocalFunction(made_lambda, env, self, len(self.comprehensions))
 
     def partial_function(self, node):
         """`functools.partial(f, a, k=v)` as the lambda it stands for: `lambda *rest, **more: f(a, *rest,
@@ -224,7 +252,24 @@ class Expressions:
         for sub in ast.walk(made):
             if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
                 ast.copy_location(sub, node)
-        return LocalFunction(made, env, self)
+        made.partial_parts = (holders[:len(node.args)], {kw.arg: h for kw, h in zip(node.keywords,
+                                                                                     holders[len(node.args):])})
+        return LocalFunction(made, env, self, len(self.comprehensions))
+
+    def partial_value(self, local, node):
+        """`partial(f, a, k=v)` kept as a value (`self._fn = partial(...)` in a branch, numpy-ml's
+        WeightInitializer): made as written, by functools.partial, when the code runs."""
+        def atom(holder):
+            value = local.env[holder.id]
+            if isinstance(value, StaticValue) and value.atom is None:
+                return self.free_object(getattr(value.obj, "__name__", "function"), lambda found=value.obj: found)
+            return self.as_atom(value, node)
+        positional, keywords = local.node.partial_parts
+        maker = self.free_object("partial", lambda: functools.partial)
+        prim = _OPAQUE.setdefault(("call", "partial()", id(functools.partial)), Primitive(
+            name="functools.partial", fn=functools.partial, params=(), defaults={}, form="opaque", spelling="()"))
+        return self.emit(prim, [maker, *[atom(h) for h in positional]], {k: atom(h) for k, h in keywords.items()},
+                         node, None)
 
     def display_value(self, node, target=None):
         """A list, tuple or dict display: KnownItems if an item must stay known, else its atom."""
@@ -232,7 +277,7 @@ class Expressions:
             if any(k is None or not isinstance(k, ast.Constant) for k in node.keys):
                 return self.expr(node)
             items = [self.value(v) for v in node.values]
-            if not _needs_known(items, self.types):
+            if not self.needs_known(items):
                 return self.emit(rules.lookup(make_dict), [Const(tuple(k.value for k in node.keys))] + items, {},
                                  node, target)
             return KnownItems(tuple(items), "dict", tuple(k.value for k in node.keys))
@@ -240,7 +285,7 @@ class Expressions:
             return self.expr(node)
         items = [self.value(e) for e in node.elts]
         kind = "list" if isinstance(node, ast.List) else "tuple"
-        if not _needs_known(items, self.types):
+        if not self.needs_known(items):
             return Pack(tuple(items), kind)
         return KnownItems(tuple(items), kind)
 
@@ -250,7 +295,7 @@ class Expressions:
         if not obj or len(obj) > MAX_UNROLLED:
             return self.expr(node)
         functions = [_function_like(v) for v in obj]
-        objects = [not f and not inspect.isclass(v) and _users_class(type(v)) for f, v in zip(functions, obj)]
+        objects = [not f and not inspect.isclass(v) and users_class(type(v)) for f, v in zip(functions, obj)]
         classes = {type(v) for v, o in zip(obj, objects) if o}
         if not all(f or o for f, o in zip(functions, objects)) or (not any(functions) and len(classes) < 2):
             return self.expr(node)
@@ -311,6 +356,8 @@ class Expressions:
         if isinstance(item, KnownItems):
             return self.materialize(item, node)
         atom = item.atom if isinstance(item, StaticValue) else item
+        if isinstance(atom, LocalFunction) and hasattr(atom.node, "partial_parts"):
+            return self.partial_value(atom, node)
         if atom is None or isinstance(atom, LocalFunction):
             raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function defined in the differentiated "
                                          f"function (a lambda or nested def), used here as a value",
@@ -345,6 +392,8 @@ class Expressions:
                                              f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
                                        f"return the new value from that function and assign it: "
                                        f"{name} = f({name}, ...)")
+            if isinstance(value, Unsettled):
+                raise self.unsupported(node, value.why, value.hint)
             if isinstance(value, Frozen):  # read as a value, not called: the frozen object itself
                 return self.made(value)
             if isinstance(value, LocalFunction):
@@ -368,12 +417,30 @@ class Expressions:
         if key not in self.free:
             var = Var(name) if name not in self.namer.assigned and not clash else self.namer.invented(f"{name}_")
             self.know_object(var, value)  # a global object of the user's: its methods are inlined
+            self.know_items(var, value)
             self.namer.assigned.add(var.name)
             self.free[key] = var
             self.know_free_shape(var, value, name)
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
+            twin = next((other for other in self.free.values() if other is not var and var in self.live
+                         and self.live.get(other) is self.live[var]), None)
+            if twin is not None:  # `cell` in a helper's closure, the layer the caller's `cell` is: one object,
+                self.emit_multi(rules.lookup(identity_check), [twin, var, Const(True), Const(  # whose attributes
+                    f"`{name}` here and `{twin.name}` were one object when this gradient code was made, and are "
+                    f"different ones now")], {}, node, 0, [])  # set in one are read in the other
+                self.free[(id(self.fn), name, "read")] = var
+                self.free[key] = twin
         return self.free[key]
+
+    def know_items(self, var, value):
+        """A list or tuple of objects all of one class of the user's, read from the module (`BLOCKS = [Sine(),
+        Sine()]`): an item taken out of it is of that class, so its methods are inlined."""
+        if isinstance(value, (list, tuple)) and value and len(value) <= MAX_UNROLLED:
+            classes = {type(item) for item in value}
+            cls = classes.pop()
+            if not classes and not inspect.isclass(value[0]) and not _function_like(value[0]) and users_class(cls):
+                self.item_types[var] = cls
 
     def know_free_shape(self, var, value, name):
         """A list, tuple or dict read from the module or closure (`f(*args, **kwargs)` in a wrapper): its
@@ -432,8 +499,9 @@ class Expressions:
                 raise self.unsupported(node, f"the comparison `{ast.unparse(node)}` is not supported")
             operands.append(self.expr(comparator))
             last = k == len(node.ops) - 1
-            if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in operands[-2:]) and result is None:
-                test = Const(bool(fn(operands[-2].value, operands[-1].value)))  # `x is None` for a None known now
+            known = self._known_comparison(op, *operands[-2:])  # `x is None` for a None known now, a
+            test = Const(known) if known is not None else _decided(fn, *operands[-2:])  # `(0, 1) is None`
+            if test is not None and result is None:
                 if last:
                     return test
                 result = test
@@ -442,6 +510,36 @@ class Expressions:
             result = test if result is None else self.emit(rules.lookup(np.logical_and), [result, test], {}, node,
                                                            target if last else None)
         return result
+
+    def _known_comparison(self, op, left, right):
+        """The comparison's value when the transform knows it, else None: `x is None` for a None known now,
+        and a list, tuple or dict built here against a number, string or None (`pad == "same"` where `pad`
+        is the tuple of widths, `pad in ("same", "causal")`): never equal, as Python compares them."""
+        fn = COMPARES[type(op)]
+        if all(isinstance(o, Const) and isinstance(o.value, _PLAIN) for o in (left, right)):
+            return bool(fn(left.value, right.value))
+        if not isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+            return None
+        if isinstance(op, (ast.In, ast.NotIn)):
+            items = right.items if isinstance(right, Pack) and right.kind in ("list", "tuple") else \
+                right.value if isinstance(right, Const) and isinstance(right.value, (list, tuple)) else None
+            plain = items is not None and all(
+                isinstance(i, _PLAIN) or isinstance(i, Const) and isinstance(i.value, _PLAIN) for i in items)
+            if plain and self._is_container(left):
+                return isinstance(op, ast.NotIn)
+            return None
+        pair = (left, right) if self._is_container(left) else (right, left)
+        if self._is_container(pair[0]) and isinstance(pair[1], Const) and isinstance(pair[1].value, _PLAIN):
+            return isinstance(op, (ast.NotEq, ast.IsNot))
+        pair = (left, right) if isinstance(left, Var) else (right, left)
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \
+                and pair[0] in self.types and pair[0] not in self.mixed:
+            return isinstance(op, ast.IsNot)  # `act_fn is None` on an object of the user's (`ReLU()`): False
+        return None
+
+    def _is_container(self, atom):
+        return isinstance(atom, Pack) and atom.kind in ("list", "tuple", "dict") or \
+            isinstance(atom, Var) and self.containers.get(atom) in ("list", "tuple", "dict")
 
     def expr_JoinedStr(self, node, target):
         """An f-string: `str.format` of the values it shows (no derivative)."""
@@ -507,13 +605,25 @@ class Expressions:
         return self.emit(rules.lookup(make_dict), [keys] + values, {}, node, target)
 
     def expr_BoolOp(self, node, target):
-        """`a and b` / `a or b`, short-circuiting: the second operand is evaluated in a branch."""
+        """`a and b` / `a or b`, short-circuiting: the second operand is evaluated in a branch. Operands
+        known when transforming decide it then (`p == "same" and k`, `p` a tuple: False, `k` not read)."""
+        rest = list(node.values)
+        first = self.expr(rest.pop(0))
+        while rest and isinstance(first, Const) and isinstance(first.value, (*_PLAIN, tuple)):
+            if bool(first.value) != isinstance(node.op, ast.And):
+                return first  # `False and ...`, `True or ...`
+            first = self.expr(rest.pop(0))
+        if not rest:
+            return first
         result = self.namer.temp()
-        self.emit(rules.lookup(assign_primitive), [self.expr(node.values[0])], {}, node, result)
-        for value in node.values[1:]:
+        self.emit(rules.lookup(assign_primitive), [first], {}, node, result)
+        ends = [self.facts_of(result)]
+        for value in rest:
             branch = self._expression_block(value, result, node)
+            ends.append(self.facts_of(result))
             then, orelse = (branch, []) if isinstance(node.op, ast.And) else ([], branch)
             self.current.append(If(result, tuple(then), tuple(orelse), self.span(node)))
+        self.agree_facts(result, ends)  # (`x or []`: a list only if x is one)
         return result
 
     def expr_IfExp(self, node, target):
@@ -523,7 +633,9 @@ class Expressions:
             return self.expr(node.body if cond.value else node.orelse, target)
         result = self.namer.temp()
         then = self._expression_block(node.body, result, node)
+        first = self.facts_of(result)
         orelse = self._expression_block(node.orelse, result, node)
+        self.agree_facts(result, [first, self.facts_of(result)])  # `out[0] if lstm else out`: not a tuple
         self.current.append(If(cond, tuple(then), tuple(orelse), self.span(node)))
         return result
 
@@ -564,25 +676,39 @@ class Expressions:
                 ast.copy_location(sub, node)
         bound = {n.id for gen in node.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
         first = node.generators[0].iter  # Python evaluates the first iterable outside: [f(a) for a in [a, 2 * a]]
-        if any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(first)):
-            held = self.namer.invented("iterable").name
-            self.env[held] = self.value(first)
+        if _reads(first, bound):
             outer_loop = inner
             while not (isinstance(outer_loop, ast.For) and outer_loop.iter is first):
                 outer_loop = outer_loop.body[0]
-            outer_loop.iter = ast.copy_location(ast.Name(held, ast.Load()), first)
+            outer_loop.iter = self._evaluated_outside(first, bound)
         outer = {name: self.env.pop(name) for name in bound if name in self.env}
         shared = {name: self.shared.pop(name) for name in bound if name in self.shared}
         self.env[holder] = result
+        self.comprehensions.append({name: outer.get(name) for name in bound})
         try:
             self.statement(inner)
         finally:
+            self.comprehensions.pop()
             for name in bound:
                 self.env.pop(name, None)
             self.env.update(outer)
             self.shared.update(shared)
             del self.env[holder]
         return result
+
+    def _evaluated_outside(self, iterable, bound):
+        """`iterable` with what reads the comprehension's own names evaluated now, under names of its own.
+        `zip(v, c)` (or `enumerate(c)`) keeps its call, each argument evaluated, so the loop still walks
+        the sequences item by item (`for c, q in zip(v, c)`: a zip object has no length)."""
+        def held(part):
+            name = self.namer.invented("iterable").name
+            self.env[name] = self.value(part)
+            return ast.copy_location(ast.Name(name, ast.Load()), part)
+        if isinstance(iterable, ast.Call) and not _reads(iterable.func, bound) and not iterable.keywords \
+                and not any(isinstance(arg, ast.Starred) for arg in iterable.args):
+            args = [held(arg) if _reads(arg, bound) else arg for arg in iterable.args]
+            return ast.copy_location(ast.Call(iterable.func, args, []), iterable)
+        return held(iterable)
 
     def expr_SetComp(self, node, target):
         raise self.unsupported(node, "a set comprehension has no order to differentiate through",
@@ -631,7 +757,9 @@ class Expressions:
             return self.emit(rules.lookup(getattr(_numpy(), node.attr)), [base], {}, node, target)
         if node.attr in METADATA_ATTRIBUTES:
             return self.emit(rules.lookup(_metadata()), [base, Const(node.attr)], {}, node, target)
-        result = self.emit(rules.lookup(getattr), [base, Const(node.attr)], {}, node, target)
+        method = cls is not None and inspect.isfunction(inspect.getattr_static(cls, node.attr, None))
+        result = self.emit(BOUND_METHOD if method else rules.lookup(getattr), [base, Const(node.attr)], {}, node,
+                           target)
         self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
         self.attribute_reads.setdefault((base, node.attr), []).append(result)
         return result
@@ -639,7 +767,7 @@ class Expressions:
     def know_object(self, var, obj):
         """`var` holds `obj`, an object of the user's read from the module (or an attribute of one): its
         methods are inlined, and so are those of the objects its attributes hold (`self.elu.fn(z)`)."""
-        if obj is not None and not inspect.isclass(obj) and _users_class(type(obj)):
+        if obj is not None and not inspect.isclass(obj) and users_class(type(obj)):
             self.types[var] = type(obj)
             self.live[var] = obj
 
@@ -649,7 +777,7 @@ class Expressions:
         if self.static(node.value) is np.r_ or self.static(node.value) is np.c_:
             return self.index_trick(node, self.static(node.value) is np.c_, target)
         base = self.expr(node.value)
-        index = self.index(node.slice)
+        index = self.container_key(base, node.slice)
         constants = self.constant_items.get(base) if isinstance(base, Var) else None
         if constants and isinstance(index, Const) and _hashable(index.value) and index.value in constants:
             return constants[index.value]  # {"mean": None}["mean"]: known now
@@ -662,22 +790,51 @@ class Expressions:
         if isinstance(base, Pack):
             maker = rules.lookup(make_list if base.kind == "list" else make_tuple)
             base = self.emit(maker, list(base.items), {}, node, None)
-        return self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
+        item = self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
+        self.know_object(item, self.global_item(node))  # BLOCKS[1]: that object of the module's
+        return item
 
     def index_trick(self, node, columns, target):
         """`np.r_[a, b]`: np.concatenate of the items made at least 1-d. `np.c_[a, b]`: of the items made
         columns (`np.column_stack` of one), along the last axis. So NumPy joins arrays and numbers."""
         elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for elt in elts:
-            if isinstance(elt, ast.Slice) or (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
-                raise self.unsupported(node, f"`{ast.unparse(node.value)}[...]` with a slice or a string item is "
-                                             f"not supported inside a differentiated function",
+            if (isinstance(elt, ast.Constant) and isinstance(elt.value, str)) or (
+                    isinstance(elt, ast.Slice) and not isinstance(self.index(elt), Const)):
+                raise self.unsupported(node, f"`{ast.unparse(node.value)}[...]` with a string item or a slice "
+                                             f"computed when the code runs is not supported inside a "
+                                             f"differentiated function",
                                        "write it with np.concatenate, np.arange or np.column_stack")
         make = rules.lookup(np.column_stack if columns else np.atleast_1d)
-        items = [self.emit(make, [Pack((self.expr(elt),), "tuple")] if columns else [self.expr(elt)], {}, elt, None)
-                 for elt in elts]
+        items = [self.emit(make, [Pack((self.ranged(elt),), "tuple")] if columns else [self.ranged(elt)], {}, elt,
+                           None) for elt in elts]
         return self.emit(rules.lookup(np.concatenate), [Pack(tuple(items), "tuple")],
                          {"axis": Const(-1 if columns else 0)}, node, target)
+
+    def container_key(self, container, node):
+        """The index of an item of a list, tuple or dict: a constant where written as one, and also where it is
+        an int or string the function reads from its module or closure (`a[argnum] = x` in a wrapper), so
+        which item moves is known item by item (ItemFlow); the generated code checks it is still that value."""
+        index = self.index(node)
+        if isinstance(index, Var) and isinstance(node, ast.Name) and node.id not in self.env \
+                and (isinstance(container, Pack) or self.container_kind(container) is not None):
+            value = self.scope.lookup(node.id)
+            if type(value) in (int, str):
+                self.free_values[index] = (value, node.id)
+                return Const(value)
+        return index
+
+    def ranged(self, node):
+        """An item of `np.r_[...]`: a constant slice is the range it stands for (`1:10`, `0:1:5j`), as NumPy reads it."""
+        if not isinstance(node, ast.Slice):
+            return self.expr(node)
+        part = self.index(node).value
+        start = 0 if part.start is None else part.start
+        if isinstance(part.step, complex):  # 0:1:5j: five points from 0 to 1, both ends in
+            return self.emit(rules.lookup(np.linspace), [Const(start), Const(part.stop), Const(int(abs(part.step)))],
+                             {}, node, None)
+        return self.emit(rules.lookup(np.arange), [Const(start), Const(part.stop), Const(part.step or 1)], {}, node,
+                         None)
 
     def index(self, node):
         if isinstance(node, ast.Tuple):
@@ -741,6 +898,8 @@ class Expressions:
             known = self.known(kw.value) if kw.arg is None else None
             if isinstance(known, KnownItems) and known.kind == "dict":
                 kwargs.update({k: item if static else self.as_atom(item, kw) for k, item in zip(known.keys, known.items)})
+            elif kw.arg is None and spread_later and self._unknown_keywords(kw):
+                kwargs[f"**{len(kwargs)}"] = self.expr(kw.value)  # written `**d` in generated code
             elif kw.arg is None:
                 kwargs.update(self.spread_keywords(self.expr(kw.value), kw))
             else:
@@ -759,6 +918,11 @@ class Expressions:
                                    "or pass the arguments one by one")
         return [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, node, None) for k in range(n)]
 
+    def _unknown_keywords(self, keyword) -> bool:
+        """`**kwargs` whose keys the transform cannot know (a dict parsed from a string, say)."""
+        value = self.env.get(keyword.value.id) if isinstance(keyword.value, ast.Name) else None
+        return isinstance(value, Var) and self.dict_keys.get(value) is None
+
     def spread_keywords(self, atom, node):
         """The items of `**d`, for a dict whose keys the transform knows."""
         keys = self.dict_keys.get(atom) if isinstance(atom, Var) else None
@@ -770,12 +934,15 @@ class Expressions:
 
     def call(self, node, outputs=1, targets=None):
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and isinstance(func.value, ast.Name) \
+                and isinstance(self.env.get(func.value.id), KnownItems) and self.env[func.value.id].kind == "list":
+            return self.grow_known(func.value.id, func.attr, node)[:outputs]
         known = self.known(func)
         if isinstance(known, LocalFunction):
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(known, node, args, kwargs), outputs, node, targets)
         if isinstance(known, StaticValue):  # fs[0](x), acts["tanh"](z)
-            return self.call_object(known.obj, node, outputs, targets)
+            return self.call_object(known.obj, node, outputs, targets, known.atom)
         if isinstance(known, Var) and self._own_method(known, "__call__") is not None:  # layers[0](x)
             return self.call_instance(known, node, outputs, targets)
         if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Call) and _constant_index(func.slice):
@@ -790,7 +957,7 @@ class Expressions:
         held = self.global_item(func)
         if held is not None and _function_like(held):  # FUNCTIONS[0](x), for a list in the module
             return self.call_object(held, node, outputs, targets)
-        if held is not None and not inspect.isclass(held) and _users_class(type(held)):  # LAYERS[2](x)
+        if held is not None and not inspect.isclass(held) and users_class(type(held)):  # LAYERS[2](x)
             callee = self.expr(func)
             self.know_object(callee, held)
             if self._own_method(callee, "__call__") is not None:
@@ -818,6 +985,12 @@ class Expressions:
                 x, base = (self.emit(rules.lookup(np.log), [self.expr(a)], {}, node, None) for a in node.args)
                 return (self.emit(rules.lookup(operator.truediv), [x, base], {}, node, (targets or [None])[0]),)
             obj = self.builtin(obj, node)
+        if obj is dict and len(node.args) == 1 and node.keywords and all(kw.arg for kw in node.keywords):
+            made = self.emit(rules.lookup(dict), [self.expr(node.args[0])], {}, node, None)  # dict(pairs, b=x)
+            for k, kw in enumerate(node.keywords, 1):
+                made = self.emit(rules.lookup(with_item), [made, Const(kw.arg), self.expr(kw.value)], {}, node,
+                                 (targets or [None])[0] if k == len(node.keywords) else None)
+            return (made,)
         if obj is dict and not node.args:  # dict(W=W, b=b): a dict display
             keys = Const(tuple(kw.arg for kw in node.keywords))
             values = [self.expr(kw.value) for kw in node.keywords]
@@ -859,13 +1032,38 @@ class Expressions:
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
 
+    def grow_known(self, name, how, node):
+        """`layers.append(Dense(W))` (or `.extend([...])`) on a list whose items the transform knows: the name
+        is bound to the list with the items added. Python changes the list in place, so no other name,
+        list or attribute may hold it (it would not show them)."""
+        known = self.env[name]
+        holders = [f"`{other}`" for other, value in self.env.items() if other != name and _holds(value, known)] + \
+            [f"`.{attr}`" for (_, attr), (value, _) in self.attributes.items() if _holds(value, known)]
+        text = f"{name}.{how}(...)"
+        if holders:
+            raise self.unsupported(node, f"`{text}` changes the list {holders[0]} holds too, which tapegen cannot "
+                                         f"follow", f"build a new list instead: {name} = {name} + [...]")
+        if len(node.args) != 1 or node.keywords:
+            raise self.unsupported(node, f"`{text}` takes one argument")
+        added = self.value(node.args[0])
+        if how == "append":
+            added = (added,)
+        elif isinstance(added, (Pack, KnownItems)) and added.kind in ("list", "tuple"):
+            added = added.items
+        else:
+            raise self.unsupported(node, f"`{text}` with items tapegen does not know one by one, onto a list whose "
+                                         f"items it must know (functions, or objects)",
+                                   f"append the items one by one, or write them out: {name}.extend([a, b])")
+        self.bind_static(name, KnownItems(known.items + tuple(added), "list"))
+        return (Const(None),)
+
     def call_known(self, item, node, outputs, targets):
         """A call of an item the transform knows: a local function, a function known now, or a value."""
         if isinstance(item, LocalFunction):
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(item, node, args, kwargs), outputs, node, targets)
         if isinstance(item, StaticValue):
-            return self.call_object(item.obj, node, outputs, targets)
+            return self.call_object(item.obj, node, outputs, targets, item.atom)
         callee = self.as_atom(item, node)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(node.func)), [callee] + args, kwargs, node, outputs, targets)
@@ -1016,30 +1214,46 @@ class Expressions:
         return self.emit_multi(_opaque(spelling, frozen.distribution), list(frozen.args), dict(frozen.kwargs),
                                frozen.node, 1, [None])[0]
 
-    def call_object(self, obj, node, outputs, targets):
-        """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call."""
+    def call_object(self, obj, node, outputs, targets, atom=None):
+        """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call.
+        `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
+        if obj is np.einsum and node.args and not (isinstance(node.args[0], ast.Constant)
+                                                  and isinstance(node.args[0].value, str)):
+            spelled = _einsum_spelled(node)
+            if spelled is not None:  # np.einsum(a, [0, 1], b, [1, 2]): the subscripts as a string, so the
+                node = spelled       # arrays are all operands (and every order of derivative follows them)
+        if isinstance(obj, functools.partial) and all(_literal_constant(v) for v in (*obj.args, *obj.keywords.values())):
+            spelled = ast.copy_location(ast.Call(node.func, [ast.Constant(v) for v in obj.args] + node.args,
+                                                 [ast.keyword(k, ast.Constant(v)) for k, v in obj.keywords.items()]
+                                                 + node.keywords), node)  # autograd's _dot: einsum("...ij,...")
+            return self.call_object(native(obj.func), ast.fix_missing_locations(spelled), outputs, targets)
         func = node.func
         if obj is reversed and len(node.args) == 1 and not node.keywords:  # reversed(xs) is xs[::-1]
             return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
                               {}, node, (targets or [None])[0]),)
         prim = rules.lookup(obj) if _hashable(obj) else None
-        if prim is None and not inspect.isclass(obj) and _users_class(type(obj)) \
+        if prim is None and not inspect.isclass(obj) and users_class(type(obj)) \
                 and user_function(inspect.getattr_static(type(obj), "__call__", None)) is not None:
-            callee = self.expr(node.func)  # a global object of the user's, called: its __call__, inlined
-            self.types[callee] = type(obj)
+            callee = atom if atom is not None else self.expr(node.func)  # a global object of the user's, called:
+            self.types[callee] = type(obj)  # its __call__, inlined
             called = self._own_method(callee, "__call__")
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(called[0], node, [callee] + args, kwargs, receiver=called[1]),
                                      outputs, node, targets)
+        into = _out_argument(obj, node) if prim is not None and self.static(node.func) is obj else None
+        if into is not None:  # np.clip(p, lo, hi, p), np.add(a, b, out=a): into an array, in place
+            return self.call_into(obj, node, into, outputs, targets)
         if prim is not None and getattr(prim, "own_code", False) and self.lowers(obj):
             prim = None  # a rule's own helper (solve_vjp_a) in gradient code differentiated again: its code
         if prim is None and _is_namedtuple(obj):  # Params(W=W, b=b), whoever defined Params
             return (self.record(obj, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
-        if prim is None and inspect.isclass(obj) and _users_class(obj):
+        unknown = any(kw.arg is None and self._unknown_keywords(kw) for kw in node.keywords)
+        if prim is None and inspect.isclass(obj) and users_class(obj) and not unknown:
             made = self.construct(obj, node, targets)
             if made is not None:
                 return made[:outputs]
-        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None):
+        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None) \
+                and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
             return self._call_result(self.inline(function_for_call(obj, len(args)), node, args, kwargs), outputs,
                                      node, targets)
@@ -1061,6 +1275,28 @@ class Expressions:
             outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
             return outs[:min(outputs, 1)]
         return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+
+    def call_into(self, obj, node, into, outputs, targets):
+        """`np.clip(y, eps, 1 - eps, y)` (numpy-ml's NCELoss) or `f(..., out=y)`: NumPy writes the result into
+        `y`. Where `y` is a name for an array the function made (or an argument, copied first) and nothing
+        else shows that array, it is the same as `y = f(...)`: `y` is rebound to the result."""
+        out = next(kw.value for kw in node.keywords if kw.arg == "out") if isinstance(into, str) else node.args[into]
+        if not isinstance(out, ast.Name):
+            raise self.unsupported(out, f"`{ast.unparse(node)}` writes its result into `{ast.unparse(out)}` in place, "
+                                        f"which tapegen cannot follow", f"assign the result instead: "
+                                                                        f"{ast.unparse(out)} = ...")
+        call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
+                                          [kw for kw in node.keywords if kw.arg != "out"]), node)
+        name, array = out.id, self.read_name(out)
+        if array in self.root_params:  # an argument: the generated code writes into a copy
+            copy = self.private_copy(name, array, node, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, node)
+        self.check_writable(name, array, node)
+        result = self.call_object(obj, call, 1, [self.shared.get(name)])[0]
+        self.store(name, result, node)
+        return (result,)[:outputs]
 
     def call_method(self, receiver, func, node, outputs, targets):
         """`receiver.name(...)`: a method of a class the transform knows (inlined), an array method, or opaque."""
@@ -1124,6 +1360,9 @@ class Expressions:
         value = self.static(node)
         if value is not MISSING:
             return value
+        made = self._static_gradient(node) if isinstance(node, ast.Call) else None
+        if made is not None:  # tg.jacobian(tg.jacobian(f)): a transform of a transform, made now too
+            return made
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), Const):  # wrt=argnum, a helper's 0
             return self.env[node.id].value
         try:
@@ -1193,9 +1432,12 @@ class Expressions:
             if any(f.init and f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING
                    and f.name not in passed for f in fields):
                 return None
-        obj = self.emit(_opaque("object.__new__", object.__new__), [self.expr(node.func)], {}, node,
-                        (targets or [None])[0])
+        known = self.env.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        made_by = self.free_object(cls.__name__, lambda c=cls: c) if isinstance(known, StaticValue) and \
+            known.atom is None else self.expr(node.func)  # a class imported inside a function: read as itself
+        obj = self.emit(_opaque("object.__new__", object.__new__), [made_by], {}, node, (targets or [None])[0])
         self.types[obj] = cls
+        self.made_objects.add(obj)
         args, kwargs = self.arguments(node, static=True)
         if fields is not None:
             self._dataclass_init(obj, cls, [f for f in fields if f.init], args, kwargs, node)
@@ -1263,6 +1505,17 @@ class Expressions:
         if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
             if receiver in self.item_origin and self._append_to_item(receiver, args, func, node):
                 return ()
+            held = self._read_from_live(receiver)
+            if held is not None and len(args) == 1:  # `self.X.append(X)` on a layer made before: the
+                grown = self.binary(operator.add, receiver,  # attribute is rebound to the list with X added
+                                    self.emit(rules.lookup(make_list), [args[0]], {}, node, None), node, None)
+                base, attr = held
+                for var in self.attribute_reads.get(held, ()):
+                    if var is not receiver:
+                        self.stale.setdefault(var, (ast.unparse(func.value), node, "item"))
+                self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
+                                                                         ast.Store()), node), grown)
+                return ()
             if isinstance(receiver, Var):
                 self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
                 return ()
@@ -1326,7 +1579,20 @@ class Expressions:
             value = self.shared_attributes.get((base, attr), value)
             if isinstance(value, Var) and self.is_open(block) and comes_from(value):
                 found.append(((base, attr), value))
+        for var in [container, *self.env.values()]:  # a dict read from a layer made before (numpy-ml's
+            held = self._read_from_live(var)         # self.derived_variables): rebound, item replaced
+            if held is not None and comes_from(var) and all(holder != held for holder, _ in found):
+                found.append((held, var))
         return found
+
+    def _read_from_live(self, var):
+        """(object, attribute) when `var` is `obj.attr` read from an object made before the function (a
+        global layer) that the function has not set: the list or dict it holds now."""
+        if not isinstance(var, Var):
+            return None
+        return next((key for key, reads in self.attribute_reads.items()
+                     if key[0] in self.live and key not in self.attributes and var in reads
+                     and isinstance(getattr(self.live[key[0]], key[1], None), (list, dict))), None)
 
     def _mutation(self, receiver, func, args, kwargs, node):
         """`xs.extend(ys)` on a list built here becomes `xs = xs + ys`; other in-place changes are refused.
@@ -1352,6 +1618,9 @@ class Expressions:
         target = (targets or [None])[0]
         if outputs == 1 and isinstance(target, Var) and result is not target and not isinstance(result, Pack):
             return (result,)
+        if outputs > 1 and isinstance(result, Var):  # a call run as written (a recursion), unpacked
+            return tuple(self.emit(rules.lookup(operator.getitem), [result, Const(k)], {}, node, None)
+                         for k in range(outputs))
         return (result,) if outputs == 1 else tuple(result.items)
 
 
@@ -1361,11 +1630,81 @@ MAX_UNROLLED = 64  # a global list of functions or objects longer than this is n
 _PLAIN = (type(None), bool, int, float, str)
 
 
+class _EllipsisNamed(ast.NodeTransformer):
+    """`Ellipsis` in an einsum sublist, as the literal `...` it names."""
+
+    def visit_Name(self, node):
+        return ast.copy_location(ast.Constant(Ellipsis), node) if node.id == "Ellipsis" else node
+
+
+def _einsum_spelled(node):
+    """`np.einsum(a, [0, 1], b, [1, 2], [0, 2])` with literal sublists as `np.einsum("ab,bc->ac", a, b)`, or None."""
+    from ..rules.linalg import _einsum_parts
+    items = list(node.args)
+    if any(kw.arg != "optimize" for kw in node.keywords) or any(isinstance(a, ast.Starred) for a in items):
+        return None
+    values, arrays = [], []
+    for k, item in enumerate(items):
+        if k % 2 == 0 and k < len(items) - (len(items) % 2 == 1 and len(items) > 1 and k == len(items) - 1):
+            values.append(object())  # an array: _einsum_parts reads only the sublists
+            arrays.append(item)
+            continue
+        spelled = ast.fix_missing_locations(_EllipsisNamed().visit(copy.deepcopy(item)))
+        try:
+            values.append(ast.literal_eval(spelled))
+        except ValueError:
+            return None
+    if len(arrays) < 1 or len(items) < 2:
+        return None
+    spec, _, _ = _einsum_parts(values[0], values[1:])
+    return ast.copy_location(ast.Call(node.func, [ast.copy_location(ast.Constant(spec), node)] + arrays,
+                                      node.keywords), node)
+
+
+def _decided(fn, left, right):
+    """`left <fn> right` as a Const when it is decided now, else None: plain constants, or `is` against a
+    singleton of a constant or a tuple or list written out (`(0, 1) is None` in a rule's code inlined with
+    axis=(0, 1)), so generated code never writes `is` with a literal."""
+    if fn in (operator.is_, operator.is_not) and any(isinstance(a, Const) and _singleton(a.value) for a in (left, right)) \
+            and all(isinstance(a, Const) or (isinstance(a, Pack) and a.kind in ("list", "tuple")) for a in (left, right)):
+        values = [a.value if isinstance(a, Const) else a for a in (left, right)]  # a display is a new object
+        return Const(bool(fn(*values)))
+    if isinstance(left, Const) and isinstance(right, Const) and isinstance(left.value, _PLAIN) \
+            and isinstance(right.value, _PLAIN):
+        return Const(bool(fn(left.value, right.value)))
+    return None
+
+
+def _singleton(value) -> bool:
+    return value is None or value is Ellipsis or value is True or value is False
+
+
+def _reads(node, names) -> bool:
+    """Whether expression `node` reads any of `names`."""
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _holds(value, known) -> bool:
+    """Whether `value` is the KnownItems `known`, or holds it as an item (at any depth)."""
+    return value is known or isinstance(value, KnownItems) and any(_holds(item, known) for item in value.items)
+
+
 def _shifted(wrt, by):
     """`wrt` for a function given `by` more parameters in front: positions moved, names and negatives kept."""
     if isinstance(wrt, (tuple, list)):
         return type(wrt)(_shifted(w, by) for w in wrt)
     return wrt + by if isinstance(wrt, int) and not isinstance(wrt, bool) and wrt >= 0 else wrt
+
+
+def _out_argument(obj, node):
+    """Where a NumPy call is given the array to write its result into: "out" (`out=y`), the position of an
+    `out` passed positionally (a ufunc's argument after its inputs; np.clip's fourth), or None."""
+    if any(kw.arg == "out" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None)
+           for kw in node.keywords):
+        return "out"
+    if isinstance(obj, np.ufunc) and len(node.args) == obj.nin + 1 or obj is np.clip and len(node.args) == 4:
+        return len(node.args) - 1
+    return None
 
 
 def _constant_index(node) -> bool:
@@ -1394,14 +1733,6 @@ def _function_like(obj) -> bool:
     return inspect.isfunction(obj) or isinstance(obj, (np.ufunc, types.BuiltinFunctionType))
 
 
-def _needs_known(items, types_) -> bool:
-    """Whether a display's items must stay known one by one: a function (or local function) among them,
-    or objects of the user's of more than one class."""
-    if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
-        return True
-    classes = {types_.get(i) for i in items if isinstance(i, Var)}
-    return len(classes - {None}) > 1
-
 @dataclass(frozen=True)
 class Frozen:
     """A frozen SciPy distribution (`d = scipy.stats.norm(mu, sigma)`), kept as its distribution and arguments.
@@ -1419,14 +1750,6 @@ class Frozen:
     def reads(self) -> tuple:
         """The variables its arguments read (a loop may not update one of them in place)."""
         return _vars(Pack(tuple(self.args) + tuple(atom for _, atom in self.kwargs), "tuple"))
-
-
-def _users_class(cls) -> bool:
-    """A class defined in the user's code (not a library's, not a built-in)."""
-    from .inline import _library_code
-    module = inspect.getmodule(cls)
-    path = getattr(module, "__file__", None)
-    return path is not None and not _library_code(path)
 
 
 def _hashable(obj) -> bool:

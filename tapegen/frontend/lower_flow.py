@@ -134,9 +134,9 @@ class ControlFlow:
 
     def bind_known(self, target, item):
         """Bind loop target `target` to `item`: an atom, or a function or items known now."""
-        if isinstance(target, ast.Name) and isinstance(item, (StaticValue, LocalFunction, KnownItems)) \
-                and target.id not in self.shared:
-            self.env[target.id] = item
+        if isinstance(target, ast.Name) and (isinstance(item, (StaticValue, LocalFunction, KnownItems))
+                                             or isinstance(item, Var) and item in self.types):
+            self.bind_static(target.id, item)  # an object too: the one made, whose attributes are known
         elif isinstance(item, KnownItems) and _is_unpacking(target, len(item.items)):
             for elt, part in zip(target.elts, item.items):
                 self.bind_known(elt, part)
@@ -257,7 +257,7 @@ class ControlFlow:
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
         self.check_unshared(name, container, target)
-        key = self.index(target.slice)
+        key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op)
         self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                    self.shared.get(name, name)), target)
@@ -279,6 +279,10 @@ class ControlFlow:
             self.attributes[(base, attribute.attr)] = held = (container, self.current)
             self.containers.setdefault(container, "dict")
         container = held[0] if held is not None else None
+        if isinstance(container, Var) and self.container_kind(container) is None and base in self.live:
+            # `for k in self.derived_variables: self.derived_variables[k] = []` (numpy-ml's flush_gradients)
+            # on a layer made before: the attribute, carried through the loop, holds its list or dict
+            self.containers[container] = "dict"
         if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict") or \
                 not self.is_open(held[1]):
             raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes the list or dict in `{text}` in "

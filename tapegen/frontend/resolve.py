@@ -56,7 +56,19 @@ class Scope:
         if isinstance(node, ast.Attribute):
             base = self.static(node.value)
             if isinstance(base, (types.ModuleType, type)) or _static_instance(base):
-                return native(getattr(base, node.attr, MISSING))
+                found = getattr(base, node.attr, MISSING)
+                if found is MISSING:  # autograd.numpy.linalg's own helpers (T, _dot), which NumPy's lacks
+                    found = getattr(self._written(node.value), node.attr, MISSING)
+                return native(found)
+        return MISSING
+
+    def _written(self, node):
+        """The module an attribute chain names as written, before `native` (autograd's, not NumPy's)."""
+        if isinstance(node, ast.Name):
+            return self._lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._written(node.value)
+            return getattr(base, node.attr, MISSING) if isinstance(base, types.ModuleType) else MISSING
         return MISSING
 
 

@@ -245,6 +245,8 @@ def _fixed_names() -> dict:
                                                 shape.attribute_or_none,
                                                 language.raise_error, language.check_assertion,
                                                 language.number_item, language.same_shape_as_transformed,
+                                                language.same_value_as_transformed,
+                                                language.identity_check,
                                                 language.in_place_result, language.item_or,
                                                 language.sorted_order, language.flatten_tree,
                                                 language.unflatten_tree, language.unflattener,

@@ -48,6 +48,18 @@ table.nondiff(raise_error, "exc", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 
 
+def identity_check(obj, other, same, message):
+    """Checks that two objects the function reads from its module (or closures) are still one object (`same`),
+    or still different ones, as they were when its gradient code was made; `message` says what changed."""
+    if (obj is other) != same:
+        raise UnsupportedSyntaxError(message, hint="keep them as they were, or make the gradient again "
+                                                   "(tg.grad(f) afresh)")
+
+
+table.nondiff(identity_check, "obj, other, same, message", spelling="identity_check",
+              inert=("obj", "other", "same", "message"))
+
+
 def number_item(item, statement, name):
     """Checks `statement` (`d[k] += v`, `h += x`), where `name` may hold something another name or a
     container holds too: a number or tuple is rebound, as Python does; NumPy's `+=` would change an
@@ -76,6 +88,19 @@ def same_shape_as_transformed(value, size, name):
 
 table.nondiff(same_shape_as_transformed, "value, size, name", spelling="same_shape_as_transformed",
               inert=("value", "size", "name"))
+
+
+def same_value_as_transformed(value, expected, name):
+    """Checks that an int or string the function reads from its module or closure and uses as an item's key
+    (`a[argnum] = x` in a wrapper) still is what the generated code was written for."""
+    if type(value) is not type(expected) or value != expected:
+        raise UnsupportedSyntaxError(
+            f"`{name}` was {expected!r} when tapegen transformed the function, and the generated code takes that "
+            f"item of a list or dict; it is now {value!r}", hint=f"pass `{name}` to the function as an argument")
+
+
+table.nondiff(same_value_as_transformed, "value, expected, name", spelling="same_value_as_transformed",
+              inert=("value", "expected", "name"))
 
 
 def in_place_result(before, after):

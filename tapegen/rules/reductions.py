@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import TapegenError
 from ..runtime import is_duck, unreduce
+from .shape import piece_cotangents
 from .table import RuleTable
 
 table = RuleTable("reductions")
@@ -182,17 +183,10 @@ def gradient_adjoint(g, axis, edge_order):
 def gradient_vjp(f, axis, edge_order, g):
     """np.gradient returns one array per axis; `g` is one cotangent, or a list / Cotree of them."""
     axes = reduced_axes(axis, np.ndim(f))
-    pieces = [None] * len(axes)
-    if len(axes) == 1:
-        pieces[0] = g
-    else:
-        for key, value in (g.items() if isinstance(g, dict) else enumerate(g)):
-            if value is not None:
-                pieces[key] = value if pieces[key] is None else pieces[key] + value
+    pieces = [g] if len(axes) == 1 else piece_cotangents(g, [f] * len(axes))  # zeros for unused outputs
     total = np.zeros(np.shape(f), float_dtype(f))
     for ax, piece in zip(axes, pieces):
-        if piece is not None:
-            total = total + gradient_adjoint(piece, ax, edge_order)
+        total = total + gradient_adjoint(piece, ax, edge_order)
     return total
 
 

@@ -1135,7 +1135,7 @@ _declare_the_rest()
 # Shapes, axes, indices and masks carry no derivative, even when they come off the same tape as
 # values that do (a shape popped from the list the backward pass replays).
 _INERT_NAMES = ("axis", "keepdims", "index", "like", "wins", "tie", "other_active", "taken", "mask", "dtype", "obj",
-                "fields")
+                "fields", "pad_width", "mode", "reps", "repeats", "axes", "axis1", "axis2", "offset")
 for _prim in table.primitives.values():
     _prim.inert = tuple(dict.fromkeys(tuple(_prim.inert) + tuple(
         p for p in _prim.params if p.endswith(("shape", "meta")) or p in _INERT_NAMES)))

@@ -60,7 +60,7 @@ table.op(np.roll, "a, shift, axis=None")
 table.op(np.rot90, "m, k=1, axes=(0, 1)")
 table.op(np.tile, "A, reps")
 table.op(np.repeat, "a, repeats, axis=None")
-table.op(np.pad, "array, pad_width, mode='constant', constant_values=0")
+table.op(np.pad, "array, pad_width, mode='constant', constant_values=0", inert=("pad_width", "mode"))  # counts
 
 table.op(np.tril, "m, k=0")
 table.op(np.triu, "m, k=0")
@@ -892,6 +892,11 @@ def getattr_vjp(name, g):
 @table.jvp(getattr, "obj")
 def getattr_jvp(obj_dot, name):
     return getattr(obj_dot, name)
+
+
+# `obj.method` read as a value (`odeint(model.rhs, ...)`): getattr, with its rules, told apart so that
+# activity knows the bound method reads every attribute of its object (frontend: expr_Attribute).
+BOUND_METHOD = __import__("dataclasses").replace(table.primitives[getattr])
 table.nondiff(metadata, "obj, name", name="metadata", form="attr")
 # Written with all three arguments (render.py): `x[j:]` is `slice(j, None, None)`; `slice(j)` means `:j`.
 table.nondiff(slice, "start, stop=None, step=None", name="slice", spelling="slice")

@@ -82,6 +82,7 @@ class Primitive:
     keyword_only: frozenset = frozenset()  # declared after `*`: never bound or written positionally
     inert: tuple = ()  # parameters no derivative flows through (read for their value only)
     callables: tuple = ()  # inert parameters taking a function the rules call: one holding a derivative is refused
+    note: str = ""  # an opaque call: why tapegen runs it as written (said when a derivative must flow through it)
     vjps: dict = field(default_factory=dict)
     jvps: dict = field(default_factory=dict)
 

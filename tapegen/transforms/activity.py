@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import NoRuleError
 from ..ir import Const, Eqn, Guard, If, Loop, Program, Var, atom_vars, walk
+from ..rules.shape import BOUND_METHOD
 from .invariance import shift_cuts
 
 
@@ -151,6 +152,7 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     `known` maps vars to (shape, dtype) where shapes are known in advance (specialize.py)."""
     eqns = [s for s in walk(program.body) if isinstance(s, Eqn)]
     varying = set(wrt)
+    holding = {}  # object -> the attributes derivatives were set into, while that alone makes it varying
     items = ItemFlow(program.body)
     changed = True
     while changed:  # loops carry values backwards in program order: iterate to a fixed point
@@ -158,14 +160,26 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
         for eqn in eqns:
             changed |= items.update(eqn, varying.__contains__)
             decided = items.output_varies(eqn)
-            if eqn.op.differentiable and (decided if decided is not None else any(v in varying for v in eqn.reads)):
-                if not varying.issuperset(eqn.outputs):
+            if eqn.op.differentiable and (decided if decided is not None else any(v in varying for v in eqn.reads)) \
+                    and not _other_attribute(eqn, holding):
+                if any(v not in varying or v in holding for v in eqn.outputs):
                     varying.update(eqn.outputs)
+                    for v in eqn.outputs:
+                        holding.pop(v, None)  # varying as a whole
                     changed = True
             if getattr(eqn.op, "fn", None) is setattr and any(v in varying for v in eqn.reads[1:]) \
-                    and isinstance(eqn.inputs[0][1], Var) and eqn.inputs[0][1] not in varying:
-                varying.add(eqn.inputs[0][1])  # the object now holds a derivative: code reading it must have rules
-                changed = True
+                    and isinstance(eqn.inputs[0][1], Var):
+                # the object now holds a derivative: code reading it must have rules; reading this
+                # attribute back carries it (another one, `self.act_fn` say, does not)
+                obj, name = eqn.inputs[0][1], eqn.inputs[1][1]
+                name = name.value if isinstance(name, Const) else None
+                if obj not in varying:
+                    varying.add(obj)
+                    holding[obj] = {name}
+                    changed = True
+                elif obj in holding and name not in holding[obj]:
+                    holding[obj].add(name)
+                    changed = True
     flows = Activity(frozenset(), frozenset(), shift_cuts(program, known))
     useful = {v for atom in outputs for v in atom_vars(atom)}
     changed = True
@@ -184,6 +198,16 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     return activity
 
 
+def _other_attribute(eqn, holding) -> bool:
+    """`obj.name` read from an object that is varying only because derivatives were set into other
+    attributes of it (`layer.parameters["W"] = W` makes `layer` varying; `layer.act_fn` carries nothing)."""
+    if eqn.op.name not in ("getattr", "attribute_or_none") or eqn.op is BOUND_METHOD \
+            or not isinstance(eqn.inputs[1][1], Const):  # (a bound method reads every attribute of its object)
+        return False
+    held = holding.get(eqn.inputs[0][1])
+    return held is not None and None not in held and eqn.inputs[1][1].value not in held
+
+
 def _placed(body):
     """(eqn, the loops around it) for every equation in `body`, in program order."""
     return ((stmt, loops) for stmt, loops in _positions(body, ()) if isinstance(stmt, Eqn))
@@ -192,25 +216,43 @@ def _placed(body):
 def _check_attributes(body, activity) -> None:
     """`obj.h = v` with a differentiated v is read back as v where the frontend can see the object; read
     through another way (an item of a list of objects, another name), the gradient would be lost: raise.
-    A read before the first such `setattr` (and outside any loop around it) reads the value from before."""
+    A read before the first such `setattr` (and outside any loop around it) reads the value from before;
+    so is a read on an object known to be another one (see `_distinct`)."""
     placed = [(eqn, position, loops) for position, (eqn, loops) in enumerate(_placed(body))]
     held = {}
     for eqn, position, loops in placed:
         if getattr(eqn.op, "fn", None) is setattr and any(v in activity.varying for v in eqn.reads[1:]):
-            held.setdefault(eqn.inputs[1][1].value, (eqn, position, set(loops)))
+            held.setdefault(eqn.inputs[1][1].value, []).append((eqn, position, set(loops)))
     if not held:
         return
+    distinct = _distinct(eqn for eqn, _, _ in placed)
     for eqn, position, loops in placed:
         if eqn.op.name in ("getattr", "attribute_or_none") and isinstance(eqn.inputs[1][1], Const) \
                 and eqn.inputs[1][1].value in held and any(v in activity.useful for v in eqn.outputs) \
-                and any(v in activity.varying for v in eqn.reads) \
-                and (position > held[eqn.inputs[1][1].value][1] or held[eqn.inputs[1][1].value][2] & set(loops)):
-            name = eqn.inputs[1][1].value
-            raise NoRuleError(
-                f"`.{name}` holds a differentiated value (set at {held[name][0].span}), and is read here through a "
-                f"name tapegen cannot tie to that object: the gradient would be lost", eqn.span,
-                f"read it through the object it was set on, or pass the value along instead of storing it in "
-                f"`.{name}`")
+                and any(v in activity.varying for v in eqn.reads):
+            name, obj = eqn.inputs[1][1].value, eqn.inputs[0][1]
+            setter = next((setter for setter, at, around in held[name] if (position > at or around & set(loops))
+                           and frozenset((obj, setter.inputs[0][1])) not in distinct), None)
+            if setter is not None:
+                raise NoRuleError(
+                    f"`.{name}` holds a differentiated value (set at {setter.span}), and is read here through a "
+                    f"name tapegen cannot tie to that object: the gradient would be lost", eqn.span,
+                    f"read it through the object it was set on, or pass the value along instead of storing it in "
+                    f"`.{name}`")
+
+
+def _distinct(eqns) -> set:
+    """Pairs of vars holding different objects: two objects the function made (`object.__new__`), or two
+    the frontend found different when transforming, and checks when the code runs (`identity_check`)."""
+    made, pairs = [], set()
+    for eqn in eqns:
+        fn = getattr(eqn.op, "fn", None)
+        if fn is object.__new__:
+            made.extend(eqn.outputs)
+        elif eqn.op.name == "identity_check" and isinstance(eqn.inputs[2][1], Const) and not eqn.inputs[2][1].value:
+            pairs.add(frozenset((eqn.inputs[0][1], eqn.inputs[1][1])))
+    pairs.update(frozenset((a, b)) for a in made for b in made if a != b)
+    return pairs
 
 
 def check_kept(body, activity) -> None:
@@ -309,7 +351,7 @@ def _check_callables(eqn, activity: Activity) -> None:
 
 def _no_rule_message(prim, key) -> str:
     if prim.form == "opaque":
-        return f"no gradient rule for {prim.name}(): a differentiated value is passed to it"
+        return f"no gradient rule for {prim.name}(): a differentiated value is passed to it{prim.note}"
     if prim.name == "getattr":
         return "no gradient through attribute access on a differentiated value"
     return f"no gradient rule for {prim.spelling or prim.name} (argument '{key}')"

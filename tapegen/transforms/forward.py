@@ -437,7 +437,7 @@ def _no_rule_message(prim, key) -> str:
     if prim.form == "custom":
         return f"{prim.name}() has a custom VJP (tapegen.custom_vjp), which forward mode cannot use"
     if prim.form == "opaque":
-        return f"no derivative rule for {prim.name}(): a value carrying a tangent is passed to it"
+        return f"no derivative rule for {prim.name}(): a value carrying a tangent is passed to it{prim.note}"
     return f"no JVP rule for {prim.spelling or prim.name} (argument '{key}')"
 
 

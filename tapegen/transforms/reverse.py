@@ -123,6 +123,25 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
                    dict(builder.names), _private(backward, builder))
 
 
+def _container_vars(body) -> set:
+    """Vars holding a list, tuple or dict the program builds: their cotangents are containers (Cotrees),
+    added with add_cotangents, whose rules know them (`+` on two Cotrees lost their structure once the
+    gradient code was differentiated twice more)."""
+    from ..rules.language import CONTAINER_OUTPUTS
+    eqns = [eqn for eqn in walk(body) if isinstance(eqn, Eqn)]
+    found = {v for eqn in eqns if eqn.op.name in CONTAINER_OUTPUTS or eqn.op.name in _CONTAINER_UPDATES
+             for v in eqn.outputs}
+    copies = [eqn for eqn in eqns if eqn.op.name == "assign" and eqn.reads]
+    while True:  # names a loop or branch copies one into
+        more = {v for eqn in copies if eqn.reads[0] in found for v in eqn.outputs} - found
+        if not more:
+            return found
+        found |= more
+
+
+_CONTAINER_UPDATES = ("with_item", "concat", "repeat_items", "append", "dict_copy")
+
+
 class _Backward:
     """Generates backward statements, tracking each cotangent's static state."""
 
@@ -138,6 +157,7 @@ class _Backward:
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
         self.region_writes: dict = {}  # id(Pop) restoring a region -> id(the setitem eqn it undoes)
         self.derived_cache: dict = {}
+        self.containers = _container_vars(program.body)  # their cotangents add with add_cotangents, not +
         self.available = available_in_backward(program, activity)
         self.masked = masked_cotangents(program)
         self.loop_depth = 0
@@ -332,7 +352,7 @@ class _Backward:
         if state == ZERO:
             return Eqn(op, reads, (g,), span)
         mode = "add" if state == LIVE and isinstance(op, RuleApplication) and not getattr(op.rule, "partial", False) \
-            else "maybe"
+            and var not in self.containers else "maybe"
         if isinstance(op, RuleApplication):
             return Eqn(RuleApplication(op.rule, mode, sequence=op.sequence, masked=op.masked, out_shape=op.out_shape,
                                        broadcasting=op.broadcasting),

@@ -159,6 +159,11 @@ def autograd_builtins(x):
     return np.sum(pair[0] * pair[1])
 
 
+def low_rank_pinv(x):
+    """autograd's test_linalg: its own helpers np.linalg._dot (a partial of einsum) and np.linalg.T."""
+    return np.sum(np.linalg.pinv(np.linalg._dot(np.linalg.T(x), x)) ** 2)
+
+
 def cases():
     rs = npr.RandomState(0)
     params = [(rs.randn(3, 4) * 0.5, rs.randn(4) * 0.1), (rs.randn(4, 2) * 0.5, rs.randn(2) * 0.1)]
@@ -169,7 +174,7 @@ def cases():
     seqs = [rs.randn(4), rs.randn(2)]
     return [(log_posterior, (params, inputs, targets)), (l2_norm, (named,)),
             (gaussian_entropy_objective, (mean, log_std, samples)),
-            (stacked_pairs, (rs.randn(3, 3), rs.randn(2))),
+            (stacked_pairs, (rs.randn(3, 3), rs.randn(2))), (low_rank_pinv, (rs.randn(4, 2),)),
             (example_func, (rs.randn(4),)), (iterated_sqrt, (np.array([2.0, 3.0]),)),
             (helper_made_def, (rs.randn(3), 0.7)), (total_log_lik, (natural, seqs)),
             (stationarity, (1.3, np.array([3.0, 5.0, 1.0]))), (nn_predict, (params, inputs))]

@@ -2,6 +2,7 @@
 
 tests/test_python_features.py checks each in grad, vjp, jvp and grad-of-grad.
 """
+import functools
 import math
 import warnings
 from collections import namedtuple
@@ -701,6 +702,345 @@ def dicts_copied_and_merged(b, x):
     return np.sum(p["a"] * p["b"] ** 2) + np.sum(q["a"] * q["b"])
 
 
+class _Initializer:
+    """A weight initializer object, as numpy-ml's layers make one inside `_init_params`."""
+
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __call__(self, shape):
+        return np.full(shape, self.scale)
+
+
+class InitializedDense:
+    """A lazy layer whose parameters come from an initializer object made in the lazy branch."""
+
+    def __init__(self, n_out):
+        self.n_out = n_out
+        self.n_in = None
+        self.is_initialized = False
+        self.parameters = {"W": None}
+
+    def _init_params(self):
+        init_weights = _Initializer(0.2)  # made in the branch: its attributes exist only there
+        self.parameters = {"W": init_weights((self.n_in, self.n_out))}
+        self.is_initialized = True
+
+    def forward(self, X):
+        if not self.is_initialized:
+            self.n_in = X.shape[1]
+            self._init_params()
+        return np.tanh(X @ self.parameters["W"])
+
+
+DENSE = InitializedDense(2)
+DENSE.forward(np.ones((1, 3)))
+
+
+def lazy_layer_with_an_initializer_object(W, X):
+    """An object made inside a branch taken when the code runs (the layer's lazy init) sets attributes."""
+    DENSE.parameters["W"] = W
+    return np.sum(DENSE.forward(X) ** 2)
+
+
+def _crop(x, size):
+    """numpy-ml's padding helpers: an int widened to a tuple in one branch, then tested for a tuple."""
+    if isinstance(size, int):
+        size = (size, size)
+    if isinstance(size, tuple):
+        x = x[size[0]:len(x) - size[1]]
+    return x
+
+
+class _Cropper:
+    def __init__(self, size):
+        self.size = size
+
+
+CROPPERS = [_Cropper(1), _Cropper([0, 1])]  # a list is neither an int nor a tuple: that one does not crop
+
+
+def container_made_in_one_branch_only(x):
+    """After `if ...: size = (size, size)`, `size` is a tuple on one path only: `isinstance` is asked when
+    the code runs, not decided from the branch that made the tuple."""
+    return sum(np.sum(_crop(x, c.size) ** 2) for c in CROPPERS) + np.sum(_crop(x, CROPPERS[1].size) ** 3)
+
+
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return self.name
+
+
+class DescribedLayer:
+    """numpy-ml's layers describe their activation by its string (`str(self.act_fn)`) to pick an init."""
+
+    def __init__(self, act):
+        self.act_fn = _Named(act)
+        self.parameters = {"W": np.full((3, 2), 0.4)}
+
+    def forward(self, X):
+        gain = GAINS[str(self.act_fn)]
+        return np.tanh(gain * X @ self.parameters["W"])
+
+
+GAINS = {"tanh": 5.0 / 3.0, "relu": 2.0 ** 0.5}
+DESCRIBED = DescribedLayer("tanh")
+
+
+def other_attributes_of_a_layer_holding_parameters(W, X):
+    """Once `.parameters` holds W, `str(self.act_fn)` reads another attribute: no derivative in it."""
+    DESCRIBED.parameters["W"] = W
+    return np.sum(DESCRIBED.forward(X) ** 2)
+
+
+def _pad_rows(X, pad, kernel=None):
+    """numpy-ml's pad1D: an int or a pair of widths pads; "same" or "causal" works the widths out and calls
+    itself once with them (ended when transforming: a tuple is never "same")."""
+    p = pad
+    if isinstance(p, int):
+        p = (p, p)
+    if isinstance(p, tuple):
+        X_pad = np.pad(X, ((p[0], p[1]), (0, 0)), mode="constant")
+    if p in ["same", "causal"] and kernel:
+        total = kernel - 1
+        p = (total, 0) if p == "causal" else (total // 2, total - total // 2)
+        X_pad, p = _pad_rows(X, p)
+    return X_pad, p
+
+
+class RowConv:
+    def __init__(self, pad, kernel=3):
+        self.pad = pad
+        self.kernel = kernel
+        self.parameters = {"W": np.linspace(-1.0, 1.0, kernel)}
+
+    def forward(self, X):
+        X_pad, _ = _pad_rows(X, self.pad, self.kernel)
+        W = self.parameters["W"]
+        n = X_pad.shape[0] - self.kernel + 1
+        return sum(W[k] * X_pad[k:k + n] for k in range(self.kernel))
+
+
+SAME_CONV, CAUSAL_CONV, WIDE_CONV = RowConv("same"), RowConv("causal"), RowConv((2, 1))
+
+
+def recursion_ended_when_transforming(W, X):
+    """A helper calling itself once, on a value the first call worked out, under layers whose padding
+    setting (read when the code runs) takes either path."""
+    SAME_CONV.parameters["W"] = W
+    total = np.sum(SAME_CONV.forward(X) ** 2) + np.sum(np.tanh(CAUSAL_CONV.forward(X)))
+    return total + np.sum(WIDE_CONV.forward(X) * X[0])
+
+
+class KeepingLayer(DescribedLayer):
+    """A layer that keeps its input (numpy-ml's `self.X.append(X)`): the layer then holds a derivative."""
+
+    def forward(self, X):
+        self.last_input = X
+        return super().forward(X)
+
+
+FIRST_DENSE, SECOND_DENSE = DescribedLayer("tanh"), KeepingLayer("relu")
+SECOND_DENSE.parameters["W"] = np.full((2, 2), -0.3)
+
+
+def two_layers_of_one_class(W1, W2, X):
+    """An MLP of two global layers of one class, each given its parameters: `self.parameters` in the
+    second's forward is not the first's (they are different objects, checked again when the code runs)."""
+    FIRST_DENSE.parameters["W"] = W1
+    SECOND_DENSE.parameters["W"] = W2
+    return np.sum(SECOND_DENSE.forward(FIRST_DENSE.forward(X)) ** 2)
+
+
+class _Options:
+    def __init__(self, first_only):
+        self.first_only = first_only
+
+
+CELL_OPTIONS = _Options(first_only=True)
+
+
+def conditional_expression_of_a_tuple_or_its_item(x):
+    """`out[0] if lstm else out` (numpy-ml's cells return a pair or an array): the result is a tuple on one
+    path only, so `isinstance` on it is asked when the code runs, and `+` / `*` are not taken for a tuple's."""
+    pair = (np.sin(x), np.cos(x))
+    h = pair[0] if CELL_OPTIONS.first_only else pair
+    g = CELL_OPTIONS.first_only and pair  # `and` / `or` too: a tuple or a bool
+    if isinstance(h, tuple):
+        return np.sum(h[0] * h[1])
+    return np.sum(h ** 2) + np.sum(g[1] * 2) + np.sum(h * 2)
+
+
+def _scaled_fill(shape, gain):
+    return np.full(shape, 0.1 * gain)
+
+
+class _WeightInit:
+    """numpy-ml's WeightInitializer: the function it calls is picked in a branch on its mode."""
+
+    def __init__(self, act, mode="glorot"):
+        self.act, self.mode = act, mode
+        if mode == "glorot":
+            self._fn = _scaled_fill
+        else:
+            self._fn = functools.partial(_scaled_fill, gain=1.0)
+
+    def __call__(self, shape):
+        if self.mode == "glorot":
+            return self._fn(shape, 5.0 / 3.0 if self.act == "tanh" else 1.0)
+        return self._fn(shape)
+
+
+class GatedCell:
+    """A recurrent cell as numpy-ml writes one: lazy parameters from two initializer objects, its state in
+    a dict of lists, and `flush_gradients` resetting every list in a loop over that dict."""
+
+    def __init__(self, n_out, init="glorot"):
+        self.n_out, self.init = n_out, init
+        self.is_initialized = False
+        self.X = []
+        self.parameters = {}
+        self.derived_variables = {"A": [], "n_timesteps": 0}
+
+    def _init_params(self, n_in):
+        init_gate = _WeightInit("sigmoid", mode=self.init)
+        init_act = _WeightInit("tanh", mode=self.init)
+        shape = (n_in + self.n_out, self.n_out)
+        self.parameters = {"Wg": init_gate(shape), "Wc": init_act(shape)}
+        self.is_initialized = True
+
+    def flush_gradients(self):
+        self.X = []
+        for k, v in self.derived_variables.items():
+            self.derived_variables[k] = []
+        self.derived_variables["n_timesteps"] = 0
+
+    def forward(self, Xt):
+        if not self.is_initialized:
+            self._init_params(Xt.shape[1])
+        self.derived_variables["n_timesteps"] += 1
+        As = self.derived_variables["A"]
+        A_prev = As[-1] if len(As) else np.zeros((Xt.shape[0], self.n_out))
+        Z = np.hstack([A_prev, Xt])
+        At = np.tanh(Z @ self.parameters["Wc"]) / (1 + np.exp(-(Z @ self.parameters["Wg"])))
+        self.derived_variables["A"].append(At)
+        self.X.append(Xt)
+        return At, Z
+
+
+GATED = GatedCell(2)
+GATED.forward(np.ones((1, 3)))
+
+
+def _run_steps(X):
+    """A helper reading the same global cell: one object under two names in generated code."""
+    total = 0.0
+    for t in range(X.shape[2]):
+        At, _ = GATED.forward(X[:, :, t])
+        total = total + np.sum(At * np.cos(t))
+    return total
+
+
+def cell_flushed_then_run_by_a_helper(Wg, X):
+    GATED.flush_gradients()
+    GATED.parameters["Wg"] = Wg
+    return _run_steps(X)
+
+
+class SumLayer:
+    """numpy-ml's Add: keeps what it saw in lists it never resets (a layer made once, called many times)."""
+
+    def __init__(self):
+        self.X = []
+        self.derived_variables = {"sum": []}
+
+    def forward(self, X, retain_derived=True):
+        out = X[0].copy()
+        for i in range(1, len(X)):
+            out += X[i]
+        if retain_derived:
+            self.X.append(X)
+            self.derived_variables["sum"].append(out)
+        return np.tanh(out)
+
+
+SUM_LAYER = SumLayer()
+
+
+def global_layer_appending_to_its_lists(a, b):
+    """`self.X.append(X)` and `self.derived_variables["sum"].append(out)` on a layer made before: its lists,
+    with the items added, become the attributes, and what it kept is read back."""
+    y = SUM_LAYER.forward([a, b * 2.0])
+    return np.sum(y ** 2) + np.sum(SUM_LAYER.derived_variables["sum"][-1] * a) + np.sum(SUM_LAYER.X[-1][1])
+
+
+class _Schedule:
+    def __init__(self, lr=None):
+        self.lr = lr
+
+    def __call__(self):
+        return self.lr
+
+
+class _Optimizer:
+    def __init__(self, lr=0.01):
+        from cases.python_functions import _Schedule  # numpy-ml's OptimizerBase imports here (a cycle)
+        self.lr_scheduler = _Schedule(lr=lr)()
+
+
+class OptimizedLayer:
+    def __init__(self, W):
+        self.optimizer = _Optimizer()
+        self.W = W
+
+    def forward(self, X):
+        return np.tanh(X @ self.W) * (self.optimizer.lr_scheduler * 100.0)
+
+
+def layer_made_with_an_optimizer_inside(W, X):
+    """A layer made in the function whose optimizer's __init__ imports the class it makes, then calls it."""
+    return np.sum(OptimizedLayer(W).forward(X) ** 2)
+
+
+class _Sampler:
+    """numpy-ml's DiscreteSampler: rejection sampling that calls itself until its draws are all different."""
+
+    def __init__(self, n):
+        self.n = n
+        self.rng = np.random.default_rng(0)
+
+    def sample(self, k):
+        draws = [int(i) for i in self.rng.integers(0, self.n, k)]
+        unique = sorted(set(draws))
+        while len(draws) != len(unique):
+            draws = unique + list(self.sample(len(draws) - len(unique)))
+            unique = sorted(set(draws))
+        return np.array(draws)
+
+
+SAMPLER = _Sampler(5)
+NEGATIVES = np.array([1, 3])
+
+
+def recursion_run_as_written_and_results_written_into_arrays(W, X):
+    """numpy-ml's NCELoss: the sampler's recursion (ended only when it runs) is called as written, where no
+    derivative flows through it; `np.clip(p, lo, hi, p)` and `np.multiply(q, 0.5, out=q)` write into arrays
+    the function made, and `np.clip(X, -2, 2, X)` into an argument (a copy, in generated code)."""
+    negatives = NEGATIVES
+    if negatives is None:  # a global: decided when the code runs
+        negatives = SAMPLER.sample(2)
+    np.clip(X, -2.0, 2.0, X)
+    Z = X @ W[negatives].T
+    p = 1 / (1 + np.exp(-Z))
+    np.clip(p, 1e-3, 1 - 1e-3, p)
+    q = np.exp(Z)
+    np.multiply(q, 0.5, out=q)
+    return -np.sum(np.log(p)) + np.sum(q)
+
+
 def _scaled_sum(x, y, scale=1.0, power=2):
     return np.sum(np.sin(x) * y ** power) * scale
 
@@ -774,6 +1114,148 @@ def items_without_a_derivative(x, df):
 _T_ARGS = (None, 3.5, 0.2)
 
 
+# --- functions and objects set inside loops and branches, closures, defaults ------------------------
+
+def functions_set_in_loops_and_branches(W, x):
+    """A dict and a tuple of functions made in a loop body, a loop over functions in it, lambdas in a
+    branch: each pass or branch calls the ones it set."""
+    h = x @ W
+    for k in range(2):
+        acts = {"tanh": np.tanh, "soft": lambda z: z / (1.0 + z * z)}
+        act = acts["soft"]
+        h = act(h) + acts["tanh"](h)
+        for f in (np.sin, relu):
+            h = f(h) * 0.5 + h
+    if np.sum(h) > 0.0:
+        scale = lambda z: 2.0 * z
+        h = scale(h)
+    else:
+        fs = [np.cos, lambda z: z * 3.0]
+        h = fs[1](h) + fs[0](h)
+    return np.sum(h ** 2)
+
+
+def closures_read_names_when_called(x):
+    """A lambda or nested def reads the names it closes over when it is called, as Python does: `w` as
+    rebound after the lambda was made, `b` assigned after the def."""
+    w = x * 2.0
+    scaled = lambda z: z * w
+    w = np.sin(w)
+
+    def shifted(z):
+        return z + w * b
+    b = x[0]
+    return np.sum(scaled(x)) + np.sum(shifted(x) ** 2)
+
+
+class Linear:
+    def __init__(self, W, act=np.tanh):
+        self.W = W
+        self.act = act
+
+    def forward(self, h):
+        return self.act(h @ self.W)
+
+
+def layers_in_a_list(W1, W2, x):
+    """Objects of one class whose attributes hold arguments, in a list grown by append: looped over and
+    indexed, each is the object made (its `.W` known)."""
+    layers = [Linear(W1), Linear(W2, act=np.sin)]
+    layers.append(Linear(W2.T * 0.5))
+    h = x
+    for layer in layers:
+        h = layer.forward(h)
+    return np.sum(h ** 2) + np.sum(layers[0].forward(x))
+
+
+ACTIVATIONS_OF_ONE_CLASS = [Scaled(0.5), Scaled(-1.5)]
+
+
+def _with_defaults(p, act=Shifted(Scaled(2.0)), weights=np.array([1.0, -2.0, 0.5])):
+    return act(p) * weights
+
+
+def module_objects_and_object_defaults(x):
+    """A module's list of objects of one class, looped over and indexed; a helper whose defaults are an
+    object of the user's (called) and an array."""
+    h = x
+    for act in ACTIVATIONS_OF_ONE_CLASS:
+        h = act.fn(h) + h
+    return np.sum(h) + np.sum(ACTIVATIONS_OF_ONE_CLASS[1].fn(x)) + np.sum(_with_defaults(x))
+
+
+def function_chosen_by_a_branch(x):
+    if x[0] > 0.0:
+        act = lambda z: np.sin(z)
+    else:
+        act = np.cos
+    return np.sum(act(x))
+
+
+def function_read_before_a_pass_sets_it(x):
+    act = np.tanh
+    for k in range(2):
+        x = act(x)
+        act = np.sin
+    return np.sum(x)
+
+
+def list_of_objects_appended_through_another_name(W1, x):
+    layers = [Linear(W1)]
+    same = layers
+    layers.append(Linear(W1.T))
+    return sum(np.sum(layer.forward(x)) for layer in same)
+
+
+def objects_of_another_class_appended_in_a_loop(x):
+    """The list holds a Doubler and, from the first pass on, Triplers: its items' class is not one."""
+    layers = [Doubler()]
+    for k in range(2):
+        layers.append(Tripler())
+        for layer in layers:
+            x = layer.f(x)
+    return np.sum(x)
+
+
+def objects_of_one_class_appended_in_a_loop(x):
+    """A list empty before a loop that appends objects of one class: every item is of that class after it."""
+    layers = []
+    for k in range(3):
+        layers.append(Doubler())
+    layers = layers + [Doubler()]
+    h = x
+    for layer in layers:
+        h = np.sin(layer.f(h))
+    return np.sum(h)
+
+
+def names_holding_a_function_or_an_array(x):
+    """`fs` holds None, an array on one path, then a function each pass: each read sees the one set; a
+    frozen distribution made in a loop body is called there."""
+    from scipy import stats
+    fs = None
+    total = 0.0
+    for k in range(2):
+        if x[0] > 0:
+            fs = x * 2.0
+            total = total + np.sum(fs)
+        fs = np.sin
+        x = fs(x)
+        d = stats.norm(x[0], 2.0)
+        total = total + np.sum(d.logpdf(x))
+    return total + np.sum(x)
+
+
+def function_or_array_after_a_branch(x):
+    for k in range(2):
+        fs = np.sin
+        x = fs(x)
+        if x[0] > 0:
+            fs = x * 2.0
+        x = x + fs
+    return np.sum(x)
+
+
 def keyword_parameters(x, *rest, scale=1.0, **options):
     """`def f(x, *rest, scale=1.0, **options)` differentiated itself: each value of **options an argument of
     its own, named by its keyword (autograd's hessian_vector_product differentiates `(*args, **kwargs)`)."""
@@ -788,3 +1270,56 @@ def starred_displays(x, xs):
     parts = [x, *xs, 2.0 * x]
     more = (*parts[1:], np.sin(x))
     return np.sum(np.stack(parts) ** 2) + np.sum(np.stack(more) * np.arange(1.0, len(more) + 1.0)[:, None])
+
+
+_OFFSETS = np.arange(3.0)
+
+
+def small_numpy_idioms(x, W):
+    """`np.r_[x, c, 1:4, 0:1:3j]` (slices as the ranges NumPy reads), `dict(pairs, b=...)`, an integer cast
+    used as an index (`np.int64(...)`), np.select's conditions and np.pad's widths from a list of arguments."""
+    joined = np.r_[x, _OFFSETS, 1:4, 0:1:3j]
+    d = dict([("a", x)], b=x * 2.0)
+    rows = W[np.int64(np.floor(np.abs(W[:, 0]) * 0.0 + np.array([0.5, 1.5, 0.5])))]
+    args = [[x > 0.0, x < -0.5], [x, x ** 2], 0.25]
+    chosen = np.select(*args)
+    padded = np.pad(W, ((1, 0), (0, 2)))
+    return np.sum(joined ** 2) + np.sum(d["a"] * d["b"]) + np.sum(rows ** 2) + np.sum(chosen * x) \
+        + np.sum(padded ** 2)
+
+
+def _outer_and_norm(x):
+    return np.sin(np.outer(x, x)) + np.cos(np.dot(x, x))
+
+
+def jacobian_of_a_jacobian(x):
+    """`tg.jacobian(tg.jacobian(f))(x)` inside a differentiated function (autograd's test_jacobian)."""
+    return np.sum(np.sin(tg.jacobian(tg.jacobian(_outer_and_norm))(x)))
+
+
+def late_bound_closures(x):
+    """A lambda or def reads what its names hold when it is called, as Python's closures do: `x` rebound
+    after the lambda was made, `y` assigned after it; also through a transform of a local def."""
+    g = lambda: np.sum(x * 2.0)  # noqa: E731
+    x = x + 1.0
+    h = lambda: np.sum(y * x)  # noqa: E731
+    y = np.sin(x)
+
+    def scaled(v):
+        return np.sum(v * x)
+    x = x * 3.0
+    return g() + h() + np.sum(tg.grad(scaled)(x) * x)
+
+
+def _t_cdf(x, df):
+    from scipy import stats
+    return stats.t.cdf(x, df)
+
+
+_CDF_AT_0 = _with_arguments(_t_cdf, (None, 3.5), {}, 0)
+
+
+def item_chosen_by_a_closure_int(x):
+    """`a[argnum] = x` with argnum an int of the wrapper's closure: the item that moves is known (df needs no
+    rule), and the generated code checks argnum is still 0."""
+    return np.sum(_CDF_AT_0(x) ** 2)
