@@ -30,6 +30,7 @@ POINTS = {
     "statements_and_objects": (np.array([0.3, -0.2, 0.5]), _m(4, 3)),
     "writes_into_arguments": (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 1.5])),
     "names_like_generated_ones": (X3,),
+    "underscore_as_a_name": (_m(3, 3),),
     "functions_in_containers": (_m(3, 2), _m(4, 3)),
     "objects_of_different_classes": (_m(2, 3), [0.7, -0.4, 1.1]),
     "generator_helper": (_m(11), _m(4, 3)),

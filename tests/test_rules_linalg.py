@@ -22,6 +22,7 @@ from tapegen.rules import linalg as linalg_rules
 from tapegen.runtime import meta
 from modes import check_modes
 from rule_rows import Row, check_jvp_rules, check_vjp_row
+from test_complex import check_complex_modes
 
 linalg = np.linalg
 
@@ -739,12 +740,6 @@ def test_svd_of_non_square_needs_full_matrices_false():
         tg.grad(svd_full)(rand(4, 3))
 
 
-def test_eig_with_complex_eigenvalues_is_an_error():
-    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
-    with pytest.raises(tg.TapegenError, match="complex eigenvalues"):
-        rules.lookup(linalg.eig).vjps["a"].fn(np.linalg.eig(rotation), (np.ones(2), None))
-
-
 ZERO_NORMS = [
     lambda x: np.linalg.norm(x),
     lambda x: np.linalg.norm(x, 1),
@@ -819,11 +814,14 @@ def _gradient_size(z):
 
 
 def test_second_derivative_of_a_complex_max_norm_is_a_clear_error():
-    """Vector p-norms and the Frobenius norm of a complex array have second derivatives
-    (tests/test_complex.py); the max norms and spectral norms of one do not yet."""
+    """Vector p-norms, the Frobenius norm and the spectral norms (2, -2, 'nuc') of a complex array have
+    second derivatives (tests/test_complex.py, COMPLEX_ROWS below); the max norms of one do not yet."""
     z = np.array([1.0 + 2.0j, -0.5 + 0.3j])
     with pytest.raises(tg.TapegenError, match="second derivatives of np.linalg.norm\\(ord=inf\\) of a complex"):
         tg.grad(_gradient_size)(z)
+    matrix_norm_gradient = tg.grad(lambda z: np.linalg.norm(z, 1))
+    with pytest.raises(tg.TapegenError, match="second derivatives of np.linalg.norm\\(ord=1\\) of a complex"):
+        tg.grad(lambda z: np.sum(np.abs(matrix_norm_gradient(z)) ** 2))(zrand(3, 3))
 
 
 EINSUM_FORMS = [
@@ -882,6 +880,13 @@ def test_second_order_through_the_decompositions(case):
     check_modes(lambda a: np.sum(np.sin(case.fn(a))), *case.args)
 
 
+@pytest.mark.parametrize("case", SECOND_ORDER_ROWS, ids=[r.id for r in SECOND_ORDER_ROWS])
+def test_reverse_over_forward_through_the_decompositions(case):
+    """The gradient of a JVP (and the JVP of a gradient) lowers the decompositions' tangent code:
+    svd_jvp unpacks its `y` by name, and `if not compute_uv:` is decided when it is transformed."""
+    check_complex_modes(lambda a: np.sum(np.sin(case.fn(a))), *case.args)
+
+
 def _einsum_three(a, b):
     return np.einsum("ij,jk,kl->il", a, b, np.ones((2, 2)) * 0.5 + np.eye(2))
 
@@ -917,3 +922,245 @@ def test_einsum_subscripts_from_a_list_carry_no_derivative_at_any_order():
     vjp_of = lambda a, b: np.sum(np.sin(tg.vjp(_einsum_of_a_list, (a, b))[1](np.ones((2, 4)))[0]))
     check_modes(vjp_of, a, b, order2=False)
 
+
+
+# --- complex matrices: docs/faq.md's convention in every mode, and second order ------------------
+
+def zrand(*shape, seed=0):
+    return rand(*shape, seed=seed) + 1j * rand(*shape, seed=seed + 50)
+
+
+def hpd(*shape, seed=0):
+    """Hermitian positive definite matrices with well separated eigenvalues."""
+    q, _ = np.linalg.qr(zrand(*shape, seed=seed))
+    return (q * np.linspace(1.0, 3.0, shape[-1])) @ np.conj(np.swapaxes(q, -1, -2))
+
+
+def complex_spectrum(n, seed=0):
+    """A real matrix whose eigenvalues are distinct, two of them a complex pair."""
+    p = well_conditioned(n, n, seed=seed)
+    block = np.diag(np.arange(1.0, n + 1))
+    block[:2, :2] = [[1.0, -2.0], [2.0, 1.0]]  # 1 +- 2i
+    return p @ block @ np.linalg.inv(p)
+
+
+WEIGHTS = {shape: zrand(*shape, seed=7) for shape in [(3, 3), (4, 3), (3, 4), (2, 3, 3), (2, 4, 3), (2, 3, 4), (3, 5),
+                                                      (5, 3), (3, 2), (2, 2, 3), (2, 3, 2), (1, 3), (2, 1, 3)]}
+
+
+def _weights(like):
+    """Fixed complex weights shaped like `like` (a dict look-up: tapegen lowers no array construction here)."""
+    return WEIGHTS[np.shape(like)]
+
+
+def _ct(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+def _eigh_phase_free(w, v):
+    return np.sum(w * np.arange(1.0, np.shape(w)[-1] + 1)) + np.sum(np.abs(v) ** 3)
+
+
+def eigh_phase_free(a):  # (no default arguments here: tg.grad of tg.jvp refuses them, see the report of issue 16)
+    """The eigenvalues and |V|: a complex eigenvector's phase is arbitrary."""
+    w, v = np.linalg.eigh(a)
+    return _eigh_phase_free(w, v)
+
+
+def eigh_upper_phase_free(a):
+    w, v = np.linalg.eigh(a, "U")
+    return _eigh_phase_free(w, v)
+
+
+def eigh_projector(a):
+    """The projector v v^H onto the smallest eigenvalue's eigenvector."""
+    w, v = np.linalg.eigh(a)
+    return np.sum(np.real(v[..., :, :1] @ _ct(v[..., :, :1]) * _weights(a)))
+
+
+def eigh_of_hermitian_part(z):
+    w, v = np.linalg.eigh(z + _ct(z))
+    return np.sum(w ** 2) + np.sum(np.abs(v[..., 0, :]) ** 2 * np.arange(3.0))
+
+
+def eig_phase_free(a):
+    """The eigenvalues (complex) and |V|."""
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(w * np.arange(1.0, np.shape(a)[-1] + 1))) + np.sum(np.imag(w) ** 2) + np.sum(np.abs(v) ** 3)
+
+
+def svd_phase_free(a):
+    """s, |U| and |V^H|: each pair u_i, v_i shares one arbitrary phase."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.abs(u) ** 3) + np.sum(s * np.arange(1.0, np.shape(s)[-1] + 1)) + np.sum(np.abs(vt) ** 3)
+
+
+def svd_truncated(a):
+    """U_2 diag(s_2) V_2^H, the best rank-2 approximation, against complex weights."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.real((u[..., :, :2] * s[..., None, :2]) @ vt[..., :2, :] * _weights(a)))
+
+
+def svd_polar(a):
+    """U V^H (the unitary polar factor) and u_1 v_1^H: phase-free, each needs the phases' tangents."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.real(u @ vt * _weights(a))) + np.sum(np.imag(u[..., :, :1] @ vt[..., :1, :] * np.conj(_weights(a))))
+
+
+def svd_square_default(a):
+    u, s, vt = np.linalg.svd(a)
+    return np.sum(np.abs(u) ** 2 * s) + np.sum(np.abs(vt) ** 4)
+
+
+def qr_weighted(a):
+    """Q and R are unique (R's diagonal is real): complex weights on both."""
+    q, r = np.linalg.qr(a)
+    return np.sum(np.real(q * _weights(q))) + np.sum(np.abs(r * np.conj(_weights(r))) ** 2)
+
+
+def _factor_weighted(factor):
+    return np.sum(np.real(factor * _weights(factor))) + np.sum(np.abs(factor) ** 3)
+
+
+def cholesky_weighted(a):
+    return _factor_weighted(np.linalg.cholesky(a))
+
+
+def cholesky_upper_weighted(a):
+    return _factor_weighted(np.linalg.cholesky(a, upper=True))
+
+
+def lstsq_weighted(a):
+    x, residuals, rank, s = np.linalg.lstsq(a, B_COMPLEX)
+    return np.sum(np.real(x * _weights(x))) + np.sum(residuals) + np.sum(s ** 2)
+
+
+B_COMPLEX = zrand(5, 2, seed=3)
+
+
+def zrow(name, fn, z, order2=True):
+    return pytest.param(fn, z, order2, id=f"{name}-{_shapes((z,))}-{z.dtype}")
+
+
+COMPLEX_ROWS = [
+    zrow("eigh", eigh_phase_free, zrand(3, 3)),  # a general matrix: eigh reads its lower triangle
+    zrow("eigh[UPLO=U]", eigh_upper_phase_free, zrand(3, 3)),
+    zrow("eigh", eigh_phase_free, zrand(2, 3, 3)),
+    zrow("eigh[projector]", eigh_projector, hpd(3, 3)),
+    zrow("eigh[z+z^H]", eigh_of_hermitian_part, zrand(3, 3)),
+    zrow("eigvalsh", lambda a: np.sum(np.linalg.eigvalsh(a) ** 3), zrand(3, 3)),
+    zrow("eigvalsh[UPLO=U]", lambda a: np.sum(np.linalg.eigvalsh(a, "U") ** 3), zrand(3, 3)),
+    zrow("eigvalsh", lambda a: np.sum(np.linalg.eigvalsh(a) ** 3), zrand(2, 3, 3)),
+    zrow("eig", eig_phase_free, zrand(3, 3)),
+    zrow("eig", eig_phase_free, zrand(2, 3, 3)),
+    zrow("eig[real,complex-eigenvalues]", eig_phase_free, complex_spectrum(3)),
+    zrow("eigvals", lambda a: np.sum(np.abs(np.linalg.eigvals(a)) ** 3), zrand(3, 3)),
+    zrow("eigvals[real,complex-eigenvalues]", lambda a: np.sum(np.real(np.linalg.eigvals(a) ** 3 * (1 + 2j))),
+         complex_spectrum(3, seed=1)),
+    zrow("svd[tall]", svd_phase_free, zrand(4, 3)),
+    zrow("svd[wide]", svd_phase_free, zrand(3, 4)),
+    zrow("svd[square]", svd_phase_free, zrand(3, 3)),
+    zrow("svd[batched]", svd_phase_free, zrand(2, 4, 3)),
+    zrow("svd[truncated]", svd_truncated, zrand(4, 3)),
+    zrow("svd[truncated]", svd_truncated, zrand(3, 4)),
+    zrow("svd[polar]", svd_polar, zrand(4, 3)),
+    zrow("svd[polar]", svd_polar, zrand(2, 3, 4)),
+    zrow("svd[square-default]", svd_square_default, zrand(3, 3)),
+    zrow("svd[compute_uv=False]", lambda a: np.sum(np.linalg.svd(a, compute_uv=False) ** 3), zrand(2, 3, 4)),
+    zrow("qr[tall]", qr_weighted, zrand(4, 3)),
+    zrow("qr[wide]", qr_weighted, zrand(3, 5)),
+    zrow("qr[square]", qr_weighted, zrand(3, 3)),
+    zrow("qr[batched]", qr_weighted, zrand(2, 4, 3)),
+    zrow("qr[mode=r]", lambda a: np.sum(np.abs(np.linalg.qr(a, mode="r")) ** 3), zrand(4, 3)),
+    zrow("cholesky", cholesky_weighted, hpd(3, 3)),
+    zrow("cholesky[non-hermitian-input]", cholesky_weighted, hpd(3, 3) + 0.2 * zrand(3, 3)),
+    zrow("cholesky[upper]", cholesky_upper_weighted, hpd(3, 3) + 0.2 * zrand(3, 3)),
+    zrow("cholesky", cholesky_weighted, hpd(2, 3, 3)),
+    zrow("pinv[tall]", lambda a: np.sum(np.real(np.linalg.pinv(a) * _weights(a.T))), zrand(4, 3)),
+    zrow("pinv[wide]", lambda a: np.sum(np.abs(np.linalg.pinv(a)) ** 2), zrand(2, 4)),
+    zrow("pinv[batched]", lambda a: np.sum(np.abs(np.linalg.pinv(a)) ** 2), zrand(2, 4, 3)),
+    zrow("lstsq", lstsq_weighted, zrand(5, 3)),
+    zrow("norm[nuc]", lambda a: np.linalg.norm(a, "nuc"), zrand(4, 3)),
+    zrow("norm[ord=2]", lambda a: np.linalg.norm(a, 2), zrand(3, 4)),
+    zrow("norm[ord=-2]", lambda a: np.linalg.norm(a, -2), zrand(4, 3)),
+    zrow("norm[nuc,axis=(2,0),keepdims]", lambda a: np.sum(np.linalg.norm(a, "nuc", (2, 0), True) ** 2),
+         zrand(3, 2, 4)),
+    zrow("norm[ord=2,axis=(1,2)]", lambda a: np.sum(np.sin(np.linalg.norm(a, 2, (1, 2)))), zrand(2, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("fn, z, order2", COMPLEX_ROWS)
+def test_complex_matrices(fn, z, order2):
+    """grad, vjp and jvp against dL/dx - i dL/dy and directional derivatives, and each second order (grad of
+    grad, grad of jvp, jvp of grad) against central differences of the first: the decompositions' gradient
+    code differentiates again for complex matrices too. Functions of eigen- and singular vectors do not
+    depend on their phases (|v|, v v^H, u diag(s) v^H), as the rules require."""
+    check_complex_modes(fn, z, order2=order2)
+
+
+REAL_WITH_COMPLEX_COTANGENTS = [
+    ("eigh", lambda a: np.sum(np.real(np.linalg.eigh(a)[1] ** 2 * (1 + 2j)) + np.real(np.linalg.eigh(a)[0] * 1j)),
+     spd(3, 3)),
+    ("svd", lambda a: np.sum(np.real(svd_rebuild(a) * (0.5 - 1j) * A23.T[:, :3].sum())), rand(4, 3)),
+    ("qr", lambda a: np.sum(np.real(np.linalg.qr(a)[0] * _weights(a))) + np.sum(np.imag(np.linalg.qr(a)[1] * (1 + 2j)) ** 2),
+     rand(4, 3)),
+    ("cholesky", lambda a: np.sum(np.real(np.linalg.cholesky(a) * _weights(a))), spd(3, 3)),
+    ("pinv", lambda a: np.sum(np.real(np.linalg.pinv(a) * _weights(a.T))), rand(4, 3)),
+    ("eig", lambda a: np.sum(np.real(np.linalg.eig(a)[0] * (1 - 1j))), real_spectrum(3)),
+]
+
+
+@pytest.mark.parametrize("fn, a", [(f, a) for _, f, a in REAL_WITH_COMPLEX_COTANGENTS],
+                         ids=[name for name, _, _ in REAL_WITH_COMPLEX_COTANGENTS])
+def test_real_matrices_under_complex_cotangents(fn, a):
+    """A real matrix whose decomposition meets complex numbers downstream: its outputs' cotangents are
+    complex, and the matrix's gradient is the real part of what the rules give (in every mode)."""
+    check_modes(fn, a)
+
+
+@pytest.mark.parametrize("fn, z", [(eigh_phase_free, hpd(3, 3)), (svd_polar, zrand(4, 3)), (qr_weighted, zrand(4, 3)),
+                                   (cholesky_weighted, hpd(3, 3)), (eig_phase_free, zrand(3, 3))],
+                         ids=["eigh", "svd", "qr", "cholesky", "eig"])
+def test_complex64_in_complex64_out(fn, z):
+    assert tg.grad(fn)(z.astype(np.complex64)).dtype == np.complex64
+
+
+def eigh_real_part(a):
+    w, v = np.linalg.eigh(a)
+    return np.sum(np.real(v))
+
+
+def eig_real_part(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(v[..., :, :2]))
+
+
+def svd_u_real_part(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.real(u)) + np.sum(s)
+
+
+def svd_vt_imaginary_part(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(np.imag(vt[..., :1, :]))
+
+
+@pytest.mark.parametrize("fn, a", [(eigh_real_part, hpd(3, 3)), (eig_real_part, zrand(3, 3)),
+                                   (eig_real_part, complex_spectrum(3)), (svd_u_real_part, zrand(4, 3)),
+                                   (svd_vt_imaginary_part, zrand(2, 3, 4))],
+                         ids=["eigh", "eig", "eig[real,complex-eigenvalues]", "svd[u]", "svd[vt]"])
+def test_a_loss_that_depends_on_complex_vectors_phases_is_refused(fn, a):
+    """LAPACK picks each complex eigenvector's (singular pair's) phase; the rules hold for losses that do not
+    depend on it, and refuse one that does (as PyTorch does) rather than give a gradient that is not its."""
+    with pytest.raises(tg.TapegenError, match="phases of complex eigenvectors or singular vectors"):
+        tg.grad(fn)(a)
+
+
+def eig_real_eigenvector(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(np.real(v[:, np.argmin(np.abs(np.imag(w)))]) ** 3)  # the real eigenvalue 3's: real, up to sign
+
+
+def test_the_real_eigenvector_of_a_real_matrix_is_not_refused():
+    """A real matrix's eigenvector of a real eigenvalue has no phase to choose, even when others are complex."""
+    check_modes(eig_real_eigenvector, complex_spectrum(3))

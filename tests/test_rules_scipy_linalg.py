@@ -11,7 +11,7 @@ import pytest
 import tapegen as tg
 from modes import check_modes
 from rule_rows import Row
-from test_complex import convention_gradient
+from test_complex import check_complex_modes, convention_gradient
 
 sl = pytest.importorskip("scipy.linalg")
 from tapegen.rules import scipy_linalg  # noqa: E402 (after the skip: it imports SciPy)
@@ -168,3 +168,86 @@ def test_complex_gradient_is_df_dx_minus_i_df_dy(f):
 def test_unsupported_options_are_errors_not_wrong_numbers(call, a, match):
     with pytest.raises(tg.TapegenError, match=match):
         tg.grad(lambda a: np.sum(call(a)))(a)
+
+
+# --- complex matrices: the factorizations of a Hermitian matrix, svd and qr, in every mode --------
+
+HPD = Z @ np.conj(Z.T)  # Hermitian positive definite (Z is near 3 I)
+NEAR_HPD = HPD + 0.3 * ZB @ W.T  # not Hermitian: each function reads its own triangle
+ZTALL = RNG.standard_normal((4, 3)) + 1j * RNG.standard_normal((4, 3))
+WEIGHTS = {shape: RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape) for shape in [(3, 3), (4, 3), (3, 2)]}
+
+
+def weighted(x):
+    """A real number from a complex array, with fixed complex weights (no phase-free reading needed)."""
+    return np.sum(np.real(x * WEIGHTS[np.shape(x)])) + np.sum(np.abs(x) ** 3)
+
+
+def scipy_eigh_phase_free(a):
+    w, v = sl.eigh(a)
+    return np.sum(w * np.arange(1.0, 4.0)) + np.sum(np.abs(v) ** 3)
+
+
+def scipy_eigh_upper_phase_free(a):
+    w, v = sl.eigh(a, lower=False)
+    return np.sum(w ** 2) + np.sum(np.abs(v[0]) ** 2 * np.arange(3.0))
+
+
+def scipy_svd_phase_free(a):
+    u, s, vt = sl.svd(a, full_matrices=False)
+    return np.sum(np.abs(u) ** 3) + np.sum(s * np.arange(1.0, 4.0)) + np.sum(np.real(u @ vt * WEIGHTS[(4, 3)]))
+
+
+def scipy_qr_weighted(a):
+    q, r = sl.qr(a, mode="economic")
+    return weighted(q) + weighted(r)
+
+
+def cho_solve_of(a):
+    return weighted(sl.cho_solve(sl.cho_factor(a), W))
+
+
+def cho_solve_lower_of(a):
+    return weighted(sl.cho_solve(sl.cho_factor(a, lower=True), W))
+
+
+def cho_solve_rhs(b):
+    return weighted(sl.cho_solve(sl.cho_factor(HPD), b))
+
+
+COMPLEX_ROWS = [
+    ("eigh-lower", scipy_eigh_phase_free, NEAR_HPD),
+    ("eigh-upper", scipy_eigh_upper_phase_free, NEAR_HPD),
+    ("eigvalsh", lambda a: np.sum(sl.eigvalsh(a) ** 3), NEAR_HPD),
+    ("eigvalsh-upper", lambda a: np.sum(sl.eigvalsh(a, lower=False) ** 3), NEAR_HPD),
+    ("svd-(4,3)", scipy_svd_phase_free, ZTALL),
+    ("qr-economic-(4,3)", scipy_qr_weighted, ZTALL),
+    ("cholesky-upper", lambda a: weighted(sl.cholesky(a)), NEAR_HPD),
+    ("cholesky-lower", lambda a: weighted(sl.cholesky(a, lower=True)), NEAR_HPD),
+    ("cho_factor", lambda a: weighted(sl.cho_factor(a)[0]), NEAR_HPD),
+    ("cho_solve-upper", cho_solve_of, NEAR_HPD),
+    ("cho_solve-lower", cho_solve_lower_of, NEAR_HPD),
+    ("cho_solve-b", cho_solve_rhs, W),
+    ("solve-her", lambda a: weighted(sl.solve(a, W, assume_a="her")), NEAR_HPD),
+    ("solve-pos-lower", lambda a: weighted(sl.solve(a, W, assume_a="pos", lower=True)), NEAR_HPD),
+    ("solve-sym", lambda a: weighted(sl.solve(a, W, assume_a="sym")), NEAR_HPD),
+    ("inv-pos", lambda a: weighted(sl.inv(a, assume_a="pos")), NEAR_HPD),
+]
+
+
+@pytest.mark.parametrize("f, z", [(f, z) for _, f, z in COMPLEX_ROWS], ids=[name for name, _, _ in COMPLEX_ROWS])
+def test_complex_matrices_in_every_mode(f, z):
+    """grad, vjp and jvp against dL/dx - i dL/dy and directional derivatives, and grad of grad, grad of jvp
+    and jvp of grad (tests/test_complex.py's check_complex_modes). 'her' and 'pos' read a Hermitian matrix
+    from one triangle (the real part of its diagonal), 'sym' a complex symmetric one."""
+    check_complex_modes(f, z)
+
+
+def scipy_eigh_real_part(a):
+    w, v = sl.eigh(a)
+    return np.sum(np.real(v))
+
+
+def test_a_loss_that_depends_on_complex_eigenvectors_phases_is_refused():
+    with pytest.raises(tg.TapegenError, match="phases of complex eigenvectors"):
+        tg.grad(scipy_eigh_real_part)(HPD)

@@ -485,6 +485,8 @@ class Expressions:
         operand = self.expr(node.operand)
         if isinstance(node.op, ast.USub) and isinstance(operand, Const) and isinstance(operand.value, (int, float)):
             return Const(-operand.value)
+        if isinstance(node.op, ast.Not) and isinstance(operand, Const) and isinstance(operand.value, _PLAIN):
+            return Const(not operand.value)  # `if not compute_uv:` with a constant: decided when transforming
         return self.emit(rules.lookup(UNARYOPS[type(node.op)]), [operand], {}, node, target)
 
     def expr_Compare(self, node, target):

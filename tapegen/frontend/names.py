@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from ..ir import Var
 
-# Locals every generated function may use besides the names it imports.
+# Locals every generated function may use besides the names it imports. `_` takes the outputs a backward
+# statement drops (`_, g_v = einsum_vjp(...)`): a user's own `_` (`_, v = np.linalg.eigh(a)`) is renamed, or a
+# later rule reading it would read that dropped cotangent instead.
 GENERATED_LOCALS = frozenset({"tape", "residuals", "cotangents", "value", "SPANS", "GENERIC", "GUARD_DTYPES",
-                              "ndarray", "record"})
+                              "ndarray", "record", "_"})
 
 
 def reserved_names(generated_locals: bool = True) -> "Reserved":

@@ -7,14 +7,22 @@ Matrix rules work on stacks of matrices (the last two axes) and keep the input's
 dtype. Multi-output functions (`sign, logdet = np.linalg.slogdet(a)`) read `y`
 and `g` as tuples; an unused output's cotangent is None (or missing from a
 `Cotree` when the result was indexed). Decompositions whose outputs are defined
-only up to sign (eigenvectors, singular vectors) have the usual rules: the
-gradient is exact for functions of the outputs that do not depend on that
-choice, such as `np.sum(v ** 2 * w)` or `u @ np.diag(s) @ vt`.
+only up to sign, or for a complex matrix up to a phase (eigenvectors, singular
+vectors), have the usual rules: the gradient is exact for functions of the
+outputs that do not depend on that choice, such as `np.sum(np.abs(v) ** 2 * w)`
+or `u @ np.diag(s) @ vt`.
+
+Complex matrices follow docs/faq.md's convention: a rule pairs with its tangent
+by Re(sum(g * dy)), no conjugate. The decompositions are written once for real
+and complex matrices, with conjugate transposes (`_h`) where the real formulas
+transpose; several work in conj(g), the cotangent of the usual complex formulas
+written with ^H, and conjugate their result back.
 
 Functions that read one triangle of their input (eigh, eigvalsh, cholesky)
 get cotangents in that triangle only, since changing the other triangle
 changes nothing; for an input built symmetric (`a + a.T`) this is the same
-gradient as the symmetric one.
+gradient as the symmetric one. For a complex matrix the triangle stands for a
+Hermitian matrix, whose diagonal is the real part of the input's (LAPACK's).
 """
 import operator
 import string
@@ -133,6 +141,11 @@ def _safe_reciprocal(s):
     return np.divide(1, s, out=np.zeros_like(s), where=s != 0)
 
 
+def _h(x):
+    """The conjugate transpose of each matrix in a stack (the transpose of a real one)."""
+    return _conj(linalg_mT(x))
+
+
 def _one_triangle(s, uplo):
     """The cotangent of a function that reads only the `uplo` triangle of a symmetric matrix.
 
@@ -151,18 +164,23 @@ def _symmetric_from(a, uplo):
     return np.triu(a) + linalg_mT(np.triu(a, 1))
 
 
-def _require_real(w, name):
-    if np.iscomplexobj(w):
-        raise TapegenError(f"{name} returned complex eigenvalues; tapegen differentiates it only where they "
-                           f"are real", hint="for a symmetric matrix use np.linalg.eigh / eigvalsh")
+def _hermitian_triangle(s, uplo):
+    """The cotangent of a function that reads only the `uplo` triangle of a Hermitian matrix.
+
+    `s` is the cotangent with respect to the full Hermitian matrix; entry (i, j) of the read
+    triangle stands for (i, j) and, conjugated, for (j, i). LAPACK reads only the real part of
+    the diagonal. For a real `s` this is `_one_triangle`.
+    """
+    both = s + _h(s)
+    strict = np.tril(both, -1) if uplo.upper() == "L" else np.triu(both, 1)
+    return strict + np.real(s) * _eye(s)
 
 
-def _real_only(x, name):
-    """Refuse a complex matrix in a rule written for real ones: no silently wrong gradient."""
-    if np.iscomplexobj(x):
-        raise TapegenError(f"tapegen differentiates {name} of real matrices only (got {np.result_type(x)})",
-                           hint="differentiate it through real parameters, or register your own rule "
-                                "with tapegen.register_vjp")
+def _hermitian_from(a, uplo):
+    """The Hermitian matrix a function reading only the `uplo` triangle of `a` sees (LAPACK's eigh and
+    cholesky: the strict triangle, its conjugate transpose, the real part of the diagonal)."""
+    strict = np.tril(a, -1) if uplo.upper() == "L" else np.triu(a, 1)
+    return strict + _h(strict) + np.real(a) * _eye(a)
 
 
 def _scalar_product_cotangent(x_shape, other, g):
@@ -289,13 +307,13 @@ def outer_jvp_b(a, b_dot):
 
 
 @table.vjp(np.vdot, "a")
-def vdot_vjp_a(a_shape, b, g):
-    return np.reshape(g * np.ravel(b), a_shape)
+def vdot_vjp_a(a_shape, b, g):  # vdot(a, b) = sum(conj(a) b) is conjugate-linear in a
+    return np.reshape(_conj(g * np.ravel(b)), a_shape)
 
 
 @table.vjp(np.vdot, "b")
 def vdot_vjp_b(a, b_shape, g):
-    return np.reshape(g * np.ravel(a), b_shape)
+    return np.reshape(g * _conj(np.ravel(a)), b_shape)
 
 
 @table.jvp(np.vdot, "a")
@@ -669,19 +687,19 @@ def inv_jvp(a_dot, y):
 
 @table.vjp(np.linalg.pinv, "a")
 def pinv_vjp(a, y, g):
-    """Golub & Pereyra, where the rank is locally constant, for X = pinv(A):
-    -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A)."""
-    _real_only(y, "np.linalg.pinv")
-    xt, gt = linalg_mT(y), linalg_mT(g)
-    return -xt @ g @ xt + (gt - a @ (y @ gt)) @ (y @ xt) + (xt @ y) @ (gt - (gt @ y) @ a)
+    """Golub & Pereyra, where the rank is locally constant, for X = pinv(A), in G = conj(g) (for a complex
+    A the formula reads with conjugate transposes) and conjugated back:
+    conj(-X^H G X^H + (I - A X) G^H X X^H + X^H X G^H (I - X A))."""
+    xh, gh = _h(y), linalg_mT(g)  # G^H is g^T
+    g = _conj(g)
+    return _conj(-xh @ g @ xh + (gh - a @ (y @ gh)) @ (y @ xh) + (xh @ y) @ (gh - (gh @ y) @ a))
 
 
 @table.jvp(np.linalg.pinv, "a")
 def pinv_jvp(a, a_dot, y):
-    """dX = -X dA X + X X^T dA^T (I - A X) + (I - X A) dA^T X^T X, for X = pinv(A)."""
-    _real_only(y, "np.linalg.pinv")
-    xt, dt = linalg_mT(y), linalg_mT(a_dot)
-    return -y @ a_dot @ y + (y @ xt) @ (dt - (dt @ a) @ y) + (dt - y @ (a @ dt)) @ (xt @ y)
+    """dX = -X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X, for X = pinv(A)."""
+    xh, dh = _h(y), _h(a_dot)
+    return -y @ a_dot @ y + (y @ xh) @ (dh - (dh @ a) @ y) + (dh - y @ (a @ dh)) @ (xh @ y)
 
 
 # --- solve and lstsq ----------------------------------------------------------------------------
@@ -743,10 +761,10 @@ def lstsq_vjp_a(a, b, y, g):
         b_columns = b[:, None] if np.ndim(b) == 1 else b
         result = result + pinv_vjp(a, pinv, g_columns @ linalg_mT(b_columns))
     if _has_residuals(y, g_residuals):  # r is orthogonal to a's columns, so x's change does not count
-        result = result - 2 * (r * g_residuals) @ linalg_mT(x)
+        result = result - 2 * (_conj(r) * np.real(g_residuals)) @ linalg_mT(x)
     if g_s is not None:
         u, _, vt = np.linalg.svd(a, full_matrices=False)
-        result = result + (u * g_s[..., None, :]) @ vt
+        result = result + (_conj(u) * np.real(g_s)[..., None, :]) @ _conj(vt)
     return result
 
 
@@ -758,7 +776,7 @@ def lstsq_vjp_b(a, b, y, g):
     if g_x is not None:
         result = result + linalg_mT(pinv) @ g_x
     if _has_residuals(y, g_residuals):
-        result = result + 2 * np.reshape(r * g_residuals, np.shape(b))
+        result = result + 2 * np.reshape(_conj(r) * np.real(g_residuals), np.shape(b))
     return result
 
 
@@ -766,9 +784,9 @@ def lstsq_vjp_b(a, b, y, g):
 def lstsq_jvp_a(a, a_dot, b, y):
     pinv, x, r = _lstsq_parts(a, b, y)
     x_dot = pinv_jvp(a, a_dot, pinv) @ (b[:, None] if np.ndim(b) == 1 else b)
-    residuals_dot = -2 * np.sum(r * (a_dot @ x), axis=0) if np.size(y[1]) else np.zeros_like(y[1])
+    residuals_dot = -2 * np.sum(np.real(_conj(r) * (a_dot @ x)), axis=0) if np.size(y[1]) else np.zeros_like(y[1])
     u, _, vt = np.linalg.svd(a, full_matrices=False)
-    s_dot = _diagonal(linalg_mT(u) @ a_dot @ linalg_mT(vt))
+    s_dot = np.real(_diagonal(_h(u) @ a_dot @ _h(vt)))
     return np.reshape(x_dot, np.shape(y[0])), residuals_dot, None, s_dot
 
 
@@ -776,7 +794,7 @@ def lstsq_jvp_a(a, a_dot, b, y):
 def lstsq_jvp_b(a, b, b_dot, y):
     pinv, _, r = _lstsq_parts(a, b, y)
     b_dot_columns = b_dot[:, None] if np.ndim(b) == 1 else b_dot
-    residuals_dot = 2 * np.sum(r * b_dot_columns, axis=0) if np.size(y[1]) else np.zeros_like(y[1])
+    residuals_dot = 2 * np.sum(np.real(_conj(r) * b_dot_columns), axis=0) if np.size(y[1]) else np.zeros_like(y[1])
     return pinv @ b_dot, residuals_dot, None, np.zeros_like(y[3])
 
 
@@ -846,7 +864,7 @@ def norm_direction_tangent(x, ord, axes, matrix, t):
     (ord 0, 1, inf, -inf, and the matrix 1, -1, inf, -inf norms) have Hessian 0.
     """
     complex_input = np.iscomplexobj(x) or np.iscomplexobj(t)
-    if complex_input and (ord in (np.inf, -np.inf) or (matrix and ord not in (None, "fro"))):
+    if complex_input and (ord in (np.inf, -np.inf) or (matrix and ord not in (None, "fro", 2, -2, "nuc"))):
         raise TapegenError(f"tapegen has no second derivatives of np.linalg.norm(ord={ord!r}) of a complex array",
                            hint="write the norm out (np.sqrt(np.sum(np.abs(z) ** 2)) for the 2-norm)")
     if matrix and ord in (2, -2, "nuc"):
@@ -893,7 +911,8 @@ def _norm_spectral_gradient(x, ord, axes):
 
 
 def _norm_spectral_tangent(x, ord, axes, t):
-    """The derivative of `_norm_spectral_gradient` along `t`, from the SVD's tangents."""
+    """The derivative of `_norm_spectral_gradient` along `t`, from the SVD's tangents (conjugated for a
+    complex x, as the gradient is)."""
     matrices = np.moveaxis(x, axes, (-2, -1))
     u, s, vt = np.linalg.svd(matrices, full_matrices=False)
     u_dot, _, vt_dot = _svd_tangent(np.moveaxis(t, axes, (-2, -1)), u, s, vt)
@@ -902,7 +921,7 @@ def _norm_spectral_tangent(x, ord, axes, t):
     else:
         k = [0] if ord == 2 else [-1]
         direction = u_dot[..., :, k] @ vt[..., k, :] + u[..., :, k] @ vt_dot[..., k, :]
-    direction = direction * np.any(matrices != 0, axis=(-2, -1), keepdims=True)
+    direction = _conj(direction) * np.any(matrices != 0, axis=(-2, -1), keepdims=True)
     return np.moveaxis(direction, (-2, -1), axes)
 
 
@@ -920,92 +939,130 @@ def norm_jvp(x, x_shape, x_dot, ord, axis, keepdims, y):
 
 # --- eigh, eigvalsh, eig, eigvals ---------------------------------------------------------------
 
+def phase_independent(dependence, size):
+    """Refuse a loss that changes with the phases of complex eigenvectors or singular vectors.
+
+    A complex eigenvector v is as good as v exp(i t), a singular pair u, v as u exp(i t), v exp(i t):
+    LAPACK picks one, and the rules (as autograd's, JAX's, PyTorch's) hold for losses that do not depend
+    on the choice. `dependence[..., k]` is dL/dt for the k-th vector (pair), `size[..., k]` the size of
+    its cotangent; a dependence beyond rounding means the gradient the rules give is not the loss's.
+    """
+    tolerance = np.sqrt(np.finfo(np.result_type(dependence, 1.0)).eps)
+    if np.any(np.abs(dependence) > tolerance * (size + np.finfo(np.result_type(size, 1.0)).tiny)):
+        raise TapegenError("the function depends on the phases of complex eigenvectors or singular vectors, "
+                           "which are arbitrary (v is as good as v * exp(i t)): it has no gradient",
+                           hint="differentiate what does not depend on them: the values, np.abs(v), "
+                                "v @ v.conj().T, u @ np.diag(s) @ vh")
+
+
+def _phase_dependence(v, g_v):
+    """(dL/dt for each column v_k turned by exp(i t), the size of its cotangent): -Im(v_k^T g_k), |g_k|."""
+    return -np.imag(np.sum(v * g_v, axis=-2)), np.sqrt(np.sum(np.abs(g_v) ** 2, axis=-2))
+
+
 def _eigh_cotangent(w, v, g_w, g_v):
-    """V (diag(g_w) + F * (V^T g_v)) V^T, F[i, j] = 1 / (w_j - w_i): the cotangent of the symmetric matrix."""
+    """conj(V) (diag(g_w) + F * (V^T g_v)) V^T, F[i, j] = 1 / (w_j - w_i): the cotangent of the Hermitian
+    matrix (symmetric for a real one). An imaginary part of g_w, the cotangent of real eigenvalues, goes
+    when `_hermitian_triangle` keeps the Hermitian part."""
     middle = np.zeros_like(v)
+    if g_v is not None and np.iscomplexobj(v):
+        dependence, size = _phase_dependence(v, g_v)
+        phase_independent(dependence, size)
     if g_v is not None:
         middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
     if g_w is not None:
         middle = middle + _diag(g_w)
-    return v @ middle @ linalg_mT(v)
+    return _conj(v) @ middle @ linalg_mT(v)
+
+
+def _eigh_tangent(w, v, a_dot):
+    """(dw, dV) of a = V diag(w) V^H along the Hermitian a_dot: P = V^H a_dot V, dw = diag(P) (real),
+    dV = V (F * P), whose columns keep their phase (diag(V^H dV) = 0)."""
+    p = _h(v) @ a_dot @ v
+    return np.real(_diagonal(p)).copy(), v @ (_gap_inverse(w) * p)
 
 
 @table.vjp(np.linalg.eigh, "a")
 def eigh_vjp(UPLO, y, g):
     w, v = y
-    _real_only(v, "np.linalg.eigh")
     g_w, g_v = _cotangents(g, 2)
-    return _one_triangle(_eigh_cotangent(w, v, g_w, g_v), UPLO)
+    return _hermitian_triangle(_eigh_cotangent(w, v, g_w, g_v), UPLO)
 
 
 @table.jvp(np.linalg.eigh, "a")
 def eigh_jvp(a_dot, UPLO, y):
-    w, v = y
-    _real_only(v, "np.linalg.eigh")
-    p = linalg_mT(v) @ _symmetric_from(a_dot, UPLO) @ v
-    return _diagonal(p).copy(), v @ (_gap_inverse(w) * p)
+    return _eigh_tangent(y[0], y[1], _hermitian_from(a_dot, UPLO))
 
 
 @table.vjp(np.linalg.eigvalsh, "a")
 def eigvalsh_vjp(a, UPLO, g):
-    _real_only(a, "np.linalg.eigvalsh")
     w, v = np.linalg.eigh(a, UPLO)
-    return _one_triangle(_eigh_cotangent(w, v, g, None), UPLO)
+    return _hermitian_triangle(_eigh_cotangent(w, v, g, None), UPLO)
 
 
 @table.jvp(np.linalg.eigvalsh, "a")
 def eigvalsh_jvp(a, a_dot, UPLO):
-    _real_only(a, "np.linalg.eigvalsh")
     _, v = np.linalg.eigh(a, UPLO)
-    return np.einsum("...ji,...jk,...ki->...i", v, _symmetric_from(a_dot, UPLO), v)
+    return np.real(np.einsum("...ji,...jk,...ki->...i", _conj(v), _hermitian_from(a_dot, UPLO), v))
 
 
-def _eig_cotangent(w, v, g_w, g_v):
-    """V^-T (diag(g_w) + F * (V^T g_v')) V^T for unit-norm eigenvectors, where g_v' is g_v with each
-    column's component along its eigenvector removed (the normalisation fixes that direction)."""
+def _eig_cotangent(w, v, g_w, g_v, free):
+    """V^-T (diag(g_w) + F * (V^T g_v')) V^T for unit-norm eigenvectors, where g_v' = g_v - conj(V)
+    diag(1^T (V * g_v)) is the cotangent of V before each column was normalised: dV loses its part
+    along V, diag(V^H dV) = 0 (the length is fixed; the phase, free where `free` says, is kept)."""
     middle = np.zeros_like(v)
+    if g_v is not None and np.iscomplexobj(v):
+        dependence, size = _phase_dependence(v, g_v)
+        phase_independent(dependence * free, size)
     if g_v is not None:
-        g_v = g_v - v * np.sum(v * g_v, axis=-2, keepdims=True)
+        g_v = g_v - _conj(v) * np.sum(v * g_v, axis=-2, keepdims=True)
         middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
     if g_w is not None:
         middle = middle + _diag(g_w)
     return np.linalg.solve(linalg_mT(v), middle @ linalg_mT(v))
 
 
+def _eig_tangent(w, v, a_dot):
+    """(dw, dV) of a = V diag(w) V^-1: P = V^-1 a_dot V, dw = diag(P), dV = V (F * P) less its part
+    along each column (diag(V^H dV) = 0, as `_eig_cotangent` assumes)."""
+    p = np.linalg.solve(v, a_dot @ v)
+    v_dot = v @ (_gap_inverse(w) * p)
+    return _diagonal(p).copy(), v_dot - v * np.sum(_conj(v) * v_dot, axis=-2, keepdims=True)
+
+
 def _eig_matching(a, w):
     """Eigenvectors of `a` in the order of the eigenvalues `w` (eigvals and eig may order them differently)."""
     w_all, v = np.linalg.eig(a)
-    _require_real(w_all, "np.linalg.eigvals")
     order = np.argmin(np.abs(w[..., :, None] - w_all[..., None, :]), axis=-1)
     return np.take_along_axis(v, order[..., None, :], axis=-1)
 
 
+def free_phases(w, a_meta):
+    """Which eigenvectors have a free phase: all of a complex matrix's; of a real one's, those of its
+    complex eigenvalues (the others are real, up to sign)."""
+    if np.dtype(a_meta[1]).kind == "c":
+        return np.ones(np.shape(w), dtype=bool)
+    return np.imag(w) != 0
+
+
 @table.vjp(np.linalg.eig, "a")
-def eig_vjp(y, g):
-    w, v = y
-    _require_real(w, "np.linalg.eig")
+def eig_vjp(a_meta, y, g):  # a real `a` may have complex eigenvalues: its cotangent is the real part
     g_w, g_v = _cotangents(g, 2)
-    return _eig_cotangent(w, v, g_w, g_v)
+    return real_like(_eig_cotangent(y[0], y[1], g_w, g_v, free_phases(y[0], a_meta)), a_meta)
 
 
 @table.jvp(np.linalg.eig, "a")
 def eig_jvp(a_dot, y):
-    w, v = y
-    _require_real(w, "np.linalg.eig")
-    p = np.linalg.solve(v, a_dot @ v)
-    v_dot = v @ (_gap_inverse(w) * p)
-    return _diagonal(p).copy(), v_dot - v * np.sum(v * v_dot, axis=-2, keepdims=True)
+    return _eig_tangent(y[0], y[1], a_dot)
 
 
 @table.vjp(np.linalg.eigvals, "a")
 def eigvals_vjp(a, y, g):
-    _require_real(y, "np.linalg.eigvals")
-    return _eig_cotangent(y, _eig_matching(a, y), g, None)
+    return real_like(_eig_cotangent(y, _eig_matching(a, y), g, None, None), a)
 
 
 @table.jvp(np.linalg.eigvals, "a")
 def eigvals_jvp(a, a_dot, y):
-    _require_real(y, "np.linalg.eigvals")
     v = _eig_matching(a, y)
     return _diagonal(np.linalg.solve(v, a_dot @ v)).copy()
 
@@ -1013,28 +1070,29 @@ def eigvals_jvp(a, a_dot, y):
 # --- cholesky -----------------------------------------------------------------------------------
 
 def _lower_half_diagonal(x):
-    """The lower triangle of x with its diagonal halved (Murray's Phi)."""
-    return np.tril(x) - 0.5 * x * _eye(x)
+    """The strict lower triangle of x and half its diagonal's real part (Murray's Phi; the diagonal of a
+    Hermitian x, and of L's tangent, is real)."""
+    return np.tril(x, -1) + 0.5 * np.real(x) * _eye(x)
 
 
 @table.vjp(np.linalg.cholesky, "a")
 def cholesky_vjp(upper, y, g):
-    _real_only(y, "np.linalg.cholesky")
-    l, g_l = (linalg_mT(y), linalg_mT(g)) if upper else (y, g)
+    """a = L L^H: S = L^-T Phi(L^T g) conj(L)^-1 on the triangle read (Murray's rule, conjugated for the
+    convention); U = L^H for upper=True, whose cotangent is g^H as L's."""
+    l, g_l = (_h(y), _h(g)) if upper else (y, g)
     middle = _lower_half_diagonal(linalg_mT(l) @ g_l)
-    s = np.linalg.solve(linalg_mT(l), middle)  # L^-T Phi(L^T g) L^-1, two solves
-    s = linalg_mT(np.linalg.solve(linalg_mT(l), linalg_mT(s)))
-    return _one_triangle(s, "U" if upper else "L")
+    s = np.linalg.solve(linalg_mT(l), middle)  # two solves
+    s = linalg_mT(np.linalg.solve(_h(l), linalg_mT(s)))
+    return _hermitian_triangle(s, "U" if upper else "L")
 
 
 @table.jvp(np.linalg.cholesky, "a")
 def cholesky_jvp(a_dot, upper, y):
-    _real_only(y, "np.linalg.cholesky")
-    l = linalg_mT(y) if upper else y
-    a_dot = _symmetric_from(a_dot, "U" if upper else "L")
-    middle = np.linalg.solve(l, linalg_mT(np.linalg.solve(l, a_dot)))  # L^-1 dA L^-T
+    l = _h(y) if upper else y
+    a_dot = _hermitian_from(a_dot, "U" if upper else "L")
+    middle = np.linalg.solve(l, _h(np.linalg.solve(l, a_dot)))  # L^-1 dA L^-H
     l_dot = l @ _lower_half_diagonal(middle)
-    return linalg_mT(l_dot) if upper else l_dot
+    return _h(l_dot) if upper else l_dot
 
 
 # --- svd ----------------------------------------------------------------------------------------
@@ -1046,40 +1104,67 @@ def _svd_reduced(a_shape, full_matrices):
                                                        "or rows of vt are not determined by the matrix)")
 
 
+def _svd_phase_dependence(u, vt, g_u, g_vt):
+    """`_phase_dependence` for the pairs u_k, v_k turned together (vt's rows by exp(-i t))."""
+    dependence, size = 0, 0
+    if g_u is not None:
+        dependence, size = _phase_dependence(u, g_u)
+    if g_vt is not None:
+        dependence_v, size_v = _phase_dependence(_h(vt), _h(g_vt))
+        dependence, size = dependence + dependence_v, size + size_v
+    return dependence, size
+
+
 def _svd_cotangent(u, s, vt, g_u, g_s, g_vt):
-    """Townsend's rule for a = U S V^T (reduced), F[i, j] = 1 / (s_j^2 - s_i^2):
-    U [diag(g_s) + (F * (U^T gU - gU^T U)) S + S (F * (V^T gV - gV^T V))] V^T
-    + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)."""
-    v, s_inv, f = linalg_mT(vt), _safe_reciprocal(s), _gap_inverse(s * s)
+    """Townsend's rule for a = U S V^H (reduced), F[i, j] = 1 / (s_j^2 - s_i^2), in G = conj(g) (the
+    complex formulas read with conjugate transposes) and conjugated back:
+    U [diag(g_s) + (F * (J - J^H)) S + S (F * (K - K^H)) + i Im(diag J) S^-1] V^H
+    + (I - U U^H) G_U S^-1 V^H + U S^-1 G_V^H (I - V V^H), with J = U^H G_U, K = V^H G_V, G_V = g_vt^T.
+    Each pair u_i, v_i has a free phase: `_svd_tangent` puts the change of their relative phase in u_i,
+    which is the term in Im(diag J)."""
+    if np.iscomplexobj(u) and (g_u is not None or g_vt is not None):
+        dependence, size = _svd_phase_dependence(u, vt, g_u, g_vt)
+        phase_independent(dependence, size)
+    v, s_inv, f = _h(vt), _safe_reciprocal(s), _gap_inverse(s * s)
     middle = np.zeros(np.shape(s) + np.shape(s)[-1:], dtype=np.result_type(s))
     extra = 0
     if g_s is not None:
-        middle = middle + _diag(g_s)
+        middle = middle + _diag(np.real(g_s))
     if g_u is not None:
-        middle = middle + f * (linalg_mT(u) @ g_u - linalg_mT(g_u) @ u) * s[..., None, :]
-        extra = extra + ((g_u - u @ (linalg_mT(u) @ g_u)) * s_inv[..., None, :]) @ vt
+        g_u = _conj(g_u)
+        j = _h(u) @ g_u
+        middle = middle + f * (j - _h(j)) * s[..., None, :]
+        if np.iscomplexobj(u):
+            middle = middle + _diag(1j * np.imag(_diagonal(j)) * s_inv)
+        extra = extra + ((g_u - u @ (_h(u) @ g_u)) * s_inv[..., None, :]) @ vt
     if g_vt is not None:
         g_v = linalg_mT(g_vt)
-        middle = middle + s[..., :, None] * (f * (vt @ g_v - g_vt @ v))
-        extra = extra + u @ (s_inv[..., :, None] * linalg_mT(g_v - v @ (vt @ g_v)))
-    return u @ middle @ vt + extra
+        k = vt @ g_v
+        middle = middle + s[..., :, None] * (f * (k - _h(k)))
+        extra = extra + u @ (s_inv[..., :, None] * _h(g_v - v @ (vt @ g_v)))
+    return _conj(u @ middle @ vt + extra)
 
 
 def _svd_tangent(a_dot, u, s, vt):
-    """(du, ds, dvt) for a reduced SVD (the JVP counterpart of `_svd_cotangent`)."""
-    v, s_inv, f = linalg_mT(vt), _safe_reciprocal(s), _gap_inverse(s * s)
-    p = linalg_mT(u) @ a_dot @ v
+    """(du, ds, dvt) for a reduced SVD (the JVP counterpart of `_svd_cotangent`): P = U^H a_dot V,
+    ds = Re(diag(P)), du = U (F * (P S + S P^H) + i Im(diag(P)) S^-1), dv = V (F * (S P + P^H S)),
+    and for a tall (wide) matrix the part of du (dv) outside U's (V's) columns."""
+    v, s_inv, f = _h(vt), _safe_reciprocal(s), _gap_inverse(s * s)
+    p = _h(u) @ a_dot @ v
     p_s, s_p = p * s[..., None, :], s[..., :, None] * p
-    u_dot = u @ (f * (p_s + linalg_mT(p_s)))
-    v_dot = v @ (f * (s_p + linalg_mT(s_p)))
+    omega_u = f * (p_s + _h(p_s))
+    if np.iscomplexobj(p):  # the relative phase of u_i and v_i moves: put it in u_i
+        omega_u = omega_u + _diag(1j * np.imag(_diagonal(p)) * s_inv)
+    u_dot = u @ omega_u
+    v_dot = v @ (f * (s_p + _h(s_p)))
     m, n = np.shape(a_dot)[-2:]
     if m > n:
         a_v = a_dot @ v
-        u_dot = u_dot + (a_v - u @ (linalg_mT(u) @ a_v)) * s_inv[..., None, :]
+        u_dot = u_dot + (a_v - u @ (_h(u) @ a_v)) * s_inv[..., None, :]
     if n > m:
-        a_u = linalg_mT(a_dot) @ u
+        a_u = _h(a_dot) @ u
         v_dot = v_dot + (a_u - v @ (vt @ a_u)) * s_inv[..., None, :]
-    return u_dot, _diagonal(p).copy(), linalg_mT(v_dot)
+    return u_dot, np.real(_diagonal(p)).copy(), _h(v_dot)
 
 
 @table.vjp(np.linalg.svd, "a")
@@ -1087,7 +1172,6 @@ def svd_vjp(a, full_matrices, compute_uv, y, g):
     if not compute_uv:  # s_i = Re(u_i^H a v_i): of a complex `a`, the conjugates carry the convention
         u, _, vt = np.linalg.svd(a, full_matrices=False)
         return (_conj(u) * np.real(g)[..., None, :]) @ _conj(vt)
-    _real_only(a, "np.linalg.svd (with compute_uv=True)")
     _svd_reduced(np.shape(a), full_matrices)
     u, s, vt = y
     g_u, g_s, g_vt = _cotangents(g, 3)
@@ -1098,10 +1182,10 @@ def svd_vjp(a, full_matrices, compute_uv, y, g):
 def svd_jvp(a, a_dot, full_matrices, compute_uv, y):
     if not compute_uv:
         u, _, vt = np.linalg.svd(a, full_matrices=False)
-        return np.real(_diagonal(linalg_mT(_conj(u)) @ a_dot @ linalg_mT(_conj(vt)))).copy()
-    _real_only(a, "np.linalg.svd (with compute_uv=True)")
+        return np.real(_diagonal(_h(u) @ a_dot @ _h(vt))).copy()
     _svd_reduced(np.shape(a), full_matrices)
-    return _svd_tangent(a_dot, *y)
+    u, s, vt = y  # (not `*y`: the gradient of this code lowers it, and needs the count of arguments)
+    return _svd_tangent(a_dot, u, s, vt)
 
 
 # --- qr -----------------------------------------------------------------------------------------
@@ -1118,24 +1202,29 @@ def _qr_factors(a, mode, y):
 
 
 def _qr_tall_cotangent(q, r, g_q, g_r):
-    """A = QR with A m x n, m >= n: (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q."""
-    m = r @ linalg_mT(g_r) - linalg_mT(g_q) @ q
-    b = g_q + q @ (np.tril(m) + linalg_mT(np.tril(m, -1)))
-    return linalg_mT(np.linalg.solve(r, linalg_mT(b)))
+    """A = QR with A m x n, m >= n, in G = conj(g) and conjugated back: (G_Q + Q copyltu(M)) R^-H,
+    M = R G_R^H - G_Q^H Q, copyltu(M) = tril(M, -1) + tril(M, -1)^H + Re(diag(M)) (R's diagonal is real)."""
+    g_q, g_r = _conj(g_q), _conj(g_r)
+    m = r @ _h(g_r) - _h(g_q) @ q
+    lower = np.tril(m, -1)
+    b = g_q + q @ (lower + _h(lower) + np.real(m) * _eye(m))
+    return linalg_mT(np.linalg.solve(r, _h(b)))  # conj(b R^-H)
 
 
 def _qr_tall_tangent(q, r, a_dot):
-    """dQ, dR for A = QR, m >= n: B = Q^T dA R^-1, its strictly lower part is Q^T dQ's."""
-    a_dot_r = linalg_mT(np.linalg.solve(linalg_mT(r), linalg_mT(a_dot)))  # dA R^-1
-    b = linalg_mT(q) @ a_dot_r
+    """dQ, dR for A = QR, m >= n: B = Q^H dA R^-1 = Q^H dQ + dR R^-1, where Q^H dQ is anti-Hermitian
+    (its strictly lower part is B's, its diagonal imaginary) and dR R^-1 upper triangular with a real diagonal."""
+    a_dot_r = _h(np.linalg.solve(_h(r), _h(a_dot)))  # dA R^-1
+    b = _h(q) @ a_dot_r
     lower = np.tril(b, -1)
-    omega = lower - linalg_mT(lower)
+    omega = lower - _h(lower)
+    if np.iscomplexobj(b):
+        omega = omega + 1j * np.imag(b) * _eye(b)
     return a_dot_r - q @ (b - omega), (b - omega) @ r
 
 
 @table.vjp(np.linalg.qr, "a")
 def qr_vjp(a, mode, y, g):
-    _real_only(a, "np.linalg.qr")
     q, r = _qr_factors(a, mode, y)
     g_q, g_r = (None, g) if mode == "r" else _cotangents(g, 2)
     g_q = np.zeros_like(q) if g_q is None else g_q
@@ -1143,22 +1232,21 @@ def qr_vjp(a, mode, y, g):
     m, n = np.shape(a)[-2:]
     if m >= n:
         return _qr_tall_cotangent(q, r, g_q, g_r)
-    # a = [X | Y] with X square: X = Q R[:, :m] and R[:, m:] = Q^T Y.
+    # a = [X | Y] with X square: X = Q R[:, :m] and R[:, m:] = Q^H Y.
     g_rest = g_r[..., :, m:]
-    g_x = _qr_tall_cotangent(q, r[..., :, :m], g_q + a[..., :, m:] @ linalg_mT(g_rest), g_r[..., :, :m])
-    return np.concatenate([g_x, q @ g_rest], axis=-1)
+    g_x = _qr_tall_cotangent(q, r[..., :, :m], g_q + _conj(a[..., :, m:] @ linalg_mT(g_rest)), g_r[..., :, :m])
+    return np.concatenate([g_x, _conj(q) @ g_rest], axis=-1)
 
 
 @table.jvp(np.linalg.qr, "a")
 def qr_jvp(a, a_dot, mode, y):
-    _real_only(a, "np.linalg.qr")
     q, r = _qr_factors(a, mode, y)
     m, n = np.shape(a)[-2:]
     if m >= n:
         q_dot, r_dot = _qr_tall_tangent(q, r, a_dot)
     else:
         q_dot, r_left = _qr_tall_tangent(q, r[..., :, :m], a_dot[..., :, :m])
-        r_right = linalg_mT(q_dot) @ a[..., :, m:] + linalg_mT(q) @ a_dot[..., :, m:]
+        r_right = _h(q_dot) @ a[..., :, m:] + _h(q) @ a_dot[..., :, m:]
         r_dot = np.concatenate([r_left, r_right], axis=-1)
     return r_dot if mode == "r" else (q_dot, r_dot)
 
@@ -1299,20 +1387,21 @@ if hasattr(np.linalg, "vector_norm"):
         return np.linalg.trace(x_dot, offset=offset)
 
     def linalg_vecdot_cotangent(x_shape, other, axis, g):
-        """The cotangent of x in vecdot(x, other) or vecdot(other, x) (real arrays), each with its
-        vectors along its own `axis`, the other axes broadcasting."""
-        moved = list(x_shape)
-        moved.append(moved.pop(axis))
-        part = unbroadcast(np.expand_dims(g, -1) * np.moveaxis(other, axis, -1), tuple(moved))
+        """The cotangent of x2 in vecdot(other', x2) = sum(conj(other') x2) with other = conj(other'),
+        each with its vectors along its own `axis`, the other axes broadcasting; conjugated, that of x1
+        in vecdot(x1, other) (conjugate-linear in x1)."""
+        at = axis % len(x_shape)  # x's shape with `axis` moved last (no list.pop: this code lowers again)
+        moved = tuple(x_shape[:at]) + tuple(x_shape[at + 1:]) + (x_shape[at],)
+        part = unbroadcast(np.expand_dims(g, -1) * np.moveaxis(other, axis, -1), moved)
         return np.moveaxis(part, -1, axis)
 
     @table.vjp(np.linalg.vecdot, "x1")
     def linalg_vecdot_vjp_x1(x1_shape, x2, axis, g):
-        return linalg_vecdot_cotangent(x1_shape, x2, axis, g)
+        return _conj(linalg_vecdot_cotangent(x1_shape, x2, axis, g))
 
     @table.vjp(np.linalg.vecdot, "x2")
     def linalg_vecdot_vjp_x2(x1, x2_shape, axis, g):
-        return linalg_vecdot_cotangent(x2_shape, x1, axis, g)
+        return linalg_vecdot_cotangent(x2_shape, _conj(x1), axis, g)
 
     @table.jvp(np.linalg.vecdot, "x1")
     def linalg_vecdot_jvp_x1(x1_dot, x2, axis):
@@ -1323,12 +1412,12 @@ if hasattr(np.linalg, "vector_norm"):
         return np.linalg.vecdot(x1, x2_dot, axis=axis)
 
     @table.vjp(np.vecdot, "x1")
-    def vecdot_vjp_x1(x1_shape, x2, g):
-        return unbroadcast(np.expand_dims(g, -1) * x2, x1_shape)
+    def vecdot_vjp_x1(x1_shape, x2, g):  # vecdot(x1, x2) = sum(conj(x1) x2) is conjugate-linear in x1
+        return unbroadcast(_conj(np.expand_dims(g, -1) * x2), x1_shape)
 
     @table.vjp(np.vecdot, "x2")
     def vecdot_vjp_x2(x1, x2_shape, g):
-        return unbroadcast(np.expand_dims(g, -1) * x1, x2_shape)
+        return unbroadcast(np.expand_dims(g, -1) * _conj(x1), x2_shape)
 
     @table.jvp(np.vecdot, "x1")
     def vecdot_jvp_x1(x1_dot, x2):

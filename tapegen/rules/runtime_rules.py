@@ -641,6 +641,8 @@ def einsum_jvp_vjp_operands(subscripts, operands, directions, optimize, g):
 # Gradient code's own helpers, differentiated again (second order through eigh, eig and svd).
 table.op(_gap_inverse, "w", spelling="_gap_inverse")
 table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
+table.nondiff(linalg.phase_independent, "dependence, size", spelling="phase_independent")  # a check: no value
+table.nondiff(linalg.free_phases, "w, a_meta", spelling="free_phases")  # a mask
 
 
 @table.vjp(_gap_inverse, "w")

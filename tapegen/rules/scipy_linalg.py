@@ -3,14 +3,16 @@
 The rules are written with NumPy and SciPy functions that have rules themselves
 (a triangular solve's VJP is two more triangular solves), so gradient code
 differentiates again. Complex matrices follow docs/faq.md (a complex-linear map
-transposes to its plain transpose) where the function is holomorphic: the
-solves, `inv`, `det`, `lu_*` and the matrix functions. The factorizations of a
-symmetric matrix (`cholesky`, `cho_factor`, `eigh`) and `svd`, `qr` are real
-here, as NumPy's are in linalg.py.
+transposes to its plain transpose): the solves, `inv`, `det`, `lu_*` and the
+matrix functions are holomorphic; the factorizations of a Hermitian matrix
+(`cholesky`, `cho_factor`, `cho_solve`, `eigh`) and `svd`, `qr` share NumPy's
+rules in linalg.py, which carry the conjugates.
 
 A function that reads one triangle of its matrix (`solve_triangular`,
 `cholesky`, `solve(assume_a="pos")`) gets a cotangent in that triangle only: a
-perturbation of the other triangle changes nothing.
+perturbation of the other triangle changes nothing. For 'her' and 'pos' (and
+the Cholesky factorizations) the triangle stands for a Hermitian matrix whose
+diagonal is its real part, for 'sym' for a complex symmetric one.
 
 Matrix functions use the Fréchet derivative of a primary matrix function f:
 f([[A, E], [0, A]]) = [[f(A), Df(A)[E]], [0, f(A)]], and its adjoint is
@@ -22,8 +24,9 @@ import scipy
 import scipy.linalg
 
 from ..errors import TapegenError
-from .linalg import (_cotangents, _diag, _diagonal, _eigh_cotangent, _gap_inverse, _one_triangle, _real_only,
-                     _svd_cotangent, _svd_tangent, _symmetric_from, cholesky_jvp, cholesky_vjp, linalg_mT, qr_jvp, qr_vjp)
+from .linalg import (_conj, _cotangents, _eigh_cotangent, _eigh_tangent, _h, _hermitian_from,
+                     _hermitian_triangle, _one_triangle, _svd_cotangent, _svd_tangent, _symmetric_from, cholesky_jvp,
+                     cholesky_vjp, linalg_mT, qr_jvp, qr_vjp)
 from .formulas import Formulas
 from .table import RuleTable
 
@@ -246,7 +249,7 @@ def solve_triangular_jvp_b(a, b_dot, trans, lower, unit_diagonal):
     return scipy.linalg.solve_triangular(a, b_dot, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
 
 
-# --- cholesky, cho_factor, cho_solve (real symmetric positive definite) ---------------------------------
+# --- cholesky, cho_factor, cho_solve (Hermitian positive definite) --------------------------------------
 # cho_factor's c holds the factor in one triangle and a's own entries, untouched, in the other.
 
 @table.vjp(sl.cholesky, "a")
@@ -278,32 +281,37 @@ def cho_factor_jvp(a_dot, lower, y):
 
 
 def _factor_product(c, lower):
-    """The matrix L L^T (or U^T U) whose factor c holds."""
+    """The matrix L L^H (or U^H U) whose factor c holds."""
     factor = triangle(c, lower, False)
-    return factor @ linalg_mT(factor) if lower else linalg_mT(factor) @ factor
+    return factor @ _h(factor) if lower else _h(factor) @ factor
+
+
+def cho_solve_transposed(c_and_lower, g):
+    """M^-T g for the Hermitian M whose factor c holds: M^T = conj(M), so conj(M^-1 conj(g))."""
+    return _conj(scipy.linalg.cho_solve(c_and_lower, _conj(g)))
 
 
 @table.vjp(sl.cho_solve, "c_and_lower")
 def cho_solve_vjp_c(c_and_lower, b, y, g):
     c, lower = c_and_lower
-    g_b = scipy.linalg.cho_solve(c_and_lower, g)
-    g_m = -as_columns(g_b, b) @ linalg_mT(as_columns(y, b))  # the cotangent of the matrix L L^T
-    g_m = g_m + linalg_mT(g_m)
-    factor = triangle(c, lower, False)
+    g_b = cho_solve_transposed(c_and_lower, g)
+    g_m = -as_columns(g_b, b) @ linalg_mT(as_columns(y, b))  # the cotangent of the matrix L L^H
+    g_m = g_m + _h(g_m)
+    factor = _conj(triangle(c, lower, False))
     return [triangle(g_m @ factor if lower else factor @ g_m, lower, False), None]
 
 
 @table.vjp(sl.cho_solve, "b")
 def cho_solve_vjp_b(c_and_lower, g):
-    return scipy.linalg.cho_solve(c_and_lower, g)
+    return cho_solve_transposed(c_and_lower, g)
 
 
 @table.jvp(sl.cho_solve, "c_and_lower")
 def cho_solve_jvp_c(c_and_lower, c_and_lower_dot, y):
     c, lower = c_and_lower
     factor, factor_dot = triangle(c, lower, False), triangle(c_and_lower_dot[0], lower, False)
-    m_dot = factor_dot @ linalg_mT(factor) if lower else linalg_mT(factor) @ factor_dot
-    return -scipy.linalg.cho_solve(c_and_lower, (m_dot + linalg_mT(m_dot)) @ y)
+    m_dot = factor_dot @ _h(factor) if lower else _h(factor) @ factor_dot
+    return -scipy.linalg.cho_solve(c_and_lower, (m_dot + _h(m_dot)) @ y)
 
 
 @table.jvp(sl.cho_solve, "b")
@@ -399,7 +407,7 @@ def lu_solve_jvp_b(lu_and_piv, b_dot, trans):
 @table.vjp(sl.inv, "a")
 def scipy_inv_vjp(assume_a, lower, y, g):
     g_a = -linalg_mT(y) @ g @ linalg_mT(y)
-    return _one_triangle(g_a, "L" if lower else "U") if solve_reads(assume_a) else g_a
+    return triangle_cotangent(g_a, lower, assume_a) if solve_reads(assume_a) else g_a
 
 
 @table.jvp(sl.inv, "a")
@@ -417,7 +425,8 @@ def scipy_det_jvp(a, a_dot, y):
     return y * np.trace(scipy.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
 
 
-SYMMETRIC = ("sym", "symmetric", "her", "hermitian", "pos", "positive definite")
+HERMITIAN = ("her", "hermitian", "pos", "positive definite")
+SYMMETRIC = ("sym", "symmetric") + HERMITIAN
 GENERAL = (None, "gen", "general")
 
 
@@ -434,10 +443,20 @@ solve_reads.pure = True
 
 
 def _solve_operand(a, lower, assume_a, transposed):
-    """The matrix scipy.linalg.solve solves with: a (or a^T), or the symmetric matrix of a's read triangle."""
+    """The matrix scipy.linalg.solve solves with: a (or a^T), or the symmetric (for 'sym') or Hermitian (for
+    'her' and 'pos': LAPACK reads the real part of the diagonal) matrix of a's read triangle."""
     if solve_reads(assume_a):
+        if assume_a in HERMITIAN:
+            return _hermitian_from(a, "L" if lower else "U")
         return _symmetric_from(a, "L" if lower else "U")
     return linalg_mT(a) if transposed else a
+
+
+def triangle_cotangent(g_m, lower, assume_a):
+    """The cotangent of `a` from `g_m`, that of the matrix `_solve_operand` built from a's read triangle."""
+    if assume_a in HERMITIAN:
+        return _hermitian_triangle(g_m, "L" if lower else "U")
+    return _one_triangle(g_m, "L" if lower else "U")
 
 
 @table.vjp(sl.solve, "a")
@@ -445,7 +464,7 @@ def scipy_solve_vjp_a(a, b, lower, assume_a, transposed, y, g):
     m = _solve_operand(a, lower, assume_a, transposed)
     g_m = -as_columns(scipy.linalg.solve(linalg_mT(m), g), b) @ linalg_mT(as_columns(y, b))
     if solve_reads(assume_a):
-        return _one_triangle(g_m, "L" if lower else "U")
+        return triangle_cotangent(g_m, lower, assume_a)
     return linalg_mT(g_m) if transposed else g_m
 
 
@@ -502,7 +521,7 @@ def solve_sylvester_jvp_q(a, b, q_dot):
     return scipy.linalg.solve_sylvester(a, b, q_dot)
 
 
-# --- eigh, eigvalsh, svd, qr (real) ---------------------------------------------------------------------
+# --- eigh, eigvalsh, svd, qr -----------------------------------------------------------------------------
 
 def standard_eigenproblem(b, eigvals_only, subset_by_index, subset_by_value):
     """Refuse what the eigh rules do not cover: a generalized problem, a subset, or the values only."""
@@ -519,34 +538,28 @@ table.nondiff(standard_eigenproblem, "b, eigvals_only, subset_by_index, subset_b
 @table.vjp(sl.eigh, "a")
 def scipy_eigh_vjp(b, lower, eigvals_only, subset_by_index, subset_by_value, y, g):
     standard_eigenproblem(b, eigvals_only, subset_by_index, subset_by_value)
-    _real_only(y[1], "scipy.linalg.eigh")
     g_w, g_v = _cotangents(g, 2)
-    return _one_triangle(_eigh_cotangent(y[0], y[1], g_w, g_v), "L" if lower else "U")
+    return _hermitian_triangle(_eigh_cotangent(y[0], y[1], g_w, g_v), "L" if lower else "U")
 
 
 @table.jvp(sl.eigh, "a")
 def scipy_eigh_jvp(a_dot, b, lower, eigvals_only, subset_by_index, subset_by_value, y):
     standard_eigenproblem(b, eigvals_only, subset_by_index, subset_by_value)
-    w, v = y
-    _real_only(v, "scipy.linalg.eigh")
-    p = linalg_mT(v) @ _symmetric_from(a_dot, "L" if lower else "U") @ v
-    return _diagonal(p).copy(), v @ (_gap_inverse(w) * p)
+    return _eigh_tangent(y[0], y[1], _hermitian_from(a_dot, "L" if lower else "U"))
 
 
 @table.vjp(sl.eigvalsh, "a")
 def scipy_eigvalsh_vjp(a, b, lower, subset_by_index, subset_by_value, g):
     standard_eigenproblem(b, False, subset_by_index, subset_by_value)
-    _real_only(a, "scipy.linalg.eigvalsh")
     w, v = scipy.linalg.eigh(a, lower=lower)
-    return _one_triangle(_eigh_cotangent(w, v, g, None), "L" if lower else "U")
+    return _hermitian_triangle(_eigh_cotangent(w, v, g, None), "L" if lower else "U")
 
 
 @table.jvp(sl.eigvalsh, "a")
 def scipy_eigvalsh_jvp(a, a_dot, b, lower, subset_by_index, subset_by_value):
     standard_eigenproblem(b, False, subset_by_index, subset_by_value)
-    _real_only(a, "scipy.linalg.eigvalsh")
     _, v = scipy.linalg.eigh(a, lower=lower)
-    return np.einsum("ji,jk,ki->i", v, _symmetric_from(a_dot, "L" if lower else "U"), v)
+    return np.real(np.einsum("ji,jk,ki->i", _conj(v), _hermitian_from(a_dot, "L" if lower else "U"), v))
 
 
 def reduced_svd(a, full_matrices, compute_uv):
@@ -564,7 +577,6 @@ table.nondiff(reduced_svd, "a, full_matrices, compute_uv", spelling="reduced_svd
 @table.vjp(sl.svd, "a")
 def scipy_svd_vjp(a, full_matrices, compute_uv, y, g):
     reduced_svd(a, full_matrices, compute_uv)
-    _real_only(a, "scipy.linalg.svd")
     u, s, vt = y
     g_u, g_s, g_vt = _cotangents(g, 3)
     return _svd_cotangent(u, s, vt, g_u, g_s, g_vt)
@@ -573,7 +585,6 @@ def scipy_svd_vjp(a, full_matrices, compute_uv, y, g):
 @table.jvp(sl.svd, "a")
 def scipy_svd_jvp(a, a_dot, full_matrices, compute_uv, y):
     reduced_svd(a, full_matrices, compute_uv)
-    _real_only(a, "scipy.linalg.svd")
     u, s, vt = y
     return _svd_tangent(a_dot, u, s, vt)
 
@@ -629,6 +640,6 @@ for _fn in (sl.expm, sl.sqrtm, sl.logm):
 matrix_functions.load()
 
 
-__all__ = ["table", "sylvester_adjoint", "triangle", "trans_code", "as_columns", "other_triangle", "lu_permutation", "lu_inverse_order",
-           "solve_reads", "standard_eigenproblem", "reduced_svd", "numpy_qr_mode", "frechet_scale", "frechet_block",
+__all__ = ["table", "sylvester_adjoint", "cho_solve_transposed", "triangle", "trans_code", "as_columns", "other_triangle", "lu_permutation", "lu_inverse_order",
+           "solve_reads", "triangle_cotangent", "standard_eigenproblem", "reduced_svd", "numpy_qr_mode", "frechet_scale", "frechet_block",
            "frechet_corner"]

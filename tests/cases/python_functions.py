@@ -158,6 +158,16 @@ def names_like_generated_ones(x):
     return np.sum(unbroadcast(x * seed) * tape) + np.sum(np.ones(shape) * x)
 
 
+WEIGHTS3 = np.array([0.3, -1.1, 0.8])
+
+
+def underscore_as_a_name(a):
+    """`_` for an unwanted output: generated code drops a backward statement's unused outputs into `_` too
+    (`_, g_v = einsum_vjp(...)`), and eigh's rule, after it, reads the eigenvalues kept here."""
+    _, v = np.linalg.eigh(a @ a.T + np.eye(3))
+    return np.sum(np.einsum("i,ij->j", WEIGHTS3, v) ** 4)
+
+
 # --- functions and objects known item by item (loops over them are unrolled) -------------------
 
 def relu(z):
