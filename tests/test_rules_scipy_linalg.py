@@ -98,6 +98,7 @@ ROWS = [
         covers=(scipy_linalg.band_outer,)),
     row("expm", lambda a: sl.expm(a), SMALL, covers=(sl.expm,)),
     row("sqrtm", lambda a: sl.sqrtm(a), SPD, covers=(sl.sqrtm,)),
+    row("sqrtm_checked", lambda a: scipy_linalg.sqrtm_checked(a), SPD, covers=(scipy_linalg.sqrtm_checked,)),
     row("logm", lambda a: sl.logm(a), SPD, covers=(sl.logm,)),
 ]
 
@@ -251,3 +252,15 @@ def scipy_eigh_real_part(a):
 def test_a_loss_that_depends_on_complex_eigenvectors_phases_is_refused():
     with pytest.raises(tg.TapegenError, match="phases of complex eigenvectors"):
         tg.grad(scipy_eigh_real_part)(HPD)
+
+
+def test_an_inaccurate_sqrtm_of_a_nested_block_is_refused_not_returned():
+    """Second derivatives of sqrtm at a symmetric matrix with a negative eigenvalue nest the Fréchet block
+    twice, a defective matrix on which scipy's sqrtm was off by 1e21: checked, and an error."""
+    x = np.random.default_rng(42).standard_normal((3, 3))
+    a = 0.5 * (x + x.T) - 2.0 * np.eye(3)  # a negative eigenvalue
+    v, w = np.ones((3, 3)), np.eye(3) + 0.5j
+    jvp_of = lambda a: np.real(np.sum(tg.jvp(lambda m: sl.sqrtm(0.5 * (m + m.T)), (a,), (v,))[1] * w))
+    with pytest.raises(tg.TapegenError, match="sqrtm is inaccurate"):
+        tg.grad(jvp_of)(a)
+

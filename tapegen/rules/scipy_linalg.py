@@ -630,9 +630,24 @@ def frechet_corner(f_block, a, e):
     return f_block[:n, n:] / frechet_scale(a, e)
 
 
+def sqrtm_checked(A):
+    """scipy.linalg.sqrtm of a Fréchet block, checked: nested for higher derivatives, the blocks are defective
+    matrices on which sqrtm can be far off (at a matrix with negative eigenvalues: -2.5e21 for 0.6)."""
+    root = scipy.linalg.sqrtm(A)
+    tolerance = np.sqrt(np.finfo(np.result_type(root, np.float16)).eps)  # 1.5e-8 in float64, 3.5e-4 in float32
+    if np.linalg.norm(root @ root - A) > tolerance * (np.linalg.norm(A) + 1e-300):
+        raise TapegenError("scipy.linalg.sqrtm is inaccurate on the block matrix its derivative is computed from "
+                           "(the matrix is close to one without a square root's derivative: an eigenvalue on or "
+                           "near the negative real axis, or repeated); this derivative would be wrong",
+                           hint="move the matrix away from negative or repeated eigenvalues, or take fewer "
+                                "derivatives through sqrtm")
+    return root
+
+
+table.op(sqrtm_checked, "A", spelling="sqrtm_checked")
 matrix_functions = Formulas(table, globals(), "<tapegen scipy.linalg matrix functions>")
-for _fn in (sl.expm, sl.sqrtm, sl.logm):
-    _f = f"scipy.linalg.{_fn.__name__}"
+for _fn in (sl.expm, sl.sqrtm, sl.logm, sqrtm_checked):
+    _f = "sqrtm_checked" if _fn in (sl.sqrtm, sqrtm_checked) else f"scipy.linalg.{_fn.__name__}"
     matrix_functions.rule(_fn, "A", "vjp", f"{_fn.__name__}_vjp", ["A", "g"],
                           f"frechet_corner({_f}(frechet_block(linalg_mT(A), g)), linalg_mT(A), g)")
     matrix_functions.rule(_fn, "A", "jvp", f"{_fn.__name__}_jvp", ["A", "A_dot"],
@@ -642,4 +657,4 @@ matrix_functions.load()
 
 __all__ = ["table", "sylvester_adjoint", "cho_solve_transposed", "triangle", "trans_code", "as_columns", "other_triangle", "lu_permutation", "lu_inverse_order",
            "solve_reads", "triangle_cotangent", "standard_eigenproblem", "reduced_svd", "numpy_qr_mode", "frechet_scale", "frechet_block",
-           "frechet_corner"]
+           "frechet_corner", "sqrtm_checked"]
