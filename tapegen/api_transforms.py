@@ -197,11 +197,16 @@ def _jvp_code(d, positions):
 
 
 @functools.lru_cache(maxsize=None)
-def _composed_jvp(f, moving):
+def _composed_jvp(f, moving, given):
+    """f's tangent code called with `given` primals: the parameters not given take their defaults (the
+    tangent code takes every parameter, then the tangents)."""
     d = _differentiated(f)
+    target = d._target
+    missing = len(target.params) - target.offset - given
+    defaults = target.defaults[len(target.defaults) - missing:] if 0 < missing <= len(target.defaults) else ()
     tangents = ", ".join(f"tangents[{i}]" for i in moving)
-    return _plain(f"{_name(f)}_jvp", "(f, primals, tangents)", f"return JVP(*primals, {tangents})",
-                  JVP=_jvp_code(d, moving))
+    return _plain(f"{_name(f)}_jvp", "(f, primals, tangents)", f"return JVP(*primals, *DEFAULTS, {tangents})",
+                  JVP=_jvp_code(d, moving), DEFAULTS=tuple(defaults))
 
 
 def _inline_jvp(args, kwargs):
@@ -216,7 +221,7 @@ def _inline_jvp(args, kwargs):
     if not (isinstance(primals, tuple) and isinstance(tangents, tuple) and len(primals) == len(tangents)):
         return None
     moving = tuple(i for i, t in enumerate(tangents) if t is not None)
-    return _composed_jvp(f, moving) if moving else None
+    return _composed_jvp(f, moving, len(primals)) if moving else None
 
 
 @functools.lru_cache(maxsize=None)

@@ -270,3 +270,17 @@ def test_a_lambda_reading_a_helpers_kwargs_and_a_closure_wrt():
     np.testing.assert_allclose(_egrad_as_wrappers_write_it(_egrad_as_wrappers_write_it(
         _egrad_as_wrappers_write_it(np.tanh)))(x), -2 * (1 - t * t) ** 2 + 4 * t * t * (1 - t * t))
     check_modes(third_derivative_through_keyword_wrappers, x, order2=False)
+
+
+def _cubed_scaled(a, k=2.0):
+    return np.sum(a ** 3 * k)
+
+
+def tangent_of_a_function_with_a_default(x):
+    """tg.jvp(f, (x,), (t,)) inside, f taking a parameter with a default: its tangent code takes every
+    parameter, so the default is passed (it was 'f_jvp() is missing argument a_dot')."""
+    return tg.jvp(_cubed_scaled, (x,), (np.ones(2),))[1]
+
+
+def test_a_tangent_of_a_function_with_a_default_inside():
+    check_modes(tangent_of_a_function_with_a_default, X)
