@@ -96,6 +96,9 @@ def _mvn_rows(fn, method, cov):
     x = sample((4, 3), -1.0, 1.0)
     yield case(f"multivariate_normal.{method}-(4,3)-no-mean", lambda x: fn(x, cov=cov), (x,), fn,
                {"x": x, "cov": cov}, ("x",))
+    entropy = st.multivariate_normal.entropy
+    yield case(f"multivariate_normal.entropy-for-{method}", lambda c: entropy(cov=c), (cov,), entropy, {"cov": cov},
+               ("cov",))
     yield case(f"multivariate_normal.{method}-allow_singular", lambda x: fn(x, cov=cov, allow_singular=False), (x,), fn,
                {"x": x, "cov": cov, "allow_singular": False}, ("x",))
 

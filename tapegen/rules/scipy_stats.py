@@ -205,6 +205,21 @@ def mvn_pdf_jvp_mean(x, mean, mean_dot, cov, y):
 
 # d logpdf / d cov (symmetric) = (u u' - cov^-1) / 2 per sample, u = cov^-1 r: summed with weights g.
 
+MVN_ENTROPY = method("multivariate_normal", "entropy")
+table.op(MVN_ENTROPY, "mean=None, cov=1", name="multivariate_normal.entropy",
+         spelling="scipy.stats.multivariate_normal.entropy")
+
+
+@table.vjp(MVN_ENTROPY, "cov")  # entropy = (d (1 + log 2 pi) + log det cov) / 2: of cov only
+def mvn_entropy_vjp_cov(cov, g):
+    return 0.5 * g * lower_read(np.linalg.inv(cov))
+
+
+@table.jvp(MVN_ENTROPY, "cov")
+def mvn_entropy_jvp_cov(cov, cov_dot):
+    return 0.5 * np.sum(np.linalg.inv(cov) * lower_symmetric(cov_dot))
+
+
 @table.vjp(MVN_LOGPDF, "cov")
 def mvn_logpdf_vjp_cov(x, x_shape, mean, cov, g):
     return 0.5 * lower_read(mvn_weighted_outer(centered_on(x, mean) @ np.linalg.inv(cov), x_shape[-1], g)

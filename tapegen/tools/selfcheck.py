@@ -451,6 +451,8 @@ def _scipy_stats_samples() -> list:
     for method, density in (("logpmf", "logpdf"), ("pmf", "pdf")):
         out += _discrete_samples(k, *(getattr(getattr(st, n), method) for n in ("poisson", "bernoulli", "binom")))
         mvn, dirichlet = getattr(st.multivariate_normal, density), getattr(st.dirichlet, density)
+        out += [Sample(f"scipy.stats.multivariate_normal.entropy-for-{density}",
+                       lambda c: st.multivariate_normal.entropy(cov=c), (_spd(3),))] if density == "logpdf" else []
         out += [Sample(f"scipy.stats.multivariate_normal.{density}-(4,3)", (lambda f: lambda x, m, c: f(x, m, c))(mvn),
                        (_x(4, 3, low=-1.0, high=1.0), _x(3, low=-0.5, high=0.5), _spd(3))),
                 Sample(f"scipy.stats.dirichlet.{density}-(3,)",
