@@ -91,6 +91,8 @@ POINTS = {
     "functions_chosen_when_the_code_runs[other branch]": (np.array([-0.3, 0.4, -0.5]),),
     "objects_chosen_when_the_code_runs": (np.array([0.3, -0.2, 0.5]),),
     "objects_chosen_when_the_code_runs[other branch]": (np.array([-0.3, 0.4, -0.5]),),
+    "functions_chosen_held_by_an_object_and_a_list": (np.array([0.3, -0.2, 0.5]),),
+    "functions_chosen_held_by_an_object_and_a_list[other branch]": (np.array([-0.3, 0.4, -0.5]),),
     "function_chosen_by_a_branch": (X3,),
     "function_chosen_by_a_branch[other branch]": (-X3,),
     "function_read_before_a_pass_sets_it": (X3,),
@@ -209,6 +211,8 @@ def test_a_value_that_is_none_of_a_dispatchs_candidates_raises_when_the_code_run
 
 
 @pytest.mark.parametrize("fn, says", [
+    (pf.function_or_array_read_by_the_next_pass, "`f` is read in this loop as the function a pass before set, and "
+                                                 "a pass may leave it holding a value that is not a function"),
     (pf.function_or_array_after_a_branch, "`fs` holds a function or object .* on some path through the `if`"),
     (pf.view_of_an_array_a_helper_changes, "`v` was changed in place by `total \\+= x`"),
     (pf.stale_list_alias, "`As` is what `d\\['A'\\]` held before"),

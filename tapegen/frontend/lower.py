@@ -24,7 +24,7 @@ from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, mak
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled, lowered_until_settled
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
+from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -190,10 +190,9 @@ class _Construct:
                                                         for one in left}})
         raise self.lowerer.unsupported(self.node, f"`{name}` is read in this loop as the function a pass before set, "
                                                   f"and a pass may leave it holding a value that is not a function "
-                                                  f"tapegen knows when it transforms the function (a lambda or local "
-                                                  f"def made in the loop, say)",
-                                       f"set `{name}` before reading it in the loop body, or define the function "
-                                       f"before the loop")
+                                                  f"tapegen knows when it transforms the function (an array, say)",
+                                       f"set `{name}` before reading it in the loop body, or keep the other value "
+                                       f"under another name")
 
     def _forgotten(self, var, before, end, changed):
         """Recarry keys for a loop whose body changes facts known of `var` before it: lowered again with those
@@ -250,13 +249,6 @@ def _function_order(carried):
     if isinstance(carried, tuple):
         return ("", f"{carried[1]:09d}:{carried[2]:06d}")
     return (getattr(carried, "__module__", None) or "", getattr(carried, "__qualname__", None) or repr(carried))
-
-
-def _as_if_statement(target, value):
-    """`target = a if c else b` as `if c: target = a` / `else: target = b`."""
-    branch = lambda side: [ast.copy_location(ast.Assign([target], side), side)]
-    return ast.fix_missing_locations(ast.copy_location(ast.If(value.test, branch(value.body), branch(value.orelse)),
-                                                       value))
 
 
 def _same_known(values):
@@ -950,7 +942,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
             value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
                               {}, target, None)
-        written = value.atom if isinstance(value, StaticValue) else value
+        written = value.atom if isinstance(value, StaticValue) else value.var if isinstance(value, Choice) else value
         key = (base, target.attr)
         if key not in self.shared_attributes and self._carry_needed(key, value, target):
             return  # the same function again: nothing changes

@@ -156,6 +156,10 @@ class Expressions:
         `target`: the var to compute an atom into."""
         if isinstance(node, ast.Lambda):
             return self.local_function(node)
+        if isinstance(node, ast.IfExp) and self.function_like(node):  # f(np.cos if c else np.sin): set in branches
+            held = self.namer.invented("chosen").name
+            self.statement(_as_if_statement(ast.Name(held, ast.Store()), node))
+            return self.value(ast.copy_location(ast.Name(held, ast.Load()), node))
         if isinstance(node, ast.Call):
             return self.made_function(node, target)
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems, Choice)):
@@ -367,6 +371,8 @@ class Expressions:
         if isinstance(item, KnownItems):
             return self.materialize(item, node)
         atom = item.atom if isinstance(item, StaticValue) else item
+        if isinstance(item, Choice):  # one function or another: the one it holds when the code runs
+            atom = item.var if all(isinstance(one, StaticValue) for one in item.candidates) else None
         if isinstance(atom, LocalFunction) and hasattr(atom.node, "partial_parts"):
             return self.partial_value(atom, node)
         if atom is None or isinstance(atom, LocalFunction):
@@ -757,11 +763,8 @@ class Expressions:
                                              f"ended, or outside the loop or branch a method reading it runs in, so "
                                              f"tapegen cannot tell which value it holds here",
                                        "assign it to a local name as well and read that, or pass it to the method")
-            if isinstance(value, StaticValue):
-                if value.atom is None:
-                    raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function, used here as a value",
-                                           f"call it: {ast.unparse(node)}(...)")
-                return value.atom
+            if isinstance(value, (StaticValue, Choice)):
+                return self.as_atom(value, node)
             return value
         cls = self.receiver if self.self_var is not None and base is self.self_var else self.types.get(base)
         prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
@@ -958,8 +961,10 @@ class Expressions:
         if isinstance(held, Unsettled) and held.keys:  # one function or another: known on each path
             raise Recarry(held.keys)
         if isinstance(held, Choice):
-            return self.call_chosen(func.id, held, node, outputs)
+            return self.call_chosen(func.id, held, node, outputs, self._called_as(func.id, held, node, outputs))
         known = self.known(func)
+        if isinstance(known, Choice):  # fs[0](x), an item that is one function or another
+            return self.call_chosen(ast.unparse(func), known, node, outputs)
         if isinstance(known, LocalFunction):
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(known, node, args, kwargs), outputs, node, targets)
@@ -1030,6 +1035,8 @@ class Expressions:
             held = self.attributes.get((receiver, func.attr))
             if held is not None and isinstance(held[0], StaticValue):  # self.act_fn(z), set by __init__
                 return self.call_object(held[0].obj, node, outputs, targets)
+            if held is not None and isinstance(held[0], Choice):  # self.act(z), one function or another
+                return self.call_chosen(ast.unparse(func), held[0], node, outputs)
             if held is not None and isinstance(held[0], Var) and held[0] in self.types \
                     and self._own_method(held[0], "__call__") is not None:  # self.act = make_act("tanh")
                 return self.call_instance(self.expr(func), node, outputs, targets)
@@ -1057,10 +1064,20 @@ class Expressions:
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
 
-    def call_chosen(self, name, choice, node, outputs):
-        """`pool_fn(x)` where `pool_fn` holds one function or another, each known now: dispatched on which
-        one it holds when the code runs, the call lowered in each branch with its function known."""
-        def lowered(candidate):
+    def call_chosen(self, name, choice, node, outputs, called=None):
+        """`pool_fn(x)` where `pool_fn` (a name, an attribute or an item) holds one function or another, each
+        known now: dispatched on which one it holds when the code runs, the call lowered in each branch with
+        its function known (by `called(candidate)`; else as a call of that function)."""
+        called = called or (lambda one: lambda: self.call_known(one, node, outputs, None))
+        cases = [(self.emit(rules.lookup(operator.is_), [choice.var, self.token(one, node)], {}, node, None),
+                  called(one)) for one in choice.candidates]
+        expected = ", ".join(_candidate_name(one) for one in choice.candidates)
+        return self.dispatched(node, outputs, cases, choice.var, name, expected)
+
+    def _called_as(self, name, choice, node, outputs):
+        """Lowering `name(...)` with `name` bound to one candidate of `choice`: the call as written, so a
+        built-in or a transform it names is followed as it would be if spelled out."""
+        def called(candidate):
             def lower():
                 self.env[name] = candidate
                 try:
@@ -1068,10 +1085,7 @@ class Expressions:
                 finally:
                     self.env[name] = choice
             return lower
-        cases = [(self.emit(rules.lookup(operator.is_), [choice.var, self.token(one, node)], {}, node, None),
-                  lowered(one)) for one in choice.candidates]
-        expected = ", ".join(_candidate_name(one) for one in choice.candidates)
-        return self.dispatched(node, outputs, cases, choice.var, name, expected)
+        return called
 
     def call_of_class(self, receiver, node, outputs, lower_one, text, method=None):
         """A method call on `receiver`, an object of one class or another (each known now): dispatched on its
@@ -1937,6 +1951,13 @@ _HINTS = {
     ast.Await: "async functions cannot be differentiated: make it a plain function",
     ast.Lambda: "assign it to a name and call it, or define it with `def`",
 }
+
+
+def _as_if_statement(target, value):
+    """`target = a if c else b` as `if c: target = a` / `else: target = b`."""
+    branch = lambda side: [ast.copy_location(ast.Assign([target], side), side)]
+    return ast.fix_missing_locations(ast.copy_location(ast.If(value.test, branch(value.body), branch(value.orelse)),
+                                                       value))
 
 
 def _candidate_name(candidate) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
 from ..rules.language import assign, iterated, no_candidate, number_item, with_item
-from .inline import KnownItems, LocalFunction, StaticValue
+from .inline import Choice, KnownItems, LocalFunction, StaticValue
 from .lower_expr import _hashable, _opaque
 from .resolve import MISSING
 
@@ -157,7 +157,7 @@ class ControlFlow:
 
     def bind_known(self, target, item):
         """Bind loop target `target` to `item`: an atom, or a function or items known now."""
-        if isinstance(target, ast.Name) and (isinstance(item, (StaticValue, LocalFunction, KnownItems))
+        if isinstance(target, ast.Name) and (isinstance(item, (StaticValue, LocalFunction, KnownItems, Choice))
                                              or isinstance(item, Var) and item in self.types):
             self.bind_static(target.id, item)  # an object too: the one made, whose attributes are known
         elif isinstance(item, KnownItems) and _is_unpacking(target, len(item.items)):

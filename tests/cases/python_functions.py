@@ -1402,3 +1402,34 @@ def object_or_array_on_the_path_taken(x):
     if x[0] > 0.0:
         o = Doubler()
     return np.sum(o.f(x))
+
+
+def function_or_array_read_by_the_next_pass(x):
+    f = np.sin
+    for k in range(2):
+        x = f(x)
+        if x[0] > 0:
+            f = np.cos
+        else:
+            f = x * 2.0
+    return np.sum(x)
+
+
+class Activated:
+    def __init__(self, act):
+        self.act = act
+
+    def forward(self, x):
+        return self.act(x) * 2.0
+
+
+def functions_chosen_held_by_an_object_and_a_list(x):
+    """One function or another (chosen when the code runs) given to an object, which calls it from its
+    attribute, and held in a list, called through its item and in a loop over the list."""
+    act = np.tanh if x[0] > 0.0 else (lambda z: z * np.sin(z))
+    layer = Activated(np.cos if x[1] > 0.0 else np.sin)
+    fs = [act, np.cos]
+    h = fs[0](x) + layer.forward(x)
+    for f in fs:
+        h = f(h) + h
+    return np.sum(h)
