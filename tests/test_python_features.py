@@ -86,6 +86,21 @@ POINTS = {
     "starred_displays": (X3, [_m(3), _m(3)]),
     "sorted_with_a_key": ({"b": _m(2), "a": _m(2)},
                           [np.array([0.3, 0.2]), np.array([1.0, -0.2]), np.array([-1.0, 0.1])]),
+    # a function or object chosen when the code runs (a dispatch in the code): each path once
+    "pooling_mode_decided_when_the_code_runs": (_m(3, 2) + 1.0,),
+    "pooling_mode_decided_when_the_code_runs[other branch]": (_m(3, 2) - 1.0,),
+    "functions_chosen_when_the_code_runs": (np.array([0.3, -0.2, 0.5]),),
+    "functions_chosen_when_the_code_runs[other branch]": (np.array([-0.3, 0.4, -0.5]),),
+    "objects_chosen_when_the_code_runs": (np.array([0.3, -0.2, 0.5]),),
+    "objects_chosen_when_the_code_runs[other branch]": (np.array([-0.3, 0.4, -0.5]),),
+    "functions_chosen_held_by_an_object_and_a_list": (np.array([0.3, -0.2, 0.5]),),
+    "functions_chosen_held_by_an_object_and_a_list[other branch]": (np.array([-0.3, 0.4, -0.5]),),
+    "function_chosen_by_a_branch": (X3,),
+    "function_chosen_by_a_branch[other branch]": (-X3,),
+    "function_read_before_a_pass_sets_it": (X3,),
+    "object_chosen_by_a_branch": (X3,),
+    "object_chosen_by_a_branch[other branch]": (-np.abs(X3),),
+    "object_replaced_in_a_loop": (X3,),
 }
 
 
@@ -181,16 +196,25 @@ def test_refusals_name_the_construct(fn, says):
         tg.grad(fn)(X3)
 
 
-@pytest.mark.parametrize("fn", [pf.object_chosen_by_a_branch, pf.object_replaced_in_a_loop])
-def test_an_object_of_one_class_or_another_is_refused_not_guessed(fn):
-    """Its methods were inlined for the class one path gives it: the other path would run them."""
-    with pytest.raises(tg.UnsupportedSyntaxError, match="holds an object of class Doubler or"):
-        tg.grad(fn)(X3)
+@pytest.mark.parametrize("fn, says", [
+    (pf.function_unset_on_the_path_taken, "`fn` is not set \\(or None\\) on the path taken here, which is none of "
+                                          "what tapegen found it could hold .* \\(sin, cos\\)"),
+    (pf.object_or_array_on_the_path_taken, "`o` holds array.* \\(of class ndarray\\) here, which is none of what "
+                                           "tapegen found it could hold .* \\(an object of class Doubler\\)"),
+])
+def test_a_value_that_is_none_of_a_dispatchs_candidates_raises_when_the_code_runs(fn, says):
+    """A call dispatched on what a name holds runs the branch of the function or class it holds; on any other
+    value (a path that left it unset, or an array) it raises, in every mode, never running another's code."""
+    x = np.array([0.5, 1.0])
+    np.testing.assert_allclose(tg.grad(fn)(x), np.cos(x) if fn is pf.function_unset_on_the_path_taken else 2.0)
+    for differentiated in (tg.grad(fn), lambda x: tg.jvp(fn, (x,), (x,)), lambda x: tg.vjp(fn, x)):
+        with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+            differentiated(-x)
 
 
 @pytest.mark.parametrize("fn, says", [
-    (pf.function_chosen_by_a_branch, "`act` holds a function or object .* on some path through the `if` at line"),
-    (pf.function_read_before_a_pass_sets_it, "`act` is read before this pass of the loop"),
+    (pf.function_or_array_read_by_the_next_pass, "`f` is read in this loop as the function a pass before set, and "
+                                                 "a pass may leave it holding a value that is not a function"),
     (pf.function_or_array_after_a_branch, "`fs` holds a function or object .* on some path through the `if`"),
     (pf.view_of_an_array_a_helper_changes, "`v` was changed in place by `total \\+= x`"),
     (pf.stale_list_alias, "`As` is what `d\\['A'\\]` held before"),

@@ -95,6 +95,43 @@ class Unsettled:
 
     why: str
     hint: str
+    keys: dict = None  # Recarry keys under which the paths' functions become a Choice, where they may
+
+
+@dataclass(frozen=True, eq=False)
+class Choice:
+    """What a name holds after a loop or branch that leaves it holding one function or another, each known
+    when transforming (`pool_fn = np.max` in one branch, `np.mean` in the other): a call through it is a
+    dispatch that runs when the code runs, one branch per candidate (`candidates`: StaticValue or
+    LocalFunction), chosen by the identity of `var`'s value, set beside the name on every path to the
+    candidate's `token` (the function itself, or a LocalToken standing for a lambda or local def)."""
+
+    candidates: tuple
+    var: object
+
+
+class LocalToken:
+    """What a name set to a lambda or local def holds when the code runs, where a dispatch must tell which one
+    it holds: one object per lambda or def in the source (`where` says which), the same on every call."""
+
+    _made: dict = {}
+
+    def __init__(self, where):
+        self.where = where
+
+    def __repr__(self):
+        return f"<{self.where}>"
+
+    def __call__(self, *args, **kwargs):  # callable, so gradient code differentiated again holds it as a function
+        raise TypeError(f"{self!r} stands for a function tapegen inlines; it is not called itself")
+
+    @classmethod
+    def of(cls, node, source):
+        key = (source.file, node.lineno, node.col_offset)
+        if key not in cls._made:
+            what = "lambda" if isinstance(node, ast.Lambda) else f"def {node.name}"
+            cls._made[key] = cls(f"{what} at {source.display_file}:{node.lineno}")
+        return cls._made[key]
 
 
 class Recarry(Exception):
@@ -103,8 +140,10 @@ class Recarry(Exception):
     name there, or a fact known before a loop changes in its body): the construct must carry it like a
     variable its body assigns, which its syntax did not show. `keys`: construct number -> {(var name,
     attribute, or "=", "+=", "" for a name carried, checked, or forgotten; or "known" for a name the
-    construct sets to a function or object the transform must know, kept apart from its shared vars)};
-    the function is lowered again with them (`lowered_until_settled`)."""
+    construct sets to a function or object the transform must know, kept apart from its shared vars, and
+    "dispatch" for one whose value a call after the construct tests, kept in a var beside it too)};
+    ("items", number) and ("classes", number): the class of a list's items, or the classes of object a
+    name may hold, through the loop. The function is lowered again with them (`lowered_until_settled`)."""
 
     def __init__(self, keys):
         super().__init__(keys)
@@ -200,7 +239,7 @@ class Calls:
         if stmt.decorator_list:
             raise self.unsupported(stmt, "a decorated nested function is not supported",
                                    "define it outside the differentiated function")
-        self.bind_static(stmt.name, self.local_function(stmt))
+        self.bind_static(stmt.name, self.local_function(stmt), stmt)
 
     def local_function(self, node):
         """A lambda or `def` written here, reading this function's names when it is called."""

@@ -23,8 +23,8 @@ from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, mak
                                raise_error, same_shape_as_transformed, same_value_as_transformed)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
-from .inline import Calls, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, lowered_until_settled
-from .lower_expr import _HINTS, BINOPS, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
+from .inline import Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled, lowered_until_settled
+from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -83,6 +83,8 @@ class _Construct:
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
         self.ends = []
+        self.entry_mixed = {}  # var -> the classes of object it may hold on entry (set by `sharing`)
+        self.ends_mixed = []
         self.rebound = set()  # vars bound to a new value in this pass so far
         self.early_writes = {}  # var -> "+=" or "[]=": changed in place while holding the last pass's value
         # Names it sets to a function or object the transform must know (`fs = (np.tanh, np.sin)` in a
@@ -90,12 +92,15 @@ class _Construct:
         self.known = known
         self.known_entry = {name: lowerer.env.get(name, _UNKNOWN) for name in known}
         self.known_ends = []
+        self.tokens = {}  # name -> the var holding its value when the code runs, for a call dispatched on it
+        self.top = {}  # name -> the Choice a loop pass starts with (the entry's function, or one a pass set)
         if isinstance(node, (ast.For, ast.While)):  # a pass reading it before setting it reads the last pass's
             for name in known:
                 lowerer.env[name] = Unsettled(
                     f"`{name}` is read before this pass of the loop (line {node.lineno}) sets it, so it holds "
                     f"the function or object the last pass set, which tapegen must know when it transforms "
-                    f"the function", f"set `{name}` before reading it in the loop body, or once before the loop")
+                    f"the function", f"set `{name}` before reading it in the loop body, or once before the loop",
+                    {self.number: {(name, "dispatch")}})
 
     def facts(self, var):
         return tuple(getattr(self.lowerer, tracker).get(var, _UNKNOWN) for tracker in FACTS)
@@ -120,11 +125,19 @@ class _Construct:
     def branch_done(self):
         """Between an `if`'s branches: the else branch starts from the facts before the `if`."""
         self.ends.append({var: self.facts(var) for var in self.entry})
+        self.ends_mixed.append(self.classes_now())
         for var, facts in self.entry.items():
             self.set_facts(var, facts)
+            if var in self.entry_mixed:
+                self.lowerer.mixed[var] = set(self.entry_mixed[var])
         self.known_ends.append({name: self.lowerer.env.get(name, _UNKNOWN) for name in self.known})
         for name, value in self.known_entry.items():
             self._bind(name, value)
+
+    def classes_now(self) -> dict:
+        """var -> the classes of object it may hold here, where the transform knows them."""
+        lowerer, at = self.lowerer, FACTS.index("types")
+        return {var: {self.facts(var)[at]} - {_UNKNOWN} or set(lowerer.mixed.get(var, ())) for var in self.entry}
 
     def _bind(self, name, value):
         if value is _UNKNOWN:
@@ -139,14 +152,47 @@ class _Construct:
         if not self.known_ends:  # a loop: it may run no pass
             ends.append(self.known_entry)
         what = "loop" if isinstance(self.node, (ast.For, ast.While)) else "`if`"
+        for name, top in self.top.items():  # a pass started from the functions the last one may have left
+            self._check_top(name, top, ends[0][name])
         for name in self.known:
             values = [end[name] for end in ends]
             merged = _same_known(values)
+            candidates = _candidates(values) if merged is None else None
+            if candidates is not None and name in self.tokens:  # called later: one branch per candidate
+                merged = Choice(candidates, self.tokens[name])
+            pending = [value for value in values if isinstance(value, Unsettled) and value.keys]
+            if merged is None and pending and _candidates([value for value in values if value not in pending]):
+                keys = {self.number: {(name, "dispatch")}}  # a loop's pass start, a Choice once it is one too
+                for value in pending:
+                    for number, more in value.keys.items():
+                        keys.setdefault(number, set()).update(more)
+                merged = Unsettled(pending[0].why, pending[0].hint, keys)
             self._bind(name, merged if merged is not None else Unsettled(
                 f"`{name}` holds a function or object (which tapegen must know when it transforms the function) "
                 f"on some path through the {what} at line {self.node.lineno}, and which value it holds after the "
                 f"{what} depends on the path taken", f"use `{name}` inside the {what}, or give it one value "
-                                                      f"before the {what}"))
+                                                      f"before the {what}",
+                {self.number: {(name, "dispatch")}} if candidates is not None else None))
+
+    def _check_top(self, name, top, end):
+        """A loop body read `name` as one of `top`'s candidates: the function its pass leaves must be one (else
+        it is lowered again with those it may leave added, when they are functions known now)."""
+        if isinstance(end, Unsettled) and end.keys:  # a branch in the body leaves one function or another
+            raise Recarry(end.keys)
+        left = _candidates([end])
+        if left is not None and all(any(_same_candidate(one, other) for other in top.candidates) for one in left):
+            return
+        lowerer = self.lowerer
+        if left is not None and all(isinstance(one, StaticValue) or one.lowerer is lowerer and one.depth ==
+                                    len(lowerer.comprehensions) for one in left):  # a lambda or def of its own
+            raise Recarry({("functions", self.number): {(name, one.obj if isinstance(one, StaticValue) else
+                                                         ("local", one.node.lineno, one.node.col_offset))
+                                                        for one in left}})
+        raise self.lowerer.unsupported(self.node, f"`{name}` is read in this loop as the function a pass before set, "
+                                                  f"and a pass may leave it holding a value that is not a function "
+                                                  f"tapegen knows when it transforms the function (an array, say)",
+                                       f"set `{name}` before reading it in the loop body, or keep the other value "
+                                       f"under another name")
 
     def _forgotten(self, var, before, end, changed):
         """Recarry keys for a loop whose body changes facts known of `var` before it: lowered again with those
@@ -154,6 +200,9 @@ class _Construct:
         list empty before the loop, objects of one class appended in it); on a second change, that too."""
         number = self.lowerer.construct_number
         keys = {number: {(var.name, "~" + ",".join(changed))}}
+        classes = {fact for fact in (before[FACTS.index("types")], end[FACTS.index("types")]) if fact is not _UNKNOWN}
+        if "types" in changed:  # the classes of object a pass may start with: its methods dispatch on them
+            keys[("classes", number)] = {(var.name, cls) for cls in classes}
         at = FACTS.index("item_types")
         if any(name == var.name and how.startswith("~") for name, how in self.lowerer.carried.get(number, ())):
             keys[("items", number)] = {(var.name, None)}
@@ -166,6 +215,7 @@ class _Construct:
         is_loop = not self.ends
         self.settle_known()
         self.ends.append({var: self.facts(var) for var in self.entry})
+        self.ends_mixed.append(self.classes_now())
         lowerer = self.lowerer
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
             if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
@@ -177,6 +227,9 @@ class _Construct:
                 raise Recarry({lowerer.construct_number: {(var.name, "+=")}})  # checked when it runs
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
+            assumed = self.entry_mixed.get(var)
+            if is_loop and assumed is not None and self.ends_mixed[-1][var] - assumed:  # a class the top missed
+                raise Recarry({("classes", self.number): {(var.name, cls) for cls in self.ends_mixed[-1][var]}})
             if is_loop and var not in self.unbound:
                 changed = [tracker for tracker, end, start in zip(FACTS, ends[0], before)
                            if start is not _UNKNOWN and not _same(end, start)]
@@ -186,9 +239,16 @@ class _Construct:
             agreed = all(_same(end, ends[0]) for end in ends)  # each fact kept where every path agrees on it
             self.set_facts(var, ends[0] if agreed else tuple(
                 fact if all(_same(end[k], fact) for end in ends) else _UNKNOWN for k, fact in enumerate(ends[0])))
-            classes = {end[FACTS.index("types")] for end in ends} - {_UNKNOWN}
-            if not agreed and len(classes) > 1 or classes and len(classes) < len(ends):
-                lowerer.mixed[var] = classes  # an object of one class or another: its methods are not known
+            classes = ({end[FACTS.index("types")] for end in ends} - {_UNKNOWN}).union(
+                assumed or (), *(end[var] for end in self.ends_mixed))
+            if classes and var not in lowerer.types:  # an object of one class or another: a call of its
+                lowerer.mixed[var] = classes  # method dispatches on its class
+
+
+def _function_order(carried):
+    if isinstance(carried, tuple):
+        return ("", f"{carried[1]:09d}:{carried[2]:06d}")
+    return (getattr(carried, "__module__", None) or "", getattr(carried, "__qualname__", None) or repr(carried))
 
 
 def _same_known(values):
@@ -201,7 +261,29 @@ def _same_known(values):
     return None
 
 
-_KNOWN_KINDS = (StaticValue, LocalFunction, KnownItems, Frozen, Unsettled)  # what a name may hold besides an atom
+def _candidates(values):
+    """The functions a name may hold after a construct, each once (a Choice's spread out), or None if one of
+    them is not a function known now (an object, a list of functions) or none is. A path leaving it unset or
+    None adds no candidate: a call there runs into the dispatch's last branch, which raises."""
+    found = []
+    for value in values:
+        for one in value.candidates if isinstance(value, Choice) else (value,):
+            if one is _UNKNOWN or isinstance(one, Const) and one.value is None:
+                continue
+            if not isinstance(one, (StaticValue, LocalFunction)):
+                return None
+            if not any(_same_candidate(one, other) for other in found):
+                found.append(one)
+    return tuple(found) or None
+
+
+def _same_candidate(one, other) -> bool:
+    if isinstance(one, LocalFunction) and isinstance(other, LocalFunction):  # one lambda or def, made twice
+        return one.node is other.node and one.lowerer is other.lowerer and one.depth == other.depth
+    return one is other or isinstance(one, StaticValue) and isinstance(other, StaticValue) and one.obj is other.obj
+
+
+_KNOWN_KINDS = (StaticValue, LocalFunction, KnownItems, Frozen, Unsettled, Choice)  # what a name may hold besides an atom
 
 
 def _item_classes(entries) -> dict:
@@ -358,8 +440,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             raise self.unsupported(last, "a differentiated function must end with `return <value>`")
         return tuple(self.results), self.results_tuple
 
-    def block(self, stmts, before=None, test=None):
-        """Lower `stmts` into a new block (a branch or loop body) and return its statements."""
+    def block(self, stmts, before=None, test=None, then=None):
+        """Lower `stmts` into a new block (a branch or loop body) and return its statements; `then()`, if given,
+        lowers what follows them there (a dispatched call's branch)."""
         self.blocks.append([])
         self.block_owner[id(self.current)] = self.construct_number
         try:
@@ -372,6 +455,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.branch_return(stmt)
                 else:
                     self.statement(stmt)
+            if then is not None:
+                then()
             return self.blocks.pop()
         except BaseException:
             self.blocks.pop()
@@ -391,12 +476,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         carried = self.carried.get(self.construct_number, ())
         item_writes = getattr(names, "item_writes", ())
         names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
-        known = frozenset({base for base, how in carried if how == "known"}  # set to one here, or holding one now
+        known = frozenset({base for base, how in carried if how in ("known", "dispatch")}  # set to one here, or holding one now
                           | {name for name in names if isinstance(self.env.get(name), _KNOWN_KINDS)})
         names -= known
         unbound = {name for name in names if "." not in name and self.env.get(name) is None}
         for base, attr in sorted(carried):
-            if attr and attr not in ("=", "+=", "known") and not attr.startswith("~"):
+            if attr and attr not in ("=", "+=", "known", "dispatch") and not attr.startswith("~"):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
@@ -434,10 +519,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 construct.forget(Var(base))
             elif attr.startswith("~"):  # (those facts of it)
                 construct.forget(Var(base), tuple(attr[1:].split(",")))
+        for base, classes in _item_classes(self.carried.get(("classes", self.construct_number), ())).items():
+            self.mixed[Var(base)] = self.mixed.get(Var(base), set()) | classes  # what a pass may start with
+        construct.entry_mixed = {var: set(self.mixed[var]) for var in construct.entry if var in self.mixed}
         for base, classes in _item_classes(self.carried.get(("items", self.construct_number), ())).items():
             if len(classes) == 1 and None not in classes:  # all its items of one class, pass after pass
                 self.item_types[Var(base)] = classes.pop()
                 construct.entry[Var(base)] = construct.facts(Var(base))
+        for name in sorted(base for base, how in carried if how == "dispatch"):
+            self._track_token(construct, name, node)
+            functions = sorted((obj for base, obj in self.carried.get(("functions", construct.number), ())
+                                if base == name), key=_function_order)
+            top = _candidates([construct.known_entry.get(name, _UNKNOWN)] + [self._carried_function(obj)
+                                                                             for obj in functions])
+            if isinstance(node, (ast.For, ast.While)) and top is not None:  # read before a pass sets it
+                self.env[name] = construct.top[name] = Choice(top, construct.tokens[name])
         self.open_constructs.append(construct)
         try:
             yield construct
@@ -450,6 +546,42 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.shared_attributes.clear()
             self.shared_attributes.update(saved_attributes)
             self.construct_number = saved_construct
+
+    def _track_token(self, construct, name, node):
+        """Keep, beside `name`, a var holding its value when the code runs (a dispatch after `construct` tests
+        it): set from its value now, and wherever the construct binds the name (`bind_static`)."""
+        outer = next((c.tokens[name] for c in self.open_constructs if c.lowerer is self and name in c.tokens), None)
+        if outer is not None:
+            construct.tokens[name] = outer
+            return
+        var = construct.tokens[name] = self.namer.user(name)
+        value = construct.known_entry.get(name, _UNKNOWN)
+        self.emit(rules.lookup(assign_primitive), [self.token(value, node)], {}, node, var)
+
+    def _carried_function(self, carried):
+        """A function a loop's pass may start with, as `_Construct._check_top` carried it: the function itself,
+        or ("local", line, column) for a lambda or def of this function, made afresh here."""
+        if not (isinstance(carried, tuple) and carried[:1] == ("local",)):
+            return StaticValue(carried)
+        node = next(sub for sub in ast.walk(self.node) if isinstance(sub, (ast.Lambda, ast.FunctionDef))
+                    and (sub.lineno, sub.col_offset) == carried[1:])
+        return self.local_function(node)
+
+    def token(self, value, node):
+        """The atom generated code tests a dispatch's candidate by: the function itself, or a lambda's
+        LocalToken; a Choice's own var."""
+        if isinstance(value, Choice):
+            return value.var
+        if value is _UNKNOWN or isinstance(value, Pack) or isinstance(value, _KNOWN_KINDS) and \
+                not isinstance(value, (StaticValue, LocalFunction)):  # not set yet, or a value no dispatch expects
+            return Const(None)
+        if not isinstance(value, (StaticValue, LocalFunction)):  # a plain value: itself
+            return value
+        if isinstance(value, LocalFunction):
+            token = LocalToken.of(value.node, value.lowerer.source)
+            return self.free_object("local_function", lambda t=token: t)
+        obj = value.obj
+        return self.free_object(getattr(obj, "__name__", "function"), lambda o=obj: o)
 
     def facts_of(self, var):
         return tuple(getattr(self, tracker).get(var, _UNKNOWN) for tracker in FACTS)
@@ -519,18 +651,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(atom, Pack) and self.needs_known(atom.items):
             atom = KnownItems(atom.items, atom.kind)  # r = tg.vjp(f, x): r[1] is its pullback
         if isinstance(atom, _KNOWN_KINDS):
-            return self.bind_static(name, atom)
+            return self.bind_static(name, atom, node)
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):  # a list kept in a variable
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
             atom = self.emit(maker, list(atom.items), {}, node, var or name)
         if var is None:
             self.env[name] = atom
+            self._set_token(name, atom, node)
         elif atom is not var:
             self.emit(rules.lookup(assign_primitive), [atom], {}, node, var)
             if isinstance(atom, Var) and atom in self.fresh:
                 self.fresh.add(var)
 
-    def bind_static(self, name, value):
+    def bind_static(self, name, value, node=None):
         """Bind `name` to what the transform knows of its value: a function, a lambda, a display of them, an
         object. Inside loops and branches of this function, those setting it keep it apart from their shared
         vars (the function is lowered again so): each pass or branch binds it as it goes."""
@@ -539,6 +672,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if missing:
             raise Recarry(missing)
         self.env[name] = value
+        self._set_token(name, value, node)
+
+    def _set_token(self, name, value, node):
+        """Keep the var a dispatch tests beside `name` (`_track_token`) holding its value when the code runs."""
+        tokens = {c.tokens[name] for c in self.open_constructs if c.lowerer is self and name in c.tokens}
+        if tokens:
+            node = node if node is not None else self.node
+            self.emit(rules.lookup(assign_primitive), [self.token(value, node)], {}, node, tokens.pop())
 
     def view_base(self, atom):
         while atom in self.views:
@@ -697,7 +838,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(target, ast.Attribute):
             return self.assign_attribute(target, stmt.value)
         if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Lambda):
-            self.bind_static(target.id, self.local_function(stmt.value))
+            self.bind_static(target.id, self.local_function(stmt.value), stmt)
+        elif isinstance(target, ast.Name) and isinstance(stmt.value, ast.IfExp) and \
+                (self.function_like(stmt.value.body) or self.function_like(stmt.value.orelse)):
+            self.statement(_as_if_statement(target, stmt.value))  # act = np.tanh if c else relu: set in branches
         elif isinstance(target, ast.Name):
             self.assign(target.id, stmt.value)
         elif isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts):
@@ -798,7 +942,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
             value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
                               {}, target, None)
-        written = value.atom if isinstance(value, StaticValue) else value
+        written = value.atom if isinstance(value, StaticValue) else value.var if isinstance(value, Choice) else value
         key = (base, target.attr)
         if key not in self.shared_attributes and self._carry_needed(key, value, target):
             return  # the same function again: nothing changes

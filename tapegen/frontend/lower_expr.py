@@ -23,10 +23,10 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import identity_check, py_sorted, py_sum, repeat_items, with_item
+from ..rules.language import identity_check, of_class, py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
-from .inline import DYNAMIC, KnownItems, LocalFunction, StaticValue, Unsettled, function_for_call, \
+from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
 from .resolve import MISSING, _static_instance, freezes, native
 
@@ -156,9 +156,13 @@ class Expressions:
         `target`: the var to compute an atom into."""
         if isinstance(node, ast.Lambda):
             return self.local_function(node)
+        if isinstance(node, ast.IfExp) and self.function_like(node):  # f(np.cos if c else np.sin): set in branches
+            held = self.namer.invented("chosen").name
+            self.statement(_as_if_statement(ast.Name(held, ast.Store()), node))
+            return self.value(ast.copy_location(ast.Name(held, ast.Load()), node))
         if isinstance(node, ast.Call):
             return self.made_function(node, target)
-        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems)):
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems, Choice)):
             return self.env[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
             return self.display_value(node)
@@ -173,6 +177,17 @@ class Expressions:
         if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
             return self.global_items(obj, node)
         return self.expr(node, target)
+
+    def function_like(self, node) -> bool:
+        """Whether `node` names a function (or class) known now, or a lambda, without lowering anything."""
+        if isinstance(node, ast.Lambda):
+            return True
+        if isinstance(node, ast.Name) and node.id in self.env:
+            return isinstance(self.env[node.id], (StaticValue, LocalFunction, Choice))
+        if isinstance(node, ast.IfExp):
+            return self.function_like(node.body) or self.function_like(node.orelse)
+        obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
+        return obj is not MISSING and callable(obj) and not isinstance(obj, (Var, LocalFunction))
 
     def made_function(self, node, target=None):
         """A call's value, with a function it makes known: `partial(f, a)` (a LocalFunction calling `f`
@@ -356,6 +371,8 @@ class Expressions:
         if isinstance(item, KnownItems):
             return self.materialize(item, node)
         atom = item.atom if isinstance(item, StaticValue) else item
+        if isinstance(item, Choice):  # one function or another: the one it holds when the code runs
+            atom = item.var if all(isinstance(one, StaticValue) for one in item.candidates) else None
         if isinstance(atom, LocalFunction) and hasattr(atom.node, "partial_parts"):
             return self.partial_value(atom, node)
         if atom is None or isinstance(atom, LocalFunction):
@@ -392,8 +409,16 @@ class Expressions:
                                              f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
                                        f"return the new value from that function and assign it: "
                                        f"{name} = f({name}, ...)")
+            if isinstance(value, Unsettled) and value.keys:  # one function or another: known on each path
+                raise Recarry(value.keys)
             if isinstance(value, Unsettled):
                 raise self.unsupported(node, value.why, value.hint)
+            if isinstance(value, Choice):  # read as a value: the function it holds when the code runs
+                if not all(isinstance(one, StaticValue) for one in value.candidates):
+                    raise self.unsupported(node, f"`{name}` holds a local function on some path here, which can "
+                                                 f"only be called", "call it, or define the function outside the "
+                                                                    "differentiated function")
+                return value.var
             if isinstance(value, Frozen):  # read as a value, not called: the frozen object itself
                 return self.made(value)
             if isinstance(value, LocalFunction):
@@ -740,11 +765,8 @@ class Expressions:
                                              f"ended, or outside the loop or branch a method reading it runs in, so "
                                              f"tapegen cannot tell which value it holds here",
                                        "assign it to a local name as well and read that, or pass it to the method")
-            if isinstance(value, StaticValue):
-                if value.atom is None:
-                    raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function, used here as a value",
-                                           f"call it: {ast.unparse(node)}(...)")
-                return value.atom
+            if isinstance(value, (StaticValue, Choice)):
+                return self.as_atom(value, node)
             return value
         cls = self.receiver if self.self_var is not None and base is self.self_var else self.types.get(base)
         prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
@@ -944,7 +966,14 @@ class Expressions:
         if isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and isinstance(func.value, ast.Name) \
                 and isinstance(self.env.get(func.value.id), KnownItems) and self.env[func.value.id].kind == "list":
             return self.grow_known(func.value.id, func.attr, node)[:outputs]
+        held = self.env.get(func.id) if isinstance(func, ast.Name) else None
+        if isinstance(held, Unsettled) and held.keys:  # one function or another: known on each path
+            raise Recarry(held.keys)
+        if isinstance(held, Choice):
+            return self.call_chosen(func.id, held, node, outputs, self._called_as(func.id, held, node, outputs))
         known = self.known(func)
+        if isinstance(known, Choice):  # fs[0](x), an item that is one function or another
+            return self.call_chosen(ast.unparse(func), known, node, outputs)
         if isinstance(known, LocalFunction):
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline_local(known, node, args, kwargs), outputs, node, targets)
@@ -1015,6 +1044,8 @@ class Expressions:
             held = self.attributes.get((receiver, func.attr))
             if held is not None and isinstance(held[0], StaticValue):  # self.act_fn(z), set by __init__
                 return self.call_object(held[0].obj, node, outputs, targets)
+            if held is not None and isinstance(held[0], Choice):  # self.act(z), one function or another
+                return self.call_chosen(ast.unparse(func), held[0], node, outputs)
             if held is not None and isinstance(held[0], Var) and held[0] in self.types \
                     and self._own_method(held[0], "__call__") is not None:  # self.act = make_act("tanh")
                 return self.call_instance(self.expr(func), node, outputs, targets)
@@ -1034,10 +1065,63 @@ class Expressions:
             return self._call_result(self.inline_local(callee, node, args, kwargs), outputs, node, targets)
         if isinstance(callee, StaticValue):  # helper(f)(x) returning a function known here
             return self.call_object(callee.obj, node, outputs, targets)
+        if isinstance(callee, Var) and callee in self.mixed:  # act(z), act of one class or another
+            return self.call_of_class(callee, node, outputs, lambda: self.call_instance(callee, node, outputs, None),
+                                      ast.unparse(func), "__call__")
         if self._own_method(callee, "__call__") is not None:  # an object of a class of the user's, called
             return self.call_instance(callee, node, outputs, targets)
         args, kwargs = self.arguments(node)
         return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+
+    def call_chosen(self, name, choice, node, outputs, called=None):
+        """`pool_fn(x)` where `pool_fn` (a name, an attribute or an item) holds one function or another, each
+        known now: dispatched on which one it holds when the code runs, the call lowered in each branch with
+        its function known (by `called(candidate)`; else as a call of that function)."""
+        called = called or (lambda one: lambda: self.call_known(one, node, outputs, None))
+        cases = [(self.emit(rules.lookup(operator.is_), [choice.var, self.token(one, node)], {}, node, None),
+                  called(one)) for one in choice.candidates]
+        expected = ", ".join(_candidate_name(one) for one in choice.candidates)
+        return self.dispatched(node, outputs, cases, choice.var, name, expected)
+
+    def _called_as(self, name, choice, node, outputs):
+        """Lowering `name(...)` with `name` bound to one candidate of `choice`: the call as written, so a
+        built-in or a transform it names is followed as it would be if spelled out."""
+        def called(candidate):
+            def lower():
+                self.env[name] = candidate
+                try:
+                    return self.call(node, outputs)
+                finally:
+                    self.env[name] = choice
+            return lower
+        return called
+
+    def call_of_class(self, receiver, node, outputs, lower_one, text, method=None):
+        """A method call on `receiver`, an object of one class or another (each known now): dispatched on its
+        exact class when the code runs, `lower_one()` lowering the call in each branch with its class known
+        (of the classes that have `method`, if given: on an object of another, the call raises)."""
+        def lowered(cls):
+            def lower():
+                classes = self.mixed.pop(receiver)
+                self.types[receiver] = cls
+                try:
+                    return lower_one()
+                finally:
+                    self.types.pop(receiver, None)
+                    self.mixed[receiver] = classes
+            return lower
+        classes = sorted((cls for cls in self.mixed[receiver] if method is None or
+                          any(method in vars(base) for base in cls.__mro__[:-1])),
+                         key=lambda cls: (cls.__module__, cls.__qualname__))
+        if not classes:
+            which = " or ".join(sorted(cls.__name__ for cls in self.mixed[receiver]))
+            raise self.unsupported(node, f"`{text}` holds an object of class {which} (or another) here, none of "
+                                         f"which has `{method}` in its class", f"call `{method}` only on an object "
+                                         f"of a class that defines it")
+        cases = [(self.emit(rules.lookup(of_class), [receiver, self.free_object(cls.__name__, lambda c=cls: c)], {},
+                            node, None), lowered(cls)) for cls in classes]
+        expected = " or ".join(f"an object of class {cls.__name__}" for cls in classes)
+        return self.dispatched(node, outputs, cases, receiver, text, expected)
 
     def grow_known(self, name, how, node):
         """`layers.append(Dense(W))` (or `.extend([...])`) on a list whose items the transform knows: the name
@@ -1313,6 +1397,10 @@ class Expressions:
         record = self.types.get(receiver)
         if func.attr == "_replace" and _is_namedtuple(record) and not node.args:
             return self.replaced(receiver, record, self.arguments(node)[1], node, targets)
+        if receiver in self.mixed and rules.method(func.attr) is None:  # act.forward(z), act of one class or another
+            return self.call_of_class(receiver, node, outputs, lambda: self.call_method(receiver, func, node, outputs,
+                                                                                       None), ast.unparse(func.value),
+                                      func.attr)
         static = self._static_method(receiver, func.attr)
         if static is not None:  # self.loss(y, p): a @staticmethod (or @classmethod) of the object's class
             args, kwargs = self.arguments(node, static=True)
@@ -1323,14 +1411,6 @@ class Expressions:
         if method is not None:  # self.helper(x), layer.forward(x): inline the method with its object
             result = self.inline(method[0], node, [receiver] + args, kwargs, receiver=method[1])
             return self._call_result(result, outputs, node, targets)
-        if entry is None and receiver in self.mixed:
-            text = ast.unparse(func.value)
-            classes = sorted(c.__name__ for c in self.mixed[receiver])
-            which = " or ".join(classes) + (" or another" if len(classes) == 1 else "")
-            raise self.unsupported(node, f"`{text}` holds an object of class {which} here (set in different "
-                                         f"branches or passes of a loop), so tapegen cannot tell which "
-                                         f"`.{func.attr}()` this calls", f"call `{text}.{func.attr}(...)` inside "
-                                         f"each branch, where the class is known")
         if entry is None and func.attr in MUTATORS:
             return self._mutation(receiver, func, args, kwargs, node)
         if entry is None:
@@ -1883,6 +1963,20 @@ _HINTS = {
     ast.Await: "async functions cannot be differentiated: make it a plain function",
     ast.Lambda: "assign it to a name and call it, or define it with `def`",
 }
+
+
+def _as_if_statement(target, value):
+    """`target = a if c else b` as `if c: target = a` / `else: target = b`."""
+    branch = lambda side: [ast.copy_location(ast.Assign([target], side), side)]
+    return ast.fix_missing_locations(ast.copy_location(ast.If(value.test, branch(value.body), branch(value.orelse)),
+                                                       value))
+
+
+def _candidate_name(candidate) -> str:
+    """A function a dispatched call may call, in words."""
+    if isinstance(candidate, LocalFunction):
+        return "the lambda" if isinstance(candidate.node, ast.Lambda) else f"the local function {candidate.node.name}"
+    return getattr(candidate.obj, "__qualname__", None) or repr(candidate.obj)
 
 
 def _describe(node) -> str:

@@ -20,8 +20,8 @@ import numpy as np
 
 from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
-from ..rules.language import assign, iterated, number_item, with_item
-from .inline import KnownItems, LocalFunction, StaticValue
+from ..rules.language import assign, iterated, no_candidate, number_item, with_item
+from .inline import Choice, KnownItems, LocalFunction, StaticValue
 from .lower_expr import _hashable, _opaque
 from .resolve import MISSING
 
@@ -49,6 +49,29 @@ class ControlFlow:
 
     def condition(self, node):
         return self.expr(node)
+
+    def dispatched(self, node, outputs, cases, value, name, expected):
+        """A call through a name (or object) that holds one of several functions (or classes of object), each
+        known now: an `if` chain that runs when the code runs, one branch per case (`cases`: (test atom, a
+        function lowering the call with that candidate known, returning its atoms)), in which every mode
+        follows the branch taken; the last branch raises, naming `name`, for a `value` that is none of them
+        (`expected`, in words). Returns the call's atoms."""
+        holders = [self.namer.invented("chosen").name for _ in range(outputs)]
+        stand_in = ast.copy_location(ast.If(node, [], []), node)  # the construct the branches make up
+        branches = []
+        with self.sharing(set(holders), stand_in) as construct:
+            for test, lower_one in cases:
+                def then(lower_one=lower_one):
+                    for holder, atom in zip(holders, lower_one()):
+                        self.store(holder, atom, node)
+                branches.append((test, self.block([], then=then)))
+                construct.branch_done()
+            chain = tuple(self.block([], then=lambda: self.emit_multi(
+                rules.lookup(no_candidate), [value, Const(name), Const(expected)], {}, node, 0, [])))
+        for test, block in reversed(branches):
+            chain = (If(test, tuple(block), chain, self.span(node)),)
+        self.current.extend(chain)
+        return tuple(self.env.pop(holder) for holder in holders)
 
     # --- loops --------------------------------------------------------------------------
 
@@ -150,7 +173,7 @@ class ControlFlow:
 
     def bind_known(self, target, item):
         """Bind loop target `target` to `item`: an atom, or a function or items known now."""
-        if isinstance(target, ast.Name) and (isinstance(item, (StaticValue, LocalFunction, KnownItems))
+        if isinstance(target, ast.Name) and (isinstance(item, (StaticValue, LocalFunction, KnownItems, Choice))
                                              or isinstance(item, Var) and item in self.types):
             self.bind_static(target.id, item)  # an object too: the one made, whose attributes are known
         elif isinstance(item, KnownItems) and _is_unpacking(target, len(item.items)):

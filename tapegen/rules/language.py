@@ -60,6 +60,25 @@ table.nondiff(identity_check, "obj, other, same, message", spelling="identity_ch
               inert=("obj", "other", "same", "message"))
 
 
+def of_class(obj, cls):
+    """`type(obj) is cls`: which branch of a method call dispatched on its object's class runs."""
+    return type(obj) is cls
+
+
+def no_candidate(value, name, expected):
+    """The last branch of a dispatched call: `name` holds none of what tapegen found it could hold (`expected`)."""
+    held = "is not set (or None) on the path taken" if value is None else \
+        f"holds {value!r} (of class {type(value).__name__})"
+    raise UnsupportedSyntaxError(
+        f"`{name}` {held} here, which is none of what tapegen found it could hold when it transformed the "
+        f"function ({expected}), so it cannot tell which code this call runs",
+        hint=f"give `{name}` one of those, or one value tapegen can see when it transforms the function")
+
+
+table.nondiff(of_class, "obj, cls", spelling="of_class", inert=("obj", "cls"))
+table.nondiff(no_candidate, "value, name, expected", spelling="no_candidate", inert=("value", "name", "expected"))
+
+
 def number_item(item, statement, name):
     """Checks `statement` (`d[k] += v`, `h += x`), where `name` may hold something another name or a
     container holds too: a number or tuple is rebound, as Python does; NumPy's `+=` would change an

@@ -1337,3 +1337,123 @@ def items_chosen_by_a_closure_tuple(x, loc):
     """`for i, xi in zip(argnums, xs): a[i] = xi` with argnums a tuple of the closure: the loop is unrolled, so
     which items move is known (df needs no rule); the generated code checks argnums is still (0, 2)."""
     return np.sum(_CDF_AT_0_2((x, loc)) ** 2)
+
+
+# --- a function or object chosen on a path decided when the code runs: a dispatch in the code ---------
+
+class Pooling:
+    """numpy-ml's Pool2D: the pooling function picked by the mode, then called."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def forward(self, X):
+        if self.mode == "max":
+            pool_fn = np.max
+        elif self.mode == "average":
+            pool_fn = np.mean
+        return pool_fn(X, axis=0)
+
+
+def pooling_mode_decided_when_the_code_runs(X):
+    """`pool_fn` is np.max or np.mean, as the mode (set from the data) says: the call runs whichever it holds."""
+    pool = Pooling("max" if np.sum(X) > 0.0 else "average")
+    return np.sum(pool.forward(X) ** 2)
+
+
+def _cubed(z):
+    return z ** 3
+
+
+def functions_chosen_when_the_code_runs(x):
+    """Functions, lambdas and local defs chosen in branches, in a loop's passes and by `a if c else b`, then
+    called (also by a helper they are passed to), read as a value (`act is not None`) or left unset."""
+    def soft(z):
+        return z / (1.0 + z * z)
+    act = None
+    if x[0] > 0.0:
+        act = np.tanh
+    h = act(x) if act is not None else x
+    f = np.sin
+    for k in range(3):
+        h = f(h) + h  # the function the pass before set (np.sin on the first pass)
+        if h[k] > 0.0:
+            f = soft
+        else:
+            f = lambda z: z * 0.5 + _cubed(z)
+    g = np.cos if h[1] > 0.0 else _cubed
+    return np.sum(f(h)) + np.sum(apply_twice(g, h))
+
+
+def apply_twice(fn, x):
+    return fn(fn(x) * 0.5)
+
+
+class HalfAct:
+    scale = 0.5
+
+    def __init__(self, shift):
+        self.shift = shift
+
+    def fn(self, z):
+        return z * self.scale + self.shift
+
+
+def objects_chosen_when_the_code_runs(x):
+    """An object of one class or another (by a branch, by `a if c else b`, or replaced in a loop's pass) whose
+    method is called: the method of the class it holds when the code runs."""
+    act = TanhAct() if np.sum(x) > 0.0 else HalfAct(0.25)
+    h = act.fn(x) if isinstance(act, HalfAct) else act(x)
+    layer = Doubler()
+    total = 0.0
+    for k in range(2):
+        total = total + np.sum(layer.f(h))
+        if h[k] > 0.0:
+            layer = Tripler()
+    return total + np.sum(layer.f(h))
+
+
+def function_unset_on_the_path_taken(x):
+    if x[0] > 0.0:
+        fn = np.sin
+    elif x[0] < -1.0:
+        fn = np.cos
+    return np.sum(fn(x))
+
+
+def object_or_array_on_the_path_taken(x):
+    o = x * 2.0
+    if x[0] > 0.0:
+        o = Doubler()
+    return np.sum(o.f(x))
+
+
+def function_or_array_read_by_the_next_pass(x):
+    f = np.sin
+    for k in range(2):
+        x = f(x)
+        if x[0] > 0:
+            f = np.cos
+        else:
+            f = x * 2.0
+    return np.sum(x)
+
+
+class Activated:
+    def __init__(self, act):
+        self.act = act
+
+    def forward(self, x):
+        return self.act(x) * 2.0
+
+
+def functions_chosen_held_by_an_object_and_a_list(x):
+    """One function or another (chosen when the code runs) given to an object, which calls it from its
+    attribute, and held in a list, called through its item and in a loop over the list."""
+    act = np.tanh if x[0] > 0.0 else (lambda z: z * np.sin(z))
+    layer = Activated(np.cos if x[1] > 0.0 else np.sin)
+    fs = [act, np.cos]
+    h = fs[0](x) + layer.forward(x)
+    for f in fs:
+        h = f(h) + h
+    return np.sum(h)
