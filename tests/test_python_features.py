@@ -101,6 +101,7 @@ POINTS = {
     "object_chosen_by_a_branch": (X3,),
     "object_chosen_by_a_branch[other branch]": (-np.abs(X3),),
     "object_replaced_in_a_loop": (X3,),
+    "layers_set_up_on_the_first_forward_pass": (_m(2, 3),),
 }
 
 
@@ -116,6 +117,14 @@ def test_two_global_layers_made_one_object_later_is_refused_when_the_code_runs(m
     monkeypatch.setattr(pf, "SECOND_DENSE", pf.FIRST_DENSE)
     with pytest.raises(tg.UnsupportedSyntaxError, match="same object as `FIRST_DENSE.parameters`"):
         gradient(W1, _m(3, 2), X)
+
+
+def test_an_attribute_hasattr_found_then_deleted_is_refused_when_the_code_runs(monkeypatch):
+    gradient = tg.grad(pf.layers_set_up_on_the_first_forward_pass)
+    gradient(_m(2, 3))
+    monkeypatch.delattr(pf.SKIP_BLOCK, "dense2")
+    with pytest.raises(tg.UnsupportedSyntaxError, match="`self` had no attribute `dense2` when the function ran"):
+        gradient(_m(2, 3))
 
 
 def test_raise_in_a_helper_raises_when_the_code_runs():

@@ -23,7 +23,7 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import identity_check, of_class, py_sorted, py_sum, repeat_items, with_item
+from ..rules.language import has_attribute_as_transformed, identity_check, of_class, py_sorted, py_sum, repeat_items, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
@@ -78,21 +78,25 @@ class Expressions:
         for (owner, name), (value, _) in self.attributes.items():
             if name != attr or owner is base:
                 continue
-            theirs = self.types.get(owner)
-            if mine is not None and theirs is not None and not (issubclass(mine, theirs) or issubclass(theirs, mine)):
-                continue  # objects of unrelated classes: not the same object
             if base in self.made_objects and (owner in self.made_objects or owner in self.live) or \
                     owner in self.made_objects and base in self.live:
                 continue  # an object made here is a new one: not another object made here, nor one made before
+            theirs = self.types.get(owner)
+            unrelated = mine is not None and theirs is not None and not (issubclass(mine, theirs) or
+                                                                        issubclass(theirs, mine))
             carries = self.carries(value)
-            if carries and base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
+            if isinstance(value, (Var, Pack)) and base in self.live and owner in self.live and \
+                    self.live[base] is not self.live[owner]:
                 # two objects of the module's (`fc1`, `fc2`), different now: checked again when the code runs
+                # (also where the value is not known to carry a derivative yet: a branch may set it to one)
                 written = next((n for n, atom in self.env.items() if atom is owner), owner.name)
                 self.emit_multi(rules.lookup(identity_check), [base, owner, Const(False), Const(
                     f"`{ast.unparse(node)}` is now on the same object as `{written}.{attr}`, which this function "
                     f"set to a computed value; they were different objects when its gradient code was made")],
                     {}, node, 0, [])
                 continue
+            if unrelated:
+                continue  # objects of unrelated classes: not the same object
             if carries:
                 raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
                                              f"another name's object to a computed value; tapegen cannot tell "
@@ -1005,6 +1009,10 @@ class Expressions:
             known = self.known_isinstance(node)
             if known is not None:  # isinstance(p, str) on a constant: decided now (its branch alone lowered)
                 return (known,)
+        if obj is hasattr and len(node.args) == 2 and not node.keywords:
+            known = self.known_hasattr(node)
+            if known is not None:  # hasattr(self, "conv2") on an object of the module that has it: decided now
+                return (known,)
         if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
             return self.composed(obj, node, outputs, targets)
         if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) is np.add \
@@ -1174,6 +1182,22 @@ class Expressions:
         if made is None and isinstance(value, Var) and value in self.types:
             made = self.types[value]
         return Const(issubclass(made, classes)) if made is not None else None
+
+    def known_hasattr(self, node):
+        """`hasattr(obj, "name")` as Const(True) when `obj` is an object of the user's read from the module (or a
+        closure) that has the attribute now and this function never sets it (a layer set up before, reaching
+        its lazy `if not hasattr(self, "conv2"):`), checked again when the code runs; else None (tested then)."""
+        name = node.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        base = self.expr(node.args[0])
+        if not isinstance(base, Var) or base not in self.live or not hasattr(self.live[base], name.value) or \
+                any(attr == name.value for _, attr in self.attributes):
+            return None
+        self.emit_multi(rules.lookup(has_attribute_as_transformed), [base, Const(name.value), Const(
+            f"`{ast.unparse(node.args[0])}` had no attribute `{name.value}` when the function ran, but had one when "
+            f"tapegen transformed it; its gradient code took `{ast.unparse(node)}` as true")], {}, node, 0, [])
+        return Const(True)
 
     def call_super(self, func, node, outputs, targets):
         """`super().name(...)` (or `super(Cls, self)`) in a method being inlined: the next class's method."""

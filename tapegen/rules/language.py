@@ -60,6 +60,18 @@ table.nondiff(identity_check, "obj, other, same, message", spelling="identity_ch
               inert=("obj", "other", "same", "message"))
 
 
+def has_attribute_as_transformed(obj, name, message):
+    """Checks that an object the function reads from its module (or a closure) still has the attribute
+    `name` it had when its gradient code was made (`hasattr(self, "conv2")`, decided then)."""
+    if not hasattr(obj, name):
+        raise UnsupportedSyntaxError(message, hint="make the gradient again (tg.grad(f) afresh) once the object "
+                                                   "has it, or pass the object to the function as an argument")
+
+
+table.nondiff(has_attribute_as_transformed, "obj, name, message", spelling="has_attribute_as_transformed",
+              inert=("obj", "name", "message"))
+
+
 def of_class(obj, cls):
     """`type(obj) is cls`: which branch of a method call dispatched on its object's class runs."""
     return type(obj) is cls

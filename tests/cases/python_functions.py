@@ -1457,3 +1457,59 @@ def functions_chosen_held_by_an_object_and_a_list(x):
     for f in fs:
         h = f(h) + h
     return np.sum(h)
+
+
+# --- a module of layers set up lazily on its first forward pass (numpy-ml's SkipConnection modules) ---
+
+class _Norm:
+    """Normalizes over the batch; in training, writes the running mean into its own parameters dict."""
+
+    def __init__(self):
+        self.parameters = {"running_mean": None, "scale": 1.5}
+        self.trainable = True
+        self.is_initialized = False
+
+    def forward(self, X):
+        if not self.is_initialized:
+            self.parameters["running_mean"] = np.zeros(X.shape[1])
+            self.is_initialized = True
+        mean = X.mean(axis=0)
+        if self.trainable:
+            self.parameters["running_mean"] = 0.9 * self.parameters["running_mean"] + 0.1 * mean
+        return self.parameters["scale"] * (X - mean)
+
+
+class _Dense:
+    def __init__(self, n_out):
+        self.n_out = n_out
+        self.parameters = {}
+        self.is_initialized = False
+
+    def forward(self, X):
+        if not self.is_initialized:
+            rows = np.arange(X.shape[1] * self.n_out).reshape(X.shape[1], self.n_out)
+            self.parameters = {"W": np.cos(rows) * 0.5}
+            self.is_initialized = True
+        return np.tanh(X @ self.parameters["W"])
+
+
+class _SkipBlock:
+    def __init__(self):
+        self.dense1 = _Dense(4)
+        self.norm1 = _Norm()
+
+    def forward(self, X):
+        if not hasattr(self, "dense2"):  # its size is only known once X is seen
+            self.dense2 = _Dense(X.shape[1])
+        return X + self.dense2.forward(self.norm1.forward(self.dense1.forward(X)))
+
+
+SKIP_BLOCK = _SkipBlock()
+SKIP_BLOCK.forward(np.ones((2, 3)))  # set up, as a training loop's first step does
+
+
+def layers_set_up_on_the_first_forward_pass(X):
+    """`hasattr(self, "dense2")` on the module's block, set up before: true, checked again when the code runs;
+    the norm layer writes into its parameters dict while the dense layers read theirs (different objects,
+    checked too)."""
+    return np.sum(SKIP_BLOCK.forward(X) ** 2)
