@@ -111,6 +111,10 @@ def helper_rows():
     yield case("centered_on-(4,3)x(3,)", lambda x, m: h.centered_on(x, m), (x, m), h.centered_on,
                {"x": x, "mean": m}, ("x", "mean"))
     yield case("lower_read-(3,3)", lambda c: h.lower_read(c), (c,), h.lower_read, {"c": c}, ("c",))
+    spd = c @ c.T + 3.0 * np.eye(3)
+    for allow in (False, True):
+        yield case(f"mvn_precision-(3,3)-allow_singular={allow}", lambda c, allow=allow: h.mvn_precision(c, allow),
+                   (spd,), h.mvn_precision, {"cov": spd, "allow_singular": allow}, ("cov",))
     yield case("lower_symmetric-(3,3)", lambda t: h.lower_symmetric(t), (c,), h.lower_symmetric, {"t": c}, ("t",))
     yield case("mvn_rows-(4,3)", lambda u: h.mvn_rows(u, 3), (u,), h.mvn_rows, {"u": u, "d": 3},
                ("u",))
@@ -174,6 +178,30 @@ def test_multivariate_normal_cov_gradient_through_a_factor(rng):
     """A symmetric parametrization (cov = a a' + I) gets the usual symmetric gradient."""
     a, x = rng.normal(size=(3, 3)), rng.normal(size=(5, 3))
     tg.gradcheck(lambda a: np.sum(st.multivariate_normal.logpdf(x, np.zeros(3), a @ a.T + np.eye(3))), a, order=2)
+
+
+def test_multivariate_normal_with_a_singular_cov_allowed():
+    """allow_singular=True (autograd's test): x and mean move within the support, their gradients use the
+    pseudo-inverse; the support's complement is pinned to the mean, as the density requires."""
+    cov = np.diag([1.0, 1.0, 0.0, 0.0])
+    for method in (st.multivariate_normal.logpdf, st.multivariate_normal.pdf):
+        def f(x, mean):
+            x = np.concatenate([x[:2], mean[2:]])
+            return method(x, mean, cov, allow_singular=True)
+        x, mean = np.array([0.3, -0.4, 0.0, 0.0]), np.array([0.1, 0.2, 0.0, 0.0])
+        tg.gradcheck(f, x, mean, wrt=(0, 1))
+        _, tangent = tg.jvp(f, (x, mean), (np.array([0.5, 1.0, 0.0, 0.0]), np.array([-1.0, 0.3, 0.0, 0.0])))
+        eps = 1e-6
+        plus = f(x + eps * np.array([0.5, 1.0, 0, 0]), mean + eps * np.array([-1.0, 0.3, 0, 0]))
+        minus = f(x - eps * np.array([0.5, 1.0, 0, 0]), mean - eps * np.array([-1.0, 0.3, 0, 0]))
+        assert tangent == pytest.approx((plus - minus) / (2 * eps), rel=1e-6)
+
+
+def test_multivariate_normal_entropy_does_not_depend_on_the_mean(rng):
+    a = rng.normal(size=(3, 3))
+    f = lambda mean, a: st.multivariate_normal.entropy(mean, a @ a.T + np.eye(3)) * np.sum(mean ** 0)  # noqa: E731
+    tg.gradcheck(f, rng.normal(size=3), a, wrt=(0, 1), order=2)
+    assert np.all(tg.grad(f)(rng.normal(size=3), a) == 0.0)
 
 
 def test_dirichlet_x_along_the_simplex():

@@ -27,6 +27,7 @@ import scipy.stats
 
 from ..runtime import unbroadcast
 from .elementwise import broadcast_like
+from .linalg import linalg_mT, pinv_jvp, pinv_vjp
 from .formulas import Formulas
 from .table import RuleTable
 
@@ -68,6 +69,11 @@ def method(distribution: str, name: str):
 def centered_on(x, mean):
     """x - mean, or x for mean=None (multivariate_normal's default)."""
     return x if mean is None else x - mean
+
+
+def mvn_precision(cov, allow_singular):
+    """cov's inverse, or its pseudo-inverse where SciPy allows a singular cov (as autograd does)."""
+    return np.linalg.pinv(cov) if allow_singular else np.linalg.inv(cov)
 
 
 def lower_read(c):
@@ -127,10 +133,11 @@ MVN_LOGPDF, MVN_PDF = method("multivariate_normal", "logpdf"), method("multivari
 DIRICHLET_LOGPDF, DIRICHLET_PDF = method("dirichlet", "logpdf"), method("dirichlet", "pdf")
 for _fn, _name in ((MVN_LOGPDF, "multivariate_normal.logpdf"), (MVN_PDF, "multivariate_normal.pdf")):
     table.op(_fn, "x, mean=None, cov=1, allow_singular=False", name=_name, spelling=f"scipy.stats.{_name}",
-             inert=("allow_singular",))  # the rules solve with cov: a singular one fails there, as in autograd
+             inert=("allow_singular",))  # in x and mean, a singular cov's pseudo-inverse (allow_singular=True)
 for _fn, _name in ((DIRICHLET_LOGPDF, "dirichlet.logpdf"), (DIRICHLET_PDF, "dirichlet.pdf")):
     table.op(_fn, "x, alpha", name=_name, spelling=f"scipy.stats.{_name}")
 table.op(centered_on, "x, mean", spelling="centered_on")
+table.op(mvn_precision, "cov, allow_singular", spelling="mvn_precision", inert=("allow_singular",))
 table.op(lower_read, "c", spelling="lower_read")
 table.op(lower_symmetric, "t", spelling="lower_symmetric")
 table.nondiff(simplex_axes, "x", spelling="simplex_axes")
@@ -160,54 +167,64 @@ def lower_symmetric_jvp(t_dot):
     return lower_symmetric(t_dot)
 
 
+@table.vjp(mvn_precision, "cov")
+def mvn_precision_vjp(cov, allow_singular, y, g):
+    return pinv_vjp(cov, y, g) if allow_singular else -linalg_mT(y) @ g @ linalg_mT(y)
+
+
+@table.jvp(mvn_precision, "cov")
+def mvn_precision_jvp(cov, cov_dot, allow_singular, y):
+    return pinv_jvp(cov, cov_dot, y) if allow_singular else -y @ cov_dot @ y
+
+
 # --- multivariate_normal: logpdf = -(d log 2 pi + log det cov + r' cov^-1 r) / 2, r = x - mean ------------
 # The pdf rules are the logpdf rules with the cotangent g * y (d pdf = pdf * d logpdf).
 
 @table.vjp(MVN_LOGPDF, "x")
-def mvn_logpdf_vjp_x(x, mean, cov, g):
-    return -np.expand_dims(g, -1) * (centered_on(x, mean) @ np.linalg.inv(cov))
+def mvn_logpdf_vjp_x(x, mean, cov, allow_singular, g):
+    return -np.expand_dims(g, -1) * (centered_on(x, mean) @ mvn_precision(cov, allow_singular))
 
 
 @table.vjp(MVN_PDF, "x")
-def mvn_pdf_vjp_x(x, mean, cov, y, g):
-    return -np.expand_dims(g * y, -1) * (centered_on(x, mean) @ np.linalg.inv(cov))
+def mvn_pdf_vjp_x(x, mean, cov, allow_singular, y, g):
+    return -np.expand_dims(g * y, -1) * (centered_on(x, mean) @ mvn_precision(cov, allow_singular))
 
 
 @table.jvp(MVN_LOGPDF, "x")
-def mvn_logpdf_jvp_x(x, x_dot, mean, cov):
-    return -np.sum(x_dot * (centered_on(x, mean) @ np.linalg.inv(cov)), axis=-1)
+def mvn_logpdf_jvp_x(x, x_dot, mean, cov, allow_singular):
+    return -np.sum(x_dot * (centered_on(x, mean) @ mvn_precision(cov, allow_singular)), axis=-1)
 
 
 @table.jvp(MVN_PDF, "x")
-def mvn_pdf_jvp_x(x, x_dot, mean, cov, y):
-    return -y * np.sum(x_dot * (centered_on(x, mean) @ np.linalg.inv(cov)), axis=-1)
+def mvn_pdf_jvp_x(x, x_dot, mean, cov, allow_singular, y):
+    return -y * np.sum(x_dot * (centered_on(x, mean) @ mvn_precision(cov, allow_singular)), axis=-1)
 
 
 @table.vjp(MVN_LOGPDF, "mean")
-def mvn_logpdf_vjp_mean(x, mean, mean_shape, cov, g):
-    return unbroadcast(np.expand_dims(g, -1) * (centered_on(x, mean) @ np.linalg.inv(cov)), mean_shape)
+def mvn_logpdf_vjp_mean(x, mean, mean_shape, cov, allow_singular, g):
+    return unbroadcast(np.expand_dims(g, -1) * (centered_on(x, mean) @ mvn_precision(cov, allow_singular)), mean_shape)
 
 
 @table.vjp(MVN_PDF, "mean")
-def mvn_pdf_vjp_mean(x, mean, mean_shape, cov, y, g):
-    return unbroadcast(np.expand_dims(g * y, -1) * (centered_on(x, mean) @ np.linalg.inv(cov)), mean_shape)
+def mvn_pdf_vjp_mean(x, mean, mean_shape, cov, allow_singular, y, g):
+    return unbroadcast(np.expand_dims(g * y, -1) * (centered_on(x, mean) @ mvn_precision(cov, allow_singular)), mean_shape)
 
 
 @table.jvp(MVN_LOGPDF, "mean")
-def mvn_logpdf_jvp_mean(x, mean, mean_dot, cov, y):
-    return broadcast_like(np.sum(mean_dot * (centered_on(x, mean) @ np.linalg.inv(cov)), axis=-1), y)
+def mvn_logpdf_jvp_mean(x, mean, mean_dot, cov, allow_singular, y):
+    return broadcast_like(np.sum(mean_dot * (centered_on(x, mean) @ mvn_precision(cov, allow_singular)), axis=-1), y)
 
 
 @table.jvp(MVN_PDF, "mean")
-def mvn_pdf_jvp_mean(x, mean, mean_dot, cov, y):
-    return broadcast_like(y * np.sum(mean_dot * (centered_on(x, mean) @ np.linalg.inv(cov)), axis=-1), y)
+def mvn_pdf_jvp_mean(x, mean, mean_dot, cov, allow_singular, y):
+    return broadcast_like(y * np.sum(mean_dot * (centered_on(x, mean) @ mvn_precision(cov, allow_singular)), axis=-1), y)
 
 
 # d logpdf / d cov (symmetric) = (u u' - cov^-1) / 2 per sample, u = cov^-1 r: summed with weights g.
 
 MVN_ENTROPY = method("multivariate_normal", "entropy")
 table.op(MVN_ENTROPY, "mean=None, cov=1", name="multivariate_normal.entropy",
-         spelling="scipy.stats.multivariate_normal.entropy")
+         spelling="scipy.stats.multivariate_normal.entropy", inert=("mean",))  # not of the mean
 
 
 @table.vjp(MVN_ENTROPY, "cov")  # entropy = (d (1 + log 2 pi) + log det cov) / 2: of cov only
