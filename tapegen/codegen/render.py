@@ -213,7 +213,7 @@ def _call(func, op, inputs):
     Builtins and ufuncs take no keywords for these parameters (`range(0, n)`), so
     for them every parameter up to the last one given is written positionally.
     """
-    if _positional_only(op.fn):
+    if getattr(op, "renamed", None) or _positional_only(op.fn):
         given = [i for i, (key, value) in enumerate(inputs) if not _defaulted(op, key, value)]
         last = max(given, default=-1) if op.fn is not slice else len(inputs) - 1  # slice(j) means :j
         return ast.Call(func, [atom(value) for _, value in inputs[:last + 1]], [])

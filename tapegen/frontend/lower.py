@@ -1278,6 +1278,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if prim.variadic:
             bound[prim.variadic] = Pack(tuple(args[len(positional):]), "tuple")
         for key, value in kwargs.items():
+            key = prim.renamed.get(key, key) if isinstance(prim, Primitive) else key
             if key not in params or key == prim.variadic:
                 raise self.unsupported(node, f"argument `{key}` of {prim.spelling or prim.name}() is not "
                                              f"supported by tapegen", f"supported parameters: {', '.join(params)}")

@@ -37,7 +37,8 @@ def primitive_for(fn, add_names):
     names, defaults = params
     base = getattr(fn.fun, "__name__", "autograd_primitive")
     (spelling,) = add_names({base: fn})
-    prim = Primitive(name=base, fn=fn, params=names, defaults=defaults, spelling=spelling)
+    renamed = {own: name for own, name in zip(inspect.signature(fn.fun).parameters, names) if own != name}
+    prim = Primitive(name=base, fn=fn, params=names, defaults=defaults, spelling=spelling, renamed=renamed)
     tangent_makers = _makers(core.primitive_jvps.get(fn), "jvps_dict")
     for index, param in enumerate(names):
         maker = makers(index)
@@ -75,12 +76,16 @@ def _parameters(raw):
     except (TypeError, ValueError):
         return None
     names, defaults = [], {}
+    taken = set(signature.parameters)
     for p in signature.parameters.values():
-        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.name in ("y", "g"):
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             return None
-        names.append(p.name)
+        name = p.name
+        while name in ("y", "g") or name != p.name and name in taken:  # rules read the output as y, its
+            name += "_"  # cotangent as g: `def new_mul(x, y)` has its y called y_ in tapegen's rules
+        names.append(name)
         if p.default is not p.empty:
-            defaults[p.name] = p.default
+            defaults[name] = p.default
     return tuple(names), defaults
 
 

@@ -86,6 +86,23 @@ def straight_through(x):
     return np.sum(clipped(x) ** 2)
 
 
+@primitive
+def weighted_product(x, y, g=2.0):
+    """A primitive whose parameters are called y and g (the names tapegen's rules give the output and its
+    cotangent): passed by position and by keyword."""
+    return g * x * y
+
+
+defvjp(weighted_product, lambda ans, x, y, g=2.0: lambda v: v * g * y,
+       lambda ans, x, y, g=2.0: lambda v: v * g * x, lambda ans, x, y, g=2.0: lambda v: np.sum(v * x * y))
+defjvp(weighted_product, lambda d, ans, x, y, g=2.0: d * g * y, lambda d, ans, x, y, g=2.0: d * g * x,
+       lambda d, ans, x, y, g=2.0: d * x * y)
+
+
+def products_with_y_and_g(x, y, g):
+    return np.sum(weighted_product(x, y) + weighted_product(x, g=g, y=y) ** 2 + weighted_product(x, y, g))
+
+
 def grad_descent_sqrt_iter(a):
     """autograd's examples/fixed_points.py: a helper returning the update, a lambda closing over `a`."""
     return lambda x: x - 0.05 * (x ** 2 - a)
@@ -177,4 +194,5 @@ def cases():
             (stacked_pairs, (rs.randn(3, 3), rs.randn(2))), (low_rank_pinv, (rs.randn(4, 2),)),
             (example_func, (rs.randn(4),)), (iterated_sqrt, (np.array([2.0, 3.0]),)),
             (helper_made_def, (rs.randn(3), 0.7)), (total_log_lik, (natural, seqs)),
-            (stationarity, (1.3, np.array([3.0, 5.0, 1.0]))), (nn_predict, (params, inputs))]
+            (stationarity, (1.3, np.array([3.0, 5.0, 1.0]))), (nn_predict, (params, inputs)),
+            (products_with_y_and_g, (rs.randn(3), rs.randn(3), 0.7))]
