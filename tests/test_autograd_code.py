@@ -116,3 +116,27 @@ def test_library_vjp_first_order_and_named_at_second():
     assert ours == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-3)  # the fixed point's tolerance, 1e-4
     with pytest.raises(tg.NoRuleError, match="fixed_point_vjp_a"):
         tg.grad(tg.grad(autograd_style.fixed_point_sqrt))(2.0)
+
+
+def test_flatten_func_unflatten_made_by_autograd_before_the_call():
+    """gmm.py: `flattened_obj, unflatten, x0 = flatten_func(objective, params)`, then tapegen differentiates
+    flattened_obj, whose `unflatten` is autograd's make_vjp of its _flatten: every mode, second order, and
+    equal to autograd's gradient."""
+    import autograd
+    from autograd.misc.flatten import flatten_func
+    rs = np.random.RandomState(3)
+    params = {"means": rs.randn(2, 3), "chol": [rs.randn(3), 0.7]}
+    flattened, unflatten, x0 = flatten_func(autograd_style.mixture_objective, params)
+    check_modes(flattened, x0, 1.3)
+    np.testing.assert_allclose(tg.grad(flattened)(x0, 1.3), autograd.grad(flattened)(x0, 1.3), rtol=1e-12)
+    expected = autograd.hessian(flattened)(x0, 1.3)  # (1, 10, 10): flattened returns an array of one number
+    np.testing.assert_allclose(tg.hessian(flattened)(x0, 1.3), expected.reshape(10, 10), rtol=1e-10)
+
+
+def test_another_make_vjp_pullback_is_refused_when_the_code_runs():
+    """A pullback autograd's make_vjp made for some other function is not flatten's unflatten: calling it on a
+    differentiated value raises, never treated as unflatten."""
+    from autograd import make_vjp
+    reverse = make_vjp(lambda p: p[::-1] * 1.0)(np.ones(3))[0]  # linear and of the same size, but not unflatten
+    with pytest.raises(tg.UnsupportedSyntaxError, match="not the `unflatten` of autograd.misc.flatten"):
+        tg.grad(lambda g: np.sum(reverse(g) * np.arange(3.0)))(np.array([0.5, 1.0, 2.0]))

@@ -1346,6 +1346,13 @@ class Expressions:
                                                  + node.keywords), node)  # autograd's _dot: einsum("...ij,...")
             return self.call_object(native(obj.func), ast.fix_missing_locations(spelled), outputs, targets)
         func = node.func
+        if getattr(obj, "__module__", None) == "autograd.core" and \
+                getattr(obj, "__qualname__", None) == "make_vjp.<locals>.vjp":  # autograd.misc.flatten's unflatten
+            from ..rules.language import autograd_unflatten  # made before the function runs (flatten_func's)
+            args, kwargs = self.arguments(node, static=True)
+            held = atom if atom is not None else self.free_object("unflatten", lambda: obj)
+            return self._call_result(self.inline(user_function(autograd_unflatten), node, [held] + args, kwargs),
+                                     outputs, node, targets)
         if obj is reversed and len(node.args) == 1 and not node.keywords:  # reversed(xs) is xs[::-1]
             return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
                               {}, node, (targets or [None])[0]),)

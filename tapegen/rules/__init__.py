@@ -249,7 +249,7 @@ def _fixed_names() -> dict:
                                                 language.identity_check,
                                                 language.in_place_result, language.item_or,
                                                 language.sorted_order, language.flatten_tree,
-                                                language.unflatten_tree, language.unflattener,
+                                                language.unflatten_tree,
                                                 language.flat_cotangent, language.iterated)}},
             late={fn.__name__: fn for fn in (runtime_rules.tape_pop, runtime_rules.copy_region,
                                              runtime_rules.zero_tangent, runtime_rules.add_tangents,

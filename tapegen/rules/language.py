@@ -8,6 +8,8 @@ when its rule runs.
 """
 import operator
 
+import weakref
+
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
@@ -195,18 +197,50 @@ def unflatten_tree(value, flat):
     return build(value)
 
 
-def unflattener(value):
-    """autograd.misc.flatten's second result: a function putting a flat vector back in `value`'s shape."""
-    return lambda flat: unflatten_tree(value, flat)
-
-
 def autograd_flatten(value):
-    """`from autograd.misc.flatten import flatten` in code written for autograd: (flat, unflatten)."""
-    return flatten_tree(value), unflattener(value)
+    """`from autograd.misc.flatten import flatten` in code written for autograd: (flat, unflatten), inlined
+    (unflatten a lambda, so a call of it is unflatten_tree, differentiable in `flat`)."""
+    return flatten_tree(value), lambda flat: unflatten_tree(value, flat)
+
+
+def autograd_unflatten(vjp, flat):
+    """`unflatten(flat)` for the `unflatten` autograd.misc.flatten made (autograd's make_vjp of its _flatten,
+    made before the differentiated function runs): tapegen's unflatten_tree into its structure."""
+    return unflatten_tree(autograd_structure(vjp, np.size(flat)), flat)
+
+
+_STRUCTURES = weakref.WeakKeyDictionary()  # autograd's unflatten -> (flat size, the structure it fills)
+
+
+def autograd_structure(vjp, size):
+    """The structure autograd's `vjp` (from make_vjp) fills from a flat vector of `size` numbers, checked to be
+    autograd.misc.flatten's unflatten: on a random vector it must give what unflatten_tree gives (a different
+    linear map agrees there with probability zero); else the program's gradient would not be tapegen's."""
+    known = _STRUCTURES.get(vjp)
+    if known is not None and known[0] == size:
+        return known[1]
+    structure = vjp(np.zeros(size))
+    probe = np.random.default_rng(0).standard_normal(size)
+    if sum(np.size(leaf) for leaf in tree_leaves(structure)) != size or \
+            not _same_tree(vjp(probe), unflatten_tree(structure, probe)):
+        raise UnsupportedSyntaxError(
+            "a function autograd's make_vjp returned is called on a differentiated value, and it is not the "
+            "`unflatten` of autograd.misc.flatten, which tapegen knows", hint="call tg.vjp instead of autograd's "
+            "make_vjp, or use autograd.misc.flatten's flatten for the unflatten function")
+    _STRUCTURES[vjp] = (size, structure)
+    return structure
+
+
+def _same_tree(a, b) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and sorted(a) == sorted(b) and all(_same_tree(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_same_tree, a, b))
+    return np.shape(a) == np.shape(b) and bool(np.all(np.asarray(a) == np.asarray(b)))
 
 
 table.op(flatten_tree, "value", spelling="flatten_tree")
-table.nondiff(unflattener, "value", spelling="unflattener")
+table.nondiff(autograd_structure, "vjp, size", spelling="autograd_structure", inert=("vjp", "size"))
 table.nondiff(tree_leaves, "value", spelling="tree_leaves")
 
 

@@ -103,6 +103,18 @@ def products_with_y_and_g(x, y, g):
     return np.sum(weighted_product(x, y) + weighted_product(x, g=g, y=y) ** 2 + weighted_product(x, y, g))
 
 
+def flattened_inside(params):
+    """autograd.misc.flatten called in the differentiated function; its unflatten too."""
+    flat, unflatten = flatten(params)
+    p = unflatten(flat * 2.0)
+    return np.sum(p["a"] ** 2) + np.sum(p["b"][0] * p["b"][1]) + np.sum(flat ** 3)
+
+
+def mixture_objective(params, scale):
+    """gmm.py's shape of objective, flattened by autograd's flatten_func before it is differentiated."""
+    return np.sum(np.tanh(params["means"]) ** 2) * scale + np.sum(np.sin(params["chol"][0])) * params["chol"][1]
+
+
 def grad_descent_sqrt_iter(a):
     """autograd's examples/fixed_points.py: a helper returning the update, a lambda closing over `a`."""
     return lambda x: x - 0.05 * (x ** 2 - a)
@@ -195,4 +207,5 @@ def cases():
             (example_func, (rs.randn(4),)), (iterated_sqrt, (np.array([2.0, 3.0]),)),
             (helper_made_def, (rs.randn(3), 0.7)), (total_log_lik, (natural, seqs)),
             (stationarity, (1.3, np.array([3.0, 5.0, 1.0]))), (nn_predict, (params, inputs)),
-            (products_with_y_and_g, (rs.randn(3), rs.randn(3), 0.7))]
+            (products_with_y_and_g, (rs.randn(3), rs.randn(3), 0.7)),
+            (flattened_inside, ({"a": rs.randn(2), "b": [rs.randn(1), 0.5]},))]
