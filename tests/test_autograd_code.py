@@ -77,6 +77,35 @@ def test_autograd_convolve_keeps_autograd_semantics():
     np.testing.assert_allclose(tg.grad(full_conv)(a, b), autograd.grad(full_conv)(a, b), rtol=1e-10)
 
 
+@pytest.mark.parametrize("mode", ["full", "valid", "same"])
+def test_autograd_convolve_second_order(mode):
+    """autograd's VJP makers for its convolve are autograd.numpy code: gradient code calling them is
+    differentiated again through them (autograd's test_convolve checks order 2), against finite differences
+    and against autograd's own Hessian."""
+    import autograd
+    import autograd.scipy.signal as ag_signal
+
+    def loss(a, b):
+        return np.sum(np.sin(ag_signal.convolve(a, b, mode=mode)))
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((5, 4)), rng.standard_normal((3, 2))
+    w = rng.standard_normal(a.shape)
+
+    def mixed(b):  # reverse over reverse: autograd gives convolve no JVP, so no forward mode
+        return np.sum(tg.grad(loss)(a, b) * w)
+
+    def mixed_autograd(b):
+        return np.sum(autograd.grad(loss)(a, b) * w)
+    ours = tg.grad(mixed)(b)
+    np.testing.assert_allclose(ours, autograd.grad(mixed_autograd)(b), rtol=1e-9, atol=1e-12)
+    eps, expected = 1e-6, np.zeros_like(b)
+    for i in np.ndindex(b.shape):
+        step = np.zeros_like(b)
+        step[i] = eps
+        expected[i] = (mixed(b + step) - mixed(b - step)) / (2 * eps)
+    np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-8)
+
+
 def test_gradient_of_autograds_numpy_function():
     """`grad(np.sqrt)` with `import autograd.numpy as np` (examples/fixed_points.py): NumPy's sqrt."""
     import autograd.numpy as anp

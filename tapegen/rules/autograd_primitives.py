@@ -93,13 +93,20 @@ def _rule(fn, add_names, name, kind, param, reads):
     (name,) = add_names({name: fn})
     fn.__name__ = fn.__qualname__ = name
     maker = fn.__closure__[0].cell_contents
-    if "-packages" in getattr(getattr(maker, "__code__", None), "co_filename", "-packages"):
+    code = getattr(getattr(maker, "func", maker), "__code__", None)  # (autograd's convolve: partial(grad_convolve, 0))
+    if "-packages" in getattr(code, "co_filename", "-packages") and getattr(code, "co_filename", "").replace(
+            "\\", "/").rpartition("/autograd/")[2] not in _INLINED:
         # a library's maker (autograd's fixed_point_vjp) is called as it is, not inlined: differentiating
         # gradient code again then names this rule in its NoRuleError instead of going into autograd
         fn.__module__ = getattr(maker, "__module__", None) or "library"
     rule = Rule(fn, kind, param, reads)
     rule._inline = None  # called by name: its body reads the maker it closes over
     return rule
+
+
+# autograd's own makers written in autograd.numpy, inlined like the user's when gradient code is differentiated
+# again (its convolve's second derivative); others (fixed_point_vjp, which runs autograd) are called as they are
+_INLINED = ("scipy/signal.py",)
 
 
 def _vjp_rule(maker):
