@@ -851,13 +851,43 @@ def test_einsum_second_order_more_forms(subscripts, shapes):
     tg.gradcheck(funcs[len(arrays)], *arrays, wrt=tuple(range(len(arrays))), order=2)
 
 
+def _einsum_of(*args):
+    return np.einsum(*args)  # autograd's tests call np.einsum so, the sublists known only when the code runs
+
+
+def _einsum_by(spec, a, b):
+    return np.einsum(spec, a, b)
+
+
+EINSUM_RUNTIME_FORMS = [
+    ("sublist-in-a-name", lambda a, b: np.einsum(a, SUBLIST, b, [1, 2], [0, 2])),
+    ("star-args", lambda a, b: _einsum_of(a, (0, 1), b, (1, 2), (0, 2))),
+    ("star-args-implicit", lambda a, b: _einsum_of(a, [Ellipsis, 1], b, [1, 2])),
+    ("string-parameter", lambda a, b: _einsum_by("ij,jk->ik", a, b)),
+]
+
+
+@pytest.mark.parametrize("f", [f for _, f in EINSUM_RUNTIME_FORMS], ids=[name for name, _ in EINSUM_RUNTIME_FORMS])
+def test_einsum_sublists_known_when_the_code_runs(f):
+    """np.einsum whose first argument is a name (a parameter: the subscripts string or the first array) with
+    sublists not written out: which form it is is decided when the code runs, the interleaved one written
+    with the string its sublists spell, so every order and mode follows every array."""
+    a, b = rand(2, 3, seed=4), rand(3, 4, seed=5)
+    tg.gradcheck(lambda a, b: np.sum(np.sin(f(a, b))), a, b, wrt=(0, 1), order=2)
+    ta, tb, eps = rand(2, 3, seed=6), rand(3, 4, seed=7), 1e-6
+    _, got = tg.jvp(f, (a, b), (ta, tb))
+    np.testing.assert_allclose(got, (f(a + eps * ta, b + eps * tb) - f(a - eps * ta, b - eps * tb)) / (2 * eps),
+                               rtol=1e-6, atol=1e-8)
+
+
 def test_einsum_second_order_through_the_interleaved_first_array_is_a_clear_error():
-    """Raised when the gradient code runs (a string and an array both reach its rules, and only then is it
-    known which): an error, never a missing term."""
+    """A sublist tapegen cannot read twice (a call) keeps the interleaved form in the rules; its first array's
+    second derivative is refused when the gradient code runs (only then is it known to be an array): an
+    error, never a missing term."""
     a, b = rand(2, 3, seed=4), rand(3, 4, seed=5)
     with pytest.raises(tg.TapegenError, match="first array in the interleaved form"):
-        tg.gradcheck(lambda a, b: np.sum(np.sin(np.einsum(a, SUBLIST, b, [1, 2], [0, 2]))), a, b, wrt=(0, 1),
-                     order=2)  # a sublist held in a name: the form stays interleaved
+        tg.gradcheck(lambda a, b: np.sum(np.sin(np.einsum(a, list(SUBLIST), b, [1, 2], [0, 2]))), a, b,
+                     wrt=(0, 1), order=2)
 
 
 @pytest.mark.parametrize("f", [f for _, f in EINSUM_FORMS], ids=[name for name, _ in EINSUM_FORMS])

@@ -1332,6 +1332,32 @@ class Expressions:
         return self.emit_multi(_opaque(spelling, frozen.distribution), list(frozen.args), dict(frozen.kwargs),
                                frozen.node, 1, [None])[0]
 
+    def einsum_interleaved(self, node, outputs, targets):
+        """`np.einsum(a, s0, b, s1)` whose first argument carries a derivative (so it is an array: the
+        interleaved form) and whose sublists are known only when the code runs (`np.einsum(*args)` in a
+        wrapper): written with the subscripts string they spell, computed when the code runs, so every array
+        is an operand as in the string form; else None."""
+        from ..rules.linalg import einsum_spelling, is_subscripts
+        if any(kw.arg not in ("optimize", None) or not _plain_reads(kw.value) for kw in node.keywords) or \
+                not all(map(_plain_reads, node.args)):  # (**kwargs: checked below to hold optimize at most)
+            return None  # (names and displays of them only: lowered again as the call they are on None)
+        args, kwargs = self.arguments(node)
+        if len(args) < 2 or any(isinstance(a, Spread) for a in args) or set(kwargs) - {"optimize"} or \
+                not (isinstance(args[0], Var) and self.carries(args[0])):
+            return None
+        has_output = len(args) % 2 == 1
+        arrays, sublists = args[0:len(args) - has_output:2], args[1::2] + ([args[-1]] if has_output else [])
+
+        def interleaved():
+            spec = self.emit(rules.lookup(einsum_spelling), [Const(has_output)] + sublists, {}, node, None)
+            return self.emit_multi(rules.lookup(np.einsum), [spec] + arrays, kwargs, node, outputs, None)
+        # the subscripts string (`def f(spec, A)`, or an item of a list holding it) or the first array: which
+        # one is decided as the code runs (an item of a list made here is "computed" either way)
+        is_str = self.emit(rules.lookup(is_subscripts), [args[0]], {}, node, None)
+        cases = [(is_str, lambda: self.emit_multi(rules.lookup(np.einsum), args, kwargs, node, outputs, None)),
+                 (self.emit(rules.lookup(operator.not_), [is_str], {}, node, None), interleaved)]
+        return self.dispatched(node, outputs, cases, args[0], "np.einsum's first argument", "a string or an array")
+
     def call_object(self, obj, node, outputs, targets, atom=None):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call.
         `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
@@ -1340,6 +1366,10 @@ class Expressions:
             spelled = _einsum_spelled(node)
             if spelled is not None:  # np.einsum(a, [0, 1], b, [1, 2]): the subscripts as a string, so the
                 node = spelled       # arrays are all operands (and every order of derivative follows them)
+            else:
+                interleaved = self.einsum_interleaved(node, outputs, targets)
+                if interleaved is not None:
+                    return interleaved
         if isinstance(obj, functools.partial) and all(_literal_constant(v) for v in (*obj.args, *obj.keywords.values())):
             spelled = ast.copy_location(ast.Call(node.func, [ast.Constant(v) for v in obj.args] + node.args,
                                                  [ast.keyword(k, ast.Constant(v)) for k, v in obj.keywords.items()]
@@ -1756,6 +1786,15 @@ class _EllipsisNamed(ast.NodeTransformer):
 
     def visit_Name(self, node):
         return ast.copy_location(ast.Constant(Ellipsis), node) if node.id == "Ellipsis" else node
+
+
+def _plain_reads(node) -> bool:
+    """Whether lowering `node` only reads names and constants (so lowering it twice changes nothing)."""
+    if isinstance(node, ast.Starred):
+        return _plain_reads(node.value)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(map(_plain_reads, node.elts))
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
 def _einsum_spelled(node):

@@ -448,6 +448,22 @@ def _einsum_parts(subscripts, operands):
     return spec, items[0::2], list(range(0, len(items), 2))
 
 
+def einsum_spelling(has_output, *sublists):
+    """The subscripts string for the interleaved form's sublists (and output sublist, if `has_output`), for
+    `np.einsum(a, s0, b, s1)` whose sublists are known only when the code runs: the call is then written
+    `np.einsum(einsum_spelling(False, s0, s1), a, b)`, every array an operand like in the string form."""
+    items = [part for sub in sublists[:len(sublists) - has_output] for part in (None, sub)]
+    spec, _, _ = _einsum_parts(items[0], items[1:] + list(sublists[len(sublists) - has_output:]))
+    return spec
+
+
+
+def is_subscripts(first):
+    """Whether np.einsum's first argument is the subscripts string (else the interleaved form's first array)."""
+    return isinstance(first, str)
+
+
+
 def _einsum_cotangents(subscripts, operands, optimize, g):
     """The cotangents of (subscripts, *operands), None for what is not an array (strings, sublists)."""
     spec, arrays, positions = _einsum_parts(subscripts, operands)

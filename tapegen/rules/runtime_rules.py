@@ -573,6 +573,8 @@ table.op(einsum_tangent_cross, "subscripts, operands, optimize, directions, othe
          sequences=("operands", "directions", "others"), inert=("optimize",))
 
 
+table.nondiff(linalg.einsum_spelling, "has_output, *sublists", spelling="einsum_spelling")  # the frontend's,
+table.nondiff(linalg.is_subscripts, "first", spelling="is_subscripts")  # for sublists known as the code runs
 table.op(einsum_first_tangent, "subscripts, operands, optimize, subscripts_dot", spelling="einsum_first_tangent",
          sequences=("operands",), inert=("optimize",))
 table.op(einsum_first_cotangent, "subscripts, operands, optimize, ct", spelling="einsum_first_cotangent",
