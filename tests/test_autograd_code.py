@@ -169,3 +169,16 @@ def test_another_make_vjp_pullback_is_refused_when_the_code_runs():
     reverse = make_vjp(lambda p: p[::-1] * 1.0)(np.ones(3))[0]  # linear and of the same size, but not unflatten
     with pytest.raises(tg.UnsupportedSyntaxError, match="not the `unflatten` of autograd.misc.flatten"):
         tg.grad(lambda g: np.sum(reverse(g) * np.arange(3.0)))(np.array([0.5, 1.0, 2.0]))
+
+
+def test_same_jvp_differentiates_again_in_forward_mode():
+    """`defjvp(f, "same")` (autograd's make_diagonal, the user's doubled_rows): the tangent is f of the tangent,
+    so forward over forward follows f's own rules (autograd's test_make_diagonal checks order 2)."""
+    rs = np.random.RandomState(5)
+    x, w, u, v = rs.randn(3, 3), rs.randn(3), rs.randn(3, 3), rs.randn(3, 3)
+
+    def along_u(x):
+        return tg.jvp(lambda x: autograd_style.linear_primitives(x, w), (x,), (u,))[1]
+    _, second = tg.jvp(along_u, (x,), (v,))
+    eps = 1e-6
+    np.testing.assert_allclose(second, (along_u(x + eps * v) - along_u(x - eps * v)) / (2 * eps), rtol=1e-6)

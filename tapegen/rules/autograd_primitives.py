@@ -47,6 +47,7 @@ def primitive_for(fn, add_names):
                                      ("y", "g") + names)
         maker = tangent_makers(index) if tangent_makers is not None else None
         if maker is not None:
+            maker = _same_as_written(maker)
             prim.jvps[param] = _rule(_jvp_rule(maker), add_names, f"{spelling}_jvp_{param}", "jvp", param,
                                      ("y", f"{param}_dot") + names)
     return prim
@@ -94,8 +95,8 @@ def _rule(fn, add_names, name, kind, param, reads):
     fn.__name__ = fn.__qualname__ = name
     maker = fn.__closure__[0].cell_contents
     code = getattr(getattr(maker, "func", maker), "__code__", None)  # (autograd's convolve: partial(grad_convolve, 0))
-    if "-packages" in getattr(code, "co_filename", "-packages") and getattr(code, "co_filename", "").replace(
-            "\\", "/").rpartition("/autograd/")[2] not in _INLINED:
+    where = getattr(code, "co_filename", "").replace("\\", "/").rpartition("/autograd/")[2]
+    if "-packages" in getattr(code, "co_filename", "-packages") and where not in _INLINED:
         # a library's maker (autograd's fixed_point_vjp) is called as it is, not inlined: differentiating
         # gradient code again then names this rule in its NoRuleError instead of going into autograd
         fn.__module__ = getattr(maker, "__module__", None) or "library"
@@ -107,6 +108,23 @@ def _rule(fn, add_names, name, kind, param, reads):
 # autograd's own makers written in autograd.numpy, inlined like the user's when gradient code is differentiated
 # again (its convolve's second derivative); others (fixed_point_vjp, which runs autograd) are called as they are
 _INLINED = ("scipy/signal.py",)
+
+
+def _same_as_written(maker):
+    """`defjvp(f, "same")` (f linear in that argument: its tangent is f of the tangent) as a maker of tapegen's
+    own, so gradient code calling it is differentiated again through f's rules; any other maker as it is."""
+    code = getattr(maker, "__code__", None)
+    if code is None or code.co_name != "<lambda>" or set(code.co_freevars) != {"fun", "argnum"} or \
+            not code.co_filename.replace("\\", "/").endswith("/autograd/core.py"):
+        return maker
+    cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in maker.__closure__)))
+    fun, argnum = cells["fun"], cells["argnum"]
+
+    def same_maker(g, ans, *args):
+        values = list(args)
+        values[argnum] = g
+        return fun(*values)
+    return same_maker
 
 
 def _vjp_rule(maker):

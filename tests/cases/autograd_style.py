@@ -103,6 +103,22 @@ def products_with_y_and_g(x, y, g):
     return np.sum(weighted_product(x, y) + weighted_product(x, g=g, y=y) ** 2 + weighted_product(x, y, g))
 
 
+@primitive
+def doubled_rows(x, w):
+    """Linear in x: autograd's `defjvp(f, "same")` says its tangent is f of the tangent."""
+    return 2.0 * x * w[:, None]
+
+
+defvjp(doubled_rows, lambda ans, x, w: lambda g: 2.0 * g * w[:, None],
+       lambda ans, x, w: lambda g: np.sum(2.0 * g * x, axis=1))
+defjvp(doubled_rows, "same", "same")
+
+
+def linear_primitives(x, w):
+    """A primitive of the user's and autograd's own np.make_diagonal, both with JVPs declared "same"."""
+    return np.sum(np.sin(doubled_rows(x, w)) + np.make_diagonal(np.tanh(x[0]), axis1=-1, axis2=-2) ** 2)
+
+
 def flattened_inside(params):
     """autograd.misc.flatten called in the differentiated function; its unflatten too."""
     flat, unflatten = flatten(params)
@@ -208,4 +224,5 @@ def cases():
             (helper_made_def, (rs.randn(3), 0.7)), (total_log_lik, (natural, seqs)),
             (stationarity, (1.3, np.array([3.0, 5.0, 1.0]))), (nn_predict, (params, inputs)),
             (products_with_y_and_g, (rs.randn(3), rs.randn(3), 0.7)),
-            (flattened_inside, ({"a": rs.randn(2), "b": [rs.randn(1), 0.5]},))]
+            (flattened_inside, ({"a": rs.randn(2), "b": [rs.randn(1), 0.5]},)),
+            (linear_primitives, (rs.randn(3, 3), rs.randn(3)))]
