@@ -102,6 +102,7 @@ POINTS = {
     "object_chosen_by_a_branch[other branch]": (-np.abs(X3),),
     "object_replaced_in_a_loop": (X3,),
     "layers_set_up_on_the_first_forward_pass": (_m(2, 3),),
+    "draws_without_replacement": (X3,),
 }
 
 

@@ -159,6 +159,18 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
         changed = False
         for eqn in eqns:
             changed |= items.update(eqn, varying.__contains__)
+            if eqn.op.name == "tape_pop" and len(eqn.outputs) == 2:  # gradient code differentiated again
+                # `v = tape_pop(tape, v)` restores the value `tape.append(v)` saved: it carries a derivative
+                # only if v does (the tape mixes values that do with values that do not: lists of ints)
+                value, rest = eqn.outputs
+                tape_varies = any(v in varying for v in atom_vars(eqn.input("tape")))
+                now = {rest} if tape_varies else set()
+                if tape_varies and any(v in varying for v in atom_vars(eqn.input("like"))):
+                    now.add(value)
+                if not varying.issuperset(now):
+                    varying.update(now)
+                    changed = True
+                continue
             decided = items.output_varies(eqn)
             if eqn.op.differentiable and (decided if decided is not None else any(v in varying for v in eqn.reads)) \
                     and not _other_attribute(eqn, holding):

@@ -1513,3 +1513,17 @@ def layers_set_up_on_the_first_forward_pass(X):
     the norm layer writes into its parameters dict while the dense layers read theirs (different objects,
     checked too)."""
     return np.sum(SKIP_BLOCK.forward(X) ** 2)
+
+
+def draws_without_replacement(x):
+    """numpy-ml's DiscreteSampler: a list of ints rebuilt in a `while` loop (the gradient code saves each pass's
+    list on the tape beside the arrays) and read through `set()`; a gradient of the gradient pops it back as
+    the ints it is, with no derivative."""
+    samples = [k % 3 for k in range(5)]
+    unique = list(set(samples))
+    h = x
+    while len(samples) != len(unique):
+        samples = unique + [len(unique) + len(samples) % 2]
+        unique = list(set(samples))
+        h = np.sin(h) * 1.5 + x
+    return np.sum(h ** 2) * len(unique)
