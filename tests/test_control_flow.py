@@ -164,3 +164,14 @@ def test_a_pullback_can_be_called_again_after_a_loop(rng):
     second = pullback(1.0)
     for a, b in zip(first, second):
         np.testing.assert_allclose(a, b)
+
+
+@pytest.mark.parametrize("f, shape", [(F.loop_name_reused, (3, 4)), (F.loop_names_reused_nested, (3, 4)),
+                                      (F.loop_target_set_before_and_after, (3, 4)),
+                                      (F.loop_name_reused_with_ints_saved, (4,))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_a_name_set_in_one_loop_and_looped_over_in_another(rng, f, shape):
+    """A var that is one loop's target and assigned in another's body: every mode and order (these crashed
+    with a tape pop no push matched)."""
+    from modes import check_modes
+    check_modes(f, rng.normal(size=shape))

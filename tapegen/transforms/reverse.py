@@ -102,6 +102,7 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
         NoRuleError: an active value flows into a callable with no VJP rule.
     """
     known = known or {}
+    program = _loop_targets_apart(program)
     targets = tuple(program.outputs[i] for i in outputs)
     activity = analyze(program, wrt, targets, known)
     program, derived = with_saved_shapes(program, activity, known)
@@ -121,6 +122,46 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     return Adjoint(program, tuple(wrt), tuple(outputs), tuple(forward), tuple(backward), seeds, gradients,
                    residuals, forward_builder.uses_tape, tuple(forward_builder.slots), known or None, live,
                    dict(builder.names), _private(backward, builder))
+
+
+def _loop_targets_apart(program: Program) -> Program:
+    """`program` with each loop whose target is also assigned by an equation (`for t in reversed(ts): ...`
+    sets `t` in its body, and a later `for t in range(n)` loops over it) looping over a var of its own, then
+    `t = that var` first in its body. The tape saves what equations overwrite and the backward loop sets
+    its own target, so one var in both roles was restored by a pop no push matched."""
+    from dataclasses import replace
+    targets = {s.target for s in walk(program.body) if isinstance(s, Loop) and s.target is not None}
+    written = {v for s in walk(program.body) if isinstance(s, Eqn) for v in s.outputs}
+    clashing = targets & written
+    if not clashing:
+        return program
+    names = {v.name for s in walk(program.body) if isinstance(s, Eqn) for v in s.outputs} | \
+        {v.name for v in program.params} | {v.name for v in targets}
+    copy = rules.lookup(rules.language.assign)
+
+    def fresh(var):
+        k = 1
+        while f"{var.name}_it{k}" in names:
+            k += 1
+        names.add(f"{var.name}_it{k}")
+        return Var(f"{var.name}_it{k}")
+
+    def apart(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, If):
+                stmt = If(stmt.cond, apart(stmt.then), apart(stmt.orelse), stmt.span)
+            elif isinstance(stmt, Loop):
+                body, target = apart(stmt.body), stmt.target
+                if target in clashing:
+                    own = fresh(target)
+                    body = (Eqn(copy, (("x", own),), (target,), stmt.span),) + body
+                    target = own
+                stmt = Loop(stmt.kind, target, stmt.iterable, apart(stmt.test_body), stmt.test, body, stmt.counter,
+                            stmt.span)
+            out.append(stmt)
+        return tuple(out)
+    return replace(program, body=apart(program.body))
 
 
 def _container_vars(body) -> set:

@@ -205,3 +205,46 @@ SCALE = 2.0
 
 def reads_a_module_constant(x):
     return np.sum(x * SCALE)
+
+
+def loop_name_reused(x):
+    """`t` set by the first loop's body (a loop over a list is a loop over positions) and the target of the
+    second: the backward pass of the first must see each pass's `t` again."""
+    h = x[0]
+    for t in [2, 0, 1]:
+        h = np.tanh(h * x[t])
+    for t in range(5):
+        h = h + np.sin(h) * 0.1
+    return np.sum(h * x[t - 3])
+
+
+def loop_names_reused_nested(x):
+    h = x[0]
+    for t in reversed(range(3)):
+        for t2 in range(2):
+            h = np.tanh(h * x[t] + t2)
+    s = 0.0
+    for t in range(2):
+        for t2 in reversed(range(3)):
+            s = s + np.sum(h * x[t2]) * t
+    return s
+
+
+def loop_target_set_before_and_after(x):
+    t = 2
+    h = x[t] * 2.0
+    for t in range(3):
+        h = np.sin(h) * x[t]
+    t = t - 1
+    return np.sum(h * x[t])
+
+
+def loop_name_reused_with_ints_saved(x):
+    """Each pass of the first loop saves an int besides `t`: a pop with no push used to hand one to the other."""
+    h = 1.0
+    for t in [3, 0, 2, 1]:
+        k = (t + 1) % 4
+        h = h * x[k] + x[t]
+    for t in range(2):
+        h = h * 1.5
+    return h

@@ -874,7 +874,11 @@ class Builder(IdiomStatements):
         target_shape = (shape[0],) if column else shape[1:]
         i = "j" if column else "i"
         i = f"{i}{depth}" if depth else i
-        self.emit(f"for {i} in range({count}):")
+        if self.c.flip(5):  # a loop over positions: `i` set in its body (a name later loops reuse as target)
+            self.note("loop:reversed")
+            self.emit(f"for {i} in reversed(range({count})):")
+        else:
+            self.emit(f"for {i} in range({count}):")
         with self.loop(env, count, [(i, count - 1)]):
             e = self.coerce(self.expression(env), target_shape)
             slot = f"[:, {i}]" if column else f"[{i}]"
