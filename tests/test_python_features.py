@@ -103,6 +103,8 @@ POINTS = {
     "object_replaced_in_a_loop": (X3,),
     "layers_set_up_on_the_first_forward_pass": (_m(2, 3),),
     "draws_without_replacement": (X3,),
+    "bidirectional_cells_flushed_then_run": (_m(4, 3),),
+    "inserts_into_a_list": (_m(3, 4),),
 }
 
 

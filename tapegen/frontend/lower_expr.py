@@ -98,7 +98,9 @@ class Expressions:
             if unrelated:
                 continue  # objects of unrelated classes: not the same object
             if carries:
-                raise self.unsupported(node, f"`{ast.unparse(node)}` may be the `.{attr}` this function set on "
+                written = ast.unparse(node) if isinstance(node, ast.expr) else \
+                    f"{next((n for n, atom in self.env.items() if atom is base), 'the object')}.{attr}"
+                raise self.unsupported(node, f"`{written}` may be the `.{attr}` this function set on "
                                              f"another name's object to a computed value; tapegen cannot tell "
                                              f"which object this is, so its gradient would be lost",
                                        f"call the method on the object directly, or pass the value along instead "
@@ -788,6 +790,16 @@ class Expressions:
                            target)
         self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
         self.attribute_reads.setdefault((base, node.attr), []).append(result)
+        free = set(self.free.values())
+        twin = next((other for other, obj in self.live.items() if other is not result and result in self.live
+                     and obj is self.live[result] and (other in free if other not in self.var_block else
+                                                       self.is_open(self.var_block[other]))), None) \
+            if not method else None  # (one read where this one is: not in a branch or loop that has ended)
+        if twin is not None:  # `self.cell_fwd` in a method, the object the caller read as `bl.cell_fwd`: one
+            self.emit_multi(rules.lookup(identity_check), [twin, result, Const(True), Const(  # object, whose
+                f"`{ast.unparse(node)}` and `{twin.name}` were one object when this gradient code was made, and "  # attributes
+                f"are different ones now")], {}, node, 0, [])  # set through one are read through the other
+            return twin
         return result
 
     def know_object(self, var, obj):
@@ -1756,6 +1768,24 @@ class Expressions:
                 and not kwargs:
             self.check_unshared(name, receiver, node)
             self.store(name, self.binary(operator.add, receiver, args[0], node, self.shared.get(name, name)), node)
+            return ()
+        if func.attr == "insert" and name and self.container_kind(receiver) == "list" and len(args) == 2 \
+                and not kwargs and isinstance(args[0], (Const, Var)):  # xs.insert(i, v): xs = xs[:i] + [v] + xs[i:]
+            self.check_unshared(name, receiver, node)
+            at = args[0]
+            cut = (lambda start, stop: Const(slice(start, stop))) if isinstance(at, Const) else \
+                (lambda start, stop: self.emit(rules.lookup(slice), [Const(start) if start is None else start,
+                                                                     Const(stop) if stop is None else stop],
+                                               {}, node, None))
+            if isinstance(at, Const):
+                before, after = cut(None, at.value), cut(at.value, None)
+            else:
+                before, after = cut(None, at), cut(at, None)
+            left = self.emit(rules.lookup(operator.getitem), [receiver, before], {}, node, None)
+            right = self.emit(rules.lookup(operator.getitem), [receiver, after], {}, node, None)
+            middle = self.binary(operator.add, left, self.emit(rules.lookup(make_list), [args[1]], {}, node, None),
+                                 node, None)
+            self.store(name, self.binary(operator.add, middle, right, node, self.shared.get(name, name)), node)
             return ()
         what = f"`{ast.unparse(func.value)}`"
         raise self.unsupported(node, f"`.{func.attr}()` changes {what} in place, which tapegen cannot follow "

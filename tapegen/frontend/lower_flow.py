@@ -408,7 +408,7 @@ class _Names(set):
 
 
 def _assigned_names(stmts) -> set:
-    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` rebind a list or dict."""
+    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` and `xs.insert(i, v)` rebind a list or dict."""
     names, items = set(), set()
     for stmt in stmts:
         local = {id(name) for sub in ast.walk(stmt) if isinstance(sub, ast.comprehension)
@@ -424,7 +424,7 @@ def _assigned_names(stmts) -> set:
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "at" \
                     and sub.args and isinstance(sub.args[0], ast.Name):
                 names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append") \
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append", "insert") \
                     and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict rebinds xs
                 items.add(sub.func.value.id)
             elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):

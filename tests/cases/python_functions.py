@@ -1527,3 +1527,57 @@ def draws_without_replacement(x):
         unique = list(set(samples))
         h = np.sin(h) * 1.5 + x
     return np.sum(h ** 2) * len(unique)
+
+
+# --- numpy-ml's BidirectionalLSTM: module objects reached by two paths, and outputs put first in a list ---
+
+class _Cell:
+    def __init__(self, seed):
+        self.parameters = {"W": np.cos(np.arange(9.0) + seed).reshape(3, 3) * 0.5}
+        self.gradients = {}
+        self.is_initialized = True
+
+    def flush_gradients(self):
+        self.gradients = {k: np.zeros_like(v) for k, v in self.parameters.items()}
+
+    def forward(self, xt, h):
+        if not self.is_initialized:
+            self.gradients = {k: np.zeros_like(v) for k, v in self.parameters.items()}
+            self.is_initialized = True
+        return np.tanh(xt + h @ self.parameters["W"])
+
+
+class _Bidirectional:
+    def __init__(self):
+        self.cell_fwd, self.cell_bwd = _Cell(0.0), _Cell(1.0)
+
+    def forward(self, X):
+        h, Y_fwd = np.zeros(3), []
+        for t in range(X.shape[0]):
+            h = self.cell_fwd.forward(X[t], h)
+            Y_fwd.append(h)
+        h, Y_bwd = np.zeros(3), []
+        for t in reversed(range(X.shape[0])):
+            h = self.cell_bwd.forward(X[t], h)
+            Y_bwd.insert(0, h)
+        return np.stack([np.concatenate([f, b]) for f, b in zip(Y_fwd, Y_bwd)])
+
+
+BIDIRECTIONAL = _Bidirectional()
+
+
+def bidirectional_cells_flushed_then_run(X):
+    """`BIDIRECTIONAL.cell_fwd.flush_gradients()` here, `self.cell_fwd` in the method: one object reached by
+    two paths (checked to be one when the code runs), so what one sets the other reads; `Y_bwd.insert(0, h)`
+    puts each output first, as `Y_bwd = [h] + Y_bwd` would."""
+    BIDIRECTIONAL.cell_fwd.flush_gradients()
+    BIDIRECTIONAL.cell_bwd.flush_gradients()
+    return np.sum(np.sin(BIDIRECTIONAL.forward(X)) * np.arange(6.0))
+
+
+def inserts_into_a_list(x):
+    ys = [x[0]]
+    for t in range(3):
+        ys.insert(t % 2, np.sin(ys[0]) * x[t])
+    ys.insert(len(ys), x[1] * 2.0)
+    return np.sum(ys[1] * ys[2]) + np.sum(ys[-1] * ys[0])
