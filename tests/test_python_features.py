@@ -105,6 +105,7 @@ POINTS = {
     "draws_without_replacement": (X3,),
     "bidirectional_cells_flushed_then_run": (_m(4, 3),),
     "inserts_into_a_list": (_m(3, 4),),
+    "layers_made_by_a_comprehension": (_m(3, 4), _m(4), _m(4, 2), _m(2), _m(5, 3)),
 }
 
 

@@ -688,6 +688,11 @@ class Expressions:
         """
         if any(gen.is_async for gen in node.generators):
             raise self.unsupported(node, "async comprehensions cannot be differentiated", _HINTS[ast.Await])
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs \
+                and self._makes_object(element):
+            made = self.objects_made_item_by_item(node, element)
+            if made is not None:
+                return made
         is_dict = isinstance(node, ast.DictComp)
         maker = rules.lookup(make_dict if is_dict else make_list)
         result = self.emit(maker, [Const(())] if is_dict else [], {}, node, None)
@@ -726,6 +731,44 @@ class Expressions:
             self.shared.update(shared)
             del self.env[holder]
         return result
+
+    def _makes_object(self, element) -> bool:
+        """Whether `element` is a call making an object of a class of the user's (`Dense(W, b)`)."""
+        if not isinstance(element, ast.Call):
+            return False
+        cls = self.static(element.func)
+        return cls is not MISSING and inspect.isclass(cls) and users_class(cls)
+
+    def objects_made_item_by_item(self, node, element):
+        """`[Dense(W, b) for W, b in params]` over a sequence whose length is known now: the objects one by
+        one (KnownItems), so each item is the object it is and its methods read its own attributes; None
+        (before lowering anything) where the length is not known."""
+        gen = node.generators[0]
+        if not _plain_reads(gen.iter) and not (isinstance(gen.iter, ast.Subscript) and _plain_reads(gen.iter.value)
+                                                and _plain_reads(gen.iter.slice)):
+            return None  # (lowered twice when this returns None: names, constants and their slices only)
+        iterable = self.value(gen.iter)
+        count = len(iterable.items) if isinstance(iterable, KnownItems) else self._length(iterable)
+        if count is None or count > MAX_UNROLLED:
+            return None
+        held = self.namer.invented("iterable").name
+        bound = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        outer = {name: self.env.pop(name) for name in bound if name in self.env}
+        self.env[held] = iterable
+        items = []
+        try:
+            for k in range(count):
+                item = ast.copy_location(ast.Subscript(ast.Name(held, ast.Load()), ast.Constant(k), ast.Load()), node)
+                self.statement(ast.fix_missing_locations(ast.copy_location(ast.Assign([gen.target], item), node)))
+                items.append(self.value(element))
+        finally:
+            for name in bound:
+                self.env.pop(name, None)
+            self.env.update(outer)
+            del self.env[held]
+        if self.needs_known(items):
+            return KnownItems(tuple(items), "list")
+        return self.emit(rules.lookup(make_list), items, {}, node, None)
 
     def _evaluated_outside(self, iterable, bound):
         """`iterable` with what reads the comprehension's own names evaluated now, under names of its own.
@@ -1824,6 +1867,10 @@ def _plain_reads(node) -> bool:
         return _plain_reads(node.value)
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(map(_plain_reads, node.elts))
+    if isinstance(node, ast.Slice):
+        return all(part is None or _plain_reads(part) for part in (node.lower, node.upper, node.step))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant)
     return isinstance(node, (ast.Name, ast.Constant))
 
 

@@ -1581,3 +1581,27 @@ def inserts_into_a_list(x):
         ys.insert(t % 2, np.sin(ys[0]) * x[t])
     ys.insert(len(ys), x[1] * 2.0)
     return np.sum(ys[1] * ys[2]) + np.sum(ys[-1] * ys[0])
+
+
+class _Dense:
+    def __init__(self, W, b, act=np.tanh):
+        self.parameters = {"W": W, "b": b}
+        self.act = act
+
+    def forward(self, X):
+        return self.act(X @ self.parameters["W"] + self.parameters["b"])
+
+
+LAYER_SIZES = [(3, 4), (4, 2)]
+
+
+def layers_made_by_a_comprehension(W1, b1, W2, b2, X):
+    """`[Dense(W, b) for W, b in pairs]` over a sequence of known length (written out, or a module's list):
+    the objects one by one, so `layer.forward` in the loop over them reads each one's own parameters."""
+    layers = [_Dense(W, b) for W, b in [(W1, b1), (W2, b2)]]
+    layers.append(_Dense(W2.T @ W2, b1[:2] * 0.0, act=np.sin))
+    out = X
+    for layer in layers:
+        out = layer.forward(out)
+    scales = [_Dense(np.eye(n_out) * 0.5, np.zeros(n_out)) for n_in, n_out in LAYER_SIZES[1:]]
+    return np.sum(scales[0].forward(out) ** 2)
