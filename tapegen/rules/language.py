@@ -66,8 +66,9 @@ def has_attribute_as_transformed(obj, name, message):
     """Checks that an object the function reads from its module (or a closure) still has the attribute
     `name` it had when its gradient code was made (`hasattr(self, "conv2")`, decided then)."""
     if not hasattr(obj, name):
-        raise UnsupportedSyntaxError(message, hint="make the gradient again (tg.grad(f) afresh) once the object "
-                                                   "has it, or pass the object to the function as an argument")
+        raise UnsupportedSyntaxError(message, hint="the gradient code was made for the object as it was then: set "
+                                                   "the attribute up again, or pass the object to the function as "
+                                                   "an argument")
 
 
 table.nondiff(has_attribute_as_transformed, "obj, name, message", spelling="has_attribute_as_transformed",
