@@ -106,6 +106,7 @@ POINTS = {
     "bidirectional_cells_flushed_then_run": (_m(4, 3),),
     "inserts_into_a_list": (_m(3, 4),),
     "layers_made_by_a_comprehension": (_m(3, 4), _m(4), _m(4, 2), _m(2), _m(5, 3)),
+    "layers_recording_in_a_module": (_m(2, 3),),
 }
 
 
@@ -129,6 +130,16 @@ def test_an_attribute_hasattr_found_then_deleted_is_refused_when_the_code_runs(m
     monkeypatch.delattr(pf.SKIP_BLOCK, "dense2")
     with pytest.raises(tg.UnsupportedSyntaxError, match="`self` had no attribute `dense2` when the function ran"):
         gradient(_m(2, 3))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_value_kept_by_an_append_tapegen_cannot_follow_is_refused_where_read_back(mode):
+    """`derived_variables["Z"].append(Z)` on a dict a lazy set-up branch made: the append runs as written;
+    reading the list back towards the output would lose Z's derivative, so it is refused, in either mode."""
+    X = _m(2, 3)
+    with pytest.raises(tg.NoRuleError, match="passed to .append\\(\\)"):
+        tg.grad(pf.reads_back_what_a_layer_kept)(X) if mode == "grad" else \
+            tg.jvp(pf.reads_back_what_a_layer_kept, (X,), (X,))
 
 
 def test_raise_in_a_helper_raises_when_the_code_runs():

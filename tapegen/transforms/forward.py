@@ -147,7 +147,10 @@ def _active(program: Program, wrt: tuple) -> frozenset:
             if eqn.op.differentiable and any(v in useful for v in eqn.outputs) and not useful.issuperset(eqn.reads):
                 useful.update(eqn.reads)
                 changed = True
-    check_kept(program.body, Activity(frozenset(varying), frozenset(useful)))  # np.add.at(P, i, v): refused
+    # np.add.at(P, i, v): refused. An object tangents were set into is followed (its attributes carry them),
+    # as reverse mode's analysis has it: what is appended to one of its lists is not kept out of sight
+    followed = frozenset(varying | {obj for obj, _ in holding})
+    check_kept(program.body, Activity(followed, frozenset(useful)))
     return frozenset(varying & useful)
 
 

@@ -1605,3 +1605,67 @@ def layers_made_by_a_comprehension(W1, b1, W2, b2, X):
         out = layer.forward(out)
     scales = [_Dense(np.eye(n_out) * 0.5, np.zeros(n_out)) for n_in, n_out in LAYER_SIZES[1:]]
     return np.sum(scales[0].forward(out) ** 2)
+
+
+class _Recorder:
+    """A numpy-ml layer keeping what its forward pass saw (`self.X.append(X)`, `derived_variables[...]`)."""
+
+    def __init__(self, seed):
+        self.W = np.cos(np.arange(9.0) + seed).reshape(3, 3)
+        self.X = []
+        self.derived_variables = {"Z": [], "rows": []}
+
+    def forward(self, X):
+        Z = X @ self.W
+        self.X.append(X)
+        self.derived_variables["Z"].append(Z)
+        self.derived_variables["rows"].append(Z.shape[0])
+        return np.tanh(Z)
+
+
+class _LazyRecorder:
+    """The same, set up on its first forward pass (`derived_variables` made in that branch)."""
+
+    def __init__(self, seed):
+        self.seed = seed
+        self.is_initialized = False
+
+    def _init_params(self, n):
+        self.W = np.cos(np.arange(n * 3.0) + self.seed).reshape(n, 3)
+        self.derived_variables = {"Z": [], "rows": []}
+        self.X = []
+        self.is_initialized = True
+
+    def forward(self, X):
+        if not self.is_initialized:
+            self._init_params(X.shape[1])
+        Z = X @ self.W
+        self.X.append(X)
+        self.derived_variables["Z"].append(Z)
+        self.derived_variables["rows"].append(Z.shape[0])
+        return np.tanh(Z)
+
+
+class _Block:
+    def __init__(self):
+        self.first, self.second = _Recorder(0.0), _Recorder(1.0)
+        self.third = _LazyRecorder(2.0)
+
+    def forward(self, X):
+        self.X_in = X  # (numpy-ml's modules keep their input: the block itself now holds a derivative)
+        return self.third.forward(self.second.forward(self.first.forward(X)) + X)
+
+
+BLOCK = _Block()
+BLOCK.forward(np.ones((2, 3)))
+
+
+def reads_back_what_a_layer_kept(X):
+    BLOCK.forward(X)
+    return np.sum(BLOCK.third.derived_variables["Z"][-1])
+
+
+def layers_recording_in_a_module(X):
+    """numpy-ml's WavenetResidualModule: sub-layers of a module object append what they saw to their own
+    lists; the module reads another sub-layer afterwards (in forward mode too)."""
+    return np.sum(BLOCK.forward(X) ** 2) + np.sum(BLOCK.first.derived_variables["Z"][-1])
