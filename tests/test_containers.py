@@ -127,8 +127,9 @@ def test_second_and_third_derivatives_of_a_container_argument(kind):
 
 def _insert(w):
     xs = [w]
-    xs.insert(0, w * 2.0)
-    return np.sum(xs[0])
+    ys = xs
+    xs.insert(0, w * 2.0)  # (on a list only `xs` holds, it is xs = xs[:0] + [w * 2.0] + xs[0:])
+    return np.sum(ys[0])
 
 
 def _update(w):
@@ -158,7 +159,7 @@ def _held_in_another(w):
 
 
 @pytest.mark.parametrize("fn, says", [
-    (_insert, "`.insert()` changes `xs` in place"), (_update, "`.update()` changes `d` in place"),
+    (_insert, "changing `xs` in place would also change `ys`"), (_update, "`.update()` changes `d` in place"),
     (_sort_in_place, "`.sort()` changes `a` in place"), (_aliased, "would also change `ys`"),
     (_held_in_another, "would also change another list"),
 ])
