@@ -107,6 +107,7 @@ POINTS = {
     "inserts_into_a_list": (_m(3, 4),),
     "layers_made_by_a_comprehension": (_m(3, 4), _m(4), _m(4, 2), _m(2), _m(5, 3)),
     "layers_recording_in_a_module": (_m(2, 3),),
+    "wrappers_made_here": (_m(3, 4), _m(4), _m(5, 3)),
 }
 
 
@@ -140,6 +141,14 @@ def test_a_value_kept_by_an_append_tapegen_cannot_follow_is_refused_where_read_b
     with pytest.raises(tg.NoRuleError, match="passed to .append\\(\\)"):
         tg.grad(pf.reads_back_what_a_layer_kept)(X) if mode == "grad" else \
             tg.jvp(pf.reads_back_what_a_layer_kept, (X,), (X,))
+
+
+def test_an_object_holding_a_layer_with_derivatives_is_followed_in_forward_mode():
+    W, X = _m(3, 4), _m(5, 3)
+    with pytest.raises(tg.NoRuleError, match="no derivative rule for .forward\\(\\)"):
+        tg.jvp(lambda W: pf.wrapped_layers_made_in_a_loop(W, X), (W,), (W,))
+    with pytest.raises(tg.NoRuleError, match="no gradient rule for .forward\\(\\)"):
+        tg.grad(pf.wrapped_layers_made_in_a_loop)(W, X)
 
 
 def test_raise_in_a_helper_raises_when_the_code_runs():

@@ -135,8 +135,10 @@ def _active(program: Program, wrt: tuple) -> frozenset:
             if eqn.op.differentiable and decided and not varying.issuperset(eqn.outputs):
                 varying.update(eqn.outputs)
                 changed = True
-            if getattr(eqn.op, "fn", None) is setattr and any(v in varying for v in eqn.reads[1:]) \
-                    and isinstance(eqn.inputs[0][1], Var) and (eqn.inputs[0][1], eqn.inputs[1][1].value) not in holding:
+            if getattr(eqn.op, "fn", None) is setattr and isinstance(eqn.inputs[0][1], Var) \
+                    and any(v in varying or any(obj == v for obj, _ in holding) for v in eqn.reads[1:]) \
+                    and (eqn.inputs[0][1], eqn.inputs[1][1].value) not in holding:
+                # (an object holding one that tangents were set into holds them too: `Wrap(Lin(W))`)
                 holding[(eqn.inputs[0][1], eqn.inputs[1][1].value)] = (position, loops)  # read later: needs rules
                 changed = True
     eqns = [eqn for eqn, _, _ in placed]

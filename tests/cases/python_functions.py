@@ -1583,7 +1583,7 @@ def inserts_into_a_list(x):
     return np.sum(ys[1] * ys[2]) + np.sum(ys[-1] * ys[0])
 
 
-class _Dense:
+class _DenseLayer:
     def __init__(self, W, b, act=np.tanh):
         self.parameters = {"W": W, "b": b}
         self.act = act
@@ -1598,12 +1598,12 @@ LAYER_SIZES = [(3, 4), (4, 2)]
 def layers_made_by_a_comprehension(W1, b1, W2, b2, X):
     """`[Dense(W, b) for W, b in pairs]` over a sequence of known length (written out, or a module's list):
     the objects one by one, so `layer.forward` in the loop over them reads each one's own parameters."""
-    layers = [_Dense(W, b) for W, b in [(W1, b1), (W2, b2)]]
-    layers.append(_Dense(W2.T @ W2, b1[:2] * 0.0, act=np.sin))
+    layers = [_DenseLayer(W, b) for W, b in [(W1, b1), (W2, b2)]]
+    layers.append(_DenseLayer(W2.T @ W2, b1[:2] * 0.0, act=np.sin))
     out = X
     for layer in layers:
         out = layer.forward(out)
-    scales = [_Dense(np.eye(n_out) * 0.5, np.zeros(n_out)) for n_in, n_out in LAYER_SIZES[1:]]
+    scales = [_DenseLayer(np.eye(n_out) * 0.5, np.zeros(n_out)) for n_in, n_out in LAYER_SIZES[1:]]
     return np.sum(scales[0].forward(out) ** 2)
 
 
@@ -1669,3 +1669,43 @@ def layers_recording_in_a_module(X):
     """numpy-ml's WavenetResidualModule: sub-layers of a module object append what they saw to their own
     lists; the module reads another sub-layer afterwards (in forward mode too)."""
     return np.sum(BLOCK.forward(X) ** 2) + np.sum(BLOCK.first.derived_variables["Z"][-1])
+
+
+class _Wrapper:
+    """numpy-ml's WrapperBase: unwraps a wrapped wrapper with `hasattr(layer, "_base_layer")`."""
+
+    def __init__(self, layer, scale):
+        self._base_layer = layer
+        if hasattr(layer, "_base_layer"):
+            self._base_layer = layer._base_layer
+        self.scale = scale
+
+    def forward(self, X):
+        return self._base_layer.forward(X) * self.scale
+
+
+def wrappers_made_here(W, b, X):
+    """`hasattr` on objects made in the function is known from what the function set (checked when the code
+    runs): each wrapper's `_base_layer` is the dense layer, the wrapped wrapper unwrapped; and the dict
+    comprehension makes one layer per key."""
+    inner = _Wrapper(_DenseLayer(W, b), 2.0)
+    outer = _Wrapper(inner, 0.5)
+    heads = {k: _Wrapper(_DenseLayer(W * 2.0, b), 1.0) for k in ["Q", "K"]}
+    sized = {k: _Wrapper(_DenseLayer(W, b * 0.5), 1.5) for k in ["V", "O"]}
+    return np.sum(outer.forward(X) ** 2) + np.sum(heads["K"].forward(X)) + np.sum(sized["O"].forward(X) ** 2)
+
+
+def wrapped_layers_made_in_a_loop(W, X):
+    """Objects made in a loop (a comprehension over `enumerate`), each a wrapper holding a layer that holds a
+    derivative: `heads["K"].forward(X)` cannot be followed (which object is it?), so it is refused in every
+    mode; forward mode once missed the layer inside the wrapper and gave a zero tangent."""
+    heads = {k: _Wrapper(_Linear(W * (i + 1.0)), 2.0) for i, k in enumerate(["Q", "K"])}
+    return np.sum(heads["K"].forward(X))
+
+
+class _Linear:
+    def __init__(self, W):
+        self.W = W
+
+    def forward(self, X):
+        return X @ self.W
