@@ -119,8 +119,15 @@ class Expressions:
         if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
             return True
         objects = [i for i in items if isinstance(i, Var) and i in self.types]
-        return len({self.types[i] for i in objects}) > 1 or any(
-            self.carries(value) for (owner, _), (value, _) in self.attributes.items() if owner in objects)
+        return len({self.types[i] for i in objects}) > 1 or any(self._holds_derivatives(o, set()) for o in objects)
+
+    def _holds_derivatives(self, obj, seen) -> bool:
+        """Whether an attribute of object `obj` may carry a derivative, or holds an object one of whose does
+        (`Wrapper(Dense(W))`)."""
+        seen.add(obj)
+        return any(self.carries(value) or isinstance(value, Var) and value in self.types and value not in seen
+                   and self._holds_derivatives(value, seen)
+                   for (owner, _), (value, _) in self.attributes.items() if owner is obj)
 
     def static(self, node):
         """The object `node` names if it is known now: a global, or a local bound to a function or module."""
@@ -688,8 +695,9 @@ class Expressions:
         """
         if any(gen.is_async for gen in node.generators):
             raise self.unsupported(node, "async comprehensions cannot be differentiated", _HINTS[ast.Await])
-        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs \
-                and self._makes_object(element):
+        if isinstance(node, (ast.ListComp, ast.DictComp)) and len(node.generators) == 1 \
+                and not node.generators[0].ifs and self._makes_object(element[1] if isinstance(node, ast.DictComp)
+                                                                      else element):
             made = self.objects_made_item_by_item(node, element)
             if made is not None:
                 return made
@@ -740,13 +748,21 @@ class Expressions:
         return cls is not MISSING and inspect.isclass(cls) and users_class(cls)
 
     def objects_made_item_by_item(self, node, element):
-        """`[Dense(W, b) for W, b in params]` over a sequence whose length is known now: the objects one by
-        one (KnownItems), so each item is the object it is and its methods read its own attributes; None
-        (before lowering anything) where the length is not known."""
+        """`[Dense(W, b) for W, b in params]` over a sequence whose length is known now (or `{k: Layer() for k
+        in ["Q", "K"]}`): the objects one by one (KnownItems), so each item is the object it is and its methods
+        read its own attributes; None (before lowering anything) where the length or keys are not known."""
         gen = node.generators[0]
         if not _plain_reads(gen.iter) and not (isinstance(gen.iter, ast.Subscript) and _plain_reads(gen.iter.value)
                                                 and _plain_reads(gen.iter.slice)):
             return None  # (lowered twice when this returns None: names, constants and their slices only)
+        keys = None
+        if isinstance(node, ast.DictComp):  # {k: Dropout(...) for k in ["Q", "K", "V"]}: keys known now
+            if not (isinstance(element[0], ast.Name) and isinstance(gen.target, ast.Name)
+                    and element[0].id == gen.target.id and isinstance(gen.iter, (ast.List, ast.Tuple))
+                    and all(isinstance(e, ast.Constant) for e in gen.iter.elts)
+                    and len({e.value for e in gen.iter.elts}) == len(gen.iter.elts)):
+                return None
+            keys, element = tuple(e.value for e in gen.iter.elts), element[1]
         iterable = self.value(gen.iter)
         count = len(iterable.items) if isinstance(iterable, KnownItems) else self._length(iterable)
         if count is None or count > MAX_UNROLLED:
@@ -766,6 +782,10 @@ class Expressions:
                 self.env.pop(name, None)
             self.env.update(outer)
             del self.env[held]
+        if keys is not None:
+            if self.needs_known(items):
+                return KnownItems(tuple(items), "dict", keys)
+            return self.emit(rules.lookup(make_dict), [Const(keys)] + items, {}, node, None)
         if self.needs_known(items):
             return KnownItems(tuple(items), "list")
         return self.emit(rules.lookup(make_list), items, {}, node, None)
@@ -857,6 +877,9 @@ class Expressions:
             return self.index(node.slice)
         if self.static(node.value) is np.r_ or self.static(node.value) is np.c_:
             return self.index_trick(node, self.static(node.value) is np.c_, target)
+        known = self.known(node) if isinstance(node.value, (ast.Name, ast.Subscript)) else None
+        if isinstance(known, (Var, Const)):  # heads["K"] of a display kept known: the item itself (an object)
+            return known
         base = self.expr(node.value)
         index = self.container_key(base, node.slice)
         constants = self.constant_items.get(base) if isinstance(base, Var) else None
@@ -1239,20 +1262,29 @@ class Expressions:
         return Const(issubclass(made, classes)) if made is not None else None
 
     def known_hasattr(self, node):
-        """`hasattr(obj, "name")` as Const(True) when `obj` is an object of the user's read from the module (or a
-        closure) that has the attribute now and this function never sets it (a layer set up before, reaching
-        its lazy `if not hasattr(self, "conv2"):`), checked again when the code runs; else None (tested then)."""
+        """`hasattr(obj, "name")` as a Const, checked again when the code runs, where the transform knows it: `obj`
+        an object of the user's read from the module (or a closure) that has the attribute now and that this
+        function never sets (a layer set up before, reaching its lazy `if not hasattr(self, "conv2"):`), or one
+        made here, whose attributes this function set (numpy-ml's wrappers: `hasattr(layer, "_base_layer")`);
+        else None (tested when the code runs)."""
         name = node.args[1]
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             return None
         base = self.expr(node.args[0])
-        if not isinstance(base, Var) or base not in self.live or not hasattr(self.live[base], name.value) or \
-                any(attr == name.value for _, attr in self.attributes):
+        if not isinstance(base, Var):
             return None
-        self.emit_multi(rules.lookup(has_attribute_as_transformed), [base, Const(name.value), Const(
-            f"`{ast.unparse(node.args[0])}` had no attribute `{name.value}` when the function ran, but had one when "
-            f"tapegen transformed it; its gradient code took `{ast.unparse(node)}` as true")], {}, node, 0, [])
-        return Const(True)
+        if base in self.live and hasattr(self.live[base], name.value) and \
+                not any(attr == name.value for _, attr in self.attributes):
+            has = True
+        elif base in self.made_objects and base in self.types:
+            has = (base, name.value) in self.attributes or hasattr(self.types[base], name.value)
+        else:
+            return None
+        self.emit_multi(rules.lookup(has_attribute_as_transformed), [base, Const(name.value), Const(has), Const(
+            f"`{ast.unparse(node.args[0])}` {'had no' if has else 'had an'} attribute `{name.value}` when the "
+            f"function ran, but {'had one' if has else 'none'} when tapegen transformed it; its gradient code took "
+            f"`{ast.unparse(node)}` as {has}")], {}, node, 0, [])
+        return Const(has)
 
     def call_super(self, func, node, outputs, targets):
         """`super().name(...)` (or `super(Cls, self)`) in a method being inlined: the next class's method."""

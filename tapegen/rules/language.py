@@ -62,17 +62,17 @@ table.nondiff(identity_check, "obj, other, same, message", spelling="identity_ch
               inert=("obj", "other", "same", "message"))
 
 
-def has_attribute_as_transformed(obj, name, message):
-    """Checks that an object the function reads from its module (or a closure) still has the attribute
-    `name` it had when its gradient code was made (`hasattr(self, "conv2")`, decided then)."""
-    if not hasattr(obj, name):
+def has_attribute_as_transformed(obj, name, expected, message):
+    """Checks that `hasattr(obj, name)` is still `expected`, as it was when the gradient code was made
+    (`hasattr(self, "conv2")` on a module's layer, `hasattr(layer, "_base_layer")` on one made here)."""
+    if hasattr(obj, name) != expected:
         raise UnsupportedSyntaxError(message, hint="the gradient code was made for the object as it was then: set "
-                                                   "the attribute up again, or pass the object to the function as "
-                                                   "an argument")
+                                                   "it up as it was, or pass the object to the function as an "
+                                                   "argument")
 
 
-table.nondiff(has_attribute_as_transformed, "obj, name, message", spelling="has_attribute_as_transformed",
-              inert=("obj", "name", "message"))
+table.nondiff(has_attribute_as_transformed, "obj, name, expected, message", spelling="has_attribute_as_transformed",
+              inert=("obj", "name", "expected", "message"))
 
 
 def of_class(obj, cls):
