@@ -111,6 +111,8 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
+        if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)):
+            fn = primitive_function(fn)  # grad(f) of the user's autograd @primitive: a call of it
         if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
             fn = partial_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
@@ -865,6 +867,25 @@ _GRADIENT_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+_PRIMITIVE_FUNCTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def primitive_function(primitive):
+    """`def f(x, y): return PRIMITIVE(x, y)`: an autograd @primitive differentiated itself (`grad(f)`), as a
+    Python function tapegen reads, calling it (so its defvjp rules apply, or a NoRuleError names it)."""
+    made = _PRIMITIVE_FUNCTIONS.get(primitive)
+    if made is None:
+        params = [p for p in inspect.signature(primitive.fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        name = primitive.fun.__name__ if primitive.fun.__name__.isidentifier() else "primitive"
+        defaults = {f"DEFAULT_{k}": p.default for k, p in enumerate(params) if p.default is not p.empty}
+        signature = ", ".join(p.name if p.default is p.empty else f"{p.name}=DEFAULT_{k}" for k, p in enumerate(params))
+        names = ", ".join(p.name for p in params)
+        made = _PRIMITIVE_FUNCTIONS[primitive] = _plain(name, f"({signature})", f"return PRIMITIVE({names})",
+                                                        PRIMITIVE=primitive, **defaults)
+    return made
 
 
 @functools.lru_cache(maxsize=None)

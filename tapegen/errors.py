@@ -48,8 +48,9 @@ class UnsupportedSyntaxError(TapegenError):
     """The function uses Python syntax tapegen cannot differentiate."""
 
 
-class NoRuleError(TapegenError):
-    """A differentiated value flows into a function tapegen has no rule for."""
+class NoRuleError(TapegenError, NotImplementedError):
+    """A differentiated value flows into a function tapegen has no rule for (a NotImplementedError too, as
+    autograd raises for a primitive without a VJP)."""
 
 
 class NonScalarOutputError(TapegenError):

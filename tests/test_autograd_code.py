@@ -182,3 +182,22 @@ def test_same_jvp_differentiates_again_in_forward_mode():
     _, second = tg.jvp(along_u, (x,), (v,))
     eps = 1e-6
     np.testing.assert_allclose(second, (along_u(x + eps * v) - along_u(x - eps * v)) / (2 * eps), rtol=1e-6)
+
+
+def test_grad_of_a_primitive_itself_and_one_without_a_vjp():
+    """`grad(f)` of an autograd @primitive is the VJP defvjp gave it (defaults kept); one without a VJP raises a
+    NoRuleError naming it, which is a NotImplementedError as autograd's is (autograd's test_no_vjp_def)."""
+    from autograd.extend import defvjp, primitive
+
+    @primitive
+    def scaled(x, g=2.0):
+        return x * g
+    defvjp(scaled, lambda ans, x, g=2.0: lambda v: v * g * 10.0)  # declared, not the derivative: it is used
+    assert tg.grad(scaled)(1.5) == pytest.approx(20.0)
+    assert tg.grad(scaled)(1.5, 3.0) == pytest.approx(30.0)
+    bare = primitive(lambda x: 2.0 * x)
+    for differentiate in (lambda: tg.grad(bare)(1.0), lambda: tg.grad(lambda x: bare(x) * x)(1.0),
+                          lambda: tg.jvp(bare, (1.0,), (1.0,))):
+        with pytest.raises(NotImplementedError, match="no (gradient|derivative|JVP) rule for <lambda>"):
+            differentiate()
+    assert issubclass(tg.NoRuleError, NotImplementedError)

@@ -24,13 +24,13 @@ def is_autograd_primitive(fn) -> bool:
 
 
 def primitive_for(fn, add_names):
-    """The tapegen primitive for autograd primitive `fn` given VJPs by `defvjp`, or None (no VJP, or
-    a signature tapegen cannot bind: `*args`, keyword-only parameters). `add_names` (rules.add_names)
-    makes `fn` and its rules callable by name from generated code."""
+    """The tapegen primitive for autograd primitive `fn` with the VJPs `defvjp` gave it (none: a primitive
+    without rules), or None (a signature tapegen cannot bind: `*args`, keyword-only parameters).
+    `add_names` (rules.add_names) makes `fn` and its rules callable by name from generated code."""
     import autograd.core as core
     makers = _makers(core.primitive_vjps.get(fn), "vjps_dict")
-    if makers is None:
-        return None
+    if makers is None:  # no defvjp: a primitive without rules, so a derivative through it is a NoRuleError
+        makers = lambda index: None  # noqa: E731  (autograd's NotImplementedError), naming it
     params = _parameters(fn.fun)
     if params is None:
         return None
