@@ -151,6 +151,16 @@ def test_an_object_holding_a_layer_with_derivatives_is_followed_in_forward_mode(
         tg.grad(pf.wrapped_layers_made_in_a_loop)(W, X)
 
 
+@pytest.mark.parametrize("fn, name", [(pf.function_a_helper_returns_from_a_branch, "f"),
+                                      (pf.function_picked_by_a_computed_key, "table\\[key\\]")])
+def test_a_function_tapegen_cannot_tell_is_named_with_the_real_fix(fn, name):
+    """Not `register_vjp`: the hint says to call the function where tapegen knows which it is."""
+    for differentiate in (lambda: tg.grad(fn)(X3), lambda: tg.jvp(fn, (X3,), (X3,))):
+        with pytest.raises(tg.NoRuleError, match=f"`{name}` is a function tapegen could not tell") as raised:
+            differentiate()
+        assert "by name in each branch" in raised.value.hint and "register_vjp" not in raised.value.hint
+
+
 def test_raise_in_a_helper_raises_when_the_code_runs():
     with pytest.raises(ValueError, match="expected a vector, got 2 dimensions"):
         tg.grad(pf.statements_and_objects)(np.ones((2, 2)), _m(4, 3))

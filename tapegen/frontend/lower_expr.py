@@ -2113,7 +2113,12 @@ def _opaque_value(text):
     """A call of a computed callee (`fns[i](x)`): the callee is the first input."""
     key = ("value", text)
     if key not in _OPAQUE:
-        _OPAQUE[key] = Primitive(name=text, fn=None, params=(), defaults={}, form="opaque", spelling="()")
+        _OPAQUE[key] = Primitive(
+            name=text, fn=None, params=(), defaults={}, form="opaque", spelling="()",
+            note=f"; `{text}` is a function tapegen could not tell when it transformed the function (one a helper "
+                 f"returns from a branch decided as the code runs, or an item picked by a key computed then)",
+            hint="call the function where tapegen knows which one it is: by name in each branch, or take it from "
+                 "a list or dict by a constant")
     return _OPAQUE[key]
 
 

@@ -83,6 +83,7 @@ class Primitive:
     inert: tuple = ()  # parameters no derivative flows through (read for their value only)
     callables: tuple = ()  # inert parameters taking a function the rules call: one holding a derivative is refused
     note: str = ""  # an opaque call: why tapegen runs it as written (said when a derivative must flow through it)
+    hint: str = ""  # an opaque call: the fix a NoRuleError names instead of registering a rule
     renamed: dict = field(default_factory=dict)  # the function's own name of a parameter -> tapegen's (a `y`
     # clashing with the name rules give the output): such a function is called with every argument by position
     vjps: dict = field(default_factory=dict)

@@ -342,6 +342,7 @@ def _check_rules(eqn, activity: Activity) -> None:
         prim = eqn.op
         if key not in prim.vjps:
             raise NoRuleError(_no_rule_message(prim, key), eqn.span,
+                              getattr(prim, "hint", "") or
                               "register one with tapegen.register_vjp, or wrap the value in "
                               "tapegen.stop_gradient if no gradient should flow here; "
                               "see `python -m tapegen rules` for what is supported")

@@ -261,7 +261,7 @@ class _Builder:
                 continue
             rule = eqn.op.jvps.get(key)
             if rule is None:
-                raise NoRuleError(_no_rule_message(eqn.op, key), eqn.span,
+                raise NoRuleError(_no_rule_message(eqn.op, key), eqn.span, getattr(eqn.op, "hint", "") or
                                   "forward mode needs a JVP rule for it; see `python -m tapegen rules`")
             covered |= {read[:-4] for read in rule.reads if read.endswith("_dot")} | {key}
             if not _is_zero(rule):

@@ -1709,3 +1709,20 @@ class _Linear:
 
     def forward(self, X):
         return X @ self.W
+
+
+def _chosen_by_a_helper(x):
+    if x[0] > 0.0:
+        return np.sin
+    return np.cos
+
+
+def function_a_helper_returns_from_a_branch(x):
+    f = _chosen_by_a_helper(x)
+    return np.sum(f(x))
+
+
+def function_picked_by_a_computed_key(x):
+    table = {"a": np.sin, "b": np.cos}
+    key = "a" if x[0] > 0.0 else "b"
+    return np.sum(table[key](x))
