@@ -23,7 +23,8 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import has_attribute_as_transformed, identity_check, of_class, py_sorted, py_sum, repeat_items, with_item
+from ..rules.language import has_attribute_as_transformed, identity_check, of_class, py_sorted, py_sum, repeat_items
+from ..rules.language import with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
@@ -853,17 +854,27 @@ class Expressions:
                            target)
         self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
         self.attribute_reads.setdefault((base, node.attr), []).append(result)
-        free = set(self.free.values())
-        twin = next((other for other, obj in self.live.items() if other is not result and result in self.live
-                     and obj is self.live[result] and (other in free if other not in self.var_block else
-                                                       self.is_open(self.var_block[other]))), None) \
-            if not method else None  # (one read where this one is: not in a branch or loop that has ended)
+        twin = self.twin_of(result) if not method else None
         if twin is not None:  # `self.cell_fwd` in a method, the object the caller read as `bl.cell_fwd`: one
-            self.emit_multi(rules.lookup(identity_check), [twin, result, Const(True), Const(  # object, whose
-                f"`{ast.unparse(node)}` and `{twin.name}` were one object when this gradient code was made, and "  # attributes
-                f"are different ones now")], {}, node, 0, [])  # set through one are read through the other
+            # object, whose attributes set through one are read through the other
+            self.emit_multi(rules.lookup(identity_check), [twin, result, Const(True), Const(
+                f"`{ast.unparse(node)}` and `{twin.name}` were one object when this gradient code was made, and "
+                f"are different ones now")], {}, node, 0, [])
             return twin
         return result
+
+    def twin_of(self, var):
+        """Another var holding the module's object `var` holds, read where `var` is read (not in a branch or
+        loop that has ended), or None."""
+        if var not in self.live:
+            return None
+        held = self.live[var]
+        candidates = [other for other, obj in self.live.items() if obj is held and other is not var]
+        if not candidates:
+            return None
+        free = set(self.free.values())
+        return next((other for other in candidates if (other in free if other not in self.var_block else
+                                                        self.is_open(self.var_block[other]))), None)
 
     def know_object(self, var, obj):
         """`var` holds `obj`, an object of the user's read from the module (or an attribute of one): its
