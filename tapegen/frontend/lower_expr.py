@@ -1168,7 +1168,9 @@ class Expressions:
         if self._own_method(callee, "__call__") is not None:  # an object of a class of the user's, called
             return self.call_instance(callee, node, outputs, targets)
         args, kwargs = self.arguments(node)
-        return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs, targets)
+        chosen = isinstance(func, (ast.Name, ast.Subscript))  # a name or item holding a function not known now
+        return self.emit_multi(_opaque_value(ast.unparse(func), chosen), [callee] + args, kwargs, node, outputs,
+                               targets)
 
     def call_chosen(self, name, choice, node, outputs, called=None):
         """`pool_fn(x)` where `pool_fn` (a name, an attribute or an item) holds one function or another, each
@@ -2120,16 +2122,18 @@ def _opaque_method(method_name):
     return _OPAQUE[key]
 
 
-def _opaque_value(text):
-    """A call of a computed callee (`fns[i](x)`): the callee is the first input."""
-    key = ("value", text)
+def _opaque_value(text, chosen=False):
+    """A call of a computed callee (`fns[i](x)`): the callee is the first input. `chosen`: a name or item holding
+    a function tapegen could not tell when transforming (a derivative through it names the real fix)."""
+    key = ("value", text, chosen)
     if key not in _OPAQUE:
-        _OPAQUE[key] = Primitive(
-            name=text, fn=None, params=(), defaults={}, form="opaque", spelling="()",
-            note=f"; `{text}` is a function tapegen could not tell when it transformed the function (one a helper "
-                 f"returns from a branch decided as the code runs, or an item picked by a key computed then)",
-            hint="call the function where tapegen knows which one it is: by name in each branch, or take it from "
-                 "a list or dict by a constant")
+        _OPAQUE[key] = Primitive(name=text, fn=None, params=(), defaults={}, form="opaque", spelling="()")
+        if chosen:
+            _OPAQUE[key].note = (f"; `{text}` is a function tapegen could not tell when it transformed the function "
+                                 f"(one a helper returns from a branch decided as the code runs, or an item picked "
+                                 f"by a key computed then)")
+            _OPAQUE[key].hint = ("call the function where tapegen knows which one it is: by name in each branch, or "
+                                 "take it from a list or dict by a constant")
     return _OPAQUE[key]
 
 
