@@ -111,7 +111,8 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
-        if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)):
+        if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)) \
+                and not inspect.ismethod(fn):
             fn = primitive_function(fn)  # grad(f) of the user's autograd @primitive: a call of it
         if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
             fn = partial_function(fn)

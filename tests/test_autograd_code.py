@@ -201,3 +201,18 @@ def test_grad_of_a_primitive_itself_and_one_without_a_vjp():
         with pytest.raises(NotImplementedError, match="no (gradient|derivative|JVP) rule for <lambda>"):
             differentiate()
     assert issubclass(tg.NoRuleError, NotImplementedError)
+
+
+def test_a_method_made_a_primitive_is_refused_clearly():
+    """A method made an autograd @primitive (autograd's VSpace.add), called on an object, is called as written;
+    a derivative through it is a NoRuleError, not an error about the method's `self`."""
+    from autograd.extend import defvjp, primitive
+
+    class Doubler:
+        @primitive
+        def apply(self, x):
+            return 2.0 * x
+    defvjp(Doubler.apply, None, lambda ans, self, x: lambda g: 2.0 * g)
+    doubler = Doubler()
+    with pytest.raises(tg.NoRuleError, match="no gradient rule for"):
+        tg.grad(lambda x: doubler.apply(x) * x)(1.5)

@@ -20,7 +20,8 @@ from .table import Primitive, Rule
 
 def is_autograd_primitive(fn) -> bool:
     """`fn` was made by autograd's `@primitive` (autograd.extend.primitive)."""
-    return getattr(fn, "_is_autograd_primitive", False) and callable(getattr(fn, "fun", None))
+    return getattr(fn, "_is_autograd_primitive", False) and callable(getattr(fn, "fun", None)) \
+        and not inspect.ismethod(fn)  # (a method of an object made a primitive, autograd's VSpace.add: opaque)
 
 
 def primitive_for(fn, add_names):
