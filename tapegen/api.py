@@ -111,8 +111,7 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
-        if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)) \
-                and not inspect.ismethod(fn):
+        if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)):
             fn = primitive_function(fn)  # grad(f) of the user's autograd @primitive: a call of it
         if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
             fn = partial_function(fn)
@@ -879,7 +878,7 @@ def primitive_function(primitive):
     made = _PRIMITIVE_FUNCTIONS.get(primitive)
     if made is None:
         params = [p for p in inspect.signature(primitive.fun).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][inspect.ismethod(primitive):]
         name = primitive.fun.__name__ if primitive.fun.__name__.isidentifier() else "primitive"
         defaults = {f"DEFAULT_{k}": p.default for k, p in enumerate(params) if p.default is not p.empty}
         signature = ", ".join(p.name if p.default is p.empty else f"{p.name}=DEFAULT_{k}" for k, p in enumerate(params))
