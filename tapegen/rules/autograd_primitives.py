@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from .table import Primitive, Rule
 
 
@@ -42,13 +44,13 @@ def primitive_for(fn, add_names):
     prim = Primitive(name=base, fn=fn, params=names, defaults=defaults, spelling=spelling, renamed=renamed)
     tangent_makers = _makers(core.primitive_jvps.get(fn), "jvps_dict")
     for index, param in enumerate(names):
-        maker = makers(index)
+        maker = _zero_as_written(makers(index), index)
         if maker is not None:
             prim.vjps[param] = _rule(_vjp_rule(maker), add_names, f"{spelling}_vjp_{param}", "vjp", param,
                                      ("y", "g") + names)
         maker = tangent_makers(index) if tangent_makers is not None else None
         if maker is not None:
-            maker = _same_as_written(maker)
+            maker = _zero_as_written(_same_as_written(maker), index)
             prim.jvps[param] = _rule(_jvp_rule(maker), add_names, f"{spelling}_jvp_{param}", "jvp", param,
                                      ("y", f"{param}_dot") + names)
     return prim
@@ -109,6 +111,25 @@ def _rule(fn, add_names, name, kind, param, reads):
 # autograd's own makers written in autograd.numpy, inlined like the user's when gradient code is differentiated
 # again (its convolve's second derivative); others (fixed_point_vjp, which runs autograd) are called as they are
 _INLINED = ("scipy/signal.py",)
+
+
+def _zero_as_written(maker, argnum):
+    """autograd's maker for a VJP or JVP declared None (`defvjp(f, None, ...)`, defvjp_is_zero: a zero
+    derivative) as one of tapegen's own, returning zeros like the argument (or the output), so gradient code
+    calling it is differentiated again; any other maker as it is."""
+    code = getattr(maker, "__code__", None)
+    inner = [c for c in getattr(code, "co_consts", ()) if inspect.iscode(c)]  # (the VJP's `lambda g: ...`)
+    if code is None or code.co_name != "<lambda>" or "zeros" not in code.co_names + sum(
+            (c.co_names for c in inner), ()) or not code.co_filename.replace("\\", "/").endswith("/autograd/core.py"):
+        return maker
+    if "argnum" in code.co_freevars:  # translate_vjp(None): lambda ans, *args: lambda g: zeros like args[argnum]
+        def zero_vjp_maker(ans, *args):
+            return lambda g: np.zeros_like(args[argnum])
+        return zero_vjp_maker
+
+    def zero_jvp_maker(g, ans, *args):  # translate_jvp(None): zeros like the output
+        return np.zeros_like(ans)
+    return zero_jvp_maker
 
 
 def _same_as_written(maker):

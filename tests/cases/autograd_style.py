@@ -114,6 +114,20 @@ defvjp(doubled_rows, lambda ans, x, w: lambda g: 2.0 * g * w[:, None],
 defjvp(doubled_rows, "same", "same")
 
 
+@primitive
+def rounded_shift(x, offset):
+    """Its derivative in `offset` is declared zero with None (np.round is flat almost everywhere)."""
+    return x * x + np.round(offset)
+
+
+defvjp(rounded_shift, lambda ans, x, offset: lambda g: 2.0 * g * x, None)
+defjvp(rounded_shift, lambda d, ans, x, offset: 2.0 * d * x, None)
+
+
+def zero_declared_derivatives(x, offset):
+    return np.sum(np.sin(rounded_shift(x, offset)) * offset)
+
+
 def linear_primitives(x, w):
     """A primitive of the user's and autograd's own np.make_diagonal, both with JVPs declared "same"."""
     return np.sum(np.sin(doubled_rows(x, w)) + np.make_diagonal(np.tanh(x[0]), axis1=-1, axis2=-2) ** 2)
@@ -225,4 +239,5 @@ def cases():
             (stationarity, (1.3, np.array([3.0, 5.0, 1.0]))), (nn_predict, (params, inputs)),
             (products_with_y_and_g, (rs.randn(3), rs.randn(3), 0.7)),
             (flattened_inside, ({"a": rs.randn(2), "b": [rs.randn(1), 0.5]},)),
-            (linear_primitives, (rs.randn(3, 3), rs.randn(3)))]
+            (linear_primitives, (rs.randn(3, 3), rs.randn(3))),
+            (zero_declared_derivatives, (rs.randn(3), np.array([0.3, 1.2, -0.8])))]
