@@ -135,8 +135,8 @@ def _loop_targets_apart(program: Program) -> Program:
     clashing = targets & written
     if not clashing:
         return program
-    names = {v.name for s in walk(program.body) if isinstance(s, Eqn) for v in s.outputs} | \
-        {v.name for v in program.params} | {v.name for v in targets}
+    names = {v.name for s in walk(program.body) if isinstance(s, Eqn) for v in s.outputs + tuple(s.reads)} | \
+        {v.name for v in program.params} | {v.name for v in targets}  # (reads: globals and closures too)
     copy = rules.lookup(rules.language.assign)
 
     def fresh(var):
