@@ -54,8 +54,8 @@ def identity_check(obj, other, same, message):
     """Checks that two objects the function reads from its module (or closures) are still one object (`same`),
     or still different ones, as they were when its gradient code was made; `message` says what changed."""
     if (obj is other) != same:
-        raise UnsupportedSyntaxError(message, hint="keep them as they were, or make the gradient again "
-                                                   "(tg.grad(f) afresh)")
+        raise UnsupportedSyntaxError(message, hint="keep them as they were when the gradient code was made, or "
+                                                   "pass the objects to the function as arguments")
 
 
 table.nondiff(identity_check, "obj, other, same, message", spelling="identity_check",
