@@ -23,7 +23,7 @@ import numpy as np
 
 from . import pipeline
 from .debug import STATE as DEBUG
-from .errors import NonScalarOutputError, TapegenError, WrtError
+from .errors import ChangedSinceTransformError, NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function
 from .frontend.resolve import native
 from .rules.runtime_rules import zero_tangent
@@ -286,13 +286,19 @@ class Differentiated:
     def value_and_grad(self, *args, wrt=None, **kwargs):
         """`(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
         arguments = self._target.arguments(args, kwargs)
-        entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
-        try:
-            if entry.pending:
-                return entry.specialize(arguments)
-            return entry.function(*arguments)
-        except NonScalarOutputError as exc:
-            raise _at_return(exc, entry) from None
+        for again in (False, True):
+            entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments),
+                                arguments)
+            try:
+                if entry.pending:
+                    return entry.specialize(arguments)
+                return entry.function(*arguments)
+            except NonScalarOutputError as exc:
+                raise _at_return(exc, entry) from None
+            except ChangedSinceTransformError:
+                if again:
+                    raise
+                forget_transforms()
 
     def grad(self, *args, wrt=None, **kwargs):
         """The gradient of a scalar-valued function; with `has_aux`, `(gradient, aux)`."""
@@ -302,9 +308,15 @@ class Differentiated:
     def vjp(self, *args, wrt=None, **kwargs):
         """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
         arguments = self._target.arguments(args, kwargs)
-        entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
-        out, residuals = entry.function(*arguments)
-        return out, Pullback(entry, out, residuals, arguments)
+        for again in (False, True):
+            entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
+            try:
+                out, residuals = entry.function(*arguments)
+                return out, Pullback(entry, out, residuals, arguments)
+            except ChangedSinceTransformError:
+                if again:
+                    raise
+                forget_transforms()
 
     def jvp(self, primals, tangents, wrt=None):
         """`(output, output tangent)` by forward mode: `tangents` pairs with `primals` (None: no tangent).
@@ -340,6 +352,8 @@ class Differentiated:
     def _entry(self, kind, wrt, statics=(), arguments=None):
         if isinstance(wrt, list):
             wrt = tuple(wrt)
+        if getattr(self, "_generation", 0) != pipeline.GENERATION[0]:  # made for a module's values since changed
+            self._entries, self._generation = {}, pipeline.GENERATION[0]
         checks = DEBUG.nans
         key = (kind, wrt, checks, statics)
         entry = self._entries.get(key)
@@ -557,7 +571,11 @@ class GradFunction:
                 result = fast(*args)
             except NonScalarOutputError as exc:
                 raise _at_return(exc, self._differentiated._entry("grad", self._wrt)) from None
-            return result if self._with_value else result[1]
+            except ChangedSinceTransformError:  # made for a module's value since changed: made again below
+                self._fast = None
+                forget_transforms()
+            else:
+                return result if self._with_value else result[1]
         d = self._differentiated
         if self._with_value:
             result = d.value_and_grad(*args, wrt=self._wrt, **kwargs)
@@ -600,8 +618,15 @@ def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
         out = differentiated(*primals)
         return out, zero_tangent(out)
     arguments = differentiated._target.arguments(primals, {})
-    entry = differentiated._entry("jvp", positions, differentiated._target.statics(arguments))
-    out, out_dot = entry.function(*arguments, *moving)
+    for again in (False, True):
+        entry = differentiated._entry("jvp", positions, differentiated._target.statics(arguments))
+        try:
+            out, out_dot = entry.function(*arguments, *moving)
+            break
+        except ChangedSinceTransformError:
+            if again:
+                raise
+            forget_transforms()
     if entry.generated.program.returns_tuple:
         return out, tuple(_tangent_of_output(t, o) for t, o in zip(out_dot, out))
     return out, _tangent_of_output(out_dot, out)
@@ -870,6 +895,18 @@ _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 _PRIMITIVE_FUNCTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def forget_transforms() -> None:
+    """Drop every transform made so far, here and in the pipeline, before the call is made again: the code of
+    some function was made for a value of its module or closure that has changed since (a list's length, an
+    int key), so it is made anew for the value it has now."""
+    from . import api_transforms
+    pipeline.forget_all()
+    _GRADIENTS.clear()
+    _GRADIENT_CALLERS.clear()
+    for made in (api_transforms._composed_jvp, api_transforms._composed_vjp):
+        made.cache_clear()
 
 
 def primitive_function(primitive):

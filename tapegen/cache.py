@@ -40,7 +40,7 @@ from ._version import __version__
 FORMAT = 1
 _MAX_ITEMS = 256  # a container global described item by item up to this size; larger ones are not cached
 _MAX_DEPTH = 6
-_state = {"directory": None, "enabled": False}
+_state = {"directory": None, "enabled": False, "stale": set()}  # stale: entries read, then found out of date
 
 
 def enable(directory: str | None = None) -> str:
@@ -70,6 +70,12 @@ def location() -> str | None:
     if _state["enabled"]:
         return _state["directory"]
     return os.environ.get("TAPEGEN_CACHE_DIR") or None
+
+
+def forget_read() -> None:
+    """What this process read from the cache so far is out of date (code made for a module's value that has
+    changed since): read none of it again; the code made anew is written over it."""
+    _state["stale"].update(_state.setdefault("read", set()))
 
 
 def clear() -> int:
@@ -299,10 +305,10 @@ def resolve_names(used: dict) -> dict | None:
 
 
 def read(name: str, fields: dict) -> dict | None:
-    """The entry called `name`, or None if there is none, it cannot be read, or it lacks one of `fields`
-    (name -> type)."""
+    """The entry called `name`, or None if there is none, it cannot be read, it lacks one of `fields`
+    (name -> type), or this process found the code it holds out of date (`forget_read`, until written again)."""
     directory = location()
-    if directory is None:
+    if directory is None or name in _state["stale"]:
         return None
     try:
         with open(os.path.join(directory, name + ".tapegen"), "rb") as handle:
@@ -312,6 +318,7 @@ def read(name: str, fields: dict) -> dict | None:
     if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != name \
             or not all(isinstance(entry.get(field), kind) for field, kind in fields.items()):
         return None
+    _state.setdefault("read", set()).add(name)
     return entry
 
 
@@ -320,6 +327,8 @@ def write(name: str, entry: dict) -> None:
     directory = location()
     if directory is None:
         return
+    _state["stale"].discard(name)  # (made anew: current again)
+    _state.setdefault("read", set()).add(name)  # (what this process holds in memory: forget_read marks it)
     data = marshal.dumps({**entry, "format": FORMAT, "key": name})
     try:
         os.makedirs(directory, exist_ok=True)

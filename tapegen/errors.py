@@ -48,6 +48,11 @@ class UnsupportedSyntaxError(TapegenError):
     """The function uses Python syntax tapegen cannot differentiate."""
 
 
+class ChangedSinceTransformError(UnsupportedSyntaxError):
+    """A value of the function's module or closure the generated code was made for (a list's length, an int
+    key) has changed: the API makes the code again and calls it once more; raised only if that fails too."""
+
+
 class NoRuleError(TapegenError, NotImplementedError):
     """A differentiated value flows into a function tapegen has no rule for (a NotImplementedError too, as
     autograd raises for a primitive without a VJP)."""

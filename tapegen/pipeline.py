@@ -321,6 +321,18 @@ _LOCK = threading.RLock()
 _CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+def forget_all() -> None:
+    """Drop every transform made so far (in memory, and what was read from the disk cache): the code of some
+    function was made for a value of its module that has changed (ChangedSinceTransformError)."""
+    with _LOCK:
+        _CACHES.clear()
+        GENERATION[0] += 1
+    disk.forget_read()
+
+
+GENERATION = [0]  # bumped by forget_all: objects holding transforms (api's entries) drop theirs
+
+
 def _cache_for(fn) -> dict:
     cache = _CACHES.get(fn)
     if cache is None:

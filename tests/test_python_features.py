@@ -344,22 +344,73 @@ def test_a_function_valued_parameter_cannot_be_differentiated():
         tg.grad(pf.function_valued_parameter, wrt=2)([(_m(3, 4), _m(4))], _m(5, 3), np.sin)
 
 
-def test_a_module_tuple_spread_as_arguments_is_checked_when_the_code_runs():
-    """`f(*ARGS)` with a tuple of the module: its length is read when transforming, and checked on each call
-    (a tuple grown since would have an item the generated code does not pass)."""
+def test_a_module_tuple_spread_as_arguments_is_made_again_when_it_changes():
+    """`f(*ARGS)` with a tuple of the module: its length is read when transforming and checked on each call;
+    a tuple grown since (it would have an item the generated code does not pass) has the code made again,
+    in every mode, with the disk cache on too."""
     global SPREAD
 
     def f(x):
         return np.sum(x * _spread_sum(*SPREAD))
     x = _m(3)
-    expected = np.full(3, _spread_sum(*SPREAD))
-    np.testing.assert_allclose(tg.grad(f)(x), expected)
-    saved, SPREAD = SPREAD, SPREAD + (5.0,)
+    gradient = tg.grad(f)
+    np.testing.assert_allclose(gradient(x), np.full(3, _spread_sum(*SPREAD)))
+    saved = SPREAD
     try:
-        with pytest.raises(tg.UnsupportedSyntaxError, match="`SPREAD` held 2 items when tapegen transformed"):
-            tg.grad(f)(x)
+        for grown in (SPREAD + (5.0,), SPREAD + (5.0, -2.0), SPREAD):
+            SPREAD = grown
+            expected = np.full(3, _spread_sum(*SPREAD))
+            np.testing.assert_allclose(gradient(x), expected)
+            np.testing.assert_allclose(tg.vjp(f, x)[1](1.0), expected)
+            np.testing.assert_allclose(tg.jvp(f, (x,), (np.ones(3),))[1], np.sum(expected))
+            np.testing.assert_allclose(tg.grad(lambda y: np.sum(gradient(y) * y))(x), expected)
     finally:
         SPREAD = saved
+
+
+PICKED = 0
+
+
+def test_a_module_int_key_that_changes_between_calls_has_the_code_made_again():
+    """`xs[PICKED] = ...` with an int of the module: which item moves is known when transforming and checked
+    on each call; when PICKED changes, the code is made again for its new value."""
+    global PICKED
+
+    def f(a, b):
+        xs = [a, b]
+        xs[PICKED] = np.sin(xs[PICKED]) * 3.0
+        return np.sum(xs[0] * xs[1])
+    a, b = np.array([0.3, -0.2]), np.array([1.1, 0.4])
+    gradient = tg.grad(f, wrt=(0, 1))
+    try:
+        for picked in (0, 1, 0):
+            PICKED = picked
+            ga, gb = gradient(a, b)
+            if picked == 0:
+                np.testing.assert_allclose(ga, 3.0 * np.cos(a) * b)
+                np.testing.assert_allclose(gb, 3.0 * np.sin(a))
+            else:
+                np.testing.assert_allclose(ga, 3.0 * np.sin(b))
+                np.testing.assert_allclose(gb, 3.0 * np.cos(b) * a)
+    finally:
+        PICKED = 0
+
+
+def test_a_module_value_that_changes_between_calls_is_followed_with_the_disk_cache(tmp_path):
+    global SPREAD
+
+    def g(x):
+        return np.sum(x * _spread_sum(*SPREAD))
+    saved = SPREAD
+    tg.cache.enable(str(tmp_path))
+    try:
+        x = _m(3)
+        np.testing.assert_allclose(tg.grad(g)(x), np.full(3, _spread_sum(*SPREAD)))
+        SPREAD = SPREAD + (7.0,)
+        np.testing.assert_allclose(tg.grad(g)(x), np.full(3, _spread_sum(*SPREAD)))
+    finally:
+        SPREAD = saved
+        tg.cache.disable()
 
 
 SPREAD = (1.5, -0.5)

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import ChangedSinceTransformError, UnsupportedSyntaxError
 from ..runtime import Cotree, add_cotangents, as_cotree, entries, unbroadcast, unindex, zeros_like_tree
 from .elementwise import broadcast_like
 from .shape import piece_cotangents, tangent_items
@@ -114,7 +114,7 @@ def same_shape_as_transformed(value, size, name):
     now = len(value) if isinstance(size, int) else tuple(value) if isinstance(value, dict) else None
     if now != size:
         what = (f"{size} items" if isinstance(size, int) else f"keys {list(size)}")
-        raise UnsupportedSyntaxError(
+        raise ChangedSinceTransformError(
             f"`{name}` held {what} when tapegen transformed the function, and the generated code relies on "
             f"that; it now holds {f'{now} items' if isinstance(size, int) else f'keys {list(now or ())}'}",
             hint=f"pass `{name}` to the function as an argument, or keep its length and keys fixed")
@@ -128,7 +128,7 @@ def same_value_as_transformed(value, expected, name):
     """Checks that an int or string the function reads from its module or closure and uses as an item's key
     (`a[argnum] = x` in a wrapper) still is what the generated code was written for."""
     if type(value) is not type(expected) or value != expected:
-        raise UnsupportedSyntaxError(
+        raise ChangedSinceTransformError(
             f"`{name}` was {expected!r} when tapegen transformed the function, and the generated code takes that "
             f"item of a list or dict; it is now {value!r}", hint=f"pass `{name}` to the function as an argument")
 
