@@ -25,7 +25,7 @@ from . import pipeline
 from .debug import STATE as DEBUG
 from .errors import ChangedSinceTransformError, NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function
-from .frontend.resolve import native
+from .frontend.resolve import binding_changed, native
 from .rules.runtime_rules import zero_tangent
 from .runtime import _pytree_like, check_wrt, conform, pytree_fields
 
@@ -289,6 +289,9 @@ class Differentiated:
         for again in (False, True):
             entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments),
                                 arguments)
+            if not again and entry.bindings and binding_changed(entry.bindings):
+                forget_transforms()  # a function, class or object it was made for is another one now
+                continue
             try:
                 if entry.pending:
                     return entry.specialize(arguments)
@@ -310,6 +313,9 @@ class Differentiated:
         arguments = self._target.arguments(args, kwargs)
         for again in (False, True):
             entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
+            if not again and entry.bindings and binding_changed(entry.bindings):
+                forget_transforms()
+                continue
             try:
                 out, residuals = entry.function(*arguments)
                 return out, Pullback(entry, out, residuals, arguments)
@@ -369,7 +375,7 @@ class Differentiated:
 class _Entry:
     """One transformed variant: the generated function for a (kind, wrt) pair."""
 
-    __slots__ = ("generated", "_function", "backward", "bare", "has_aux", "pending", "key")
+    __slots__ = ("generated", "_function", "backward", "bare", "has_aux", "pending", "key", "bindings")
 
     def __init__(self, target, kind, wrt, has_aux, checks=False, statics=()):
         indices, bare = target.wrt(wrt, statics)
@@ -393,6 +399,8 @@ class _Entry:
         self.bare = bare
         self.has_aux = has_aux
         self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
+        made = self.generated._program  # (None: the code came from the disk cache, keyed by the code it reads)
+        self.bindings = made.bindings if made is not None else ()
         self.key = (target.fn, indices, outputs, bare, receiver, statics)
 
     @property
@@ -561,11 +569,15 @@ class GradFunction:
         functools.update_wrapper(self, fn, updated=())  # not fn's __dict__: a GradFunction's would replace ours
         self.__name__ = f"{getattr(fn, '__name__', 'f')}_{'value_and_grad' if with_value else 'grad'}"
         self._fast = None  # the generated function, once known, for calls with all arguments positional
+        self._fast_bindings = ()  # what it was made for (Program.bindings)
         target = self._differentiated._target
         self._nparams = -1 if target.bound or target.varargs else target.nparams
 
     def __call__(self, *args, **kwargs):
         fast = self._fast
+        if fast is not None and getattr(self, "_fast_bindings", ()) and binding_changed(self._fast_bindings):
+            fast = self._fast = None  # made for a function, class or object since bound to another: made again
+            forget_transforms()
         if fast is not None and not kwargs and len(args) == self._nparams and not DEBUG.nans:
             try:
                 result = fast(*args)
@@ -584,7 +596,7 @@ class GradFunction:
         if not self._has_aux and not DEBUG.nans and not d._target.statics(d._target.arguments(args, kwargs)):
             entry = d._entry("grad", self._wrt)
             if not entry.pending:  # after the second call: the specialized code
-                self._fast = entry.function
+                self._fast, self._fast_bindings = entry.function, entry.bindings
         return result
 
     def source(self):
@@ -620,6 +632,9 @@ def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
     arguments = differentiated._target.arguments(primals, {})
     for again in (False, True):
         entry = differentiated._entry("jvp", positions, differentiated._target.statics(arguments))
+        if not again and entry.bindings and binding_changed(entry.bindings):
+            forget_transforms()
+            continue
         try:
             out, out_dot = entry.function(*arguments, *moving)
             break

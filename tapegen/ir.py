@@ -249,6 +249,9 @@ class Program:
     identifiers: frozenset = field(default=frozenset())
     free_sources: tuple = ()  # (generated name, function whose scope has it, its name there)
     comments: tuple = ()  # ((file, line), ("# the user's comment", ...)): comment lines above a statement
+    # (holder, name, object): a global (holder a module's dict) or closure cell (name None) the transform read a
+    # function, class or object of the user's from: the code is made again if one is bound to another since
+    bindings: tuple = field(default=(), compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
         lines = [f"{self.name}({', '.join(p.name for p in self.params)}):"]

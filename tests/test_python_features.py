@@ -368,6 +368,33 @@ def test_a_module_tuple_spread_as_arguments_is_made_again_when_it_changes():
         SPREAD = saved
 
 
+def test_module_names_rebound_between_calls_have_the_code_made_again(monkeypatch):
+    """The generated code inlines the functions, classes and objects module names hold: a name rebound since
+    (a helper redefined in a notebook, a layer replaced by one of another class, an item of a list of layers,
+    an object's attribute) has the code made again, in every mode; it used to run the old code silently."""
+    x = np.array([0.3, -0.4])
+    gradient = tg.grad(pf.uses_module_names)
+    gradient(x)
+    gradient(x)  # (the fast path)
+    changes = [("REBOUND_ACT", np.sin), ("_rebound_helper", lambda x: x * 5.0), ("REBOUND_LAYER", pf._Plus(2.0))]
+    for name, value in changes:
+        monkeypatch.setattr(pf, name, value)
+        check_modes(pf.uses_module_names, x)
+        np.testing.assert_allclose(gradient(x), tg.grad(lambda y: pf.uses_module_names(y))(x))
+    saved = pf.REBOUND_LAYERS[0]
+    pf.REBOUND_LAYERS[0] = pf._Plus(1.0)
+    try:
+        check_modes(pf.uses_module_names, x)
+    finally:
+        pf.REBOUND_LAYERS[0] = saved
+    check_modes(pf.uses_module_names, x)
+    monkeypatch.setattr(pf.REBOUND_MODULE, "sub", pf._Plus(0.5))
+    monkeypatch.setattr(pf.REBOUND_MODULE, "act", np.sin)
+    check_modes(pf.uses_module_names, x)
+    expected = [(pf.uses_module_names(x + 1e-6 * e) - pf.uses_module_names(x - 1e-6 * e)) / 2e-6 for e in np.eye(2)]
+    np.testing.assert_allclose(gradient(x), expected, rtol=1e-6)
+
+
 PICKED = 0
 
 

@@ -437,6 +437,7 @@ class Calls:
                        "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "root_scope", "held_in", "open_constructs", "attribute_reads"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
+        callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
         callee.call_stack = self.call_stack + (key,)
         bound = self._bind_call(fn_node.args, args, kwargs, defaults, node, name, kwdefaults)
         for param, expected in getattr(callee.fn, "__tapegen_statics__", {}).items():

@@ -313,6 +313,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         identifiers = all_identifiers(source.node)
         self.node = normalize(source.node, source, identifiers)
         self.scope = Scope(fn, local_names(self.node))
+        self.bindings: list = []  # what the scopes read functions, classes and objects from (Program.bindings)
+        self.scope.record = self.bindings
         self.namer = namer or Namer(identifiers, reserved)
         self.namer.identifiers |= identifiers | all_identifiers(self.node)
         self.fn = fn
@@ -420,7 +422,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                    for var, (value, user_name) in self.free_values.items()]
         return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
-                       tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())))
+                       tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())),
+                       bindings=tuple({(kind, id(holder), key): (kind, holder, key, value)
+                                       for kind, holder, key, value in self.bindings}.values()))
 
     def _statements(self, stmts):
         """Lower the function body; return (outputs, returns_tuple)."""

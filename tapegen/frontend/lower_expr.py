@@ -331,6 +331,7 @@ class Expressions:
         whole = self.expr(node)
         items = []
         for k, v in enumerate(obj):
+            self.bindings.append(("item", obj, k, v))  # (made again if the item is another one)
             atom = self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, node, None)
             if not _function_like(v):
                 self.know_object(atom, v)
@@ -480,6 +481,8 @@ class Expressions:
             cls = classes.pop()
             if not classes and not inspect.isclass(value[0]) and not _function_like(value[0]) and users_class(cls):
                 self.item_types[var] = cls
+                self.bindings.extend(("item", value, k, item) for k, item in enumerate(value))  # their methods:
+                # cls's, inlined (the code is made again if an item is another object)
 
     def know_free_shape(self, var, value, name):
         """A list, tuple or dict read from the module or closure (`f(*args, **kwargs)` in a wrapper): its
@@ -853,6 +856,8 @@ class Expressions:
         result = self.emit(BOUND_METHOD if method else rules.lookup(getattr), [base, Const(node.attr)], {}, node,
                            target)
         self.know_object(result, getattr(self.live.get(base), node.attr, None) if base in self.live else None)
+        if result in self.live:  # `MOD.sub`: its methods are inlined for the object it holds now
+            self.bindings.append(("attr", self.live[base], node.attr, self.live[result]))
         self.attribute_reads.setdefault((base, node.attr), []).append(result)
         twin = self.twin_of(result) if not method else None
         if twin is not None:  # `self.cell_fwd` in a method, the object the caller read as `bl.cell_fwd`: one
@@ -1149,6 +1154,7 @@ class Expressions:
             stored = vars(self.live[receiver]).get(func.attr) if receiver in self.live and held is None else None
             if stored is not None and callable(stored) and (inspect.isfunction(stored) or not hasattr(stored, "__self__")
                                                             or isinstance(stored, np.ufunc)):
+                self.bindings.append(("attr", self.live[receiver], func.attr, stored))  # (made again if changed)
                 return self.call_object(stored, node, outputs, targets)  # layer.act_fn(z): a function it holds
             return self.call_method(receiver, func, node, outputs, targets)
         made = self._static_gradient(func)

@@ -26,6 +26,7 @@ class Scope:
         cells = fn.__closure__ or ()
         self.cells = dict(zip(code.co_freevars, cells))
         self.globals = fn.__globals__
+        self.record = None  # a list: (holder, name, object) for each function, class or object read from here
 
     def lookup(self, name: str):
         """The object `name` means in the enclosing scope, or MISSING (also for locals)."""
@@ -37,17 +38,26 @@ class Scope:
         cell = self.cells.get(name)
         if cell is not None:
             try:
-                return cell.cell_contents
+                return self._recorded(cell, None, cell.cell_contents)
             except ValueError:  # an empty cell: the name is not bound yet
                 return MISSING
         if name in self.globals:
-            return self.globals[name]
+            return self._recorded(self.globals, name, self.globals[name])
         if isinstance(self.globals, LiveNamespace):  # generated code (a gradient being inlined)
             try:
                 return self.globals[name]
             except (KeyError, AttributeError):
                 return MISSING
         return getattr(builtins, name, MISSING)
+
+    def _recorded(self, holder, name, value):
+        """`value`, noted in `record` where the code the transform makes may depend on which object it is: a
+        function or class (inlined, or a rule chosen by it), or an object whose methods are inlined; not a
+        module, nor a number or array (read when the code runs)."""
+        if self.record is not None and not isinstance(value, types.ModuleType) and not isinstance(
+                self.globals, LiveNamespace) and (callable(value) or _users_object(value)):
+            self.record.append(("cell", holder, None, value) if name is None else ("item", holder, name, value))
+        return value
 
     def static(self, node: ast.expr):
         """The object an expression names, if it is a name or a chain of module attributes."""
@@ -70,6 +80,24 @@ class Scope:
             base = self._written(node.value)
             return getattr(base, node.attr, MISSING) if isinstance(base, types.ModuleType) else MISSING
         return MISSING
+
+
+def _users_object(value) -> bool:
+    from .inline import users_class
+    return not isinstance(value, type) and users_class(type(value))
+
+
+def binding_changed(bindings) -> bool:
+    """Whether a name, cell, item or attribute of `bindings` (Program.bindings: (kind, holder, key, object))
+    now holds another object (or none)."""
+    for kind, holder, key, value in bindings:
+        try:
+            now = holder.cell_contents if kind == "cell" else getattr(holder, key) if kind == "attr" else holder[key]
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError):
+            return True
+        if now is not value:
+            return True
+    return False
 
 
 _WRAPPERS = ("autograd.numpy", "autograd.scipy")

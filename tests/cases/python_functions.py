@@ -1726,3 +1726,45 @@ def function_picked_by_a_computed_key(x):
     table = {"a": np.sin, "b": np.cos}
     key = "a" if x[0] > 0.0 else "b"
     return np.sum(table[key](x))
+
+
+# --- module names rebound between calls: the code is made again (it was made for the objects they held) ------
+
+class _Times:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, x):
+        return x * self.w
+
+
+class _Plus:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, x):
+        return x + self.w
+
+
+class _Holder:
+    def __init__(self):
+        self.sub = _Times(3.0)
+        self.act = np.tanh
+
+
+REBOUND_ACT = np.tanh
+REBOUND_LAYER = _Times(2.0)
+REBOUND_LAYERS = [_Times(2.0), _Times(0.5)]
+REBOUND_MODULE = _Holder()
+
+
+def _rebound_helper(x):
+    return x * 2.0
+
+
+def uses_module_names(x):
+    h = REBOUND_ACT(x) + _rebound_helper(x)
+    h = REBOUND_LAYER.f(h) + REBOUND_MODULE.sub.f(h) + REBOUND_MODULE.act(h)
+    for layer in REBOUND_LAYERS:
+        h = layer.f(h)
+    return np.sum(h ** 2)
