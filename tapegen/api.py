@@ -912,11 +912,20 @@ _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _PRIMITIVE_FUNCTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
+_REMADE = [0]  # how often forget_transforms ran in this process
+
+
 def forget_transforms() -> None:
     """Drop every transform made so far, here and in the pipeline, before the call is made again: the code of
     some function was made for a value of its module or closure that has changed since (a list's length, an
     int key), so it is made anew for the value it has now."""
     from . import api_transforms
+    _REMADE[0] += 1
+    if _REMADE[0] == 10:  # a module object replaced on every call (a model re-created each step) is slow
+        import warnings
+        warnings.warn("tapegen has made gradient code again 10 times because a function, class or object the "
+                      "function reads from its module or closure (or a list's length) keeps changing between "
+                      "calls; pass such a value to the function as an argument instead", stacklevel=3)
     pipeline.forget_all()
     _GRADIENTS.clear()
     _GRADIENT_CALLERS.clear()
