@@ -913,13 +913,13 @@ _PRIMITIVE_FUNCTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 _REMADE = [0]  # how often forget_transforms ran in this process
+FORGETTABLE: list = []  # caches of code built on transforms (api_transforms' composed code): cleared with them
 
 
 def forget_transforms() -> None:
     """Drop every transform made so far, here and in the pipeline, before the call is made again: the code of
     some function was made for a value of its module or closure that has changed since (a list's length, an
     int key), so it is made anew for the value it has now."""
-    from . import api_transforms
     _REMADE[0] += 1
     if _REMADE[0] == 10:  # a module object replaced on every call (a model re-created each step) is slow
         import warnings
@@ -929,7 +929,7 @@ def forget_transforms() -> None:
     pipeline.forget_all()
     _GRADIENTS.clear()
     _GRADIENT_CALLERS.clear()
-    for made in (api_transforms._composed_jvp, api_transforms._composed_vjp):
+    for made in FORGETTABLE:
         made.cache_clear()
 
 

@@ -16,7 +16,7 @@ import functools
 import numpy as np
 
 from .api import Differentiated, GradFunction, _differentiated, _plain, _tangent_of_output, chosen_wrt
-from .api import differentiable_gradient
+from .api import FORGETTABLE, differentiable_gradient
 from .api import tangent_like
 from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
@@ -389,3 +389,6 @@ def _rows_to_jacobian(rows, out_shape, x_shape):
 
 
 lent.provide(vjp=api_vjp, jvp=jvp)  # odeint's rules differentiate the user's dynamics with these
+
+
+FORGETTABLE.extend([_composed_jvp, _composed_vjp])  # made again when the transforms are (forget_transforms)

@@ -83,8 +83,9 @@ class Scope:
 
 
 def _users_object(value) -> bool:
-    from .inline import users_class
-    return not isinstance(value, type) and users_class(type(value))
+    """An object whose class the transform may follow (its methods inlined): not a number, string, container
+    or array (read when the code runs), whatever else it is (a library's objects are only compared)."""
+    return type(value).__module__.partition(".")[0] not in ("builtins", "numpy")
 
 
 def binding_changed(bindings) -> bool:
