@@ -919,7 +919,7 @@ FORGETTABLE: list = []  # caches of code built on transforms (api_transforms' co
 def forget_transforms() -> None:
     """Drop every transform made so far, here and in the pipeline, before the call is made again: the code of
     some function was made for a value of its module or closure that has changed since (a list's length, an
-    int key), so it is made anew for the value it has now."""
+    int key, a name now bound to another function, class or object), so it is made anew for what it is now."""
     _REMADE[0] += 1
     if _REMADE[0] == 10:  # a module object replaced on every call (a model re-created each step) is slow
         import warnings
