@@ -463,12 +463,9 @@ class Expressions:
             self.know_free_shape(var, value, name)
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
-            twin = next((other for other in self.free.values() if other is not var and var in self.live
-                         and self.live.get(other) is self.live[var]), None)
+            twin = self.twin_of(var)
             if twin is not None:  # `cell` in a helper's closure, the layer the caller's `cell` is: one object,
-                self.emit_multi(rules.lookup(identity_check), [twin, var, Const(True), Const(  # whose attributes
-                    f"`{name}` here and `{twin.name}` were one object when this gradient code was made, and are "
-                    f"different ones now")], {}, node, 0, [])  # set in one are read in the other
+                self.same_object(twin, var, name, node)  # whose attributes set in one are read in the other
                 self.free[(id(self.fn), name, "read")] = var
                 self.free[key] = twin
         return self.free[key]
@@ -861,12 +858,15 @@ class Expressions:
         self.attribute_reads.setdefault((base, node.attr), []).append(result)
         twin = self.twin_of(result) if not method else None
         if twin is not None:  # `self.cell_fwd` in a method, the object the caller read as `bl.cell_fwd`: one
-            # object, whose attributes set through one are read through the other
-            self.emit_multi(rules.lookup(identity_check), [twin, result, Const(True), Const(
-                f"`{ast.unparse(node)}` and `{twin.name}` were one object when this gradient code was made, and "
-                f"are different ones now")], {}, node, 0, [])
-            return twin
+            self.same_object(twin, result, ast.unparse(node), node)  # object, whose attributes set through one
+            return twin  # are read through the other
         return result
+
+    def same_object(self, twin, var, written, node):
+        """Check, when the code runs, that `var` (read as `written`) still holds the object `twin` holds."""
+        self.emit_multi(rules.lookup(identity_check), [twin, var, Const(True), Const(
+            f"`{written}` and `{twin.name}` were one object when this gradient code was made, and are "
+            f"different ones now")], {}, node, 0, [])
 
     def twin_of(self, var):
         """Another var holding the module's object `var` holds, read where `var` is read (not in a branch or
