@@ -286,22 +286,14 @@ class Differentiated:
     def value_and_grad(self, *args, wrt=None, **kwargs):
         """`(value, gradient)`; with `has_aux`, `((value, aux), gradient)`."""
         arguments = self._target.arguments(args, kwargs)
-        for again in (False, True):
-            entry = self._entry("grad", self._wrt if wrt is None else wrt, self._target.statics(arguments),
-                                arguments)
-            if not again and entry.bindings and binding_changed(entry.bindings):
-                forget_transforms()  # a function, class or object it was made for is another one now
-                continue
+
+        def run(entry):
             try:
-                if entry.pending:
-                    return entry.specialize(arguments)
-                return entry.function(*arguments)
+                return entry.specialize(arguments) if entry.pending else entry.function(*arguments)
             except NonScalarOutputError as exc:
                 raise _at_return(exc, entry) from None
-            except ChangedSinceTransformError:
-                if again:
-                    raise
-                forget_transforms()
+        return _on_current_code(lambda: self._entry("grad", self._wrt if wrt is None else wrt,
+                                                    self._target.statics(arguments), arguments), run)
 
     def grad(self, *args, wrt=None, **kwargs):
         """The gradient of a scalar-valued function; with `has_aux`, `(gradient, aux)`."""
@@ -311,18 +303,12 @@ class Differentiated:
     def vjp(self, *args, wrt=None, **kwargs):
         """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
         arguments = self._target.arguments(args, kwargs)
-        for again in (False, True):
-            entry = self._entry("vjp", self._wrt if wrt is None else wrt, self._target.statics(arguments), arguments)
-            if not again and entry.bindings and binding_changed(entry.bindings):
-                forget_transforms()
-                continue
-            try:
-                out, residuals = entry.function(*arguments)
-                return out, Pullback(entry, out, residuals, arguments)
-            except ChangedSinceTransformError:
-                if again:
-                    raise
-                forget_transforms()
+
+        def run(entry):
+            out, residuals = entry.function(*arguments)
+            return out, Pullback(entry, out, residuals, arguments)
+        return _on_current_code(lambda: self._entry("vjp", self._wrt if wrt is None else wrt,
+                                                    self._target.statics(arguments), arguments), run)
 
     def jvp(self, primals, tangents, wrt=None):
         """`(output, output tangent)` by forward mode: `tangents` pairs with `primals` (None: no tangent).
@@ -630,18 +616,9 @@ def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
         out = differentiated(*primals)
         return out, zero_tangent(out)
     arguments = differentiated._target.arguments(primals, {})
-    for again in (False, True):
-        entry = differentiated._entry("jvp", positions, differentiated._target.statics(arguments))
-        if not again and entry.bindings and binding_changed(entry.bindings):
-            forget_transforms()
-            continue
-        try:
-            out, out_dot = entry.function(*arguments, *moving)
-            break
-        except ChangedSinceTransformError:
-            if again:
-                raise
-            forget_transforms()
+    entry, (out, out_dot) = _on_current_code(
+        lambda: differentiated._entry("jvp", positions, differentiated._target.statics(arguments)),
+        lambda entry: (entry, entry.function(*arguments, *moving)))
     if entry.generated.program.returns_tuple:
         return out, tuple(_tangent_of_output(t, o) for t, o in zip(out_dot, out))
     return out, _tangent_of_output(out_dot, out)
@@ -910,6 +887,22 @@ _DIFFERENTIATED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 _PRIMITIVE_FUNCTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _on_current_code(entry_of, run):
+    """`run(entry_of())`, on code made for what the module's names and values are now: code made for a
+    function, class or object a name has since been bound away from (entry.bindings, checked here), or for a
+    list's length or an int key that has since changed (ChangedSinceTransformError, raised first thing in
+    the generated code), is made again and run once more."""
+    entry = entry_of()
+    if entry.bindings and binding_changed(entry.bindings):
+        forget_transforms()
+        entry = entry_of()
+    try:
+        return run(entry)
+    except ChangedSinceTransformError:
+        forget_transforms()
+    return run(entry_of())
 
 
 _REMADE = [0]  # how often forget_transforms ran in this process
