@@ -113,14 +113,22 @@ def _rule(fn, add_names, name, kind, param, reads):
 _INLINED = ("scipy/signal.py",)
 
 
+def _core_lambda(maker):
+    """The code of `maker` if it is one of the lambdas autograd's core makes for defvjp/defjvp, else None."""
+    code = getattr(maker, "__code__", None)
+    if code is None or code.co_name != "<lambda>" or \
+            not code.co_filename.replace("\\", "/").endswith("/autograd/core.py"):
+        return None
+    return code
+
+
 def _zero_as_written(maker, argnum):
     """autograd's maker for a VJP or JVP declared None (`defvjp(f, None, ...)`, defvjp_is_zero: a zero
     derivative) as one of tapegen's own, returning zeros like the argument (or the output), so gradient code
     calling it is differentiated again; any other maker as it is."""
-    code = getattr(maker, "__code__", None)
+    code = _core_lambda(maker)
     inner = [c for c in getattr(code, "co_consts", ()) if inspect.iscode(c)]  # (the VJP's `lambda g: ...`)
-    if code is None or code.co_name != "<lambda>" or "zeros" not in code.co_names + sum(
-            (c.co_names for c in inner), ()) or not code.co_filename.replace("\\", "/").endswith("/autograd/core.py"):
+    if code is None or "zeros" not in code.co_names + sum((c.co_names for c in inner), ()):
         return maker
     if "argnum" in code.co_freevars:  # translate_vjp(None): lambda ans, *args: lambda g: zeros like args[argnum]
         def zero_vjp_maker(ans, *args):
@@ -135,9 +143,8 @@ def _zero_as_written(maker, argnum):
 def _same_as_written(maker):
     """`defjvp(f, "same")` (f linear in that argument: its tangent is f of the tangent) as a maker of tapegen's
     own, so gradient code calling it is differentiated again through f's rules; any other maker as it is."""
-    code = getattr(maker, "__code__", None)
-    if code is None or code.co_name != "<lambda>" or set(code.co_freevars) != {"fun", "argnum"} or \
-            not code.co_filename.replace("\\", "/").endswith("/autograd/core.py"):
+    code = _core_lambda(maker)
+    if code is None or set(code.co_freevars) != {"fun", "argnum"}:
         return maker
     cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in maker.__closure__)))
     fun, argnum = cells["fun"], cells["argnum"]
