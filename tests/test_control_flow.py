@@ -107,9 +107,14 @@ def test_helper_returning_a_tuple(rng):
     check(F.divmod_like, (rng.normal(size=4),))
 
 
-def test_recursion_is_a_clear_error():
-    with pytest.raises(tg.NoRuleError, match="calls itself more than 8 deep when transforming"):
-        tg.grad(F.factorial_like)(2.0, 3)
+@pytest.mark.parametrize("n", [3, 12])
+def test_recursion_ended_when_the_code_runs_is_differentiated(n):
+    """`x * factorial_like(x, n - 1)` with `n` an argument: x ** n, whichever depth (12 is past the 8
+    levels the transform unrolls), in reverse and forward mode and again for the second derivative."""
+    x = 1.1
+    assert tg.grad(F.factorial_like)(x, n) == pytest.approx(n * x ** (n - 1), rel=1e-12)
+    assert tg.jvp(F.factorial_like, (x, n), (1.0, None))[1] == pytest.approx(n * x ** (n - 1), rel=1e-12)
+    assert tg.grad(tg.grad(F.factorial_like))(x, n) == pytest.approx(n * (n - 1) * x ** (n - 2), rel=1e-12)
 
 
 def test_print_keeps_working(capsys, rng):

@@ -23,8 +23,6 @@ XFAIL = {
     "dense_layers.mlp_loss[0]": "refused: `.parameters` read through an item of a list of objects made in a loop "
                                 "(a comprehension): tapegen cannot tell which object an item is; and their "
                                 "`.act_fn` is of one class or another (Tanh, Affine) from item to item",
-    # Objects
-    "hmm.hmm_log_likelihood[0]": "recursion: log_partition_function calls itself on each sequence of a list",
 }
 
 # Cases whose first-order derivatives are right but whose second order tapegen cannot take yet: the

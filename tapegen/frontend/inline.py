@@ -219,7 +219,8 @@ _TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this fr
 # when transforming ends it within this many levels (`pad2D(X, "same")` works its padding out as a tuple,
 # then calls itself once with it); deeper, the recursion depends on values known only when the code runs.
 RECURSION_DEPTH = 8
-_RECURSIVE: dict = {}  # id(function) -> the opaque primitive its too-deep recursive calls are
+_RECURSIVE: dict = {}  # id(function) -> the opaque primitive its too-deep recursive calls are; ("rules", id(function))
+# -> the primitive differentiated when the code runs, or None (rules/recursion.py)
 
 
 def users_class(cls) -> bool:
@@ -233,6 +234,7 @@ class Calls:
     """Mixin for `_Lowerer`: inlining calls of user functions."""
 
     call_stack: tuple = ()
+    call_blocks: tuple = ()  # for each call on call_stack, how many blocks were open where it was made
     comprehensions: list  # for each comprehension being lowered, the values of the names it binds outside it
 
     def stmt_FunctionDef(self, stmt):
@@ -255,6 +257,14 @@ class Calls:
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
         if self.call_stack.count(key) >= RECURSION_DEPTH:
             return self.recursive_call(fn, node, args, kwargs)
+        if self.undecided_recursion(key) and self.runs_when_called(fn, args, kwargs):
+            # called again in a branch or loop of its own decided when the code runs, the second time
+            # down (hmm_em's map over a list's items): what ends the recursion is known only then, so it
+            # is not unrolled further: lowered again with such calls differentiated when the code runs
+            if ("recursion", key) in self.carried:
+                return self.recursive_call(fn, node, args, kwargs)
+            if self.undecided_recursion(key, before=True):
+                raise Recarry({("recursion", key): {(fn.__name__, "when run")}})
         try:
             source = function_source(fn)
         except UnsupportedSyntaxError:
@@ -269,19 +279,48 @@ class Calls:
         return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key, fn.__name__,
                                 fn.__kwdefaults__ or {})
 
-    def recursive_call(self, fn, node, args, kwargs):
-        """`fn` calling itself deeper than RECURSION_DEPTH when transforming (what ends it is known only
-        when the code runs, numpy-ml's rejection sampler): the call runs as written, which is an error
-        only if a derivative must flow through it, and that error says it is recursion."""
-        from ..rules.table import Primitive
+    def open_blocks(self) -> int:
+        """How many blocks (branches and loop bodies decided when the code runs) are open here."""
+        return len(self.outer_blocks) + len(self.blocks)
+
+    def undecided_recursion(self, key, before=False) -> bool:
+        """The call of `key` here is inside a branch or loop, decided when the code runs, of the same
+        function's body it is called from (`before`: one of the calls on the stack was)."""
+        entries = [blocks for called, blocks in zip(self.call_stack, self.call_blocks) if called == key]
+        if before:
+            return any(inner > outer for outer, inner in zip(entries, entries[1:]))
+        return bool(entries) and self.open_blocks() > entries[-1]
+
+    def runs_when_called(self, fn, args, kwargs) -> bool:
+        """A call of `fn` (calling itself) that can run as written and be differentiated when the code runs:
+        passed no function or object, and with parameters tapegen can bind (rules/recursion.py)."""
         values = [*args, *kwargs.values()]
-        if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in values):
+        if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) or isinstance(v, Var) and (
+                v in self.types or v in self.live) for v in values):
+            return False
+        from ..rules import add_names
+        from ..rules.recursion import recursive_primitive
+        if ("rules", id(fn)) not in _RECURSIVE:
+            _RECURSIVE["rules", id(fn)] = recursive_primitive(fn, add_names)
+        return _RECURSIVE["rules", id(fn)] is not None
+
+    def recursive_call(self, fn, node, args, kwargs):
+        """`fn` calling itself deeper than RECURSION_DEPTH when transforming, or again in a branch or loop
+        decided when the code runs (what ends it is known only then: hmm_em's log_partition_function over a
+        list of sequences, numpy-ml's rejection sampler): the call runs as written, and its derivatives are
+        tapegen's own of `fn`, made when the code runs (rules/recursion.py). Passed an object (a method's
+        `self`), the call is opaque: an error only if a derivative must flow through it, and that error says
+        it is recursion."""
+        from ..rules.table import Primitive
+        if self.runs_when_called(fn, args, kwargs):
+            return self.emit_multi(_RECURSIVE["rules", id(fn)], args, kwargs, node, 1, [None])[0]
+        if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in [*args, *kwargs.values()]):
             raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), passing a function, which "
                                          f"tapegen cannot unroll", "rewrite the recursion as a loop")
+        note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, and is passed an "
+                f"object, so tapegen runs it as written: it unrolls recursion only where a test decided when "
+                f"transforming ends it; rewrite the recursion as a loop)")
         callee = self.free_object(fn.__name__, lambda f=fn: f)
-        note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, so tapegen runs "
-                f"it as written: it unrolls recursion only where a test decided when transforming ends it; rewrite "
-                f"the recursion as a loop)")
         prim = _RECURSIVE.setdefault(id(fn), Primitive(name=fn.__name__, fn=fn, params=(), defaults={},
                                                         form="opaque", spelling="()", note=note))
         return self.emit_multi(prim, [callee, *args], kwargs, node, 1, [None])[0]
@@ -439,6 +478,7 @@ class Calls:
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
         callee.call_stack = self.call_stack + (key,)
+        callee.call_blocks = self.call_blocks + (self.open_blocks(),)
         bound = self._bind_call(fn_node.args, args, kwargs, defaults, node, name, kwdefaults)
         for param, expected in getattr(callee.fn, "__tapegen_statics__", {}).items():
             passed = bound.get(param)  # gradient code made for a function-valued default: that function only

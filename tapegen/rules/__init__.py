@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import autograd_primitives, elementwise, fft, language, linalg, nondiff, reductions, runtime_rules, shape
+from . import (autograd_primitives, elementwise, fft, language, linalg, nondiff, recursion, reductions, runtime_rules,
+               shape)
 from .table import Primitive, Rule, RuleError, RuleTable, _module_functions, combine
 
 TABLES = (elementwise.table, reductions.table, linalg.table, fft.table, shape.table, nondiff.table, language.table,
@@ -55,6 +56,9 @@ def lookup(fn):
         prim = autograd_primitives.primitive_for(fn, add_names)
         if prim is not None:
             register_primitive(fn, prim)
+    if prim is None and getattr(fn, "__tapegen_runtime__", None) is not None:  # a rule of a recursive function's,
+        prim = recursion.rule_primitive(fn, add_names)  # called by gradient code differentiated again
+        register_primitive(fn, prim)
     return prim
 
 

@@ -17,7 +17,7 @@ import inspect
 
 import numpy as np
 
-from .table import Primitive, Rule
+from .table import Primitive, named_rule
 
 
 def is_autograd_primitive(fn) -> bool:
@@ -94,8 +94,7 @@ def _parameters(raw):
 
 
 def _rule(fn, add_names, name, kind, param, reads):
-    (name,) = add_names({name: fn})
-    fn.__name__ = fn.__qualname__ = name
+    rule = named_rule(fn, add_names, name, kind, param, reads)
     maker = fn.__closure__[0].cell_contents
     code = getattr(getattr(maker, "func", maker), "__code__", None)  # (autograd's convolve: partial(grad_convolve, 0))
     where = getattr(code, "co_filename", "").replace("\\", "/").rpartition("/autograd/")[2]
@@ -103,8 +102,6 @@ def _rule(fn, add_names, name, kind, param, reads):
         # a library's maker (autograd's fixed_point_vjp) is called as it is, not inlined: differentiating
         # gradient code again then names this rule in its NoRuleError instead of going into autograd
         fn.__module__ = getattr(maker, "__module__", None) or "library"
-    rule = Rule(fn, kind, param, reads)
-    rule._inline = None  # called by name: its body reads the maker it closes over
     return rule
 
 

@@ -60,6 +60,16 @@ class Rule:
         return f"{code.co_filename}:{code.co_firstlineno}"
 
 
+def named_rule(fn, add_names, name, kind, param, reads) -> Rule:
+    """A rule calling `fn` (a closure over what it needs: autograd's maker, the user's function) by `name`
+    from generated code; `add_names` is rules.add_names, which makes the name unique and callable."""
+    (name,) = add_names({name: fn})
+    fn.__name__ = fn.__qualname__ = name
+    rule = Rule(fn, kind, param, reads)
+    rule._inline = None  # called by name: its body reads what it closes over
+    return rule
+
+
 @dataclass(eq=False)
 class Primitive:
     """A function tapegen can differentiate through, and how to write a call to it.

@@ -71,10 +71,22 @@ def local_named_np(x):
     return x * np
 
 
-def recursive(x, n):
-    if n == 0:
-        return x
-    return recursive(x * 2.0, n - 1)
+class _Halver:
+    def __init__(self):
+        self.scale = 0.5
+
+    def apply(self, x, n):
+        if n == 0:
+            return x
+        return np.sin(self.apply(x * self.scale, n - 1))
+
+
+_HALVER = _Halver()
+
+
+def recursive_method(x, n):
+    """A method calling itself on its object as deep as an argument says: not followed (the object)."""
+    return np.sum(_HALVER.apply(x, n))
 
 
 def defined_by_exec():

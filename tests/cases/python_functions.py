@@ -1041,6 +1041,37 @@ def recursion_run_as_written_and_results_written_into_arrays(W, X):
     return -np.sum(np.log(p)) + np.sum(q)
 
 
+def _log_likelihood(params, data, scale=1.0):
+    """autograd's hmm_em: called on a list of sequences, it maps itself over them (the list's items are
+    known only when the code runs, so the transform cannot tell where the recursion ends)."""
+    if isinstance(data, list):
+        return sum(map(functools.partial(_log_likelihood, params, scale=scale), data))
+    log_start, log_step = params
+    log_alpha = log_start
+    for y in data:
+        log_alpha = _logsumexp(log_alpha[:, None] + log_step, axis=0) + np.log1p(y ** 2)
+    return scale * _logsumexp(log_alpha)
+
+
+def _logsumexp(a, axis=None):
+    top = np.max(a, axis=axis, keepdims=True)
+    return np.squeeze(top, axis=axis) + np.log(np.sum(np.exp(a - top), axis=axis))
+
+
+def _folded(x, depth):
+    """A recursion as deep as an argument says: each call's derivative is tapegen's own, made when it runs."""
+    if depth <= 0:
+        return np.sin(x)
+    return _folded(np.tanh(x) * x, depth - 1) + 0.5 * x
+
+
+def recursion_ended_when_the_code_runs(log_start, log_step, x):
+    """Recursions whose end the transform cannot see: each call runs as written and is differentiated by
+    tapegen's own code for the function when the code runs (in every mode, and again for second order)."""
+    data = [np.array([0.5, -1.0]), np.array([2.0]), np.array([0.1, 0.2, 0.3])]
+    return _log_likelihood([log_start, log_step], data, scale=0.5) + np.sum(_folded(x, len(data) + 7) ** 2)
+
+
 def _scaled_sum(x, y, scale=1.0, power=2):
     return np.sum(np.sin(x) * y ** power) * scale
 

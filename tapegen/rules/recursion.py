@@ -1,0 +1,108 @@
+"""A function calling itself deeper than the transform unrolls: a primitive whose derivatives are tapegen's own.
+
+Lowering inlines a function calling itself, each call in its caller's place, while a test decided when
+transforming ends the recursion. Past `RECURSION_DEPTH` levels what ends it is known only when the code
+runs (autograd's hmm_em maps `log_partition_function` over a list of sequences, then over each sequence;
+a tree walked to its leaves). Such a call runs as written in the forward pass, and its derivative for an
+argument is tapegen's own at the values it was called with:
+
+    y = log_partition_function(natural_params, data_0)
+    ...
+    g_natural_params = log_partition_function_vjp_natural_params(y, g_y, natural_params, data_0)
+
+where the rule is `tapegen.vjp(log_partition_function, natural_params, data_0, wrt=0)` applied to `g_y`
+(and the JVP rule `tapegen.jvp` with that argument's tangent). That code meets the same call again, so
+the derivative recurses exactly as deep as the program does when it runs; each signature's code is made
+once. Gradient code that calls these rules is differentiated again through them (`tapegen.vjp` inside a
+function is a transform tapegen composes).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import entries
+from .autograd_primitives import _parameters
+from .table import Primitive, named_rule
+
+
+def recursive_primitive(fn, add_names):
+    """The primitive for `fn`'s calls of itself too deep to unroll, or None where its signature has
+    `*args`, `**kwargs` or keyword-only parameters (then such a call stays opaque)."""
+    params = _parameters(fn)
+    if params is None:
+        return None
+    names, defaults = params
+    renamed = {own: name for own, name in zip(fn.__code__.co_varnames, names) if own != name}
+    return runtime_primitive(fn, fn.__name__, names, defaults, add_names, renamed=renamed)
+
+
+def runtime_primitive(fn, name, names, defaults, add_names, as_run=None, **options):
+    """A primitive calling `fn` by `name` with parameters `names`, whose VJP (JVP) for each is tapegen's own
+    vjp (jvp) of `fn` when the code runs (`as_run(inputs)`: the function and the inputs to differentiate
+    instead). Its rules are such primitives too, found by `lookup` when gradient code calling them is
+    differentiated again (`rule_primitive`): each order's code is made when the code runs."""
+    as_run = as_run or (lambda inputs: (fn, inputs))
+    (spelling,) = add_names({name: fn})
+    prim = Primitive(name=name, fn=fn, params=names, defaults=defaults, spelling=spelling, **options)
+    for index, param in enumerate(names):
+        vjp_rule = named_rule(_vjp_rule(as_run, index), add_names, f"{spelling}_vjp_{param}", "vjp", param,
+                              ("y", "g") + names)
+        vjp_rule.fn.__tapegen_runtime__ = (vjp_rule.reads, _pulled_back(as_run, index))
+        jvp_rule = named_rule(_jvp_rule(as_run, index), add_names, f"{spelling}_jvp_{param}", "jvp", param,
+                              ("y", f"{param}_dot") + names)
+        jvp_rule.fn.__tapegen_runtime__ = (jvp_rule.reads, lambda inputs, rule=jvp_rule.fn: (rule, inputs))
+        prim.vjps[param], prim.jvps[param] = vjp_rule, jvp_rule
+    return prim
+
+
+def rule_primitive(rule_fn, add_names):
+    """The primitive for a call of one of these rules in gradient code differentiated again, or None for
+    any other function."""
+    reads, as_run = getattr(rule_fn, "__tapegen_runtime__", (None, None))
+    if reads is None:
+        return None
+    names = []
+    for name in reads:  # the rule's own output is y and its cotangent g: its parameters are named apart
+        while name in ("y", "g") or name in names:
+            name += "_"
+        names.append(name)
+    return runtime_primitive(rule_fn, rule_fn.__name__, tuple(names), {}, add_names, as_run)
+
+
+def _vjp_rule(as_run, index):
+    def recursive_vjp(y, g, *inputs):
+        from ..api import vjp
+        fn, inputs = as_run(inputs)
+        return vjp(fn, *inputs, wrt=index)[1](_cotangent_like(g, y))
+    return recursive_vjp
+
+
+def _jvp_rule(as_run, index):
+    def recursive_jvp(y, dot, *inputs):
+        from ..api_transforms import jvp
+        fn, inputs = as_run(inputs)
+        tangents = [None] * len(inputs)
+        tangents[index] = dot
+        return jvp(fn, tuple(inputs), tuple(tangents))[1]
+    return recursive_jvp
+
+
+def _pulled_back(as_run, index):
+    """What a VJP rule computes, as a function tapegen differentiates when the code runs: `(y, g, *inputs)`
+    with `g` a cotangent as `vjp`'s pullback takes it."""
+    def pulled_back(y, g, *inputs):
+        from ..api import vjp
+        fn, inputs = as_run(inputs)
+        return vjp(fn, *inputs, wrt=index)[1](g)
+    return lambda inputs: (pulled_back, (inputs[0], _cotangent_like(inputs[1], inputs[0]), *inputs[2:]))
+
+
+def _cotangent_like(g, y):
+    """Gradient code's cotangent `g` of output `y` (a container's sparse by key, None for zero) as the one
+    `vjp`'s pullback takes: a tuple per list or tuple, a dict per dict, each item's own."""
+    if isinstance(y, dict):
+        return {key: _cotangent_like(None if g is None else g.get(key), value) for key, value in y.items()}
+    if isinstance(y, (list, tuple)) and not all(isinstance(item, (int, float, complex, np.number)) for item in y):
+        parts = dict(entries(g))
+        return tuple(_cotangent_like(parts.get(k), item) for k, item in enumerate(y))
+    return g
