@@ -9,8 +9,11 @@ _LENT: dict = {}
 
 
 def provide(vjp, jvp):
-    """Called once by the api layer: `vjp(f, *args, wrt)` and `jvp(f, primals, tangents)`."""
+    """Called once by the api layer: `vjp(f, *args, wrt)` and `jvp(f, primals, tangents)`. Code calling the
+    ones here is differentiated as if it called those (the composed transforms inlined, rules/recursion.py)."""
     _LENT.update(vjp=vjp, jvp=jvp)
+    for own, given in ((globals()["vjp"], vjp), (globals()["jvp"], jvp)):
+        own.__tapegen_compose__ = given.__tapegen_compose__
 
 
 def vjp(f, *args, wrt):

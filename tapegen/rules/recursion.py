@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime import entries
+from . import lent
 from .autograd_primitives import _parameters
 from .table import Primitive, named_rule
 
@@ -71,19 +72,17 @@ def rule_primitive(rule_fn, add_names):
 
 def _vjp_rule(as_run, index):
     def recursive_vjp(y, g, *inputs):
-        from ..api import vjp
         fn, inputs = as_run(inputs)
-        return vjp(fn, *inputs, wrt=index)[1](_cotangent_like(g, y))
+        return lent.vjp(fn, *inputs, wrt=index)[1](_cotangent_like(g, y))
     return recursive_vjp
 
 
 def _jvp_rule(as_run, index):
     def recursive_jvp(y, dot, *inputs):
-        from ..api_transforms import jvp
         fn, inputs = as_run(inputs)
         tangents = [None] * len(inputs)
         tangents[index] = dot
-        return jvp(fn, tuple(inputs), tuple(tangents))[1]
+        return lent.jvp(fn, tuple(inputs), tuple(tangents))[1]
     return recursive_jvp
 
 
@@ -91,9 +90,8 @@ def _pulled_back(as_run, index):
     """What a VJP rule computes, as a function tapegen differentiates when the code runs: `(y, g, *inputs)`
     with `g` a cotangent as `vjp`'s pullback takes it."""
     def pulled_back(y, g, *inputs):
-        from ..api import vjp
         fn, inputs = as_run(inputs)
-        return vjp(fn, *inputs, wrt=index)[1](g)
+        return lent.vjp(fn, *inputs, wrt=index)[1](g)
     return lambda inputs: (pulled_back, (inputs[0], _cotangent_like(inputs[1], inputs[0]), *inputs[2:]))
 
 
