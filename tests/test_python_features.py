@@ -69,6 +69,8 @@ POINTS = {
     "layer_made_with_an_optimizer_inside": (_m(3, 2), _m(4, 3)),
     "recursion_run_as_written_and_results_written_into_arrays": (_m(5, 3), _m(4, 3)),
     "recursion_ended_when_the_code_runs": (_m(3), _m(3, 3), _m(2)),
+    "layer_set_up_before_behind_a_flag": (_m(4, 3),),
+    "dicts_updated": (X3, _m(3, 3), {"a": _m(3), "e": _m(3)}),
     "globals_spread_as_arguments": (X3,),
     "closures_spread_as_arguments": (X3, _m(3)),
     "pullback_called_from_the_call": (X3, _m(3)),
@@ -473,3 +475,17 @@ def test_items_of_a_list_grown_in_a_loop_with_another_class_are_refused_not_gues
     every item's `.f` was Tripler's (a wrong gradient)."""
     with pytest.raises(tg.NoRuleError, match="no gradient rule for .f()"):
         tg.grad(pf.objects_of_another_class_appended_in_a_loop)(X3)
+
+
+def test_a_flag_that_decided_a_branch_has_the_code_made_again_when_it_changes():
+    """A layer's first call sets it up (`is_initialized` False: the branch is in the code); the next call finds
+    the flag True and the code is made again without it. Both gradients match finite differences."""
+    layer = pf.LazyDense(2)
+
+    def loss(X):
+        return np.sum(layer.forward(X) ** 2)
+
+    X = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]])
+    for _ in range(2):
+        check_modes(loss, X)
+    assert layer.is_initialized

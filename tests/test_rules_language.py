@@ -158,6 +158,13 @@ def dict_copies(x):
     return np.sum(d["a"] * d["b"]) + np.sum(e["u"] * e["v"])
 
 
+def dict_updated(x, keys):
+    """d.update(other) where other's keys are known only when the code runs (`keys` an argument): `updated`."""
+    d = {"a": x * 2.0, "b": np.sin(x)}
+    d.update({key: np.cos(x) * weight for key, weight in zip(keys, (0.5, 2.0))})
+    return np.sum(d["a"] * d["b"]) + np.sum(d["c"] ** 2)
+
+
 def flattened(x):
     """autograd.misc.flatten's flatten of a nested dict (flatten_tree), and back (unflatten_tree)."""
     tree = {"b": x * 2.0, "a": [np.sin(x), np.reshape(x, (2, 2))]}
@@ -170,6 +177,8 @@ ROWS = [
     Row("flatten_tree-unflatten_tree-(4,)-float64", flattened, (V,),
         covers=(language.flatten_tree, language.unflatten_tree, language.flat_cotangent)),
     Row("dict_copy-(4,)-float64", dict_copies, (V,), covers=(dict,)),
+    Row("updated-(4,)-float64", dict_updated, (V, ("a", "c")),
+        covers=(language.updated,)),
     Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),

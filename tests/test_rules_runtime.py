@@ -12,6 +12,7 @@ from rule_rows import Row, check_vjp_row
 from tapegen.rules.elementwise import broadcast_like, fmax_share, fmin_share, guarded_div, guarded_mul, kink_div
 from tapegen.rules.elementwise import log_or_zero, tie_split
 from tapegen.rules.language import gathered, item_cotangent, item_range, keyed, make_dict_vjp, make_list_vjp
+from tapegen.rules.language import keys_outside, keys_within
 from tapegen.rules.language import array_rows, one_item, shifted, summed_repeats, tiled, without_item, zero_region
 from tapegen.rules.language import as_pairs, pairs_cotangent, replaced, spread, unspread
 from tapegen.rules.language import record_cotangent, record_items
@@ -155,6 +156,10 @@ ROWS = [
          covers=(summand_cotangent,)),
     _row("summand_cotangent-cotree", lambda a, b: item_cotangent(summand_cotangent([a, b * a], {1: V4}), 1) * b,
          V4, V4, wrt=(0, 1), covers=(summand_cotangent,)),
+    _row("keys_within", lambda a, b: item_cotangent(keys_within({"x": a, "y": b}, {"y": None}), "y") * a, V4, V4,
+         wrt=(0, 1), covers=(keys_within,)),
+    _row("keys_outside", lambda a, b: item_cotangent(keys_outside({"x": a, "y": b}, {"y": None}), "x") * b, V4, V4,
+         wrt=(0, 1), covers=(keys_outside,)),
     _row("without_item", lambda a, b, c: item_cotangent(without_item([a, b, c], 2), 1) * c, V4, V4, V4,
          wrt=(0, 1, 2), covers=(without_item,)),
     _row("make_list_vjp-list", lambda a, b: make_list_vjp((1, 2), [a, b])[1] * a, V4, V4, wrt=(0, 1),

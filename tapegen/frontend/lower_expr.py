@@ -23,8 +23,8 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import has_attribute_as_transformed, identity_check, of_class, py_sorted, py_sum, repeat_items
-from ..rules.language import with_item
+from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class, py_sorted, py_sum, repeat_items
+from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
@@ -838,6 +838,9 @@ class Expressions:
             if isinstance(value, (StaticValue, Choice)):
                 return self.as_atom(value, node)
             return value
+        flag = self.known_flag(base, node)
+        if flag is not None:
+            return flag
         cls = self.receiver if self.self_var is not None and base is self.self_var else self.types.get(base)
         prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
         if isinstance(prop, property) and user_function(prop.fget) is not None:  # a property of the user's class
@@ -861,6 +864,27 @@ class Expressions:
             self.same_object(twin, result, ast.unparse(node), node)  # object, whose attributes set through one
             return twin  # are read through the other
         return result
+
+    def known_flag(self, base, node):
+        """`obj.flag` tested by an `if`, as the Const it holds now (True, False or None), where `obj` is an
+        object of the module (or a closure) and this function has not set it: numpy-ml's lazy
+        `if not self.is_initialized:` on a layer set up before lowers only the branch taken. The value is
+        among the names checked before each call (a changed one has the code made again, Program.bindings),
+        and checked where it is read, against a change made by code run as written during the call."""
+        if not getattr(self, "deciding", False) or base not in self.live:
+            return None
+        obj = self.live[base]
+        try:
+            value = inspect.getattr_static(obj, node.attr)
+        except AttributeError:
+            return None
+        if not (value is None or type(value) is bool):
+            return None
+        self.bindings.append(("attr", obj, node.attr, value))
+        self.emit_multi(rules.lookup(attribute_as_transformed), [base, Const(node.attr), Const(value), Const(
+            f"`{ast.unparse(node)}` was {value} when tapegen transformed the function, and its gradient code "
+            f"took the branch for that; it changed while the function ran")], {}, node, 0, [])
+        return Const(value)
 
     def same_object(self, twin, var, written, node):
         """Check, when the code runs, that `var` (read as `written`) still holds the object `twin` holds."""
@@ -912,7 +936,26 @@ class Expressions:
             base = self.emit(maker, list(base.items), {}, node, None)
         item = self.emit(rules.lookup(operator.getitem), [base, index], {}, node, target)
         self.know_object(item, self.global_item(node))  # BLOCKS[1]: that object of the module's
+        if item not in self.live and isinstance(index, Const):
+            self.know_object(item, self.live_item(base, index.value))  # self.heads["Q"] of a layer set up before
         return item
+
+    def live_item(self, container, key):
+        """The object of the user's at `key` of the list or dict `container` holds, where `container` is read
+        from an attribute of a module's object that this function has not set (a layer's `self.heads`, set
+        up before), or None. What it holds is among the names checked before each call."""
+        held = self._read_from_live(container)
+        if held is None:
+            return None
+        value = getattr(self.live[held[0]], held[1], None)
+        try:
+            obj = value[key]
+        except (IndexError, KeyError, TypeError):
+            return None
+        if inspect.isclass(obj) or not users_class(type(obj)):
+            return None
+        self.bindings += [("attr", self.live[held[0]], held[1], value), ("item", value, key, obj)]
+        return obj
 
     def index_trick(self, node, columns, target):
         """`np.r_[a, b]`: np.concatenate of the items made at least 1-d. `np.c_[a, b]`: of the items made
@@ -1842,6 +1885,19 @@ class Expressions:
                 found.append((held, var))
         return found
 
+    def known_keys(self, var):
+        """The keys of dict `var`, where known when transforming: one built here, or read from the module, or
+        a dict attribute of a module's object that this function has not set (numpy-ml's `self._dv`, whose
+        keys are then among the names checked before each call: code made again if they change)."""
+        keys = self.dict_keys.get(var) if isinstance(var, Var) else None
+        held = self._read_from_live(var) if keys is None else None
+        value = getattr(self.live[held[0]], held[1], None) if held is not None else None
+        if type(value) is dict and len(value) <= MAX_UNROLLED and all(type(k) is str for k in value):
+            self.bindings.append(("attr", self.live[held[0]], held[1], value))
+            self.bindings.append(("keys", value, None, tuple(value)))
+            keys = self.dict_keys[var] = tuple(value)
+        return keys
+
     def _read_from_live(self, var):
         """(object, attribute) when `var` is `obj.attr` read from an object made before the function (a
         global layer) that the function has not set: the list or dict it holds now."""
@@ -1881,10 +1937,30 @@ class Expressions:
                                  node, None)
             self.store(name, self.binary(operator.add, middle, right, node, self.shared.get(name, name)), node)
             return ()
+        if func.attr == "update" and name and self.container_kind(receiver) == "dict" and len(args) <= 1:
+            return self.dict_update(name, receiver, args[0] if args else None, kwargs, node)
         what = f"`{ast.unparse(func.value)}`"
         raise self.unsupported(node, f"`.{func.attr}()` changes {what} in place, which tapegen cannot follow "
                                      f"(its gradient would be that of the unchanged value)",
                                MUTATOR_HINTS.get(func.attr, f"build a new value instead of changing {what}"))
+
+    def dict_update(self, name, receiver, other, kwargs, node):
+        """`d.update(other, k=v)` on a dict built here: `d` becomes a copy with each item set, one by one where
+        `other`'s keys are known now, else with `other`'s items set when the code runs (`updated`)."""
+        self.check_unshared(name, receiver, node)
+        keys = self.known_keys(other) if other is not None else ()
+        merged = receiver
+        if keys is None:
+            merged = self.emit(rules.lookup(updated), [receiver, other], {}, node,
+                               None if kwargs else self.shared.get(name, name))
+            keys = ()
+        items = [(Const(key), self.emit(rules.lookup(operator.getitem), [other, Const(key)], {}, node, None))
+                 for key in keys] + [(Const(key), value) for key, value in kwargs.items()]
+        for k, (key, value) in enumerate(items):
+            merged = self.emit(rules.lookup(with_item), [merged, key, value], {}, node,
+                               self.shared.get(name, name) if k == len(items) - 1 else None)
+        self.store(name, merged, node)
+        return ()
 
     def _call_result(self, result, outputs, node, targets):
         """An inlined call's value, in the shape `call()` returns: a tuple of `outputs` atoms."""

@@ -90,8 +90,12 @@ def _users_object(value) -> bool:
 
 def binding_changed(bindings) -> bool:
     """Whether a name, cell, item or attribute of `bindings` (Program.bindings: (kind, holder, key, object))
-    now holds another object (or none)."""
+    now holds another object (or none), or a dict's keys (kind "keys", holder the dict) are others."""
     for kind, holder, key, value in bindings:
+        if kind == "keys":  # a dict's keys
+            if tuple(holder) != value:
+                return True
+            continue
         try:
             now = holder.cell_contents if kind == "cell" else getattr(holder, key) if kind == "attr" else holder[key]
         except (KeyError, IndexError, ValueError, AttributeError, TypeError):

@@ -75,6 +75,20 @@ table.nondiff(has_attribute_as_transformed, "obj, name, expected, message", spel
               inert=("obj", "name", "expected", "message"))
 
 
+def attribute_as_transformed(obj, name, expected, message):
+    """Checks that `obj.name` still holds `expected` (True, False or None), as it did when the gradient code
+    was made (`if not self.is_initialized:` on a module's layer: the branch its value took then is the one in
+    the code). A changed value is noticed before the call and the code made again; this check is for a change
+    made during the call by code tapegen runs as written."""
+    if getattr(obj, name, attribute_as_transformed) is not expected:
+        raise UnsupportedSyntaxError(message, hint="set the attribute before calling the differentiated function, "
+                                                   "or pass the value to it as an argument")
+
+
+table.nondiff(attribute_as_transformed, "obj, name, expected, message", spelling="attribute_as_transformed",
+              inert=("obj", "name", "expected", "message"))
+
+
 def of_class(obj, cls):
     """`type(obj) is cls`: which branch of a method call dispatched on its object's class runs."""
     return type(obj) is cls
@@ -357,7 +371,8 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 
 # Primitives whose value is a list, tuple or dict (by name): `+` and `*` on it join and repeat, and
 # its tangent contributions add item by item.
-CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict", "list": "list",
+CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict", "updated": "dict",
+                     "list": "list",
                      "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
                      "dsplit": "list"}
 
@@ -421,6 +436,17 @@ table.op(with_item, "a, key, value", spelling="with_item", inert=("key",))
 for _fn in (list, tuple):  # list(a) of an array: its rows; of a list or tuple: a copy
     table.op(_fn, "iterable", spelling=_fn.__name__)
 table.op(dict, "mapping", name="dict_copy", spelling="dict")  # dict(d): a copy; dict(pairs)
+
+
+def updated(a, b):
+    """`a.update(b)` on a dict the function built, where `b`'s keys are known only when the code runs: a copy
+    of `a` with `b`'s items set."""
+    new = dict(a)
+    new.update(b)
+    return new
+
+
+table.op(updated, "a, b", spelling="updated")
 def py_sum(iterable, start=0):
     """Python's `sum(xs, start)`: the items added one after another (of an array: its rows)."""
     return sum(iterable, start)
@@ -559,6 +585,22 @@ def append_vjp_a(a, g):
 @table.vjp(dict, "mapping", partial=True)
 def dict_copy_vjp(mapping, g):
     return g if isinstance(mapping, dict) else as_pairs(tuple(key for key, _ in mapping), g)
+
+
+@table.vjp(updated, "a", partial=True)
+def updated_vjp_a(b, g):
+    return keys_outside(g, b)
+
+
+@table.vjp(updated, "b", partial=True)
+def updated_vjp_b(b, g):
+    return keys_within(g, b)
+
+
+@table.jvp(updated, "a")
+@table.jvp(updated, "b")
+def updated_jvp(a, a_dot, b, b_dot):
+    return updated(zeros_like_tree(a) if a_dot is None else a_dot, zeros_like_tree(b) if b_dot is None else b_dot)
 
 
 @table.jvp(dict, "mapping")
@@ -837,6 +879,16 @@ def keyed(keys, g):
     """Per-item cotangents `g` (one per key, in order) as a container's cotangent keyed by `keys`."""
     items = ((key, item_cotangent(g, i)) for i, key in enumerate(keys))
     return Cotree((key, item) for key, item in items if item is not None)
+
+
+def keys_within(g, keys):
+    """A dict's cotangent at `keys` only (the items `d.update(keys)` set)."""
+    return Cotree((key, value) for key, value in entries(g) if key in keys)
+
+
+def keys_outside(g, keys):
+    """A dict's cotangent without the items at `keys` (those `d.update(keys)` replaced)."""
+    return Cotree((key, value) for key, value in entries(g) if key not in keys)
 
 
 def without_item(g, key):

@@ -41,7 +41,8 @@ from .linalg import einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
-from .language import array_rows, item_cotangent, keyed, make_dict_vjp, make_list_vjp, one_item, without_item
+from .language import array_rows, item_cotangent, keyed, keys_outside, keys_within, make_dict_vjp, make_list_vjp, one_item, \
+    without_item
 from .language import record_cotangent, record_items, zero_region
 from .linalg import inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_count, ptp_share, reduced_size
@@ -1224,6 +1225,7 @@ def unstack(ct, axis, like):
 
 
 for _fn, _signature in ((item_cotangent, "ct, key"), (cotangent_at, "ct, a_meta, index"), (gathered, "ct, like_meta"), (one_item, "ct, key"), (without_item, "ct, key"),
+                        (keys_within, "ct, keys"), (keys_outside, "ct, keys"),
                         (make_list_vjp, "items, ct"), (make_dict_vjp, "keys, ct"), (keyed, "keys, ct"),
                         (as_cotree, "ct"), (piece_cotangents, "ct, pieces"), (array_rows, "object, ct"),
                         (restack, "ct, object, object_shape"), (concatenate_vjp, "arrays, axis, ct"),
@@ -1266,6 +1268,26 @@ def without_item_vjp(key, g):
 @table.jvp(without_item, "ct")
 def without_item_jvp(ct_dot, key):
     return without_item(ct_dot, key)
+
+
+@table.vjp(keys_within, "ct")
+def keys_within_vjp(keys, g):  # (linear, its own transpose: the same items kept)
+    return keys_within(g, keys)
+
+
+@table.jvp(keys_within, "ct")
+def keys_within_jvp(ct_dot, keys):
+    return keys_within(ct_dot, keys)
+
+
+@table.vjp(keys_outside, "ct")
+def keys_outside_vjp(keys, g):
+    return keys_outside(g, keys)
+
+
+@table.jvp(keys_outside, "ct")
+def keys_outside_jvp(ct_dot, keys):
+    return keys_outside(ct_dot, keys)
 
 
 @table.vjp(make_list_vjp, "ct")

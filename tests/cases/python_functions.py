@@ -1799,3 +1799,55 @@ def uses_module_names(x):
     for layer in REBOUND_LAYERS:
         h = layer.f(h)
     return np.sum(h ** 2)
+
+
+class LazyDense:
+    """numpy-ml's modules: parameters made on the first forward pass, behind `if not self.is_initialized:`."""
+
+    def __init__(self, n_out):
+        self.n_out = n_out
+        self.is_initialized = False
+
+    def _init_params(self, n_in):
+        self.W = np.linspace(-1.0, 1.0, n_in * self.n_out).reshape(n_in, self.n_out)
+        self.heads = {k: _Head(gain) for k, gain in zip(["Q", "K"], [1.0, -0.5])}
+        self.is_initialized = True
+
+    def forward(self, X):
+        if not self.is_initialized:
+            self._init_params(X.shape[1])
+        Z = X @ self.W
+        return np.tanh(self.heads["Q"].forward(Z) + self.heads["K"].forward(Z))
+
+
+class _Head:
+    def __init__(self, gain):
+        self.gain = gain
+        self.last = None
+
+    def forward(self, Z):
+        self.last = Z * self.gain
+        return self.last
+
+
+SET_UP_LAYER = LazyDense(2)
+SET_UP_LAYER.forward(np.ones((1, 3)))  # set up before the function is differentiated
+
+
+def layer_set_up_before_behind_a_flag(X):
+    """`if not self.is_initialized:` on a layer set up before: the flag's value now decides the branch (the
+    parameters the branch would set are read from the layer), checked before each call."""
+    return np.sum(SET_UP_LAYER.forward(X) ** 2)
+
+
+def dicts_updated(x, W, given):
+    """`d.update(other)` and `d.update(k=v)` on a dict built here: each item set, as Python does (`given`'s
+    keys are known only when the code runs: its items are set then)."""
+    params = {"a": np.sin(x)}
+    params.update({"b": W @ x})
+    params.update(c=x ** 2)
+    extra = {"a": np.cos(x), "d": 2.0 * x}
+    params.update(extra)
+    total = np.sum(params["a"] * params["b"]) + np.sum(params["c"] * params["d"])
+    params.update(given, c=np.tanh(x))
+    return total + np.sum(params["a"] * params["e"]) + np.sum(params["c"] * params["b"])
