@@ -26,6 +26,7 @@ from ..rules.language import as_record, concat, contained_in, make_dict, make_li
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class, py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
+from ..rules import ufunc_methods
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
@@ -1152,6 +1153,12 @@ class Expressions:
                 return (known,)
         if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
             return self.composed(obj, node, outputs, targets)
+        method = ufunc_methods.method_function(self.static(func.value), func.attr) \
+            if isinstance(func, ast.Attribute) else None
+        if method is not None:  # np.multiply.outer(a, b), np.add.reduce(a): the NumPy calls they stand for
+            args, kwargs = self.arguments(node, static=True)
+            ufunc = [StaticValue(self.static(func.value), None)] if method[1] else []
+            return self._call_result(self.inline(method[0], node, ufunc + args, kwargs), outputs, node, targets)
         if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) is np.add \
                 and len(node.args) == 3 and not node.keywords and isinstance(node.args[0], ast.Name):
             return self.add_at(node, outputs)

@@ -1851,3 +1851,12 @@ def dicts_updated(x, W, given):
     total = np.sum(params["a"] * params["b"]) + np.sum(params["c"] * params["d"])
     params.update(given, c=np.tanh(x))
     return total + np.sum(params["a"] * params["e"]) + np.sum(params["c"] * params["b"])
+
+
+def ufunc_methods(a, b):
+    """A ufunc's methods, as NumPy code writes them: `outer` (a kernel's pairwise differences), `reduce`
+    (`np.logaddexp.reduce` of log-probabilities) and `accumulate` (a running maximum)."""
+    pairwise = np.subtract.outer(a, b[:, 0]) ** 2 + np.sin(np.multiply.outer(a, b))[..., 1]
+    log_total = np.logaddexp.reduce(b, axis=1) + np.add.reduce(a) * np.multiply.reduce(b, axis=None)
+    running = np.maximum.accumulate(a) + np.add.accumulate(a[::-1])
+    return np.sum(np.exp(-pairwise)) + np.sum(log_total) + np.sum(running) * np.sum(np.hypot.reduce(np.abs(b) + 1.0))
