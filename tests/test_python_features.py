@@ -72,6 +72,7 @@ POINTS = {
     "layer_set_up_before_behind_a_flag": (_m(4, 3),),
     "dicts_updated": (X3, _m(3, 3), {"a": _m(3), "e": _m(3)}),
     "ufunc_methods": (np.array([0.3, -0.2, 0.5]), _m(4, 2)),
+    "zip_and_enumerate_as_values": (_m(2, 3), _m(2), X3),
     "globals_spread_as_arguments": (X3,),
     "closures_spread_as_arguments": (X3, _m(3)),
     "pullback_called_from_the_call": (X3, _m(3)),

@@ -1143,6 +1143,9 @@ class Expressions:
         obj = self.static(func)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.mapped(node),)
+        if obj in (zip, enumerate) and node.args and not node.keywords and (obj is zip or len(node.args) == 1) \
+                and not any(isinstance(a, ast.Starred) for a in node.args):  # dict(zip(keys, values))
+            return (self.paired(node),)
         if obj is isinstance and len(node.args) == 2 and not node.keywords:
             known = self.known_isinstance(node)
             if known is not None:  # isinstance(p, str) on a constant: decided now (its branch alone lowered)
@@ -1460,6 +1463,18 @@ class Expressions:
             return self.comprehension(comprehension, comprehension.elt)
         finally:
             del self.env[holder]
+
+    def paired(self, node):
+        """`zip(xs, ys)` or `enumerate(xs)` outside a `for` header (`dict(zip(names, params))`, `list(zip(a,
+        b))`): the list of tuples it yields, as the comprehension `[(x, y) for x, y in zip(xs, ys)]`."""
+        names = [self.namer.invented("item").name for _ in range(max(len(node.args), 2))]
+        target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        comprehension = ast.ListComp(ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()),
+                                     [ast.comprehension(target, node, [], 0)])
+        for sub in ast.walk(comprehension):
+            if not hasattr(sub, "lineno") and isinstance(sub, (ast.expr, ast.stmt)):
+                ast.copy_location(sub, node)
+        return self.comprehension(comprehension, comprehension.elt)
 
     def frozen(self, node):
         """The `Frozen` distribution `node` is (a name bound to one, or `scipy.stats.norm(mu, sigma)`), or None."""

@@ -1860,3 +1860,18 @@ def ufunc_methods(a, b):
     log_total = np.logaddexp.reduce(b, axis=1) + np.add.reduce(a) * np.multiply.reduce(b, axis=None)
     running = np.maximum.accumulate(a) + np.add.accumulate(a[::-1])
     return np.sum(np.exp(-pairwise)) + np.sum(log_total) + np.sum(running) * np.sum(np.hypot.reduce(np.abs(b) + 1.0))
+
+
+PARAMETER_NAMES = ["W", "b"]
+
+
+def zip_and_enumerate_as_values(W, b, x):
+    """`dict(zip(names, params))`, `list(zip(...))` and `list(enumerate(...))` outside a `for` header: the
+    lists of tuples they yield."""
+    params = dict(zip(PARAMETER_NAMES, [W, b]))
+    pairs = list(zip([W, b], [x, x[:2]]))
+    total = 0.0
+    for k, (p, q) in enumerate(pairs):
+        total = total + (k + 1) * np.sum(np.tanh(p * q))
+    numbered = list(enumerate([x, 2.0 * x]))
+    return total + np.sum(params["W"] ** 2) + np.sum(params["b"] * numbered[1][1][:2]) * numbered[1][0]
