@@ -103,7 +103,8 @@ def partial_function(made: functools.partial):
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
-    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "varkw", "plans")
+    __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "varkw", "plans",
+                 "lengths_matter")
 
     def __init__(self, fn):
         fn = native(fn)  # autograd's wrapper of a NumPy function (grad(np.sqrt) under autograd.numpy): NumPy's
@@ -144,6 +145,9 @@ class _Target:
         self.varkw = code.co_varnames[self.nparams + (self.varargs is not None)] \
             if code.co_flags & inspect.CO_VARKEYWORDS else None
         self.plans: dict = {}  # (positional count, keyword names) -> see _plan
+        # the code is made for the lengths of the list and tuple arguments too (see `statics`): set when the
+        # code made for any length was refused and the code for the lengths of a call is not
+        self.lengths_matter = False
 
     def arguments(self, args, kwargs):
         """All positional arguments, bound self first, defaults filled in; `*rest`'s values spread in
@@ -184,6 +188,9 @@ class _Target:
         """(position, function) for each argument that is a function (`nonlinearity=np.tanh`): the
         variant of the transform made for these functions, whose calls it resolves."""
         functions = tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
+        if self.lengths_matter:  # `[Dense(W, b) for W, b in params]`: made item by item, for len(params) items
+            functions += tuple((("len", i), (type(a).__name__, len(a))) for i, a in enumerate(arguments)
+                               if type(a) in (list, tuple))
         keywords = getattr(arguments, "keywords", ())
         if self.varkw is not None:
             functions = (("**", keywords),) + functions  # which keywords **options has
@@ -341,7 +348,26 @@ class Differentiated:
         """The Wengert list (one primitive a line, with the user's source lines) as text."""
         return str(pipeline.lowered(self._target.fn))
 
-    def _entry(self, kind, wrt, statics=(), arguments=None):
+    def _entry(self, kind, wrt, statics=(), arguments=None, lengths_from=None):
+        """The variant of the transform for (kind, wrt, statics), made on first use. `arguments` (a call's):
+        those tapegen cannot differentiate are named; with `lengths_from` too (a call's), code refused for
+        list and tuple arguments of any length is made again for theirs (Target.lengths_matter)."""
+        lengths_from = arguments if lengths_from is None else lengths_from
+        try:
+            return self._made_entry(kind, wrt, statics, arguments)
+        except TapegenError as refused:
+            target = self._target
+            if isinstance(refused, ChangedSinceTransformError) or lengths_from is None or target.lengths_matter \
+                    or not any(type(a) in (list, tuple) for a in lengths_from):
+                raise
+            target.lengths_matter = True
+            try:
+                return self._made_entry(kind, wrt, target.statics(lengths_from), arguments)
+            except TapegenError:
+                target.lengths_matter = False
+                raise refused from None
+
+    def _made_entry(self, kind, wrt, statics, arguments):
         if isinstance(wrt, list):
             wrt = tuple(wrt)
         if getattr(self, "_generation", 0) != pipeline.GENERATION[0]:  # made for a module's values since changed
@@ -592,13 +618,16 @@ class GradFunction:
         """Called inside a differentiated function, the generated gradient code is inlined (MAML)."""
         return differentiable_gradient(self)
 
-    def __tapegen_inline_call__(self, positional: int):
+    def __tapegen_inline_call__(self, positional: int, lengths=()):
         """The same, for a call passing `positional` arguments by position: a gradient of `f(*params)` is
-        made for that many values (one variant per count, as on a plain call)."""
+        made for that many values (one variant per count, as on a plain call), and, where `f` needs them
+        (Target.lengths_matter), for the `lengths` of its list and tuple arguments known there."""
         target = self._differentiated._target
+        lengths = tuple((("len", k + target.offset), known) for k, known in lengths)
         if target.varargs is None:
-            return differentiable_gradient(self)
-        return differentiable_gradient(self, rest=max(0, positional + target.offset - target.fn.__code__.co_argcount))
+            return differentiable_gradient(self, lengths=lengths)
+        return differentiable_gradient(self, rest=max(0, positional + target.offset - target.fn.__code__.co_argcount),
+                                       lengths=lengths)
 
     def __reduce__(self):
         return (_rebuild_grad_function,
@@ -617,7 +646,8 @@ def call_jvp(differentiated: Differentiated, primals, tangents, wrt=None):
         return out, zero_tangent(out)
     arguments = differentiated._target.arguments(primals, {})
     entry, (out, out_dot) = _on_current_code(
-        lambda: differentiated._entry("jvp", positions, differentiated._target.statics(arguments)),
+        lambda: differentiated._entry("jvp", positions, differentiated._target.statics(arguments),
+                                      lengths_from=arguments),
         lambda entry: (entry, entry.function(*arguments, *moving)))
     if entry.generated.program.returns_tuple:
         return out, tuple(_tangent_of_output(t, o) for t, o in zip(out_dot, out))
@@ -698,7 +728,7 @@ def tangent_like(t, x, position):
 _GRADIENTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest: int | None = None):
+def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest: int | None = None, lengths=()):
     """The function a `GradFunction` computes, as generated code tapegen can differentiate again.
 
     Same parameters, defaults and result as `gradient` itself (the gradient, or
@@ -707,7 +737,9 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
     through the tape as list operations: see runtime_rules.tape_pop).
     It is the generated gradient code rewritten into plain Python tapegen
     lowers (codegen/differentiable.py). For `f(*params)`, `rest` says how many values *params has (known
-    where the gradient is called inside another function: `__tapegen_inline_call__`).
+    where the gradient is called inside another function: `__tapegen_inline_call__`); `lengths`, the
+    statics of the lengths of its list and tuple arguments where known there, used where the code made for
+    any length is refused (Target.lengths_matter).
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
@@ -724,9 +756,21 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
     statics = d._target.default_statics()  # a function-valued default: the code is made for it
     if rest is not None and d._target.varargs is not None:
         statics = (("*", rest),) + statics
+    if lengths and d._target.lengths_matter:
+        statics += lengths
+    try:
+        generated = _generic_gradient(d, wrt, statics)
+    except TapegenError as refused:  # refused for lists of any length: made for these lengths if that works
+        if not lengths or d._target.lengths_matter:
+            raise
+        try:
+            generated = _generic_gradient(d, wrt, statics + lengths)
+        except TapegenError:
+            raise refused from None
+        d._target.lengths_matter = True
+        statics += lengths
     key = (wrt, gradient._has_aux, gradient._with_value, statics)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
-    generated = _generic_gradient(d, wrt, statics)
     if key not in cache:
         from .codegen import differentiable  # gradients of gradients only
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])

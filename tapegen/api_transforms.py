@@ -311,7 +311,7 @@ def output_like(out, leaves):
 
 def _forward_block(d, arguments, position, x):
     """(out, columns of d leaf / d x for each output leaf): a tangent per basis vector of `x`, batched if it works."""
-    function = d._entry("jvp", (position,), d._target.statics(arguments)).function
+    function = d._entry("jvp", (position,), d._target.statics(arguments), lengths_from=arguments).function
     basis = _basis(x)
     batched = _batched_columns(function, arguments, basis, x, position)
     if batched is not None:
@@ -364,7 +364,7 @@ def _batched_columns(function, arguments, basis, x, position):
 
 def _reverse_blocks(d, arguments, positions, xs):
     """(out, rows of d leaf / d x for each output leaf): one basis cotangent per element of each leaf."""
-    entry = d._entry("vjp", positions, d._target.statics(arguments))
+    entry = d._entry("vjp", positions, d._target.statics(arguments), lengths_from=arguments)
     reusable = not any(isinstance(s, Pop) for s in walk(entry.generated.adjoint.backward))
     out, residuals = entry.function(*arguments)
     outs = output_leaves(out)

@@ -134,8 +134,9 @@ def _insert(w):
 
 def _update(w):
     d = {"a": w}
-    d.update(b=w * 3.0)
-    return np.sum(d["b"])
+    e = d
+    d.update(b=w * 3.0)  # (on a dict only `d` holds, it is d = {**d, "b": w * 3.0})
+    return np.sum(e["b"])
 
 
 def _sort_in_place(w):
@@ -159,7 +160,7 @@ def _held_in_another(w):
 
 
 @pytest.mark.parametrize("fn, says", [
-    (_insert, "changing `xs` in place would also change `ys`"), (_update, "`.update()` changes `d` in place"),
+    (_insert, "changing `xs` in place would also change `ys`"), (_update, "would also change `e`"),
     (_sort_in_place, "`.sort()` changes `a` in place"), (_aliased, "would also change `ys`"),
     (_held_in_another, "would also change another list"),
 ])

@@ -20,9 +20,6 @@ from modes import check_modes
 
 # "<module>.<function>[<index among the module's cases>]" -> the construct tapegen refuses or gets wrong.
 XFAIL = {
-    "dense_layers.mlp_loss[0]": "refused: `.parameters` read through an item of a list of objects made in a loop "
-                                "(a comprehension): tapegen cannot tell which object an item is; and their "
-                                "`.act_fn` is of one class or another (Tanh, Affine) from item to item",
 }
 
 # Cases whose first-order derivatives are right but whose second order tapegen cannot take yet: the

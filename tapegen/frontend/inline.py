@@ -175,11 +175,13 @@ def user_function(obj):
     return plain_function(obj)
 
 
-def function_for_call(obj, positional: int):
-    """`user_function(obj)` for a call passing `positional` arguments by position: an object whose code
-    depends on that count (a gradient of `f(*params)`) says which code with `__tapegen_inline_call__`."""
+def function_for_call(obj, positional: int, lengths=()):
+    """`user_function(obj)` for a call passing `positional` arguments by position (`lengths`: (position,
+    (kind, length)) of those that are lists or tuples of a length known now): an object whose code depends
+    on them (a gradient of `f(*params)`, or of a function made for its list arguments' lengths) says which
+    code with `__tapegen_inline_call__`."""
     by_count = getattr(type(obj), "__tapegen_inline_call__", None)
-    return by_count(obj, positional) if by_count is not None else user_function(obj)
+    return by_count(obj, positional, lengths) if by_count is not None else user_function(obj)
 
 
 def plain_function(obj):

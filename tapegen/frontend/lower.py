@@ -392,6 +392,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             index = len(params)
             var = self.namer.user(arg.arg)
             self.env[arg.arg] = StaticValue(native(self.statics[index]), var) if index in self.statics else var
+            if ("len", index) in self.statics:  # a list or tuple argument, the code made for its length
+                self.containers[var], self.lengths[var] = self.statics["len", index]
             params.append(var)
         if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
             name = node.args.vararg.arg

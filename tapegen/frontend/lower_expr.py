@@ -515,6 +515,15 @@ class Expressions:
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
         return self.emit(rules.lookup(fn), [left, right], {}, node, target)
 
+    def known_lengths(self, args) -> tuple:
+        """(position, (kind, length)) for each of `args` that is a list or tuple of a length known now."""
+        known = []
+        for k, arg in enumerate(args):
+            kind, length = self.container_kind(arg), self._length(arg) if isinstance(arg, (Var, Pack)) else None
+            if kind in ("list", "tuple") and length is not None:
+                known.append((k, (kind, length)))
+        return tuple(known)
+
     def container_kind(self, atom):
         """"list", "tuple" or "dict" for an atom known to be one at transform time, else None."""
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):
@@ -788,7 +797,7 @@ class Expressions:
             if self.needs_known(items):
                 return KnownItems(tuple(items), "dict", keys)
             return self.emit(rules.lookup(make_dict), [Const(keys)] + items, {}, node, None)
-        if self.needs_known(items):
+        if not items or self.needs_known(items):  # (none: objects appended next are known one by one too)
             return KnownItems(tuple(items), "list")
         return self.emit(rules.lookup(make_list), items, {}, node, None)
 
@@ -1213,8 +1222,8 @@ class Expressions:
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
-            return self._call_result(self.inline(function_for_call(made, len(args)), node, args, kwargs), outputs,
-                                     node, targets)
+            return self._call_result(self.inline(function_for_call(made, len(args), self.known_lengths(args)), node,
+                                                 args, kwargs), outputs, node, targets)
         callee = self.made_function(func) if isinstance(func, ast.Call) else self.expr(func)
         if isinstance(callee, LocalFunction):  # make(a)(x), partial(f, a)(x): the function made, inlined
             args, kwargs = self.arguments(node, static=True)
@@ -1581,8 +1590,8 @@ class Expressions:
         if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None) \
                 and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
-            return self._call_result(self.inline(function_for_call(obj, len(args)), node, args, kwargs), outputs,
-                                     node, targets)
+            return self._call_result(self.inline(function_for_call(obj, len(args), self.known_lengths(args)), node,
+                                                 args, kwargs), outputs, node, targets)
         args, kwargs = self.arguments(node, spread_later=prim is None)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
