@@ -73,6 +73,8 @@ POINTS = {
     "dicts_updated": (X3, _m(3, 3), {"a": _m(3), "e": _m(3)}),
     "ufunc_methods": (np.array([0.3, -0.2, 0.5]), _m(4, 2)),
     "zip_and_enumerate_as_values": (_m(2, 3), _m(2), X3),
+    "assignment_expressions": (np.array([0.5, -0.7, 1.2]),),
+    "assignment_expressions[other branch]": (np.array([0.1, -0.2, 0.3]),),
     "globals_spread_as_arguments": (X3,),
     "closures_spread_as_arguments": (X3, _m(3)),
     "pullback_called_from_the_call": (X3, _m(3)),

@@ -407,6 +407,11 @@ class Expressions:
     def expr_Constant(self, node, target):
         return Const(node.value)
 
+    def expr_NamedExpr(self, node, target):
+        """`(y := f(x))`: `y = f(x)`, then the value of `y`."""
+        self.assign(node.target.id, node.value)
+        return self.expr(ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target), target)
+
     def expr_Name(self, node, target):
         return self.read_name(node)
 

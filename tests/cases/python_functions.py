@@ -1875,3 +1875,13 @@ def zip_and_enumerate_as_values(W, b, x):
         total = total + (k + 1) * np.sum(np.tanh(p * q))
     numbered = list(enumerate([x, 2.0 * x]))
     return total + np.sum(params["W"] ** 2) + np.sum(params["b"] * numbered[1][1][:2]) * numbered[1][0]
+
+
+def assignment_expressions(x):
+    """`:=` in a test, in a comprehension (binding the function's name, as Python does) and in an expression."""
+    if (n := np.sum(x ** 2)) > 1.0:
+        y = np.sin(x) * n
+    else:
+        y = x
+    total = [(z := np.tanh(v)) * z for v in x]
+    return np.sum(y) + sum(total) + (w := np.prod(x)) * w + z
