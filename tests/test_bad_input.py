@@ -42,6 +42,12 @@ def test_recursion_through_an_object_is_refused():
         tg.grad(B.recursive_method)(X, 2)
 
 
+def test_recursion_that_may_read_what_the_function_set_on_an_object_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="_deep\\(\\) calls itself deeper than tapegen unrolls .* "
+                                                         "has set `_BOX.scale`"):
+        tg.grad(B.recursion_reading_what_the_function_set)(X, X, 12)
+
+
 def test_function_without_source_is_refused():
     with pytest.raises(tg.SourceNotFoundError, match="made"):
         tg.grad(B.defined_by_exec())(1.0)

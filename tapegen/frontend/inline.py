@@ -295,10 +295,15 @@ class Calls:
 
     def runs_when_called(self, fn, args, kwargs) -> bool:
         """A call of `fn` (calling itself) that can run as written and be differentiated when the code runs:
-        passed no function or object, and with parameters tapegen can bind (rules/recursion.py)."""
+        passed no function or object, with parameters tapegen can bind (rules/recursion.py), and where no
+        object of the module has had an attribute (or an item of one) set by the function, here or in the
+        levels of `fn` lowered so far: a value it reads or leaves there would carry a derivative that code
+        made for `fn`'s arguments alone does not follow."""
         values = [*args, *kwargs.values()]
         if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) or isinstance(v, Var) and (
                 v in self.types or v in self.live) for v in values):
+            return False
+        if any(base in self.live for base, _ in self.attributes):
             return False
         from ..rules import add_names
         from ..rules.recursion import recursive_primitive
@@ -319,6 +324,13 @@ class Calls:
         if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in [*args, *kwargs.values()]):
             raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), passing a function, which "
                                          f"tapegen cannot unroll", "rewrite the recursion as a loop")
+        state = sorted({f"`{base.name}.{attr}`" for base, attr in self.attributes if base in self.live})
+        if state:  # the call, run as written, may read them: a derivative they carry would be lost
+            raise self.unsupported(node, f"{fn.__name__}() calls itself deeper than tapegen unrolls (the end is known "
+                                         f"only when the code runs), and the function has set {', '.join(state)} on "
+                                         f"an object of the module, which the call may read: tapegen cannot follow "
+                                         f"a derivative through that",
+                                   "pass the value to the function as an argument, or rewrite the recursion as a loop")
         note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, and is passed an "
                 f"object, so tapegen runs it as written: it unrolls recursion only where a test decided when "
                 f"transforming ends it; rewrite the recursion as a loop)")

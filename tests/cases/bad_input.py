@@ -93,3 +93,24 @@ def defined_by_exec():
     namespace = {}
     exec("def made(x):\n    return x * 2.0\n", namespace)
     return namespace["made"]
+
+
+class _Box:
+    def __init__(self):
+        self.scale = np.ones(3)
+
+
+_BOX = _Box()
+
+
+def _deep(x, n):
+    if n <= 0:
+        return x * _BOX.scale
+    return _deep(np.sin(x), n - 1) + x
+
+
+def recursion_reading_what_the_function_set(w, x, n):
+    """`_deep` calls itself as deep as `n` says and reads `_BOX.scale`, which the function set to a value
+    computed from `w`: run as written, its derivative in `w` would be lost (a silent zero once)."""
+    _BOX.scale = w * 2.0
+    return np.sum(_deep(x, n))
