@@ -295,21 +295,38 @@ class Calls:
 
     def runs_when_called(self, fn, args, kwargs) -> bool:
         """A call of `fn` (calling itself) that can run as written and be differentiated when the code runs:
-        passed no function or object, with parameters tapegen can bind (rules/recursion.py), and where no
-        object of the module has had an attribute (or an item of one) set by the function, here or in the
-        levels of `fn` lowered so far: a value it reads or leaves there would carry a derivative that code
-        made for `fn`'s arguments alone does not follow."""
+        passed no function or object, with parameters tapegen can bind (rules/recursion.py), and reaching no
+        object of the module the function has set an attribute (or an item of one) on, here or in the levels
+        of `fn` lowered so far: a value it reads or leaves there would carry a derivative that code made for
+        `fn`'s arguments alone does not follow."""
         values = [*args, *kwargs.values()]
         if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) or isinstance(v, Var) and (
                 v in self.types or v in self.live) for v in values):
             return False
-        if any(base in self.live for base, _ in self.attributes):
+        if self.set_state_reached(fn, args, kwargs):
             return False
         from ..rules import add_names
         from ..rules.recursion import recursive_primitive
         if ("rules", id(fn)) not in _RECURSIVE:
             _RECURSIVE["rules", id(fn)] = recursive_primitive(fn, add_names)
         return _RECURSIVE["rules", id(fn)] is not None
+
+    def set_state_reached(self, fn, args, kwargs) -> list:
+        """`obj.attr` (as text) for each attribute the function has set on an object of the module that a call
+        of `fn` run as written could read: an object passed to it, or one a global name `fn` reads holds."""
+        set_on = {}
+        for base, attr in self.attributes:
+            if base in self.live:
+                set_on.setdefault(id(self.live[base]), []).append(f"`{base.name}.{attr}`")
+        if not set_on:
+            return []
+        reached = {id(self.live[v]) for v in [*args, *kwargs.values()] if isinstance(v, Var) and v in self.live}
+        codes = [fn.__code__]
+        while codes:
+            code = codes.pop()
+            codes += [c for c in code.co_consts if inspect.iscode(c)]
+            reached |= {id(fn.__globals__[name]) for name in code.co_names if name in fn.__globals__}
+        return sorted(text for obj, texts in set_on.items() if obj in reached for text in texts)
 
     def recursive_call(self, fn, node, args, kwargs):
         """`fn` calling itself deeper than RECURSION_DEPTH when transforming, or again in a branch or loop
@@ -324,12 +341,12 @@ class Calls:
         if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in [*args, *kwargs.values()]):
             raise self.unsupported(node, f"{fn.__name__}() calls itself (recursion), passing a function, which "
                                          f"tapegen cannot unroll", "rewrite the recursion as a loop")
-        state = sorted({f"`{base.name}.{attr}`" for base, attr in self.attributes if base in self.live})
+        state = self.set_state_reached(fn, args, kwargs)
         if state:  # the call, run as written, may read them: a derivative they carry would be lost
             raise self.unsupported(node, f"{fn.__name__}() calls itself deeper than tapegen unrolls (the end is known "
                                          f"only when the code runs), and the function has set {', '.join(state)} on "
-                                         f"an object of the module, which the call may read: tapegen cannot follow "
-                                         f"a derivative through that",
+                                         f"an object of the module the call can reach: tapegen cannot follow a "
+                                         f"derivative through that",
                                    "pass the value to the function as an argument, or rewrite the recursion as a loop")
         note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, and is passed an "
                 f"object, so tapegen runs it as written: it unrolls recursion only where a test decided when "

@@ -1127,6 +1127,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         kind = CONTAINER_OUTPUTS.get(prim.name)
         if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item", "append") and inputs:
             kind = self.container_kind(inputs[0][1])
+        if kind is None and prim.name == "with_item" and inputs and self._read_from_live(inputs[0][1]) is not None:
+            obj, attr = self._read_from_live(inputs[0][1])  # a layer's dict with an item replaced: a dict
+            kind = "dict" if isinstance(getattr(self.live[obj], attr, None), dict) else "list"
         if kind is None and prim.name == "plus":  # list + v: a list when v is one, as it is meant to be
             kind = self.container_kind(inputs[0][1]) or self.container_kind(inputs[1][1])
         self._track_lengths(prim, inputs, outs)
