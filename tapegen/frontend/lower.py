@@ -1249,7 +1249,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             length = self._length(values["x1"]) + self._length(values["x2"])
         elif prim.name in ("assign", "list", "tuple", "dict_copy"):  # a name for it, or a copy of it
             source = values.get("x", values.get("iterable", values.get("mapping")))
-            length, keys = self._length(source), self.dict_keys.get(source)
+            length, keys = self._length(source), self.known_keys(source) if isinstance(source, Var) else None
         elif prim.name == "getitem" and isinstance(values.get("index"), Const) \
                 and isinstance(values["index"].value, slice) and self._length(values["a"]) is not None:
             length = len(range(self._length(values["a"]))[values["index"].value])  # args[1:]

@@ -520,6 +520,17 @@ class Expressions:
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
         return self.emit(rules.lookup(fn), [left, right], {}, node, target)
 
+    def held_kind(self, atom):
+        """"list" or "dict" for a list or dict built here, or read from an attribute of a module's object that
+        holds one now (checked before each call with that object's other names); else None."""
+        kind = self.container_kind(atom)
+        if kind in ("list", "dict"):
+            return kind
+        held = self._read_from_live(atom)
+        if held is None:
+            return None
+        return "dict" if isinstance(getattr(self.live[held[0]], held[1], None), dict) else "list"
+
     def known_lengths(self, args) -> tuple:
         """(position, (kind, length)) for each of `args` that is a list or tuple of a length known now."""
         known = []
@@ -581,6 +592,9 @@ class Expressions:
                 isinstance(i, _PLAIN) or isinstance(i, Const) and isinstance(i.value, _PLAIN) for i in items)
             if plain and self._is_container(left):
                 return isinstance(op, ast.NotIn)
+            keys = self.known_keys(right) if isinstance(right, Var) and self.containers.get(right) == "dict" else None
+            if keys is not None and isinstance(left, Const) and _hashable(left.value):  # "wrappers" in dv
+                return (left.value in keys) != isinstance(op, ast.NotIn)
             return None
         pair = (left, right) if self._is_container(left) else (right, left)
         if self._is_container(pair[0]) and isinstance(pair[1], Const) and isinstance(pair[1].value, _PLAIN):
@@ -953,6 +967,10 @@ class Expressions:
         self.know_object(item, self.global_item(node))  # BLOCKS[1]: that object of the module's
         if item not in self.live and isinstance(index, Const):
             self.know_object(item, self.live_item(base, index.value))  # self.heads["Q"] of a layer set up before
+            twin = self.twin_of(item)
+            if twin is not None:  # read before (in a loop over the keys, then in a property): one object
+                self.same_object(twin, item, ast.unparse(node), node)
+                return twin
         return item
 
     def live_item(self, container, key):
@@ -1653,6 +1671,10 @@ class Expressions:
             return self._call_result(self.inline(static[0], node, static[1] + args, kwargs), outputs, node, targets)
         method = self._own_method(receiver, func.attr)
         entry = rules.method(func.attr)
+        kind = self.held_kind(receiver) if func.attr == "copy" and not node.args and not node.keywords else None
+        if kind is not None:  # d.copy() of a dict (or list) built here or held by a layer: dict(d), not np.copy
+            return self.emit_multi(rules.lookup(dict if kind == "dict" else list), [receiver], {}, node, outputs,
+                                   targets)
         args, kwargs = self.arguments(node, static=method is not None, spread_later=method is None and entry is None)
         if method is not None:  # self.helper(x), layer.forward(x): inline the method with its object
             result = self.inline(method[0], node, [receiver] + args, kwargs, receiver=method[1])

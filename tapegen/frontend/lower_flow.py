@@ -129,6 +129,10 @@ class ControlFlow:
         if fn is builtins.zip and not it.keywords and _is_unpacking(target, len(it.args)) \
                 and not any(isinstance(a, ast.Starred) for a in it.args):
             return [pair for elt, arg in zip(target.elts, it.args) for pair in self.sequences(elt, arg)]
+        if isinstance(it, (ast.List, ast.Tuple)) and getattr(self, "unrollable", False) and 0 < len(it.elts) <= 16 \
+                and all(isinstance(e, ast.Constant) and type(e.value) is str for e in it.elts):
+            # for k in ["Q", "K", "V"]: unrolled, each key known (`self.projections[k]`, `d[f"{k}_proj"] = v`)
+            return [(target, KnownItems(tuple(Const(e.value) for e in it.elts), "list"))]
         seq = self.value(it)
         if isinstance(seq, StaticValue):
             seq = seq.atom

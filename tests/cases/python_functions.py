@@ -1915,3 +1915,64 @@ def loss_keeping_its_inputs(X):
     """Appends to the lists of a dict of a loss set up before: the second append (an int array) goes into
     the dict the first one rebuilt, followed the same way (second order through the gradient code too)."""
     return KEEPING_LOSS(X, TARGETS)
+
+
+class _Projection:
+    def __init__(self, gain):
+        self.gain = gain
+        self.derived_variables = {"Z": []}
+        self._wrapper_derived_variables = {"mask": None}
+
+    def forward(self, X):
+        Z = X * self.gain
+        self._wrapper_derived_variables["mask"] = Z > 0
+        return np.tanh(Z)
+
+    @property
+    def all_derived_variables(self):
+        dv = self.derived_variables.copy()
+        if "wrappers" in dv:
+            dv["wrappers"].append(self._wrapper_derived_variables)
+        else:
+            dv["wrappers"] = [self._wrapper_derived_variables]
+        return dv
+
+
+class _Attention:
+    """numpy-ml's MultiHeadedAttentionModule, set up before: projections by key, kept results by key."""
+
+    def __init__(self):
+        self.is_initialized = False
+
+    def _init_params(self):
+        self._dv = {}
+        self.projections = {k: _Projection(g) for k, g in zip(["Q", "K", "O"], [1.0, -0.5, 2.0])}
+        self.is_initialized = True
+
+    def forward(self, Q, K):
+        if not self.is_initialized:
+            self._init_params()
+        for k, x in zip(["Q", "K"], [Q, K]):
+            proj = self.projections[k].forward(x)
+            self._dv["{}_proj".format(k)] = proj
+        dv = self.derived_variables
+        scores = dv["Q_proj"] * dv["K_proj"]
+        return self.projections["O"].forward(scores)
+
+    @property
+    def derived_variables(self):
+        dv = {"Q_proj": None, "K_proj": None,
+              "components": {k: self.projections[k].all_derived_variables for k in ["Q", "K"]}}
+        dv.update(self._dv)
+        return dv
+
+
+ATTENTION = _Attention()
+ATTENTION.forward(np.ones(3), np.ones(3))
+
+
+def attention_module_set_up_before(Q, K):
+    """A loop over literal keys (unrolled: each key known), objects of a layer's dict by key (one object however
+    often it is read), `f"{k}_proj"` keys, `d.update(self._dv)`, `d.copy()` of a layer's dict and `"wrappers"
+    in dv` decided by its keys."""
+    return np.sum(ATTENTION.forward(Q, K) ** 2)
