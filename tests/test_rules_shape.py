@@ -14,6 +14,7 @@ import tapegen as tg
 from tapegen import rules
 from tapegen.errors import NoRuleError
 from tapegen.runtime import Cotree, meta
+from tapegen.rules.shape import copied
 
 _rng = np.random.default_rng(7)
 
@@ -61,7 +62,7 @@ ROWS = [
     _row("astype-(3,4)-float64", lambda a: a.astype(np.float64) * 2.0, M34, covers=(np.ndarray.astype,)),
     _row("astype-(3,4)-to-int-float64", lambda a: a.astype(int) * a, M34 * 3.0, covers=(np.ndarray.astype,)),
     _row("copy-(5,)-float64", lambda a: np.copy(a) * a, V5, covers=(np.copy,)),
-    _row("copy-(3,4)-method-float64", lambda a: a.copy(), M34, covers=(np.copy,)),
+    _row("copy-(3,4)-method-float64", lambda a: a.copy(), M34, covers=(copied,)),
     _row("copy-scalar-float64", lambda s: np.copy(s) * 3.0, S, covers=(np.copy,)),
 
     # --- reshapes ---

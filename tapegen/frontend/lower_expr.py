@@ -767,7 +767,7 @@ class Expressions:
                 self.env.pop(name, None)
             self.env.update(outer)
             self.shared.update(shared)
-            del self.env[holder]
+            result = self.env.pop(holder)  # (a dict's items set in a loop unrolled over its keys: a new value)
         return result
 
     def _makes_object(self, element) -> bool:

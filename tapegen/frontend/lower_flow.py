@@ -258,6 +258,9 @@ class ControlFlow:
                                    "index once with a tuple: a[i, j] = v")
         name = target.value.id
         array = self.read_name(target.value)
+        if self.container_kind(array) is None and isinstance(array, Var) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str):  # p["W"] = v: a string key, so a dict (an argument's,
+            self.containers[array] = "dict"  # or `p = params.copy()` of one), set as one built here
         if self.container_kind(array) in ("list", "dict"):
             return self._assign_item(name, array, target, value_node, op)
         if array in self.root_params:  # x[i] = v on an argument: written into a copy (docs/syntax.md)

@@ -30,6 +30,15 @@ table.op(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, 
 table.op(np.ndarray.flatten, "a", name="flatten", form="method", spelling="flatten")
 table.op(np.copy, "a")
 
+
+def copied(a):
+    """`a.copy()` as written: an array's copy, or a list's or dict's (an argument's kind is known only when
+    the code runs); written in generated code as the method call it is."""
+    return a.copy()
+
+
+table.op(copied, "a", name="copy_method", form="method", spelling="copy")
+
 table.op(np.reshape, "a, shape")
 table.op(np.ravel, "a")
 table.op(np.squeeze, "a, axis=None")
@@ -80,7 +89,7 @@ if hasattr(np, "row_stack") and np.row_stack is not np.vstack:  # deprecated in 
 
 for _name, _fn in (("reshape", np.reshape), ("ravel", np.ravel), ("flatten", np.ndarray.flatten),
                    ("squeeze", np.squeeze), ("transpose", np.transpose), ("swapaxes", np.swapaxes),
-                   ("astype", np.ndarray.astype), ("copy", np.copy), ("repeat", np.repeat),
+                   ("astype", np.ndarray.astype), ("copy", copied), ("repeat", np.repeat),
                    ("take", np.take), ("diagonal", np.diagonal)):
     table.method(_name, _fn)
 
@@ -340,11 +349,13 @@ def astype_jvp(a_dot, dtype):
 
 
 @table.vjp(np.copy, "a")
+@table.vjp(copied, "a")
 def copy_vjp(g):
     return g
 
 
 @table.jvp(np.copy, "a")
+@table.jvp(copied, "a")
 def copy_jvp(a_dot):
     return a_dot
 

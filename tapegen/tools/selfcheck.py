@@ -575,6 +575,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("astype-(3,4)", lambda a: a.astype(np.float64) * 2.0, (m34,)),
         Sample("flatten-(3,4)", lambda a: a.flatten() * 3.0, (m34,)),
         Sample("copy-(5,)", lambda a: np.copy(a) * a, (v5,)),
+        Sample("copy_method-(5,)", lambda a: a.copy() * a, (v5,)),
         Sample("reshape-(3,4)", lambda a: np.reshape(a, (4, 3)), (m34,)),
         Sample("ravel-(3,4)", lambda a: np.ravel(a), (m34,)),
         Sample("squeeze-(1,3,4)", lambda a: np.squeeze(a), (t134,)),

@@ -1730,8 +1730,11 @@ def wrapped_layers_made_in_a_loop(W, X):
     """Objects made in a loop (a comprehension over `enumerate`), each a wrapper holding a layer that holds a
     derivative: `heads["K"].forward(X)` cannot be followed (which object is it?), so it is refused in every
     mode; forward mode once missed the layer inside the wrapper and gave a zero tangent."""
-    heads = {k: _Wrapper(_Linear(W * (i + 1.0)), 2.0) for i, k in enumerate(["Q", "K"])}
+    heads = {k: _Wrapper(_Linear(W * (i + 1.0)), 2.0) for i, k in enumerate(HEAD_KEYS)}
     return np.sum(heads["K"].forward(X))
+
+
+HEAD_KEYS = ["Q", "K"]  # (a list of the module's: the loop over it stays a loop)
 
 
 class _Linear:
@@ -1976,3 +1979,12 @@ def attention_module_set_up_before(Q, K):
     often it is read), `f"{k}_proj"` keys, `d.update(self._dv)`, `d.copy()` of a layer's dict and `"wrappers"
     in dv` decided by its keys."""
     return np.sum(ATTENTION.forward(Q, K) ** 2)
+
+
+def dict_argument_copied_then_set(params, x):
+    """`p = params.copy()` of a dict argument, then `p["W"] = ...`: the copy's own item (a string key: a dict),
+    and `.copy()` of a list."""
+    p = params.copy()
+    p["W"] = p["W"] * 2.0
+    q = list(params.values()).copy()
+    return np.sum(p["W"] * x) + np.sum(p["b"] ** 2) + np.sum(q[0] * q[1][0])
