@@ -3,6 +3,7 @@
 tests/test_python_features.py checks each in grad, vjp, jvp and grad-of-grad.
 """
 import functools
+import itertools
 import math
 import warnings
 from collections import namedtuple
@@ -1988,3 +1989,14 @@ def dict_argument_copied_then_set(params, x):
     p["W"] = p["W"] * 2.0
     q = list(params.values()).copy()
     return np.sum(p["W"] * x) + np.sum(p["b"] ** 2) + np.sum(q[0] * q[1][0])
+
+
+def functions_taking_functions(x, W):
+    """`functools.reduce` (a lambda, np.add, an initial value), `itertools.chain` and `np.apply_along_axis`
+    (a number or a 1-d array per slice): the loops they stand for."""
+    product = functools.reduce(lambda a, b: a @ b, [W, W.T, np.diag(x)])
+    total = functools.reduce(np.add, [x, x ** 2, np.sin(x)], np.ones(3))
+    squares = sum(np.sum(p ** 2) for p in itertools.chain([x[:1], x[1:]], [W]))
+    norms = np.apply_along_axis(np.linalg.norm, 1, W)
+    scaled = np.apply_along_axis(lambda row, s: np.tanh(row) * s, 0, W, 2.0)
+    return np.sum(product ** 2) + np.sum(total) + squares + np.sum(norms * x) + np.sum(scaled ** 2)

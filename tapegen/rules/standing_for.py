@@ -1,0 +1,51 @@
+"""Functions that take functions, or build iterators, as the Python code they stand for.
+
+`functools.reduce(f, xs)`, `itertools.chain(a, b)` and `np.apply_along_axis(f, axis, a)` run code of the
+user's (or NumPy's) on values tapegen follows. Lowering inlines the function here for such a call, as it
+inlines the user's own (a function of tapegen's rules package counts as the user's), so the function
+passed is called where tapegen sees it and its derivative is that of the loop written out. An iterator
+becomes the list it yields (iterated once, as code handing it to a `for` or `list` does).
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+
+
+def reduce(function, sequence, *initial):
+    """`functools.reduce(function, sequence[, initial])`: `function` applied item after item."""
+    items = list(sequence)
+    if initial:
+        value, rest = initial[0], items
+    else:
+        value, rest = items[0], items[1:]
+    for item in rest:
+        value = function(value, item)
+    return value
+
+
+def chain(*iterables):
+    """`itertools.chain(a, b, ...)`: the items of each in turn, as a list."""
+    out = []
+    for iterable in iterables:
+        for item in iterable:
+            out.append(item)
+    return out
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """`np.apply_along_axis`: `func1d` of each 1-d slice along `axis` (returning a number or a 1-d array),
+    the results stacked where NumPy puts them."""
+    arr = np.asarray(arr)
+    moved = np.moveaxis(arr, axis, -1)
+    rows = np.reshape(moved, (-1, np.shape(moved)[-1]))
+    results = [func1d(row, *args, **kwargs) for row in rows]
+    if np.ndim(results[0]) > 1:
+        raise ValueError("tapegen follows np.apply_along_axis for a function returning a number or a 1-d array")
+    stacked = np.reshape(np.stack(results), np.shape(moved)[:-1] + np.shape(results[0]))
+    return stacked if np.ndim(results[0]) == 0 else np.moveaxis(stacked, -1, axis % np.ndim(arr))
+
+
+STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along_axis: apply_along_axis}
