@@ -76,6 +76,7 @@ POINTS = {
     "assignment_expressions": (np.array([0.5, -0.7, 1.2]),),
     "loss_keeping_its_inputs": (np.array([0.5, -0.7, 1.2]),),
     "functions_taking_functions": (X3, _m(3, 3)),
+    "small_python_idioms": (X3, _m(3, 3)),
     "dict_argument_copied_then_set": ({"W": _m(3), "b": _m(2)}, X3),
     "attention_module_set_up_before": (np.array([0.5, -0.7, 1.2]), np.array([0.3, 0.2, -0.4])),
     "assignment_expressions[other branch]": (np.array([0.1, -0.2, 0.3]),),

@@ -54,6 +54,7 @@ class LocalFunction:
     env: dict
     lowerer: object = None
     depth: int = 0
+    defaults: tuple | None = None  # its default values, evaluated where it was written (`lambda v, W=W: ...`)
 
     def names(self) -> dict:
         """The names it reads, as they are now where it was written."""
@@ -247,7 +248,14 @@ class Calls:
 
     def local_function(self, node):
         """A lambda or `def` written here, reading this function's names when it is called."""
-        return LocalFunction(node, self.env, self, len(self.comprehensions))
+        defaults = tuple(self._default_value(d) for d in node.args.defaults)  # evaluated here, as Python does
+        return LocalFunction(node, self.env, self, len(self.comprehensions), defaults)
+
+    def _default_value(self, node):
+        try:
+            return Const(ast.literal_eval(node))
+        except ValueError:
+            return self.value(node)
 
     def inline(self, fn, node, args, kwargs, receiver=None):
         """Lower a call of user function `fn`; return its result atoms.
@@ -363,7 +371,8 @@ class Calls:
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
         callee.env.update(local.names())
         callee.scope = home.scope
-        defaults = tuple(_literal(d, self) for d in local.node.args.defaults)
+        defaults = local.defaults if local.defaults is not None else \
+            tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
         return self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
 
@@ -576,8 +585,9 @@ class Calls:
             if param not in bound:
                 if i < first_default:
                     raise self.unsupported(node, f"{name}() is missing argument `{param}`")
-                bound[param] = defaults[i - first_default] if isinstance(defaults[i - first_default], Const) \
-                    else _default(defaults[i - first_default], param, self)
+                default = defaults[i - first_default]
+                bound[param] = default if isinstance(default, (Const, Var, Pack, StaticValue, LocalFunction, KnownItems)) \
+                    else _default(default, param, self)  # (an atom: a local function's, evaluated where written)
         for param, default in zip(keyword_only, self._keyword_defaults(signature, kwdefaults)):
             if param not in bound:
                 if default is _REQUIRED:

@@ -27,7 +27,7 @@ from ..rules.language import attribute_as_transformed, has_attribute_as_transfor
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import STANDING_FOR
+from ..rules.standing_for import STANDING_FOR, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
@@ -73,6 +73,14 @@ class Expressions:
             raise self.unsupported(node, f"{_describe(node)} is not supported inside a differentiated function",
                                    _HINTS.get(type(node), "rewrite it with assignments and NumPy calls"))
         return handler(node, target)
+
+    def expr_Lambda(self, node, target):
+        """A lambda needed as a value when the code runs: passed to a function tapegen runs as written
+        (`scipy.optimize.minimize(lambda w: ..., w0)`), whose calls of it tapegen cannot follow."""
+        raise self.unsupported(node, "a lambda passed to a function tapegen runs as written, which calls it where "
+                                     "tapegen cannot follow", "call it in the function yourself (a loop or a "
+                                                              "comprehension over the values), or pass a function "
+                                                              "defined at module level")
 
     def check_untied_attribute(self, base, attr, node):
         """`layer.params` read where tapegen cannot tie `layer` to the object whose `.params` this function
@@ -214,6 +222,8 @@ class Expressions:
         if obj is functools.partial and node.args and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and all(kw.arg is not None for kw in node.keywords):
             return self.partial_function(node)
+        if obj is np.vectorize and len(node.args) == 1 and not node.keywords:  # np.vectorize(f): f per element
+            return self.partial_function(node, StaticValue(vectorized))
         first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) else None
         if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
             return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
@@ -265,17 +275,23 @@ class Expressions:
                 ast.copy_location(sub, node)
         return LocalFunction(made_lambda, env, self, len(self.comprehensions))
 
-    def partial_function(self, node):
+    def partial_function(self, node, calling=None):
         """`functools.partial(f, a, k=v)` as the lambda it stands for: `lambda *rest, **more: f(a, *rest,
-        k=v, **more)`, with `f`, `a` and `v` as known here (so `map(partial(f, params), data)` inlines f)."""
+        k=v, **more)`, with `f`, `a` and `v` as known here (so `map(partial(f, params), data)` inlines f).
+        With `calling` (a function known now), `node`'s arguments are all bound to it instead:
+        `np.vectorize(f)` is `partial(vectorized, f)`."""
         holders, env = [], dict(self.env)
+        if calling is not None:
+            holders.append(ast.Name(self.namer.invented("partial").name, ast.Load()))
+            env[holders[0].id] = calling
         for part in [node.args[0]] + node.args[1:] + [kw.value for kw in node.keywords]:
             holder = self.namer.invented("partial").name
             env[holder] = self.value(part)
             holders.append(ast.Name(holder, ast.Load()))
         rest, more = self.namer.invented("rest").name, self.namer.invented("more").name
-        call = ast.Call(holders[0], holders[1:len(node.args)] + [ast.Starred(ast.Name(rest, ast.Load()), ast.Load())],
-                        [ast.keyword(kw.arg, h) for kw, h in zip(node.keywords, holders[len(node.args):])]
+        count = len(node.args) + (calling is not None)  # the function and the positional parts
+        call = ast.Call(holders[0], holders[1:count] + [ast.Starred(ast.Name(rest, ast.Load()), ast.Load())],
+                        [ast.keyword(kw.arg, h) for kw, h in zip(node.keywords, holders[count:])]
                         + [ast.keyword(None, ast.Name(more, ast.Load()))])
         arguments = ast.arguments(posonlyargs=[], args=[], vararg=ast.arg(rest), kwonlyargs=[], kw_defaults=[],
                                   kwarg=ast.arg(more), defaults=[])
@@ -283,8 +299,7 @@ class Expressions:
         for sub in ast.walk(made):
             if isinstance(sub, (ast.expr, ast.arg, ast.keyword)):
                 ast.copy_location(sub, node)
-        made.partial_parts = (holders[:len(node.args)], {kw.arg: h for kw, h in zip(node.keywords,
-                                                                                     holders[len(node.args):])})
+        made.partial_parts = (holders[:count], {kw.arg: h for kw, h in zip(node.keywords, holders[count:])})
         return LocalFunction(made, env, self, len(self.comprehensions))
 
     def partial_value(self, local, node):
@@ -1174,6 +1189,9 @@ class Expressions:
             if self._own_method(callee, "__call__") is not None:
                 return self.call_instance(callee, node, outputs, targets)
         obj = self.static(func)
+        if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
+                and isinstance(self.env.get(node.args[0].id), Pack):  # len(args) of a helper's *args: known now
+            return (Const(len(self.env[node.args[0].id].items)),)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.mapped(node),)
         if obj is not MISSING and _hashable(obj) and obj in STANDING_FOR:  # functools.reduce(f, xs): the loop
@@ -1186,6 +1204,15 @@ class Expressions:
             known = self.known_isinstance(node)
             if known is not None:  # isinstance(p, str) on a constant: decided now (its branch alone lowered)
                 return (known,)
+        if obj in (getattr, setattr) and len(node.args) == (2 if obj is getattr else 3) and not node.keywords:
+            name = self.expr(node.args[1])  # getattr(self, "W"), setattr(self, "last", x): the attribute
+            if isinstance(name, Const) and isinstance(name.value, str) and name.value.isidentifier():
+                attribute = ast.copy_location(ast.Attribute(node.args[0], name.value, ast.Load()), node)
+                if obj is getattr:
+                    return (self.expr(attribute, (targets or [None])[0]),)
+                attribute.ctx = ast.Store()
+                self.statement(ast.copy_location(ast.Assign([attribute], node.args[2]), node))
+                return (Const(None),)[:outputs]
         if obj is hasattr and len(node.args) == 2 and not node.keywords:
             known = self.known_hasattr(node)
             if known is not None:  # hasattr(self, "conv2") on an object of the module that has it: decided now

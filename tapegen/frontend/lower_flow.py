@@ -112,6 +112,9 @@ class ControlFlow:
                 and len(it.args) == 1 and not it.keywords:
             pairs = self.sequences(target.elts[1], it.args[0])
             index_name = target.elts[0].id
+        elif fn is builtins.enumerate and _is_unpacking(target, 2) and (
+                len(it.args) == 2 and not it.keywords or len(it.args) == 1 and [k.arg for k in it.keywords] == ["start"]):
+            return self.counted_from(target, it, it.args[1] if len(it.args) == 2 else it.keywords[0].value)
         else:
             pairs, index_name = self.sequences(target, it), None
         if any(isinstance(seq, KnownItems) for _, seq in pairs):
@@ -193,6 +196,23 @@ class ControlFlow:
     def _snapshot(self, seq, node):
         """The value a loop iterates, under a name its body does not rebind."""
         return self.emit(rules.lookup(assign), [seq], {}, node, None)
+
+    def counted_from(self, target, it, start_node):
+        """`for i, x in enumerate(xs, start)`: the index walks `range(start, start + n)` beside the items."""
+        start = self.expr(start_node)
+        pairs = self.sequences(target.elts[1], it.args[0])
+        if any(isinstance(seq, KnownItems) for _, seq in pairs):
+            if not isinstance(start, Const):
+                raise self.unsupported(start_node, "`enumerate(..., start)` over functions or objects, with a start "
+                                                   "computed when the code runs", "count from a constant")
+            count = min(len(seq.items) for _, seq in pairs if isinstance(seq, KnownItems))
+            numbers = KnownItems(tuple(Const(start.value + k) for k in range(count)), "list")
+            return None, None, [(target.elts[0], numbers)] + pairs
+        loop = self.range_over([seq for _, seq in pairs], it)
+        stop = self.emit(rules.lookup(operator.add), [start, self.emit(rules.lookup(builtins.len), [loop], {}, it,
+                                                                          None)], {}, it, None)
+        numbers = self.emit(rules.lookup(builtins.range), [start, stop], {}, it, None)
+        return loop, None, [(target.elts[0], numbers)] + pairs
 
     def range_over(self, seqs, node):
         lengths = [self.emit(rules.lookup(builtins.len), [s], {}, node, None) for s in seqs]

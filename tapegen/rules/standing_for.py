@@ -1,6 +1,7 @@
 """Functions that take functions, or build iterators, as the Python code they stand for.
 
-`functools.reduce(f, xs)`, `itertools.chain(a, b)` and `np.apply_along_axis(f, axis, a)` run code of the
+`functools.reduce(f, xs)`, `itertools.chain(a, b)`, `np.apply_along_axis(f, axis, a)` and the function
+`np.vectorize(f)` makes run code of the
 user's (or NumPy's) on values tapegen follows. Lowering inlines the function here for such a call, as it
 inlines the user's own (a function of tapegen's rules package counts as the user's), so the function
 passed is called where tapegen sees it and its derivative is that of the loop written out. An iterator
@@ -46,6 +47,19 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
         raise ValueError("tapegen follows np.apply_along_axis for a function returning a number or a 1-d array")
     stacked = np.reshape(np.stack(results), np.shape(moved)[:-1] + np.shape(results[0]))
     return stacked if np.ndim(results[0]) == 0 else np.moveaxis(stacked, -1, axis % np.ndim(arr))
+
+
+def vectorized(pyfunc, *args):
+    """`np.vectorize(pyfunc)(*args)`: `pyfunc` of each element (of one argument, or of two broadcast
+    together), the results (numbers) in the arguments' shape."""
+    if len(args) == 1:
+        a = np.asarray(args[0])
+        return np.reshape(np.array([pyfunc(v) for v in np.ravel(a)]), np.shape(a))
+    if len(args) == 2:
+        shape = np.broadcast_shapes(np.shape(args[0]), np.shape(args[1]))
+        a, b = np.broadcast_to(args[0], shape), np.broadcast_to(args[1], shape)
+        return np.reshape(np.array([pyfunc(u, v) for u, v in zip(np.ravel(a), np.ravel(b))]), np.shape(a))
+    raise ValueError("tapegen follows a function np.vectorize made of one or two arguments")
 
 
 STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along_axis: apply_along_axis}

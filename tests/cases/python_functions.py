@@ -2000,3 +2000,31 @@ def functions_taking_functions(x, W):
     norms = np.apply_along_axis(np.linalg.norm, 1, W)
     scaled = np.apply_along_axis(lambda row, s: np.tanh(row) * s, 0, W, 2.0)
     return np.sum(product ** 2) + np.sum(total) + squares + np.sum(norms * x) + np.sum(scaled ** 2)
+
+
+class _Named:
+    def __init__(self):
+        self.W = np.array([[0.5, 0.1, 0.0], [0.2, -0.3, 0.4], [0.0, 0.1, 0.6]])
+
+    def forward(self, x, name="W"):
+        setattr(self, "last", x)
+        return getattr(self, name) @ x + self.last
+
+
+NAMED = _Named()
+
+
+def small_python_idioms(x, W):
+    """`enumerate(xs, start)` (a loop and an unrolled one), a lambda's default taken where it is written
+    (`lambda v, W=W: ...`), `getattr` / `setattr` by a constant name, and `np.vectorize(f)` of one and of
+    two arguments."""
+    total = 0.0
+    for i, v in enumerate(x, start=1):
+        total = total + i * v ** 2
+    for k, f in enumerate((np.sin, np.tanh), 2):
+        total = total + k * np.sum(f(x))
+    act = lambda v, W=W: np.tanh(W @ v)
+    W = W * 10.0  # (the default is the W of before)
+    square = np.vectorize(lambda v: v ** 2)
+    product = np.vectorize(lambda u, v: u * np.sin(v))
+    return total + np.sum(act(x)) + np.sum(NAMED.forward(x) ** 2) + np.sum(square(x)) + np.sum(product(W, x))
