@@ -27,7 +27,7 @@ from ..rules.language import attribute_as_transformed, has_attribute_as_transfor
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import STANDING_FOR, vectorized
+from ..rules.standing_for import stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
@@ -1194,9 +1194,11 @@ class Expressions:
             return (Const(len(self.env[node.args[0].id].items)),)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.mapped(node),)
-        if obj is not MISSING and _hashable(obj) and obj in STANDING_FOR:  # functools.reduce(f, xs): the loop
+        helper = stands_for(obj, len(node.args), [kw.arg for kw in node.keywords]) \
+            if obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args) else None
+        if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
-            return self._call_result(self.inline(STANDING_FOR[obj], node, args, kwargs), outputs, node, targets)
+            return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
         if obj in (zip, enumerate) and node.args and not node.keywords and (obj is zip or len(node.args) == 1) \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # dict(zip(keys, values))
             return (self.paired(node),)

@@ -1,4 +1,6 @@
-"""Functions that take functions, or build iterators, as the Python code they stand for.
+"""Functions that take functions, or build iterators, as the Python code they stand for; and NumPy
+functions without rules of their own, as the NumPy calls with rules they stand for (np.convolve,
+np.correlate, np.polyval, np.meshgrid of two arrays).
 
 `functools.reduce(f, xs)`, `itertools.chain(a, b)`, `np.apply_along_axis(f, axis, a)` and the function
 `np.vectorize(f)` makes run code of the
@@ -62,4 +64,51 @@ def vectorized(pyfunc, *args):
     raise ValueError("tapegen follows a function np.vectorize made of one or two arguments")
 
 
-STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along_axis: apply_along_axis}
+def convolve(a, v, mode="full"):
+    """`np.convolve(a, v, mode)`: out[k] = sum_i a[i] v[k - i], as the product of `a` with the matrix of
+    shifted copies of `v`, then the part `mode` keeps ("full", "same" or "valid", as NumPy centres them)."""
+    a, v = np.ravel(a), np.ravel(v)
+    n, m = np.shape(a)[0], np.shape(v)[0]
+    shift = np.arange(n + m - 1)[:, None] - np.arange(n)[None, :]
+    inside = (shift >= 0) & (shift < m)
+    full = np.where(inside, v[np.clip(shift, 0, m - 1)], 0.0) @ a
+    if mode == "full":
+        return full
+    length = max(n, m) if mode == "same" else max(n, m) - min(n, m) + 1
+    start = (n + m - 1 - length) // 2
+    return full[start:start + length]
+
+
+def correlate(a, v, mode="valid"):
+    """`np.correlate(a, v, mode)`: the convolution with `v` conjugated and reversed."""
+    return convolve(a, np.conj(np.ravel(v))[::-1], mode)
+
+
+def polyval(p, x):
+    """`np.polyval(p, x)`: Horner's rule, `p` highest power first."""
+    y = np.zeros(np.shape(x))
+    for c in p:
+        y = y * x + c
+    return y
+
+
+def meshgrid(x, y, indexing="xy"):
+    """`np.meshgrid(x, y)` of two 1-d arrays: each broadcast over the other's axis ("xy": x along columns)."""
+    x, y = np.ravel(x), np.ravel(y)
+    if indexing == "xy":
+        shape = (np.shape(y)[0], np.shape(x)[0])
+        return np.broadcast_to(x[None, :], shape), np.broadcast_to(y[:, None], shape)
+    shape = (np.shape(x)[0], np.shape(y)[0])
+    return np.broadcast_to(x[:, None], shape), np.broadcast_to(y[None, :], shape)
+
+
+def stands_for(obj, positional: int, keywords) -> object:
+    """The function here that a call of `obj` with `positional` arguments by position and `keywords` (their
+    names) stands for, or None (then the call is NumPy's own: np.meshgrid of three arrays)."""
+    if obj is np.meshgrid and (positional != 2 or set(keywords) - {"indexing"}):
+        return None
+    return STANDING_FOR.get(obj)
+
+
+STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along_axis: apply_along_axis,
+                np.convolve: convolve, np.correlate: correlate, np.polyval: polyval, np.meshgrid: meshgrid}

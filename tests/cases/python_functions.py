@@ -2028,3 +2028,14 @@ def small_python_idioms(x, W):
     square = np.vectorize(lambda v: v ** 2)
     product = np.vectorize(lambda u, v: u * np.sin(v))
     return total + np.sum(act(x)) + np.sum(NAMED.forward(x) ** 2) + np.sum(square(x)) + np.sum(product(W, x))
+
+
+def numpy_functions_written_out(x, v):
+    """np.convolve and np.correlate in each mode, np.polyval and np.meshgrid of two arrays: the NumPy calls
+    with rules they stand for."""
+    total = 0.0
+    for mode in ("full", "same", "valid"):
+        total = total + np.sum(np.convolve(x, v, mode) ** 2) + np.sum(np.correlate(x, v, mode=mode) * 0.5)
+    X, Y = np.meshgrid(x, v)
+    I, J = np.meshgrid(x, v ** 2, indexing="ij")
+    return total + np.sum(np.polyval(v, x)) + np.sum(np.sin(X) * Y) + np.sum(I * J)
