@@ -411,8 +411,7 @@ class _Entry:
         self.bare = bare
         self.has_aux = has_aux
         self.pending = kind == "grad" and not checks  # specialize to the shapes of the first call
-        made = self.generated._program  # (None: the code came from the disk cache, keyed by the code it reads)
-        self.bindings = made.bindings if made is not None else ()
+        self.bindings = self.generated.bindings  # (from the disk cache too, resolved in this process)
         self.key = (target.fn, indices, outputs, bare, receiver, statics)
 
     @property

@@ -37,7 +37,7 @@ import numpy as np
 from . import rules
 from ._version import __version__
 
-FORMAT = 1
+FORMAT = 2  # 2: entries keep the module names their code was made for (bindings)
 _MAX_ITEMS = 256  # a container global described item by item up to this size; larger ones are not cached
 _MAX_DEPTH = 6
 _state = {"directory": None, "enabled": False, "stale": set()}  # stale: entries read, then found out of date
@@ -289,6 +289,35 @@ def names_used(text: str, namespace: dict, filename: str) -> dict | None:
             except _Unkeyable:
                 return None
     return used
+
+
+def bindings_described(bindings) -> list | None:
+    """Program.bindings as (module, name, reference) for each global name of a module the code was made for
+    (a helper inlined, a class whose methods are), or None where one is anything else (an object's
+    attribute, a closure cell, a list's item): such code is not kept on disk."""
+    described = []
+    for kind, holder, key, value in bindings:
+        module = holder.get("__name__") if kind == "item" and isinstance(holder, dict) else None
+        if not isinstance(module, str) or getattr(sys.modules.get(module), "__dict__", None) is not holder:
+            return None
+        try:
+            described.append((module, key, _reference(value)))
+        except _Unkeyable:
+            return None
+    return described
+
+
+def bindings_resolved(described) -> tuple | None:
+    """The Program.bindings `bindings_described` described, as they are in this process, or None if a name
+    now holds another object (the entry is out of date)."""
+    bindings = []
+    for module, key, reference in described:
+        holder = getattr(sys.modules.get(module), "__dict__", None)
+        value = _resolve(tuple(reference))
+        if holder is None or value is _MISSING or holder.get(key, _MISSING) is not value:
+            return None
+        bindings.append(("item", holder, key, value))
+    return tuple(bindings)
 
 
 def resolve_names(used: dict) -> dict | None:

@@ -41,8 +41,10 @@ class Generated:
     """
 
     def __init__(self, kind, name, text, namespace, filename="", program=None, adjoint=None, rebuild=None,
-                 uses_tape=None):
+                 uses_tape=None, bindings=None):
         self.kind, self.name, self.text, self.filename = kind, name, text, filename
+        # what the code was made for (Program.bindings): from the disk, without the program
+        self.bindings = program.bindings if program is not None else (bindings or ())
         self._namespace = namespace  # or a function loading it: the general code is compiled when first used
         self._program, self._adjoint, self._rebuild = program, adjoint, rebuild
         if uses_tape is None and adjoint is not None and kind != "jvp":
@@ -170,24 +172,26 @@ def _from_disk(stored, fn, kind, rebuild, extra=None, entry=None):
     """The Generated a disk cache entry holds (None if there is none, or its names are gone)."""
     entry = entry or disk.read(stored, _CODE_FIELDS)
     names = disk.resolve_names(entry["names"]) if entry is not None else None
-    if names is None:
+    bindings = disk.bindings_resolved(entry["bindings"]) if names is not None else None
+    if bindings is None:
         return None
     try:
         namespace = load(entry["text"], entry["filename"], {**names, **(extra or {})}, fn)
     except (SyntaxError, ValueError, TypeError):  # damaged in a way the file format did not catch
         return None
     return Generated(kind, entry["name"], entry["text"], namespace, entry["filename"], rebuild=rebuild,
-                     uses_tape=entry.get("uses_tape"))
+                     uses_tape=entry.get("uses_tape"), bindings=bindings)
 
 
-_CODE_FIELDS = {"name": str, "text": str, "filename": str, "names": dict}
+_CODE_FIELDS = {"name": str, "text": str, "filename": str, "names": dict, "bindings": list}
 
 
 def _to_disk(stored, generated, names, **meta):
     used = disk.names_used(generated.text, names, generated.filename)
-    if used is not None:
+    bindings = disk.bindings_described(generated.program.bindings)
+    if used is not None and bindings is not None:
         disk.write(stored, {"name": generated.name, "text": generated.text, "filename": generated.filename,
-                            "names": used, **meta})
+                            "names": used, "bindings": bindings, **meta})
 
 
 def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, statics=(), defer=False):

@@ -281,3 +281,65 @@ def test_a_function_valued_argument_is_part_of_the_key(tmp_path):
                               text=True, env=environment, timeout=120)
         assert done.returncode == 0, done.stderr
         np.testing.assert_allclose(json.loads(done.stdout.splitlines()[-1]), expected[name], rtol=1e-12)
+
+
+REBOUND_MODEL = '''
+import numpy as np
+
+
+def act(x):
+    return np.sin(x)
+
+
+def other(x):
+    return np.cos(x) * 2.0
+
+
+def f(x):
+    return np.sum(act(x) * x)
+'''
+
+CHILD_REBOUND = '''
+import json, sys
+import numpy as np
+import tapegen as tg
+from tapegen import pipeline
+
+lowerings = []
+lowered = pipeline.lowered
+def counting(*args, **kwargs):
+    lowerings.append(1)
+    return lowered(*args, **kwargs)
+pipeline.lowered = counting
+
+sys.path.insert(0, sys.argv[1])
+import rebound
+x = np.linspace(0.1, 0.9, 5)
+df = tg.grad(rebound.f)
+before = [df(x).tolist(), df(x).tolist()]
+read = len(lowerings)
+rebound.act = rebound.other  # a notebook redefining the helper
+after = [df(x).tolist(), df(x).tolist()]
+print(json.dumps({"before": before, "after": after, "lowered_before": read}))
+'''
+
+
+def test_code_read_from_the_cache_is_made_again_when_a_helper_is_rebound(tmp_path):
+    """The disk cache keeps the module names the code was made for: code read from it in a new process is
+    made again, as freshly made code is, when the notebook rebinds a helper it inlined."""
+    (tmp_path / "rebound.py").write_text(REBOUND_MODEL)
+    environment = {k: v for k, v in os.environ.items() if k not in ("TAPEGEN_CACHE_DIR", "TAPEGEN_CHECK_SPECIALIZED")}
+    environment.update(PYTHONPATH=ROOT, TAPEGEN_CACHE_DIR=str(tmp_path / "cache"))
+    results = []
+    for _ in range(2):  # the first process writes the cache, the second reads it
+        done = subprocess.run([sys.executable, "-c", CHILD_REBOUND, str(tmp_path)], capture_output=True, text=True,
+                              env=environment, timeout=120)
+        assert done.returncode == 0, done.stderr
+        results.append(json.loads(done.stdout.splitlines()[-1]))
+    assert results[1]["lowered_before"] == 0, "the second process did not read the cache"
+    x = np.linspace(0.1, 0.9, 5)
+    for result in results:
+        for gradient in result["before"]:
+            np.testing.assert_allclose(gradient, np.cos(x) * x + np.sin(x), rtol=1e-10)
+        for gradient in result["after"]:
+            np.testing.assert_allclose(gradient, -2.0 * np.sin(x) * x + 2.0 * np.cos(x), rtol=1e-10)
