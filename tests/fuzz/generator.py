@@ -60,6 +60,7 @@ or `random.Random` for quick batches.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -201,10 +202,18 @@ class Probe:
         self._note(value, False)  # a zero std is a kink (of sqrt), even a structural one
         return value
 
+    def maximum_accumulate(self, a):
+        """A running maximum along axis 0: each item against the maximum before it."""
+        running = np.asarray(a)[0]
+        for row in np.asarray(a)[1:]:
+            self._note(row - running, True)
+            running = np.maximum(running, row)
+        return np.maximum.accumulate(a, axis=0)
+
     def namespace(self):
         return {"np": np, "_gt": self.gt, "_lt": self.lt, "_maximum": self.maximum, "_abs": self.abs,
                 "_max": self.max, "_norm": self.norm, "_round": self.round, "_sort": self.sort, "_clip": self.clip,
-                "_std": self.std}
+                "_std": self.std, "_maximum_accumulate": self.maximum_accumulate}
 
 
 def probe(program: Program, args) -> tuple:
@@ -319,7 +328,7 @@ class Builder(IdiomStatements):
         return Expr(plain, probed, shape, max(float(bound), 1.0), atom, views)
 
     def shape_of(self, template, parts):
-        namespace = {"np": np, "math": math, **{name: 0 for name, _ in self.ints}}
+        namespace = {"np": np, "math": math, "functools": functools, **{name: 0 for name, _ in self.ints}}
         namespace.update({f"_{k}": (0.5 if p.shape == () else np.full(p.shape, 0.5)) for k, p in enumerate(parts)})
         try:
             value = eval(template.format(*(_Part(f"_{k}", True) for k in range(len(parts)))), namespace)

@@ -9,6 +9,9 @@ Expressions (`Idioms.idiom_expression`, weights in EXPRESSION_IDIOMS):
                         zip and enumerate, with `if`s on indices; sometimes its variable shadows a local
   nested-comprehension  `np.array([[a[i] * b[j] for j in range(m)] for i in range(n)])`, double generators
   map                   `sum(map(lambda w: ..., (x, y)))`, `np.stack(list(map(np.tanh, [x, y])))`
+  library               `functools.reduce(lambda p, q: ..., [x, y])`, `np.add.reduce(x)`,
+                        `np.multiply.outer(a, b)`, `np.maximum.accumulate(x)`, `np.vectorize(np.tanh)(x)`,
+                        `sum(k * ... for k, v in enumerate(xs, 1))`, `(w := ...) * w`
 
 Statements: idiom_statements.py.
 
@@ -24,7 +27,8 @@ import numpy as np
 from .values import CONSTANTS, Expr, Var, _Part, _sequence, ref
 
 EXPRESSION_WEIGHT = 3   # how often `expression` writes one of these (the built-in forms weigh 1 to 5)
-EXPRESSION_IDIOMS = {"builtin": 4, "math": 2, "round": 1, "comprehension": 4, "nested-comprehension": 2, "map": 2}
+EXPRESSION_IDIOMS = {"builtin": 4, "math": 2, "round": 1, "comprehension": 4, "nested-comprehension": 2, "map": 2,
+                     "library": 2}
 
 # Functions passed around as values: text, definition (module-level lines: (indent, plain, probe)), and the
 # bound of the result from the operand's.
@@ -116,7 +120,7 @@ class Idioms:
     def idiom_expression(self, env):
         forms = {"builtin": self.builtin, "math": self.math_scalar, "round": self.rounded,
                  "comprehension": self.comprehension, "nested-comprehension": self.nested_comprehension,
-                 "map": self.mapped}
+                 "map": self.mapped, "library": self.library_call}
         name = self.c.choice(list(forms), [EXPRESSION_IDIOMS[k] for k in forms])
         return forms[name](env)
 
@@ -162,6 +166,41 @@ class Idioms:
         a = self.operand(env)
         b = self.operand(env, lambda v: self.shape_of("{0} + {1}", [a, v]) is not None) or a
         return self.fmt("pow(1.5 + np.sin({0:x}), np.tanh({1:x}))", a, b, bound=2.5)
+
+    def library_call(self, env):
+        """A call of the standard library or a ufunc method that tapegen writes out as NumPy code."""
+        form = self.c.choice(["reduce", "ufunc-reduce", "outer", "accumulate", "vectorize", "enumerate-start",
+                              "walrus"])
+        self.note(f"library:{form}")
+        if form in ("reduce", "enumerate-start"):
+            a = self.operand(env)
+            items = [a] + [self.similar(env, a) for _ in range(self.c.integer(1, 2))]
+            fields = ", ".join(f"{{{k}:x}}" for k in range(len(items)))
+            if form == "reduce":
+                self.imports.add("import functools")
+                return self.fmt(f"functools.reduce(lambda p, q: p + np.sin(q), [{fields}])", *items,
+                                bound=a.bound + len(items))
+            return self.fmt(f"sum(k * np.tanh(v) for k, v in enumerate([{fields}], 1))", *items,
+                            bound=sum(range(1, len(items) + 1)))
+        if form == "walrus":
+            a = self.operand(env)
+            name = self.name("w")
+            return self.fmt(f"({name} := np.tanh({{0:x}})) * {name}", a, bound=1.0, atom=False)
+        if form == "outer":
+            a = self.operand(env, lambda v: v.ndim == 1)
+            b = self.operand(env, lambda v: v.ndim == 1)
+            if a is None or b is None:
+                return None
+            return self.fmt("np.multiply.outer({0:x}, {1:x})", a, b, bound=a.bound * b.bound)
+        a = self.operand(env, lambda v: v.ndim >= 1)
+        if a is None:
+            return None
+        if form == "ufunc-reduce":
+            return self.fmt("np.add.reduce({0:x})", a, bound=a.bound * a.shape[0])
+        if form == "accumulate":
+            return self.fmt("np.maximum.accumulate({0:x})", a, bound=a.bound,
+                            probe="_maximum_accumulate({0:x})")
+        return self.fmt("np.vectorize(np.tanh)({0:x})", a, bound=1.0)
 
     def math_scalar(self, env):
         e = self.scalar(env)
