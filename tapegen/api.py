@@ -367,7 +367,7 @@ class Differentiated:
                 target.lengths_matter = False
                 raise refused from None
 
-    def _made_entry(self, kind, wrt, statics, arguments):
+    def _made_entry(self, kind, wrt, statics, arguments, again=False):
         if isinstance(wrt, list):
             wrt = tuple(wrt)
         if getattr(self, "_generation", 0) != pipeline.GENERATION[0]:  # made for a module's values since changed
@@ -381,6 +381,11 @@ class Differentiated:
                     if type(arguments[index]) not in FUNCTION_TYPES:  # a function: named where statics are
                         check_wrt(arguments[index])
             entry = self._entries[key] = _Entry(self._target, kind, wrt, self._has_aux, checks, statics)
+        if entry.bindings and binding_changed(entry.bindings) and not again:
+            # made (or lowered, for another kind) for a function, class or object a module name has since been
+            # bound away from: made again, for every transform (jacobian and hessian too)
+            forget_transforms()
+            return self._made_entry(kind, wrt, statics, arguments, again=True)
         return entry
 
 
@@ -742,6 +747,9 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
+    made_before = _GRADIENTS.get(d._target.fn, {}).values()
+    if any(binding_changed(getattr(made, "__tapegen_bindings__", ())) for made in made_before):
+        forget_transforms()  # made for a helper (or class, or object) a module name has since been bound away from
     if d._target.varargs is not None and rest is None:
         raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes *{d._target.varargs}, cannot "
                            f"be differentiated again as a whole (only where it is called with its arguments)",
@@ -773,6 +781,8 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
     if key not in cache:
         from .codegen import differentiable  # gradients of gradients only
         cache[key] = differentiable.load(generated, d._target, key[1], key[2])
+        # what the gradient code was made for: a function inlining it (or its Jacobian) is checked against it too
+        cache[key].__tapegen_bindings__ = generated.bindings
         # A caller that inlines it must pass these very functions (frontend/inline.py checks).
         cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics if isinstance(i, int)}
     bound = d._target.bound  # a method: the gradient code takes `self` first
@@ -937,10 +947,7 @@ def _on_current_code(entry_of, run):
     function, class or object a name has since been bound away from (entry.bindings, checked here), or for a
     list's length or an int key that has since changed (ChangedSinceTransformError, raised first thing in
     the generated code), is made again and run once more."""
-    entry = entry_of()
-    if entry.bindings and binding_changed(entry.bindings):
-        forget_transforms()
-        entry = entry_of()
+    entry = entry_of()  # (_made_entry checks the names it was made for)
     try:
         return run(entry)
     except ChangedSinceTransformError:

@@ -142,6 +142,7 @@ def jacobian(f, wrt=0, mode="auto", *, argnums=None, argnum=None):
     d = _differentiated(f)
 
     def jacobian_of(*args, **kwargs):
+        d = _differentiated(f)  # (a gradient's code: made again if a name it was made for is bound away)
         target = d._target
         arguments = target.arguments(args, kwargs)
         indices, bare = target.wrt(wrt, target.statics(arguments))  # with *args: positions count its values

@@ -264,6 +264,7 @@ class Calls:
         `self.helper(...)` inside is inlined too.
         """
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
+        self.bindings.extend(getattr(fn, "__tapegen_bindings__", ()))  # gradient code: the names it was made for
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
         if self.call_stack.count(key) >= RECURSION_DEPTH:
             return self.recursive_call(fn, node, args, kwargs)
@@ -586,8 +587,9 @@ class Calls:
                 if i < first_default:
                     raise self.unsupported(node, f"{name}() is missing argument `{param}`")
                 default = defaults[i - first_default]
-                bound[param] = default if isinstance(default, (Const, Var, Pack, StaticValue, LocalFunction, KnownItems)) \
-                    else _default(default, param, self)  # (an atom: a local function's, evaluated where written)
+                atom = isinstance(default, (Const, Var, Pack, StaticValue, LocalFunction, KnownItems))
+                bound[param] = default if atom else _default(default, param, self)  # (an atom: a local
+                # function's default, evaluated where it was written)
         for param, default in zip(keyword_only, self._keyword_defaults(signature, kwdefaults)):
             if param not in bound:
                 if default is _REQUIRED:

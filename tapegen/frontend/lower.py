@@ -409,6 +409,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.env[node.args.kwarg.arg] = self.current[-1].outputs[0]
         self.params = set(params)
         self.root_params = self.params  # the differentiated function's own (callees share these)
+        self.bindings.extend(getattr(self.fn, "__tapegen_bindings__", ()))  # gradient code: what it was made for
         self.self_var = params[0] if params and self.receiver is not None else None
         if isinstance(node, ast.Lambda):
             outputs, returns_tuple = self._return_value(node.body)

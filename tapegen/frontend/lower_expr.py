@@ -23,7 +23,8 @@ from ..ir import Const, If, Pack, Var, atom_vars as _vars
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
-from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class, py_sorted, py_sum, repeat_items
+from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
+from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
@@ -31,7 +32,7 @@ from ..rules.standing_for import stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
-from .resolve import MISSING, _static_instance, freezes, native
+from .resolve import MISSING, LiveNamespace, _static_instance, freezes, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -1194,8 +1195,8 @@ class Expressions:
             return (Const(len(self.env[node.args[0].id].items)),)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.mapped(node),)
-        helper = stands_for(obj, len(node.args), [kw.arg for kw in node.keywords]) \
-            if obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args) else None
+        plain_call = obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args)
+        helper = stands_for(obj, len(node.args), [kw.arg for kw in node.keywords]) if plain_call else None
         if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
@@ -1206,7 +1207,8 @@ class Expressions:
             known = self.known_isinstance(node)
             if known is not None:  # isinstance(p, str) on a constant: decided now (its branch alone lowered)
                 return (known,)
-        if obj in (getattr, setattr) and len(node.args) == (2 if obj is getattr else 3) and not node.keywords:
+        if obj in (getattr, setattr) and len(node.args) == (2 if obj is getattr else 3) and not node.keywords \
+                and not isinstance(self.scope.globals, LiveNamespace):  # (generated code's are its own primitives)
             name = self.expr(node.args[1])  # getattr(self, "W"), setattr(self, "last", x): the attribute
             if isinstance(name, Const) and isinstance(name.value, str) and name.value.isidentifier():
                 attribute = ast.copy_location(ast.Attribute(node.args[0], name.value, ast.Load()), node)

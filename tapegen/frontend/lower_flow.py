@@ -112,8 +112,8 @@ class ControlFlow:
                 and len(it.args) == 1 and not it.keywords:
             pairs = self.sequences(target.elts[1], it.args[0])
             index_name = target.elts[0].id
-        elif fn is builtins.enumerate and _is_unpacking(target, 2) and (
-                len(it.args) == 2 and not it.keywords or len(it.args) == 1 and [k.arg for k in it.keywords] == ["start"]):
+        elif fn is builtins.enumerate and _is_unpacking(target, 2) and (len(it.args) == 2 and not it.keywords or (
+                len(it.args) == 1 and [k.arg for k in it.keywords] == ["start"])):
             return self.counted_from(target, it, it.args[1] if len(it.args) == 2 else it.keywords[0].value)
         else:
             pairs, index_name = self.sequences(target, it), None

@@ -371,8 +371,8 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 
 # Primitives whose value is a list, tuple or dict (by name): `+` and `*` on it join and repeat, and
 # its tangent contributions add item by item.
-CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict", "updated": "dict",
-                     "list": "list",
+CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict",
+                     "updated": "dict", "list": "list",
                      "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
                      "dsplit": "list"}
 

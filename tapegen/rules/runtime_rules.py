@@ -41,8 +41,8 @@ from .linalg import einsum_vjp
 from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
-from .language import array_rows, item_cotangent, keyed, keys_outside, keys_within, make_dict_vjp, make_list_vjp, one_item, \
-    without_item
+from .language import array_rows, item_cotangent, keyed, keys_outside, keys_within, make_dict_vjp, make_list_vjp
+from .language import one_item, without_item
 from .language import record_cotangent, record_items, zero_region
 from .linalg import inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_count, ptp_share, reduced_size
