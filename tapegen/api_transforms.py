@@ -194,7 +194,10 @@ def _names(n):
 def _jvp_code(d, positions):
     """The generated tangent code of `d` (a Differentiated) moving `positions`."""
     d = _differentiated(d) if not isinstance(d, Differentiated) else d
-    return d._entry("jvp", positions, d._target.default_statics()).function
+    entry = d._entry("jvp", positions, d._target.default_statics())
+    function = entry.function
+    function.__tapegen_bindings__ = entry.bindings  # a function inlining it is checked against them too
+    return function
 
 
 @functools.lru_cache(maxsize=None)

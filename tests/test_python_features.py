@@ -528,8 +528,9 @@ def test_a_function_refused_for_every_length_keeps_its_first_error():
 
 
 def test_jacobians_and_hessians_are_made_again_when_a_module_name_is_rebound(monkeypatch):
-    """tg.jacobian, tg.hessian and tg.grad of tg.grad ran the code made for a helper since rebound (a silent
-    stale value): the gradient code they differentiate keeps the names it was made for, checked on each call."""
+    """tg.jacobian, tg.hessian, tg.grad of tg.grad and of tg.jvp ran the code made for a helper since rebound (a
+    silent stale value): the gradient and tangent code they differentiate keep the names they were made for,
+    checked on each call."""
     x = np.array([0.3, -0.4])
 
     def steps(f, eps=1e-5):
@@ -538,10 +539,14 @@ def test_jacobians_and_hessians_are_made_again_when_a_module_name_is_rebound(mon
     jacobian = tg.jacobian(lambda y: np.sin(pf.uses_module_names(y)) * y)
     hessian = tg.hessian(pf.uses_module_names)
     second = tg.grad(lambda y: np.sum(tg.grad(pf.uses_module_names)(y) ** 2))
+    v = np.array([1.0, 0.5])
+    of_jvp = tg.grad(lambda y: tg.jvp(pf.uses_module_names, (y,), (v,))[1])
     for name, value in [(None, None), ("_rebound_helper", lambda x: x * 5.0), ("REBOUND_ACT", np.sin)]:
         if name is not None:
             monkeypatch.setattr(pf, name, value)
         np.testing.assert_allclose(jacobian(x), steps(lambda y: np.sin(pf.uses_module_names(y)) * y).T, rtol=1e-4)
         np.testing.assert_allclose(hessian(x), steps(tg.grad(pf.uses_module_names)), rtol=1e-4)
         np.testing.assert_allclose(second(x), steps(lambda y: np.sum(tg.grad(pf.uses_module_names)(y) ** 2)),
+                                   rtol=1e-4)
+        np.testing.assert_allclose(of_jvp(x), steps(lambda y: tg.jvp(pf.uses_module_names, (y,), (v,))[1]),
                                    rtol=1e-4)
