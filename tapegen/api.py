@@ -795,6 +795,9 @@ def _generic_gradient(d, wrt, statics=()):
     indices, bare = target.wrt(wrt, statics)
     receiver = type(target.bound[0]) if target.bound else None
     program = pipeline.lowered(target.fn, receiver, statics)
+    if program.bindings and binding_changed(program.bindings):  # lowered before a module name was rebound
+        forget_transforms()
+        program = pipeline.lowered(target.fn, receiver, statics)
     if program.returns_tuple and not d._has_aux:
         raise NonScalarOutputError("grad needs a scalar output, but the function returns a tuple",
                                    program.return_span, "pass has_aux=True if the first item is the loss")
