@@ -280,7 +280,10 @@ class ControlFlow:
         array = self.read_name(target.value)
         if self.container_kind(array) is None and isinstance(array, Var) and isinstance(target.slice, ast.Constant) \
                 and isinstance(target.slice.value, str):  # p["W"] = v: a string key, so a dict (an argument's,
-            self.containers[array] = "dict"  # or `p = params.copy()` of one), set as one built here
+            if array in self.root_params:  # or `p = params.copy()` of one), set as one built here; into an
+                array = self.emit(rules.lookup(dict), [array], {}, target, self.shared.get(name))  # argument's
+                self.store(name, array, target)  # copy, as for an array (the caller's dict is left as it was)
+            self.containers[array] = "dict"
         if self.container_kind(array) in ("list", "dict"):
             return self._assign_item(name, array, target, value_node, op)
         if array in self.root_params:  # x[i] = v on an argument: written into a copy (docs/syntax.md)

@@ -2039,3 +2039,11 @@ def numpy_functions_written_out(x, v):
     X, Y = np.meshgrid(x, v)
     I, J = np.meshgrid(x, v ** 2, indexing="ij")
     return total + np.sum(np.polyval(v, x)) + np.sum(np.sin(X) * Y) + np.sum(I * J)
+
+
+def dict_argument_written_into(params, x):
+    """`params["W"] = ...` into a dict argument: written into its copy (the caller's dict is left as it was),
+    as a write into an array argument is."""
+    params["W"] = params["W"] * 2.0
+    params["c"] = np.tanh(params["b"])
+    return np.sum(params["W"] * x) + np.sum(params["c"] * params["b"])
