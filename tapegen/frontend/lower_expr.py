@@ -28,7 +28,7 @@ from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import stands_for, vectorized
+from ..rules.standing_for import BY_KEY, stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
@@ -1197,6 +1197,10 @@ class Expressions:
             return (self.mapped(node),)
         plain_call = obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args)
         helper = stands_for(obj, len(node.args), [kw.arg for kw in node.keywords]) if plain_call else None
+        if plain_call and obj in BY_KEY and len(node.args) == 1 and any(  # sorted(xs, key=lambda x: x[1])
+                kw.arg == "key" and isinstance(self.known(kw.value) or kw.value, (ast.Lambda, LocalFunction))
+                for kw in node.keywords):
+            helper = BY_KEY[obj]
         if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)

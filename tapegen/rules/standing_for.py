@@ -16,6 +16,8 @@ import itertools
 
 import numpy as np
 
+from ..runtime import stop_gradient
+
 
 def reduce(function, sequence, *initial):
     """`functools.reduce(function, sequence[, initial])`: `function` applied item after item."""
@@ -100,6 +102,28 @@ def meshgrid(x, y, indexing="xy"):
         return np.broadcast_to(x[None, :], shape), np.broadcast_to(y[:, None], shape)
     shape = (np.shape(x)[0], np.shape(y)[0])
     return np.broadcast_to(x[:, None], shape), np.broadcast_to(y[None, :], shape)
+
+
+def sorted_by(iterable, key, reverse=False):
+    """`sorted(iterable, key=f, reverse=...)` with `f` a function of the user's (a lambda): the items in the
+    order of their keys, which decide the order only (no derivative flows through them)."""
+    items = list(iterable)
+    keys = [stop_gradient(key(item)) for item in items]
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+    return [items[i] for i in order]
+
+
+def max_by(iterable, key):
+    """`max(iterable, key=f)`: the first item whose key is largest."""
+    return sorted_by(iterable, key, reverse=True)[0]
+
+
+def min_by(iterable, key):
+    """`min(iterable, key=f)`: the first item whose key is smallest."""
+    return sorted_by(iterable, key)[0]
+
+
+BY_KEY = {sorted: sorted_by, max: max_by, min: min_by}
 
 
 def stands_for(obj, positional: int, keywords) -> object:

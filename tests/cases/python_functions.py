@@ -2047,3 +2047,13 @@ def dict_argument_written_into(params, x):
     params["W"] = params["W"] * 2.0
     params["c"] = np.tanh(params["b"])
     return np.sum(params["W"] * x) + np.sum(params["c"] * params["b"])
+
+
+def sorted_by_a_lambda(x):
+    """`sorted(..., key=lambda ...)`, `max(xs, key=...)`, `min(xs, key=...)`: the keys decide the order only."""
+    order = sorted(range(3), key=lambda i: -x[i])
+    rows = [x * 1.0, x ** 2, np.sin(x)]
+    by_total = lambda r: np.sum(r)
+    best, worst = max(rows, key=by_total), min(rows, key=by_total)
+    ranked = sorted(rows, key=lambda r: r[0], reverse=True)
+    return x[order[0]] * 2.0 + x[order[-1]] + np.sum(best * worst) + np.sum(ranked[0] * np.arange(3.0))
