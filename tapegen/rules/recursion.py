@@ -1,10 +1,11 @@
 """A function calling itself deeper than the transform unrolls: a primitive whose derivatives are tapegen's own.
 
 Lowering inlines a function calling itself, each call in its caller's place, while a test decided when
-transforming ends the recursion. Past `RECURSION_DEPTH` levels what ends it is known only when the code
-runs (autograd's hmm_em maps `log_partition_function` over a list of sequences, then over each sequence;
-a tree walked to its leaves). Such a call runs as written in the forward pass, and its derivative for an
-argument is tapegen's own at the values it was called with:
+transforming ends the recursion. Past `RECURSION_DEPTH` levels, or met again inside a branch or loop of its
+own decided when the code runs (the second time down), what ends it is known only when the code runs
+(autograd's hmm_em maps `log_partition_function` over a list of sequences, then over each sequence; a tree
+walked to its leaves). Such a call runs as written in the forward pass, and its derivative for an argument
+is tapegen's own at the values it was called with:
 
     y = log_partition_function(natural_params, data_0)
     ...
@@ -13,8 +14,8 @@ argument is tapegen's own at the values it was called with:
 where the rule is `tapegen.vjp(log_partition_function, natural_params, data_0, wrt=0)` applied to `g_y`
 (and the JVP rule `tapegen.jvp` with that argument's tangent). That code meets the same call again, so
 the derivative recurses exactly as deep as the program does when it runs; each signature's code is made
-once. Gradient code that calls these rules is differentiated again through them (`tapegen.vjp` inside a
-function is a transform tapegen composes).
+once. The rules are such primitives too (`rule_primitive`): gradient code calling them, differentiated
+again, has their derivatives made when the code runs, to any order.
 """
 from __future__ import annotations
 
