@@ -2,8 +2,8 @@
 functions without rules of their own, as the NumPy calls with rules they stand for (np.convolve,
 np.correlate, np.polyval, np.meshgrid of two arrays).
 
-`functools.reduce(f, xs)`, `itertools.chain(a, b)`, `np.apply_along_axis(f, axis, a)` and the function
-`np.vectorize(f)` makes run code of the
+`functools.reduce(f, xs)`, `itertools.chain(a, b)`, `np.apply_along_axis(f, axis, a)`, the function
+`np.vectorize(f)` makes and `sorted` / `max` / `min` with a key function of the user's run code of the
 user's (or NumPy's) on values tapegen follows. Lowering inlines the function here for such a call, as it
 inlines the user's own (a function of tapegen's rules package counts as the user's), so the function
 passed is called where tapegen sees it and its derivative is that of the loop written out. An iterator
