@@ -33,7 +33,8 @@ def f(x):
     return np.sum(h * h)
 '''
 
-CHILD = '''
+# A child process counting how often it lowers a function (0: its code came from the disk cache).
+COUNTING = '''
 import json, sys
 import numpy as np
 import tapegen as tg
@@ -47,7 +48,9 @@ def counting(*args, **kwargs):
 pipeline.lowered = counting
 
 sys.path.insert(0, sys.argv[1])
-import model
+'''
+
+CHILD = COUNTING + '''import model
 x = np.linspace(0.1, 0.9, 5)
 first = tg.grad(model.f)(x)
 second = tg.grad(model.f)(x)  # the specialized code
@@ -299,21 +302,7 @@ def f(x):
     return np.sum(act(x) * x)
 '''
 
-CHILD_REBOUND = '''
-import json, sys
-import numpy as np
-import tapegen as tg
-from tapegen import pipeline
-
-lowerings = []
-lowered = pipeline.lowered
-def counting(*args, **kwargs):
-    lowerings.append(1)
-    return lowered(*args, **kwargs)
-pipeline.lowered = counting
-
-sys.path.insert(0, sys.argv[1])
-import rebound
+CHILD_REBOUND = COUNTING + '''import rebound
 x = np.linspace(0.1, 0.9, 5)
 df = tg.grad(rebound.f)
 before = [df(x).tolist(), df(x).tolist()]
