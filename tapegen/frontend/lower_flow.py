@@ -32,11 +32,11 @@ class ControlFlow:
     # --- if / else ----------------------------------------------------------------------
 
     def stmt_If(self, stmt):
-        self.deciding = True  # a flag of a module's object tested here is taken as it is now (known_flag)
-        try:
+        deciding, self.deciding = getattr(self, "deciding", False), True  # a flag of a module's object tested
+        try:  # here is taken as it is now (known_flag)
             cond = self.condition(stmt.test)
         finally:
-            self.deciding = False
+            self.deciding = deciding
         if isinstance(cond, Const):  # decided at transform time: lower only the branch taken, in place
             taken = stmt.body if cond.value else stmt.orelse
             if any(isinstance(s, ast.Return) for s in taken):
