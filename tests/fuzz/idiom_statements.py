@@ -5,7 +5,8 @@ Expressions, and the helpers these share, are in idioms.py.
 Statements (`IdiomStatements.idiom_statement`, weights in STATEMENT_IDIOMS):
   unpack-loop           `for W, b in pairs:`, `for t, (p, q) in enumerate(zip(xs, ys)):`,
                         `for p, q in zip(*pairs):`, `for k, v in d.items():`, `for k in d:`, over lists of tuples
-  dict-comprehension    `{k: ... for k, v in params.items() if k != "q"}`, `{k: params[k] ... for k in params}`
+  dict-comprehension    `{k: ... for k, v in params.items() if k != "q"}`, `{k: params[k] ... for k in params}`,
+                        then maybe `d.update({"p": ...})` or `d.update(extra=...)`
   varargs               helpers with `*args`, keyword-only parameters and `**kwargs`, called with `f(*xs)`,
                         `g(**d)` of lists and dicts the function builds
   function-values       `apply(f, x)`, `fs[1](x)`, `acts["out"](x)`, `for f in fs:`, `[f(x) for f in fs]`,
@@ -133,6 +134,14 @@ class IdiomStatements(Idioms):
             clause = f"for {k}, {v} in zip({_sequence([repr(key) for key in keys], '()')}, {name}.values()){condition}"
         self.emit_both(f"{new} = {{{{{k}: {{0:x}} {clause}}}}}", body)
         reads = [Var(f'{new}["{key}"]', body.shape, body.bound) for key in keys if key != drop]
+        if self.c.flip(40):  # d.update(...): an item set again, or a new one
+            extra = self.expression(env)
+            key = self.c.choice(["p", "extra"]) if drop != "p" else "extra"
+            spelled = self.c.choice([f'{{{{"{key}": {{0:x}}}}}}', f"{key}={{0:x}}"])
+            self.note("dict-comprehension:update")
+            self.emit_both(f"{new}.update({spelled})", extra)
+            reads = [r for r in reads if r.name != f'{new}["{key}"]'] + [Var(f'{new}["{key}"]', extra.shape,
+                                                                              extra.bound)]
         return self.define(env, self.name(), self.expression(reads))
 
     def helper_lines(self, header, body_lines):
