@@ -81,6 +81,7 @@ POINTS = {
     "dict_argument_copied_then_set": ({"W": _m(3), "b": _m(2)}, X3),
     "dict_argument_written_into": ({"W": _m(3), "b": _m(2)}, X3),
     "sorted_by_a_lambda": (np.array([0.3, -0.7, 1.2]),),
+    "keys_and_records_worked_out": (np.array([0.3, -0.7, 1.2]),),
     "attention_module_set_up_before": (np.array([0.5, -0.7, 1.2]), np.array([0.3, 0.2, -0.4])),
     "assignment_expressions[other branch]": (np.array([0.1, -0.2, 0.3]),),
     "globals_spread_as_arguments": (X3,),

@@ -528,6 +528,9 @@ class Expressions:
 
     def binary(self, fn, left, right, node, target):
         """`left <op> right`: `+` and `*` join and repeat lists and tuples, and compute on arrays."""
+        known = _known_text(fn, left, right)
+        if known is not None:  # "layer_%d" % i, "W" + str(i) with i known now: the key it names
+            return known
         kinds = (self.container_kind(left), self.container_kind(right))
         if fn is operator.add and any(kinds):  # joining sequences, not adding numbers
             op = concat if all(kinds) else plus  # plus: the other side's type is known only when it runs
@@ -642,6 +645,8 @@ class Expressions:
             conversion = {-1: "", 115: "!s", 114: "!r", 97: "!a"}[part.conversion]
             template.append("{" + conversion + spec + "}")
             values.append(self.expr(part.value))
+        if all(isinstance(v, Const) and isinstance(v.value, _PLAIN) for v in values):  # f"{k}_proj", k known now
+            return Const("".join(template).format(*(v.value for v in values)))
         return self.emit(_opaque("str.format", str.format), [Const("".join(template))] + values, {}, node, target)
 
     def expr_Tuple(self, node, target):
@@ -682,10 +687,13 @@ class Expressions:
                 merged = self.emit(rules.lookup(with_item), [merged, Const(key.value), self.expr(value)], {}, node,
                                    target if key is node.keys[-1] else None)
             return merged
-        if any(k is None or not isinstance(k, ast.Constant) for k in node.keys):
-            raise self.unsupported(node, "a dict literal needs constant keys here (and `**d` first only)",
-                                   "write the keys as literals")
-        keys = Const(tuple(k.value for k in node.keys))
+        known = [k.value if isinstance(k, ast.Constant) else self.expr(k) if k is not None else None
+                 for k in node.keys]  # {name: x} with `name = "layer_%d" % 2`: a key known now
+        known = [k.value if isinstance(k, Const) else k for k in known]
+        if any(k is None or isinstance(k, (Var, Pack)) or not _hashable(k) for k in known):
+            raise self.unsupported(node, "a dict literal needs keys known when transforming here (and `**d` first "
+                                         "only)", "write the keys as literals")
+        keys = Const(tuple(known))
         values = [self.expr(v) for v in node.values]
         return self.emit(rules.lookup(make_dict), [keys] + values, {}, node, target)
 
@@ -1193,6 +1201,13 @@ class Expressions:
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), Pack):  # len(args) of a helper's *args: known now
             return (Const(len(self.env[node.args[0].id].items)),)
+        if obj is not MISSING and obj is _dataclasses().replace and len(node.args) == 1 \
+                and all(kw.arg for kw in node.keywords):  # dataclasses.replace(p, b=v): a new object of p's class
+            made = self.replaced_dataclass(node)
+            if made is not None:
+                return (made,)
+        if obj is np.where and len(node.args) == 1 and not node.keywords:  # np.where(mask): np.nonzero(mask)
+            return self.emit_multi(rules.lookup(np.nonzero), [self.expr(node.args[0])], {}, node, outputs, targets)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.mapped(node),)
         plain_call = obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args)
@@ -1708,6 +1723,11 @@ class Expressions:
         if static is not None:  # self.loss(y, p): a @staticmethod (or @classmethod) of the object's class
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(static[0], node, static[1] + args, kwargs), outputs, node, targets)
+        if isinstance(receiver, Const) and isinstance(receiver.value, str) and func.attr in _STRING_METHODS:
+            args, kwargs = self.arguments(node)
+            if all(isinstance(a, Const) for a in [*args, *kwargs.values()]):  # "{}_proj".format(k), k known now
+                return (Const(getattr(receiver.value, func.attr)(*(a.value for a in args),
+                                                                 **{k: a.value for k, a in kwargs.items()})),)
         method = self._own_method(receiver, func.attr)
         entry = rules.method(func.attr)
         kind = self.held_kind(receiver) if func.attr == "copy" and not node.args and not node.keywords else None
@@ -1872,6 +1892,28 @@ class Expressions:
                  self.emit(rules.lookup(operator.getitem), [receiver, Const(k)], {}, node, None)
                  for k, name in enumerate(cls._fields)}
         return (self.record(cls, receiver, [], items, node, (targets or [None])[0]),)
+
+    def replaced_dataclass(self, node):
+        """`dataclasses.replace(p, b=v)` on a dataclass object tapegen knows: `Cls(W=p.W, b=v)`, or None."""
+        dataclasses = _dataclasses()
+        receiver = self.expr(node.args[0])
+        cls = self.types.get(receiver) if isinstance(receiver, Var) else None
+        if cls is None or not dataclasses.is_dataclass(cls):
+            return None
+        holders = {"cls": self.namer.invented("replaced_class").name, "obj": self.namer.invented("replaced").name}
+        changes = {kw.arg: kw.value for kw in node.keywords}
+        call = ast.Call(ast.Name(holders["cls"], ast.Load()), [], [
+            ast.keyword(f.name, changes.get(f.name, ast.Attribute(ast.Name(holders["obj"], ast.Load()), f.name,
+                                                                  ast.Load())))
+            for f in dataclasses.fields(cls) if f.init])
+        for sub in ast.walk(call):
+            if isinstance(sub, (ast.expr, ast.keyword)) and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, node)
+        self.env[holders["cls"]], self.env[holders["obj"]] = StaticValue(cls), receiver
+        try:
+            return self.expr(call)
+        finally:
+            del self.env[holders["cls"]], self.env[holders["obj"]]
 
     def _dataclass_init(self, obj, cls, fields, args, kwargs, node):
         import dataclasses
@@ -2355,6 +2397,30 @@ def _candidate_name(candidate) -> str:
     if isinstance(candidate, LocalFunction):
         return "the lambda" if isinstance(candidate.node, ast.Lambda) else f"the local function {candidate.node.name}"
     return getattr(candidate.obj, "__qualname__", None) or repr(candidate.obj)
+
+
+_STRING_METHODS = ("format", "upper", "lower", "replace", "strip", "startswith", "endswith", "join", "split")
+
+
+def _dataclasses():
+    import dataclasses
+    return dataclasses
+
+
+def _known_text(fn, left, right):
+    """`"layer_%d" % i` or `"W" + name` of strings and numbers known when transforming, as a Const, else None."""
+    def plain(atom):
+        if isinstance(atom, Const) and isinstance(atom.value, _PLAIN):
+            return True
+        return isinstance(atom, Pack) and atom.kind == "tuple" and all(plain(item) for item in atom.items)
+
+    def value(atom):
+        return atom.value if isinstance(atom, Const) else tuple(value(item) for item in atom.items)
+    if not (isinstance(left, Const) and isinstance(left.value, str) and plain(right)):
+        return None
+    if fn is operator.mod or fn is operator.add and isinstance(right, Const) and isinstance(right.value, str):
+        return Const(fn(left.value, value(right)))
+    return None
 
 
 def _describe(node) -> str:

@@ -2057,3 +2057,28 @@ def sorted_by_a_lambda(x):
     best, worst = max(rows, key=by_total), min(rows, key=by_total)
     ranked = sorted(rows, key=lambda r: r[0], reverse=True)
     return x[order[0]] * 2.0 + x[order[-1]] + np.sum(best * worst) + np.sum(ranked[0] * np.arange(3.0))
+
+
+@dataclass
+class _Params:
+    W: np.ndarray
+    scale: float = 1.0
+
+
+def keys_and_records_worked_out(x):
+    """Keys worked out of constants (`"layer_%d" % i`, `f"{k}_W"`, `"{}_b".format(k)`, `{name: v}`),
+    `np.where(mask)` of one argument (the indices) and `dataclasses.replace(p, scale=...)`."""
+    import dataclasses
+    layers = {}
+    for i in range(2):
+        layers["layer_%d" % i] = x * (i + 1.0)
+    name = "layer_" + "1"
+    named = {name: np.sin(x)}
+    for k in ["q", "k"]:
+        layers[f"{k}_W"] = np.tanh(x)
+        layers["{}_b".format(k)] = x ** 2
+    picked = x[np.where(x > 0)[0]]
+    p = _Params(W=x * 2.0)
+    q = dataclasses.replace(p, scale=np.sum(x))
+    return (np.sum(layers["layer_1"] * named["layer_1"]) + np.sum(layers["q_W"] * layers["k_b"])
+            + np.sum(picked ** 2) + np.sum(q.W) * q.scale)
