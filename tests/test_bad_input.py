@@ -12,7 +12,6 @@ REFUSED = [
     ("coroutine", B.coroutine, tg.UnsupportedSyntaxError, "async"),
     ("generator", B.generator, tg.UnsupportedSyntaxError, "yield"),
     ("unknown-callable", B.unknown_callable, tg.NoRuleError, "no gradient rule"),
-    ("global-write", B.writes_global, tg.UnsupportedSyntaxError, "global"),
     ("nonlocal-write", B.writes_nonlocal(), tg.UnsupportedSyntaxError, "nonlocal"),
 ]
 

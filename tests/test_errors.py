@@ -32,7 +32,7 @@ def test_caret_counts_characters_not_bytes():
     (bad.uses_try, 11, "`try` is not supported"),
     (bad.generator, 24, "`yield` is not supported"),
     (bad.calls_with_out, 33, "argument `out` of np.sum() is not supported"),
-    (bad.uses_global_write, 42, "`global` is not supported"),
+    (bad.defines_a_class, 42, "a class definition is not supported"),
     (bad.unknown_name, 48, "name `undefined_thing` is not defined"),
 ], ids=lambda v: getattr(v, "__name__", None) if callable(v) else None)
 def test_unsupported_syntax(fn, line, message):

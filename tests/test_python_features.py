@@ -82,6 +82,7 @@ POINTS = {
     "dict_argument_written_into": ({"W": _m(3), "b": _m(2)}, X3),
     "sorted_by_a_lambda": (np.array([0.3, -0.7, 1.2]),),
     "keys_and_records_worked_out": (np.array([0.3, -0.7, 1.2]),),
+    "counts_its_calls": (np.array([0.3, -0.7, 1.2]),),
     "attention_module_set_up_before": (np.array([0.5, -0.7, 1.2]), np.array([0.3, 0.2, -0.4])),
     "assignment_expressions[other branch]": (np.array([0.1, -0.2, 0.3]),),
     "globals_spread_as_arguments": (X3,),
@@ -553,3 +554,17 @@ def test_jacobians_and_hessians_are_made_again_when_a_module_name_is_rebound(mon
                                    rtol=1e-4)
         np.testing.assert_allclose(of_jvp(x), steps(lambda y: tg.jvp(pf.uses_module_names, (y,), (v,))[1]),
                                    rtol=1e-4)
+
+
+def test_global_names_are_rebound_in_the_module_as_the_code_runs():
+    """`global CALLS; CALLS += 1` counts each call the gradient code makes (as the function run by Python
+    does), and `LAST_LOSS = loss` keeps the value of the call."""
+    x = np.array([0.3, -0.7, 1.2])
+    gradient = tg.grad(pf.counts_its_calls)
+    gradient(x)  # (the first calls make the code: the tests' self-check runs it once more)
+    gradient(x)
+    before = pf.CALLS
+    for k in range(1, 4):
+        np.testing.assert_allclose(gradient(x), 4.0 * np.sin(x) * np.cos(x))
+        assert pf.CALLS == before + k
+        assert pf.LAST_LOSS == pytest.approx(np.sum(np.sin(x) ** 2))

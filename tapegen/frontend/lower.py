@@ -20,7 +20,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, number_item,
-                               raise_error, same_shape_as_transformed, same_value_as_transformed)
+                               raise_error, same_shape_as_transformed, same_value_as_transformed, set_module_name)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled, lowered_until_settled
@@ -662,6 +662,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):  # a list kept in a variable
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
             atom = self.emit(maker, list(atom.items), {}, node, var or name)
+        if name in getattr(self, "module_names", ()):  # `global name`: the module's name is rebound too
+            namespace = self.free_object("module_names", lambda g=self.fn.__globals__: g)
+            self.emit_multi(rules.lookup(set_module_name), [namespace, Const(name), atom], {}, node, 0, [])
         if var is None:
             self.env[name] = atom
             self._set_token(name, atom, node)
@@ -776,6 +779,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return importlib.import_module(name)
         except ImportError as exc:
             raise self.unsupported(stmt, f"this import fails when tapegen runs it: {exc}") from None
+
+    def stmt_Global(self, stmt):
+        """`global calls`: the names, assigned below, are the module's (rebound there when the code runs)."""
+        self.module_names = getattr(self, "module_names", frozenset()) | set(stmt.names)
 
     def stmt_Pass(self, stmt):
         pass

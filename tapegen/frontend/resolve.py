@@ -239,7 +239,8 @@ def local_names(node) -> set:
                 names.add(sub.id)
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(sub.name)
-    return names
+    declared = {name for stmt in body for sub in walk(stmt) if isinstance(sub, ast.Global) for name in sub.names}
+    return names - declared  # `global calls`: the module's name, not a local
 
 
 def all_identifiers(node) -> set:

@@ -62,6 +62,15 @@ table.nondiff(identity_check, "obj, other, same, message", spelling="identity_ch
               inert=("obj", "other", "same", "message"))
 
 
+def set_module_name(namespace, name, value):
+    """`global name; name = value`: the module's name rebound when the code runs (a counter, a last loss)."""
+    namespace[name] = value
+
+
+table.nondiff(set_module_name, "namespace, name, value", spelling="set_module_name",
+              inert=("namespace", "name", "value"))
+
+
 def has_attribute_as_transformed(obj, name, expected, message):
     """Checks that `hasattr(obj, name)` is still `expected`, as it was when the gradient code was made
     (`hasattr(self, "conv2")` on a module's layer, `hasattr(layer, "_base_layer")` on one made here)."""

@@ -38,9 +38,9 @@ def starred(x, **rest):
     return np.sum(x)
 
 
-def uses_global_write(x):
-    global COUNTER
-    COUNTER = 1
+def defines_a_class(x):
+    class Local:
+        pass
     return np.sum(x)
 
 
