@@ -189,14 +189,19 @@ class _Target:
         variant of the transform made for these functions, whose calls it resolves."""
         functions = tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
         if self.lengths_matter:  # `[Dense(W, b) for W, b in params]`: made item by item, for len(params) items
-            functions += tuple((("len", i), (type(a).__name__, len(a))) for i, a in enumerate(arguments)
-                               if type(a) in (list, tuple))
+            functions += self.length_statics(arguments)
         keywords = getattr(arguments, "keywords", ())
         if self.varkw is not None:
             functions = (("**", keywords),) + functions  # which keywords **options has
         if self.varargs is None:
             return functions
         return (("*", len(arguments) - self.nparams - len(keywords)),) + functions  # how many values *rest has
+
+    @staticmethod
+    def length_statics(arguments) -> tuple:
+        """(("len", position), (kind, length)) for each list or tuple argument: statics of code made for them."""
+        return tuple((("len", i), (type(a).__name__, len(a))) for i, a in enumerate(arguments)
+                     if type(a) in (list, tuple))
 
     def default_statics(self):
         """`statics` for a call that passes no function-valued parameter that has a default."""
@@ -353,19 +358,9 @@ class Differentiated:
         those tapegen cannot differentiate are named; with `lengths_from` too (a call's), code refused for
         list and tuple arguments of any length is made again for theirs (Target.lengths_matter)."""
         lengths_from = arguments if lengths_from is None else lengths_from
-        try:
-            return self._made_entry(kind, wrt, statics, arguments)
-        except TapegenError as refused:
-            target = self._target
-            if isinstance(refused, ChangedSinceTransformError) or lengths_from is None or target.lengths_matter \
-                    or not any(type(a) in (list, tuple) for a in lengths_from):
-                raise
-            target.lengths_matter = True
-            try:
-                return self._made_entry(kind, wrt, target.statics(lengths_from), arguments)
-            except TapegenError:
-                target.lengths_matter = False
-                raise refused from None
+        lengths = self._target.length_statics(lengths_from) if lengths_from is not None else ()
+        return _made_for_lengths(self._target, lambda made_for: self._made_entry(kind, wrt, made_for, arguments),
+                                 statics, lengths)[0]
 
     def _made_entry(self, kind, wrt, statics, arguments, again=False):
         if isinstance(wrt, list):
@@ -747,9 +742,6 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
     """
     d = gradient._differentiated
     wrt = tuple(gradient._wrt) if isinstance(gradient._wrt, list) else gradient._wrt
-    made_before = _GRADIENTS.get(d._target.fn, {}).values()
-    if any(binding_changed(getattr(made, "__tapegen_bindings__", ())) for made in made_before):
-        forget_transforms()  # made for a helper (or class, or object) a module name has since been bound away from
     if d._target.varargs is not None and rest is None:
         raise TapegenError(f"a gradient of {d._target.fn.__qualname__}(), which takes *{d._target.varargs}, cannot "
                            f"be differentiated again as a whole (only where it is called with its arguments)",
@@ -765,17 +757,9 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
         statics = (("*", rest),) + statics
     if lengths and d._target.lengths_matter:
         statics += lengths
-    try:
-        generated = _generic_gradient(d, wrt, statics)
-    except TapegenError as refused:  # refused for lists of any length: made for these lengths if that works
-        if not lengths or d._target.lengths_matter:
-            raise
-        try:
-            generated = _generic_gradient(d, wrt, statics + lengths)
-        except TapegenError:
-            raise refused from None
-        d._target.lengths_matter = True
-        statics += lengths
+    # (a lowering made before a module name was rebound is made again there, and the caches with it)
+    generated, statics = _made_for_lengths(d._target, lambda made_for: _generic_gradient(d, wrt, made_for), statics,
+                                           lengths)
     key = (wrt, gradient._has_aux, gradient._with_value, statics)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
     if key not in cache:
@@ -787,6 +771,23 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
         cache[key].__tapegen_statics__ = {d._target.params[i]: value for i, value in statics if isinstance(i, int)}
     bound = d._target.bound  # a method: the gradient code takes `self` first
     return types.MethodType(cache[key], bound[0]) if bound else cache[key]
+
+
+def _made_for_lengths(target, make, statics, lengths):
+    """(`make(statics)`, statics); where that is refused and `lengths` (the statics of a call's list and tuple
+    lengths) are given, `make(statics + lengths)` if that works, `target`'s code made for lengths from then on
+    (Target.lengths_matter); else the first refusal."""
+    try:
+        return make(statics), statics
+    except TapegenError as refused:
+        if isinstance(refused, ChangedSinceTransformError) or not lengths or target.lengths_matter:
+            raise
+        try:
+            made = make(statics + lengths)
+        except TapegenError:
+            raise refused from None
+        target.lengths_matter = True
+        return made, statics + lengths
 
 
 def _generic_gradient(d, wrt, statics=()):
@@ -947,10 +948,11 @@ _PRIMITIVE_FUNCTIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _on_current_code(entry_of, run):
     """`run(entry_of())`, on code made for what the module's names and values are now: code made for a
-    function, class or object a name has since been bound away from (entry.bindings, checked here), or for a
-    list's length or an int key that has since changed (ChangedSinceTransformError, raised first thing in
-    the generated code), is made again and run once more."""
-    entry = entry_of()  # (_made_entry checks the names it was made for)
+    function, class or object a name has since been bound away from is made again by `entry_of` (the entry's
+    names are checked where it is found, `_made_entry`); code made for a list's length or an int key that has
+    since changed (ChangedSinceTransformError, raised first thing in the generated code) is made again and run
+    once more."""
+    entry = entry_of()
     try:
         return run(entry)
     except ChangedSinceTransformError:

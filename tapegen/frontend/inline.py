@@ -358,8 +358,9 @@ class Calls:
                                          f"derivative through that",
                                    "pass the value to the function as an argument, or rewrite the recursion as a loop")
         note = (f" ({fn.__name__}() calls itself more than {RECURSION_DEPTH} deep when transforming, and is passed an "
-                f"object, so tapegen runs it as written: it unrolls recursion only where a test decided when "
-                f"transforming ends it; rewrite the recursion as a loop)")
+                f"object (or takes *args, **kwargs or keyword-only parameters), so tapegen runs it as written: it "
+                f"unrolls recursion only where a test decided when transforming ends it; rewrite the recursion as "
+                f"a loop)")
         callee = self.free_object(fn.__name__, lambda f=fn: f)
         prim = _RECURSIVE.setdefault(id(fn), Primitive(name=fn.__name__, fn=fn, params=(), defaults={},
                                                         form="opaque", spelling="()", note=note))

@@ -49,7 +49,7 @@ def runtime_primitive(fn, name, names, defaults, add_names, as_run=None, **optio
     for index, param in enumerate(names):
         vjp_rule = named_rule(_vjp_rule(as_run, index), add_names, f"{spelling}_vjp_{param}", "vjp", param,
                               ("y", "g") + names)
-        vjp_rule.fn.__tapegen_runtime__ = (vjp_rule.reads, _pulled_back(as_run, index))
+        vjp_rule.fn.__tapegen_runtime__ = (vjp_rule.reads, _as_pulled_back(as_run, index))
         jvp_rule = named_rule(_jvp_rule(as_run, index), add_names, f"{spelling}_jvp_{param}", "jvp", param,
                               ("y", f"{param}_dot") + names)
         jvp_rule.fn.__tapegen_runtime__ = (jvp_rule.reads, lambda inputs, rule=jvp_rule.fn: (rule, inputs))
@@ -72,9 +72,10 @@ def rule_primitive(rule_fn, add_names):
 
 
 def _vjp_rule(as_run, index):
+    pulled_back = _pulled_back(as_run, index)
+
     def recursive_vjp(y, g, *inputs):
-        fn, inputs = as_run(inputs)
-        return lent.vjp(fn, *inputs, wrt=index)[1](_cotangent_like(g, y))
+        return pulled_back(y, _cotangent_like(g, y), *inputs)
     return recursive_vjp
 
 
@@ -93,6 +94,12 @@ def _pulled_back(as_run, index):
     def pulled_back(y, g, *inputs):
         fn, inputs = as_run(inputs)
         return lent.vjp(fn, *inputs, wrt=index)[1](g)
+    return pulled_back
+
+
+def _as_pulled_back(as_run, index):
+    """`as_run` for a VJP rule's own rules: its pulled-back function, at the cotangent as the pullback takes it."""
+    pulled_back = _pulled_back(as_run, index)
     return lambda inputs: (pulled_back, (inputs[0], _cotangent_like(inputs[1], inputs[0]), *inputs[2:]))
 
 
