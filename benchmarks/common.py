@@ -1,7 +1,7 @@
 """What the benchmark scripts share: single-threaded BLAS, the import path, timing, tracemalloc, tables.
 
 Import this module before NumPy: it pins every BLAS and XLA thread pool to one
-thread, so every library is measured on one core.
+thread and the process to one core, so every library is measured on one core.
 """
 from __future__ import annotations
 
@@ -12,6 +12,11 @@ for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ[_variable] = "1"
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# The flags above no longer bind XLA's CPU runtime (jaxlib 0.10 runs a jitted gradient on both cores with
+# them set: process time twice the wall time), so the process itself is held to one core, and with it
+# every thread pool of every library, and every process it starts.
+if hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
