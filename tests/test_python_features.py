@@ -35,6 +35,7 @@ POINTS = {
     "objects_of_different_classes": (_m(2, 3), [0.7, -0.4, 1.1]),
     "generator_helper": (_m(11), _m(4, 3)),
     "namedtuples_made_here": (_m(3), _m(3), _m(3)),
+    "namedtuple_class_made_inside": (_m(3), _m(3), _m(3)),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),

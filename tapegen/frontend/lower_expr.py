@@ -8,11 +8,13 @@ user function (inlined), a gradient of one, a custom rule, or an opaque call.
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import functools
 import inspect
 import math
 import operator
+import sys
 import types
 from dataclasses import dataclass
 
@@ -225,6 +227,14 @@ class Expressions:
             return self.partial_function(node)
         if obj is np.vectorize and len(node.args) == 1 and not node.keywords:  # np.vectorize(f): f per element
             return self.partial_function(node, StaticValue(vectorized))
+        if _makes_record_class(obj):  # `Params = namedtuple("Params", "W b")` inside the function: made now
+            try:
+                args = [self._static_display(a) for a in node.args]
+                kwargs = {kw.arg: self._static_display(kw.value) for kw in node.keywords}
+            except LookupError:
+                pass
+            else:
+                return StaticValue(obj(*args, **kwargs))
         first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) else None
         if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
             return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
@@ -1658,7 +1668,10 @@ class Expressions:
         if prim is not None and getattr(prim, "own_code", False) and self.lowers(obj):
             prim = None  # a rule's own helper (solve_vjp_a) in gradient code differentiated again: its code
         if prim is None and _is_namedtuple(obj):  # Params(W=W, b=b), whoever defined Params
-            return (self.record(obj, self.expr(node.func), *self.arguments(node), node, (targets or [None])[0]),)
+            made_here = isinstance(node.func, ast.Name) and isinstance(self.env.get(node.func.id), StaticValue)
+            like = atom if atom is not None else self.free_object(obj.__name__, lambda cls=obj: cls) if made_here \
+                else self.expr(node.func)  # (a class namedtuple() made when transforming: that class)
+            return (self.record(obj, like, *self.arguments(node), node, (targets or [None])[0]),)
         unknown = any(kw.arg is None and self._unknown_keywords(kw) for kw in node.keywords)
         if prim is None and inspect.isclass(obj) and users_class(obj) and not unknown:
             made = self.construct(obj, node, targets)
@@ -1786,6 +1799,13 @@ class Expressions:
             return ast.literal_eval(node)
         except ValueError:
             raise LookupError(ast.unparse(node)) from None
+
+    def _static_display(self, node):
+        """`_static_argument`, also of lists and tuples of them (`[("W", np.ndarray), ("b", float)]`)."""
+        if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            items = [self._static_display(e) for e in node.elts]
+            return items if isinstance(node, ast.List) else tuple(items)
+        return self._static_argument(node)
 
     def _own_method(self, receiver, name):
         """(plain function, class) behind `obj.<name>(...)` when `obj`'s class is known here, else None.
@@ -2226,6 +2246,12 @@ def _described(value):
     if isinstance(value, Const):
         return value.value
     return DYNAMIC
+
+
+def _makes_record_class(obj) -> bool:
+    """Whether `obj` is `collections.namedtuple` or `typing.NamedTuple`: called on constants, a class made
+    when transforming is the one each call would make (a record class, with no state of its own)."""
+    return obj is collections.namedtuple or (obj is getattr(sys.modules.get("typing"), "NamedTuple", MISSING))
 
 
 def _is_namedtuple(cls) -> bool:

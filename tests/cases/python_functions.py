@@ -5,6 +5,7 @@ tests/test_python_features.py checks each in grad, vjp, jvp and grad-of-grad.
 import functools
 import itertools
 import math
+import typing
 import warnings
 from collections import namedtuple
 from dataclasses import dataclass
@@ -274,6 +275,16 @@ def namedtuples_made_here(mu, s, x):
     mean, log_std, weight = g
     wider = g._replace(log_std=log_std + 0.1)
     return weight * gaussian_logpdf(wider, x) + np.sum(g[0] * mean) + gaussian_logpdf(Gaussian(mean, s, 2.0), x)
+
+
+def namedtuple_class_made_inside(mu, s, x):
+    """A namedtuple class made inside the function (by collections.namedtuple and typing.NamedTuple)."""
+    State = namedtuple("State", ["mean", "scale"], defaults=[1.0])
+    Pair = typing.NamedTuple("Pair", [("first", float), ("second", float)])
+    state = State(mu * s)
+    pair = Pair(np.sum(state.mean * x), second=np.sum(s ** 2))
+    first, second = pair
+    return first * state.scale + np.tanh(second) + np.sum(state._replace(scale=x)[1] * mu)
 
 
 def mlp_with(params, x, nonlinearity=np.tanh):
