@@ -108,6 +108,54 @@ def test_assignment_into_an_argument_writes_into_a_copy():
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
 
 
+def _shuffled(x):
+    a = x * 2.0
+    np.random.default_rng(0).shuffle(a)
+    return a[0] * 3.0 + a[1]
+
+
+def _module_shuffled(x):
+    a = x * 2.0
+    np.random.shuffle(a)
+    return a[0] * 3.0 + a[1]
+
+
+def _filled(x):
+    a = np.outer(x, x)
+    np.ndarray.fill(a, 2.0)
+    return np.sum(a * x)
+
+
+def _permuted_into(x):
+    a = x * 2.0
+    np.random.default_rng(0).permuted(a, out=a)
+    return a[0] * 3.0 + a[1]
+
+
+@pytest.mark.parametrize("f, message", [
+    (_shuffled, r"shuffle\(\) changes `a` in place"),
+    (_module_shuffled, r"np.random.shuffle\(\) changes `a` in place"),
+    (_filled, r"np.ndarray.fill\(\) changes `a` in place"),
+    (_permuted_into, r"permuted\(\) changes `a` in place"),
+])
+def test_a_library_call_changing_a_differentiated_array_in_place_is_refused(f, message):
+    """Run as written, these change the array without tapegen seeing how: its gradient would be the
+    unchanged array's (shuffled: [6, 2, 0] at every draw), a silent wrong number."""
+    for transform in (tg.grad(f), lambda x: tg.jvp(f, (x,), (x,))):
+        with pytest.raises(tg.NoRuleError, match=message):
+            transform(np.array([0.3, -0.7, 1.2]))
+
+
+def test_shuffling_data_without_a_derivative_still_runs():
+    def f(w, x):
+        order = np.arange(len(x))
+        np.random.default_rng(1).shuffle(order)
+        batch = x[order[:2]]
+        return np.sum(np.tanh(batch @ w))
+    w, x = np.array([0.5, -0.2]), np.arange(8.0).reshape(4, 2) / 4
+    tg.gradcheck(f, w, x)
+
+
 def test_assignment_into_a_view_of_an_argument_is_refused():
     def f(x):
         row = x[1:]

@@ -1,7 +1,7 @@
 """Indexing, `a[...]`, against central differences in float64.
 
 Arrays: ints, slices with steps, None, Ellipsis, boolean masks, integer arrays
-with duplicates (their cotangents add up), mixed tuples, and indices held in
+with duplicates (their cotangents add up; assigned to, one write kept), mixed tuples, and indices held in
 variables. Containers: dicts, lists and tuples of arrays, whose gradient has
 the container's structure. """
 import numpy as np
@@ -75,6 +75,29 @@ def test_duplicate_indices_add_up():
     """The gradient of sum(v[[0, 2, 2, 3, 0]]) counts each index: 2, 0, 2, 1, 0, 0."""
     gradient = tg.grad(lambda v, i: np.sum(v[i]))(V, DUPLICATES)
     np.testing.assert_array_equal(gradient, [2.0, 0.0, 2.0, 1.0, 0.0, 0.0])
+
+
+def _written_twice(v, x):
+    """`a[i] = ...` and `a[i] += ...` where `i` repeats positions: NumPy keeps one write per position."""
+    a = np.zeros(5) + v[:5] * 0.5
+    a[DUPLICATES] += x[:5] ** 2
+    b = np.zeros((4, 5))
+    b[[1, 3, 1], [0, 4, 0]] = v[:3] * x[:3]  # (1, 0) written twice
+    b[DUPLICATES[:4], 1:3] = np.tanh(x[:4])[:, None]
+    b[[2, 2]] = 3.0 * v[5]  # a repeated row, one value broadcast
+    return np.sum(a ** 2) + np.sum(np.sin(b) * b)
+
+
+def test_assignment_at_a_repeated_index_keeps_one_write_in_every_mode():
+    check_modes(_written_twice, V, V[::-1].copy())
+    gradient = tg.grad(lambda v: np.sum(_set_twice(v)))(V)  # v[1] is overwritten by v[2]
+    np.testing.assert_array_equal(gradient, [1.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+
+def _set_twice(v):
+    a = np.zeros(3)
+    a[[0, 1, 1]] = v[:3]
+    return a
 
 
 def test_float32_gradient_of_an_index_scatter():

@@ -252,9 +252,10 @@ class ControlFlow:
     # --- returns inside branches ----------------------------------------------------------
 
     def branch_return(self, stmt):
-        """`return v` at the end of a branch: store into the function's result var(s)."""
-        values = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
-        as_tuple = isinstance(stmt.value, ast.Tuple)
+        """`return v` at the end of a branch: store into the function's result var(s). (`return`: None.)"""
+        value = stmt.value if stmt.value is not None else ast.copy_location(ast.Constant(None), stmt)
+        values = value.elts if isinstance(value, ast.Tuple) else [value]
+        as_tuple = isinstance(value, ast.Tuple)
         if self.results is None:
             self.results = [self.namer.invented("result") for _ in values]
             self.results_tuple = as_tuple

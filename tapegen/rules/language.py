@@ -337,7 +337,7 @@ def assign_jvp(x_dot):
 
 @table.vjp(operator.setitem, "value")
 def setitem_vjp_value(index, value_shape, g):
-    return unbroadcast(g[index], value_shape)
+    return unbroadcast(written_region(g, index), value_shape)
 
 
 @table.vjp(operator.setitem, "a")
@@ -360,6 +360,39 @@ def zero_region(g, index):
     g = np.array(g, copy=True)
     g[index] = 0
     return g
+
+
+def written_region(ct, index):
+    """`ct[index]`: the cotangent of the value `a[index] = value` wrote, where an integer index that repeats
+    a position (`a[[0, 1, 1]] = v`) gets it only for the write NumPy kept there; the others were overwritten."""
+    region = ct[index]
+    if not _may_repeat(index):
+        return region
+    writes = np.arange(np.size(region)).reshape(np.shape(region))
+    kept = np.full(np.shape(ct), -1, dtype=writes.dtype)
+    kept[index] = writes  # the same assignment, of write numbers: each position keeps the write NumPy keeps
+    return np.where(kept[index] == writes, region, 0)
+
+
+def _may_repeat(index) -> bool:
+    """Whether `index` has an integer array (or list) that may name a position twice."""
+    for part in index if isinstance(index, tuple) else (index,):
+        if isinstance(part, (list, np.ndarray)) and np.size(part) > 1 and np.asarray(part).dtype.kind in "iu":
+            return True
+    return False
+
+
+table.op(written_region, "ct, index", spelling="written_region", inert=("index",))
+
+
+@table.vjp(written_region, "ct")
+def written_region_vjp(ct_shape, index, g):
+    return put_region(np.zeros(ct_shape, dtype=np.result_type(g)), index, g)
+
+
+@table.jvp(written_region, "ct")
+def written_region_jvp(ct_dot, index):
+    return written_region(ct_dot, index)
 
 
 def put_region(a, index, value):

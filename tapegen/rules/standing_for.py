@@ -1,6 +1,8 @@
-"""Functions that take functions, or build iterators, as the Python code they stand for; and NumPy
+"""Functions that take functions, or build iterators, as the Python code they stand for; NumPy
 functions without rules of their own, as the NumPy calls with rules they stand for (np.convolve,
-np.correlate, np.polyval, np.meshgrid of two arrays).
+np.correlate, np.polyval, np.meshgrid of two arrays); and NumPy functions that write into an array
+(np.fill_diagonal, np.copyto, np.put, np.putmask, np.place, np.put_along_axis) as the assignments
+they make.
 
 `functools.reduce(f, xs)`, `itertools.chain(a, b)`, `np.apply_along_axis(f, axis, a)`, the function
 `np.vectorize(f)` makes and `sorted` / `max` / `min` with a key function of the user's run code of the
@@ -104,6 +106,80 @@ def meshgrid(x, y, indexing="xy"):
     return np.broadcast_to(x[:, None], shape), np.broadcast_to(y[None, :], shape)
 
 
+# --- NumPy functions that write into their first argument, as the assignments they make --------------
+# Each is `a[positions] = values` on the array passed (tapegen follows such a write as it follows one in
+# the user's code: into a copy when `a` is an argument); a position written twice keeps NumPy's write.
+
+def _cycled(values, n):
+    """The first `n` items of `values` (1-d) repeated as often as needed, as NumPy fills with a short list."""
+    size = np.shape(values)[0]
+    return values if size == n or size == 1 else np.tile(values, -(-n // size))[:n]
+
+
+def fill_diagonal(a, val, wrap=False):
+    """`np.fill_diagonal(a, val, wrap)`: `val`, flattened (and repeated), on the main diagonal of `a`."""
+    shape = np.shape(a)
+    if len(shape) < 2:
+        raise ValueError("array must be at least 2-d")
+    if len(shape) == 2:
+        end = None if wrap else shape[1] * shape[1]
+        flat = np.arange(np.size(a))[:end:shape[1] + 1]
+    else:
+        if len(set(shape)) != 1:
+            raise ValueError("All dimensions of input must be of equal length")
+        flat = np.arange(np.size(a))[::1 + int(np.sum(np.cumprod(shape[:-1])))]
+    a[np.unravel_index(flat, shape)] = _cycled(np.ravel(val), np.shape(flat)[0])
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """`np.copyto(dst, src, where=...)`: `src`, broadcast, written into all of `dst` (where `where` holds)."""
+    dst[...] = src if where is True else np.where(where, src, dst)
+
+
+def _flat_positions(ind, size, mode):
+    """np.put's indices (into the flattened array) as non-negative positions, `mode` as NumPy applies it."""
+    ind = np.ravel(ind)
+    if mode == "wrap":
+        return ind % size
+    if mode == "clip":
+        return np.clip(ind, 0, size - 1)
+    if np.any(ind >= size) or np.any(ind < -size):
+        raise IndexError(f"index out of range for array of size {size}")
+    return np.where(ind < 0, ind + size, ind)
+
+
+def put(a, ind, v, mode="raise"):
+    """`np.put(a, ind, v)`: `v` (repeated as needed) at positions `ind` of the flattened `a`."""
+    flat = _flat_positions(ind, np.size(a), mode)
+    a[np.unravel_index(flat, np.shape(a))] = _cycled(np.ravel(v), np.shape(flat)[0])
+
+
+def putmask(a, mask, values):
+    """`np.putmask(a, mask, values)`: where `mask` holds, the item of `values` (repeated to `a`'s size) at
+    the same flat position."""
+    a[mask] = np.reshape(_cycled(np.ravel(values), np.size(a)), np.shape(a))[mask]
+
+
+def place(arr, mask, vals):
+    """`np.place(arr, mask, vals)`: the first items of `vals` (repeated as needed), in order, where `mask`
+    holds."""
+    arr[mask] = _cycled(np.ravel(vals), int(np.count_nonzero(mask)))
+
+
+def put_along_axis(arr, indices, values, axis):
+    """`np.put_along_axis(arr, indices, values, axis)`: `values` at `indices` along `axis` (`axis=None`:
+    of the flattened array)."""
+    if axis is None:
+        put(arr, indices, values)
+        return
+    shape = np.shape(arr)
+    axis = axis % len(shape)
+    index = tuple(indices if k == axis else
+                  np.reshape(np.arange(n), (1,) * k + (n,) + (1,) * (len(shape) - k - 1))
+                  for k, n in enumerate(shape))
+    arr[index] = values
+
+
 def sorted_by(iterable, key, reverse=False):
     """`sorted(iterable, key=f, reverse=...)` with `f` a function of the user's (a lambda): the items in the
     order of their keys, which decide the order only (no derivative flows through them)."""
@@ -135,4 +211,6 @@ def stands_for(obj, positional: int, keywords) -> object:
 
 
 STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along_axis: apply_along_axis,
-                np.convolve: convolve, np.correlate: correlate, np.polyval: polyval, np.meshgrid: meshgrid}
+                np.convolve: convolve, np.correlate: correlate, np.polyval: polyval, np.meshgrid: meshgrid,
+                np.fill_diagonal: fill_diagonal, np.copyto: copyto, np.put: put, np.putmask: putmask,
+                np.place: place, np.put_along_axis: put_along_axis}

@@ -9,8 +9,9 @@ here, when the function is transformed.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..errors import NoRuleError
 from ..ir import Const, Eqn, Guard, If, Loop, Program, Var, atom_vars, walk
@@ -280,6 +281,8 @@ def check_kept(body, activity) -> None:
             for out in eqn.outputs:
                 taken_from.setdefault(out, eqn.inputs[0][1])
     for index, (eqn, loops) in enumerate(order):
+        if isinstance(eqn, Eqn) and eqn.op.form == "opaque":
+            _check_not_written(eqn, activity)
         if not (isinstance(eqn, Eqn) and eqn.op.form == "opaque" and getattr(eqn.op, "fn", None) not in _PURE
                 and any(v in activity.varying for v in eqn.reads)):
             continue
@@ -301,6 +304,32 @@ def check_kept(body, activity) -> None:
                     f"{what}, and that is used afterwards: tapegen cannot follow a gradient through it", eqn.span,
                     "keep the value in a local variable (or a list the function builds) instead, or wrap it in "
                     "tapegen.stop_gradient if no gradient should flow there")
+
+
+# Array methods that change their array, called as functions (`np.ndarray.fill(a, v)`), and hints for them.
+_ARRAY_MUTATORS = {"fill": "a = np.full_like(a, value)", "sort": "a = np.sort(a)", "put": "a[indices] = values",
+                   "partition": "a = np.partition(a, k)", "resize": "a = np.resize(a, shape)", "itemset": "a[i] = v"}
+
+
+def _check_not_written(eqn, activity) -> None:
+    """An opaque call known to change an argument in place (`np.random.shuffle(a)`, `rng.shuffle(a)`,
+    `np.ndarray.fill(a, v)`, `f(..., out=a)` of a function without a rule) on a differentiated value: the
+    derivative would be that of the value before the change. Raise."""
+    fn, name = getattr(eqn.op, "fn", None), eqn.op.name
+    written, hint = None, None
+    if name.rpartition(".")[2] == "shuffle" and eqn.inputs:
+        method_call = fn is None  # `rng.shuffle(a)`: the receiver comes first
+        if len(eqn.inputs) > method_call:
+            written = eqn.inputs[int(method_call)][1]
+            hint = "permute a copy instead: a = a[rng.permutation(len(a))]"
+    elif getattr(fn, "__objclass__", None) is np.ndarray and fn.__name__ in _ARRAY_MUTATORS and eqn.inputs:
+        written, hint = eqn.inputs[0][1], _ARRAY_MUTATORS[fn.__name__]
+    else:
+        written = next((atom for key, atom in eqn.inputs if key == "out"), None)
+        hint = "assign the result instead: a = f(...)"
+    if isinstance(written, Var) and written in activity.varying:
+        raise NoRuleError(f"{name.lstrip('.')}() changes `{written.name}` in place, which tapegen cannot follow "
+                          f"(the gradient would be that of the value before the change)", eqn.span, hint)
 
 
 def _used_after(var, eqn, index, loops, order, activity) -> bool:

@@ -287,6 +287,46 @@ def namedtuple_class_made_inside(mu, s, x):
     return first * state.scale + np.tanh(second) + np.sum(state._replace(scale=x)[1] * mu)
 
 
+def numpy_writes_in_place(x, v):
+    """NumPy functions that write into an array: np.fill_diagonal (short values repeated, wrap, 3-d),
+    np.copyto (with where=), np.put (negative and repeated indices, short values), np.putmask, np.place,
+    np.put_along_axis (on an axis and flattened)."""
+    A = np.outer(x, v)
+    np.fill_diagonal(A, v[:2] ** 2)
+    B = np.zeros((7, 3)) + v
+    np.fill_diagonal(B, x[0], wrap=True)
+    C = np.zeros((3, 3, 3)) + x
+    np.fill_diagonal(C, v[::-1])
+    D = x * 1.0
+    np.copyto(D, np.sin(v[0]), where=x > 0)
+    E = np.zeros(6) + v[1]
+    np.put(E, [0, 2, -1, 2], np.concatenate([x, v[:1]]))
+    np.put(E, [1, 3, 4], v[:2] * 3.0)
+    F = np.outer(x, x)
+    np.putmask(F, F > 0.1, v)
+    np.place(F, F < -0.1, v[:2])
+    i = np.argmax(A, axis=1)[:, None]
+    np.put_along_axis(A, i, x[:, None] ** 2, axis=1)
+    np.put_along_axis(F, np.array([1, 4]), v[:2], axis=None)
+    return (np.sum(A ** 2) + np.sum(np.sin(B)) + np.sum(C * C) + np.sum(D ** 3) + np.sum(E ** 2)
+            + np.sum(F ** 3))
+
+
+def helper_with_a_bare_return(x, v):
+    """`return` with no value in a helper, taken in a branch decided when transforming or when running."""
+    A = np.outer(x, v)
+    _set_diagonal(A, x ** 3, False)
+    _set_diagonal(A, v, v[0] > 10.0)
+    return np.sum(A ** 2)
+
+
+def _set_diagonal(A, d, skip):
+    if skip:
+        return
+    i = np.arange(3)
+    A[i, i] = d
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
