@@ -146,6 +146,31 @@ def test_a_library_call_changing_a_differentiated_array_in_place_is_refused(f, m
             transform(np.array([0.3, -0.7, 1.2]))
 
 
+def test_changing_an_argument_in_place_through_np_asarray_is_refused_where_the_argument_is_read_again():
+    """np.asarray(x) of an array is x: `a *= 2` doubles x too, which tapegen's copy would not."""
+    def f(x):
+        a = np.asarray(x)
+        a *= 2
+        return np.sum(x ** 2)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="may share memory"):
+        tg.grad(f)(np.array([0.3, -0.7, 1.2]))
+
+
+def test_a_local_function_changing_a_list_of_its_home_elsewhere_is_refused():
+    def apply(fn, v):
+        fn(v)
+
+    def f(x):
+        total = [0.0]
+
+        def add(v):
+            total[0] = total[0] + np.sum(v)
+        apply(add, x)
+        return total[0] ** 2
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes `total` of the function it was written in"):
+        tg.grad(f)(np.array([0.3, -0.7, 1.2]))
+
+
 def test_shuffling_data_without_a_derivative_still_runs():
     def f(w, x):
         order = np.arange(len(x))

@@ -376,7 +376,28 @@ class Calls:
         defaults = local.defaults if local.defaults is not None else \
             tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
-        return self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+        captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node)}
+        result = self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+        for held, before in captured.items():
+            if callee.env.get(held) is not before:
+                self._rebind_captured(held, before, callee.env[held], home, name, node)
+        return result
+
+    def _rebind_captured(self, name, before, after, home, function, node):
+        """A local function changed a list or dict of the function it was written in (`total[0] += v`,
+        `d["s"] = v` on a `total` it reads from there): tapegen's item assignment rebinds the name to the
+        changed copy, so the name is rebound here too, where Python's closure would see the change."""
+        if home is not self or self.env.get(name) is not before or not isinstance(after, Var):
+            raise self.unsupported(node, f"`{function}` changes `{name}` of the function it was written in, "
+                                         f"which tapegen can follow only where that function calls it itself",
+                                   f"return the new value from `{function}` and assign it: {name} = ...")
+        crossed = self.crossed_constructs(self.var_block.get(before, self.blocks[0] if not self.outer_blocks
+                                                             else self.outer_blocks[0]))
+        if name not in self.shared:
+            missing = {c: {(name, "=")} for c in crossed if (name, "=") not in self.carried.get(c, ())}
+            if missing:  # the loop around the call must carry the name, as if it assigned it
+                raise Recarry(missing)
+        self.store(name, after, node)
 
     def lift(self, local: LocalFunction, node):
         """A lambda or local def as a real function of its own, for a transform to take (`tg.vjp(lambda w:
@@ -676,6 +697,20 @@ def _literal(node, lowerer):
     except ValueError:
         raise lowerer.unsupported(node, "a default argument value that is not a literal",
                                   "pass the argument explicitly") from None
+
+
+def _free_names(node) -> set:
+    """The names a local def or lambda reads from where it was written: read, never bound in it."""
+    arguments = node.args
+    bound = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    bound |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    read = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            (read if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
+            bound.add(sub.name)
+    return read - bound
 
 
 def _cell(value=None):

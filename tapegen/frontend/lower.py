@@ -39,7 +39,7 @@ IN_PLACE = {"setitem", "append", "tape_pop"}
 VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
             "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
             "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split", "hsplit",
-            "vsplit", "dsplit"}
+            "vsplit", "dsplit", "asarray"}  # (np.asarray(x) of an array is x itself)
 
 
 def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, statics=()) -> Program:
@@ -919,8 +919,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if fn is None:
             raise self.unsupported(stmt, "this augmented assignment operator is not supported")
         value = self.expr(stmt.value)  # evaluated first, as Python does (`total += total`)
-        if isinstance(current, Var) and current in self.root_params and self.sole_name(name, current):
-            pass  # x += v on an argument: the new value, computed apart from the caller's array (docs/syntax.md)
+        if isinstance(current, Var) and (current in self.root_params or current in self.views and self.view_base(
+                current) in self.root_params) and self.sole_name(name, self.view_base(current)):
+            pass  # x += v on an argument (or on `x = np.asarray(x)`, a view of it, the argument reached by no other
+            #       name): the new value, computed apart from the caller's array (docs/syntax.md)
         elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value.
             self.written_params.setdefault(name, current)  # NumPy's += changes the caller's array and its
             root = self.view_base(current)  # views: not to be read again, unless written back (inline.py)

@@ -327,6 +327,34 @@ def _set_diagonal(A, d, skip):
     A[i, i] = d
 
 
+def closure_changes_a_list_it_reads(x, v):
+    """A local def changing a list and a dict of the function it is written in (`total[0] += ...`), called
+    in a loop and in a branch: the function reads the changed containers afterwards."""
+    total = [0.0]
+    stats = {"n": 0, "loss": 0.0}
+
+    def add(w):
+        total[0] += np.sum(w * v)
+        stats["n"] += 1
+        stats["loss"] = stats["loss"] + np.sum(w ** 2)
+        return w * 0.9
+
+    w = x
+    for _ in range(3):
+        w = add(w)
+    if v[0] > 0:
+        add(np.sin(x))
+    return total[0] ** 2 + stats["loss"] / stats["n"]
+
+
+def centred_with_asarray(x, v):
+    """`x = np.asarray(x)` (the argument itself) changed in place by `-=`: computed apart from the caller's."""
+    x = np.asarray(x, dtype=float)
+    x -= x.mean()
+    y = np.asarray(v)
+    return np.sum(x ** 2 * y)
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
