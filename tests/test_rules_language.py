@@ -113,6 +113,12 @@ def scatter_added(x):
     return np.sum(sums ** 2)
 
 
+def kept_writes(x):
+    """written_region: the region `a[i] = v` wrote, a repeated position's earlier write zeroed."""
+    region = language.written_region(np.outer(x, x), ([0, 1, 1, 3], [2, 0, 0, 1]))
+    return np.sum(np.sin(region) * np.arange(1.0, 5.0))
+
+
 def python_sums(x):
     return np.sum(sum(x) ** 2) + sum([x[0, 0], x[1, 1]], 1.0) * sum(np.sum(row) for row in x)
 
@@ -182,6 +188,7 @@ ROWS = [
     Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
+    Row("written_region-(4,)-float64", kept_writes, (V,), covers=(language.written_region,)),
     Row("assign-loop-(4,)-float64", assign_in_loop, (V,), covers=(language.assign,)),
     Row("setitem-rows-(3,4)-float64", setitem_rows, (M,), covers=(operator.setitem,)),
     Row("setitem-broadcast-scalar-float64", setitem_broadcast, (M,), covers=(operator.setitem,)),

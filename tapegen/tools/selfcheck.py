@@ -151,6 +151,11 @@ def setitem_sample(a, v):
     return np.sum(b * a)
 
 
+def written_sample(a):
+    from ..rules.language import written_region  # a[i] = v with i naming a row twice: one write kept
+    return np.sum(np.sin(written_region(a, [0, 2, 2])) * a[:3])
+
+
 def append_sample(a):
     items = []
     items.append(a)
@@ -621,6 +626,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         # the language: assignment, containers, array construction
         Sample("setitem-(3,4)-array", setitem_sample, (m34, v4), wrt=(0,)),
         Sample("setitem-(3,4)-value", setitem_sample, (m34, v4), wrt=(1,)),
+        Sample("written_region-(3,4)", written_sample, (m34,)),
         Sample("append-(4,)", append_sample, (v4,)),
         Sample("assign-loop-(4,)", loop_sample, (v4,)),
         Sample("make_list-tuple-dict", containers_sample, (v4,)),
