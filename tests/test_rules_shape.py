@@ -14,7 +14,7 @@ import tapegen as tg
 from tapegen import rules
 from tapegen.errors import NoRuleError
 from tapegen.runtime import Cotree, meta
-from tapegen.rules.shape import copied
+from tapegen.rules.shape import copied, element_cotangent, item_of
 
 _rng = np.random.default_rng(7)
 
@@ -60,6 +60,8 @@ ROWS = [
     _row("getitem-(3,4)-slices-float64", lambda a: a[1:, ::-2], M34, covers=(operator.getitem,)),
     _row("getitem-(2,3,4)-int-array-float64", lambda a: a[:, DUPLICATES[:3]], T234, covers=(operator.getitem,)),
     _row("astype-(3,4)-float64", lambda a: a.astype(np.float64) * 2.0, M34, covers=(np.ndarray.astype,)),
+    _row("item-(3,4)-float64", lambda a: a.item(5) * a[1:2, 2:3].item() ** 2 * a, M34,
+         covers=(item_of, element_cotangent)),
     _row("astype-(3,4)-to-int-float64", lambda a: a.astype(int) * a, M34 * 3.0, covers=(np.ndarray.astype,)),
     _row("copy-(5,)-float64", lambda a: np.copy(a) * a, V5, covers=(np.copy,)),
     _row("copy-(3,4)-method-float64", lambda a: a.copy(), M34, covers=(copied,)),
@@ -362,6 +364,8 @@ def _like(*arrays):
 JVP_CASES = [
     _case("getitem-(3,4)", operator.getitem, {"a": M34, "index": (slice(1, None), [0, 0, 2])}, {"a": _x(3, 4)}),
     _case("astype-(3,4)-float64", np.ndarray.astype, {"a": M34, "dtype": np.float64}, {"a": _x(3, 4)}),
+    _case("item-(3,4)", item_of, {"a": M34, "index": 7}, {"a": _x(3, 4)}),
+    _case("element_cotangent-(3,4)", element_cotangent, {"ct": 0.7, "shape": (3, 4), "index": 7}, {"ct": 1.3}),
     _case("copy-(5,)", np.copy, {"a": V5}, {"a": _x(5)}),
     _case("reshape-(3,4)", np.reshape, {"a": M34, "shape": (2, -1)}, {"a": _x(3, 4)}),
     _case("ravel-(2,3,4)", np.ravel, {"a": T234}, {"a": _x(2, 3, 4)}),

@@ -39,6 +39,22 @@ def copied(a):
 
 table.op(copied, "a", name="copy_method", form="method", spelling="copy")
 
+
+def item_of(a, index=None):
+    """`a.item()` (`a.item(i)`: item i of the flattened array): one element, as a Python number."""
+    return a.item() if index is None else a.item(index)
+
+
+def element_cotangent(ct, shape, index=None):
+    """The cotangent of `a.item(index)` for `a` of `shape`: `ct` at that flat position, zeros elsewhere."""
+    out = np.zeros(shape, dtype=np.result_type(ct, 0.0))
+    out.flat[0 if index is None else index] = ct
+    return out
+
+
+table.op(item_of, "a, index=None", name="item", spelling="item_of", inert=("index",))
+table.op(element_cotangent, "ct, shape, index=None", spelling="element_cotangent", inert=("shape", "index"))
+
 table.op(np.reshape, "a, shape")
 table.op(np.ravel, "a")
 table.op(np.squeeze, "a, axis=None")
@@ -90,7 +106,7 @@ if hasattr(np, "row_stack") and np.row_stack is not np.vstack:  # deprecated in 
 for _name, _fn in (("reshape", np.reshape), ("ravel", np.ravel), ("flatten", np.ndarray.flatten),
                    ("squeeze", np.squeeze), ("transpose", np.transpose), ("swapaxes", np.swapaxes),
                    ("astype", np.ndarray.astype), ("copy", copied), ("repeat", np.repeat),
-                   ("take", np.take), ("diagonal", np.diagonal)):
+                   ("take", np.take), ("diagonal", np.diagonal), ("item", item_of)):
     table.method(_name, _fn)
 
 
@@ -336,6 +352,26 @@ def getitem_vjp(a_meta, index, g):
 @table.jvp(operator.getitem, "a")
 def getitem_jvp(a_dot, index):
     return a_dot[index]
+
+
+@table.vjp(item_of, "a")
+def item_vjp(a_shape, index, g):
+    return element_cotangent(g, a_shape, index)
+
+
+@table.jvp(item_of, "a")
+def item_jvp(a_dot, index):
+    return item_of(a_dot, index)
+
+
+@table.vjp(element_cotangent, "ct")
+def element_cotangent_vjp(index, g):
+    return item_of(g, index)
+
+
+@table.jvp(element_cotangent, "ct")
+def element_cotangent_jvp(ct_dot, shape, index):
+    return element_cotangent(ct_dot, shape, index)
 
 
 @table.vjp(np.ndarray.astype, "a")

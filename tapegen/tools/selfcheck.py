@@ -156,6 +156,11 @@ def written_sample(a):
     return np.sum(np.sin(written_region(a, [0, 2, 2])) * a[:3])
 
 
+def element_sample(a):
+    from ..rules.shape import element_cotangent  # a.item(i)'s cotangent: a number at one position of zeros
+    return np.sum(element_cotangent(np.sum(a ** 2), (2, 3), 4) * np.arange(6.0).reshape(2, 3))
+
+
 def append_sample(a):
     items = []
     items.append(a)
@@ -578,6 +583,8 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("getitem-(3,4)", lambda a: a[1:, ::-2], (m34,)),
         Sample("getitem-(3,4)-int-array", lambda a: a[:, np.array([0, 2, 2])], (m34,)),
         Sample("astype-(3,4)", lambda a: a.astype(np.float64) * 2.0, (m34,)),
+        Sample("item-(3,4)", lambda a: a.item(5) * a[1:2, 2:3].item() ** 2 * a, (m34,)),
+        Sample("element_cotangent-(3,4)", element_sample, (m34,)),
         Sample("flatten-(3,4)", lambda a: a.flatten() * 3.0, (m34,)),
         Sample("copy-(5,)", lambda a: np.copy(a) * a, (v5,)),
         Sample("copy_method-(5,)", lambda a: a.copy() * a, (v5,)),
