@@ -40,6 +40,7 @@ POINTS = {
     "helper_with_a_bare_return": (_m(3), _m(3)),
     "closure_changes_a_list_it_reads": (_m(3), np.array([0.4, -0.3, 0.8])),
     "centred_with_asarray": (_m(3), _m(3)),
+    "numpy_functions_written_out": (np.array([0.7, -1.2, 0.4]), np.array([0.3, 0.9, -0.5])),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),

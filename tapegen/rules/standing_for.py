@@ -180,6 +180,113 @@ def put_along_axis(arr, indices, values, axis):
     arr[index] = values
 
 
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """`np.gradient(f, h)`, `np.gradient(f, x)`, `np.gradient(f, hx, hy)`: with spacings (a number, or
+    the coordinates along the axis), as NumPy computes it (second-order differences inside, first- or
+    second-order at the ends); without them np.gradient's own rule applies."""
+    ndim = np.ndim(f)
+    axes = list(range(ndim)) if axis is None else [axis % ndim] if isinstance(axis, int) else [a % ndim for a in axis]
+    if len(varargs) == 1:
+        spacings = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        spacings = list(varargs)
+    else:
+        raise TypeError("invalid number of arguments")
+    out = [_spaced_gradient(f, ax, h, edge_order) for ax, h in zip(axes, spacings)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _spaced_gradient(f, axis, h, edge_order):
+    """np.gradient of `f` along `axis` with spacing `h`: a number, or the coordinates along the axis."""
+    if np.ndim(h) == 0:
+        return np.gradient(f, axis=axis, edge_order=edge_order) / h
+    g = np.moveaxis(f, axis, 0)
+    dx = np.diff(h)
+    extra = (1,) * (np.ndim(g) - 1)
+    dx1, dx2 = np.reshape(dx[:-1], (-1,) + extra), np.reshape(dx[1:], (-1,) + extra)
+    inside = (-dx2 / (dx1 * (dx1 + dx2)) * g[:-2] + (dx2 - dx1) / (dx1 * dx2) * g[1:-1]
+              + dx1 / (dx2 * (dx1 + dx2)) * g[2:])
+    if edge_order == 1:
+        first = (g[1] - g[0]) / dx[0]
+        last = (g[-1] - g[-2]) / dx[-1]
+    else:
+        a, b = dx[0], dx[1]
+        first = (-(2.0 * a + b) / (a * (a + b)) * g[0] + (a + b) / (a * b) * g[1] - a / (b * (a + b)) * g[2])
+        a, b = dx[-2], dx[-1]
+        last = (b / (a * (a + b)) * g[-3] - (a + b) / (a * b) * g[-2] + (2.0 * b + a) / (b * (a + b)) * g[-1])
+    return np.moveaxis(np.concatenate([first[None], inside, last[None]]), 0, axis)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    """`np.cov(m, y, rowvar, bias, ddof)` without weights: rows (columns if not `rowvar`) are variables."""
+    X = np.atleast_2d(m)
+    if not rowvar and np.shape(X)[0] != 1:
+        X = X.T
+    if y is not None:
+        Y = np.atleast_2d(y)
+        if not rowvar and np.shape(Y)[0] != 1:
+            Y = Y.T
+        X = np.concatenate([X, Y], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    centred = X - np.mean(X, axis=1, keepdims=True)
+    return np.squeeze(centred @ np.conj(centred).T / (np.shape(X)[1] - ddof))
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """`np.corrcoef(x, y, rowvar)`: the covariance scaled by the standard deviations, clipped to [-1, 1]."""
+    c = cov(x, y, rowvar)
+    if np.ndim(c) == 0:
+        return c / c
+    d = np.sqrt(np.real(np.diag(c)))
+    c = c / d[:, None] / d[None, :]
+    return np.clip(c, -1, 1) if not np.iscomplexobj(c) else c
+
+
+def broadcast_arrays(*args):
+    """`np.broadcast_arrays(a, b, ...)`: each broadcast to the shape of all."""
+    shape = np.broadcast_shapes(*[np.shape(a) for a in args])
+    return tuple(np.broadcast_to(a, shape) for a in args)
+
+
+def compress(condition, a, axis=None):
+    """`np.compress(condition, a, axis)`: the slices of `a` (flattened for no axis) where `condition` holds."""
+    where = np.nonzero(np.ravel(condition))[0]
+    return np.take(np.ravel(a), where) if axis is None else np.take(a, where, axis=axis)
+
+
+def extract(condition, arr):
+    """`np.extract(condition, arr)`: the items of flattened `arr` where flattened `condition` holds."""
+    return np.take(np.ravel(arr), np.nonzero(np.ravel(condition))[0])
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """`np.diff(a, n, axis, prepend=..., append=...)`: the values added at the ends first (a number
+    broadcast to one slice), then np.diff's own rule."""
+    parts = []
+    for value in (prepend, None, append):
+        if value is None:
+            if not parts:
+                parts.append(a)
+            continue
+        shape = list(np.shape(a))
+        shape[axis] = 1
+        parts.append(np.broadcast_to(value, shape) if np.ndim(value) == 0 else value)
+    if prepend is not None:
+        parts.insert(1, a)
+    return np.diff(np.concatenate(parts, axis=axis), n=n, axis=axis)
+
+
+def take(a, indices, axis=None, mode="raise"):
+    """`np.take(a, indices, axis, mode="wrap" or "clip")`: the indices wrapped or clipped first."""
+    size = np.size(a) if axis is None else np.shape(a)[axis]
+    if mode == "wrap":
+        indices = np.mod(indices, size)
+    elif mode == "clip":
+        indices = np.clip(indices, 0, size - 1)
+    return np.take(a, indices, axis=axis)
+
+
 def sorted_by(iterable, key, reverse=False):
     """`sorted(iterable, key=f, reverse=...)` with `f` a function of the user's (a lambda): the items in the
     order of their keys, which decide the order only (no derivative flows through them)."""
@@ -207,10 +314,20 @@ def stands_for(obj, positional: int, keywords) -> object:
     names) stands for, or None (then the call is NumPy's own: np.meshgrid of three arrays)."""
     if obj is np.meshgrid and (positional != 2 or set(keywords) - {"indexing"}):
         return None
+    if obj is np.gradient and positional < 2:  # no spacings: np.gradient's own rule
+        return None
+    if obj is np.diff and positional < 4 and not {"prepend", "append"} & set(keywords):
+        return None
+    if obj is np.take and positional < 4 and "mode" not in keywords:
+        return None
+    if obj is np.cov and (positional > 5 or set(keywords) - {"y", "rowvar", "bias", "ddof"}):
+        return None  # with weights or dtype: refused, as NumPy's own
     return STANDING_FOR.get(obj)
 
 
 STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along_axis: apply_along_axis,
                 np.convolve: convolve, np.correlate: correlate, np.polyval: polyval, np.meshgrid: meshgrid,
                 np.fill_diagonal: fill_diagonal, np.copyto: copyto, np.put: put, np.putmask: putmask,
-                np.place: place, np.put_along_axis: put_along_axis}
+                np.place: place, np.put_along_axis: put_along_axis, np.gradient: gradient, np.cov: cov,
+                np.corrcoef: corrcoef, np.broadcast_arrays: broadcast_arrays, np.compress: compress,
+                np.extract: extract, np.diff: diff, np.take: take}

@@ -355,6 +355,23 @@ def centred_with_asarray(x, v):
     return np.sum(x ** 2 * y)
 
 
+def numpy_functions_written_out(x, v):
+    """np.gradient with spacings (numbers, coordinates, per axis), np.cov / np.corrcoef, np.broadcast_arrays,
+    np.compress, np.extract, np.diff with prepend / append, np.take with mode: as the NumPy code they are."""
+    A = np.outer(x, np.concatenate([v, v ** 2]))
+    t = np.cumsum(np.abs(v) + 0.5)
+    gy, gx = np.gradient(A, 0.3, np.concatenate([t, t[-1] + t]))
+    spaced = np.sum(gy ** 2) + np.sum(gx * A) + np.sum(np.gradient(x ** 3, 0.5, edge_order=2) ** 2)
+    X = np.stack([x, v ** 2, np.sin(x), x * v])
+    stats = np.sum(np.cov(X)) + np.sum(np.corrcoef(X) ** 2) + np.cov(x, v, bias=True)[0, 1] + np.cov(x)
+    a, b = np.broadcast_arrays(x[:, None], v[None, :] ** 2)
+    picked = np.sum(np.compress([True, False, True], x * v) ** 2) + np.sum(np.extract(v > 0, x) ** 3) \
+        + np.sum(np.compress([False, True, True], A, axis=1))
+    ends = np.sum(np.diff(x ** 2, n=2, prepend=0.5, append=v[0]) ** 2) + np.sum(np.diff(A, axis=0, prepend=A[:1]))
+    wrapped = np.sum(np.take(x, [0, 4, -1], mode="wrap") * v) + np.sum(np.take(A, [7, -9], axis=1, mode="clip"))
+    return spaced + stats + np.sum(a * b) + picked + ends + wrapped
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
