@@ -171,6 +171,18 @@ def test_a_local_function_changing_a_list_of_its_home_elsewhere_is_refused():
         tg.grad(f)(np.array([0.3, -0.7, 1.2]))
 
 
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum(np.max(x, 1, np.empty(2)) * x[0]),       # np.max(a, axis, out)
+    lambda x: np.sum(np.mean(x, 0, None, np.empty(2)) * x),   # np.mean(a, axis, dtype, out)
+    lambda x: np.sum(np.linspace(x[0, 0], x[1, 1], 5, True, True)[0]),  # np.linspace(..., retstep)
+], ids=["max-out", "mean-out", "linspace-retstep"])
+def test_a_positional_argument_numpy_binds_to_another_parameter_is_refused(f):
+    """Where NumPy's next positional parameter is one tapegen does not take (`out`, `retstep`), an argument
+    there is refused, not bound to the parameter tapegen declares next (`keepdims`, `dtype`)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="positional arguments"):
+        tg.grad(f)(np.array([[0.3, -0.7], [1.2, 0.5]]))
+
+
 def test_shuffling_data_without_a_derivative_still_runs():
     def f(w, x):
         order = np.arange(len(x))

@@ -63,7 +63,7 @@ table.op(float, "x", name="float", spelling="float")
 
 table.op(np.full, "shape, fill_value, dtype=None")
 table.op(np.full_like, "a, fill_value, dtype=None")
-table.op(np.linspace, "start, stop, num=50, endpoint=True, dtype=None")
+table.op(np.linspace, "start, stop, num=50, endpoint=True, *, dtype=None")  # (5th positional: `retstep`)
 table.op(np.arange, "start, stop=None, step=None, dtype=None")
 
 for method, fn in (("clip", np.clip), ("conj", np.conjugate), ("conjugate", np.conjugate)):

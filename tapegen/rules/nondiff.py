@@ -56,11 +56,11 @@ table.nondiff(np.array_equiv, "a1, a2")
 # --- reductions to booleans or counts, and index queries ----------------------------------------
 
 for fn in (np.all, np.any):
-    table.nondiff(fn, "a, axis=None, keepdims=False")
+    table.nondiff(fn, "a, axis=None, *, keepdims=False")  # (NumPy's 3rd positional is `out`)
 table.nondiff(np.count_nonzero, "a, axis=None, keepdims=False")
 for fn in (np.argmax, np.argmin):
-    table.nondiff(fn, "a, axis=None, keepdims=False")
-table.nondiff(np.argsort, "a, axis=-1, kind=None, stable=None")
+    table.nondiff(fn, "a, axis=None, *, keepdims=False")
+table.nondiff(np.argsort, "a, axis=-1, kind=None, *, stable=None")
 table.nondiff(np.argpartition, "a, kth, axis=-1")
 table.nondiff(np.lexsort, "keys, axis=-1")
 table.nondiff(np.nonzero, "a")

@@ -23,14 +23,14 @@ table = RuleTable("reductions")
 # --- declarations -------------------------------------------------------------------------------
 
 for fn in (np.sum, np.prod, np.mean, np.nansum, np.nanmean):
-    table.op(fn, "a, axis=None, dtype=None, keepdims=False")
+    table.op(fn, "a, axis=None, dtype=None, *, keepdims=False")  # (NumPy's 4th positional is `out`)
 for fn in (np.max, np.min, np.amax, np.amin, np.nanmax, np.nanmin, np.ptp, np.median):
-    table.op(fn, "a, axis=None, keepdims=False")
+    table.op(fn, "a, axis=None, *, keepdims=False")  # (NumPy's 3rd positional is `out`)
 for fn in (np.var, np.std):
-    table.op(fn, "a, axis=None, dtype=None, ddof=0, keepdims=False")
+    table.op(fn, "a, axis=None, dtype=None, *, ddof=0, keepdims=False")
 for fn in (np.quantile, np.percentile):
-    table.op(fn, "a, q, axis=None, method='linear', keepdims=False")
-table.op(np.average, "a, axis=None, weights=None, keepdims=False")
+    table.op(fn, "a, q, axis=None, *, method='linear', keepdims=False")
+table.op(np.average, "a, axis=None, weights=None, *, keepdims=False")  # (4th positional: `returned`)
 for fn in (np.cumsum, np.cumprod):
     table.op(fn, "a, axis=None, dtype=None")
 table.op(np.diff, "a, n=1, axis=-1")
