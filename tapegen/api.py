@@ -199,9 +199,12 @@ class _Target:
 
     @staticmethod
     def length_statics(arguments) -> tuple:
-        """(("len", position), (kind, length)) for each list or tuple argument: statics of code made for them."""
+        """(("len", position), (kind, length)) for each list or tuple argument, and (("str", position), text)
+        for each string argument (`activation="relu"` picking a function from a dict): statics of code made
+        for them."""
         return tuple((("len", i), (type(a).__name__, len(a))) for i, a in enumerate(arguments)
-                     if type(a) in (list, tuple))
+                     if type(a) in (list, tuple)) + \
+            tuple((("str", i), a) for i, a in enumerate(arguments) if type(a) is str)
 
     def default_statics(self):
         """`statics` for a call that passes no function-valued parameter that has a default."""
@@ -620,9 +623,10 @@ class GradFunction:
     def __tapegen_inline_call__(self, positional: int, lengths=()):
         """The same, for a call passing `positional` arguments by position: a gradient of `f(*params)` is
         made for that many values (one variant per count, as on a plain call), and, where `f` needs them
-        (Target.lengths_matter), for the `lengths` of its list and tuple arguments known there."""
+        (Target.lengths_matter), for the `lengths` of its list and tuple arguments (and the strings) known there."""
         target = self._differentiated._target
-        lengths = tuple((("len", k + target.offset), known) for k, known in lengths)
+        lengths = tuple((("str", k + target.offset), known[1]) if known[0] == "str" else
+                        (("len", k + target.offset), known) for k, known in lengths)
         if target.varargs is None:
             return differentiable_gradient(self, lengths=lengths)
         return differentiable_gradient(self, rest=max(0, positional + target.offset - target.fn.__code__.co_argcount),

@@ -41,6 +41,8 @@ POINTS = {
     "closure_changes_a_list_it_reads": (_m(3), np.array([0.4, -0.3, 0.8])),
     "centred_with_asarray": (_m(3), _m(3)),
     "numpy_functions_written_out": (np.array([0.7, -1.2, 0.4]), np.array([0.3, 0.9, -0.5])),
+    "display_of_functions_indexed": (_m(3), _m(3)),
+    "activation_named_by_an_argument": (_m(3, 2), _m(4, 3), "softplus", "square"),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),
@@ -211,6 +213,26 @@ def _fd(f, p, field, x, eps=1e-6):
 
 def _fields(p):
     return p._asdict() if hasattr(p, "_asdict") else dict(vars(p))
+
+
+def test_code_made_for_a_string_argument_is_made_again_for_another():
+    """One gradient function called with `activation="tanh"`, then "relu", then "softplus": each string its
+    own code, each gradient that of the function it names."""
+    W, x = _m(3, 2), _m(4, 3)
+    gradient = tg.grad(pf.activation_named_by_an_argument)
+    for activation in ("tanh", "relu", "softplus", "tanh"):
+        f = lambda w: pf.activation_named_by_an_argument(w, x, activation)
+        np.testing.assert_allclose(gradient(W, x, activation), _numeric_gradient(f, W), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(gradient(W, x), gradient(W, x, activation="tanh"))
+
+
+def _numeric_gradient(f, w, eps=1e-6):
+    out = np.zeros_like(w)
+    for i in np.ndindex(w.shape):
+        step = np.zeros_like(w)
+        step[i] = eps
+        out[i] = (f(w + step) - f(w - step)) / (2 * eps)
+    return out
 
 
 @pytest.mark.parametrize("make, f", [

@@ -24,7 +24,7 @@ from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, mak
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled, lowered_until_settled
-from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _hashable, _literal_constant, _opaque
+from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -394,6 +394,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.env[arg.arg] = StaticValue(native(self.statics[index]), var) if index in self.statics else var
             if ("len", index) in self.statics:  # a list or tuple argument, the code made for its length
                 self.containers[var], self.lengths[var] = self.statics["len", index]
+            if ("str", index) in self.statics:  # a string argument, the code made for its text
+                self.env[arg.arg] = Const(self.statics["str", index])
             params.append(var)
         if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
             name = node.args.vararg.arg
@@ -1030,7 +1032,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         `f = make(a)` (a function made here), `d = scipy.stats.norm(mu, sigma)` (calls d.logpdf(x) are
         norm.logpdf's)."""
         target = self.shared.get(name)
-        if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None:
+        if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None or \
+                _function_like(self.global_item(value_node)):  # (act = ACTIVATIONS["relu"]: a function known now)
             value = self.value(value_node, target)
         elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
             value = self.display_value(value_node, target=target or name)

@@ -195,6 +195,9 @@ class Expressions:
             return self.display_value(node)
         if isinstance(node, ast.Subscript) and isinstance(self.known(node.value), KnownItems):
             return self.known_item(self.value(node.value), node)
+        held = self.global_item(node) if isinstance(node, ast.Subscript) else None
+        if held is not None and _function_like(held):  # act = ACTIVATIONS["relu"] (or [kind], kind known now)
+            return StaticValue(native(held), self.expr(node))
         obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
         if obj is not MISSING and (callable(obj) or isinstance(obj, types.ModuleType)) \
                 and not isinstance(obj, (Var, LocalFunction)):
@@ -385,14 +388,21 @@ class Expressions:
 
     def global_item(self, node):
         """The item `node` reads from a list, tuple or dict in the function's module or closure by a
-        constant index (`LAYERS[2]`), or None."""
-        if not (isinstance(node, ast.Subscript) and _constant_index(node.slice)):
+        constant index (`LAYERS[2]`, or `ACTIVATIONS[kind]` with `kind` known now: a string argument the code
+        is made for), or None."""
+        if not isinstance(node, ast.Subscript):
+            return None
+        if _constant_index(node.slice):
+            index = ast.literal_eval(node.slice)
+        elif isinstance(node.slice, ast.Name) and isinstance(self.env.get(node.slice.id), Const):
+            index = self.env[node.slice.id].value
+        else:
             return None
         if isinstance(node.value, ast.Name) and node.value.id in self.env:
             return None
         container = self.static(node.value)
         try:
-            return container[ast.literal_eval(node.slice)] if isinstance(container, (list, tuple, dict)) else None
+            return container[index] if isinstance(container, (list, tuple, dict)) else None
         except (IndexError, KeyError, TypeError):
             return None
 
@@ -407,6 +417,9 @@ class Expressions:
             base = self.known(node.value)
             if isinstance(base, KnownItems):
                 return self.known_item(base, node)
+        if _display_of_functions(node, self.function_like):  # {"relu": lambda z: ..., "tanh": np.tanh}[kind]
+            made = self.display_value(node)
+            return made if isinstance(made, KnownItems) else None
         return None
 
     def as_atom(self, item, node):
@@ -562,9 +575,13 @@ class Expressions:
         return "dict" if isinstance(getattr(self.live[held[0]], held[1], None), dict) else "list"
 
     def known_lengths(self, args) -> tuple:
-        """(position, (kind, length)) for each of `args` that is a list or tuple of a length known now."""
+        """(position, (kind, length)) for each of `args` that is a list or tuple of a length known now, and
+        (position, ("str", text)) for each that is a string known now."""
         known = []
         for k, arg in enumerate(args):
+            if isinstance(arg, Const) and type(arg.value) is str:
+                known.append((k, ("str", arg.value)))
+                continue
             kind, length = self.container_kind(arg), self._length(arg) if isinstance(arg, (Var, Pack)) else None
             if kind in ("list", "tuple") and length is not None:
                 known.append((k, (kind, length)))
@@ -2246,6 +2263,17 @@ def _described(value):
     if isinstance(value, Const):
         return value.value
     return DYNAMIC
+
+
+def _display_of_functions(node, function_like) -> bool:
+    """Whether `node` is a list, tuple or dict display (constant keys) of functions or lambdas: making it
+    lowers nothing, so what it holds is known now."""
+    if isinstance(node, ast.Dict):
+        return bool(node.keys) and all(isinstance(k, ast.Constant) for k in node.keys) and \
+            all(map(function_like, node.values))
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return bool(node.elts) and all(map(function_like, node.elts))
+    return False
 
 
 def _makes_record_class(obj) -> bool:

@@ -372,6 +372,28 @@ def numpy_functions_written_out(x, v):
     return spaced + stats + np.sum(a * b) + picked + ends + wrapped
 
 
+def display_of_functions_indexed(x, v):
+    """A display of functions (lambdas among them) indexed where it is written, by a constant or a name
+    known when transforming: `{"relu": lambda z: ..., "tanh": np.tanh}[kind]`."""
+    kind = "softplus"
+    act = {"relu": lambda z: np.maximum(z, 0.0), "softplus": lambda z: np.log1p(np.exp(z)), "tanh": np.tanh}[kind]
+    second = [np.sin, lambda z: z ** 3][1]
+    return np.sum(act(x * v) ** 2) + np.sum(second(v + x))
+
+
+ACTIVATION_BY_NAME = {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh,
+                      "softplus": lambda z: np.log1p(np.exp(z))}
+
+
+def activation_named_by_an_argument(W, x, activation="tanh", output="identity"):
+    """A string argument naming the function to use, from a dict of the module's and from a display (the
+    code is made for the string passed, again for another one)."""
+    act = ACTIVATION_BY_NAME[activation]
+    h = act(x @ W)
+    final = {"identity": lambda z: z, "square": np.square}[output]
+    return np.sum(final(h)) + np.sum(ACTIVATION_BY_NAME[activation](W) ** 2)
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
