@@ -226,6 +226,16 @@ def test_code_made_for_a_string_argument_is_made_again_for_another():
     np.testing.assert_allclose(gradient(W, x), gradient(W, x, activation="tanh"))
 
 
+def test_a_function_of_a_module_dict_replaced_between_calls_is_followed(monkeypatch):
+    """ACTIVATION_BY_NAME["tanh"] set to np.sin after the first call: the code is made again for np.sin."""
+    W, x = _m(3, 2), _m(4, 3)
+    gradient = tg.grad(pf.activation_named_by_an_argument)
+    gradient(W, x, "tanh")
+    monkeypatch.setitem(pf.ACTIVATION_BY_NAME, "tanh", np.sin)
+    f = lambda w: pf.activation_named_by_an_argument(w, x, "tanh")
+    np.testing.assert_allclose(gradient(W, x, "tanh"), _numeric_gradient(f, W), rtol=1e-5, atol=1e-7)
+
+
 def _numeric_gradient(f, w, eps=1e-6):
     out = np.zeros_like(w)
     for i in np.ndindex(w.shape):

@@ -401,10 +401,15 @@ class Expressions:
         if isinstance(node.value, ast.Name) and node.value.id in self.env:
             return None
         container = self.static(node.value)
+        if not isinstance(container, (list, tuple, dict)):
+            return None
         try:
-            return container[index] if isinstance(container, (list, tuple, dict)) else None
+            item = container[index]
         except (IndexError, KeyError, TypeError):
             return None
+        if isinstance(container, (list, dict)):  # (made again if the item is another one when it is called)
+            self.bindings.append(("item", container, index, item))
+        return item
 
     def known(self, node):
         """What `node` names, if it is a name bound to KnownItems or a LocalFunction (or a constant item of
