@@ -43,6 +43,7 @@ POINTS = {
     "numpy_functions_written_out": (np.array([0.7, -1.2, 0.4]), np.array([0.3, 0.9, -0.5])),
     "display_of_functions_indexed": (_m(3), _m(3)),
     "activation_named_by_an_argument": (_m(3, 2), _m(4, 3), "softplus", "square"),
+    "lambdas_kept_in_attributes": (_m(3, 2), _m(4, 3)),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),

@@ -960,7 +960,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # self.cache = []: a list of its own
             value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
                               {}, target, None)
-        written = value.atom if isinstance(value, StaticValue) else value.var if isinstance(value, Choice) else value
+        written = value.atom if isinstance(value, StaticValue) else value.var if isinstance(value, Choice) else \
+            None if isinstance(value, LocalFunction) and base in self.made_objects else value  # (a lambda on an
+        #     object made here: called where read, as it is known; on another object, refused as a value)
         key = (base, target.attr)
         if key not in self.shared_attributes and self._carry_needed(key, value, target):
             return  # the same function again: nothing changes

@@ -608,6 +608,14 @@ class Expressions:
 
     def expr_Compare(self, node, target):
         """`a < b`, and `a < b < c` as `(a < b) and (b < c)` with `b` computed once."""
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            sides = (node.left, node.comparators[0])
+            named = next((s for s in sides if isinstance(s, ast.Name)), None)
+            other = sides[1] if named is sides[0] else sides[0]
+            held = self.env.get(named.id) if named is not None else None
+            if isinstance(other, ast.Constant) and other.value is None and (isinstance(held, (LocalFunction, KnownItems))
+                                                                          or isinstance(held, StaticValue) and held.obj is not None):
+                return Const(isinstance(node.ops[0], ast.IsNot))  # `activation is None` for a function known now
         operands = [self.expr(node.left)]
         result = None
         for k, (op, comparator) in enumerate(zip(node.ops, node.comparators)):
@@ -923,6 +931,10 @@ class Expressions:
                                        "assign it to a local name as well and read that, or pass it to the method")
             if isinstance(value, (StaticValue, Choice)):
                 return self.as_atom(value, node)
+            if isinstance(value, LocalFunction):  # self.act, a lambda set here, read but not called
+                raise self.unsupported(node, f"`{ast.unparse(node)}` holds a function defined in the differentiated "
+                                             f"function (a lambda or nested def), used here as a value",
+                                       f"call it: {ast.unparse(node)}(...)")
             return value
         flag = self.known_flag(base, node)
         if flag is not None:
@@ -1319,6 +1331,9 @@ class Expressions:
                 return self.call_object(held[0].obj, node, outputs, targets)
             if held is not None and isinstance(held[0], Choice):  # self.act(z), one function or another
                 return self.call_chosen(ast.unparse(func), held[0], node, outputs)
+            if held is not None and isinstance(held[0], LocalFunction):  # self.act = lambda z: ..., by __init__
+                args, kwargs = self.arguments(node, static=True)
+                return self._call_result(self.inline_local(held[0], node, args, kwargs), outputs, node, targets)
             if held is not None and isinstance(held[0], Var) and held[0] in self.types \
                     and self._own_method(held[0], "__call__") is not None:  # self.act = make_act("tanh")
                 return self.call_instance(self.expr(func), node, outputs, targets)

@@ -394,6 +394,30 @@ def activation_named_by_an_argument(W, x, activation="tanh", output="identity"):
     return np.sum(final(h)) + np.sum(ACTIVATION_BY_NAME[activation](W) ** 2)
 
 
+class LayerWithActivation:
+    """An activation kept in an attribute: a lambda, a function passed in, or one named by a string."""
+
+    def __init__(self, W, activation=None, name=None):
+        self.W = W
+        if name is not None:
+            self.act = ACTIVATION_BY_NAME[name]
+        elif activation is not None:
+            self.act = activation
+        else:
+            self.act = lambda z: np.log1p(np.exp(z))
+
+    def __call__(self, x):
+        return self.act(x @ self.W)
+
+
+def lambdas_kept_in_attributes(W, x):
+    """Objects made here holding a lambda (or a function) in an attribute, called through it."""
+    first = LayerWithActivation(W)
+    second = LayerWithActivation(W, lambda z: z ** 3)
+    third = LayerWithActivation(W, name="tanh")
+    return np.sum(first(x) ** 2) + np.sum(second(x)) + np.sum(third(x) * first(x))
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
