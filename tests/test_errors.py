@@ -183,6 +183,16 @@ def test_a_positional_argument_numpy_binds_to_another_parameter_is_refused(f):
         tg.grad(f)(np.array([[0.3, -0.7], [1.2, 0.5]]))
 
 
+def test_setting_the_shape_of_an_array_another_name_holds_is_refused():
+    def f(x):
+        a = x * 2.0
+        b = a
+        a.shape = (3, 1)
+        return np.sum(b @ b.T)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="reshapes the array another name holds"):
+        tg.grad(f)(np.array([0.3, -0.7, 1.2]))
+
+
 def test_shuffling_data_without_a_derivative_still_runs():
     def f(w, x):
         order = np.arange(len(x))

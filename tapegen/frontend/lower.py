@@ -15,6 +15,8 @@ import importlib.util
 import operator
 import types
 
+import numpy as np
+
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, Pack, Program, Var
@@ -951,6 +953,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
         base = self.expr(target.value)
+        if target.attr == "shape" and isinstance(target.value, ast.Name) and isinstance(base, Var) \
+                and base not in self.types and base not in self.live:  # a.shape = (3, 1): a reshaped, in place
+            name = target.value.id
+            if not self.sole_name(name, base):
+                raise self.unsupported(target, f"`{name}.shape = ...` reshapes the array another name holds too, "
+                                               f"which tapegen cannot follow", f"{name} = {name}.reshape(...)")
+            shape = self.expr(value_node)
+            return self.store(name, self.emit(rules.lookup(np.reshape), [base, shape], {}, target,
+                                              self.shared.get(name, name)), target)
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):

@@ -418,6 +418,15 @@ def lambdas_kept_in_attributes(W, x):
     return np.sum(first(x) ** 2) + np.sum(second(x)) + np.sum(third(x) * first(x))
 
 
+def shape_set_in_place(x, v):
+    """`a.shape = (3, 1)`: the array reshaped where it is, as NumPy does."""
+    column = x * v
+    column.shape = (3, 1)
+    grid = np.outer(v, x)
+    grid.shape = (grid.size,)
+    return np.sum(column @ column.T) + np.sum(grid ** 2)
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
