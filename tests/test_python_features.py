@@ -45,6 +45,8 @@ POINTS = {
     "activation_named_by_an_argument": (_m(3, 2), _m(4, 3), "softplus", "square"),
     "lambdas_kept_in_attributes": (_m(3, 2), _m(4, 3)),
     "shape_set_in_place": (_m(3), _m(3)),
+    "matrix_power": (_m(3), _m(3)),
+    "loss": (_m(3), _m(3)),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),

@@ -160,6 +160,23 @@ def names_like_generated_ones(x):
     return np.sum(unbroadcast(x * seed) * tape) + np.sum(np.ones(shape) * x)
 
 
+def matrix_power(x, v):
+    """Named as NumPy's function is: its forward code would be `matrix_power_jvp`, the name of the rule it
+    calls."""
+    A = np.outer(x, v) * 0.3 + np.eye(3)
+    return np.sum(np.linalg.matrix_power(A, 3)) + np.sum(loss_grad(x))
+
+
+def loss_grad(x):
+    """A function of the module named as generated gradient code would be (`loss` calls it)."""
+    return np.tanh(x) * 2.0
+
+
+def loss(x, v):
+    """Its gradient code would be `loss_grad`, the name of the module's function it calls."""
+    return np.sum(loss_grad(x * v) ** 2)
+
+
 WEIGHTS3 = np.array([0.3, -1.1, 0.8])
 
 
