@@ -196,6 +196,17 @@ def interp_rows():
                {"x": 1.1, "xp": XP, "fp": fp}, ("x", "fp"))
 
 
+BINS = np.array([0, 3, 3, 1, 0, 5])
+
+
+def bincount_rows():
+    w = sample((6,))
+    yield case("bincount-(6,)-weights", lambda w: np.bincount(BINS, weights=w), (w,), np.bincount,
+               {"x": BINS, "weights": w}, ("weights",))
+    yield case("bincount-(6,)-weights-minlength", lambda w: np.bincount(BINS, w, 8), (w,), np.bincount,
+               {"x": BINS, "weights": w, "minlength": 8}, ("weights",))
+
+
 def method_rows():
     a = sample((3, 4))
     for name, call, prim, inputs in (
@@ -218,7 +229,7 @@ ROWS += [row for prim in (np.nansum, np.nanmean) for row in reduction_rows(prim,
 ROWS += [row for prim in (np.var, np.std) for row in ddof_rows(prim)]
 ROWS += [*quantile_rows(np.quantile, 1), *quantile_rows(np.percentile, 100), *median_rows(), *average_rows()]
 ROWS += [*scan_rows(np.cumsum), *scan_rows(np.cumprod), *prod_zero_rows(), *diff_rows(), *gradient_rows()]
-ROWS += [*trapezoid_rows(), *interp_rows(), *method_rows()]
+ROWS += [*trapezoid_rows(), *interp_rows(), *bincount_rows(), *method_rows()]
 
 test_vjp, test_jvp, test_rules_keep_float32, test_every_vjp_rule_has_a_jvp_rule, test_ids_are_unique = \
     table_tests(ROWS, reductions.table)

@@ -7,7 +7,8 @@ constant in its inputs, or depends only on their shapes and dtypes.
 
 Not listed, on purpose, because their values do move with an input:
 `np.full`, `np.full_like`, `np.linspace` and `np.arange` (declared with rules
-in `elementwise`), `np.histogram` and `np.bincount` (bin edges and weights).
+in `elementwise`), `np.histogram` (bin edges and weights) and `np.bincount` (its weights: declared with
+rules in `reductions`).
 `np.unique` is listed although its values are elements of its input: it is
 used to find labels, and `np.sort` is the differentiable way to order values.
 Random draws (`np.random.normal(size=x.shape)`, `rng.normal(...)`) need no

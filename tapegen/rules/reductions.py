@@ -37,6 +37,7 @@ table.op(np.diff, "a, n=1, axis=-1")
 table.op(np.gradient, "f, axis=None, edge_order=1")
 table.op(np.trapezoid, "values, x=None, dx=1.0, axis=-1")  # NumPy's `y`: a rule's `y` is the output
 table.op(np.interp, "x, xp, fp, left=None, right=None")
+table.op(np.bincount, "x, weights=None, minlength=0", inert=("x",))  # linear in the weights
 
 for method, fn in (("sum", np.sum), ("mean", np.mean), ("prod", np.prod), ("max", np.max), ("min", np.min),
                    ("var", np.var), ("std", np.std), ("ptp", np.ptp), ("cumsum", np.cumsum),
@@ -552,6 +553,16 @@ table.vjp(np.diff, "a")(diff_vjp)
 @table.jvp(np.diff, "a")
 def diff_jvp(a_dot, n, axis):
     return np.diff(a_dot, n=n, axis=axis)
+
+
+@table.vjp(np.bincount, "weights")
+def bincount_vjp(x, weights_shape, g):
+    return np.reshape(g[x], weights_shape)
+
+
+@table.jvp(np.bincount, "weights")
+def bincount_jvp(x, weights_dot, minlength):
+    return np.bincount(x, weights=weights_dot, minlength=minlength)
 
 
 table.vjp(np.gradient, "f")(gradient_vjp)

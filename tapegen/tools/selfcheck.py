@@ -515,6 +515,7 @@ def _reduction_samples(m34, v5) -> list:
         Sample("diff-(5,)", lambda a: np.diff(a), (v5,)),
         Sample("gradient-(5,)", lambda f: np.gradient(f), (v5,)),
         Sample("interp-(4,)", lambda x, fp: np.interp(x, [0.0, 1.0, 2.0], fp), (_x(4, low=0.1, high=1.9), _x(3))),
+        Sample("bincount-(5,)", lambda w: np.bincount([0, 3, 3, 1, 0], weights=w, minlength=5), (_x(5),)),
     ]
 
 
