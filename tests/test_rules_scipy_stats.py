@@ -48,6 +48,32 @@ def continuous_rows():
                        rtol=1e-5, atol=1e-7)
 
 
+def quantile_rows():
+    """ppf and isf in q, loc and scale (shape parameters constants: no rule in them, as for cdf)."""
+    for name, (shapes, _) in CONTINUOUS.items():
+        for method in ("ppf", "isf"):
+            fn = getattr(getattr(st, name), method)
+            q, loc, scale = sample((4,), 0.15, 0.85), 0.3, 1.2
+            inputs = {"q": q, **dict(zip(SHAPE_NAMES.get(name, ()), shapes)), "loc": loc, "scale": scale}
+            yield case(f"{name}.{method}-(4,)", _caller(fn, shapes, False), (q, loc, scale), fn, inputs,
+                       ("q", "loc", "scale"), rtol=1e-5, atol=1e-7)
+
+
+def entropy_rows():
+    """entropy in every parameter: shape parameters, loc (no effect) and scale."""
+    for name, (shapes, _) in CONTINUOUS.items():
+        fn = getattr(st, name).entropy
+        names = SHAPE_NAMES.get(name, ())
+        inputs = {**dict(zip(names, shapes)), "loc": 0.3, "scale": 1.2}
+        yield case(f"{name}.entropy", _entropy_caller(fn, len(shapes)), (*shapes, 0.3, 1.2), fn, inputs,
+                   (*names, "loc", "scale"), rtol=1e-5, atol=1e-7)
+
+
+def _entropy_caller(fn, shapes):
+    return {0: lambda loc, scale: fn(loc, scale), 1: lambda p, loc, scale: fn(p, loc, scale),
+            2: lambda a, b, loc, scale: fn(a, b, loc, scale)}[shapes]
+
+
 def _caller(fn, shapes, with_shapes):
     if not shapes:
         return lambda x, loc, scale: fn(x, loc, scale)
@@ -127,7 +153,8 @@ def helper_rows():
 if st is None:
     ROWS = []
 else:
-    ROWS = [*continuous_rows(), *discrete_rows(), *multivariate_rows(), *helper_rows()]
+    ROWS = [*continuous_rows(), *quantile_rows(), *entropy_rows(), *discrete_rows(), *multivariate_rows(),
+            *helper_rows()]
 
 pytestmark = pytest.mark.skipif(st is None, reason="SciPy is not installed")
 
@@ -166,6 +193,15 @@ def test_end_to_end_grad_jvp_and_grad_of_grad(rng):
 def test_an_argument_without_a_rule_is_a_no_rule_error(call):
     with pytest.raises(tg.NoRuleError):
         tg.grad(lambda x, p: np.sum(call(x, p)), wrt=1)(np.array([0.5, 1.5]), 2.5)
+
+
+def test_counts_and_data_written_as_lists():
+    """poisson.logpmf([1, 2, 0], mu): the list as SciPy takes it (an array), in the rules too."""
+    def f(log_mu, logit):
+        p = 1 / (1 + np.exp(-logit))
+        return (np.sum(st.poisson.logpmf([1, 2, 0], np.exp(log_mu))) + np.sum(st.binom.logpmf([1, 3, 2], 5, p))
+                + np.sum(st.norm.logpdf([0.1, -0.4, 0.3], log_mu, 2.0)))
+    check_modes(f, np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, -0.3]))
 
 
 def test_counts_are_inert():

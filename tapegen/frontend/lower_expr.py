@@ -1736,7 +1736,22 @@ class Expressions:
         if prim.name == "tape_pop" and args and isinstance(args[0], Var):  # pops: updates its list
             outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
             return outs[:min(outputs, 1)]
+        if str(getattr(prim, "spelling", "")).startswith("scipy."):  # poisson.logpmf([1, 2, 0], mu): the list an
+            args = [self._as_array(a, node) for a in args]            # array, as SciPy takes it, so rules
+            kwargs = {k: self._as_array(a, node) for k, a in kwargs.items()}  # computing with it work
         return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+
+    def _as_array(self, atom, node):
+        """A list or tuple of numbers written as a display or constant, as the array NumPy makes of it;
+        else `atom`."""
+        if isinstance(atom, Pack) and atom.kind in ("list", "tuple") and atom.items and \
+                all(isinstance(v, Const) and type(v.value) in (int, float) for v in atom.items):
+            atom = Const(type(atom.items)(v.value for v in atom.items) if atom.kind == "tuple"
+                         else [v.value for v in atom.items])
+        if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)) and atom.value and \
+                all(type(v) in (int, float) for v in atom.value):
+            return self.emit(rules.lookup(np.asarray), [atom], {}, node, None)
+        return atom
 
     def call_into(self, obj, node, into, outputs, targets):
         """`np.clip(y, eps, 1 - eps, y)` (numpy-ml's NCELoss) or `f(..., out=y)`: NumPy writes the result into

@@ -12,8 +12,9 @@ Continuous location-scale families: logpdf(x, *shapes, loc, scale) =
 f(z) - log(scale) with z = (x - loc) / scale, so the x, loc and scale rules
 follow from the score f'(z) alone, and pdf's from logpdf's (times y). cdf,
 logcdf, sf and logsf have rules in x, loc and scale (through pdf and logpdf,
-themselves primitives with rules: second order works); in shape parameters
-(t's df, gamma's a) they have none, and a gradient there is a NoRuleError.
+themselves primitives with rules: second order works); so have ppf and isf
+(in q, loc and scale); in shape parameters (t's df, gamma's a) they have none,
+and a gradient there is a NoRuleError.
 
 Discrete distributions: rules in their real parameters (poisson's mu,
 bernoulli's and binom's p); counts (k, n) and the integer shift loc are inert.
@@ -51,7 +52,19 @@ LOCATION_SCALE = {
              {"a": "np.log({z}) - scipy.special.digamma(a) + scipy.special.digamma(a + b)",
               "b": "np.log1p(-{z}) - scipy.special.digamma(b) + scipy.special.digamma(a + b)"}),
 }
-CONTINUOUS_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+CONTINUOUS_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")  # (and ppf, isf: below)
+
+# name: {shape parameter: d entropy / d parameter}; every entropy is the standard one's plus log(scale)
+ENTROPY_PARTIALS = {
+    "norm": {}, "logistic": {}, "laplace": {}, "cauchy": {}, "expon": {},
+    "t": {"df": "(df + 1) / 4 * (scipy.special.polygamma(1, (df + 1) / 2) - scipy.special.polygamma(1, df / 2))"
+                " + 1 / (2 * df)"},
+    "gamma": {"a": "1 + (1 - a) * scipy.special.polygamma(1, a)"},
+    "chi2": {"df": "0.5 * (1 + (1 - df / 2) * scipy.special.polygamma(1, df / 2))"},
+    "lognorm": {"s": "1 / s"},
+    "beta": {"a": "(a + b - 2) * scipy.special.polygamma(1, a + b) - (a - 1) * scipy.special.polygamma(1, a)",
+             "b": "(a + b - 2) * scipy.special.polygamma(1, a + b) - (b - 1) * scipy.special.polygamma(1, b)"},
+}
 
 # name: (signature, inert parameters, {parameter: d logpmf / d parameter})
 DISCRETE = {
@@ -113,6 +126,17 @@ for _name, (_shapes, _score, _shape_partials) in LOCATION_SCALE.items():
         _other = "" if _sign else "-"
         formulas.derive(method(_name, _method), f"{_name}_{_method}",
                         {"x": f"{_sign}{_slope}", "loc": f"{_other}{_slope}", "scale": f"{_other}{_slope} * {_z}"})
+    table.op(method(_name, "entropy"), _signature, name=f"{_name}.entropy", spelling=f"scipy.stats.{_name}.entropy")
+    formulas.derive(method(_name, "entropy"), f"{_name}_entropy",
+                    {"loc": "0.0", "scale": "1 / scale", **ENTROPY_PARTIALS[_name]})
+    # the quantile functions: y = loc + scale * (a quantile of the standard distribution), so dy/dq is one
+    # over the density at y (minus that for isf, of 1 - q); in shape parameters no rule, as for cdf
+    for _method, _sign in (("ppf", ""), ("isf", "-")):
+        table.op(method(_name, _method), f"q, {_signature}", name=f"{_name}.{_method}",
+                 spelling=f"scipy.stats.{_name}.{_method}")
+        formulas.derive(method(_name, _method), f"{_name}_{_method}",
+                        {"q": f"{_sign}1 / scipy.stats.{_name}.pdf(y, {_args})", "loc": "1.0",
+                         "scale": "(y - loc) / scale"})
 
 for _name, (_signature, _inert, _partials) in DISCRETE.items():
     for _method in ("logpmf", "pmf"):

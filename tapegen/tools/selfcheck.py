@@ -442,6 +442,11 @@ def _fixed_shapes(f, params):
     return lambda x, m, s: f(x, params[0], params[1], m, s)
 
 
+def _entropy_call(entropy, shapes):
+    return {0: lambda m, s: entropy(m, s), 1: lambda p, m, s: entropy(p, m, s),
+            2: lambda a, b, m, s: entropy(a, b, m, s)}[shapes]
+
+
 def _scipy_stats_samples() -> list:
     import scipy.stats as st
     from ..rules.scipy_stats import CONTINUOUS_METHODS
@@ -460,6 +465,11 @@ def _scipy_stats_samples() -> list:
                                   (lambda f: lambda x, a, b, m, s: f(x, a, b, m, s))(f), (x, *params, -0.2, 1.3)))
             else:  # shape parameters as constants (cdf & co. have rules in x, loc and scale only)
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(f, params), (x, -0.2, 1.3)))
+        for method in ("ppf", "isf"):  # in q, loc and scale
+            out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(getattr(getattr(st, name), method),
+                                                                                params), (_x(4, low=0.15, high=0.85), -0.2, 1.3)))
+        out.append(Sample(f"scipy.stats.{name}.entropy", _entropy_call(getattr(st, name).entropy, len(params)),
+                          (*params, -0.2, 1.3)))  # in every parameter
     k = np.array([0, 1, 3, 2])
     for method in ("cdf", "sf", "logcdf", "logsf"):
         f = getattr(st.poisson, method)
