@@ -47,6 +47,7 @@ POINTS = {
     "shape_set_in_place": (_m(3), _m(3)),
     "matrix_power": (_m(3), _m(3)),
     "loss": (_m(3), _m(3)),
+    "lists_of_numbers_with_arrays": (_m(3), _m(3)),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),

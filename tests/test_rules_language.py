@@ -197,6 +197,8 @@ ROWS = [
     Row("append-np.array-(4,)-float64", appended, (V,), covers=(language.append, np.array)),
     Row("asarray-(4,)-float64", as_array, (V,), covers=(np.asarray,)),
     Row("concat-repeat-(3,4)-float64", joined, (M,), covers=(language.concat, language.repeat_items)),
+    Row("repeat_items-as-a-product-(4,)-float64", lambda x: x * [1.0, -2.0, 3.0, 0.5] + [2.0, 1.0, 0.5, 3.0] * x ** 2,
+        (V,), covers=(language.repeat_items,)),
     Row("plus-joined-(3,4)-float64", joined_at_run_time, (M, [V, V * 2.0]), wrt=(0,), covers=(language.plus,)),
     Row("plus-added-(4,)-float64", added_at_run_time, (V, V * 0.5), wrt=(0, 1), covers=(language.plus,)),
     Row("list-tuple-rows-(3,4)-float64", rows_of, (M,), covers=(list, tuple)),

@@ -310,6 +310,26 @@ def test_frozen_distribution_used_as_a_value_is_made_as_written():
         tg.grad(g)(0.2)
 
 
+def frozen_quantiles_and_entropy(mu, log_s, x):
+    d = st.norm(mu, np.exp(log_s))
+    return np.sum(d.logpdf(x)) + np.sum(d.ppf([0.2, 0.7]) ** 2) + d.entropy() * mu
+
+
+def frozen_made_as_written(x):
+    """A frozen distribution also used as a value (so made as written, also in gradient code differentiated
+    again inside another module's function: tests/modes.py's)."""
+    d = st.norm(x[0], np.exp(x[2]))
+    print("the distribution:", d)
+    return np.sum(d.logpdf(x))
+
+
+@pytest.mark.parametrize("f, args", [(frozen_quantiles_and_entropy, (0.2, 0.3, np.array([0.3, -1.2, 0.8]))),
+                                     (frozen_made_as_written, (np.array([0.3, -0.7, 1.2]),))],
+                         ids=["ppf-entropy", "made-as-written"])
+def test_frozen_distribution_methods_and_objects_in_every_mode(f, args):
+    check_modes(f, *args)
+
+
 def frozen_before_a_loop(mu, x):
     """The frozen distribution keeps the value m had when it was made, as SciPy's object does."""
     m = mu * 1.5

@@ -26,7 +26,7 @@ from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, mak
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled, lowered_until_settled
-from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _opaque
+from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -1153,6 +1153,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         kind = CONTAINER_OUTPUTS.get(prim.name)
         if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item", "append") and inputs:
             kind = self.container_kind(inputs[0][1])
+        if prim.name == "repeat_items" and not isinstance(inputs[1][1], Const) and \
+                len(_numbers_written(inputs[0][1]) or ()) > 1:  # x * [1.0, 2.0, 3.0]: meant as NumPy's product
+            kind = None  # (repeat_items decides when it runs; a list of one item times a name is `[0.0] * n`)
         if kind is None and prim.name == "with_item" and inputs and self._read_from_live(inputs[0][1]) is not None:
             obj, attr = self._read_from_live(inputs[0][1])  # a layer's dict with an item replaced: a dict
             kind = "dict" if isinstance(getattr(self.live[obj], attr, None), dict) else "list"

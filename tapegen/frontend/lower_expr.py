@@ -566,6 +566,8 @@ class Expressions:
         if fn is operator.mul and any(kinds):  # [x] * 3: the items repeated
             items, n = (left, right) if kinds[0] else (right, left)
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
+        if fn not in (operator.add, operator.mul):  # x ** [1, 2, 3]: a list has no `-`, `/`, `**`, so the
+            left, right = self._as_array(left, node), self._as_array(right, node)  # other side is an array
         return self.emit(rules.lookup(fn), [left, right], {}, node, target)
 
     def held_kind(self, atom):
@@ -1631,8 +1633,14 @@ class Expressions:
                                targets)
 
     def made(self, frozen):
-        """The frozen distribution object itself, made by its call as written."""
+        """The frozen distribution object itself, made by its call as written (where the name it is called by
+        means something else in the function being transformed, a gradient inlined in another module's
+        function: spelled `scipy.stats.norm` for SciPy's own, else read as an object of the user's)."""
         spelling = ast.unparse(frozen.node.func)
+        if not self.reachable_from_root(frozen.node.func):
+            name, stats = getattr(frozen.distribution, "name", None), sys.modules.get("scipy.stats")
+            spelling = f"scipy.stats.{name}" if name and getattr(stats, name, None) is frozen.distribution else \
+                self.free_object(_root_name(frozen.node.func) or "distribution", lambda d=frozen.distribution: d).name
         return self.emit_multi(_opaque(spelling, frozen.distribution), list(frozen.args), dict(frozen.kwargs),
                                frozen.node, 1, [None])[0]
 
@@ -1736,22 +1744,20 @@ class Expressions:
         if prim.name == "tape_pop" and args and isinstance(args[0], Var):  # pops: updates its list
             outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
             return outs[:min(outputs, 1)]
-        if str(getattr(prim, "spelling", "")).startswith("scipy."):  # poisson.logpmf([1, 2, 0], mu): the list an
-            args = [self._as_array(a, node) for a in args]            # array, as SciPy takes it, so rules
-            kwargs = {k: self._as_array(a, node) for k, a in kwargs.items()}  # computing with it work
-        return self.emit_multi(prim, args, kwargs, node, outputs, targets)
+        spelling = str(getattr(prim, "spelling", ""))
+        if prim.differentiable and prim.name not in ("array", "asarray") and spelling.startswith(("np.", "scipy.")):
+            scipy = spelling.startswith("scipy.")  # np.hypot(x, [1.0, 2.0, 3.0]),
+            args = [self._as_array(a, node, scipy) for a in args]  # poisson.logpmf([1, 2, 0], mu): the list
+            kwargs = {k: self._as_array(a, node, scipy) for k, a in kwargs.items()}  # an array, as NumPy takes
+        return self.emit_multi(prim, args, kwargs, node, outputs, targets)  # it, so rules computing with it work
 
-    def _as_array(self, atom, node):
-        """A list or tuple of numbers written as a display or constant, as the array NumPy makes of it;
-        else `atom`."""
-        if isinstance(atom, Pack) and atom.kind in ("list", "tuple") and atom.items and \
-                all(isinstance(v, Const) and type(v.value) in (int, float) for v in atom.items):
-            atom = Const(type(atom.items)(v.value for v in atom.items) if atom.kind == "tuple"
-                         else [v.value for v in atom.items])
-        if isinstance(atom, Const) and isinstance(atom.value, (list, tuple)) and atom.value and \
-                all(type(v) in (int, float) for v in atom.value):
-            return self.emit(rules.lookup(np.asarray), [atom], {}, node, None)
-        return atom
+    def _as_array(self, atom, node, tuples=False):
+        """A list of numbers (or of lists of them, and with `tuples`, a tuple) written as a display or a
+        constant, as the array NumPy makes of it; else `atom`. (A tuple of numbers is more often a shape.)"""
+        value = _numbers_written(atom, tuples)
+        if value is None:
+            return atom
+        return self.emit(rules.lookup(np.asarray), [Const(value)], {}, node, None)
 
     def call_into(self, obj, node, into, outputs, targets):
         """`np.clip(y, eps, 1 - eps, y)` (numpy-ml's NCELoss) or `f(..., out=y)`: NumPy writes the result into
@@ -2298,6 +2304,26 @@ def _described(value):
     if isinstance(value, Const):
         return value.value
     return DYNAMIC
+
+
+def _numbers_written(atom, tuples=False):
+    """The Python value of a list display or constant of numbers (nested lists of one length each: a
+    matrix), tuples too with `tuples`; else None."""
+    kinds = (list, tuple) if tuples else (list,)
+    if isinstance(atom, Pack) and atom.kind in ("list", "tuple")[:1 + tuples] and atom.items:
+        items = [_numbers_written(v, tuples) if isinstance(v, Pack) else v.value if isinstance(v, Const) else None
+                 for v in atom.items]
+        value = items if atom.kind == "list" else tuple(items)
+    elif isinstance(atom, Const) and isinstance(atom.value, kinds) and atom.value:
+        value = atom.value
+    else:
+        return None
+    flat = [value]
+    while flat and isinstance(flat[0], kinds):
+        if len({len(v) if isinstance(v, kinds) else -1 for v in flat}) != 1:
+            return None
+        flat = [item for v in flat for item in v]
+    return value if flat and all(type(v) in (int, float) for v in flat) else None
 
 
 def _display_of_functions(node, function_like) -> bool:

@@ -445,12 +445,14 @@ def concat(x1, x2):
 
 
 def repeat_items(a, n):
-    """`xs * n` of a list or tuple: its items `n` times over."""
-    if not isinstance(a, (list, tuple)):  # `(xs + v) * n` where v turned out to be an array, not a list
-        raise UnsupportedSyntaxError(
-            f"tapegen took `* {n}` for repeating a list, but the value is a {type(a).__name__}",
-            hint="convert the value with np.asarray(...) before multiplying it")
+    """`xs * n` where `xs` is a list or tuple: its items `n` times over for a count `n`; for an array `n`
+    (`x * [1.0, 2.0, 3.0]`), or where `xs` turned out to be an array, NumPy's product."""
     return a * n
+
+
+def counted(a, n):
+    """Whether `a * n` repeats a list or tuple `n` times (rather than multiplying arrays)."""
+    return isinstance(a, (list, tuple)) and isinstance(n, (int, np.integer))
 
 
 def plus(x1, x2):
@@ -593,7 +595,8 @@ table.method("keys", dict_keys, receiver="d")
 table.op(concat, "x1, x2", spelling="concat")
 table.op(plus, "x1, x2", spelling="plus")
 table.nondiff(joined, "x1, x2", spelling="joined")
-table.op(repeat_items, "a, n", spelling="repeat_items", inert=("n",))
+table.op(repeat_items, "a, n", spelling="repeat_items")
+table.nondiff(counted, "a, n", spelling="counted")
 table.op(make_list, "*items", form="display", spelling="[]")
 table.op(make_tuple, "*items", form="display", spelling="()")
 table.op(make_dict, "keys, *values", form="display", spelling="{}")
@@ -856,12 +859,22 @@ def plus_jvp_x2(x1, x2, x2_dot, y):
 
 @table.vjp(repeat_items, "a")
 def repeat_items_vjp(a, n, g):
-    return summed_repeats(g, len(a), n)
+    return summed_repeats(g, len(a), n) if counted(a, n) else unbroadcast(g * n, np.shape(a))
+
+
+@table.vjp(repeat_items, "n")
+def repeat_items_vjp_n(a, n, n_shape, g):
+    return unbroadcast(g * np.asarray(a), n_shape)  # (a count is never differentiated)
 
 
 @table.jvp(repeat_items, "a")
-def repeat_items_jvp(a_dot, n):
-    return a_dot * n
+def repeat_items_jvp(a, a_dot, n, y):
+    return a_dot * n if counted(a, n) else broadcast_like(np.multiply(a_dot, n), y)
+
+
+@table.jvp(repeat_items, "n")
+def repeat_items_jvp_n(a, n_dot, y):
+    return broadcast_like(np.multiply(np.asarray(a), n_dot), y)
 
 
 def shifted(g, start, n):

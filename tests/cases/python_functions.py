@@ -444,6 +444,17 @@ def shape_set_in_place(x, v):
     return np.sum(column @ column.T) + np.sum(grid ** 2)
 
 
+def lists_of_numbers_with_arrays(x, v):
+    """A list of numbers written where NumPy takes it as an array: `x * [1.0, 2.0, 3.0]` (not a repetition:
+    x is an array), `x ** [1, 2, 3]`, `[...] - x`, and passed to NumPy functions (`np.hypot(x, [...])`,
+    `np.matmul([[...]], x)`, `np.power([...], x)`)."""
+    scaled = x * [1.0, 2.0, 3.0] + [0.5, -1.0, 2.0] * v
+    powers = np.abs(x) ** [1, 2, 3] + [3.0, 2.0, 1.0] / np.exp(v) - ([1.0, 2.0, 3.0] - x) ** 2
+    calls = np.hypot(x, [1.0, 2.0, 3.0]) + np.power([1.5, 2.0, 3.0], v) + np.arctan2([1.0, 2.0, 3.0], np.exp(x))
+    return np.sum(scaled * powers) + np.sum(calls) + np.sum(np.matmul([[1.0, 2.0, 3.0]], np.outer(x, v)) ** 2) \
+        + np.sum([0.5] * 3 * x)
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
