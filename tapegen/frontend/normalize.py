@@ -90,6 +90,12 @@ class _Normalizer:
             if stmt.orelse:
                 raise self.error(stmt, "a loop with an `else:` clause is not supported",
                                  "set a flag before `break` and test it after the loop")
+            if isinstance(stmt, ast.While) and any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)):
+                # `while (v := f(x)) < 1:`: v, set in the test, may carry a derivative the body and the code
+                # after the loop use: the test becomes the body's first statements, `if not (...): break`,
+                # which the reverse pass follows as it follows the body (the last, failing, test too)
+                leave = _located(ast.If(ast.UnaryOp(ast.Not(), stmt.test), [ast.Break()], []), stmt.test)
+                stmt.body, stmt.test = [leave] + stmt.body, _located(ast.Constant(True), stmt.test)
             had_return = contains_return(stmt.body)
             stmt.body = self.returns_in_loop(self.block(stmt.body, in_loop=True))
             if had_return:

@@ -455,6 +455,17 @@ def lists_of_numbers_with_arrays(x, v):
         + np.sum([0.5] * 3 * x)
 
 
+def assignment_in_a_while_test(x, v):
+    """`while (y := ...) < 1:`: y, set by the test, is used in the body and after the loop (the value of the
+    last, failing, test); its derivative flows back through every test."""
+    i = 0
+    total = 0.0
+    while (y := x[i] ** 2 + v[i] * total) < 1.0 and i < 2:
+        total = total + y
+        i += 1
+    return total + y * v[0]
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
