@@ -453,6 +453,9 @@ def constant(value) -> ast.expr:
         return ast.List([constant(v) for v in value], ast.Load())
     if isinstance(value, slice):
         return ast.Subscript(_spelled("np.s_"), _index_item(value), ast.Load())
+    if isinstance(value, frozenset):  # `{0, 2}` of constants, written in the user's order where it can be
+        items = sorted(value, key=repr) if not all(isinstance(v, (int, float)) for v in value) else sorted(value)
+        return ast.Call(_name("frozenset"), [ast.Set([constant(v) for v in items])] if items else [], [])
     if isinstance(value, np.dtype):
         return ast.Call(_spelled("np.dtype"), [ast.Constant(value.str)], [])
     if isinstance(value, type):

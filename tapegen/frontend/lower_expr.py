@@ -691,6 +691,16 @@ class Expressions:
             return Const("".join(template).format(*(v.value for v in values)))
         return self.emit(_opaque("str.format", str.format), [Const("".join(template))] + values, {}, node, target)
 
+    def expr_Set(self, node, target):
+        """`{0, 2}` of constants: a frozenset, for `in` tests and loops (changing it is refused, as any
+        change of a constant is)."""
+        try:
+            items = [ast.literal_eval(e) for e in node.elts]
+        except ValueError:
+            raise self.unsupported(node, "a set of computed values is not supported inside a differentiated function",
+                                   "use a list (or a set of constants)") from None
+        return Const(frozenset(items))
+
     def expr_Tuple(self, node, target):
         return self.display(node, "tuple", target)
 
@@ -1265,6 +1275,8 @@ class Expressions:
         if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
+        if obj is zip and any(isinstance(a, ast.Starred) for a in node.args):  # zip(*rows), rows of a known length
+            node = self._spread_known(node)
         if obj in (zip, enumerate) and node.args and not node.keywords and (obj is zip or len(node.args) == 1) \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # dict(zip(keys, values))
             return (self.paired(node),)
@@ -1857,6 +1869,21 @@ class Expressions:
             return ast.literal_eval(node)
         except ValueError:
             raise LookupError(ast.unparse(node)) from None
+
+    def _spread_known(self, node):
+        """`f(*rows)` as `f(rows[0], rows[1], ...)` where `rows` is a name for a list or tuple of a length
+        known now; else `node` as it is."""
+        args = []
+        for arg in node.args:
+            if not isinstance(arg, ast.Starred):
+                args.append(arg)
+                continue
+            length = self._length(self.env.get(arg.value.id)) if isinstance(arg.value, ast.Name) else None
+            if length is None:
+                return node
+            args += [ast.copy_location(ast.Subscript(ast.Name(arg.value.id, ast.Load()), ast.Constant(k), ast.Load()),
+                                       arg) for k in range(length)]
+        return ast.fix_missing_locations(ast.copy_location(ast.Call(node.func, args, node.keywords), node))
 
     def _static_display(self, node):
         """`_static_argument`, also of lists and tuples of them (`[("W", np.ndarray), ("b", float)]`)."""

@@ -533,8 +533,11 @@ def record_cotangent(ct, fields):
 
 
 def iterated(xs):
-    """What `for x in xs` walks: a dict's keys (in a list), anything else itself."""
-    return list(xs) if isinstance(xs, dict) else xs
+    """What `for x in xs` walks: a dict's keys (in a list), an iterator's items (in a list: the loop
+    consumes it once, as Python's does; itertools.product(...), a set), anything else itself."""
+    if isinstance(xs, dict) or not (hasattr(xs, "__len__") and hasattr(xs, "__getitem__")):
+        return list(xs)
+    return xs
 
 
 def dict_items(d):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -104,6 +105,54 @@ def meshgrid(x, y, indexing="xy"):
         return np.broadcast_to(x[None, :], shape), np.broadcast_to(y[:, None], shape)
     shape = (np.shape(x)[0], np.shape(y)[0])
     return np.broadcast_to(x[:, None], shape), np.broadcast_to(y[None, :], shape)
+
+
+def accumulate(iterable, func=None, *, initial=None):
+    """`itertools.accumulate(xs[, func][, initial=])`: the running sums (or `func`'s running results)."""
+    items = list(iterable)
+    out = [] if initial is None else [initial]
+    for item in items:
+        if not out:
+            out.append(item)
+        elif func is None:
+            out.append(out[-1] + item)
+        else:
+            out.append(func(out[-1], item))
+    return out
+
+
+def filtered(function, iterable):
+    """`filter(f, xs)`: the items for which `f` holds (for `None`, the items that are true), as a list."""
+    if function is None:
+        return [item for item in iterable if item]
+    return [item for item in iterable if function(item)]
+
+
+def fsum(iterable):
+    """`math.fsum(xs)`: the sum, as a Python float (its exact rounding is a detail of the value, not of its
+    derivative)."""
+    total = 0.0
+    for item in iterable:
+        total = total + item
+    return float(total)
+
+
+def product_of(iterable, *, start=1):
+    """`math.prod(xs, start=1)`: the product of the items."""
+    total = start
+    for item in iterable:
+        total = total * item
+    return total
+
+
+def divmod_of(a, b):
+    """`divmod(a, b)`: (a // b, a % b)."""
+    return a // b, a % b
+
+
+def complex_of(real=0.0, imag=0.0):
+    """`complex(re, im)` of numbers: re + im * 1j."""
+    return real + imag * 1j
 
 
 # --- NumPy functions that write into their first argument, as the assignments they make --------------
@@ -316,6 +365,8 @@ def stands_for(obj, positional: int, keywords) -> object:
         return None
     if obj is np.gradient and positional < 2:  # no spacings: np.gradient's own rule
         return None
+    if obj is complex and (positional == 0 or set(keywords) - {"real", "imag"}):
+        return None
     if obj is np.diff and positional < 4 and not {"prepend", "append"} & set(keywords):
         return None
     if obj is np.take and positional < 4 and "mode" not in keywords:
@@ -330,4 +381,5 @@ STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along
                 np.fill_diagonal: fill_diagonal, np.copyto: copyto, np.put: put, np.putmask: putmask,
                 np.place: place, np.put_along_axis: put_along_axis, np.gradient: gradient, np.cov: cov,
                 np.corrcoef: corrcoef, np.broadcast_arrays: broadcast_arrays, np.compress: compress,
-                np.extract: extract, np.diff: diff, np.take: take}
+                np.extract: extract, np.diff: diff, np.take: take, itertools.accumulate: accumulate,
+                filter: filtered, math.fsum: fsum, math.prod: product_of, divmod: divmod_of, complex: complex_of}

@@ -466,6 +466,25 @@ def assignment_in_a_while_test(x, v):
     return total + y * v[0]
 
 
+def builtins_and_itertools_as_written(x, v):
+    """itertools.product and a set of constants looped over, zip(*rows), itertools.accumulate (sums and a
+    function), filter, math.fsum, math.prod, divmod and complex(re, im)."""
+    total = 0.0
+    for i, j in itertools.product(range(3), range(2)):
+        total = total + x[i] * v[j] * (j + 1)
+    chosen = sum(x[i] ** 2 for i in range(3) if i in {0, 2})
+    rows = [x, v ** 2, np.sin(x)]
+    columns = sum(a * b + c for a, b, c in zip(*rows))
+    running = itertools.accumulate(x * v)
+    products = list(itertools.accumulate(v, lambda a, b: a * b, initial=1.0))
+    kept = sum(filter(lambda t: t > -0.5, x * 2))
+    nonzero = list(filter(None, [x[0], 0.0, v[1]]))
+    whole, rest = divmod(x[2] * 3 + 5.0, 2.0)
+    z = complex(x[0], v[1]) * complex(v[0], x[1])
+    return (total + chosen + columns + sum(r ** 2 for r in running) + products[-1] + kept + sum(nonzero)
+            + math.fsum([x[0], v[1] ** 2]) + math.prod([x[1], v[2], 2.0]) + rest * whole + abs(z) + z.real)
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
