@@ -50,6 +50,7 @@ POINTS = {
     "lists_of_numbers_with_arrays": (_m(3), _m(3)),
     "assignment_in_a_while_test": (np.array([0.3, -0.5, 0.9]), np.array([0.2, 0.4, -0.3])),
     "builtins_and_itertools_as_written": (np.array([0.3, -0.5, 0.9]), np.array([0.2, 0.4, -0.3])),
+    "records_as_dicts_and_dataclasses_of_objects": (_m(3), _m(3)),
     "function_valued_parameter": ([(_m(3, 4), _m(4)), (_m(4, 2), _m(2))], _m(5, 3)),
     "loop_from_a_global": (X3,),
     "starred_unpacking": ([_m(3), _m(3), _m(3), _m(3)], X3),

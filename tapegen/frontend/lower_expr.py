@@ -1257,6 +1257,10 @@ class Expressions:
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), Pack):  # len(args) of a helper's *args: known now
             return (Const(len(self.env[node.args[0].id].items)),)
+        if obj is not MISSING and obj is _dataclasses().asdict and len(node.args) == 1 and not node.keywords:
+            made = self.dataclass_dict(node)
+            if made is not None:  # dataclasses.asdict(p) of a dataclass object whose fields are not objects
+                return (made,)
         if obj is not MISSING and obj is _dataclasses().replace and len(node.args) == 1 \
                 and all(kw.arg for kw in node.keywords):  # dataclasses.replace(p, b=v): a new object of p's class
             made = self.replaced_dataclass(node)
@@ -1798,6 +1802,11 @@ class Expressions:
         record = self.types.get(receiver)
         if func.attr == "_replace" and _is_namedtuple(record) and not node.args:
             return self.replaced(receiver, record, self.arguments(node)[1], node, targets)
+        if func.attr == "_asdict" and _is_namedtuple(record) and not node.args and not node.keywords:
+            items = [self.emit(rules.lookup(operator.getitem), [receiver, Const(k)], {}, node, None)
+                     for k in range(len(record._fields))]  # s._asdict(): its fields by name, in a dict
+            return (self.emit(rules.lookup(make_dict), [Const(tuple(record._fields))] + items, {}, node,
+                              (targets or [None])[0]),)
         if receiver in self.mixed and rules.method(func.attr) is None:  # act.forward(z), act of one class or another
             return self.call_of_class(receiver, node, outputs, lambda: self.call_method(receiver, func, node, outputs,
                                                                                        None), ast.unparse(func.value),
@@ -1998,6 +2007,21 @@ class Expressions:
                  for k, name in enumerate(cls._fields)}
         return (self.record(cls, receiver, [], items, node, (targets or [None])[0]),)
 
+    def dataclass_dict(self, node):
+        """`dataclasses.asdict(p)` on a dataclass object tapegen knows, whose fields hold no object of a class
+        of the user's (asdict would turn a dataclass into a dict too): {name: p.name}; else None."""
+        dataclasses = _dataclasses()
+        receiver = self.expr(node.args[0])
+        cls = self.types.get(receiver) if isinstance(receiver, Var) else None
+        if cls is None or not dataclasses.is_dataclass(cls):
+            return None
+        names = [f.name for f in dataclasses.fields(cls)]
+        reads = [ast.copy_location(ast.Attribute(node.args[0], name, ast.Load()), node) for name in names]
+        values = [self.expr(ast.fix_missing_locations(read)) for read in reads]
+        if any(isinstance(v, Var) and v in self.types or isinstance(v, (KnownItems, Pack)) for v in values):
+            return None
+        return self.emit(rules.lookup(make_dict), [Const(tuple(names))] + values, {}, node, None)
+
     def replaced_dataclass(self, node):
         """`dataclasses.replace(p, b=v)` on a dataclass object tapegen knows: `Cls(W=p.W, b=v)`, or None."""
         dataclasses = _dataclasses()
@@ -2031,7 +2055,11 @@ class Expressions:
                 value = Const(field.default)
             else:
                 raise self.unsupported(node, f"{cls.__name__}() is missing argument `{field.name}`")
-            written = value.atom if isinstance(value, StaticValue) else value
+            if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # a list of its own, as set_attribute
+                value = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), list(value.items),
+                                  {}, node, None)
+            written = value.atom if isinstance(value, StaticValue) else \
+                self.materialize(value, node) if isinstance(value, KnownItems) else value  # (the objects known)
             if written is not None:
                 self.emit_multi(_opaque("setattr", setattr), [obj, Const(field.name), written], {}, node, 0, [])
             self.attributes[(obj, field.name)] = (value, self.current)

@@ -8,7 +8,8 @@ import math
 import typing
 import warnings
 from collections import namedtuple
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -483,6 +484,27 @@ def builtins_and_itertools_as_written(x, v):
     z = complex(x[0], v[1]) * complex(v[0], x[1])
     return (total + chosen + columns + sum(r ** 2 for r in running) + products[-1] + kept + sum(nonzero)
             + math.fsum([x[0], v[1] ** 2]) + math.prod([x[1], v[2], 2.0]) + rest * whole + abs(z) + z.real)
+
+
+@dataclass
+class Stack:
+    """A dataclass holding a list of dataclass objects (its layers), called on an input."""
+    layers: list = field(default_factory=list)
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = np.tanh(x @ layer.W + layer.b)
+        return x
+
+
+def records_as_dicts_and_dataclasses_of_objects(x, v):
+    """A dataclass made from a list of dataclass objects (Stack([Affine(...), ...])), dataclasses.asdict of
+    one, and a namedtuple's _asdict()."""
+    model = Stack([Affine(np.outer(x, v), x), Affine(np.eye(3) * v, -x)])
+    fields = dataclasses.asdict(Affine(np.outer(v, x), v ** 2))
+    g = Gaussian(x, v)
+    d = g._asdict()
+    return np.sum(model(v) ** 2) + np.sum(fields["W"] @ fields["b"]) + np.sum(d["mean"] * d["log_std"]) * d["weight"]
 
 
 def mlp_with(params, x, nonlinearity=np.tanh):
