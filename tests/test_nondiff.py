@@ -58,6 +58,7 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
     ("all-any", lambda x: np.sum(x) * (np.all(x > -5) + np.any(x > 2) + (x > 0).all() + (x > 9).any()),
      (np.all, np.any)),
     ("count_nonzero", lambda x: np.sum(x) * np.count_nonzero(x > 0), (np.count_nonzero,)),
+    ("matrix_rank", lambda x: np.sum(x) * np.linalg.matrix_rank(np.outer(x, x) + np.eye(5)), (np.linalg.matrix_rank,)),
     ("argmax-argmin", lambda x: x[np.argmax(x)] * 2.0 + x[np.argmin(x)] + x[x.argmax()], (np.argmax, np.argmin)),
     ("argsort", lambda x: np.sum(x[np.argsort(x)] * np.arange(5.0)) + np.sum(x[x.argsort()]), (np.argsort,)),
     ("argpartition", lambda x: x[np.argpartition(x, 2)[2]], (np.argpartition,)),

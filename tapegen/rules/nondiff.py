@@ -59,6 +59,8 @@ table.nondiff(np.array_equiv, "a1, a2")
 for fn in (np.all, np.any):
     table.nondiff(fn, "a, axis=None, *, keepdims=False")  # (NumPy's 3rd positional is `out`)
 table.nondiff(np.count_nonzero, "a, axis=None, keepdims=False")
+table.nondiff(np.linalg.matrix_rank, "A, tol=None, hermitian=False", name="matrix_rank",
+              spelling="np.linalg.matrix_rank")  # an integer
 for fn in (np.argmax, np.argmin):
     table.nondiff(fn, "a, axis=None, *, keepdims=False")
 table.nondiff(np.argsort, "a, axis=-1, kind=None, *, stable=None")
