@@ -5,6 +5,8 @@ the whole transform, each JVP rule on its own, float32 kept), and a second-order
 products (forward over reverse) against central differences of the gradient. Reverse over reverse
 and the arguments without a rule are tested below the table. Without SciPy the table is empty.
 """
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -62,7 +64,7 @@ def binary_rows(name, draw1, draw2):
 
 
 def order_rows():
-    """Functions of an order (Bessel v, polygamma n, multigammaln d, gammainc a): in their other argument."""
+    """Functions of an order (Bessel v, polygamma n, multigammaln d): in their other argument; gammainc in both."""
     for name, v, draw in (("iv", 2.0, between(-2.0, 2.0)), ("ive", 0.5, between(0.3, 3.0)),
                           ("jv", 2.5, between(0.3, 3.0)), ("yv", 1.0, between(0.5, 3.0)),
                           ("kv", 0.7, between(0.5, 3.0)), ("kve", 1.5, between(0.5, 3.0)),
@@ -73,6 +75,17 @@ def order_rows():
             z = draw(shape)
             yield case(f"{name}-{order}={v}-{shape_text(z)}", (lambda fn, v: lambda z: fn(v, z))(fn, v), (z,), fn,
                        {order: v, arg: z}, (arg,), wrt=(0,))
+    # in a too (the series where x < a + 1, the continued fraction elsewhere); the second derivative in a has
+    # a rule in x only (a third derivative in a is refused): gammainc_da's second order, in x only
+    for name, active in (("gammainc", ("a", "x")), ("gammaincc", ("a", "x")), ("gammainc_da", ("a", "x")),
+                         ("gammainc_daa", ("x",))):
+        fn = getattr(sp, name, None) or getattr(scipy_special, name)
+        for region, a, x in (("series", sample((4,), 0.5, 3.0), sample((4,), 0.2, 1.2)),
+                             ("fraction", sample((4,), 0.5, 2.0), sample((4,), 3.5, 9.0)),
+                             ("both", 2.5, sample((3, 2), 0.3, 6.0))):
+            wrt = (0, 1) if active == ("a", "x") else (1,)
+            yield case(f"{name}-{region}-{shape_text(a, x)}", (lambda fn: lambda a, x: fn(a, x))(fn), (a, x), fn,
+                       {"a": a, "x": x}, active, wrt=wrt)
     for n in (0, 2):
         x = sample((3, 2), 0.8, 3.0)
         yield case(f"yn-n={n}-(3,2)", (lambda n: lambda x: sp.yn(n, x))(n), (x,), sp.yn, {"n": n, "x": x}, ("x",))
@@ -131,8 +144,13 @@ if sp is not None:
         table_tests(ROWS, scipy_special.table)
 
 
+SECOND_ORDER = [row for row in ROWS if not row.id.startswith("gammainc_da-")] + [
+    dataclasses.replace(row, id=row.id.replace("gammainc_da-", "gammainc_da-in-x-"), wrt=(1,))
+    for row in ROWS if row.id.startswith("gammainc_da-")]
+
+
 @QUIET
-@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+@pytest.mark.parametrize("row", SECOND_ORDER, ids=[row.id for row in SECOND_ORDER])
 def test_second_order(row):
     """Hessian-vector products (forward over reverse) vs central differences of the gradient."""
     check_second_order(row)
@@ -156,10 +174,24 @@ def test_reverse_over_reverse_and_third_order(name):
     assert third(x) == pytest.approx((second(x + eps) - second(x - eps)) / (2 * eps), rel=1e-5)
 
 
-@pytest.mark.parametrize("call", [lambda v, z: sp.iv(v, z), lambda a, x: sp.gammainc(a, x)], ids=["iv", "gammainc"])
+@pytest.mark.parametrize("call", [lambda v, z: sp.iv(v, z), lambda a, b: sp.betainc(a, b, 0.3)], ids=["iv", "betainc"])
 def test_an_argument_without_a_rule_is_a_no_rule_error(call):
     with pytest.raises(tg.NoRuleError, match="argument 'v'|argument 'a'"):
         tg.grad(call, wrt=0)(1.5, 0.7)
+
+
+def test_gammainc_in_a_against_scipy_deep_in_both_tails_and_to_third_order():
+    """d log Q / da where Q ~ 1e-22 (computed from Q, not 1 - P) and d log P / da where P ~ 1e-12, against
+    central differences of SciPy's own functions; the third derivative in a is refused, not guessed."""
+    log_q = tg.grad(lambda a: np.log(sp.gammaincc(a, 60.0)))
+    log_p = tg.grad(lambda a: np.log(sp.gammainc(a, 0.01)))
+    for grad, f, a in ((log_q, lambda a: np.log(sp.gammaincc(a, 60.0)), 3.0),
+                       (log_p, lambda a: np.log(sp.gammainc(a, 0.01)), 5.0)):
+        h = 1e-4
+        numeric = (8 * (f(a + h / 2) - f(a - h / 2)) - (f(a + h) - f(a - h))) / (6 * h)
+        assert grad(a) == pytest.approx(numeric, rel=1e-7)
+    with pytest.raises(tg.NoRuleError, match="gammainc_daa"):
+        tg.grad(tg.grad(tg.grad(lambda a: sp.gammainc(a, 1.3))))(2.0)
 
 
 def test_integer_orders_are_inert():

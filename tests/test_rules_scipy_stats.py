@@ -39,7 +39,7 @@ def continuous_rows():
             x, loc, scale = draw((4,)), 0.3 * sample((4,), 0.0, 1.0) - 0.1, 1.2
             if name in ("expon", "gamma", "chi2", "lognorm", "beta"):
                 loc = -0.2  # every x + 0.2 inside the support
-            with_shapes = method in ("logpdf", "pdf") and shapes
+            with_shapes = (method in ("logpdf", "pdf") or name in ("gamma", "chi2", "lognorm")) and shapes  # cdf: a, df, s
             params = SHAPE_NAMES.get(name, ()) if with_shapes else ()
             inputs = {"x": x, **dict(zip(SHAPE_NAMES.get(name, ()), shapes)), "loc": loc, "scale": scale}
             values = [x, *([*shapes] if with_shapes else []), loc, scale]
@@ -188,8 +188,8 @@ def test_end_to_end_grad_jvp_and_grad_of_grad(rng):
                                    rel=1e-6)
 
 
-@pytest.mark.parametrize("call", [lambda x, df: st.t.cdf(x, df), lambda x, a: st.gamma.sf(x, a),
-                                  lambda x, df: st.t(df).cdf(x)], ids=["t.cdf-df", "gamma.sf-a", "frozen-t.cdf-df"])
+@pytest.mark.parametrize("call", [lambda x, df: st.t.cdf(x, df), lambda x, a: st.beta.sf(x, a, 2.0),
+                                  lambda x, df: st.t(df).cdf(x)], ids=["t.cdf-df", "beta.sf-a", "frozen-t.cdf-df"])
 def test_an_argument_without_a_rule_is_a_no_rule_error(call):
     with pytest.raises(tg.NoRuleError):
         tg.grad(lambda x, p: np.sum(call(x, p)), wrt=1)(np.array([0.5, 1.5]), 2.5)

@@ -10,8 +10,10 @@ the chain closes and gradient code differentiates again: gammaln -> digamma
 -> polygamma(1, .) -> polygamma(2, .) ..., and the Bessel functions' recurrences
 (`d iv(v, z) / dz = (iv(v - 1, z) + iv(v + 1, z)) / 2`) stay among themselves.
 Order parameters (`n` of polygamma, `d` of multigammaln) are integers: inert.
-Orders `v` of the Bessel functions and `a` of gammainc have no rule: a gradient
-into them is a NoRuleError, not a wrong number.
+Orders `v` of the Bessel functions have no rule: a gradient into them is a
+NoRuleError, not a wrong number. gammainc's `a` has one: its derivatives in `a`
+(no closed form) are computed as P is, by series and continued fraction
+(incomplete_gamma.py), to second order; a third derivative in `a` is refused.
 
 Constants are Python floats, so float32 stays float32, except where SciPy's own
 function computes in float64 (polygamma, multigammaln): `polygamma_like` casts
@@ -26,6 +28,7 @@ import scipy.special
 from ..runtime import unbroadcast, unreduce
 from .elementwise import broadcast_like, guarded_mul
 from .formulas import Formulas
+from .incomplete_gamma import gammainc_da, gammainc_daa
 from .table import RuleTable
 
 table = RuleTable("scipy.special")
@@ -80,6 +83,8 @@ table.op(sp.logsumexp, "a, axis=None, b=None, keepdims=False", name="logsumexp",
 table.op(sp.softmax, "x, axis=None", name="softmax", spelling="scipy.special.softmax")
 table.op(sp.log_softmax, "x, axis=None", name="log_softmax", spelling="scipy.special.log_softmax")
 table.op(polygamma_like, "n, x", spelling="polygamma_like", inert=("n",))
+table.op(gammainc_da, "a, x", spelling="gammainc_da")  # dP/da and d2P/da2 (incomplete_gamma.py)
+table.op(gammainc_daa, "a, x", spelling="gammainc_daa")
 table.op(weights_or_one, "b", spelling="weights_or_one")
 table.nondiff(half_steps, "d, a", spelling="half_steps")
 table.nondiff(joint_shape, "a_shape, b_shape", spelling="joint_shape")
@@ -140,8 +145,13 @@ BINARY_PARTIALS = {
     "yv": {"z": "0.5 * (scipy.special.yv(v - 1, z) - scipy.special.yv(v + 1, z))"},
     "kv": {"z": "-0.5 * (scipy.special.kv(v - 1, z) + scipy.special.kv(v + 1, z))"},
     "kve": {"z": "y - 0.5 * (scipy.special.kve(v - 1, z) + scipy.special.kve(v + 1, z))"},
-    "gammainc": {"x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
-    "gammaincc": {"x": "-np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
+    "gammainc": {"a": "gammainc_da(a, x)", "x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
+    "gammaincc": {"a": "-gammainc_da(a, x)", "x": "-np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"},
+    # the gamma density x^(a-1) e^-x / Gamma(a) differentiated in a, once and twice, for the mixed derivatives
+    "gammainc_da": {"a": "gammainc_daa(a, x)",
+                    "x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a)) * (np.log(x) - scipy.special.digamma(a))"},
+    "gammainc_daa": {"x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"
+                          " * ((np.log(x) - scipy.special.digamma(a)) ** 2 - polygamma_like(1, a))"},
     "yn": {"x": "0.5 * (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x))"},
 }
 
@@ -149,7 +159,7 @@ formulas = Formulas(table, globals(), "<tapegen scipy.special formulas>")
 for _name, _partial in UNARY_PARTIALS.items():
     formulas.derive(getattr(sp, _name), _name, {"x": _partial}, unbroadcast=False)
 for _name, _partials in BINARY_PARTIALS.items():
-    formulas.derive(getattr(sp, _name), _name, _partials)
+    formulas.derive(getattr(sp, _name, None) or globals()[_name], _name, _partials)
 # xlogy(0, x2) is 0 for every x2: its x2-derivative x1 / x2 is 0 there, also at x2 = 0.
 formulas.derive(sp.xlogy, "xlogy", {"x1": "np.log(x2)"}, guard=True)
 formulas.derive(sp.xlogy, "xlogy", {"x2": "x1 / np.where(x1 == 0, 1, x2)"})
@@ -211,4 +221,4 @@ def log_softmax_jvp(x_dot, axis, y):
     return x_dot - np.sum(np.exp(y) * x_dot, axis=axis, keepdims=True)
 
 
-__all__ = ["table", "polygamma_like", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul"]
+__all__ = ["table", "gammainc_da", "gammainc_daa", "polygamma_like", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul"]

@@ -13,8 +13,10 @@ f(z) - log(scale) with z = (x - loc) / scale, so the x, loc and scale rules
 follow from the score f'(z) alone, and pdf's from logpdf's (times y). cdf,
 logcdf, sf and logsf have rules in x, loc and scale (through pdf and logpdf,
 themselves primitives with rules: second order works); so have ppf and isf
-(in q, loc and scale); in shape parameters (t's df, gamma's a) they have none,
-and a gradient there is a NoRuleError.
+(in q, loc and scale). In shape parameters, the cdf & co. of gamma and chi2
+have rules (through the incomplete gamma function's derivative in its shape,
+incomplete_gamma.py), and lognorm's (a normal cdf of log(z) / s); t's df and
+beta's a and b have none, and a gradient there is a NoRuleError.
 
 Discrete distributions: rules in their real parameters (poisson's mu,
 bernoulli's and binom's p); counts (k, n) and the integer shift loc are inert.
@@ -30,6 +32,7 @@ from ..runtime import unbroadcast
 from .elementwise import broadcast_like
 from .linalg import linalg_mT, pinv_jvp, pinv_vjp
 from .formulas import Formulas
+from .incomplete_gamma import gammainc_da
 from .table import RuleTable
 
 table = RuleTable("scipy.stats")
@@ -53,6 +56,16 @@ LOCATION_SCALE = {
               "b": "np.log1p(-{z}) - scipy.special.digamma(b) + scipy.special.digamma(a + b)"}),
 }
 CONTINUOUS_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")  # (and ppf, isf: below)
+
+# name: {shape parameter: d cdf / d parameter at fixed z}: the regularized incomplete gamma function's
+# derivative in its shape (incomplete_gamma.py; 0 below the support); sf, logcdf and logsf follow
+CDF_SHAPE_PARTIALS = {
+    "gamma": {"a": "gammainc_da(a, np.maximum({z}, 0.0))"},
+    "chi2": {"df": "0.5 * gammainc_da(0.5 * df, 0.5 * np.maximum({z}, 0.0))"},
+    # lognorm's cdf is ndtr(log(z) / s): in s, minus the normal density there times log(z) / s^2
+    "lognorm": {"s": "-np.exp(-0.5 * (np.log(np.maximum({z}, 1e-300)) / s) ** 2) * 0.3989422804014327"
+                     " * np.log(np.maximum({z}, 1e-300)) / (s * s)"},
+}
 
 # name: {shape parameter: d entropy / d parameter}; every entropy is the standard one's plus log(scale)
 ENTROPY_PARTIALS = {
@@ -124,8 +137,12 @@ for _name, (_shapes, _score, _shape_partials) in LOCATION_SCALE.items():
     for _method, _slope, _sign in (("cdf", _pdf, ""), ("logcdf", _ratio, ""), ("sf", _pdf, "-"),
                                    ("logsf", _ratio, "-")):
         _other = "" if _sign else "-"
+        _shaped = {p: d.format(z=_z) for p, d in CDF_SHAPE_PARTIALS.get(_name, {}).items()}
+        _shaped = {p: f"{_sign}{d}" + (" * np.exp(-y)" if _method.startswith("log") else "")
+                   for p, d in _shaped.items()}
         formulas.derive(method(_name, _method), f"{_name}_{_method}",
-                        {"x": f"{_sign}{_slope}", "loc": f"{_other}{_slope}", "scale": f"{_other}{_slope} * {_z}"})
+                        {"x": f"{_sign}{_slope}", "loc": f"{_other}{_slope}", "scale": f"{_other}{_slope} * {_z}",
+                         **_shaped})
     table.op(method(_name, "entropy"), _signature, name=f"{_name}.entropy", spelling=f"scipy.stats.{_name}.entropy")
     formulas.derive(method(_name, "entropy"), f"{_name}_entropy",
                     {"loc": "0.0", "scale": "1 / scale", **ENTROPY_PARTIALS[_name]})
