@@ -99,6 +99,13 @@ def discrete_rows():
         fn, mu = getattr(st.poisson, method), sample((4,), 0.5, 3.0)
         yield case(f"poisson.{method}-(4,)", (lambda fn: lambda mu: fn(k + 0.5, mu))(fn), (mu,), fn,
                    {"k": k + 0.5, "mu": mu}, ("mu",))
+        fn, p = getattr(st.binom, method), sample((4,), 0.2, 0.8)
+        yield case(f"binom.{method}-(4,)", (lambda fn: lambda p: fn(k, 5, p))(fn), (p,), fn,
+                   {"k": k, "n": 5, "p": p}, ("p",))
+        fn = getattr(st.bernoulli, method)
+        counts = np.array([0.0, 0.5, 0.25, 0.0])  # (where cdf and sf are not 0: their logs are finite)
+        yield case(f"bernoulli.{method}-(4,)", (lambda fn: lambda p: fn(counts, p))(fn), (p,), fn,
+                   {"k": counts, "p": p}, ("p",))
 
 
 def multivariate_rows():

@@ -170,6 +170,16 @@ for _method, _slope in (("cdf", "-{pmf}"), ("sf", "{pmf}"), ("logcdf", "-{pmf} /
     formulas.derive(method("poisson", _method), f"poisson_{_method}",
                     {"mu": _slope.format(pmf="scipy.stats.poisson.pmf(np.floor(k - loc), mu)")})
 
+# binom's (and bernoulli's, n = 1) in p: d P(K <= k) / d p = -n pmf(floor(k - loc); n - 1, p)
+for _name, _signature, _inert, _n in (("binom", "k, n, p, loc=0", ("k", "n", "loc"), "n"),
+                                      ("bernoulli", "k, p, loc=0", ("k", "loc"), "1")):
+    for _method, _slope in (("cdf", "-{pmf}"), ("sf", "{pmf}"), ("logcdf", "-{pmf} / np.exp(y)"),
+                            ("logsf", "{pmf} / np.exp(y)")):
+        table.op(method(_name, _method), _signature, name=f"{_name}.{_method}",
+                 spelling=f"scipy.stats.{_name}.{_method}", inert=_inert)
+        formulas.derive(method(_name, _method), f"{_name}_{_method}",
+                        {"p": _slope.format(pmf=f"{_n} * scipy.stats.binom.pmf(np.floor(k - loc), {_n} - 1, p)")})
+
 MVN_LOGPDF, MVN_PDF = method("multivariate_normal", "logpdf"), method("multivariate_normal", "pdf")
 DIRICHLET_LOGPDF, DIRICHLET_PDF = method("dirichlet", "logpdf"), method("dirichlet", "pdf")
 for _fn, _name in ((MVN_LOGPDF, "multivariate_normal.logpdf"), (MVN_PDF, "multivariate_normal.pdf")):

@@ -478,6 +478,9 @@ def _scipy_stats_samples() -> list:
     for method in ("cdf", "sf", "logcdf", "logsf"):
         f = getattr(st.poisson, method)
         out.append(Sample(f"scipy.stats.poisson.{method}-(4,)", (lambda f: lambda mu: f(k, mu))(f), (_pos(4),)))
+        for name, call in (("binom", lambda f: lambda p: f(k, 5, p)), ("bernoulli", lambda f: lambda p: f(k * 0.1, p))):
+            out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", call(getattr(getattr(st, name), method)),
+                              (_x(4, low=0.2, high=0.8),)))
     for method, density in (("logpmf", "logpdf"), ("pmf", "pdf")):
         out += _discrete_samples(k, *(getattr(getattr(st, n), method) for n in ("poisson", "bernoulli", "binom")))
         mvn, dirichlet = getattr(st.multivariate_normal, density), getattr(st.dirichlet, density)
