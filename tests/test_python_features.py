@@ -44,6 +44,7 @@ POINTS = {
     "display_of_functions_indexed": (_m(3), _m(3)),
     "activation_named_by_an_argument": (_m(3, 2), _m(4, 3), "softplus", "square"),
     "lambdas_kept_in_attributes": (_m(3, 2), _m(4, 3)),
+    "activation_named_by_the_module": (_m(3, 2), _m(4, 3)),
     "shape_set_in_place": (_m(3), _m(3)),
     "matrix_power": (_m(3), _m(3)),
     "loss": (_m(3), _m(3)),
@@ -242,6 +243,15 @@ def test_a_function_of_a_module_dict_replaced_between_calls_is_followed(monkeypa
     monkeypatch.setitem(pf.ACTIVATION_BY_NAME, "tanh", np.sin)
     f = lambda w: pf.activation_named_by_an_argument(w, x, "tanh")
     np.testing.assert_allclose(gradient(W, x, "tanh"), _numeric_gradient(f, W), rtol=1e-5, atol=1e-7)
+
+
+def test_a_string_of_the_module_rebound_between_calls_is_followed(monkeypatch):
+    W, x = _m(3, 2), _m(4, 3)
+    gradient = tg.grad(pf.activation_named_by_the_module)
+    gradient(W, x)
+    monkeypatch.setattr(pf, "ACTIVATION", "relu")
+    np.testing.assert_allclose(gradient(W, x), _numeric_gradient(lambda w: pf.activation_named_by_the_module(w, x), W),
+                               rtol=1e-5, atol=1e-7)
 
 
 def _numeric_gradient(f, w, eps=1e-6):

@@ -396,6 +396,9 @@ class Expressions:
             index = ast.literal_eval(node.slice)
         elif isinstance(node.slice, ast.Name) and isinstance(self.env.get(node.slice.id), Const):
             index = self.env[node.slice.id].value
+        elif isinstance(node.slice, ast.Name) and node.slice.id not in self.env and \
+                type(self.scope.lookup(node.slice.id)) is str:  # ACTS[ACTIVATION], a string of the module's
+            index = self.read_name(node.slice).value  # (a constant: the code is made again if it is rebound)
         else:
             return None
         if isinstance(node.value, ast.Name) and node.value.id in self.env:
@@ -503,6 +506,11 @@ class Expressions:
         value = self.scope.lookup(name)
         if value is MISSING:
             raise self.unsupported(node, f"name `{name}` is not defined", "define it, or import it")
+        if type(value) is str and not isinstance(self.scope.globals, LiveNamespace):  # ACTIVATION = "relu" (or a
+            cell = self.scope.cells.get(name)  # closure's): known now, as a constant string, so ACTS[ACTIVATION]
+            self.bindings.append(("cell", cell, None, value) if cell is not None else  # is known; the code is
+                                 ("item", self.scope.globals, name, value))  # made again if it is rebound
+            return Const(value)
         clash = name in self.reserved and self.reserved_value(name) is not value  # a global `seed`, `tape`, ...
         key = (id(self.fn), name)
         if key not in self.free:

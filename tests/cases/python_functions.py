@@ -403,6 +403,23 @@ ACTIVATION_BY_NAME = {"relu": lambda z: np.maximum(z, 0.0), "tanh": np.tanh,
                       "softplus": lambda z: np.log1p(np.exp(z))}
 
 
+ACTIVATION = "softplus"
+
+
+def activation_named_by_the_module(W, x):
+    """A string of the module's (and a closure's) naming the function: known when transforming, the code
+    made again when the name is rebound."""
+    hidden = ACTIVATION_BY_NAME[ACTIVATION](x @ W)
+    return np.sum(_activation_loss("tanh")(hidden)) + np.sum(ACTIVATION_BY_NAME[ACTIVATION](W) ** 2)
+
+
+def _activation_loss(name):
+    def loss(h):
+        act = ACTIVATION_BY_NAME[name]
+        return act(h) ** 2
+    return loss
+
+
 def activation_named_by_an_argument(W, x, activation="tanh", output="identity"):
     """A string argument naming the function to use, from a dict of the module's and from a display (the
     code is made for the string passed, again for another one)."""
