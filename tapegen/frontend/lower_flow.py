@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
-from ..rules.language import assign, iterated, no_candidate, number_item, with_item
+from ..rules.language import array_item, assign, iterated, no_candidate, number_item, with_item
 from .inline import Choice, KnownItems, LocalFunction, StaticValue
 from .lower_expr import _hashable, _opaque
 from .resolve import MISSING
@@ -317,6 +317,7 @@ class ControlFlow:
         if not holders:
             return False
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
+        self.emit_multi(rules.lookup(array_item), [item, Const(ast.unparse(target))], {}, target, 0, [])
         changed = self.emit(rules.lookup(np.copy), [item], {}, inner, None)
         self.fresh.add(changed)
         index = self.index(target.slice)
@@ -453,6 +454,12 @@ def _assigned_names(stmts) -> set:
                 names.add(sub.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 items.add(sub.value.id)
+            elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Subscript):
+                root = sub.value  # rows[i][j] = v: rows is rebound (its item i replaced by a changed copy)
+                while isinstance(root, ast.Subscript):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    items.add(root.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) \
                     and isinstance(sub.value, ast.Attribute) and isinstance(sub.value.value, ast.Name):
                 names.add(f"{sub.value.value.id}.{sub.value.attr}")  # self.params[k] = v rebinds self.params

@@ -130,6 +130,19 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
+def array_item(item, target):
+    """Checks `target` (`rows[i][j] = v`) writes into an array held in a list or dict: tapegen makes the
+    changed array a new one; a list there (a list of lists) it does not follow."""
+    if not isinstance(item, np.ndarray):
+        raise UnsupportedSyntaxError(f"`{target} = ...` changes a {type(item).__name__} held in a list or dict, "
+                                     f"which tapegen follows for an array held there only",
+                                     hint="make the inner rows arrays (np.zeros(n)), or assign a new inner list: "
+                                          "rows[i] = rows[i][:j] + [v] + rows[i][j + 1:]")
+
+
+table.nondiff(array_item, "item, target", spelling="array_item", inert=("item", "target"))
+
+
 def same_shape_as_transformed(value, size, name):
     """Checks that a list, tuple or dict the function reads from its module or closure (`f(*ARGS)`,
     `g(**kwargs)` in a closure) still has the length (`size` an int) or keys (`size` a tuple) the

@@ -524,6 +524,20 @@ def records_as_dicts_and_dataclasses_of_objects(x, v):
     return np.sum(model(v) ** 2) + np.sum(fields["W"] @ fields["b"]) + np.sum(d["mean"] * d["log_std"]) * d["weight"]
 
 
+def items_of_held_arrays_set_in_loops(x, v):
+    """`xs[t][k] = ...` and `d[key][j] += ...` inside loops, on arrays a list and a dict hold (min-char-rnn's
+    one-hot rows, written in its loop): each pass sees the arrays as the passes before left them."""
+    xs = [np.zeros(3) for _ in range(2)]
+    for t in range(2):
+        xs[t][t + 1] = x[t] * v[2]
+        xs[t][0] = xs[t][t + 1] + v[t]
+    d = {"a": np.zeros(3), "b": np.ones(3)}
+    for key in ["a", "b"]:
+        for j in range(3):
+            d[key][j] = d[key][j] + x[j] * v[j]
+    return np.sum(xs[0] * x) + np.sum(xs[1] ** 2) + np.sum(d["a"] * d["b"])
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
