@@ -455,11 +455,7 @@ def _assigned_names(stmts) -> set:
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 items.add(sub.value.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Subscript):
-                root = sub.value  # rows[i][j] = v: rows is rebound (its item i replaced by a changed copy)
-                while isinstance(root, ast.Subscript):
-                    root = root.value
-                if isinstance(root, ast.Name):
-                    items.add(root.id)
+                _add_root(sub.value, names, items)  # rows[i][j] = v: rows is rebound (its item i replaced by a copy)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) \
                     and isinstance(sub.value, ast.Attribute) and isinstance(sub.value.value, ast.Name):
                 names.add(f"{sub.value.value.id}.{sub.value.attr}")  # self.params[k] = v rebinds self.params
@@ -469,11 +465,25 @@ def _assigned_names(stmts) -> set:
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append", "insert") \
                     and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict rebinds xs
                 items.add(sub.func.value.id)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append", "insert") \
+                    and isinstance(sub.func.value, ast.Subscript):  # hist["h"].append(v): hist is rebound
+                _add_root(sub.func.value, names, items)
             elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 names.add(f"{sub.value.id}.{sub.attr}")  # self.h = ...: carried like a variable
     result = _Names(names | items)
     result.item_writes = frozenset(items - names)
     return result
+
+
+def _add_root(node, names, items):
+    """The name (`rows` of `rows[i][j]`) or attribute (`self.hist` of `self.hist["h"]`) a chain of items
+    starts from: rebound when an item down the chain is set or appended to."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Name):
+        items.add(node.id)
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        names.add(f"{node.value.id}.{node.attr}")
 
 
 def _target_names(target) -> set:

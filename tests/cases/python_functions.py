@@ -538,6 +538,21 @@ def items_of_held_arrays_set_in_loops(x, v):
     return np.sum(xs[0] * x) + np.sum(xs[1] ** 2) + np.sum(d["a"] * d["b"])
 
 
+def appends_to_held_lists_in_loops(x, v):
+    """`hist["h"].append(h)` and `buckets[i % 2].append(...)` inside loops: lists a dict and a list hold,
+    each pass appending to what the passes before left."""
+    hist = {"loss": [], "h": []}
+    h = x
+    for t in range(3):
+        h = np.tanh(h * v)
+        hist["h"].append(h)
+        hist["loss"].append(np.sum(h ** 2))
+    buckets = [[], []]
+    for i in range(3):
+        buckets[i % 2].append(x[i] * v[i])
+    return sum(hist["loss"]) + np.sum(hist["h"][0]) + sum(buckets[0]) * len(buckets[0]) + sum(buckets[1])
+
+
 def mlp_with(params, x, nonlinearity=np.tanh):
     for W, b in params:
         x = nonlinearity(x @ W + b)
