@@ -193,17 +193,6 @@ def test_setting_the_shape_of_an_array_another_name_holds_is_refused():
         tg.grad(f)(np.array([0.3, -0.7, 1.2]))
 
 
-def test_setting_an_item_of_a_list_held_in_a_list_is_refused():
-    """Followed for arrays held in a list (a new array each time); a list of lists is refused, not run with
-    its rows turned into arrays (rows[1] + rows[0] would add instead of joining: a wrong value)."""
-    def f(x):
-        rows = [[0.0, 1.0], [2.0, 3.0]]
-        rows[1][0] = x[0] ** 2
-        return len(rows[1] + rows[0]) * x[1] + rows[1][0]
-    with pytest.raises(tg.UnsupportedSyntaxError, match=r"changes a list held in a list or dict"):
-        tg.grad(f)(np.array([0.3, -0.7]))
-
-
 def test_shuffling_data_without_a_derivative_still_runs():
     def f(w, x):
         order = np.arange(len(x))

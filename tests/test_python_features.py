@@ -47,6 +47,7 @@ POINTS = {
     "activation_named_by_the_module": (_m(3, 2), _m(4, 3)),
     "items_of_held_arrays_set_in_loops": (_m(3), _m(3)),
     "appends_to_held_lists_in_loops": (_m(3), np.array([1.5, 0.8, -1.2])),
+    "lists_and_dicts_held_in_containers_changed": (_m(3), _m(3)),
     "shape_set_in_place": (_m(3), _m(3)),
     "matrix_power": (_m(3), _m(3)),
     "loss": (_m(3), _m(3)),

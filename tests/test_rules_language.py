@@ -119,6 +119,15 @@ def kept_writes(x):
     return np.sum(np.sin(region) * np.arange(1.0, 5.0))
 
 
+def set_in_items(x):
+    """set_in_item: an array, a list and a dict a container holds, each with one item set."""
+    rows = [x[:2] * 1.0, [x[2], 0.5], {"w": x[3], "b": 1.0}]
+    a = language.set_in_item(rows[0], 1, x[0] ** 2)
+    b = language.set_in_item(rows[1], 0, np.sin(x[1]))
+    c = language.set_in_item(rows[2], "b", x[2] * x[3])
+    return np.sum(a * x[2:]) + b[0] * b[1] + c["w"] * c["b"]
+
+
 def python_sums(x):
     return np.sum(sum(x) ** 2) + sum([x[0, 0], x[1, 1]], 1.0) * sum(np.sum(row) for row in x)
 
@@ -189,6 +198,7 @@ ROWS = [
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
     Row("written_region-(4,)-float64", kept_writes, (V,), covers=(language.written_region,)),
+    Row("set_in_item-array-list-dict-(4,)-float64", set_in_items, (V,), covers=(language.set_in_item,)),
     Row("assign-loop-(4,)-float64", assign_in_loop, (V,), covers=(language.assign,)),
     Row("setitem-rows-(3,4)-float64", setitem_rows, (M,), covers=(operator.setitem,)),
     Row("setitem-broadcast-scalar-float64", setitem_broadcast, (M,), covers=(operator.setitem,)),

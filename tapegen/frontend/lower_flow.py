@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
-from ..rules.language import array_item, assign, iterated, no_candidate, number_item, with_item
+from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
 from .inline import Choice, KnownItems, LocalFunction, StaticValue
 from .lower_expr import _hashable, _opaque
 from .resolve import MISSING
@@ -317,15 +317,13 @@ class ControlFlow:
         if not holders:
             return False
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
-        self.emit_multi(rules.lookup(array_item), [item, Const(ast.unparse(target))], {}, target, 0, [])
-        changed = self.emit(rules.lookup(np.copy), [item], {}, inner, None)
-        self.fresh.add(changed)
         index = self.index(target.slice)
         value = self.expr(value_node)
         if op is not None:
-            old = self.emit(rules.lookup(operator.getitem), [changed, index], {}, target, None)
+            old = self.emit(rules.lookup(operator.getitem), [item, index], {}, target, None)
             value = self.emit(rules.lookup(op), [old, value], {}, target, None)
-        self.emit(rules.lookup(operator.setitem), [changed, index, value], {}, target, changed)
+        changed = self.emit(rules.lookup(set_in_item), [item, index, value], {}, target, None)  # a new array, list
+        self.fresh.add(changed)                                                              # or dict
         self.replace_item(holders, key, changed, inner, ast.unparse(inner))
         return True
 

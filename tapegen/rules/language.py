@@ -130,17 +130,21 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
-def array_item(item, target):
-    """Checks `target` (`rows[i][j] = v`) writes into an array held in a list or dict: tapegen makes the
-    changed array a new one; a list there (a list of lists) it does not follow."""
-    if not isinstance(item, np.ndarray):
-        raise UnsupportedSyntaxError(f"`{target} = ...` changes a {type(item).__name__} held in a list or dict, "
-                                     f"which tapegen follows for an array held there only",
-                                     hint="make the inner rows arrays (np.zeros(n)), or assign a new inner list: "
-                                          "rows[i] = rows[i][:j] + [v] + rows[i][j + 1:]")
+def set_in_item(item, index, value):
+    """`rows[i][j] = v`, `params["l1"]["W"] = v`: a copy of `item` (an array, list or dict a container
+    holds) with `[index]` set to `value`; the holder is then rebound to hold the copy."""
+    if isinstance(item, np.ndarray):
+        changed = np.array(item, copy=True)
+        changed[index] = value
+        return changed
+    if isinstance(item, (list, dict)):
+        return with_item(item, index, value)
+    raise UnsupportedSyntaxError(f"`[...] = ...` changes a {type(item).__name__} held in a list or dict, which "
+                                 f"tapegen follows for arrays, lists and dicts there",
+                                 hint="build the new value and assign it to the outer item")
 
 
-table.nondiff(array_item, "item, target", spelling="array_item", inert=("item", "target"))
+table.op(set_in_item, "item, index, value", spelling="set_in_item", inert=("index",))
 
 
 def same_shape_as_transformed(value, size, name):
@@ -705,6 +709,25 @@ def gathered(ct, like_meta):
 @table.vjp(with_item, "a")
 def with_item_vjp_a(a_meta, key, g):
     return replaced(g, a_meta, key)
+
+
+@table.vjp(set_in_item, "item")
+def set_in_item_vjp_item(item_meta, index, g):
+    return replaced(g, item_meta, index) if item_meta[0] in (list, dict) else zero_region(g, index)
+
+
+@table.vjp(set_in_item, "value", partial=True)
+def set_in_item_vjp_value(item_meta, index, value_shape, g):
+    return item_cotangent(g, normal_key(item_meta, index)) if item_meta[0] in (list, dict) else \
+        unbroadcast(written_region(g, index), value_shape)
+
+
+@table.jvp(set_in_item, "item")
+@table.jvp(set_in_item, "value")
+def set_in_item_jvp(item, item_dot, index, value, value_dot):
+    """One rule for both inputs: `item`'s tangent with `[index]` set to `value`'s."""
+    return set_in_item(zeros_like_tree(item) if item_dot is None else item_dot, index,
+                       zeros_like_tree(value) if value_dot is None else value_dot)
 
 
 @table.vjp(with_item, "value", partial=True)

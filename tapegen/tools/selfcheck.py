@@ -151,6 +151,14 @@ def setitem_sample(a, v):
     return np.sum(b * a)
 
 
+def set_in_sample(v):
+    rows = [v * 1.0, [v[0], 2.0], {"w": v[1]}]  # rows[i][j] = ... on an array, a list and a dict held
+    rows[0][1] = v[2] ** 2
+    rows[1][1] = v[3] * v[0]
+    rows[2]["w"] = rows[2]["w"] * 3.0
+    return np.sum(rows[0] * v) + rows[1][0] * rows[1][1] + rows[2]["w"]
+
+
 def written_sample(a):
     from ..rules.language import written_region  # a[i] = v with i naming a row twice: one write kept
     return np.sum(np.sin(written_region(a, [0, 2, 2])) * a[:3])
@@ -652,6 +660,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("setitem-(3,4)-array", setitem_sample, (m34, v4), wrt=(0,)),
         Sample("setitem-(3,4)-value", setitem_sample, (m34, v4), wrt=(1,)),
         Sample("written_region-(3,4)", written_sample, (m34,)),
+        Sample("set_in_item-(4,)", set_in_sample, (v4,)),
         Sample("append-(4,)", append_sample, (v4,)),
         Sample("assign-loop-(4,)", loop_sample, (v4,)),
         Sample("make_list-tuple-dict", containers_sample, (v4,)),

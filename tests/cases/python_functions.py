@@ -538,6 +538,22 @@ def items_of_held_arrays_set_in_loops(x, v):
     return np.sum(xs[0] * x) + np.sum(xs[1] ** 2) + np.sum(d["a"] * d["b"])
 
 
+def lists_and_dicts_held_in_containers_changed(x, v):
+    """rows[i][j] = v on a list of lists (the rows stay lists: rows[1] + rows[0] joins them), and
+    params[name]["W"] = ... on a dict of dicts, in loops."""
+    rows = [[0.0] * 3 for _ in range(2)]
+    for i in range(2):
+        for j in range(3):
+            rows[i][j] = x[j] * v[i]
+    joined = rows[1] + rows[0]
+    params = {"l1": {"W": x, "b": 0.0}, "l2": {"W": v ** 2, "b": 1.0}}
+    for name in ["l1", "l2"]:
+        params[name]["W"] = params[name]["W"] * 0.5
+        params[name]["b"] += np.sum(params[name]["W"])
+    return (np.sum(np.array(joined) * np.arange(6.0)) + len(joined) * x[0] + sum(rows[0]) ** 2
+            + params["l1"]["b"] * params["l2"]["b"])
+
+
 def appends_to_held_lists_in_loops(x, v):
     """`hist["h"].append(h)` and `buckets[i % 2].append(...)` inside loops: lists a dict and a list hold,
     each pass appending to what the passes before left."""
