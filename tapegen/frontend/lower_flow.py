@@ -474,14 +474,13 @@ def _assigned_names(stmts) -> set:
 
 
 def _add_root(node, names, items):
-    """The name (`rows` of `rows[i][j]`) or attribute (`self.hist` of `self.hist["h"]`) a chain of items
-    starts from: rebound when an item down the chain is set or appended to."""
+    """The name (`rows` of `rows[i][j]`) a chain of items starts from: rebound when an item down the chain is
+    set or appended to. (An attribute's chain, `self.hist["h"].append(h)`, is carried as the attribute's
+    items are: see `_assign_attribute_item` and `_append`.)"""
     while isinstance(node, ast.Subscript):
         node = node.value
     if isinstance(node, ast.Name):
         items.add(node.id)
-    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        names.add(f"{node.value.id}.{node.attr}")
 
 
 def _target_names(target) -> set:
