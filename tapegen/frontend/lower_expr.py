@@ -231,25 +231,27 @@ class Expressions:
         if obj is np.vectorize and len(node.args) == 1 and not node.keywords:  # np.vectorize(f): f per element
             return self.partial_function(node, StaticValue(vectorized))
         if _makes_record_class(obj):  # `Params = namedtuple("Params", "W b")` inside the function: made now
-            try:
-                args = [self._static_display(a) for a in node.args]
-                kwargs = {kw.arg: self._static_display(kw.value) for kw in node.keywords}
-            except LookupError:
-                pass
-            else:
-                return StaticValue(obj(*args, **kwargs))
+            made = self._called_now(obj, node, self._static_display)
+            if made is not None:
+                return made
         first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) else None
         if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
             return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
         if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
-            try:
-                args = [self._static_argument(a) for a in node.args]
-                kwargs = {kw.arg: self._static_argument(kw.value) for kw in node.keywords}
-            except LookupError:
-                pass
-            else:
-                return StaticValue(obj(*args, **kwargs))
+            made = self._called_now(obj, node, self._static_argument)
+            if made is not None:
+                return made
         return self.expr(node, target)
+
+    def _called_now(self, obj, node, known):
+        """`obj(...)` called when transforming, with its arguments as `known` gives them (a StaticValue of
+        what it returns), or None where an argument is computed only when the code runs."""
+        try:
+            args = [known(a) for a in node.args]
+            kwargs = {kw.arg: known(kw.value) for kw in node.keywords}
+        except LookupError:
+            return None
+        return StaticValue(obj(*args, **kwargs))
 
     def transform_of_local(self, maker, local, node):
         """`tg.grad(lambda w: loss(w, x))`, `tg.hvp(local_def)`: the transform of the lambda made a function
