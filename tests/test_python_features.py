@@ -257,6 +257,20 @@ def test_a_string_of_the_module_rebound_between_calls_is_followed(monkeypatch):
                                rtol=1e-5, atol=1e-7)
 
 
+def test_items_of_an_argument_list_added_stay_an_addition_at_every_order():
+    """`a = list(args); a[0] + a[1]` (autograd's check_grads calling `lambda x, y: x + y`): items of a list
+    whose items are not known to be lists are added as arrays, so the sum differentiates to any order."""
+    def f(x, y):
+        a = [x, y]
+        a[0] = x * 2.0
+        return np.sum(np.sin(a[0] + a[1]))
+    x, y = _m(3), _m(3)
+    hvp = tg.hvp(lambda x: f(x, y))(x, np.ones(3))
+    expected = -np.sin(2 * x + y) * 4.0
+    np.testing.assert_allclose(hvp, expected, rtol=1e-6, atol=1e-9)
+    assert "plus(" not in tg.source(f)
+
+
 def _numeric_gradient(f, w, eps=1e-6):
     out = np.zeros_like(w)
     for i in np.ndindex(w.shape):

@@ -355,6 +355,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
+        self.lists_of_lists: set = set()  # list vars built here whose items are all lists (`[[0.0] * 3, ...]`)
+        self.list_items: set = set()  # vars read out of one of those: a list, unless changed since
         self.item_parent: dict = {}  # dict or list var -> (var, key): made from var with item `key` replaced
         self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
                         and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
@@ -1251,8 +1253,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _track_items(self, prim, inputs, outs):
         """Where a value taken out of a list or dict built here came from (`As = d["A"]`), and which dict
-        a dict with one item replaced was made from: `As.append(v)` then updates `d` as well."""
+        a dict with one item replaced was made from: `As.append(v)` then updates `d` as well. Also which
+        lists hold only lists, so `rows[0] + rows[1]` is decided when the code runs (joined or added)."""
         values = dict(inputs)
+        self._track_lists_of_lists(prim, values, outs)
         index = values.get("index")
         if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
                 and (self.container_kind(values["a"]) in ("list", "dict") or self._read_from_live(values["a"])) \
@@ -1265,6 +1269,30 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name == "assign" and values["x"] in self.item_origin:
             for out in outs:
                 self.item_origin[out] = self.item_origin[values["x"]]
+
+    def _track_lists_of_lists(self, prim, values, outs):
+        """`lists_of_lists` and `list_items`: a list display (or comprehension) of lists, an empty list
+        appended lists only, a list with an item replaced by a list; an item read from one by an index."""
+        is_list = lambda atom: self.container_kind(atom) == "list" or atom in self.list_items  # noqa: E731
+        if prim.name == "make_list":
+            holds = all(is_list(item) for item in values["items"].items)
+        elif prim.name == "append":
+            holds = (values["a"] in self.lists_of_lists or self._length(values["a"]) == 0) and is_list(values["value"])
+        elif prim.name == "with_item":
+            holds = values["a"] in self.lists_of_lists and is_list(values["value"])
+        elif prim.name == "set_in_item":  # rows[i][j] = v: the row changed is still a list
+            holds = False
+            self.list_items.update(out for out in outs if values["item"] in self.list_items)
+        elif prim.name == "assign":
+            holds = values["x"] in self.lists_of_lists
+            self.list_items.update(out for out in outs if values["x"] in self.list_items)
+        else:
+            holds = False
+            if prim.name == "getitem" and values.get("a") in self.lists_of_lists and \
+                    not (isinstance(values.get("index"), Const) and isinstance(values["index"].value, slice)):
+                self.list_items.update(outs)
+        for out in outs:
+            (self.lists_of_lists.add if holds else self.lists_of_lists.discard)(out)
 
     def _track_lengths(self, prim, inputs, outs):
         """Lengths of lists and tuples, and keys of dicts, that are fixed when the function is transformed."""

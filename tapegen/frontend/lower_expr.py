@@ -573,9 +573,9 @@ class Expressions:
         if fn is operator.add and any(kinds):  # joining sequences, not adding numbers
             op = concat if all(kinds) else plus  # plus: the other side's type is known only when it runs
             return self.emit(rules.lookup(op), [left, right], {}, node, target)
-        if fn is operator.add and all(isinstance(v, Var) and v in self.item_origin for v in (left, right)):
-            return self.emit(rules.lookup(plus), [left, right], {}, node, target)  # rows[0] + rows[1]: items of
-            #     lists built here, lists themselves (joined) or arrays (added): known only when the code runs
+        if fn is operator.add and all(v in self.list_items for v in (left, right)):
+            return self.emit(rules.lookup(plus), [left, right], {}, node, target)  # rows[0] + rows[1]: items of a
+            #     list of lists built here (joined; added, should they be arrays when the code runs)
         if fn is operator.mul and any(kinds):  # [x] * 3: the items repeated
             items, n = (left, right) if kinds[0] else (right, left)
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
