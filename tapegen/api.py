@@ -625,8 +625,7 @@ class GradFunction:
         made for that many values (one variant per count, as on a plain call), and, where `f` needs them
         (Target.lengths_matter), for the `lengths` of its list and tuple arguments (and the strings) known there."""
         target = self._differentiated._target
-        lengths = tuple((("str", k + target.offset), known[1]) if known[0] == "str" else
-                        (("len", k + target.offset), known) for k, known in lengths)
+        lengths = tuple(((what, k + target.offset), known) for (what, k), known in lengths)
         if target.varargs is None:
             return differentiable_gradient(self, lengths=lengths)
         return differentiable_gradient(self, rest=max(0, positional + target.offset - target.fn.__code__.co_argcount),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import re
 import threading
 import weakref
 import numpy as np
@@ -140,12 +139,12 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics
     wrt_names = ",".join(program.params[i].name for i in wrt)
     if kind == "jvp":  # forward mode: lower -> forward -> verify -> codegen -> load
         from .codegen.emit_jvp import jvp_module
-        name, text = _own_name(f"{program.name}_jvp", lambda name: jvp_module(ir, name))
-        names = rules.Names()
+        name = _code_name(f"{program.name}_jvp")
+        text, names = jvp_module(ir, name), rules.Names()
     else:
         emit = grad_module if kind == "grad" else vjp_module
-        name, text = _own_name(f"{program.name}_{kind}", lambda name: emit(ir, name, bare, checks))
-        names = rules.Names()
+        name = _code_name(f"{program.name}_{kind}")
+        text, names = emit(ir, name, bare, checks), rules.Names()
         if checks:
             names = rules.Names({"nan_check": nan_check, "SPANS": check_spans(ir)})
     filename = f"<tapegen {name}[{wrt_names}] from {program.span.file}:{program.span.line}>"
@@ -158,16 +157,13 @@ def _generate(fn, kind, wrt, outputs, bare, checks=False, receiver=None, statics
     return generated
 
 
-def _own_name(name, write):
-    """(name, text): the generated code `write(name)` writes, named `name` (`loss_grad`) unless its text
-    means something else by that name (a rule's helper: `matrix_power_jvp` in the forward code of a user's
-    `matrix_power`; a function of the user's module): then `loss_grad_code` (and so on), so the code's own
-    name does not hide what it calls."""
-    text = write(name)
-    while len(re.findall(rf"(?<![\w.]){re.escape(name)}(?!\w)", text)) > 1:
+def _code_name(name):
+    """`name` (`loss_grad`) for generated code, unless generated code means a rule's helper by it (the
+    forward code of a user's `matrix_power` would be `matrix_power_jvp`, and call itself): then
+    `matrix_power_jvp_code`."""
+    while rules.lookup_name(name) is not rules.MISSING:
         name += "_code"
-        text = write(name)
-    return name, text
+    return name
 
 
 def _ir(fn, kind, wrt, outputs, receiver, statics=()):
@@ -238,11 +234,11 @@ def specialized(fn, wrt: tuple, outputs: tuple, bare: bool, receiver, args, stat
         executed.add(ordinal)
 
     program = generic.program
+    name = _code_name(f"{program.name}_grad")
     ordinals = {id(e): k for k, e in enumerate(e for e in walk(program.body) if isinstance(e, Eqn))}
     with collecting_later():  # the recording run too: its records are part of the transform's large heap
         with _LOCK:  # emit keeps per-module state while it writes: one module at a time
-            name, text = _own_name(f"{program.name}_grad",
-                                   lambda name: grad_module(generic.adjoint, name, bare, record=ordinals))
+            text = grad_module(generic.adjoint, name, bare, record=ordinals)
         recording = load(text, generic.filename + " (recording)", rules.Names({"record": record}), fn,
                          program.free_sources)[name]
         result = recording(*args)
@@ -280,6 +276,7 @@ class Specializing:
 def _specialize(generic, wrt, outputs, bare, signatures, recorded, executed, stored, fn):
     """Load the gradient code specialized to `recorded` shapes (and write it to the disk cache, if on)."""
     program = generic.program
+    name = _code_name(f"{program.name}_grad")
     known = trusted_shapes(program, recorded, signatures, executed)
     guarded = unpinned(program, recorded, signatures, executed, known)  # unpinning keeps `known` as it is
     adjoint = reverse(program, tuple(program.params[i] for i in wrt), outputs, known)
@@ -288,8 +285,7 @@ def _specialize(generic, wrt, outputs, bare, signatures, recorded, executed, sto
     output = known_output(known, program.outputs[outputs[0]])
     seed_value = "1.0" if output is not None and output[0] == () and output[1] == np.float64 else None
     floats = frozenset(p for p, sig in zip(program.params, signatures) if sig == ("float",))
-    name, text = _own_name(f"{program.name}_grad", lambda name: grad_module(adjoint, name, bare, guard=guard,
-                                                                          seed_value=seed_value, floats=floats))
+    text = grad_module(adjoint, name, bare, guard=guard, seed_value=seed_value, floats=floats)
     extra = {"GENERIC": _general(generic), "GUARD_DTYPES": dtypes, "ndarray": np.ndarray}
     filename = generic.filename.replace(">", " specialized>")
     namespace = extra["GENERIC"].scope = load(text, filename, rules.Names(extra), fn, program.free_sources)

@@ -177,9 +177,9 @@ def user_function(obj):
 
 
 def function_for_call(obj, positional: int, lengths=()):
-    """`user_function(obj)` for a call passing `positional` arguments by position (`lengths`: (position,
-    (kind, length)) of those that are lists or tuples of a length known now, (position, ("str", text)) of
-    strings known now): an object whose code depends
+    """`user_function(obj)` for a call passing `positional` arguments by position (`lengths`: the statics
+    of those that are lists or tuples of a length known now, or strings known now: `known_lengths`): an
+    object whose code depends
     on them (a gradient of `f(*params)`, or of a function made for its list arguments' lengths) says which
     code with `__tapegen_inline_call__`."""
     by_count = getattr(type(obj), "__tapegen_inline_call__", None)

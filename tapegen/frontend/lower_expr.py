@@ -595,16 +595,17 @@ class Expressions:
         return "dict" if isinstance(getattr(self.live[held[0]], held[1], None), dict) else "list"
 
     def known_lengths(self, args) -> tuple:
-        """(position, (kind, length)) for each of `args` that is a list or tuple of a length known now, and
-        (position, ("str", text)) for each that is a string known now."""
+        """(("len", position), (kind, length)) for each of `args` that is a list or tuple of a length known
+        now, and (("str", position), text) for each that is a string known now: statics as a call's
+        arguments give them (Target.length_statics), positions counted in `args`."""
         known = []
         for k, arg in enumerate(args):
             if isinstance(arg, Const) and type(arg.value) is str:
-                known.append((k, ("str", arg.value)))
+                known.append((("str", k), arg.value))
                 continue
             kind, length = self.container_kind(arg), self._length(arg) if isinstance(arg, (Var, Pack)) else None
             if kind in ("list", "tuple") and length is not None:
-                known.append((k, (kind, length)))
+                known.append((("len", k), (kind, length)))
         return tuple(known)
 
     def container_kind(self, atom):

@@ -383,20 +383,15 @@ def written_region(ct, index):
     """`ct[index]`: the cotangent of the value `a[index] = value` wrote, where an integer index that repeats
     a position (`a[[0, 1, 1]] = v`) gets it only for the write NumPy kept there; the others were overwritten."""
     region = ct[index]
-    if not _may_repeat(index):
+    for part in index if type(index) is tuple else (index,):  # (a plain loop: this runs in gradient code)
+        if isinstance(part, (list, np.ndarray)) and np.size(part) > 1 and np.asarray(part).dtype.kind in "iu":
+            break  # an integer array: a position may be written twice
+    else:
         return region
     writes = np.arange(np.size(region)).reshape(np.shape(region))
     kept = np.full(np.shape(ct), -1, dtype=writes.dtype)
     kept[index] = writes  # the same assignment, of write numbers: each position keeps the write NumPy keeps
     return np.where(kept[index] == writes, region, 0)
-
-
-def _may_repeat(index) -> bool:
-    """Whether `index` has an integer array (or list) that may name a position twice."""
-    for part in index if isinstance(index, tuple) else (index,):
-        if isinstance(part, (list, np.ndarray)) and np.size(part) > 1 and np.asarray(part).dtype.kind in "iu":
-            return True
-    return False
 
 
 table.op(written_region, "ct, index", spelling="written_region", inert=("index",))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import NoRuleError
+from ..frontend.lower_expr import MUTATOR_HINTS, MUTATORS
 from ..ir import Const, Eqn, Guard, If, Loop, Program, Var, atom_vars, walk
 from ..rules.shape import BOUND_METHOD
 from .invariance import shift_cuts
@@ -306,11 +307,6 @@ def check_kept(body, activity) -> None:
                     "tapegen.stop_gradient if no gradient should flow there")
 
 
-# Array methods that change their array, called as functions (`np.ndarray.fill(a, v)`), and hints for them.
-_ARRAY_MUTATORS = {"fill": "a = np.full_like(a, value)", "sort": "a = np.sort(a)", "put": "a[indices] = values",
-                   "partition": "a = np.partition(a, k)", "resize": "a = np.resize(a, shape)", "itemset": "a[i] = v"}
-
-
 def _check_not_written(eqn, activity) -> None:
     """An opaque call known to change an argument in place (`np.random.shuffle(a)`, `rng.shuffle(a)`,
     `np.ndarray.fill(a, v)`, `f(..., out=a)` of a function without a rule) on a differentiated value: the
@@ -322,8 +318,9 @@ def _check_not_written(eqn, activity) -> None:
         if len(eqn.inputs) > method_call:
             written = eqn.inputs[int(method_call)][1]
             hint = "permute a copy instead: a = a[rng.permutation(len(a))]"
-    elif getattr(fn, "__objclass__", None) is np.ndarray and fn.__name__ in _ARRAY_MUTATORS and eqn.inputs:
-        written, hint = eqn.inputs[0][1], _ARRAY_MUTATORS[fn.__name__]
+    elif getattr(fn, "__objclass__", None) is np.ndarray and fn.__name__ in MUTATORS and eqn.inputs:
+        written, hint = eqn.inputs[0][1], MUTATOR_HINTS.get(fn.__name__, "store a new array instead")  # (the
+        #                                            method, called as a function: `np.ndarray.fill(a, v)`)
     else:
         written = next((atom for key, atom in eqn.inputs if key == "out"), None)
         hint = "assign the result instead: a = f(...)"
