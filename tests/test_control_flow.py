@@ -180,3 +180,13 @@ def test_a_name_set_in_one_loop_and_looped_over_in_another(rng, f, shape):
     with a tape pop no push matched)."""
     from modes import check_modes
     check_modes(f, rng.normal(size=shape))
+
+
+@pytest.mark.parametrize("f", [F.search_else, F.while_else, F.nested_loop_else, F.return_skips_else],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("limit", [0.5, 100.0], ids=["leaves-early", "runs-through"])
+def test_loop_else_runs_when_no_break_left_the_loop(f, limit):
+    """`for`/`while` with an `else:` clause, left by `break` or `return` or run to the end: every mode."""
+    from modes import check_modes
+    x = np.array([0.3, 0.9, 1.2])
+    check_modes(lambda x: f(x, limit), x)

@@ -11,7 +11,9 @@ not exit, so after it an exit is always the last statement of its branch:
                                             total = total + x
 
 A `return` inside a loop becomes `result = value; returned = True; break`,
-and the code after the loop runs only `if not returned`. The lowering then
+and the code after the loop runs only `if not returned`. A loop's `else:`
+clause runs after the loop `if not broke`, a flag set where the loop is left
+early (its own `break`s, and any `return` in it). The lowering then
 only ever sees exits at the end of a branch, which the tape can record as
 "which branch ran".
 """
@@ -58,6 +60,7 @@ class _Normalizer:
         self.names = names
 
     def block(self, stmts, in_loop):
+        stmts = [new for stmt in stmts for new in self.loop_else(stmt)]
         out = []
         for i, stmt in enumerate(stmts):
             stmt = self.statement(stmt, in_loop)
@@ -87,9 +90,6 @@ class _Normalizer:
             stmt.body = self.block(stmt.body, in_loop)
             stmt.orelse = self.block(stmt.orelse, in_loop)
         elif isinstance(stmt, (ast.For, ast.While)):
-            if stmt.orelse:
-                raise self.error(stmt, "a loop with an `else:` clause is not supported",
-                                 "set a flag before `break` and test it after the loop")
             if isinstance(stmt, ast.While) and any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test)):
                 # `while (v := f(x)) < 1:`: v, set in the test, may carry a derivative the body and the code
                 # after the loop use: the test becomes the body's first statements, `if not (...): break`,
@@ -104,6 +104,25 @@ class _Normalizer:
                 flag = ast.If(ast.Name(self.names.returned, ast.Load()), [exit_stmt], [])
                 return [stmt, _located(flag, stmt)]
         return stmt
+
+    def loop_else(self, stmt):
+        """`for ...: ... else: E` as `broke = False; for ...: ...; if not broke: E`, `broke = True` set before
+        the loop's own `break`s and every `return` in it: the statements that leave it early."""
+        if not isinstance(stmt, (ast.For, ast.While)) or not stmt.orelse:
+            return [stmt]
+        orelse, stmt.orelse = stmt.orelse, []
+        if not any(_leaves_loop(stmt.body)):
+            return [stmt] + orelse
+        flag = self.names._fresh("broke")
+        for body in _leaves_loop(stmt.body):
+            i = 0
+            while i < len(body):
+                if isinstance(body[i], (ast.Break, ast.Return)):
+                    body.insert(i, _assign(flag, ast.Constant(True), body[i]))
+                    i += 1
+                i += 1
+        check = ast.If(ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load())), orelse, [])
+        return [_assign(flag, ast.Constant(False), stmt), stmt, _located(check, orelse[0])]
 
     def returns_in_loop(self, stmts):
         """Inside a loop, `return v` becomes `result = v; returned = True; break`."""
@@ -183,6 +202,22 @@ def exits_block(stmts, loop_exits) -> str:
 def contains_return(stmts) -> bool:
     """A `return` of this function in `stmts` (not one of a nested def's)."""
     return any(isinstance(sub, ast.Return) for stmt in stmts for sub in _own_nodes(stmt))
+
+
+def _leaves_loop(stmts, nested=False):
+    """The statement lists (of the loop whose body is `stmts`) holding a `break` of that loop or a `return`."""
+    if any(isinstance(s, ast.Return) or (isinstance(s, ast.Break) and not nested) for s in stmts):
+        yield stmts
+    for stmt in stmts:
+        if isinstance(stmt, ast.If):
+            yield from _leaves_loop(stmt.body, nested)
+            yield from _leaves_loop(stmt.orelse, nested)
+        elif isinstance(stmt, (ast.For, ast.While)):
+            yield from _leaves_loop(stmt.body, True)
+            yield from _leaves_loop(stmt.orelse, nested)
+        elif isinstance(stmt, (ast.With, ast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _leaves_loop(getattr(stmt, field, []), nested)
 
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

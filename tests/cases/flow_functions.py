@@ -248,3 +248,54 @@ def loop_name_reused_with_ints_saved(x):
     for t in range(2):
         h = h * 1.5
     return h
+
+
+def search_else(x, limit):
+    """`for ... else`: the else runs when no `break` left the loop."""
+    total = 0.0
+    for i in range(3):
+        if x[i] > limit:
+            total = total + x[i] ** 2
+            break
+        total = total + np.sin(x[i])
+    else:
+        total = total * 3.0
+    return total
+
+
+def while_else(x, limit):
+    h = x
+    k = 0
+    while k < 4:
+        h = np.tanh(h) * 1.5
+        if np.sum(h) > limit:
+            break
+        k += 1
+    else:
+        h = h * 2.0
+    return np.sum(h ** 2)
+
+
+def nested_loop_else(x, limit):
+    """The inner loop's `break` does not skip the outer loop's else; a `break` in the inner loop's else
+    leaves the outer loop (and skips its else)."""
+    acc = 0.0
+    for i in range(3):
+        for j in range(2):
+            if x[j] * i > limit:
+                break
+            acc = acc + x[i] * x[j]
+        else:
+            if acc > 2 * limit:
+                break
+    else:
+        acc = acc * 10.0
+    return acc
+
+
+def return_skips_else(x, limit):
+    for i in range(3):
+        if x[i] > limit:
+            return x[i] * 2.0
+    else:
+        return np.sum(x ** 3)
