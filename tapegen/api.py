@@ -24,7 +24,7 @@ import numpy as np
 from . import pipeline
 from .debug import STATE as DEBUG
 from .errors import ChangedSinceTransformError, NonScalarOutputError, TapegenError, WrtError
-from .frontend.inline import plain_function
+from .frontend.inline import plain_function, users_class
 from .frontend.resolve import binding_changed, native
 from .rules.runtime_rules import zero_tangent
 from .runtime import _pytree_like, check_wrt, conform, pytree_fields
@@ -104,7 +104,7 @@ class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
     __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "varkw", "plans",
-                 "lengths_matter")
+                 "lengths_matter", "receiver")
 
     def __init__(self, fn):
         fn = native(fn)  # autograd's wrapper of a NumPy function (grad(np.sqrt) under autograd.numpy): NumPy's
@@ -120,6 +120,9 @@ class _Target:
             fn = _gradient_code(fn, reverse=True)
         elif not inspect.isfunction(fn) and getattr(type(fn), "__tapegen_inline__", None) is not None:
             fn = fn.__tapegen_inline__() or fn  # tg.jacobian(tg.hvp(f)): the plain code it stands for
+        if not inspect.isfunction(fn) and not inspect.ismethod(fn) and not inspect.isclass(fn) \
+                and users_class(type(fn)) and plain_function(inspect.getattr_static(type(fn), "__call__", None)):
+            fn = fn.__call__  # an object of the user's, called: its __call__, for that object
         bound = ()
         if inspect.ismethod(fn):
             bound = (fn.__self__,)
@@ -130,6 +133,10 @@ class _Target:
         code = fn.__code__
         self.fn = fn
         self.bound = bound
+        # what the code is made for: the object of a bound method of a class of the user's (its attributes
+        # holding functions and objects are known when transforming), else its class; None for a function
+        self.receiver = (pipeline.Receiver(bound[0]) if users_class(type(bound[0])) else type(bound[0])) \
+            if bound else None
         self.nparams = code.co_argcount + code.co_kwonlyargcount  # keyword-only parameters come last
         self.params = code.co_varnames[:self.nparams]
         kwonly = code.co_varnames[code.co_argcount:self.nparams]
@@ -394,7 +401,7 @@ class _Entry:
 
     def __init__(self, target, kind, wrt, has_aux, checks=False, statics=()):
         indices, bare = target.wrt(wrt, statics)
-        receiver = type(target.bound[0]) if target.bound else None
+        receiver = target.receiver
         moving = [i for i, _ in statics if i in indices]
         if moving:
             visible = target.visible(dict(statics).get("*", 0), dict(statics).get("**", ()))
@@ -763,7 +770,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
     # (a lowering made before a module name was rebound is made again there, and the caches with it)
     generated, statics = _made_for_lengths(d._target, lambda made_for: _generic_gradient(d, wrt, made_for), statics,
                                            lengths)
-    key = (wrt, gradient._has_aux, gradient._with_value, statics)
+    key = (wrt, gradient._has_aux, gradient._with_value, statics, d._target.receiver)
     cache = _GRADIENTS.setdefault(d._target.fn, {})
     if key not in cache:
         from .codegen import differentiable  # gradients of gradients only
@@ -797,7 +804,7 @@ def _generic_gradient(d, wrt, statics=()):
     """The generated gradient code of `d` for `wrt`: the general kind (not specialized, no NaN checks)."""
     target = d._target
     indices, bare = target.wrt(wrt, statics)
-    receiver = type(target.bound[0]) if target.bound else None
+    receiver = target.receiver
     program = pipeline.lowered(target.fn, receiver, statics)
     if program.bindings and binding_changed(program.bindings):  # lowered before a module name was rebound
         forget_transforms()

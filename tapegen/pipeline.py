@@ -346,6 +346,46 @@ def forget_all() -> None:
 GENERATION = [0]  # bumped by forget_all: objects holding transforms (api's entries) drop theirs
 
 
+class Receiver:
+    """The object whose bound method is differentiated (`tg.grad(model.loss)`), as the transform's
+    `receiver`: the code is made for that object (what its attributes hold, `self.act = np.tanh`, is known
+    when transforming, and checked before each call as a module's names are), so it is keyed by the object
+    itself. Held weakly where the object allows it: the code made for it is forgotten with it."""
+
+    __slots__ = ("cls", "_ref", "_hash", "__weakref__")
+
+    def __init__(self, obj):
+        self.cls = type(obj)
+        self._hash = hash((self.cls, id(obj)))
+        try:
+            self._ref = weakref.ref(obj, lambda _, me=weakref.ref(self): _forget_receiver(me()))
+        except TypeError:  # an object with __slots__ and no __weakref__: held for the life of the process
+            self._ref = lambda: obj
+
+    @property
+    def obj(self):
+        return self._ref()
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return isinstance(other, Receiver) and self.obj is not None and self.obj is other.obj
+
+    def __repr__(self):
+        return f"<{self.cls.__qualname__} object>"
+
+
+def _forget_receiver(receiver):
+    """The code made for an object that is gone."""
+    if receiver is None:
+        return
+    with _LOCK:
+        for cache in list(_CACHES.values()):
+            for key in [k for k in cache if isinstance(k, tuple) and receiver in k]:
+                del cache[key]
+
+
 def _cache_for(fn) -> dict:
     cache = _CACHES.get(fn)
     if cache is None:

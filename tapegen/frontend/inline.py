@@ -21,7 +21,7 @@ import types
 from dataclasses import dataclass
 
 from .. import rules
-from ..errors import UnsupportedSyntaxError
+from ..errors import TapegenError, UnsupportedSyntaxError
 from ..ir import Const, Pack, Var
 from .resolve import MISSING, local_names, native
 from .source import FunctionSource, function_source, register_source
@@ -151,8 +151,19 @@ class Recarry(Exception):
         self.keys = keys
 
 
+class NotFollowed(Exception):
+    """Raised while lowering when an installed package's function (numpy-ml's `layer.forward`), followed
+    like the user's code, holds something tapegen refuses: it is called as it is from then on (in this
+    process), and the function being lowered is lowered again."""
+
+    def __init__(self, code, error):
+        super().__init__(code, error)
+        self.code, self.error = code, error
+
+
 def lowered_until_settled(make):
-    """`make(carried).program()`, again with more carried through loops and branches until none is missing."""
+    """`make(carried).program()`, again with more carried through loops and branches until none is missing
+    (and again with an installed package's function called as it is, should following it be refused)."""
     carried: dict = {}
     while True:
         try:
@@ -160,6 +171,8 @@ def lowered_until_settled(make):
         except Recarry as more:
             for construct, keys in more.keys.items():
                 carried.setdefault(construct, set()).update(keys)
+        except NotFollowed as refused:
+            CALLED_AS_IS[refused.code] = refused.error
 
 
 def user_function(obj):
@@ -193,11 +206,15 @@ def plain_function(obj):
     called by name from gradient code): differentiating gradient code again inlines them, so a
     gradient of a gradient goes through their NumPy code like any other.
     """
-    if inspect.isfunction(obj) and (not _library_code(obj.__code__.co_filename)
-                                    or obj.__module__.startswith(_RULES_PACKAGE)
-                                    or obj.__module__.startswith(_AUTOGRAD_NUMPY)):
+    if inspect.isfunction(obj) and obj.__code__ not in CALLED_AS_IS \
+            and (not _library_code(obj.__code__.co_filename, obj.__module__)
+                 or obj.__module__.startswith(_RULES_PACKAGE) or obj.__module__.startswith(_AUTOGRAD_NUMPY)):
         return obj
     return None
+
+
+# The code of installed packages' functions whose following was refused (-> the refusal): called as they are
+CALLED_AS_IS: dict = {}
 
 
 # autograd's own Python helpers written in autograd.numpy (`np.linalg.T`, `_dot`): NumPy code, followed as such
@@ -207,15 +224,24 @@ _AUTOGRAD_NUMPY = ("autograd.numpy.", "autograd.scipy.")
 _RULES_PACKAGE = __name__.rsplit(".", 2)[0] + ".rules."
 
 
-def _library_code(filename: str) -> bool:
-    """Installed packages, tapegen itself and the standard library are called as they are, not inlined."""
+def _library_code(filename: str, module) -> bool:
+    """Code called as it is, not inlined: tapegen itself, the standard library, and the installed packages of
+    the NumPy stack and its tools (NumPy and SciPy have rules; the others are not NumPy model code). Other
+    installed packages (numpy-ml's layers, a user's own package installed with pip) are followed like the
+    user's code, a function of theirs tapegen refuses to follow then called as it is (`NotFollowed`)."""
     import sysconfig
     if "site-packages" in filename or "dist-packages" in filename:
-        return True
+        return not isinstance(module, str) or module.partition(".")[0] in CALLED_PACKAGES
     if filename.startswith(_TAPEGEN_DIR):
         return True
     stdlib = sysconfig.get_paths().get("stdlib", "")
     return bool(stdlib) and filename.startswith(stdlib)
+
+
+def _installed(fn) -> bool:
+    filename = fn.__code__.co_filename
+    return ("site-packages" in filename or "dist-packages" in filename) and not fn.__module__.startswith(
+        (_RULES_PACKAGE, *_AUTOGRAD_NUMPY))
 
 
 _TAPEGEN_DIR = __file__.rsplit("/", 2)[0] + "/"  # tapegen/, the package this frontend/ is in
@@ -227,11 +253,19 @@ _RECURSIVE: dict = {}  # id(function) -> the opaque primitive its too-deep recur
 # -> the primitive differentiated when the code runs, or None (rules/recursion.py)
 
 
+# Installed packages called as they are (see _library_code)
+CALLED_PACKAGES = frozenset({
+    "numpy", "scipy", "tapegen", "autograd", "jax", "jaxlib", "torch", "tensorflow", "dask", "distributed",
+    "pandas", "matplotlib", "sklearn", "numba", "tqdm", "IPython", "pytest", "_pytest", "hypothesis", "astor",
+    "libcst", "setuptools", "pip", "toolz", "cloudpickle", "xarray", "sympy", "networkx", "PIL", "six", "attr",
+    "attrs", "pydantic", "typing_extensions"})
+
+
 def users_class(cls) -> bool:
     """A class defined in the user's code (not a library's, not a built-in)."""
     module = inspect.getmodule(cls)
     path = getattr(module, "__file__", None)
-    return path is not None and not _library_code(path)
+    return path is not None and not _library_code(path, cls.__module__)
 
 
 class Calls:
@@ -264,6 +298,8 @@ class Calls:
         `receiver`: the class whose method `fn` is, called on `args[0]` (`layer.forward(x)`), so that
         `self.helper(...)` inside is inlined too.
         """
+        if inspect.ismethod(fn):  # a bound method held in a name (`f = layer.forward`), or a gradient of one
+            fn, args, receiver = self.bound_call(fn, args, receiver)
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         self.bindings.extend(getattr(fn, "__tapegen_bindings__", ()))  # gradient code: the names it was made for
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
@@ -288,8 +324,24 @@ class Calls:
             callee.receiver, callee.pending_self = receiver, True
         elif self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
-        return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key, fn.__name__,
-                                fn.__kwdefaults__ or {})
+        if not _installed(fn):
+            return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
+                                    fn.__name__, fn.__kwdefaults__ or {})
+        try:
+            return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
+                                    fn.__name__, fn.__kwdefaults__ or {})
+        except TapegenError as refused:  # an installed package's function tapegen cannot follow: as it is
+            raise NotFollowed(code, refused) from None
+
+    def bound_call(self, method, args, receiver):
+        """(function, arguments, receiver) of a call of bound method `method`: its function, called with the
+        object it is bound to first (known, as a module's object is; a class for a classmethod)."""
+        owner = method.__self__
+        if inspect.isclass(owner):
+            return method.__func__, [StaticValue(owner)] + list(args), receiver
+        held = self.free_object(f"{type(owner).__name__.lower()}_", lambda owner=owner: owner)
+        self.know_object(held, owner)
+        return method.__func__, [held] + list(args), receiver or (type(owner) if users_class(type(owner)) else None)
 
     def open_blocks(self) -> int:
         """How many blocks (branches and loop bodies decided when the code runs) are open here."""

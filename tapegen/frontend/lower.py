@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import importlib
 import importlib.util
 import operator
 import types
+import weakref
 
 import numpy as np
 
@@ -47,21 +49,40 @@ VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims"
 def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, statics=()) -> Program:
     """Lower the parsed function `source` (of live function `fn`) to a Program.
 
-    `receiver`: for a bound method, the class of `self`, so `self.helper(x)` can be inlined.
+    `receiver`: for a bound method, the class of `self`, so `self.helper(x)` can be inlined; or the
+    object itself (a pipeline.Receiver), whose attributes are then known as a module's objects' are.
     `statics`: (parameter index, function) pairs: parameters this variant is made for a function
     value of (`nonlinearity=np.tanh`): calls through them are resolved as if spelled out.
 
     Raises:
         UnsupportedSyntaxError: syntax tapegen cannot differentiate, with the user's line.
     """
+    obj = getattr(receiver, "obj", None)  # pipeline.Receiver: the object itself, known
+    if obj is not None:
+        receiver = receiver.cls
+
     def make(carried):
         lowerer = _Lowerer(source, fn, reserved)
         lowerer.receiver = receiver
+        lowerer.receiver_object = obj
         lowerer.statics = dict(statics)
         lowerer.carried = carried
         lowerer.root_scope = lowerer.scope
         return lowerer
-    return lowered_until_settled(make)
+    program = lowered_until_settled(make)
+    return program if obj is None else _weakly_bound(program, obj)
+
+
+def _weakly_bound(program, obj):
+    """`program` checking the object it was made for through a weak proxy: the code kept for it (in caches
+    keyed weakly by it) does not keep it alive."""
+    try:
+        proxy = weakref.proxy(obj)
+    except TypeError:  # no weak references to it: held
+        return program
+    bindings = tuple((kind, proxy if holder is obj else holder, key, value)
+                     for kind, holder, key, value in program.bindings)
+    return dataclasses.replace(program, bindings=bindings)
 
 
 # What the transform knows of a var's value (the items of a dict, the length of a list, the class of an
@@ -371,6 +392,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.return_span = None
         self.reserved = reserved
         self.receiver = None     # the class of `self` for a bound method
+        self.receiver_object = None  # and the object itself, when the code is made for it
         self.statics: dict = {}  # parameter index -> the function this variant binds it to
         self.self_var = None
         self.comments: dict = {(source.display_file, line): texts for line, texts in source.comments().items()}
@@ -417,6 +439,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.root_params = self.params  # the differentiated function's own (callees share these)
         self.bindings.extend(getattr(self.fn, "__tapegen_bindings__", ()))  # gradient code: what it was made for
         self.self_var = params[0] if params and self.receiver is not None else None
+        if self.self_var is not None and self.receiver_object is not None:
+            self.know_object(self.self_var, self.receiver_object)
         if isinstance(node, ast.Lambda):
             outputs, returns_tuple = self._return_value(node.body)
             self.return_span = self.span(node.body)

@@ -206,7 +206,24 @@ class Expressions:
             return known if isinstance(known, StaticValue) else StaticValue(obj, self.expr(node))
         if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
             return self.global_items(obj, node)
+        held = self.live_attribute(node)
+        if isinstance(held, (list, tuple)):  # `for layer in self.layers:` of an object known now
+            return self.global_items(held, node)
         return self.expr(node, target)
+
+    def live_attribute(self, node):
+        """What `obj.attr` holds now, for an object known now (of the module or closure, or the one a bound
+        method is differentiated for) whose attribute this function has not set; else MISSING. Among the
+        names checked before each call."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            return MISSING
+        base = self.env.get(node.value.id)
+        if not isinstance(base, Var) or base not in self.live or (base, node.attr) in self.attributes:
+            return MISSING
+        held = vars(self.live[base]).get(node.attr, MISSING) if hasattr(self.live[base], "__dict__") else MISSING
+        if held is not MISSING:
+            self.bindings.append(("attr", self.live[base], node.attr, held))
+        return held
 
     def function_like(self, node) -> bool:
         """Whether `node` names a function (or class) known now, or a lambda, without lowering anything."""
@@ -359,10 +376,19 @@ class Expressions:
         functions = [_function_like(v) for v in obj]
         objects = [not f and not inspect.isclass(v) and users_class(type(v)) for f, v in zip(functions, obj)]
         classes = {type(v) for v, o in zip(obj, objects) if o}
-        if not all(f or o for f, o in zip(functions, objects)) or (not any(functions) and len(classes) < 2):
+        if not all(f or o for f, o in zip(functions, objects)):
             return self.expr(node)
+        if not any(functions) and len(classes) < 2 and not (getattr(self, "unrollable", True)
+                                                            and any(map(_holds_functions, obj))):
+            whole = self.expr(node)  # objects of one class: taken out of it, their methods are inlined
+            if isinstance(node, ast.Attribute) and isinstance(whole, Var):
+                self.know_items(whole, obj)
+            return whole
+        # functions, objects of different classes, or of one class holding functions or objects in their
+        # attributes (numpy-ml's layers, each with its own `act_fn`): each item known, so is what it holds
         whole = self.expr(node)
         items = []
+        self.bindings.append(("len", obj, None, len(obj)))  # (made again for another number of items)
         for k, v in enumerate(obj):
             self.bindings.append(("item", obj, k, v))  # (made again if the item is another one)
             atom = self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, node, None)
@@ -540,7 +566,8 @@ class Expressions:
             if not classes and not inspect.isclass(value[0]) and not _function_like(value[0]) and users_class(cls):
                 self.item_types[var] = cls
                 self.bindings.extend(("item", value, k, item) for k, item in enumerate(value))  # their methods:
-                # cls's, inlined (the code is made again if an item is another object)
+                # cls's, inlined (the code is made again if an item is another object, or one is added)
+                self.bindings.append(("len", value, None, len(value)))
 
     def know_free_shape(self, var, value, name):
         """A list, tuple or dict read from the module or closure (`f(*args, **kwargs)` in a wrapper): its
@@ -1752,7 +1779,8 @@ class Expressions:
             made = self.construct(obj, node, targets)
             if made is not None:
                 return made[:outputs]
-        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None) \
+        if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None
+                             or inspect.ismethod(obj) and user_function(obj.__func__) is not None) \
                 and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
             return self._call_result(self.inline(function_for_call(obj, len(args), self.known_lengths(args)), node,
@@ -2418,6 +2446,12 @@ def _is_namedtuple(cls) -> bool:
 
 def _function_like(obj) -> bool:
     return inspect.isfunction(obj) or isinstance(obj, (np.ufunc, types.BuiltinFunctionType))
+
+
+def _holds_functions(obj) -> bool:
+    """Whether an object of the user's holds a function, or another object of the user's, in an attribute."""
+    return any(_function_like(v) or not inspect.isclass(v) and users_class(type(v))
+               for v in getattr(obj, "__dict__", {}).values())
 
 
 @dataclass(frozen=True)

@@ -90,15 +90,20 @@ def _users_object(value) -> bool:
 
 def binding_changed(bindings) -> bool:
     """Whether a name, cell, item or attribute of `bindings` (Program.bindings: (kind, holder, key, object))
-    now holds another object (or none), or a dict's keys (kind "keys", holder the dict) are others."""
+    now holds another object (or none), a dict's keys (kind "keys", holder the dict) are others, or a list's
+    length (kind "len") is another."""
     for kind, holder, key, value in bindings:
         if kind == "keys":  # a dict's keys
             if tuple(holder) != value:
                 return True
             continue
+        if kind == "len":  # a list whose items the code was made for (a loop over it unrolled)
+            if len(holder) != value:
+                return True
+            continue
         try:
             now = holder.cell_contents if kind == "cell" else getattr(holder, key) if kind == "attr" else holder[key]
-        except (KeyError, IndexError, ValueError, AttributeError, TypeError):
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError, ReferenceError):
             return True
         if now is not value:
             return True

@@ -1,0 +1,160 @@
+"""Objects of the user's classes: bound methods differentiated for their object (what its attributes hold,
+functions and objects, known when transforming and checked before each call), callable objects, and
+classes of installed packages followed like the user's own."""
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tapegen as tg
+from cases import object_models as om
+from conftest import numeric_vjp
+from modes import check_modes
+
+RNG = np.random.default_rng(3)
+W1, W2 = RNG.normal(size=(3, 3)), RNG.normal(size=(2, 3))
+X = np.array([0.3, -0.7, 1.2])
+
+
+def _fd_grad(f, x):
+    return numeric_vjp(f, (x,), 0, 1.0)
+
+
+@pytest.mark.parametrize("act", [np.tanh, om.relu, lambda z: z ** 3], ids=["ufunc", "function", "lambda"])
+def test_a_bound_method_calling_a_function_its_object_holds(act):
+    model = om.MLP(W1, W2, act)
+    np.testing.assert_allclose(tg.grad(model.loss)(X), _fd_grad(model.loss, X), rtol=1e-6, atol=1e-8)
+    check_modes(model.loss, X.copy())
+
+
+def test_a_function_attribute_replaced_between_calls_has_the_code_made_again():
+    model = om.MLP(W1, W2)
+    gradient = tg.grad(model.loss)
+    gradient(X)
+    model.act = np.sin
+    np.testing.assert_allclose(gradient(X), _fd_grad(model.loss, X), rtol=1e-6, atol=1e-8)
+
+
+def test_two_objects_of_one_class_get_their_own_code():
+    tanh_model, sin_model = om.MLP(W1, W2, np.tanh), om.MLP(W1, W2, np.sin)
+    for model in (tanh_model, sin_model, tanh_model):
+        np.testing.assert_allclose(tg.grad(model.loss)(X), _fd_grad(model.loss, X), rtol=1e-6, atol=1e-8)
+
+
+def test_a_callable_object_is_differentiated_through_its_call():
+    model = om.MLP(W1, W2, np.sin)
+    np.testing.assert_allclose(tg.grad(model)(X), _fd_grad(model, X), rtol=1e-6, atol=1e-8)
+    out, tangent = tg.jvp(model, (X,), (np.ones(3),))
+    assert np.isclose(out, model(X))
+    np.testing.assert_allclose(tangent, _fd_grad(model, X).sum(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("how", ["bound", "closure"])
+def test_layers_of_one_class_with_their_own_activations_in_a_list_attribute(how):
+    seq = om.Sequential([om.Layer(W1, np.tanh), om.Layer(W2, np.sin)])
+    f = seq.loss if how == "bound" else (lambda x: seq.loss(x))
+    gradient = tg.grad(f)
+    np.testing.assert_allclose(gradient(X), _fd_grad(f, X), rtol=1e-6, atol=1e-8)
+    seq.layers[1].act = np.cos  # an item's function replaced, a layer added, a layer replaced: made again
+    np.testing.assert_allclose(gradient(X), _fd_grad(f, X), rtol=1e-6, atol=1e-8)
+    seq.layers.append(om.Layer(np.eye(2), np.tanh))
+    np.testing.assert_allclose(gradient(X), _fd_grad(f, X), rtol=1e-6, atol=1e-8)
+    seq.layers[2] = om.Layer(np.ones((2, 2)), om.relu)
+    np.testing.assert_allclose(gradient(X), _fd_grad(f, X), rtol=1e-6, atol=1e-8)
+
+
+def test_a_list_of_functions_and_a_lambda_in_attributes():
+    stack = om.Stack()
+    check_modes(stack.f, X.copy())
+
+
+def test_the_code_made_for_an_object_is_forgotten_with_it():
+    import gc
+    import weakref
+
+    from tapegen import pipeline
+    model = om.MLP(W1, W2, np.sin)
+    tg.grad(model.loss)(X)
+    ref = weakref.ref(model)
+    del model
+    gc.collect()
+    assert ref() is None
+    held = [k for cache in pipeline._CACHES.values() for k in cache if isinstance(k, tuple)
+            and any(isinstance(part, pipeline.Receiver) for part in k)]
+    assert all(part.obj is not None for k in held for part in k if isinstance(part, pipeline.Receiver))
+
+
+_PACKAGE = '''
+import numpy as np
+
+
+class Dense:
+    def __init__(self, W, act="tanh"):
+        self.W = W
+        self.act_fn = Tanh() if act == "tanh" else Sine()
+
+    def forward(self, X):
+        return self.act_fn(X @ self.W)
+
+
+class Tanh:
+    def __call__(self, z):
+        return np.tanh(z)
+
+
+class Sine:
+    def __call__(self, z):
+        return np.sin(z)
+
+
+def describe(W):
+    try:
+        return f"{W.shape}"
+    except AttributeError:
+        return "?"
+
+
+def scaled(x):
+    try:
+        return 2.0 * x
+    except TypeError:
+        return x
+'''
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """A package installed into a site-packages directory (as `pip install` puts numpy-ml)."""
+    site = tmp_path / "lib" / "site-packages"
+    (site / "installed_layers").mkdir(parents=True)
+    (site / "installed_layers" / "__init__.py").write_text(textwrap.dedent(_PACKAGE))
+    monkeypatch.syspath_prepend(str(site))
+    import installed_layers
+    yield installed_layers
+    sys.modules.pop("installed_layers", None)
+
+
+def test_an_installed_packages_classes_are_followed_like_the_users(installed):
+    W = RNG.normal(size=(3, 2))
+    for act in ("tanh", "sine"):
+        layer = installed.Dense(W, act)
+        f = lambda X: np.sum(layer.forward(X) ** 2)  # noqa: E731
+        Xb = RNG.normal(size=(4, 3))
+        np.testing.assert_allclose(tg.grad(f)(Xb), numeric_vjp(f, (Xb,), 0, 1.0), rtol=1e-6, atol=1e-8)
+        _, tangent = tg.jvp(layer.forward, (Xb,), (np.ones_like(Xb),))
+        np.testing.assert_allclose(tangent, (layer.forward(Xb + 1e-6) - layer.forward(Xb - 1e-6)) / 2e-6, rtol=1e-6)
+
+
+def test_an_installed_function_tapegen_cannot_follow_is_called_as_it_is(installed):
+    W = RNG.normal(size=(3, 2))
+
+    def f(W):
+        label = installed.describe(W)  # a `try` tapegen does not follow; not differentiated: runs as it is
+        return np.sum(np.tanh(W)) if label else 0.0
+    np.testing.assert_allclose(tg.grad(f)(W), 1 - np.tanh(W) ** 2)
+
+    def g(W):
+        return np.sum(installed.scaled(W))  # differentiated: refused, naming the function
+    with pytest.raises(tg.TapegenError, match="scaled"):
+        tg.grad(g)(W)
