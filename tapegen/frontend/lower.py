@@ -12,6 +12,7 @@ import ast
 import contextlib
 import dataclasses
 import importlib
+import inspect
 import importlib.util
 import operator
 import types
@@ -38,6 +39,52 @@ from .source import FunctionSource
 
 # Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
 IN_PLACE = {"setitem", "append", "tape_pop"}
+
+# Primitives that take an object of the user's without reading it as a whole: its attributes are read and
+# set one by one (getattr, setattr, checks of what the code was made for), it is put into containers
+_OBJECT_SAFE = frozenset({"getattr", "append", "with_item", "assign", "make_list", "make_tuple", "make_dict",
+                          "set_in_item", "attribute_as_transformed", "has_attribute_as_transformed",
+                          "attribute_or_none", "identity_check", "insert"})
+# Functions called as they are that read no value from an object passed to them (or no derivative)
+_READS_NO_VALUES = frozenset({print, repr, str, format, isinstance, issubclass, type, id, hash, hasattr, callable,
+                              setattr, object.__new__})
+
+
+_PLAIN_HINT = "keep the arrays in plain attributes (set in __init__, read as obj.name), or use a method or @property"
+
+
+def _frozen_dataclass_method(cls, method) -> bool:
+    """A frozen dataclass's own `__setattr__`/`__delattr__` (they raise; its `__init__` sets fields as usual)."""
+    import dataclasses
+    params = getattr(cls, "__dataclass_params__", None)
+    return dataclasses.is_dataclass(cls) and params is not None and params.frozen \
+        and getattr(method, "__qualname__", "").endswith(("__setattr__", "__delattr__"))
+
+
+_PLAIN_DESCRIPTORS = (types.FunctionType, staticmethod, classmethod, property, types.MemberDescriptorType,
+                      types.GetSetDescriptorType, types.BuiltinFunctionType, types.WrapperDescriptorType,
+                      types.MethodDescriptorType, type)
+
+
+def _descriptor(cls, attr):
+    """What `cls.attr` is in words if it is a descriptor tapegen does not follow (a cached_property, a user's
+    `__get__`), else None."""
+    for klass in cls.__mro__[:-1]:
+        if attr in vars(klass):
+            held = vars(klass)[attr]
+            if isinstance(held, _PLAIN_DESCRIPTORS) or not hasattr(type(held), "__get__"):
+                return None
+            return f"{type(held).__name__} (a descriptor)"
+    return None
+
+
+def _protocol(prim) -> str:
+    """In words, how `prim` reads an object it is given."""
+    special = {"getitem": "its `__getitem__`", "iterated": "its `__iter__`", "asarray": "its `__array__`",
+               "array": "its `__array__`", "abs": "its `__abs__`", "list": "its `__iter__`",
+               "tuple": "its `__iter__`", "reversed": "its `__reversed__`"}
+    return special.get(prim.name, f"`{prim.name}`")
+
 
 # Ops whose result may share memory with an input: augmented assignment on it would write through.
 VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -991,6 +1038,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):
+        cls = self.receiver if self.self_var is not None and base is self.self_var else self.types.get(base)
+        if cls is not None:
+            self.check_attribute_access(cls, target, target.attr)
         if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and (
                 (base, target.attr) in self.shared_attributes or self.open_constructs):
             value = self.partial_value(value, target)  # `self._fn = partial(...)` in a branch: made as written
@@ -1121,6 +1171,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def emit_multi(self, prim: Primitive, args, kwargs, node, outputs, targets):
         for arg in (*args, *kwargs.values()):
             self.check_value(arg, node)
+        if prim.differentiable and prim.name not in _OBJECT_SAFE and (prim.form != "opaque" or prim.fn not in _READS_NO_VALUES):
+            self.check_not_read_whole(prim, args, kwargs, node)
         inputs = self.bind_arguments(prim, args, kwargs, node)
         targets = list(targets or []) + [None] * outputs
         outs = tuple(self._output_var(t) for t in targets[:outputs])
@@ -1144,6 +1196,41 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.current.append(Eqn(rules.lookup(assign_primitive), (("x", temp),), (final,), self.span(node)))
             self._track_memory(rules.lookup(assign_primitive), (("x", temp),), (final,))
         return outs
+
+    def check_attribute_access(self, cls, node, attr=None):
+        """Refuses an object of class `cls` whose attributes tapegen cannot follow as it follows plain ones:
+        one whose class changes how attributes are read or set (`__getattribute__`, `__setattr__`,
+        `__delattr__`), or (`attr` given: that attribute) a descriptor of the class's other than a property
+        (`functools.cached_property`, a user's `__get__`/`__set__`)."""
+        for special in ("__getattribute__", "__setattr__", "__delattr__"):
+            own = inspect.getattr_static(cls, special, None)
+            if own is not getattr(object, special) and not _frozen_dataclass_method(cls, own):
+                raise self.unsupported(node, f"class {cls.__name__} defines `{special}`, which changes how its "
+                                             f"attributes are read or set: tapegen follows plain attributes only "
+                                             f"and cannot tell what this code reads", _PLAIN_HINT)
+        described = _descriptor(cls, attr) if attr is not None else None
+        if described is not None:
+            raise self.unsupported(node, f"`{cls.__name__}.{attr}` is a {described}, which tapegen does not follow "
+                                         f"(it would read or set the plain attribute instead)", _PLAIN_HINT)
+
+    def check_not_read_whole(self, prim, args, kwargs, node, how=None):
+        """Refuses `prim` reading an object of the user's class as a whole (`np.asarray(obj)`, `for v in obj`,
+        `obj[k]`, a library function given it) when the function set its attributes to values that may carry
+        derivatives: tapegen follows such an object through its attributes and methods only, so what `prim`
+        computes from them would have no derivative."""
+        for arg in (*args, *kwargs.values()):
+            if not (isinstance(arg, Var) and arg in self.types) or issubclass(self.types[arg], tuple):
+                continue
+            carried = [attr for (holder, attr), (value, _) in self.attributes.items()
+                       if holder is arg and isinstance(value, Var)]
+            if carried:
+                cls, how = self.types[arg].__name__, how or _protocol(prim)
+                raise self.unsupported(node, f"`{ast.unparse(node)}` reads an object of class {cls} as a whole "
+                                             f"(through {how}): tapegen follows such an object through "
+                                             f"its attributes and methods only, so the derivatives its attributes "
+                                             f"carry (`.{carried[0]}`) would be lost here",
+                                       f"use the attributes themselves (`obj.{carried[0]}`), or call the method "
+                                       f"this goes through yourself ({how})")
 
     def check_value(self, arg, node):
         """Refuses a function made in the differentiated function (a pullback, a lambda), used as a value."""

@@ -211,6 +211,26 @@ class Expressions:
             return self.global_items(held, node)
         return self.expr(node, target)
 
+    def special_method(self, atom, name, node):
+        """The user's function behind `name` (`__getitem__`, `__setitem__`, `__iter__`) of the class of the
+        object `atom` holds, if the transform knows it; None for any other value."""
+        cls = self.types.get(atom) if isinstance(atom, Var) else None
+        if cls is None or issubclass(cls, (tuple, list, dict)):
+            return None
+        method = inspect.getattr_static(cls, name, None)
+        if method is None:
+            return None
+        if user_function(method) is None:
+            raise self.unsupported(node, f"`{ast.unparse(node)}` goes through {cls.__name__}.{name}, which is not a "
+                                         f"Python function of a class of yours, so tapegen cannot follow it",
+                                   "keep the arrays in plain attributes, or call a method of yours that returns them")
+        if name == "__iter__" and not inspect.isgeneratorfunction(method):
+            raise self.unsupported(node, f"`{ast.unparse(node)}` iterates over an object of class {cls.__name__}, "
+                                         f"whose __iter__ returns an iterator tapegen cannot follow",
+                                   f"write {cls.__name__}.__iter__ as a generator (`yield from self.items`), or "
+                                   f"iterate over the list it holds")
+        return user_function(method)
+
     def live_attribute(self, node):
         """What `obj.attr` holds now, for an object known now (of the module or closure, or the one a bound
         method is differentiated for) whose attribute this function has not set; else MISSING. Among the
@@ -996,8 +1016,16 @@ class Expressions:
         prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
         if isinstance(prop, property) and user_function(prop.fget) is not None:  # a property of the user's class
             return self.inline(user_function(prop.fget), node, [base], {}, receiver=cls)
+        if cls is not None and not issubclass(cls, tuple):
+            self.check_attribute_access(cls, node, node.attr)
+            if node.attr == "__dict__":
+                self.check_not_read_whole(rules.lookup(getattr), [base], {}, node, "its `__dict__`")
+            fallback = user_function(inspect.getattr_static(cls, "__getattr__", None))
+            if fallback is not None and base not in self.live and \
+                    inspect.getattr_static(cls, node.attr, MISSING) is MISSING:  # not set here, not of the class:
+                return self.inline(fallback, node, [base, Const(node.attr)], {}, receiver=cls)  # its __getattr__
         self.check_untied_attribute(base, node.attr, node)
-        if node.attr == "T":
+        if node.attr == "T" and cls is None:  # (an object's attribute `T`, a number of steps, is only that)
             return self.emit(rules.lookup(_transpose()), [base], {}, node, target)
         if node.attr in ("real", "imag") and rules.lookup(getattr(_numpy(), node.attr)) is not None:
             return self.emit(rules.lookup(getattr(_numpy(), node.attr)), [base], {}, node, target)
@@ -1072,6 +1100,9 @@ class Expressions:
         if isinstance(known, (Var, Const)):  # heads["K"] of a display kept known: the item itself (an object)
             return known
         base = self.expr(node.value)
+        special = self.special_method(base, "__getitem__", node)
+        if special is not None:  # p["w"] on an object of the user's: its __getitem__
+            return self.inline(special, node, [base, self.expr(node.slice)], {}, receiver=self.types[base])
         index = self.container_key(base, node.slice)
         constants = self.constant_items.get(base) if isinstance(base, Var) else None
         if constants and isinstance(index, Const) and _hashable(index.value) and index.value in constants:

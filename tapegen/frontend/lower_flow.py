@@ -139,6 +139,9 @@ class ControlFlow:
         seq = self.value(it)
         if isinstance(seq, StaticValue):
             seq = seq.atom
+        special = self.special_method(seq, "__iter__", it)
+        if special is not None:  # for v in obj, an object of the user's: the list its __iter__ (a generator) yields
+            seq = self.inline(special, it, [seq], {}, receiver=self.types[seq])
         known = self.free_keys(it, seq)
         if known is not None:  # for i, x in zip(argnums, xs): each i known, so is the item it sets (ItemFlow)
             return [(target, known)]
@@ -279,6 +282,17 @@ class ControlFlow:
                                    "index once with a tuple: a[i, j] = v")
         name = target.value.id
         array = self.read_name(target.value)
+        special = self.special_method(array, "__setitem__", target)
+        if special is not None:  # store[k] = v on an object of the user's: its __setitem__
+            index = self.expr(target.slice)
+            if op is not None:
+                getter = self.special_method(array, "__getitem__", target)
+                old = self.inline(getter, target, [array, index], {}, receiver=self.types[array])
+                value = self.emit(rules.lookup(op), [old, self.expr(value_node)], {}, target, None)
+            else:
+                value = self.expr(value_node)
+            self.inline(special, target, [array, index, value], {}, receiver=self.types[array])
+            return None
         if self.container_kind(array) is None and isinstance(array, Var) and isinstance(target.slice, ast.Constant) \
                 and isinstance(target.slice.value, str):  # p["W"] = v: a string key, so a dict (an argument's,
             if array in self.root_params:  # or `p = params.copy()` of one), set as one built here; into an

@@ -52,3 +52,168 @@ class Stack:
         for a in self.acts:
             x = a(x)
         return np.sum(self.scale(x))
+
+
+# --- classes that change how their objects are read -------------------------------------------------------
+import functools  # noqa: E402
+from collections import namedtuple  # noqa: E402
+
+
+class Namespace:
+    """Attributes served by __getattr__ from a dict (an AttrDict-style parameter holder)."""
+
+    def __init__(self, params):
+        self._p = params
+
+    def __getattr__(self, name):
+        return self._p[name]
+
+
+def namespace_attributes(x):
+    p = Namespace({"w": x, "s": 3.0})
+    return np.sum(np.sin(p.w) * p.s)
+
+
+class Store:
+    def __init__(self):
+        self._d = {}
+
+    def __getitem__(self, key):
+        return self._d[key]
+
+    def __setitem__(self, key, value):
+        self._d[key] = value
+
+
+def store_items(x):
+    s = Store()
+    s["a"] = x ** 2
+    s["a"] += np.sin(x)
+    return np.sum(s["a"] * x)
+
+
+class Scaled:
+    def __init__(self, x, n):
+        self.x, self.n = x, n
+
+    def __iter__(self):
+        for k in range(self.n):
+            yield self.x * (k + 1)
+
+
+def iterate_a_generator_class(x):
+    total = 0.0
+    for v in Scaled(x, 3):
+        total = total + np.sum(np.tanh(v))
+    return total
+
+
+Cfg = namedtuple("Cfg", "T scale")
+CFG = Cfg(T=2.0, scale=5.0)
+
+
+class Steps:
+    def __init__(self):
+        self.T = 3
+
+
+STEPS = Steps()
+
+
+def attribute_named_T(x):
+    """`cfg.T`, `m.T` of a record or an object: the attribute, not a transpose."""
+    s = np.sum(x / CFG.T)
+    for t in range(STEPS.T):
+        s = s + x[t] ** 2
+    return s
+
+
+class Cached:
+    def __init__(self, x):
+        self.x = x
+
+    @functools.cached_property
+    def sq(self):
+        return self.x ** 2
+
+
+def reads_a_cached_property(x):
+    return np.sum(Cached(x).sq)
+
+
+class Doubled:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, objtype=None):
+        return getattr(obj, self.name) * 2.0
+
+    def __set__(self, obj, value):
+        setattr(obj, self.name, value)
+
+
+class WithDescriptor:
+    w = Doubled()
+
+    def __init__(self, w):
+        self.w = w
+
+
+def reads_a_descriptor(x):
+    return np.sum(WithDescriptor(x).w ** 2)
+
+
+class Module:
+    def __init__(self):
+        object.__setattr__(self, "_params", {})
+
+    def __setattr__(self, name, value):
+        self._params[name] = value
+        object.__setattr__(self, name, value)
+
+
+class Linear(Module):
+    def __init__(self, W):
+        super().__init__()
+        self.W = W
+
+
+def sets_through_setattr(x):
+    m = Linear(x * 2.0)
+    return np.sum(m.W ** 2) + np.sum(m._params["W"])
+
+
+class Plain:
+    def __init__(self, x):
+        self.w = x
+
+
+def reads_dunder_dict(x):
+    return np.sum(Plain(x).__dict__["w"] ** 2)
+
+
+class Wrapped:
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a
+
+
+def converts_with_dunder_array(x):
+    return np.sum(np.asarray(Wrapped(x)) ** 2)
+
+
+class Listed:
+    def __init__(self, x):
+        self.items = [x[:2], x[2]]
+
+    def __iter__(self):
+        return iter(self.items)
+
+
+def iterates_a_returned_iterator(x):
+    s = 0.0
+    for v in Listed(x):
+        s = s + np.sum(v ** 2)
+    return s
