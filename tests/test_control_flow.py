@@ -190,3 +190,8 @@ def test_loop_else_runs_when_no_break_left_the_loop(f, limit):
     from modes import check_modes
     x = np.array([0.3, 0.9, 1.2])
     check_modes(lambda x: f(x, limit), x)
+
+
+def test_a_name_set_before_a_loop_and_again_in_it_is_deleted_once():
+    from modes import check_modes
+    check_modes(F.index_set_before_and_in_a_loop, np.array([0.7, -0.2]))

@@ -88,7 +88,8 @@ def with_frees(stmts, keep, bound=()) -> list:
         if isinstance(stmt, Loop):
             if readers is None:
                 readers = Counter(var for found in read for var in found)
-            stmt = _freeing(stmt, _Kept(keep, readers, read[i]))
+            # a var bound outside the loop too (`k = 0` before `for t in ...: k = t`) is freed after it, once
+            stmt = _freeing(stmt, _Kept(keep, readers, read[i], frozenset(definite)))
         out.append(stmt)
         if i in after:
             out.append(Free(tuple(sorted(after[i], key=lambda v: v.name)), getattr(stmt, "span", None)))

@@ -299,3 +299,16 @@ def return_skips_else(x, limit):
             return x[i] * 2.0
     else:
         return np.sum(x ** 3)
+
+
+_WEIGHTS = np.array([0.5, 0.3, 0.2])
+
+
+def index_set_before_and_in_a_loop(a):
+    """numpy-ml's HMM: `ot = Obs[0]` before the loop, `ot = Obs[t]` in it (the code deleted it twice)."""
+    k = 0
+    s = a * _WEIGHTS[k]
+    for t in range(1, 3):
+        k = t
+        s = s + a * _WEIGHTS[k]
+    return s
