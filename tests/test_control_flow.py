@@ -195,3 +195,8 @@ def test_loop_else_runs_when_no_break_left_the_loop(f, limit):
 def test_a_name_set_before_a_loop_and_again_in_it_is_deleted_once():
     from modes import check_modes
     check_modes(F.index_set_before_and_in_a_loop, np.array([0.7, -0.2]))
+
+
+def test_writes_into_an_array_the_tape_gives_back_are_followed_at_second_order():
+    from modes import check_modes
+    check_modes(F.fresh_array_written_then_rebound_in_a_loop, np.array([0.3, -0.7, 1.2]))

@@ -183,3 +183,16 @@ def test_objects_read_in_ways_tapegen_cannot_follow_are_refused_not_differentiat
         tg.grad(f)(X)
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
         tg.jvp(f, (X,), (X,))
+
+
+@pytest.mark.parametrize("f", [om.writes_rows_of_an_attribute_made_here, om.writes_rows_of_an_attribute_held_before],
+                         ids=lambda f: f.__name__)
+def test_writing_into_an_array_an_attribute_holds(f):
+    """`self.Q[i, :] = q` crashed (the array was taken for a dict); an array the object held before the call
+    is written into a copy, which the attribute then holds."""
+    check_modes(f, X.copy())
+
+
+def test_a_value_read_from_an_attribute_before_its_array_is_written_into_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="held before"):
+        tg.grad(om.reads_an_attribute_array_before_writing_into_it)(X)

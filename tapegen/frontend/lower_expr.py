@@ -1832,7 +1832,8 @@ class Expressions:
             return outs[:min(outputs, 1)]
         if prim.name == "tape_pop" and args and isinstance(args[0], Var):  # pops: updates its list
             outs = self.emit_multi(prim, args, kwargs, node, 2, [(targets or [None])[0], args[0]])
-            return outs[:min(outputs, 1)]
+            self.fresh.add(outs[0])  # what the forward pass kept: an array only the tape held, which the
+            return outs[:min(outputs, 1)]  # backward pass may put back what it overwrote into (g[1:] = tape_pop(...))
         spelling = str(getattr(prim, "spelling", ""))
         if prim.differentiable and prim.name not in ("array", "asarray") and spelling.startswith(("np.", "scipy.")):
             scipy = spelling.startswith("scipy.")  # np.hypot(x, [1.0, 2.0, 3.0]),

@@ -356,6 +356,9 @@ class ControlFlow:
         base = self.expr(attribute.value)
         held = self.attributes.get((base, attribute.attr))
         text = ast.unparse(attribute)
+        by_key = isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
+        if not by_key and (held is None or isinstance(held[0], Var) and self.container_kind(held[0]) is None):
+            return self._assign_attribute_array_item(target, value_node, op, base)
         if held is None and isinstance(base, Var) and base not in self.root_params:
             # `LAYER.parameters["W"] = W` on an object made before (a global layer): the dict it holds now,
             # with the item replaced, becomes the attribute (earlier reads of the dict may not be read again)
@@ -383,6 +386,30 @@ class ControlFlow:
                             {}, target, None)
         self.set_attribute(base, attribute, changed)
 
+    def _assign_attribute_array_item(self, target, value_node, op, base):
+        """`self.Q[i, :] = q` into an array an attribute holds (numpy-ml's GMM): as `Q = self.Q; Q[i, :] = q;
+        self.Q = Q`, the write checked as one into a name's array (into a copy of an array the object held
+        before the call); a value read from the attribute before (which NumPy would show changed) may not be
+        read again."""
+        attribute = target.value
+        hidden = self.namer.invented(f"{attribute.attr}_").name
+        load = ast.copy_location(ast.Name(hidden, ast.Load()), target)
+        store = ast.copy_location(ast.Name(hidden, ast.Store()), target)
+        read = ast.copy_location(ast.Attribute(attribute.value, attribute.attr, ast.Load()), attribute)
+        item = ast.copy_location(ast.Subscript(load, target.slice, ast.Store()), target)
+        self.statement(ast.copy_location(ast.Assign([store], read), target))
+        array = self.env[hidden]
+        if not (isinstance(array, Var) and array in self.fresh and array not in self.params):
+            # an array the object held before the call: written into a copy, which the attribute then holds
+            array = self.emit(rules.lookup(np.copy), [array], {}, target, None)  # (as `x[i] = v` on an argument)
+            self.fresh.add(array)
+            self.store(hidden, array, target)
+        for var in self.attribute_reads.get((base, attribute.attr), ()):
+            if var != array:
+                self.stale.setdefault(var, (ast.unparse(attribute), target, "item"))
+        self.assign_subscript(item, value_node, op)
+        self.set_attribute(base, attribute, self.env.pop(hidden))
+
     def _augmented_item(self, container, key, target, value_node, op):
         """The value `xs[k] = v` stores, or `xs[k] op= v` (`d["n"] += 1`): Python rebinds a number item.
         NumPy's `+=` on an array item would change the array in place, wherever else it is held: an
@@ -409,6 +436,24 @@ class ControlFlow:
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
+    def read_after(self, name, node) -> bool:
+        """Whether this function may read `name` after statement `node` runs: a read of it later in the
+        function, or anywhere in a loop around `node` (the next pass reads it again). Another name for an array
+        written into is harmless if it is never read again (`self_Q = t2` in generated code, then writes
+        into self_Q)."""
+        where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        reads = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == name
+                 and not isinstance(n.ctx, ast.Store)]
+        if any((n.lineno, n.col_offset) > where for n in reads):
+            return True
+        for loop in ast.walk(self.node):
+            if isinstance(loop, (ast.For, ast.While)) and \
+                    (loop.lineno, loop.col_offset) <= where <= (loop.end_lineno, loop.end_col_offset) and \
+                    any((loop.lineno, loop.col_offset) <= (n.lineno, n.col_offset) <= (loop.end_lineno, loop.end_col_offset)
+                        for n in reads):
+                return True
+        return False
+
     def check_writable(self, name, array, node, restoring=False):
         """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.
 
@@ -427,7 +472,7 @@ class ControlFlow:
                       f"argument, a view of another array, or shared with another name",
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
         for other, atom in self.env.items():
-            if other != name and isinstance(atom, Var) and self.view_base(atom) is array:
+            if other != name and isinstance(atom, Var) and self.view_base(atom) is array and self.read_after(other, node):
                 raise self.unsupported(node, f"`{other}` is a view of `{name}`, so this assignment changes it too",
                                        f"take a copy: {other} = {name}[...].copy()")
         if self.held_in.get(array) == "a list or dict" and not restoring:  # (an attribute reads this var)

@@ -312,3 +312,14 @@ def index_set_before_and_in_a_loop(a):
         k = t
         s = s + a * _WEIGHTS[k]
     return s
+
+
+def fresh_array_written_then_rebound_in_a_loop(q):
+    """`g[1:] -= ...; g -= ...` on a fresh array each pass: at second order tapegen refused its own gradient
+    code (`g[1:] = tape_pop(recorded, g)` into the array the tape gave back)."""
+    for _ in range(2):
+        g = np.zeros(3)
+        g[1:] -= q[1:]
+        g -= q
+        q = q * g + q
+    return np.sum(q ** 2)

@@ -217,3 +217,34 @@ def iterates_a_returned_iterator(x):
     for v in Listed(x):
         s = s + np.sum(v ** 2)
     return s
+
+
+# --- writing into an array an attribute holds -----------------------------------------------------------
+class Responsibilities:
+    """numpy-ml's GMM E-step: `self.Q[i, :] = q_i` row by row."""
+
+    def __init__(self, n):
+        self.Q = np.zeros((n, 2))
+
+    def e_step(self, x):
+        for i in range(self.Q.shape[0]):
+            self.Q[i, :] = np.tanh(x[:2] * (i + 1))
+        self.Q[0] += x[2] ** 2
+        return np.sum(self.Q ** 2)
+
+
+HELD = Responsibilities(3)
+
+
+def writes_rows_of_an_attribute_made_here(x):
+    return Responsibilities(3).e_step(x)
+
+
+def writes_rows_of_an_attribute_held_before(x):
+    return HELD.e_step(x)
+
+
+def reads_an_attribute_array_before_writing_into_it(x):
+    Q = HELD.Q
+    HELD.Q[1, :] = x[:2]
+    return np.sum(Q * 2.0)
