@@ -8,6 +8,7 @@ when the function is transformed.
 """
 import builtins
 import functools
+import math
 import operator
 
 import numpy as np
@@ -78,6 +79,10 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
                                                  + np.bool_(x > 0))),
      (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)),
     ("range", lambda x: np.sum(x) * len(range(1, 9, 2)), (builtins.range,)),
+    # Python's rounding gives an int where NumPy's gives a float: a length or an index (`x[:round(...)]`)
+    ("python-rounding", lambda x: np.sum(x[:round(2.6)] ** 2) * round(x[0] * 3) + round(x[1], 1) * x[2]
+     + np.sum(x[:math.floor(3.7)]) * math.ceil(x[3]) + np.sum(x[math.trunc(-1.5):]),
+     (builtins.round, math.floor, math.ceil, math.trunc)),
     ("is-is-not", lambda x: x[0] * (x is not None) + x[1] * (x is None) + x[2], (operator.is_, operator.is_not)),
     ("like-constructors", lambda x: np.sum(x * np.ones_like(x) + np.zeros_like(x) + 0 * np.empty_like(x)),
      (np.ones_like, np.zeros_like, np.empty_like)),

@@ -1395,6 +1395,9 @@ class Expressions:
             if obj is math.log and len(node.args) == 2:  # math.log(x, base)
                 x, base = (self.emit(rules.lookup(np.log), [self.expr(a)], {}, node, None) for a in node.args)
                 return (self.emit(rules.lookup(operator.truediv), [x, base], {}, node, (targets or [None])[0]),)
+            if obj is math.hypot and len(node.args) > 2 and not node.keywords:  # math.hypot(x, y, z)
+                args = [self.expr(a) for a in node.args]
+                return (self.fold(np.hypot, args, node, (targets or [None])[0]),)
             obj = self.builtin(obj, node)
         if obj is dict and len(node.args) == 1 and node.keywords and all(kw.arg for kw in node.keywords):
             made = self.emit(rules.lookup(dict), [self.expr(node.args[0])], {}, node, None)  # dict(pairs, b=x)
@@ -2518,11 +2521,11 @@ def _builtin_spellings():
     import builtins
     import math
     import numpy as np
-    spellings = {builtins.abs: np.abs, builtins.pow: np.power, builtins.round: np.round, builtins.sum: py_sum,
+    spellings = {builtins.abs: np.abs, builtins.pow: np.power, builtins.sum: py_sum,
                  builtins.sorted: py_sorted,
                  builtins.max: (np.max, np.maximum), builtins.min: (np.min, np.minimum), math.fabs: np.abs,
-                 math.pow: np.power, math.atan2: np.arctan2, math.hypot: np.hypot, math.floor: np.floor,
-                 math.ceil: np.ceil, math.trunc: np.trunc, math.copysign: np.copysign, math.degrees: np.degrees,
+                 math.pow: np.power, math.atan2: np.arctan2, math.hypot: np.hypot,
+                 math.copysign: np.copysign, math.degrees: np.degrees,
                  math.radians: np.radians, math.asin: np.arcsin, math.acos: np.arccos, math.atan: np.arctan,
                  math.asinh: np.arcsinh, math.acosh: np.arccosh, math.atanh: np.arctanh, math.isnan: np.isnan,
                  math.isinf: np.isinf, math.isfinite: np.isfinite}

@@ -16,6 +16,7 @@ entry: they are called as written, and only an error if a differentiated
 value is passed to them.
 """
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -101,6 +102,11 @@ for fn in (np.tril_indices, np.triu_indices):
     table.nondiff(fn, "n, k=0, m=None")
 table.nondiff(np.diag_indices, "n, ndim=2")
 table.nondiff(builtins.range, "start, stop=None, step=None")
+# Python's own rounding: `round(x)` and math.floor / ceil / trunc give an int (a length, an index, a count:
+# `n = round(stride * fs)`), `round(x, 2)` a float; NumPy's np.round / np.floor would give a float
+table.nondiff(builtins.round, "number, ndigits=None")
+for fn in (math.floor, math.ceil, math.trunc):
+    table.nondiff(fn, "x", spelling=f"math.{fn.__name__}")
 
 table.nondiff(stop_gradient, "x", spelling="stop_gradient")
 

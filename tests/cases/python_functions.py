@@ -66,7 +66,7 @@ def comprehensions(Ws, h):
 def builtins_and_math(x, s):
     a = abs(x[0]) + pow(x[1], 2) + max(x[0], x[1], 0.1) + min(x) + round(1.7) * x[2] + len(x) * x[0]
     b = math.exp(s) + math.log(s) + math.sqrt(s) + math.sin(s) * math.cos(s) + math.tanh(s) + math.pi * s
-    return a + b + math.log(s, 2) + sum(x) + sum([x[0], x[1]], 1.0)
+    return a + b + math.log(s, 2) + sum(x) + sum([x[0], x[1]], 1.0) + math.hypot(x[0], x[1], s)
 
 
 def apply(f, x):
