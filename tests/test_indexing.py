@@ -268,3 +268,31 @@ def test_r_with_a_constant_slice_is_the_range_and_a_string_is_refused():
     np.testing.assert_allclose(tg.grad(lambda x: np.sum(np.r_[x, 0:3] * np.arange(6.0)))(_V3), np.arange(3.0))
     with pytest.raises(tg.UnsupportedSyntaxError, match="string item"):
         tg.grad(lambda x: np.sum(np.r_["0,2", x, x]))(_V3)
+
+
+_FLAT_W = np.arange(9.0).reshape(3, 3)
+
+
+def _flat_list(x):
+    a = np.zeros((3, 3))
+    a.flat[[0, 4, 8]] = x  # x on the diagonal
+    return np.sum(a * _FLAT_W)
+
+
+def _flat_slices(x):
+    a = np.ones((3, 3))
+    a.flat[2:5] = x ** 2
+    a.flat[7] += x[0]
+    a.flat[::4] *= 2.0
+    return np.sum(a * _FLAT_W) + np.sum(a.flat[1:4]) * 2
+
+
+def _flat_argument(x):
+    x.flat[0] = 3.0  # into a copy of the argument
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f", [_flat_list, _flat_slices, _flat_argument], ids=lambda f: f.__name__)
+def test_flat_indexing_of_arrays(f):
+    """`a.flat[i] = v` crashed (the array taken for a dict), `a.flat[i]` had no derivative."""
+    check_modes(f, np.array([0.3, -0.7, 1.1]))

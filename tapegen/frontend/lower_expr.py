@@ -30,7 +30,7 @@ from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import BY_KEY, stands_for, vectorized
+from ..rules.standing_for import BY_KEY, flat_get, stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
@@ -1099,6 +1099,10 @@ class Expressions:
         known = self.known(node) if isinstance(node.value, (ast.Name, ast.Subscript)) else None
         if isinstance(known, (Var, Const)):  # heads["K"] of a display kept known: the item itself (an object)
             return known
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "flat":  # a.flat[i] of an array
+            array = self.expr(node.value.value)
+            if isinstance(array, Var) and array not in self.types and array not in self.live:
+                return self.inline(user_function(flat_get), node, [array, self.index(node.slice)], {})
         base = self.expr(node.value)
         special = self.special_method(base, "__getitem__", node)
         if special is not None:  # p["w"] on an object of the user's: its __getitem__

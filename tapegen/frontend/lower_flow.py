@@ -21,7 +21,8 @@ import numpy as np
 from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
 from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
-from .inline import Choice, KnownItems, LocalFunction, StaticValue
+from ..rules.standing_for import flat_get, flat_set
+from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function
 from .lower_expr import _hashable, _opaque
 from .resolve import MISSING
 
@@ -354,6 +355,9 @@ class ControlFlow:
         becomes a copy with the item replaced (as `xs[k] = v` rebinds a name)."""
         attribute = target.value
         base = self.expr(attribute.value)
+        if attribute.attr == "flat" and isinstance(attribute.value, ast.Name) and isinstance(base, Var) \
+                and base not in self.types and base not in self.live:
+            return self._assign_flat(attribute.value.id, base, target, value_node, op)
         held = self.attributes.get((base, attribute.attr))
         text = ast.unparse(attribute)
         by_key = isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
@@ -385,6 +389,22 @@ class ControlFlow:
                                                       self._augmented_item(container, key, target, value_node, op)],
                             {}, target, None)
         self.set_attribute(base, attribute, changed)
+
+    def _assign_flat(self, name, array, target, value_node, op):
+        """`a.flat[i] = v` (`a.flat[i] += v`) into an array: standing_for.flat_set, written into `a` as
+        `a[i, j] = v` would be (into a copy of an argument)."""
+        if array in self.root_params:
+            copy = self.private_copy(name, array, target, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, target)
+        self.check_writable(name, array, target)
+        index = self.index(target.slice)
+        value = self.expr(value_node)
+        if op is not None:
+            old = self.inline(user_function(flat_get), target, [array, index], {})
+            value = self.emit(rules.lookup(op), [old, value], {}, target, None)
+        self.inline(user_function(flat_set), target, [array, index, value], {})
 
     def _assign_attribute_array_item(self, target, value_node, op, base):
         """`self.Q[i, :] = q` into an array an attribute holds (numpy-ml's GMM): as `Q = self.Q; Q[i, :] = q;

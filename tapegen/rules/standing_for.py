@@ -203,6 +203,19 @@ def put(a, ind, v, mode="raise"):
     a[np.unravel_index(flat, np.shape(a))] = _cycled(np.ravel(v), np.shape(flat)[0])
 
 
+def flat_set(a, index, v):
+    """`a.flat[index] = v`: `v` (repeated as needed) at positions `index` (an int, a slice, a list, a mask) of
+    the flattened `a`."""
+    positions = np.arange(np.size(a))[index]
+    values = _cycled(np.ravel(v), np.size(positions))
+    a[np.unravel_index(positions, np.shape(a))] = values if np.ndim(positions) else values[0]
+
+
+def flat_get(a, index):
+    """`a.flat[index]`: items of the flattened `a`."""
+    return a.flatten()[index]
+
+
 def putmask(a, mask, values):
     """`np.putmask(a, mask, values)`: where `mask` holds, the item of `values` (repeated to `a`'s size) at
     the same flat position."""
