@@ -296,3 +296,22 @@ def _flat_argument(x):
 def test_flat_indexing_of_arrays(f):
     """`a.flat[i] = v` crashed (the array taken for a dict), `a.flat[i]` had no derivative."""
     check_modes(f, np.array([0.3, -0.7, 1.1]))
+
+
+def _writes_through_transpose(x):
+    a = np.zeros((3, 3))
+    a.T[0] = x
+    return np.sum(a)
+
+
+def _writes_through_real(x):
+    a = np.zeros(3, dtype=complex)
+    a.real[1:] = x[1:]
+    return np.sum(np.abs(a) ** 2)
+
+
+@pytest.mark.parametrize("f", [_writes_through_transpose, _writes_through_real], ids=lambda f: f.__name__)
+def test_writing_through_an_arrays_view_attribute_is_refused(f):
+    """`a.real[1:] = v` gave a wrong gradient once attributes' arrays could be written into."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="view of it"):
+        tg.grad(f)(np.array([0.3, -0.7, 1.1]))

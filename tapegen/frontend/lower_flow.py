@@ -361,7 +361,17 @@ class ControlFlow:
         held = self.attributes.get((base, attribute.attr))
         text = ast.unparse(attribute)
         by_key = isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
-        if not by_key and (held is None or isinstance(held[0], Var) and self.container_kind(held[0]) is None):
+        if held is not None:
+            array = isinstance(held[0], Var) and self.container_kind(held[0]) is None and not by_key
+        else:  # an attribute of an object made before the call: what it holds now
+            now = getattr(self.live[base], attribute.attr, None) if base in self.live else None
+            array = isinstance(now, np.ndarray) or now is None and not by_key
+        if array and not (isinstance(base, Var) and (base in self.types or base in self.live)):
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into `{text}`, which tapegen cannot "
+                                           f"follow (an array's `{attribute.attr}` is a view of it)",
+                                   f"write into the array itself (`a[:, 0] = v` for `a.T[0] = v`), or into a name "
+                                   f"holding a copy")
+        if array:
             return self._assign_attribute_array_item(target, value_node, op, base)
         if held is None and isinstance(base, Var) and base not in self.root_params:
             # `LAYER.parameters["W"] = W` on an object made before (a global layer): the dict it holds now,
