@@ -200,3 +200,10 @@ def test_a_name_set_before_a_loop_and_again_in_it_is_deleted_once():
 def test_writes_into_an_array_the_tape_gives_back_are_followed_at_second_order():
     from modes import check_modes
     check_modes(F.fresh_array_written_then_rebound_in_a_loop, np.array([0.3, -0.7, 1.2]))
+
+
+@pytest.mark.parametrize("f", [F.set_in_the_body_read_in_the_next_pass, F.helper_writes_into_a_copy_it_is_passed],
+                         ids=lambda f: f.__name__)
+def test_values_of_the_pass_before_and_views_used_up_in_their_statement(f):
+    from modes import check_modes
+    check_modes(f, np.array([0.3, 0.8]))

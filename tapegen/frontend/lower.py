@@ -587,6 +587,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.emit(rules.lookup(assign_primitive), [current], {}, node, var)
                     if not (isinstance(current, Var) and current not in self.fresh):
                         self.fresh.add(var)
+                elif isinstance(node, (ast.For, ast.While)):  # first set in the body, read in a later pass
+                    self.emit(rules.lookup(assign_primitive), [Const(None)], {}, node, var)  # (`prev` of the pass before)
             self.shared[name] = var
             self.env[name] = var
             self.constant_items.pop(var, None)  # its items may change from one pass to the next

@@ -466,6 +466,13 @@ class ControlFlow:
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
+    def view_alive(self, view, node) -> bool:
+        """Whether a view this function made may be read after `node`: a name holding it read later, or a
+        list, dict or attribute holding it (`H.T @ w`'s H.T, used up in its statement, is not)."""
+        if view in self.held_in or any(held[0] is view for held in self.attributes.values()):
+            return True
+        return any(atom is view and self.read_after(name, node) for name, atom in self.env.items())
+
     def read_after(self, name, node) -> bool:
         """Whether this function may read `name` after statement `node` runs: a read of it later in the
         function, or anywhere in a loop around `node` (the next pass reads it again). Another name for an array
@@ -477,10 +484,12 @@ class ControlFlow:
         if any((n.lineno, n.col_offset) > where for n in reads):
             return True
         for loop in ast.walk(self.node):
-            if isinstance(loop, (ast.For, ast.While)) and \
-                    (loop.lineno, loop.col_offset) <= where <= (loop.end_lineno, loop.end_col_offset) and \
-                    any((loop.lineno, loop.col_offset) <= (n.lineno, n.col_offset) <= (loop.end_lineno, loop.end_col_offset)
-                        for n in reads):
+            if not (isinstance(loop, (ast.For, ast.While)) and _within(where, loop)):
+                continue
+            inside = [(n.lineno, n.col_offset) for n in reads if _within((n.lineno, n.col_offset), loop)]
+            rebound = [(stmt.lineno, stmt.col_offset) for stmt in loop.body if isinstance(stmt, ast.Assign)
+                       and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
+            if inside and not (rebound and min(rebound) < min(inside)):  # (set again, first thing, each pass)
                 return True
         return False
 
@@ -492,7 +501,9 @@ class ControlFlow:
         """
         if self.call_stack and isinstance(array, Var) and array in self.params and array in self.fresh \
                 and array not in self.root_params:
-            if any(self.view_base(view) is array for view in self.views):
+            entry = getattr(self, "views_at_entry", 0)  # views made before this call (the caller's) may be read
+            if any(self.view_base(view) is array and (k < entry or self.view_alive(view, node))
+                   for k, view in enumerate(self.views)):
                 raise self.unsupported(node, f"`{name}` has a view somewhere, so writing into it changes that too",
                                        f"take a copy first: {name} = {name}.copy()")
             return
@@ -511,6 +522,10 @@ class ControlFlow:
                                                               f"copy: `{name}.copy()`")
         if not restoring:
             self.wrote_in_place(array, "[]=")
+
+
+def _within(where, node) -> bool:
+    return (node.lineno, node.col_offset) <= where <= (node.end_lineno, node.end_col_offset)
 
 
 _OPSYM = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/", operator.pow: "**",

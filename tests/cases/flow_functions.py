@@ -323,3 +323,30 @@ def fresh_array_written_then_rebound_in_a_loop(q):
         g -= q
         q = q * g + q
     return np.sum(q ** 2)
+
+
+def set_in_the_body_read_in_the_next_pass(x):
+    """`prev` is first set in the loop body and read (from the pass before) in later passes: the IR check
+    failed (an internal error)."""
+    s = 0.0
+    for k in range(3):
+        if k > 0:
+            s = s + np.sum(prev * x)
+        prev = x * (k + 1)
+    return s
+
+
+_NMF_W = np.array([[1.0, 0.5], [0.2, 0.3]])
+
+
+def _nmf_update(H):
+    """numpy-ml's NMF._update_H: writes into its argument; `H.T @ w` makes a view used up in its statement."""
+    for k in range(2):
+        H[k, :] += _NMF_W[:, k] - H.T @ _NMF_W[:, k]
+        H[k, :] = np.clip(H[k, :], 0.01, np.inf)
+    return H
+
+
+def helper_writes_into_a_copy_it_is_passed(x):
+    H0 = np.stack([x, 2 * x])
+    return np.sum(_nmf_update(H0.copy()) ** 2)
