@@ -100,11 +100,20 @@ def partial_function(made: functools.partial):
     return _plain(name, f"({', '.join(params)})", f"return F({', '.join(passed)})", **names)
 
 
+def _plain_object(value) -> bool:
+    """An object of a class of the user's that is not a pytree of arrays (a namedtuple, a dataclass, a
+    registered class: those are differentiated field by field)."""
+    import dataclasses
+    cls = type(value)
+    return not isinstance(value, (type, tuple, list, dict, np.ndarray, np.generic)) and cls not in FUNCTION_TYPES \
+        and not dataclasses.is_dataclass(value) and pytree_fields(value) is None and users_class(cls)
+
+
 class _Target:
     """A user callable taken apart: the plain function, a bound `self`, parameter names and defaults."""
 
     __slots__ = ("fn", "bound", "params", "defaults", "nparams", "offset", "varargs", "varkw", "plans",
-                 "lengths_matter", "receiver")
+                 "lengths_matter", "receiver", "object_defaults")
 
     def __init__(self, fn):
         fn = native(fn)  # autograd's wrapper of a NumPy function (grad(np.sqrt) under autograd.numpy): NumPy's
@@ -152,6 +161,10 @@ class _Target:
         self.varkw = code.co_varnames[self.nparams + (self.varargs is not None)] \
             if code.co_flags & inspect.CO_VARKEYWORDS else None
         self.plans: dict = {}  # (positional count, keyword names) -> see _plan
+        # defaults that are objects of the user's (`def f(x, m=model)`): the code is made for the object
+        first = len(self.params) - len(self.defaults)
+        self.object_defaults = tuple((first + k, pipeline.Receiver(d)) for k, d in enumerate(self.defaults)
+                                     if _plain_object(d))
         # the code is made for the lengths of the list and tuple arguments too (see `statics`): set when the
         # code made for any length was refused and the code for the lengths of a call is not
         self.lengths_matter = False
@@ -193,8 +206,11 @@ class _Target:
 
     def statics(self, arguments):
         """(position, function) for each argument that is a function (`nonlinearity=np.tanh`): the
-        variant of the transform made for these functions, whose calls it resolves."""
+        variant of the transform made for these functions, whose calls it resolves; and (("obj", position),
+        the object) for a parameter left at its default that is an object of the user's (`m=model`)."""
         functions = tuple((i, a) for i, a in enumerate(arguments) if type(a) in FUNCTION_TYPES)
+        if self.object_defaults and self.varargs is None:
+            functions += tuple((("obj", i), known) for i, known in self.object_defaults if arguments[i] is known.obj)
         if self.lengths_matter:  # `[Dense(W, b) for W, b in params]`: made item by item, for len(params) items
             functions += self.length_statics(arguments)
         keywords = getattr(arguments, "keywords", ())
@@ -216,7 +232,8 @@ class _Target:
     def default_statics(self):
         """`statics` for a call that passes no function-valued parameter that has a default."""
         first = len(self.params) - len(self.defaults)
-        return tuple((first + k, d) for k, d in enumerate(self.defaults) if type(d) in FUNCTION_TYPES)
+        return tuple((first + k, d) for k, d in enumerate(self.defaults) if type(d) in FUNCTION_TYPES) + \
+            tuple((("obj", i), known) for i, known in self.object_defaults)
 
     def wrt(self, wrt, statics=()):
         """Parameter indices for a user's `wrt` (an int, a name, or a tuple of them), and whether bare.

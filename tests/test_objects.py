@@ -196,3 +196,22 @@ def test_writing_into_an_array_an_attribute_holds(f):
 def test_a_value_read_from_an_attribute_before_its_array_is_written_into_is_refused():
     with pytest.raises(tg.UnsupportedSyntaxError, match="held before"):
         tg.grad(om.reads_an_attribute_array_before_writing_into_it)(X)
+
+
+@pytest.mark.parametrize("f", [om.walks_a_dict_of_layers, om.walks_an_objects_ordered_dict,
+                               om.takes_an_object_as_default, om.calls_a_helper_with_a_sparse_branch],
+                         ids=lambda f: f.__name__)
+def test_dicts_of_layers_default_objects_and_a_sparse_branch_not_taken(f):
+    """Each was a NoRuleError: a layer taken out of a dict's items had no known class; an object default
+    was not known; `scipy.sparse.issparse(X)` of a value computed here (dense) left the sparse branch in."""
+    check_modes(f, X.copy())
+
+
+def test_a_layer_added_to_a_dict_has_the_code_made_again():
+    gradient = tg.grad(om.walks_an_objects_ordered_dict)
+    gradient(X)
+    om.ENCODER.encoder["c"] = om.Layer(om.W1, np.sin)
+    try:
+        np.testing.assert_allclose(gradient(X), _fd_grad(om.walks_an_objects_ordered_dict, X), rtol=1e-6, atol=1e-8)
+    finally:
+        del om.ENCODER.encoder["c"]

@@ -469,6 +469,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers[var], self.lengths[var] = self.statics["len", index]
             if ("str", index) in self.statics:  # a string argument, the code made for its text
                 self.env[arg.arg] = Const(self.statics["str", index])
+            if ("obj", index) in self.statics:  # an object of the user's, the parameter's default
+                self.know_object(var, self.statics["obj", index].obj)
             params.append(var)
         if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
             name = node.args.vararg.arg

@@ -1790,6 +1790,10 @@ class Expressions:
             held = atom if atom is not None else self.free_object("unflatten", lambda: obj)
             return self._call_result(self.inline(user_function(autograd_unflatten), node, [held] + args, kwargs),
                                      outputs, node, targets)
+        if _sparse_test(obj) and len(node.args) == 1 and not node.keywords:
+            tested = self.expr(node.args[0])  # scipy.sparse.issparse(X) of a value computed here: a dense
+            if isinstance(tested, Var) and tested in self.computed:  # array (numpy-ml's column_norm: its sparse
+                return (Const(False),)  # branch is not lowered, so not refused)
         if obj is reversed and len(node.args) == 1 and not node.keywords:  # reversed(xs) is xs[::-1]
             return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
                               {}, node, (targets or [None])[0]),)
@@ -2481,6 +2485,12 @@ def _makes_record_class(obj) -> bool:
 
 def _is_namedtuple(cls) -> bool:
     return inspect.isclass(cls) and issubclass(cls, tuple) and hasattr(cls, "_fields") and hasattr(cls, "_make")
+
+
+def _sparse_test(obj) -> bool:
+    """scipy.sparse's issparse / isspmatrix (without importing SciPy)."""
+    return str(getattr(obj, "__module__", "")).startswith(("scipy.sparse", "scipy._lib._sparse")) and \
+        getattr(obj, "__name__", "") in ("issparse", "isspmatrix", "isspmatrix_csr", "isspmatrix_csc")
 
 
 def _function_like(obj) -> bool:

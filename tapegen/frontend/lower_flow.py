@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import operator
 
 import numpy as np
@@ -23,7 +24,8 @@ from ..ir import Const, Exit, If, Loop, Pack, Var
 from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function
-from .lower_expr import _hashable, _opaque
+from .inline import users_class
+from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
 from .resolve import MISSING
 
 
@@ -137,6 +139,9 @@ class ControlFlow:
                 and all(isinstance(e, ast.Constant) and type(e.value) is str for e in it.elts):
             # for k in ["Q", "K", "V"]: unrolled, each key known (`self.projections[k]`, `d[f"{k}_proj"] = v`)
             return [(target, KnownItems(tuple(Const(e.value) for e in it.elts), "list"))]
+        held = self.dict_of_objects(it)
+        if held is not None:  # for k, layer in self.encoder.items(): over a dict of layers known now
+            return [(target, held)]
         seq = self.value(it)
         if isinstance(seq, StaticValue):
             seq = seq.atom
@@ -149,6 +154,35 @@ class ControlFlow:
         if isinstance(seq, Var) and self.container_kind(seq) not in ("list", "tuple"):
             seq = self.emit(rules.lookup(iterated), [seq], {}, it, None)  # a dict walks its keys
         return [(target, seq)]
+
+    def dict_of_objects(self, it):
+        """`d.items()` / `d.values()` of a dict of the module or closure, or of an object known now (numpy-ml's
+        `self.encoder`, an OrderedDict of layers), whose values are objects of the user's or functions: the
+        pairs (or values) as items known now, so the loop over them is unrolled with each object known. The
+        dict's keys and values are among what is checked before each call."""
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "values")
+                and not it.args and not it.keywords and getattr(self, "unrollable", False)):
+            return None
+        base = it.func.value
+        found = self.static(base) if isinstance(base, (ast.Name, ast.Attribute)) else MISSING
+        if found is MISSING or isinstance(base, ast.Attribute) and not isinstance(found, dict):
+            found = self.live_attribute(base)
+        if not isinstance(found, dict) or not 0 < len(found) <= MAX_UNROLLED or \
+                not all(_function_like(v) or users_class(type(v)) and not inspect.isclass(v) for v in found.values()):
+            return None
+        whole = self.expr(base)
+        self.bindings.append(("keys", found, None, tuple(found)))
+        items = []
+        for key, value in found.items():
+            self.bindings.append(("item", found, key, value))
+            atom = self.emit(rules.lookup(operator.getitem), [whole, Const(key)], {}, it, None)
+            if _function_like(value):
+                known = StaticValue(value, atom)
+            else:
+                self.know_object(atom, value)
+                known = atom
+            items.append(KnownItems((Const(key), known), "tuple") if it.func.attr == "items" else known)
+        return KnownItems(tuple(items), "list")
 
     def free_keys(self, node, seq):
         """A tuple of ints or strings the function reads from its module or closure (a wrapper's `argnums`),

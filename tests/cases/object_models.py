@@ -248,3 +248,57 @@ def reads_an_attribute_array_before_writing_into_it(x):
     Q = HELD.Q
     HELD.Q[1, :] = x[:2]
     return np.sum(Q * 2.0)
+
+
+# --- dicts of layers, objects as defaults, a sparse branch not taken --------------------------------------
+from collections import OrderedDict  # noqa: E402
+
+LAYER_DICT = {"fc1": Layer(W1 := np.array([[1.0, 0.5, 0.0], [0.2, 0.3, -0.4], [0.1, 0.0, 0.9]]), np.tanh),
+              "fc2": Layer(W1.T, np.sin)}
+
+
+class Encoder:
+    """numpy-ml's VAE: an OrderedDict of layers walked with .items() and .values()."""
+
+    def __init__(self):
+        self.encoder = OrderedDict()
+        self.encoder["a"] = Layer(W1, np.tanh)
+        self.encoder["b"] = Layer(W1 * 0.5, np.cos)
+
+    def forward(self, x):
+        out = x
+        for k, layer in self.encoder.items():
+            out = layer.forward(out)
+        for layer in self.encoder.values():
+            out = out + layer.forward(x)
+        return np.sum(out)
+
+
+ENCODER = Encoder()
+
+
+def walks_a_dict_of_layers(x):
+    out = x
+    for name, layer in LAYER_DICT.items():
+        out = layer.forward(out)
+    return np.sum(out ** 2)
+
+
+def walks_an_objects_ordered_dict(x):
+    return ENCODER.forward(x)
+
+
+def takes_an_object_as_default(x, m=Layer(W1, np.sin)):
+    return np.sum(m.forward(x) ** 2)
+
+
+def column_norm(X):
+    """numpy-ml's factorization helper: a branch for sparse input."""
+    import scipy.sparse as sps
+    if sps.issparse(X):
+        return np.asarray(np.sqrt(X.multiply(X).sum(axis=0)))[0]
+    return np.sqrt(np.sum(X * X, axis=0))
+
+
+def calls_a_helper_with_a_sparse_branch(x):
+    return np.sum(column_norm(np.outer(x, x) + 1.0))
