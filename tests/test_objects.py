@@ -215,3 +215,9 @@ def test_a_layer_added_to_a_dict_has_the_code_made_again():
         np.testing.assert_allclose(gradient(X), _fd_grad(om.walks_an_objects_ordered_dict, X), rtol=1e-6, atol=1e-8)
     finally:
         del om.ENCODER.encoder["c"]
+
+
+@pytest.mark.parametrize("f", [om.calls_a_method_an_attribute_holds, om.makes_an_object_through_a_classmethod],
+                         ids=lambda f: f.__name__)
+def test_methods_kept_as_values_and_classmethod_constructors(f):
+    check_modes(f, X.copy())

@@ -209,7 +209,35 @@ class Expressions:
         held = self.live_attribute(node)
         if isinstance(held, (list, tuple)):  # `for layer in self.layers:` of an object known now
             return self.global_items(held, node)
+        method = self.method_value(node)
+        if method is not None:
+            return method
         return self.expr(node, target)
+
+    def is_method_value(self, node) -> bool:
+        """Whether `node` reads a method of the user's class off an object whose class is known (see
+        method_value), without lowering anything."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            return False
+        base = self.env.get(node.value.id)
+        cls = self.receiver if self.self_var is not None and base is self.self_var else \
+            self.types.get(base) if isinstance(base, Var) else None
+        return cls is not None and (base, node.attr) not in self.attributes and \
+            node.attr not in getattr(self.live.get(base), "__dict__", {}) and \
+            inspect.isfunction(inspect.getattr_static(cls, node.attr, None)) and \
+            user_function(inspect.getattr_static(cls, node.attr)) is not None
+
+    def method_value(self, node):
+        """`self._relu` read as a value (`self.act = self._relu`, `f = layer.forward`) for an object whose class
+        is known: the function `lambda *args, **kwargs: self._relu(*args, **kwargs)`, so a call of it is
+        the method's, inlined with its object."""
+        if not self.is_method_value(node):
+            return None
+        call = ast.Call(ast.Attribute(ast.Name(node.value.id, ast.Load()), node.attr, ast.Load()),
+                        [ast.Starred(ast.Name("args", ast.Load()), ast.Load())],
+                        [ast.keyword(None, ast.Name("kwargs", ast.Load()))])
+        made = ast.Lambda(ast.arguments([], [], ast.arg("args"), [], [], ast.arg("kwargs"), []), call)
+        return self.local_function(ast.fix_missing_locations(_copy_location_tree(made, node)))
 
     def special_method(self, atom, name, node):
         """The user's function behind `name` (`__getitem__`, `__setitem__`, `__iter__`) of the class of the
@@ -253,6 +281,8 @@ class Expressions:
             return isinstance(self.env[node.id], (StaticValue, LocalFunction, Choice))
         if isinstance(node, ast.IfExp):
             return self.function_like(node.body) or self.function_like(node.orelse)
+        if self.is_method_value(node):  # self._relu
+            return True
         obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
         return obj is not MISSING and callable(obj) and not isinstance(obj, (Var, LocalFunction))
 
@@ -1434,9 +1464,11 @@ class Expressions:
             if held is not None and isinstance(held[0], Var) and held[0] in self.types \
                     and self._own_method(held[0], "__call__") is not None:  # self.act = make_act("tanh")
                 return self.call_instance(self.expr(func), node, outputs, targets)
-            stored = vars(self.live[receiver]).get(func.attr) if receiver in self.live and held is None else None
-            if stored is not None and callable(stored) and (inspect.isfunction(stored) or not hasattr(stored, "__self__")
-                                                            or isinstance(stored, np.ufunc)):
+            stored = getattr(self.live[receiver], "__dict__", {}).get(func.attr) \
+                if receiver in self.live and held is None else None
+            if stored is not None and callable(stored) and (
+                    inspect.isfunction(stored) or not hasattr(stored, "__self__") or isinstance(stored, np.ufunc)
+                    or inspect.ismethod(stored) and user_function(stored.__func__) is not None):  # self._relu
                 self.bindings.append(("attr", self.live[receiver], func.attr, stored))  # (made again if changed)
                 return self.call_object(stored, node, outputs, targets)  # layer.act_fn(z): a function it holds
             return self.call_method(receiver, func, node, outputs, targets)
@@ -1825,8 +1857,9 @@ class Expressions:
                              or inspect.ismethod(obj) and user_function(obj.__func__) is not None) \
                 and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
-            return self._call_result(self.inline(function_for_call(obj, len(args), self.known_lengths(args)), node,
-                                                 args, kwargs), outputs, node, targets)
+            called = function_for_call(obj, len(args), self.known_lengths(args)) if not inspect.ismethod(obj) \
+                or hasattr(type(obj), "__tapegen_inline_call__") else obj  # (a bound method: with its object)
+            return self._call_result(self.inline(called, node, args, kwargs), outputs, node, targets)
         args, kwargs = self.arguments(node, spread_later=prim is None)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
@@ -2485,6 +2518,13 @@ def _makes_record_class(obj) -> bool:
 
 def _is_namedtuple(cls) -> bool:
     return inspect.isclass(cls) and issubclass(cls, tuple) and hasattr(cls, "_fields") and hasattr(cls, "_make")
+
+
+def _copy_location_tree(tree, where):
+    for sub in ast.walk(tree):
+        if "lineno" in sub._attributes:
+            ast.copy_location(sub, where)
+    return tree
 
 
 def _sparse_test(obj) -> bool:

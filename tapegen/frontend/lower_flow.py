@@ -395,11 +395,15 @@ class ControlFlow:
         held = self.attributes.get((base, attribute.attr))
         text = ast.unparse(attribute)
         by_key = isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
-        if held is not None:
+        now = getattr(self.live[base], attribute.attr, None) if base in self.live else None
+        if held is not None and isinstance(held[0], Var) and self.container_kind(held[0]) in ("list", "dict"):
+            array = False
+        elif now is not None:  # an attribute of an object made before the call: what it holds now
+            array = isinstance(now, np.ndarray)
+        elif held is not None:
             array = isinstance(held[0], Var) and self.container_kind(held[0]) is None and not by_key
-        else:  # an attribute of an object made before the call: what it holds now
-            now = getattr(self.live[base], attribute.attr, None) if base in self.live else None
-            array = isinstance(now, np.ndarray) or now is None and not by_key
+        else:
+            array = not by_key
         if array and not (isinstance(base, Var) and (base in self.types or base in self.live)):
             raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into `{text}`, which tapegen cannot "
                                            f"follow (an array's `{attribute.attr}` is a view of it)",

@@ -302,3 +302,44 @@ def column_norm(X):
 
 def calls_a_helper_with_a_sparse_branch(x):
     return np.sum(column_norm(np.outer(x, x) + 1.0))
+
+
+# --- methods as values -------------------------------------------------------------------------------------
+class Net:
+    """`self.act = self._relu if kind == "relu" else self._tanh`: a bound method kept in an attribute."""
+
+    def __init__(self, kind="relu"):
+        self.W = W1
+        self.act = self._relu if kind == "relu" else self._tanh
+
+    def _relu(self, z):
+        return np.maximum(z, 0.0)
+
+    def _tanh(self, z):
+        return np.tanh(z)
+
+    def loss(self, x):
+        return np.sum(self.act(self.W @ x) ** 2)
+
+
+NET = Net("tanh")
+
+
+def calls_a_method_an_attribute_holds(x):
+    return NET.loss(x) + Net("tanh").loss(x * 2.0)
+
+
+class Doubler:
+    def __init__(self, W):
+        self.W = W
+
+    @classmethod
+    def create(cls, n):
+        return cls(np.eye(n) * 2.0)
+
+    def __call__(self, x):
+        return self.W @ x
+
+
+def makes_an_object_through_a_classmethod(x):
+    return np.sum(Doubler.create(3)(x) ** 2)
