@@ -221,3 +221,19 @@ def test_a_layer_added_to_a_dict_has_the_code_made_again():
                          ids=lambda f: f.__name__)
 def test_methods_kept_as_values_and_classmethod_constructors(f):
     check_modes(f, X.copy())
+
+
+@pytest.mark.parametrize("f", [om.uses_a_simple_namespace, om.takes_a_method_by_name, om.builds_lists_of_functions],
+                         ids=lambda f: f.__name__)
+def test_namespaces_methods_by_name_and_lists_of_functions(f):
+    """SimpleNamespace(w=x) was a NoRuleError; getattr(obj, "name") of a method, and a comprehension of
+    lambdas (or of functions a factory returns), were refused."""
+    check_modes(f, X.copy())
+
+
+def test_a_namespace_read_whole_is_refused():
+    def f(x):
+        from types import SimpleNamespace
+        return np.sum(vars(SimpleNamespace(w=x))["w"])
+    with pytest.raises(tg.UnsupportedSyntaxError, match="as a whole"):
+        tg.grad(f)(X)

@@ -1206,6 +1206,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         one whose class changes how attributes are read or set (`__getattribute__`, `__setattr__`,
         `__delattr__`), or (`attr` given: that attribute) a descriptor of the class's other than a property
         (`functools.cached_property`, a user's `__get__`/`__set__`)."""
+        if cls.__module__ in ("types", "builtins"):  # SimpleNamespace: plain attributes, in C
+            return
         for special in ("__getattribute__", "__setattr__", "__delattr__"):
             own = inspect.getattr_static(cls, special, None)
             if own is not getattr(object, special) and not _frozen_dataclass_method(cls, own):

@@ -894,8 +894,9 @@ class Expressions:
         if any(gen.is_async for gen in node.generators):
             raise self.unsupported(node, "async comprehensions cannot be differentiated", _HINTS[ast.Await])
         if isinstance(node, (ast.ListComp, ast.DictComp)) and len(node.generators) == 1 \
-                and not node.generators[0].ifs and self._makes_object(element[1] if isinstance(node, ast.DictComp)
-                                                                      else element):
+                and not node.generators[0].ifs and (self._makes_object(element[1] if isinstance(node, ast.DictComp)
+                                                                       else element)
+                                                    or self._makes_function(element)):
             made = self.objects_made_item_by_item(node, element)
             if made is not None:
                 return made
@@ -945,13 +946,35 @@ class Expressions:
         cls = self.static(element.func)
         return cls is not MISSING and inspect.isclass(cls) and users_class(cls)
 
+    def _makes_function(self, element) -> bool:
+        """Whether `element` (of a list comprehension) makes a function: a lambda (`lambda z, k=k: z * k`), or
+        a call of a function of the user's that returns a lambda or a def of its own (`make_scaler(k)`)."""
+        if isinstance(element, ast.Lambda):
+            return True
+        if not isinstance(element, ast.Call):
+            return False
+        fn = user_function(self.static(element.func)) if self.static(element.func) is not MISSING else None
+        if fn is None:
+            return False
+        try:
+            from .source import function_source
+            tree = function_source(fn).node
+        except Exception:  # no source: not one of these
+            return False
+        local = {s.name for s in tree.body if isinstance(s, ast.FunctionDef)}
+        returns = [r for r in ast.walk(tree) if isinstance(r, ast.Return) and r.value is not None]
+        return bool(returns) and all(isinstance(r.value, ast.Lambda) or isinstance(r.value, ast.Name)
+                                     and r.value.id in local for r in returns)
+
     def objects_made_item_by_item(self, node, element):
         """`[Dense(W, b) for W, b in params]` over a sequence whose length is known now (or `{k: Layer() for k
         in ["Q", "K"]}`): the objects one by one (KnownItems), so each item is the object it is and its methods
         read its own attributes; None (before lowering anything) where the length or keys are not known."""
         gen = node.generators[0]
-        if not _plain_reads(gen.iter) and not (isinstance(gen.iter, ast.Subscript) and _plain_reads(gen.iter.value)
-                                                and _plain_reads(gen.iter.slice)):
+        counted = isinstance(gen.iter, ast.Call) and self.static(gen.iter.func) is range and not gen.iter.keywords \
+            and all(_plain_reads(a) for a in gen.iter.args)  # range(3), range(n)
+        if not counted and not _plain_reads(gen.iter) and not (
+                isinstance(gen.iter, ast.Subscript) and _plain_reads(gen.iter.value) and _plain_reads(gen.iter.slice)):
             return None  # (lowered twice when this returns None: names, constants and their slices only)
         keys = None
         if isinstance(node, ast.DictComp):  # {k: Dropout(...) for k in ["Q", "K", "V"]}: keys known now
@@ -961,7 +984,11 @@ class Expressions:
                     and len({e.value for e in gen.iter.elts}) == len(gen.iter.elts)):
                 return None
             keys, element = tuple(e.value for e in gen.iter.elts), element[1]
-        iterable = self.value(gen.iter)
+        bounds = [self.expr(a) for a in gen.iter.args] if counted else None
+        if counted and all(isinstance(b, Const) and type(b.value) is int for b in bounds):
+            iterable = KnownItems(tuple(Const(k) for k in range(*(b.value for b in bounds))), "list")
+        else:
+            iterable = self.value(gen.iter)
         count = len(iterable.items) if isinstance(iterable, KnownItems) else self._length(iterable)
         if count is None or count > MAX_UNROLLED:
             return None
@@ -1399,6 +1426,8 @@ class Expressions:
             name = self.expr(node.args[1])  # getattr(self, "W"), setattr(self, "last", x): the attribute
             if isinstance(name, Const) and isinstance(name.value, str) and name.value.isidentifier():
                 attribute = ast.copy_location(ast.Attribute(node.args[0], name.value, ast.Load()), node)
+                if obj is getattr and self.is_method_value(attribute):  # getattr(self, "_tanh"): the method
+                    return (self.method_value(attribute),)
                 if obj is getattr:
                     return (self.expr(attribute, (targets or [None])[0]),)
                 attribute.ctx = ast.Store()
@@ -1826,6 +1855,16 @@ class Expressions:
             tested = self.expr(node.args[0])  # scipy.sparse.issparse(X) of a value computed here: a dense
             if isinstance(tested, Var) and tested in self.computed:  # array (numpy-ml's column_norm: its sparse
                 return (Const(False),)  # branch is not lowered, so not refused)
+        if obj is types.SimpleNamespace and not node.args and all(kw.arg for kw in node.keywords):
+            maker = self.free_object("SimpleNamespace", lambda: types.SimpleNamespace)
+            made = self.emit(_opaque_value("SimpleNamespace"), [maker], {}, node,
+                             (targets or [None])[0])  # SimpleNamespace(w=W, b=b): an object made here,
+            self.types[made] = types.SimpleNamespace  # its attributes set one by one (and read back so)
+            self.made_objects.add(made)
+            for kw in node.keywords:
+                self.set_attribute(made, ast.copy_location(ast.Attribute(node, kw.arg, ast.Store()), kw.value),
+                                   self.value(kw.value))
+            return (made,)
         if obj is reversed and len(node.args) == 1 and not node.keywords:  # reversed(xs) is xs[::-1]
             return (self.emit(rules.lookup(operator.getitem), [self.expr(node.args[0]), Const(slice(None, None, -1))],
                               {}, node, (targets or [None])[0]),)

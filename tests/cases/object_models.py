@@ -343,3 +343,27 @@ class Doubler:
 
 def makes_an_object_through_a_classmethod(x):
     return np.sum(Doubler.create(3)(x) ** 2)
+
+
+def uses_a_simple_namespace(x):
+    from types import SimpleNamespace
+    p = SimpleNamespace(w=x, b=2.0)
+    p.w = p.w * 3
+    p.c = np.sin(p.w)
+    return np.sum(p.c * p.b)
+
+
+def takes_a_method_by_name(x):
+    n = Net("relu")
+    f = getattr(n, "_tanh")
+    return np.sum(f(x))
+
+
+def _make_scaler(k):
+    return lambda z: z * k
+
+
+def builds_lists_of_functions(x):
+    fs = [lambda z, k=k: z * (k + 1) for k in range(3)]
+    gs = [_make_scaler(k) for k in (1.0, 2.0)]
+    return sum(np.sum(f(x) ** 2) for f in fs) + sum(np.sum(np.sin(g(x))) for g in gs)
