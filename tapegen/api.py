@@ -189,7 +189,7 @@ class _Target:
         """Where each parameter's value comes from, for calls with this many arguments and these keywords:
         `inspect`'s binding, worked out once per (count, keyword names) rather than on every call."""
         try:
-            bound = inspect.signature(self.fn).bind(*(_Slot(_POSITIONAL, i) for i in range(len(args))),
+            bound = inspect.signature(self.fn, follow_wrapped=False).bind(*(_Slot(_POSITIONAL, i) for i in range(len(args))),
                                                     **{name: _Slot(_KEYWORD, name) for name in kwargs})
         except TypeError as exc:
             raise TapegenError(f"{self.fn.__qualname__}(): {exc}") from None

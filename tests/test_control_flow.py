@@ -207,3 +207,9 @@ def test_writes_into_an_array_the_tape_gives_back_are_followed_at_second_order()
 def test_values_of_the_pass_before_and_views_used_up_in_their_statement(f):
     from modes import check_modes
     check_modes(f, np.array([0.3, 0.8]))
+
+
+def test_with_blocks_run_enter_the_body_and_exit():
+    """`with Timer() as t:`, a contextlib manager, a `return` ending the block (all refused before)."""
+    from modes import check_modes
+    check_modes(F.inside_context_managers, np.array([0.3, -0.8, 1.1]))

@@ -120,6 +120,14 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
     return program if obj is None else _weakly_bound(program, obj)
 
 
+def _located(node, where):
+    """`node` with `where`'s source position on every sub-node (for error carets)."""
+    for sub in ast.walk(node):
+        if "lineno" in sub._attributes:
+            ast.copy_location(sub, where)
+    return node
+
+
 def _weakly_bound(program, obj):
     """`program` checking the object it was made for through a weak proxy: the code kept for it (in caches
     keyed weakly by it) does not keep it alive."""
@@ -897,17 +905,28 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.emit_multi(rules.lookup(check_assertion), [self.expr(stmt.test)] + message, {}, stmt, 0, [])
 
     def stmt_With(self, stmt):
-        """`with np.errstate(...):` and other context managers that only change warnings: the body runs."""
+        """`with np.errstate(...):` and other context managers that only change warnings: the body runs. Any
+        other (`with Timer() as t:`, a lock, a `contextlib.contextmanager`): as Python runs it when the body
+        raises nothing, `m = <expr>; t = m.__enter__(); <body>; m.__exit__(None, None, None)` (the methods of a
+        class of yours inlined; a `return` ending the body comes after it: frontend/normalize.py)."""
+        managers = []
         for item in stmt.items:
             call = item.context_expr
             manager = self.static(call.func) if isinstance(call, ast.Call) else MISSING
-            if manager not in WARNING_CONTEXTS or item.optional_vars is not None:
-                raise self.unsupported(item.context_expr, f"`with {ast.unparse(item)}` is not supported inside a "
-                                                          f"differentiated function",
-                                       "only `with np.errstate(...)` (and warnings.catch_warnings()) are; move "
-                                       "the `with` block outside the differentiated function")
+            if manager in WARNING_CONTEXTS and item.optional_vars is None:
+                continue
+            held = self.namer.invented("manager").name
+            self.statement(_located(ast.Assign([ast.Name(held, ast.Store())], call), call))
+            enter = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__enter__", ast.Load()), [], [])
+            self.statement(_located(ast.Assign([item.optional_vars], enter) if item.optional_vars is not None
+                                    else ast.Expr(enter), call))
+            managers.append((held, call))
         for inner in stmt.body:
             self.statement(inner)
+        for held, call in reversed(managers):
+            leave = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__exit__", ast.Load()),
+                             [ast.Constant(None)] * 3, [])
+            self.statement(_located(ast.Expr(leave), call))
 
     def stmt_Assign(self, stmt):
         if len(stmt.targets) > 1:  # a = b = value: the value once, then each target

@@ -61,6 +61,7 @@ class _Normalizer:
 
     def block(self, stmts, in_loop):
         stmts = [new for stmt in stmts for new in self.loop_else(stmt)]
+        stmts = [new for stmt in stmts for new in self.return_after_with(stmt)]
         out = []
         for i, stmt in enumerate(stmts):
             stmt = self.statement(stmt, in_loop)
@@ -104,6 +105,17 @@ class _Normalizer:
                 flag = ast.If(ast.Name(self.names.returned, ast.Load()), [exit_stmt], [])
                 return [stmt, _located(flag, stmt)]
         return stmt
+
+    def return_after_with(self, stmt):
+        """`with m: ...; return v` as `with m: ...; result = v` then `return result` after the block, so the
+        return ends its function's (or branch's) block, and the manager's `__exit__` runs before it."""
+        if not isinstance(stmt, ast.With) or not stmt.body or not isinstance(stmt.body[-1], ast.Return) \
+                or stmt.body[-1].value is None:
+            return [stmt]
+        ending = stmt.body[-1]
+        held = self.names._fresh("with_result")
+        stmt.body = stmt.body[:-1] + [_assign(held, ending.value, ending)]
+        return [stmt, _located(ast.Return(ast.Name(held, ast.Load())), ending)]
 
     def loop_else(self, stmt):
         """`for ...: ... else: E` as `broke = False; for ...: ...; if not broke: E`, `broke = True` set before

@@ -1,4 +1,6 @@
 """Real-looking functions with loops, branches and array assignment (issue 3's corpus)."""
+import contextlib
+
 import numpy as np
 
 
@@ -350,3 +352,31 @@ def _nmf_update(H):
 def helper_writes_into_a_copy_it_is_passed(x):
     H0 = np.stack([x, 2 * x])
     return np.sum(_nmf_update(H0.copy()) ** 2)
+
+
+class _Timer:
+    """A context manager of the user's: its __enter__ and __exit__ are inlined."""
+
+    def __enter__(self):
+        import time
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+        self.elapsed = time.perf_counter() - self.t0
+        return False
+
+
+@contextlib.contextmanager
+def _section(name):
+    yield name
+
+
+def inside_context_managers(x):
+    with _Timer() as t:
+        y = np.tanh(x) ** 2
+    with _section("fwd") as s, np.errstate(divide="ignore"):
+        y = y + np.sin(x) * len(s)
+    with _Timer():
+        return np.sum(y) + 0.0 * (t.elapsed > 0)
