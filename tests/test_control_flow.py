@@ -213,3 +213,13 @@ def test_with_blocks_run_enter_the_body_and_exit():
     """`with Timer() as t:`, a contextlib manager, a `return` ending the block (all refused before)."""
     from modes import check_modes
     check_modes(F.inside_context_managers, np.array([0.3, -0.8, 1.1]))
+
+
+def test_nonlocal_in_local_defs():
+    from modes import check_modes
+    check_modes(F.nonlocal_accumulators, np.array([0.3, -0.8, 1.1]))
+
+
+def test_nonlocal_in_a_def_called_by_a_helper_is_refused_naming_it():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes `total`"):
+        tg.grad(F.nonlocal_def_called_elsewhere)(np.array([0.3, -0.8]))

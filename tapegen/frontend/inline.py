@@ -429,7 +429,14 @@ class Calls:
         defaults = local.defaults if local.defaults is not None else \
             tuple(_literal(d, self) for d in local.node.args.defaults)
         name = getattr(local.node, "name", "lambda")
-        captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node)}
+        declared = _nonlocal_names(local.node)  # `nonlocal count`: the enclosing function's names
+        missing = [n for n in declared if n not in callee.env]
+        if missing:
+            raise self.unsupported(node, f"`{name}` declares `nonlocal {missing[0]}`, which the function it was "
+                                         f"written in has not set before this call",
+                                   f"set `{missing[0]}` before calling `{name}`")
+        captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node) or n in declared}
+        callee.local_def = True
         result = self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
         for held, before in captured.items():
             if callee.env.get(held) is not before:
@@ -751,6 +758,20 @@ def _literal(node, lowerer):
     except ValueError:
         raise lowerer.unsupported(node, "a default argument value that is not a literal",
                                   "pass the argument explicitly") from None
+
+
+def _nonlocal_names(node) -> set:
+    """The names a local def declares `nonlocal` (in its own body, not in defs nested in it)."""
+    if not isinstance(node, ast.FunctionDef):
+        return set()
+    found, todo = set(), list(node.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, ast.Nonlocal):
+            found.update(stmt.names)
+        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(child for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.stmt))
+    return found
 
 
 def _free_names(node) -> set:

@@ -873,6 +873,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """`global calls`: the names, assigned below, are the module's (rebound there when the code runs)."""
         self.module_names = getattr(self, "module_names", frozenset()) | set(stmt.names)
 
+    def stmt_Nonlocal(self, stmt):
+        """`nonlocal count` in a local def: its names are the enclosing function's, rebound there after each
+        call (inline_local); anywhere else (a def tapegen does not inline where it was written), refused."""
+        if not getattr(self, "local_def", False):
+            raise self.unsupported(stmt, "`nonlocal` is supported in a def written in the differentiated function "
+                                         "(or a helper tapegen follows)",
+                                   "pass the value in as an argument and return the new value")
+
     def stmt_Pass(self, stmt):
         pass
 

@@ -380,3 +380,43 @@ def inside_context_managers(x):
         y = y + np.sin(x) * len(s)
     with _Timer():
         return np.sum(y) + 0.0 * (t.elapsed > 0)
+
+
+def nonlocal_accumulators(x):
+    """`nonlocal` in local defs: called directly, in a loop, and in a comprehension."""
+    total, calls = 0.0, 0
+
+    def add(v):
+        nonlocal total, calls
+        total = total + np.sum(v ** 2)
+        calls += 1
+    add(x)
+    add(np.sin(x))
+    acc = x[0]
+
+    def step(v):
+        nonlocal acc
+        acc = acc * v + 1.0
+    for v in x:
+        step(v)
+    running = 0.0
+
+    def bump(v):
+        nonlocal running
+        running = running + v
+        return running
+    return total * calls + acc + np.sum(np.array([bump(v) for v in x]))
+
+
+def _calls_it(f, v):
+    return f(v)
+
+
+def nonlocal_def_called_elsewhere(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+    _calls_it(add, np.sum(x))
+    return total
