@@ -120,6 +120,26 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
     return program if obj is None else _weakly_bound(program, obj)
 
 
+def _read_before_set(loop, name) -> bool:
+    """Whether a loop's body reads `name` at a place before any that sets it (in source order): a value it
+    carries from one pass to the next although nothing set it before the loop."""
+    if isinstance(loop, ast.For) and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(loop.target)):
+        return False  # the loop's target: set as each pass starts
+    first_read = first_set = None
+    for sub in ast.walk(loop):
+        if isinstance(sub, ast.Name) and sub.id == name:
+            where = (sub.lineno, sub.col_offset)
+            if isinstance(sub.ctx, ast.Load):
+                first_read = where if first_read is None else min(first_read, where)
+            elif not (isinstance(loop, ast.For) and _within_target(sub, loop.target)):
+                first_set = where if first_set is None else min(first_set, where)
+    return first_read is not None and (first_set is None or first_read < first_set)
+
+
+def _within_target(name_node, target) -> bool:
+    return any(sub is name_node for sub in ast.walk(target))
+
+
 def _located(node, where):
     """`node` with `where`'s source position on every sub-node (for error carets)."""
     for sub in ast.walk(node):
@@ -597,8 +617,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.emit(rules.lookup(assign_primitive), [current], {}, node, var)
                     if not (isinstance(current, Var) and current not in self.fresh):
                         self.fresh.add(var)
-                elif isinstance(node, (ast.For, ast.While)):  # first set in the body, read in a later pass
-                    self.emit(rules.lookup(assign_primitive), [Const(None)], {}, node, var)  # (`prev` of the pass before)
+                elif isinstance(node, (ast.For, ast.While)) and _read_before_set(node, name):  # first set in
+                    self.emit(rules.lookup(assign_primitive), [Const(None)], {}, node, var)  # the body, read in a
+                    # later pass (`prev` of the pass before): None until then, as it is unset in Python
             self.shared[name] = var
             self.env[name] = var
             self.constant_items.pop(var, None)  # its items may change from one pass to the next
