@@ -161,7 +161,8 @@ def test_an_installed_function_tapegen_cannot_follow_is_called_as_it_is(installe
 
 
 @pytest.mark.parametrize("f", [om.namespace_attributes, om.store_items, om.iterate_a_generator_class,
-                               om.attribute_named_T], ids=lambda f: f.__name__)
+                               om.iterates_a_chain_of_layers, om.iterates_a_returned_iterator, om.attribute_named_T],
+                         ids=lambda f: f.__name__)
 def test_classes_serving_items_attributes_and_iteration_are_followed(f):
     """__getattr__, __getitem__ / __setitem__ and a generator __iter__ are the user's methods, inlined; an
     attribute named `T` of an object or record is that attribute (it was taken for a transpose)."""
@@ -174,7 +175,7 @@ def test_classes_serving_items_attributes_and_iteration_are_followed(f):
     (om.sets_through_setattr, "__setattr__"),
     (om.reads_dunder_dict, "__dict__"),
     (om.converts_with_dunder_array, "__array__"),
-    (om.iterates_a_returned_iterator, "generator"),
+    (om.iterates_an_iterator_it_cannot_follow, "generator"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_objects_read_in_ways_tapegen_cannot_follow_are_refused_not_differentiated_wrong(f, says):
     """Each of these gave a wrong value or gradient without a word (a descriptor's value, the gradient of an

@@ -1102,6 +1102,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         written = value.atom if isinstance(value, StaticValue) else value.var if isinstance(value, Choice) else \
             None if isinstance(value, LocalFunction) and base in self.made_objects else value  # (a lambda on an
         #     object made here: called where read, as it is known; on another object, refused as a value)
+        if isinstance(value, KnownItems) and value.kind in ("list", "tuple"):  # self.layers = [Dense(..), ..]:
+            atoms = [item.atom if isinstance(item, StaticValue) else item for item in value.items]  # known item
+            written = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), atoms, {}, target,
+                                None) if all(isinstance(a, (Var, Const)) for a in atoms) else None  # by item; the
+            # object holds the list too when the code runs (unless an item is a function made here)
         key = (base, target.attr)
         if key not in self.shared_attributes and self._carry_needed(key, value, target):
             return  # the same function again: nothing changes

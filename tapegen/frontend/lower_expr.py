@@ -252,6 +252,8 @@ class Expressions:
             raise self.unsupported(node, f"`{ast.unparse(node)}` goes through {cls.__name__}.{name}, which is not a "
                                          f"Python function of a class of yours, so tapegen cannot follow it",
                                    "keep the arrays in plain attributes, or call a method of yours that returns them")
+        if name == "__iter__" and not inspect.isgeneratorfunction(method) and _iterates_attribute(method):
+            return _iterates_attribute(method)  # `return iter(self.layers)`: the attribute's name
         if name == "__iter__" and not inspect.isgeneratorfunction(method):
             raise self.unsupported(node, f"`{ast.unparse(node)}` iterates over an object of class {cls.__name__}, "
                                          f"whose __iter__ returns an iterator tapegen cannot follow",
@@ -2557,6 +2559,24 @@ def _makes_record_class(obj) -> bool:
 
 def _is_namedtuple(cls) -> bool:
     return inspect.isclass(cls) and issubclass(cls, tuple) and hasattr(cls, "_fields") and hasattr(cls, "_make")
+
+
+def _iterates_attribute(method):
+    """"layers" for an `__iter__` that is `return iter(self.layers)`, else None."""
+    from .source import function_source
+    try:
+        node = function_source(user_function(method)).node
+    except Exception:  # no source
+        return None
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+        return None
+    call, first = body[0].value, node.args.args[0].arg if node.args.args else None
+    if not (isinstance(call.func, ast.Name) and call.func.id == "iter" and len(call.args) == 1
+            and isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
+            and call.args[0].value.id == first):
+        return None
+    return call.args[0].attr
 
 
 def _copy_location_tree(tree, where):

@@ -146,6 +146,15 @@ class ControlFlow:
         if isinstance(seq, StaticValue):
             seq = seq.atom
         special = self.special_method(seq, "__iter__", it)
+        if isinstance(special, str):  # __iter__ is `return iter(self.layers)`: over the attribute
+            hidden = self.namer.invented("iterated").name
+            self.env[hidden] = seq
+            read = ast.copy_location(ast.Attribute(ast.copy_location(ast.Name(hidden, ast.Load()), it), special,
+                                                   ast.Load()), it)
+            try:
+                return self.sequences(target, read)
+            finally:
+                del self.env[hidden]
         if special is not None:  # for v in obj, an object of the user's: the list its __iter__ (a generator) yields
             seq = self.inline(special, it, [seq], {}, receiver=self.types[seq])
         known = self.free_keys(it, seq)

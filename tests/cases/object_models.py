@@ -367,3 +367,38 @@ def builds_lists_of_functions(x):
     fs = [lambda z, k=k: z * (k + 1) for k in range(3)]
     gs = [_make_scaler(k) for k in (1.0, 2.0)]
     return sum(np.sum(f(x) ** 2) for f in fs) + sum(np.sum(np.sin(g(x))) for g in gs)
+
+
+class Chain:
+    """A Sequential whose __iter__ is `return iter(self.layers)`."""
+
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __iter__(self):
+        return iter(self.layers)
+
+    def forward(self, x):
+        for layer in self:
+            x = layer.forward(x)
+        return x
+
+
+CHAIN = Chain([Layer(W1, np.tanh), Layer(W1.T, np.sin)])
+
+
+def iterates_a_chain_of_layers(x):
+    made = Chain([Layer(W1 * 0.5, np.cos), Layer(W1, np.tanh)])
+    return np.sum(CHAIN.forward(x) ** 2) + np.sum(made.forward(x))
+
+
+class Reversed:
+    def __init__(self, x):
+        self.items = [x[:2], x[2]]
+
+    def __iter__(self):
+        return reversed(self.items)
+
+
+def iterates_an_iterator_it_cannot_follow(x):
+    return sum(np.sum(v ** 2) for v in Reversed(x))
