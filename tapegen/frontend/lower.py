@@ -40,6 +40,9 @@ from .source import FunctionSource
 # Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
 IN_PLACE = {"setitem", "append", "tape_pop"}
 
+# Other names NumPy accepts for a parameter (prim name -> {keyword: parameter})
+_KEYWORD_ALIASES = {"clip": {"min": "a_min", "max": "a_max"}}
+
 # Primitives that take an object of the user's without reading it as a whole: its attributes are read and
 # set one by one (getattr, setattr, checks of what the code was made for), it is put into containers
 _OBJECT_SAFE = frozenset({"getattr", "append", "with_item", "assign", "make_list", "make_tuple", "make_dict",
@@ -1505,6 +1508,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         params = list(prim.params)
         positional = params[:params.index(prim.variadic)] if prim.variadic else params
         positional = [p for p in positional if p not in prim.keyword_only]
+        aliases = _KEYWORD_ALIASES.get(prim.name)
+        if aliases and prim.spelling in ("np.clip", "") and set(kwargs) & set(aliases):
+            kwargs = {aliases.get(k, k): v for k, v in kwargs.items()}  # np.clip(x, min=0): NumPy 2.1's names
+            for name in aliases.values():  # (the other bound None, spelled out: older NumPy needs both)
+                if name not in kwargs and name not in positional[:len(args)]:
+                    kwargs[name] = Const(None)
         bound = {}
         if len(args) > len(positional) and not prim.variadic:
             raise self.unsupported(node, f"{prim.spelling or prim.name}() takes at most {len(positional)} "

@@ -1853,6 +1853,15 @@ class Expressions:
             held = atom if atom is not None else self.free_object("unflatten", lambda: obj)
             return self._call_result(self.inline(user_function(autograd_unflatten), node, [held] + args, kwargs),
                                      outputs, node, targets)
+        if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
+                and isinstance(self.env.get(node.args[0].id), KnownItems):  # len(fs), fs functions known now
+            return (Const(len(self.env[node.args[0].id].items)),)
+        if obj is callable and len(node.args) == 1 and not node.keywords:
+            held = self.value(node.args[0])  # callable(f) of a function, or a number, known now
+            if isinstance(held, (StaticValue, LocalFunction, Const)):
+                return (Const(True if isinstance(held, LocalFunction) else
+                              callable(held.obj if isinstance(held, StaticValue) else held.value)),)
+            return (self.emit(_opaque("callable", callable), [self.as_atom(held, node)], {}, node, None),)
         if _sparse_test(obj) and len(node.args) == 1 and not node.keywords:
             tested = self.expr(node.args[0])  # scipy.sparse.issparse(X) of a value computed here: a dense
             if isinstance(tested, Var) and tested in self.computed:  # array (numpy-ml's column_norm: its sparse

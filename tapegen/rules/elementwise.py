@@ -56,7 +56,7 @@ table.op(np.imag, "val")
 table.op(np.angle, "z, deg=False")
 table.op(np.real_if_close, "a, tol=100")
 table.op(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None")
-table.op(np.clip, "a, a_min, a_max")  # NumPy needs both, None for no bound
+table.op(np.clip, "a, a_min, a_max")  # NumPy needs both, None for no bound (min=, max= too: lower.py)
 table.op(np.where, "condition, x1, x2")
 table.op(np.select, "condlist, choicelist, default=0", inert=("condlist",))  # conditions: booleans
 table.op(float, "x", name="float", spelling="float")

@@ -18,6 +18,7 @@ import itertools
 import math
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view as _windows
 
 from ..runtime import stop_gradient
 
@@ -349,6 +350,96 @@ def take(a, indices, axis=None, mode="raise"):
     return np.take(a, indices, axis=axis)
 
 
+def sliding_window_view(x, window_shape, axis=None):
+    """`np.lib.stride_tricks.sliding_window_view(x, window_shape, axis)`: the windows, as the items of `x` at
+    the positions NumPy's windows of an array of positions hold (a copy, where NumPy's is a read-only view)."""
+    positions = np.reshape(np.arange(np.size(x)), np.shape(x))
+    return np.ravel(x)[_windows(positions, window_shape, axis)]
+
+
+def nanvar(a, axis=None, ddof=0, keepdims=False):
+    """`np.nanvar`: the variance of the items that are not NaN (a NaN item has no derivative)."""
+    kept = np.logical_not(np.isnan(a))
+    count = np.sum(kept, axis=axis, keepdims=True)
+    mean = np.sum(np.where(kept, a, 0.0), axis=axis, keepdims=True) / count
+    deviation = np.where(kept, a - mean, 0.0)
+    return np.sum(deviation * deviation, axis=axis, keepdims=keepdims) / \
+        (np.sum(kept, axis=axis, keepdims=keepdims) - ddof)
+
+
+def nanstd(a, axis=None, ddof=0, keepdims=False):
+    """`np.nanstd`: the square root of np.nanvar."""
+    return np.sqrt(nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+def diagflat(v, k=0):
+    """`np.diagflat(v, k)`: the flattened `v` on the k-th diagonal of a square array."""
+    return np.diag(np.ravel(v), k)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """`np.ediff1d`: the differences of the flattened array, `to_begin` before and `to_end` after them."""
+    parts = [np.diff(np.ravel(ary))]
+    if to_begin is not None:
+        parts = [np.ravel(to_begin)] + parts
+    if to_end is not None:
+        parts = parts + [np.ravel(to_end)]
+    return np.concatenate(parts)
+
+
+def resize(a, new_shape):
+    """`np.resize(a, new_shape)`: the flattened `a` repeated (or cut) to the new size, in the new shape."""
+    flat = np.ravel(a)
+    size = int(np.prod(new_shape))
+    return np.reshape(np.tile(flat, -(-size // np.size(flat)))[:size], new_shape)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """`np.piecewise(x, condlist, funclist)`: each function (or number) where its condition holds, the last
+    function where none does if there is one more function than conditions; 0 elsewhere."""
+    conditions = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
+    if len(funclist) == len(conditions) + 1:
+        conditions = conditions + [np.logical_not(np.any(np.stack(conditions), axis=0))]
+    out = np.zeros(np.shape(x))
+    for condition, f in zip(conditions, funclist):
+        out[condition] = f(x[condition], *args, **kw) if callable(f) else f
+    return out
+
+
+def condition_number(x, p=None):
+    """`np.linalg.cond(x, p)`: the ratio of the largest to the smallest singular value (p None, 2 or -2), or
+    norm(x) * norm(inv(x)) in another norm."""
+    if p is None or p == 2 or p == -2:
+        s = np.linalg.svd(x, compute_uv=False)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    return np.linalg.norm(x, p, axis=(-2, -1)) * np.linalg.norm(np.linalg.inv(x), p, axis=(-2, -1))
+
+
+def polyfit(x, y, deg, rcond=None):
+    """`np.polyfit(x, y, deg)`: the least-squares coefficients, highest power first."""
+    powers = np.asarray(x)[:, None] ** np.arange(deg, -1, -1)
+    return np.linalg.lstsq(powers, y, rcond=rcond)[0]
+
+
+def lfilter(b, a, x, axis=-1):
+    """`scipy.signal.lfilter(b, a, x)` of a 1-d signal: the filter's FIR part as a convolution, then its
+    recursion y[n] = v[n] - a[1] y[n-1] - ... (coefficients scaled by a[0])."""
+    if np.ndim(x) != 1:
+        raise ValueError("tapegen follows scipy.signal.lfilter of a 1-d signal")
+    b, a = np.atleast_1d(b) / np.atleast_1d(a)[0], np.atleast_1d(a) / np.atleast_1d(a)[0]
+    n = np.shape(x)[0]
+    v = np.convolve(x, b)[:n]
+    if np.shape(a)[0] == 1:
+        return v
+    y = []
+    for i in range(n):
+        value = v[i]
+        for k in range(1, min(np.shape(a)[0], i + 1)):
+            value = value - a[k] * y[i - k]
+        y.append(value)
+    return np.stack(y)
+
+
 def sorted_by(iterable, key, reverse=False):
     """`sorted(iterable, key=f, reverse=...)` with `f` a function of the user's (a lambda): the items in the
     order of their keys, which decide the order only (no derivative flows through them)."""
@@ -386,6 +477,14 @@ def stands_for(obj, positional: int, keywords) -> object:
         return None
     if obj is np.cov and (positional > 5 or set(keywords) - {"y", "rowvar", "bias", "ddof"}):
         return None  # with weights or dtype: refused, as NumPy's own
+    if obj in (np.nanvar, np.nanstd) and (positional > 2 or set(keywords) - {"axis", "ddof", "keepdims"}):
+        return None  # with dtype or out: refused, as NumPy's own
+    if obj is np.polyfit and (positional > 4 or set(keywords) - {"rcond"}):
+        return None  # with weights, full or cov: refused
+    if obj is _windows and (positional > 3 or set(keywords) - {"window_shape", "axis"}):
+        return None
+    if getattr(obj, "__name__", None) == "lfilter" and str(getattr(obj, "__module__", "")).startswith("scipy.signal"):
+        return lfilter if positional <= 3 and not set(keywords) - {"axis"} else None  # (not with zi)
     return STANDING_FOR.get(obj)
 
 
@@ -395,4 +494,7 @@ STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along
                 np.place: place, np.put_along_axis: put_along_axis, np.gradient: gradient, np.cov: cov,
                 np.corrcoef: corrcoef, np.broadcast_arrays: broadcast_arrays, np.compress: compress,
                 np.extract: extract, np.diff: diff, np.take: take, itertools.accumulate: accumulate,
-                filter: filtered, math.fsum: fsum, math.prod: product_of, divmod: divmod_of, complex: complex_of}
+                filter: filtered, math.fsum: fsum, math.prod: product_of, divmod: divmod_of, complex: complex_of,
+                _windows: sliding_window_view, np.nanvar: nanvar, np.nanstd: nanstd, np.diagflat: diagflat,
+                np.ediff1d: ediff1d, np.resize: resize, np.piecewise: piecewise, np.linalg.cond: condition_number,
+                np.polyfit: polyfit}

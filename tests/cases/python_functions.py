@@ -2388,3 +2388,25 @@ def counts_its_calls(x):
     loss = np.sum(np.sin(x) ** 2)
     LAST_LOSS = loss
     return loss * 2.0 + CALLS * 0.0
+
+
+def more_of_numpy(x, v):
+    """Functions followed through the NumPy code they stand for (rules/standing_for.py):
+    sliding_window_view (1-d and 2-d windows), np.nanvar / np.nanstd (NaN items skipped), np.diagflat,
+    np.ediff1d, np.resize, np.piecewise (functions and numbers, an otherwise case), np.linalg.cond,
+    np.polyfit, scipy.signal.lfilter (FIR and IIR); np.clip's min= / max= keywords."""
+    import scipy.signal
+    from numpy.lib.stride_tricks import sliding_window_view
+    A = np.outer(x, v)
+    w = sliding_window_view(x, 2)
+    total = np.sum(w[:, 0] * w[:, 1] ** 2) + np.sum(sliding_window_view(A, (2, 2)) ** 2)
+    masked = np.where(v > 0.5, np.nan, x)
+    total = total + np.nanstd(masked) + np.nanvar(A, axis=0, ddof=1)[1] + np.sum(np.nanvar(A, axis=1, keepdims=True))
+    total = total + np.sum(np.diagflat(x) @ np.diagflat(v[:2], 1)) + np.sum(np.ediff1d(x ** 2, to_begin=[1.0], to_end=v[0]) ** 2)
+    total = total + np.sum(np.resize(x, (2, 4)) * np.arange(8.0).reshape(2, 4))
+    total = total + np.sum(np.piecewise(x, [x < 0, x >= 0], [lambda t: t ** 2, lambda t: np.sin(t)]))
+    total = total + np.sum(np.piecewise(v, [v < 0.5], [lambda t: t ** 3, 2.0]) * x)
+    total = total + np.linalg.cond(A + np.eye(3)) + np.sum(np.polyfit(np.linspace(0, 1, 3), x * v, 1) ** 2)
+    total = total + np.sum(scipy.signal.lfilter([0.5, 0.3], [1.0, -0.2], x * 2) ** 2)
+    total = total + np.sum(scipy.signal.lfilter([0.5, 0.3, 0.1], [2.0], v) * x)
+    return total + np.sum(x.clip(min=-0.5) ** 2) + np.sum(np.clip(v, max=0.4) * x)
