@@ -224,7 +224,8 @@ def test_methods_kept_as_values_and_classmethod_constructors(f):
     check_modes(f, X.copy())
 
 
-@pytest.mark.parametrize("f", [om.uses_a_simple_namespace, om.takes_a_method_by_name, om.builds_lists_of_functions],
+@pytest.mark.parametrize("f", [om.uses_a_simple_namespace, om.takes_a_method_by_name, om.builds_lists_of_functions,
+                               om.sets_attributes_through_dict_update],
                          ids=lambda f: f.__name__)
 def test_namespaces_methods_by_name_and_lists_of_functions(f):
     """SimpleNamespace(w=x) was a NoRuleError; getattr(obj, "name") of a method, and a comprehension of

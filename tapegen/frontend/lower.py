@@ -914,7 +914,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if not isinstance(stmt.value, ast.Call):
             raise self.unsupported(stmt, "an expression statement that is not a call does nothing",
                                    "remove it, or assign its value")
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and func.attr == "update" and isinstance(func.value, ast.Attribute) \
+                and func.value.attr == "__dict__" and len(stmt.value.args) == 1 and not stmt.value.keywords:
+            return self.update_attributes(func.value.value, stmt.value.args[0], stmt)
         self.call(stmt.value, outputs=0)
+
+    def update_attributes(self, base_node, items_node, stmt):
+        """`self.__dict__.update(kwargs)` (a config object's __init__): each item of a dict whose keys are known
+        now set as an attribute, one by one."""
+        items = self.value(items_node)
+        keys = items.keys if isinstance(items, KnownItems) and items.kind == "dict" else \
+            self.dict_keys.get(items) if isinstance(items, Var) else None
+        if keys is None or not all(isinstance(k, str) and k.isidentifier() for k in keys):
+            raise self.unsupported(stmt, f"`{ast.unparse(stmt)}` sets attributes named by keys tapegen does not know "
+                                         f"when transforming", "set the attributes one by one: self.name = value")
+        base = self.expr(base_node)
+        for k, key in enumerate(keys):
+            value = items.items[k] if isinstance(items, KnownItems) else \
+                self.emit(rules.lookup(operator.getitem), [items, Const(key)], {}, stmt, None)
+            self.set_attribute(base, _located(ast.Attribute(base_node, key, ast.Store()), stmt), value)
 
     def stmt_Delete(self, stmt):
         """`del x`: the name is gone (the value lives on where it is used)."""

@@ -402,3 +402,23 @@ class Reversed:
 
 def iterates_an_iterator_it_cannot_follow(x):
     return sum(np.sum(v ** 2) for v in Reversed(x))
+
+
+class Config:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+
+class Configured:
+    def __init__(self, W, **options):
+        self.W = W
+        self.__dict__.update(options)
+
+    def loss(self, x):
+        return np.sum(np.tanh(self.W @ x) * self.scale) + self.bias
+
+
+def sets_attributes_through_dict_update(x):
+    c = Config(w=x, s=3.0)
+    m = Configured(np.outer(x, x), scale=2.0, bias=x[0])
+    return np.sum(c.w * c.s) + m.loss(x)
