@@ -283,11 +283,18 @@ class Cotree(dict):
     accumulate `g_params = g_params + g_params_1` exactly as it does arrays.
     """
 
+    __array_ufunc__ = None  # an array + a Cotree is the Cotree's sum (NumPy defers to __radd__)
+
     def __add__(self, other):
         if other is None:
             return self
         if isinstance(other, (list, tuple)):
             other = dict(enumerate(other))
+        elif isinstance(other, np.ndarray) and other.ndim >= 1:  # the same list used as one array (passed to
+            return np.stack([other[k] if self.get(k) is None else add_cotangents(self[k], other[k])  # logsumexp):
+                             for k in range(other.shape[0])])  # its cotangent as an array, the items' its rows
+        elif not isinstance(other, dict):
+            raise TypeError(f"cannot add a container's cotangent and {type(other).__name__}")
         result = Cotree(self)
         for key, value in other.items():
             result[key] = value if key not in result else add_cotangents(result[key], value)

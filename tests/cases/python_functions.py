@@ -2410,3 +2410,15 @@ def more_of_numpy(x, v):
     total = total + np.sum(scipy.signal.lfilter([0.5, 0.3], [1.0, -0.2], x * 2) ** 2)
     total = total + np.sum(scipy.signal.lfilter([0.5, 0.3, 0.1], [2.0], v) * x)
     return total + np.sum(x.clip(min=-0.5) ** 2) + np.sum(np.clip(v, max=0.4) * x)
+
+
+def list_used_as_items_and_as_an_array(x):
+    """numpy-ml's GMM E-step: a list of numbers passed whole to logsumexp and np.exp, and walked item by
+    item (the two cotangents, an array and the list's, could not be added: an AttributeError)."""
+    from scipy.special import logsumexp
+    vals = []
+    for c in range(2):
+        vals.append(np.sum(x * (c + 1)) - np.sum(x ** 2) * c)
+    log_denom = logsumexp(vals)
+    q = np.exp([v - log_denom for v in vals])
+    return np.sum(q * np.array([1.0, 2.0])) + logsumexp(vals) * vals[1]
