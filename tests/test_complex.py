@@ -250,3 +250,15 @@ def test_python_float_argument_that_meets_a_complex_number():
 
     gradient = tg.grad(f)
     assert gradient(1.5) == gradient(1.5) == 3.0  # the second call runs the code specialized to a float
+
+
+def test_a_padded_real_signal_under_complex_intermediates():
+    """np.pad(x, n, "reflect") of a real signal whose cotangent is complex (a DFT by matrix product after it:
+    numpy-ml's mel spectrogram): np.bincount refused the complex weights (a TypeError)."""
+    def f(x):
+        padded = np.pad(x, 2, "reflect")
+        n = padded.shape[0]
+        basis = np.exp(-2j * np.pi * np.outer(np.arange(n), np.arange(n)) / n)
+        return np.sum(np.abs(basis @ padded) ** 2)
+    x = np.real(Z4)
+    tg.gradcheck(f, x, order=2, rtol=1e-5, atol=1e-6)

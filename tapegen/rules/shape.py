@@ -189,7 +189,10 @@ def unpad(g, array_shape, pad_width, mode):
                           hint="modes with gradients: constant, edge, reflect, symmetric, wrap")
     size = int(np.prod(array_shape))
     source = np.pad(np.arange(size).reshape(array_shape), widths, mode)
-    summed = np.bincount(source.ravel(), weights=np.ravel(g), minlength=size)
+    flat = np.ravel(g)
+    summed = np.bincount(source.ravel(), weights=flat.real, minlength=size)
+    if np.iscomplexobj(flat):  # (a complex cotangent: bincount adds real weights only)
+        summed = summed + 1j * np.bincount(source.ravel(), weights=flat.imag, minlength=size)
     return summed.astype(np.result_type(g), copy=False).reshape(array_shape)
 
 
