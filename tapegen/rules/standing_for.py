@@ -18,6 +18,7 @@ import itertools
 import math
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided as _strided
 from numpy.lib.stride_tricks import sliding_window_view as _windows
 
 from ..runtime import stop_gradient
@@ -357,6 +358,18 @@ def sliding_window_view(x, window_shape, axis=None):
     return np.ravel(x)[_windows(positions, window_shape, axis)]
 
 
+def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
+    """`np.lib.stride_tricks.as_strided(x, shape, strides)` of a C-contiguous array (im2col written with
+    strides): the items of `x` at the flat positions those strides reach (a copy, where NumPy's is a view)."""
+    if not np.asarray(x).flags.c_contiguous:
+        raise ValueError("tapegen follows as_strided of a C-contiguous array only (take np.ascontiguousarray first)")
+    itemsize = np.asarray(x).itemsize
+    positions = np.arange(np.size(x))
+    strides = strides if strides is not None else np.asarray(x).strides
+    steps = tuple(s // itemsize * positions.itemsize for s in strides)
+    return np.ravel(x)[_strided(positions, shape if shape is not None else np.shape(x), steps)]
+
+
 def nanvar(a, axis=None, ddof=0, keepdims=False):
     """`np.nanvar`: the variance of the items that are not NaN (a NaN item has no derivative)."""
     kept = np.logical_not(np.isnan(a))
@@ -495,6 +508,6 @@ STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along
                 np.corrcoef: corrcoef, np.broadcast_arrays: broadcast_arrays, np.compress: compress,
                 np.extract: extract, np.diff: diff, np.take: take, itertools.accumulate: accumulate,
                 filter: filtered, math.fsum: fsum, math.prod: product_of, divmod: divmod_of, complex: complex_of,
-                _windows: sliding_window_view, np.nanvar: nanvar, np.nanstd: nanstd, np.diagflat: diagflat,
+                _windows: sliding_window_view, _strided: as_strided, np.nanvar: nanvar, np.nanstd: nanstd, np.diagflat: diagflat,
                 np.ediff1d: ediff1d, np.resize: resize, np.piecewise: piecewise, np.linalg.cond: condition_number,
                 np.polyfit: polyfit}

@@ -2394,7 +2394,7 @@ def more_of_numpy(x, v):
     """Functions followed through the NumPy code they stand for (rules/standing_for.py):
     sliding_window_view (1-d and 2-d windows), np.nanvar / np.nanstd (NaN items skipped), np.diagflat,
     np.ediff1d, np.resize, np.piecewise (functions and numbers, an otherwise case), np.linalg.cond,
-    np.polyfit, scipy.signal.lfilter (FIR and IIR); np.clip's min= / max= keywords."""
+    np.polyfit, scipy.signal.lfilter (FIR and IIR), as_strided (im2col); np.clip's min= / max= keywords."""
     import scipy.signal
     from numpy.lib.stride_tricks import sliding_window_view
     A = np.outer(x, v)
@@ -2409,6 +2409,10 @@ def more_of_numpy(x, v):
     total = total + np.linalg.cond(A + np.eye(3)) + np.sum(np.polyfit(np.linspace(0, 1, 3), x * v, 1) ** 2)
     total = total + np.sum(scipy.signal.lfilter([0.5, 0.3], [1.0, -0.2], x * 2) ** 2)
     total = total + np.sum(scipy.signal.lfilter([0.5, 0.3, 0.1], [2.0], v) * x)
+    image = A * np.arange(9.0).reshape(3, 3)
+    s0, s1 = image.strides
+    cols = np.lib.stride_tricks.as_strided(image, shape=(2, 2, 2, 2), strides=(s0, s1, s0, s1))  # im2col
+    total = total + np.sum(cols.reshape(4, 4) @ np.arange(4.0))
     return total + np.sum(x.clip(min=-0.5) ** 2) + np.sum(np.clip(v, max=0.4) * x)
 
 
