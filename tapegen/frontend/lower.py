@@ -12,8 +12,8 @@ import ast
 import contextlib
 import dataclasses
 import importlib
-import inspect
 import importlib.util
+import inspect
 import operator
 import types
 import weakref
@@ -58,7 +58,6 @@ _PLAIN_HINT = "keep the arrays in plain attributes (set in __init__, read as obj
 
 def _frozen_dataclass_method(cls, method) -> bool:
     """A frozen dataclass's own `__setattr__`/`__delattr__` (they raise; its `__init__` sets fields as usual)."""
-    import dataclasses
     params = getattr(cls, "__dataclass_params__", None)
     return dataclasses.is_dataclass(cls) and params is not None and params.frozen \
         and getattr(method, "__qualname__", "").endswith(("__setattr__", "__delattr__"))
