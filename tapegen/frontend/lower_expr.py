@@ -1392,8 +1392,9 @@ class Expressions:
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), Pack):  # len(args) of a helper's *args: known now
             return (Const(len(self.env[node.args[0].id].items)),)
-        if obj is not MISSING and obj is _dataclasses().asdict and len(node.args) == 1 and not node.keywords:
-            made = self.dataclass_dict(node)
+        if obj is not MISSING and obj in (_dataclasses().asdict, _dataclasses().astuple) and len(node.args) == 1 \
+                and not node.keywords:
+            made = self.dataclass_dict(node, as_tuple=obj is _dataclasses().astuple)
             if made is not None:  # dataclasses.asdict(p) of a dataclass object whose fields are not objects
                 return (made,)
         if obj is not MISSING and obj is _dataclasses().replace and len(node.args) == 1 \
@@ -2175,9 +2176,10 @@ class Expressions:
                  for k, name in enumerate(cls._fields)}
         return (self.record(cls, receiver, [], items, node, (targets or [None])[0]),)
 
-    def dataclass_dict(self, node):
+    def dataclass_dict(self, node, as_tuple=False):
         """`dataclasses.asdict(p)` on a dataclass object tapegen knows, whose fields hold no object of a class
-        of the user's (asdict would turn a dataclass into a dict too): {name: p.name}; else None."""
+        of the user's (asdict would turn a dataclass into a dict too): {name: p.name}; `dataclasses.astuple(p)`:
+        (p.name, ...); else None."""
         dataclasses = _dataclasses()
         receiver = self.expr(node.args[0])
         cls = self.types.get(receiver) if isinstance(receiver, Var) else None
@@ -2188,6 +2190,8 @@ class Expressions:
         values = [self.expr(ast.fix_missing_locations(read)) for read in reads]
         if any(isinstance(v, Var) and v in self.types or isinstance(v, (KnownItems, Pack)) for v in values):
             return None
+        if as_tuple:
+            return self.emit(rules.lookup(make_tuple), values, {}, node, None)
         return self.emit(rules.lookup(make_dict), [Const(tuple(names))] + values, {}, node, None)
 
     def replaced_dataclass(self, node):
