@@ -519,11 +519,11 @@ def records_as_dicts_and_dataclasses_of_objects(x, v):
     one (and dataclasses.astuple), and a namedtuple's _asdict()."""
     model = Stack([Affine(np.outer(x, v), x), Affine(np.eye(3) * v, -x)])
     fields = dataclasses.asdict(Affine(np.outer(v, x), v ** 2))
-    W, b = dataclasses.astuple(Affine(np.outer(x, x), v))
+    parts = dataclasses.astuple(Affine(np.outer(x, x), v))
     g = Gaussian(x, v)
     d = g._asdict()
     return np.sum(model(v) ** 2) + np.sum(fields["W"] @ fields["b"]) + np.sum(d["mean"] * d["log_std"]) * d["weight"] \
-        + np.sum(W @ b)
+        + np.sum(parts[0] @ parts[1])
 
 
 def items_of_held_arrays_set_in_loops(x, v):
