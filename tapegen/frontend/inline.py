@@ -324,13 +324,12 @@ class Calls:
             callee.receiver, callee.pending_self = receiver, True
         elif self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
-        if not _installed(fn):
-            return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
-                                    fn.__name__, fn.__kwdefaults__ or {})
         try:
             return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
                                     fn.__name__, fn.__kwdefaults__ or {})
         except TapegenError as refused:  # an installed package's function tapegen cannot follow: as it is
+            if not _installed(fn):
+                raise
             raise NotFollowed(code, refused) from None
 
     def bound_call(self, method, args, receiver):
