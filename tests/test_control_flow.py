@@ -223,3 +223,12 @@ def test_nonlocal_in_local_defs():
 def test_nonlocal_in_a_def_called_by_a_helper_is_refused_naming_it():
     with pytest.raises(tg.UnsupportedSyntaxError, match="changes `total`"):
         tg.grad(F.nonlocal_def_called_elsewhere)(np.array([0.3, -0.8]))
+
+
+@pytest.mark.parametrize("f", [F.alias_made_in_a_loop_read_after_the_write, F.alias_read_in_the_next_pass,
+                               F.alias_chosen_in_a_branch], ids=lambda f: f.__name__)
+def test_writing_into_an_array_another_name_may_be_is_refused(f):
+    """`b = a` inside a loop or branch is the same array when the code runs: each gave a wrong gradient
+    (the first and last on d0f02f4, the second an internal error)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="same array"):
+        tg.grad(f)(np.array([0.3, -0.5, 0.9]))

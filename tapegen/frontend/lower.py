@@ -425,6 +425,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.free_sources: dict = {}  # free var name -> (function whose scope defines it, name there)
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
         self.views: dict = {}    # view var -> the var whose memory it shows
+        self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
+        #                          code runs, it is the same array as one of them
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
@@ -802,6 +804,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if tokens:
             node = node if node is not None else self.node
             self.emit(rules.lookup(assign_primitive), [self.token(value, node)], {}, node, tokens.pop())
+
+    def alias_roots(self, atom) -> set:
+        """The vars whose arrays `atom` may be, following views and `b = a` assignments (aliases)."""
+        seen, todo, roots = set(), [atom], set()
+        while todo:
+            var = todo.pop()
+            if var in seen:
+                continue
+            seen.add(var)
+            nexts = ([self.views[var]] if var in self.views else []) + list(self.aliases.get(var, ()))
+            if not nexts:
+                roots.add(var)
+            todo += nexts
+        return roots
 
     def view_base(self, atom):
         while atom in self.views:
@@ -1332,6 +1348,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.fresh.discard(out)
         elif prim.name == "assign":
             source = inputs[0][1]
+            if isinstance(source, Var):
+                for out in outs:
+                    self.aliases.setdefault(out, set()).add(source)
             for out in outs:
                 if isinstance(source, Var) and (source not in self.fresh or source in self.params):
                     self.fresh.discard(out)

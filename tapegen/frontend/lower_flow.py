@@ -513,6 +513,10 @@ class ControlFlow:
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
+    def generated_code(self) -> bool:
+        """Whether the function being lowered is gradient code tapegen wrote (differentiated again)."""
+        return getattr(getattr(self.fn, "__code__", None), "co_filename", "").startswith("<tapegen ")
+
     def view_alive(self, view, node) -> bool:
         """Whether a view this function made may be read after `node`: a name holding it read later, or a
         list, dict or attribute holding it (`H.T @ w`'s H.T, used up in its statement, is not)."""
@@ -559,10 +563,21 @@ class ControlFlow:
                 node, f"assigning into `{name}` would change an array tapegen cannot follow: it may be an "
                       f"argument, a view of another array, or shared with another name",
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
+        roots = None
         for other, atom in self.env.items():
-            if other != name and isinstance(atom, Var) and self.view_base(atom) is array and self.read_after(other, node):
+            if other == name or not isinstance(atom, Var):
+                continue
+            if self.view_base(atom) is array and self.read_after(other, node):
                 raise self.unsupported(node, f"`{other}` is a view of `{name}`, so this assignment changes it too",
                                        f"take a copy: {other} = {name}[...].copy()")
+            if self.generated_code():  # (tapegen's own code aliases on purpose: the backward pass restores)
+                continue
+            roots = self.alias_roots(array) if roots is None else roots
+            if (atom in self.aliases or array in self.aliases) and self.alias_roots(atom) & roots \
+                    and self.read_after(other, node):
+                raise self.unsupported(node, f"`{other}` may be the same array as `{name}` (assigned from it, or it "
+                                             f"from `{other}`), so this assignment changes it too",
+                                       f"take a copy: {other} = {name}.copy()")
         if self.held_in.get(array) == "a list or dict" and not restoring:  # (an attribute reads this var)
             raise self.unsupported(node, f"`{name}` is also kept in {self.held_in[array]}, which this assignment "
                                          f"would change too", f"fill `{name}` before keeping it there, or keep a "

@@ -420,3 +420,31 @@ def nonlocal_def_called_elsewhere(x):
         total = total + v
     _calls_it(add, np.sum(x))
     return total
+
+
+def alias_made_in_a_loop_read_after_the_write(x):
+    a = np.zeros(3)
+    t = 0.0
+    for i in range(3):
+        b = a
+        a[i] = x[i] * (i + 1)
+        t = t + np.sum(b)  # b is a, written: NumPy shows the write
+    return t
+
+
+def alias_read_in_the_next_pass(x):
+    a = np.zeros(3)
+    t = 0.0
+    for i in range(3):
+        if i > 0:
+            t = t + np.sum(b ** 2)
+        b = a
+        a[i] = x[i] * (i + 2)
+    return t + np.sum(a)
+
+
+def alias_chosen_in_a_branch(x):
+    a, b = np.zeros(3), np.ones(3)
+    c = a if x[0] > 0 else b
+    c[0] = x[0] * 3
+    return np.sum(a * x) + np.sum(b)
