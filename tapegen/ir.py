@@ -11,6 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 
+
+# Ops whose result may share memory with an input: augmented assignment on it would write through, and
+# writing into the input changes it (the frontend refuses the first; the backward pass keeps a region it
+# restores while a view of it is still read).
+VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
+                      "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
+                      "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split",
+                      "hsplit", "vsplit", "dsplit", "asarray"})  # (np.asarray(x) of an array is x itself)
+
 @dataclass(frozen=True)
 class Span:
     """Where an equation came from in the user's source.

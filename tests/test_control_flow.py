@@ -232,3 +232,8 @@ def test_writing_into_an_array_another_name_may_be_is_refused(f):
     (the first and last on d0f02f4, the second an internal error)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="same array"):
         tg.grad(f)(np.array([0.3, -0.5, 0.9]))
+
+
+def test_a_region_a_view_still_reads_is_restored():
+    from modes import check_modes
+    check_modes(F.row_scaled_in_place_then_copied, np.array([0.3, -0.5, 0.9]))

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import UnsupportedSyntaxError
-from ..ir import Const, Eqn, Pack, Program, Var
+from ..ir import VIEW_OPS, Const, Eqn, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, number_item,
                                raise_error, same_shape_as_transformed, same_value_as_transformed, set_module_name)
@@ -86,13 +86,6 @@ def _protocol(prim) -> str:
                "array": "its `__array__`", "abs": "its `__abs__`", "list": "its `__iter__`",
                "tuple": "its `__iter__`", "reversed": "its `__reversed__`"}
     return special.get(prim.name, f"`{prim.name}`")
-
-
-# Ops whose result may share memory with an input: augmented assignment on it would write through.
-VIEW_OPS = {"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
-            "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
-            "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split", "hsplit",
-            "vsplit", "dsplit", "asarray"}  # (np.asarray(x) of an array is x itself)
 
 
 def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, statics=()) -> Program:

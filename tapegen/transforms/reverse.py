@@ -23,7 +23,7 @@ import numpy as np
 from .. import rules
 from ..errors import InternalError
 from ..frontend.names import namer_for, reserved_names
-from ..ir import Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
+from ..ir import VIEW_OPS, Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
 from ..runtime import meta
 from ..runtime import shape as fast_shape
 from .activity import analyze
@@ -110,7 +110,7 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     builder.known = known
     seeds = builder.seed(targets)
     backward = builder.block(program.body)
-    backward, unsaved = _drop_dead_region_restores(backward, builder.region_writes)
+    backward, unsaved = _drop_dead_region_restores(backward, builder.region_writes, _view_bases(program))
     needed = _reads(backward)
     backward = _drop_unneeded_pops(backward, needed)
     backward, restores = _drop_unread_restores(backward)
@@ -571,9 +571,20 @@ def _reads(backward) -> set:
     return needed
 
 
-def _drop_dead_region_restores(backward, region_writes) -> tuple:
-    """The backward pass less the top-level `A[i] = tape.pop()` that nothing after it reads `A` from, and the
-    ids of their setitem eqns (the forward pass saves no region for them).
+def _view_bases(program) -> dict:
+    """var -> the var whose memory it shows, for the views the forward pass makes (`row = A[0]`, `A.T`)."""
+    bases = {}
+    for stmt in walk(program.body):
+        if isinstance(stmt, Eqn) and stmt.op.name in VIEW_OPS and stmt.inputs and isinstance(stmt.inputs[0][1], Var):
+            for out in stmt.outputs:
+                bases[out] = stmt.inputs[0][1]
+    return bases
+
+
+def _drop_dead_region_restores(backward, region_writes, view_bases=None) -> tuple:
+    """The backward pass less the top-level `A[i] = tape.pop()` that nothing after it reads `A` from (nor a
+    view of `A`: `S[0] *= x` reads the old row through a view a rule keeps), and the ids of their setitem
+    eqns (the forward pass saves no region for them).
 
     `s = np.zeros(4); s[1:3] = 1.0` then `s = f(s)` in a loop: the region restored at the very end of the
     backward pass is never read. Writing it is wasted work, and differentiated again (grad-of-grad), that
@@ -583,7 +594,12 @@ def _drop_dead_region_restores(backward, region_writes) -> tuple:
         if isinstance(stmt, Pop) and id(stmt) in region_writes and stmt.var not in later:
             unsaved.add(region_writes[id(stmt)])
             continue
-        later |= _reads([stmt]) | ({stmt.var} if isinstance(stmt, Pop) and stmt.index is not None else set())
+        read = _reads([stmt]) | ({stmt.var} if isinstance(stmt, Pop) and stmt.index is not None else set())
+        for var in list(read):
+            while view_bases and var in view_bases:  # a view read: its base is read
+                var = view_bases[var]
+                read.add(var)
+        later |= read
         out.append(stmt)
     return out[::-1], unsaved
 

@@ -448,3 +448,16 @@ def alias_chosen_in_a_branch(x):
     c = a if x[0] > 0 else b
     c[0] = x[0] * 3
     return np.sum(a * x) + np.sum(b)
+
+
+def row_scaled_in_place_then_copied(x):
+    """`S[0] *= x` reads the old row through a view the product's rule keeps; the array is not read again
+    (copied, or rebound): the backward pass dropped restoring the row, so the rule read the new one (a
+    wrong gradient on d0f02f4)."""
+    S = np.ones((3, 3))
+    S[0] *= x
+    T = np.copy(S)
+    R = np.ones((3, 3))
+    R[:, 1] *= x ** 2
+    R = R * 2.0
+    return np.sum(T ** 2) + np.sum(R ** 2)
