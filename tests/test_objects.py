@@ -239,3 +239,21 @@ def test_a_namespace_read_whole_is_refused():
         return np.sum(vars(SimpleNamespace(w=x))["w"])
     with pytest.raises(tg.UnsupportedSyntaxError, match="as a whole"):
         tg.grad(f)(X)
+
+
+def test_an_objects_array_written_into_keeps_the_write_after_the_call():
+    """`self.mu[1] += v` in a bound method: the backward pass put back what the write overwrote in the array
+    the object then held, so every call started from the array as it was before the first."""
+    class Accumulating:
+        def __init__(self):
+            self.mu = np.ones(3)
+
+        def f(self, x):
+            self.mu[1] += np.sum(x ** 2)
+            return np.sum(self.mu ** 3)
+    mine, plain = Accumulating(), Accumulating()
+    gradient = tg.value_and_grad(mine.f)
+    for _ in range(3):
+        value, _ = gradient(X)
+        assert np.isclose(value, plain.f(X))
+        np.testing.assert_allclose(mine.mu, plain.mu)

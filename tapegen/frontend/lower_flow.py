@@ -485,7 +485,11 @@ class ControlFlow:
             if var != array:
                 self.stale.setdefault(var, (ast.unparse(attribute), target, "item"))
         self.assign_subscript(item, value_node, op)
-        self.set_attribute(base, attribute, self.env.pop(hidden))
+        written = self.env.pop(hidden)
+        if base in self.live:  # an object from before the call keeps a copy: the backward pass puts back what
+            written = self.emit(rules.lookup(np.copy), [written], {}, target, None)  # the write overwrote in
+            self.fresh.add(written)  # the array written into, which the object would otherwise show
+        self.set_attribute(base, attribute, written)
 
     def _augmented_item(self, container, key, target, value_node, op):
         """The value `xs[k] = v` stores, or `xs[k] op= v` (`d["n"] += 1`): Python rebinds a number item.
