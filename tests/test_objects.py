@@ -257,3 +257,35 @@ def test_an_objects_array_written_into_keeps_the_write_after_the_call():
         value, _ = gradient(X)
         assert np.isclose(value, plain.f(X))
         np.testing.assert_allclose(mine.mu, plain.mu)
+
+
+class _Acc:
+    def __init__(self, n):
+        self.mu = np.zeros(n)
+
+
+class _Plain:
+    pass
+
+
+def _writes_through_a_list_item(x):
+    a = _Acc(3)
+    items = [a]
+    items[0].mu[0] = x[0] * 2
+    return np.sum(a.mu ** 2)
+
+
+def _writes_into_an_argument_through_an_attribute(x):
+    a = _Plain()
+    a.mu = x
+    a.mu[0] = 5.0
+    return np.sum(a.mu ** 2) + np.sum(x)
+
+
+@pytest.mark.parametrize("f, says", [(_writes_through_a_list_item, "which object"),
+                                     (_writes_into_an_argument_through_an_attribute, "holds too")],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_writes_into_attribute_arrays_tapegen_cannot_tie_to_one_object_are_refused(f, says):
+    """Each gave a wrong value or gradient (the write lost, or the argument left unwritten)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.grad(f)(X.copy())

@@ -415,9 +415,10 @@ class ControlFlow:
             array = not by_key
         if array and not (isinstance(base, Var) and (base in self.types or base in self.live)):
             raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into `{text}`, which tapegen cannot "
-                                           f"follow (an array's `{attribute.attr}` is a view of it)",
-                                   f"write into the array itself (`a[:, 0] = v` for `a.T[0] = v`), or into a name "
-                                   f"holding a copy")
+                                           f"follow: `{ast.unparse(attribute.value)}` is not an object whose class it "
+                                           f"knows here (and an array's `{attribute.attr}` would be a view of it)",
+                                   f"write into the array itself (`a[:, 0] = v` for `a.T[0] = v`), or through the "
+                                   f"name of an object made or read by name in the function")
         if array:
             return self._assign_attribute_array_item(target, value_node, op, base)
         if held is None and isinstance(base, Var) and base not in self.root_params:
@@ -469,6 +470,21 @@ class ControlFlow:
         before the call); a value read from the attribute before (which NumPy would show changed) may not be
         read again."""
         attribute = target.value
+        if not (isinstance(attribute.value, ast.Name) and (base in self.made_objects or base is self.self_var
+                                                           or base in self.free.values() or base in self.live)):
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into the array an attribute of "
+                                           f"`{ast.unparse(attribute.value)}` holds, and tapegen cannot tell which "
+                                           f"object that is (another name for it would not show the write)",
+                                   f"write through the name the object was made or read as: "
+                                   f"`obj.{attribute.attr}[...] = ...`")
+        held = self.attributes.get((base, attribute.attr))
+        if held is not None and isinstance(held[0], Var):  # a.mu = x, then a.mu[0] = v: x is written too
+            roots = self.alias_roots(held[0])
+            for other, atom in self.env.items():
+                if isinstance(atom, Var) and self.alias_roots(atom) & roots and self.read_after(other, target):
+                    raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into the array `{other}` "
+                                                   f"holds too, which tapegen cannot follow",
+                                           f"set a copy: {ast.unparse(attribute)} = {other}.copy()")
         hidden = self.namer.invented(f"{attribute.attr}_").name
         load = ast.copy_location(ast.Name(hidden, ast.Load()), target)
         store = ast.copy_location(ast.Name(hidden, ast.Store()), target)
