@@ -434,6 +434,7 @@ class Calls:
             raise self.unsupported(node, f"`{name}` declares `nonlocal {missing[0]}`, which the function it was "
                                          f"written in has not set before this call",
                                    f"set `{missing[0]}` before calling `{name}`")
+        declared |= _nonlocal_names_within(local.node)  # (a def inside it declaring one of ours nonlocal)
         captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node) or n in declared}
         callee.local_def = True
         result = self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
@@ -771,6 +772,26 @@ def _nonlocal_names(node) -> set:
         elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(child for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.stmt))
     return found
+
+
+def _nonlocal_names_within(node) -> set:
+    """Names that defs nested in `node` declare `nonlocal` and `node` itself does not bind: names of the
+    function around `node`, which a call of `node` may rebind through them."""
+    if not isinstance(node, ast.FunctionDef):
+        return set()
+    own = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    deep, todo = set(), list(node.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            deep |= _nonlocal_names(stmt) | _nonlocal_names_within(stmt)
+            own.add(stmt.name)
+            continue
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            own |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        todo.extend(child for child in ast.iter_child_nodes(stmt) if isinstance(child, ast.stmt))
+    return deep - own - _nonlocal_names(node)
 
 
 def _free_names(node) -> set:

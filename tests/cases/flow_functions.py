@@ -405,7 +405,16 @@ def nonlocal_accumulators(x):
         nonlocal running
         running = running + v
         return running
-    return total * calls + acc + np.sum(np.array([bump(v) for v in x]))
+    deep = 0.0
+
+    def outer():
+        def inner():
+            nonlocal deep
+            deep = deep + np.sum(x ** 3)
+        inner()
+        inner()
+    outer()
+    return total * calls + acc + np.sum(np.array([bump(v) for v in x])) + deep
 
 
 def _calls_it(f, v):
