@@ -210,7 +210,7 @@ def test_values_of_the_pass_before_and_views_used_up_in_their_statement(f):
 
 
 def test_with_blocks_run_enter_the_body_and_exit():
-    """`with Timer() as t:`, a contextlib manager, a `return` ending the block (all refused before)."""
+    """`with Timer() as t:`, nullcontext, a lock, a `return` ending the block (all refused before)."""
     from modes import check_modes
     check_modes(F.inside_context_managers, np.array([0.3, -0.8, 1.1]))
 
@@ -237,3 +237,11 @@ def test_writing_into_an_array_another_name_may_be_is_refused(f):
 def test_a_region_a_view_still_reads_is_restored():
     from modes import check_modes
     check_modes(F.row_scaled_in_place_then_copied, np.array([0.3, -0.5, 0.9]))
+
+
+@pytest.mark.parametrize("f, says", [(F.inside_a_manager_tapegen_cannot_see, "cannot see"),
+                                     (F.inside_a_manager_that_swallows_errors, "swallows")],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_managers_tapegen_cannot_follow_are_refused(f, says):
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.grad(f)(np.array([0.3, -0.8, 1.1]))

@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import inspect
 import operator
+import threading
 import types
 import weakref
 
@@ -28,7 +29,8 @@ from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, mak
                                raise_error, same_shape_as_transformed, same_value_as_transformed, set_module_name)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
-from .inline import Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled, lowered_until_settled
+from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
+                     lowered_until_settled, user_function, users_class)
 from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
@@ -39,6 +41,9 @@ from .source import FunctionSource
 
 # Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
 IN_PLACE = {"setitem", "append", "tape_pop"}
+
+# Context managers whose entry and exit change nothing the block reads (held as objects: `with LOCK:`)
+_SAFE_MANAGER_TYPES = (type(threading.Lock()), type(threading.RLock()))
 
 # Other names NumPy accepts for a parameter (prim name -> {keyword: parameter})
 _KEYWORD_ALIASES = {"clip": {"min": "a_min", "max": "a_max"}}
@@ -974,6 +979,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             manager = self.static(call.func) if isinstance(call, ast.Call) else MISSING
             if manager in WARNING_CONTEXTS and item.optional_vars is None:
                 continue
+            self.check_manager(call, manager)
             held = self.namer.invented("manager").name
             self.statement(_located(ast.Assign([ast.Name(held, ast.Store())], call), call))
             enter = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__enter__", ast.Load()), [], [])
@@ -986,6 +992,32 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             leave = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__exit__", ast.Load()),
                              [ast.Constant(None)] * 3, [])
             self.statement(_located(ast.Expr(leave), call))
+
+    def check_manager(self, call, manager):
+        """Refuses a context manager tapegen cannot follow: one of a class of yours whose `__exit__` may swallow
+        an exception (the generated code would let it out), or one whose `__enter__`/`__exit__` tapegen does
+        not see (a library's, a `contextlib.contextmanager`: they may change what the body reads). A lock,
+        `contextlib.nullcontext()` and the warning contexts are fine."""
+        cls = manager if inspect.isclass(manager) else type(self.static(call)) \
+            if self.static(call) is not MISSING and not callable(self.static(call)) or \
+            isinstance(self.static(call), _SAFE_MANAGER_TYPES) else None
+        if cls is not None and (issubclass(cls, _SAFE_MANAGER_TYPES) or cls in (contextlib.nullcontext,)):
+            return
+        enter = inspect.getattr_static(cls, "__enter__", None) if cls is not None else None
+        leave = inspect.getattr_static(cls, "__exit__", None) if cls is not None else None
+        if cls is None or not users_class(cls) or user_function(enter) is None or user_function(leave) is None:
+            raise self.unsupported(call, f"`with {ast.unparse(call)}` is not supported inside a differentiated "
+                                         f"function: tapegen cannot see what its manager does on entry and exit",
+                                   "a manager of a class of yours is followed (its __enter__ and __exit__), as are "
+                                   "np.errstate, warnings.catch_warnings() and locks; move this `with` block "
+                                   "outside the differentiated function")
+        from .source import function_source
+        returns = [r.value for r in ast.walk(function_source(user_function(leave)).node) if isinstance(r, ast.Return)]
+        if any(v is not None and not (isinstance(v, ast.Constant) and not v.value) for v in returns):
+            raise self.unsupported(call, f"`{cls.__name__}.__exit__` may return True, which swallows an exception "
+                                         f"raised in the block: tapegen's code would let it out",
+                                   "return nothing from __exit__, or handle the error outside the differentiated "
+                                   "function")
 
     def stmt_Assign(self, stmt):
         if len(stmt.targets) > 1:  # a = b = value: the value once, then each target

@@ -1,5 +1,6 @@
 """Real-looking functions with loops, branches and array assignment (issue 3's corpus)."""
 import contextlib
+import threading
 
 import numpy as np
 
@@ -368,15 +369,13 @@ class _Timer:
         return False
 
 
-@contextlib.contextmanager
-def _section(name):
-    yield name
+_LOCK = threading.Lock()
 
 
 def inside_context_managers(x):
     with _Timer() as t:
         y = np.tanh(x) ** 2
-    with _section("fwd") as s, np.errstate(divide="ignore"):
+    with contextlib.nullcontext("fwd") as s, np.errstate(divide="ignore"), _LOCK:
         y = y + np.sin(x) * len(s)
     with _Timer():
         return np.sum(y) + 0.0 * (t.elapsed > 0)
@@ -470,3 +469,35 @@ def row_scaled_in_place_then_copied(x):
     R[:, 1] *= x ** 2
     R = R * 2.0
     return np.sum(T ** 2) + np.sum(R ** 2)
+
+
+@contextlib.contextmanager
+def _scaled(v):
+    global _SCALE
+    old, _SCALE = _SCALE, v
+    yield
+    _SCALE = old
+
+
+_SCALE = 1.0
+
+
+def inside_a_manager_tapegen_cannot_see(x):
+    """A contextlib manager changing a global the block reads: the value was right, the gradient not."""
+    with _scaled(5.0):
+        y = x * _SCALE
+    return np.sum(y)
+
+
+class _Swallowing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+
+def inside_a_manager_that_swallows_errors(x):
+    with _Swallowing():
+        y = np.sin(x)
+    return np.sum(y)
