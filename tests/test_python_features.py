@@ -318,8 +318,26 @@ async def _asynchronous(x):
     return np.sum(x)
 
 
+def _evaluates(x):
+    return np.sum(eval("x * 3") ** 2)
+
+
+def _executes(x):
+    scope = {"x": x}
+    exec("y = x * 3", scope)
+    return np.sum(scope["y"] ** 2)
+
+
+def _reads_locals(x):
+    y = x * 3
+    return np.sum(locals()["y"])
+
+
 @pytest.mark.parametrize("fn, says", [
     (_asynchronous, "async functions cannot be differentiated"),
+    (_evaluates, "runs code or reads names"),  # (a zero gradient on d0f02f4)
+    (_executes, "runs code or reads names"),
+    (_reads_locals, "runs code or reads names"),  # (a KeyError when the code ran)
 ])
 def test_refusals_name_the_construct(fn, says):
     with pytest.raises(tg.TapegenError, match=says):

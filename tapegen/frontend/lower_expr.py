@@ -1857,6 +1857,10 @@ class Expressions:
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), KnownItems):  # len(fs), fs functions known now
             return (Const(len(self.env[node.args[0].id].items)),)
+        if obj in (eval, exec, locals) or obj is vars and not node.args:
+            raise self.unsupported(node, f"`{ast.unparse(node)}` runs code or reads names tapegen cannot see "
+                                         f"(its derivatives would be lost)",
+                                   "write the expression out in the function, or pass the values as arguments")
         if obj is callable and len(node.args) == 1 and not node.keywords:
             held = self.value(node.args[0])  # callable(f) of a function, or a number, known now
             if isinstance(held, (StaticValue, LocalFunction, Const)):
