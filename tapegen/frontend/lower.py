@@ -121,23 +121,20 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
 
 
 def _read_before_set(loop, name) -> bool:
-    """Whether a loop's body reads `name` at a place before any that sets it (in source order): a value it
-    carries from one pass to the next although nothing set it before the loop."""
+    """Whether a loop's body may read `name` before a pass sets it: a value carried from a pass before
+    (`prev`), or set on some passes only, although nothing set it before the loop. Not so for the loop's
+    target, nor for a name the body sets first thing, unconditionally (`h = ...` at its top level before any
+    read of it)."""
     if isinstance(loop, ast.For) and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(loop.target)):
         return False  # the loop's target: set as each pass starts
-    first_read = first_set = None
-    for sub in ast.walk(loop):
-        if isinstance(sub, ast.Name) and sub.id == name:
-            where = (sub.lineno, sub.col_offset)
-            if isinstance(sub.ctx, ast.Load):
-                first_read = where if first_read is None else min(first_read, where)
-            elif not (isinstance(loop, ast.For) and _within_target(sub, loop.target)):
-                first_set = where if first_set is None else min(first_set, where)
-    return first_read is not None and (first_set is None or first_read < first_set)
-
-
-def _within_target(name_node, target) -> bool:
-    return any(sub is name_node for sub in ast.walk(target))
+    reads = [(n.lineno, n.col_offset) for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name
+             and isinstance(n.ctx, ast.Load)]
+    if not reads:
+        return False
+    first_set = next(((s.lineno, s.col_offset) for s in loop.body if isinstance(s, ast.Assign)
+                      and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+                      and not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s.value))), None)
+    return first_set is None or min(reads) < first_set
 
 
 def _located(node, where):

@@ -329,13 +329,17 @@ def fresh_array_written_then_rebound_in_a_loop(q):
 
 
 def set_in_the_body_read_in_the_next_pass(x):
-    """`prev` is first set in the loop body and read (from the pass before) in later passes: the IR check
-    failed (an internal error)."""
+    """`prev` is first set in the loop body and read (from the pass before) in later passes, `keep` set on
+    even passes and read on odd ones: the IR check failed (an internal error)."""
     s = 0.0
-    for k in range(3):
+    for k in range(4):
         if k > 0:
             s = s + np.sum(prev * x)
         prev = x * (k + 1)
+        if k % 2 == 0:
+            keep = x * k
+        else:
+            s = s + np.sum(keep ** 2)
     return s
 
 
