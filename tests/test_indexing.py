@@ -315,3 +315,21 @@ def test_writing_through_an_arrays_view_attribute_is_refused(f):
     """`a.real[1:] = v` gave a wrong gradient once attributes' arrays could be written into."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="would be a view of it"):
         tg.grad(f)(np.array([0.3, -0.7, 1.1]))
+
+
+def _into_int_arrays(x):
+    labels = np.array([1, 0, 2, 1])
+    preds = np.zeros_like(labels)
+    for i in range(4):
+        preds[i] = 3 * x[i]  # truncated to an int: a constant
+    flags = np.zeros(4, dtype=bool)
+    flags[1] = x[1]
+    counts = np.array([x[0] * 5, x[1] * 5], dtype=int)
+    return np.sum(preds * x) + np.sum(flags * x) + np.sum(counts * x[:2]) \
+        + np.sum(np.asarray(x * 5, dtype=np.int64) * x)
+
+
+def test_a_float_written_into_an_int_or_bool_array_has_no_derivative():
+    """NumPy truncates what it writes into an int or bool array (and np.array(..., dtype=int) does too): the
+    derivative through it was the float's (grad [2.5, 4.1, 2.2, 0.6] where floor(3x) = [1, 2, 1, 0])."""
+    check_modes(_into_int_arrays, np.array([0.51, 0.73, 0.37, 0.23]))

@@ -353,8 +353,16 @@ def assign_jvp(x_dot):
 
 
 @table.vjp(operator.setitem, "value")
-def setitem_vjp_value(index, value_shape, g):
-    return unbroadcast(written_region(g, index), value_shape)
+def setitem_vjp_value(index, value_shape, a_meta, g):
+    return unbroadcast(written_region(g, index, a_meta), value_shape)
+
+
+def tangent_written(value_dot, a):
+    """The tangent `a[index] = value` writes into `a`'s: none into an int or bool array (it truncates)."""
+    return value_dot if np.result_type(a).kind not in "biu" else np.zeros(np.shape(value_dot))
+
+
+table.nondiff(tangent_written, "value_dot, a", spelling="tangent_written")
 
 
 @table.vjp(operator.setitem, "a")
@@ -379,10 +387,13 @@ def zero_region(g, index):
     return g
 
 
-def written_region(ct, index):
+def written_region(ct, index, a_meta=None):
     """`ct[index]`: the cotangent of the value `a[index] = value` wrote, where an integer index that repeats
-    a position (`a[[0, 1, 1]] = v`) gets it only for the write NumPy kept there; the others were overwritten."""
+    a position (`a[[0, 1, 1]] = v`) gets it only for the write NumPy kept there; the others were overwritten.
+    None into an int or bool array (`a_meta`: a's): NumPy truncates what it writes there."""
     region = ct[index]
+    if a_meta is not None and a_meta[1].kind in "biu":
+        return np.zeros(np.shape(region))
     for part in index if type(index) is tuple else (index,):  # (a plain loop: this runs in gradient code)
         if isinstance(part, (list, np.ndarray)) and np.size(part) > 1 and np.asarray(part).dtype.kind in "iu":
             break  # an integer array: a position may be written twice
@@ -394,17 +405,19 @@ def written_region(ct, index):
     return np.where(kept[index] == writes, region, 0)
 
 
-table.op(written_region, "ct, index", spelling="written_region", inert=("index",))
+table.op(written_region, "ct, index, a_meta=None", spelling="written_region", inert=("index", "a_meta"))
 
 
 @table.vjp(written_region, "ct")
-def written_region_vjp(ct_shape, index, g):
+def written_region_vjp(ct_shape, index, a_meta, g):
+    if a_meta is not None and a_meta[1].kind in "biu":
+        return np.zeros(ct_shape)
     return put_region(np.zeros(ct_shape, dtype=np.result_type(g)), index, g)
 
 
 @table.jvp(written_region, "ct")
-def written_region_jvp(ct_dot, index):
-    return written_region(ct_dot, index)
+def written_region_jvp(ct_dot, index, a_meta):
+    return written_region(ct_dot, index, a_meta)
 
 
 def put_region(a, index, value):
@@ -942,6 +955,8 @@ def summed_repeats(g, length, n):
 @table.vjp(np.array, "object")
 @table.vjp(np.asarray, "object")
 def array_vjp(object, dtype, g):
+    if dtype is not None and np.dtype(dtype).kind in "biu":  # np.array(x * 5, dtype=int): truncated, constant
+        g = np.zeros(np.shape(g))
     return array_rows(object, g)
 
 

@@ -40,7 +40,7 @@ from ..frontend.names import namer_for, reserved_names
 from ..ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
 from ..rules import runtime_rules
 from ..rules.custom import custom_jvp
-from ..rules.language import append, make_dict, make_list, make_tuple
+from ..rules.language import append, make_dict, make_list, make_tuple, tangent_written
 from ..rules.runtime_rules import own_tangent, tape_pop
 from ..rules.table import Primitive
 from ..runtime import meta
@@ -351,7 +351,13 @@ class _Builder:
             elif name == key:
                 atom = self.tangent(atom)
             inputs.append((name, atom))
-        return out + [Eqn(eqn.op, tuple(inputs), (self.tangent(eqn.outputs[0]),), eqn.span)]
+        dtype = eqn.input("dtype")
+        if dtype is None or isinstance(dtype, Const) and dtype.value is None:
+            return out + [Eqn(eqn.op, tuple(inputs), (self.tangent(eqn.outputs[0]),), eqn.span)]
+        made = self.namer.temp()  # np.array(x * 5, dtype=int): truncated, a constant (decided when it runs)
+        return out + [Eqn(eqn.op, tuple(inputs), (made,), eqn.span),
+                      Eqn(rules.lookup(tangent_written), (("value_dot", made), ("a", eqn.outputs[0])),
+                          (self.tangent(eqn.outputs[0]),), eqn.span)]
 
     def _own(self, eqn, fn) -> list:
         """`y_dot = f_tangent((x, c), (x_dot, zeros))`: a function with its own JVP (custom_jvp, checkpoint)."""
@@ -370,10 +376,16 @@ class _Builder:
         if array not in self.active:
             return []
         value = eqn.input("value")
+        out = []
         value_dot = self.tangent(value) if self.has_tangent(value) else Const(0.0)
+        if isinstance(value_dot, Var):  # (none into an int or bool array: NumPy truncates what it writes)
+            written = self.namer.temp()
+            out.append(Eqn(rules.lookup(tangent_written), (("value_dot", value_dot), ("a", array)), (written,),
+                           eqn.span))
+            value_dot = written
         array_dot = self.tangent(array)
         inputs = (("a", array_dot), ("index", eqn.input("index")), ("value", value_dot))
-        return [Eqn(eqn.op, inputs, (array_dot,), eqn.span)]
+        return out + [Eqn(eqn.op, inputs, (array_dot,), eqn.span)]
 
     def _append(self, eqn) -> list:
         items = eqn.outputs[0]
