@@ -261,6 +261,10 @@ def _reference(value) -> tuple:
     raise _Unkeyable(f"cannot name {value!r}")
 
 
+def _literal(value) -> bool:
+    return type(value) in (int, float, complex, bool, str, type(None))
+
+
 def _resolve(reference):
     module, name = reference
     try:
@@ -297,6 +301,13 @@ def bindings_described(bindings) -> list | None:
     attribute, a closure cell, a list's item): such code is not kept on disk."""
     described = []
     for kind, holder, key, value in bindings:
+        if kind in ("class", "attr") and isinstance(holder, (type, types.ModuleType)):
+            try:  # a method of a class, a number of a module or class: (kind, where, name, what)
+                what = ("value", value) if _literal(value) else _reference(value)
+                described.append((kind, _reference(holder), key, what))
+            except _Unkeyable:
+                return None
+            continue
         module = holder.get("__name__") if kind == "item" and isinstance(holder, dict) else None
         if not isinstance(module, str) or getattr(sys.modules.get(module), "__dict__", None) is not holder:
             return None
@@ -311,7 +322,21 @@ def bindings_resolved(described) -> tuple | None:
     """The Program.bindings `bindings_described` described, as they are in this process, or None if a name
     now holds another object (the entry is out of date)."""
     bindings = []
-    for module, key, reference in described:
+    for entry in described:
+        if len(entry) == 4:  # a class's method, a module's or class's number
+            kind, where, key, what = entry
+            holder = _resolve(tuple(where))
+            if what[0] == "value":  # a number: the object the module or class holds now, if it is that number
+                value = getattr(holder, key, _MISSING) if holder is not _MISSING else _MISSING
+                if type(value) is not type(what[1]) or value != what[1]:
+                    return None
+            else:
+                value = _resolve(tuple(what))
+            if holder is _MISSING or value is _MISSING:
+                return None
+            bindings.append((kind, holder, key, value))
+            continue
+        module, key, reference = entry
         holder = getattr(sys.modules.get(module), "__dict__", None)
         value = _resolve(tuple(reference))
         if holder is None or value is _MISSING or holder.get(key, _MISSING) is not value:

@@ -289,3 +289,17 @@ def test_writes_into_attribute_arrays_tapegen_cannot_tie_to_one_object_are_refus
     """Each gave a wrong value or gradient (the write lost, or the argument left unwritten)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
         tg.grad(f)(X.copy())
+
+
+def test_settings_class_attributes_and_methods_changed_between_calls_have_the_code_made_again(monkeypatch):
+    """A number of another module (`config.SCALE`), a class attribute, a method replaced on the class or
+    shadowed on the object: each change was not seen (the code made for the first value ran on)."""
+    from cases import config_values
+    gradient = tg.grad(om.reads_settings_and_a_method)
+    changes = [lambda: monkeypatch.setattr(config_values, "SCALE", 5.0),
+               lambda: monkeypatch.setattr(om.Scaled2, "factor", 3.0),
+               lambda: monkeypatch.setattr(om.Scaled2, "act", lambda self, z: np.sin(z)),
+               lambda: monkeypatch.setattr(om.SCALED, "act", lambda z: z ** 3, raising=False)]
+    for change in [lambda: None] + changes:
+        change()
+        np.testing.assert_allclose(gradient(X), _fd_grad(om.reads_settings_and_a_method, X), rtol=1e-6, atol=1e-8)

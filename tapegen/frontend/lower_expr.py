@@ -1048,7 +1048,10 @@ class Expressions:
     def expr_Attribute(self, node, target):
         static = self.static(node)
         if static is not MISSING and not callable(static) and _literal_constant(static):
-            return Const(static)  # a module constant such as np.pi or np.newaxis
+            holder = self.static(node.value)  # a module constant such as np.pi or np.newaxis; a number of a
+            if isinstance(holder, (types.ModuleType, type)) and not _library_object(holder):  # module or class of
+                self.bindings.append(("attr", holder, node.attr, static))  # the user's: checked before each call
+            return Const(static)
         if static is not MISSING and not callable(static) and not isinstance(static, types.ModuleType):
             module, attr = self.static(node.value), node.attr  # cfg.WEIGHTS, data.X: read when the code runs
             return self.free_object(f"{_root_name(node)}_{attr}", lambda m=module, a=attr: getattr(m, a))
@@ -2087,7 +2090,19 @@ class Expressions:
         if isinstance(attribute, (staticmethod, classmethod)):
             return None  # see call_method
         method = user_function(attribute)
+        if method is not None:
+            self.bind_method(cls, name, attribute, receiver)
         return (method, cls) if method is not None else None
+
+    def bind_method(self, cls, name, attribute, receiver=None):
+        """Among what is checked before each call: the class still has this method (`D.act = ...` replaced it),
+        and an object known now has not shadowed it with an attribute of its own (`d.act = lambda z: ...`)."""
+        self.bindings.append(("class", cls, name, attribute))
+        obj = self.live.get(receiver) if isinstance(receiver, Var) else None
+        if obj is None and receiver is not None and receiver is self.self_var:
+            obj = getattr(self, "receiver_object", None)
+        if obj is not None and isinstance(getattr(obj, "__dict__", None), dict):
+            self.bindings.append(("absent", obj.__dict__, name, None))
 
     def _static_method(self, receiver, name):
         """The function behind `obj.<name>` and what it is called with first, for a @staticmethod (nothing)
@@ -2594,6 +2609,13 @@ def _iterates_attribute(method):
             and call.args[0].value.id == first):
         return None
     return call.args[0].attr
+
+
+def _library_object(holder) -> bool:
+    """A module or class of NumPy, SciPy, tapegen or the standard library (its constants do not change)."""
+    name = holder.__name__ if isinstance(holder, types.ModuleType) else getattr(holder, "__module__", "") or ""
+    top = name.partition(".")[0]
+    return top in ("numpy", "scipy", "tapegen", "builtins", "math") or top in sys.stdlib_module_names
 
 
 def _copy_location_tree(tree, where):

@@ -88,6 +88,15 @@ def _users_object(value) -> bool:
     return type(value).__module__.partition(".")[0] not in ("builtins", "numpy")
 
 
+def _class_attribute(cls, name):
+    """What `cls.name` is before any descriptor protocol: the first of its MRO's dicts holding it."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(name, MISSING)
+        if found is not MISSING:
+            return found
+    return MISSING
+
+
 def binding_changed(bindings) -> bool:
     """Whether a name, cell, item or attribute of `bindings` (Program.bindings: (kind, holder, key, object))
     now holds another object (or none), a dict's keys (kind "keys", holder the dict) are others, or a list's
@@ -99,6 +108,14 @@ def binding_changed(bindings) -> bool:
             continue
         if kind == "len":  # a list whose items the code was made for (a loop over it unrolled)
             if len(holder) != value:
+                return True
+            continue
+        if kind == "absent":  # an object's own attributes (its __dict__) do not shadow the method inlined
+            if key in holder:
+                return True
+            continue
+        if kind == "class":  # the method (or attribute) a class, or a base of it, holds
+            if _class_attribute(holder, key) is not value:
                 return True
             continue
         try:

@@ -422,3 +422,24 @@ def sets_attributes_through_dict_update(x):
     c = Config(w=x, s=3.0)
     m = Configured(np.outer(x, x), scale=2.0, bias=x[0])
     return np.sum(c.w * c.s) + m.loss(x)
+
+
+# --- names read from another module, a class, or a method: changed between calls -----------------------
+from cases import config_values  # noqa: E402
+
+
+class Scaled2:
+    factor = 2.0
+
+    def act(self, z):
+        return np.tanh(z)
+
+    def loss(self, x):
+        return np.sum(self.act(x) * Scaled2.factor * config_values.SCALE)
+
+
+SCALED = Scaled2()
+
+
+def reads_settings_and_a_method(x):
+    return SCALED.loss(x)
