@@ -119,6 +119,15 @@ def kept_writes(x):
     return np.sum(np.sin(region) * np.arange(1.0, 5.0))
 
 
+def written_tangents(x):
+    """tangent_written: a tangent as `a[i] = v` writes it into a float array's (kept) and an int array's (none);
+    written_region of an int array: no cotangent."""
+    floats, ints = np.zeros(4), np.zeros(4, dtype=int)
+    kept = language.tangent_written(np.sin(x), floats) + language.tangent_written(x ** 2, ints)
+    region = language.written_region(np.outer(x, x), (0, slice(None)), (ints.shape, ints.dtype))
+    return np.sum(kept * np.arange(1.0, 5.0)) + np.sum(region)
+
+
 def set_in_items(x):
     """set_in_item: an array, a list and a dict a container holds, each with one item set."""
     rows = [x[:2] * 1.0, [x[2], 0.5], {"w": x[3], "b": 1.0}]
@@ -198,6 +207,7 @@ ROWS = [
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
     Row("written_region-(4,)-float64", kept_writes, (V,), covers=(language.written_region,)),
+    Row("tangent_written-(4,)-float64", written_tangents, (V,), covers=(language.tangent_written,)),
     Row("set_in_item-array-list-dict-(4,)-float64", set_in_items, (V,), covers=(language.set_in_item,)),
     Row("assign-loop-(4,)-float64", assign_in_loop, (V,), covers=(language.assign,)),
     Row("setitem-rows-(3,4)-float64", setitem_rows, (M,), covers=(operator.setitem,)),

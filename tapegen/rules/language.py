@@ -362,7 +362,17 @@ def tangent_written(value_dot, a):
     return value_dot if np.result_type(a).kind not in "biu" else np.zeros(np.shape(value_dot))
 
 
-table.nondiff(tangent_written, "value_dot, a", spelling="tangent_written")
+table.op(tangent_written, "value_dot, a", spelling="tangent_written", inert=("a",))
+
+
+@table.vjp(tangent_written, "value_dot")
+def tangent_written_vjp(a, value_dot_shape, g):
+    return unbroadcast(tangent_written(g, a), value_dot_shape)
+
+
+@table.jvp(tangent_written, "value_dot")
+def tangent_written_jvp(value_dot_dot, a):
+    return tangent_written(value_dot_dot, a)
 
 
 @table.vjp(operator.setitem, "a")

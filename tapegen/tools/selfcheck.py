@@ -164,6 +164,11 @@ def written_sample(a):
     return np.sum(np.sin(written_region(a, [0, 2, 2])) * a[:3])
 
 
+def tangent_written_sample(a):
+    from ..rules.language import tangent_written  # a tangent written into a float array's, none into an int's
+    return np.sum(np.sin(tangent_written(a, a)) + tangent_written(a ** 2, np.zeros(4, dtype=int)))
+
+
 def element_sample(a):
     from ..rules.shape import element_cotangent  # a.item(i)'s cotangent: a number at one position of zeros
     return np.sum(element_cotangent(np.sum(a ** 2), (2, 3), 4) * np.arange(6.0).reshape(2, 3))
@@ -660,6 +665,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("setitem-(3,4)-array", setitem_sample, (m34, v4), wrt=(0,)),
         Sample("setitem-(3,4)-value", setitem_sample, (m34, v4), wrt=(1,)),
         Sample("written_region-(3,4)", written_sample, (m34,)),
+        Sample("tangent_written-(3,4)", tangent_written_sample, (m34,)),
         Sample("set_in_item-(4,)", set_in_sample, (v4,)),
         Sample("append-(4,)", append_sample, (v4,)),
         Sample("assign-loop-(4,)", loop_sample, (v4,)),
