@@ -1860,6 +1860,13 @@ class Expressions:
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), KnownItems):  # len(fs), fs functions known now
             return (Const(len(self.env[node.args[0].id].items)),)
+        if obj is operator.setitem and len(node.args) == 3 and not node.keywords:  # operator.setitem(a, i, v)
+            if not isinstance(node.args[0], ast.Name):
+                raise self.unsupported(node, f"`{ast.unparse(node)}` writes into a value tapegen cannot name",
+                                       "write it as an assignment: a[i] = v")
+            self.statement(ast.fix_missing_locations(ast.copy_location(ast.Assign(
+                [ast.Subscript(node.args[0], node.args[1], ast.Store())], node.args[2]), node)))
+            return (Const(None),)[:outputs]
         if obj in (eval, exec, locals) or obj is vars and not node.args:
             raise self.unsupported(node, f"`{ast.unparse(node)}` runs code or reads names tapegen cannot see "
                                          f"(its derivatives would be lost)",

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _strided
 from numpy.lib.stride_tricks import sliding_window_view as _windows
 
+from ..errors import NoRuleError
 from ..runtime import stop_gradient
 
 
@@ -362,7 +363,8 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     """`np.lib.stride_tricks.as_strided(x, shape, strides)` of a C-contiguous array (im2col written with
     strides): the items of `x` at the flat positions those strides reach (a copy, where NumPy's is a view)."""
     if not np.asarray(x).flags.c_contiguous:
-        raise ValueError("tapegen follows as_strided of a C-contiguous array only (take np.ascontiguousarray first)")
+        raise NoRuleError("tapegen follows as_strided of a C-contiguous array only",
+                          hint="take np.ascontiguousarray(x) first")
     itemsize = np.asarray(x).itemsize
     positions = np.arange(np.size(x))
     strides = strides if strides is not None else np.asarray(x).strides
@@ -374,10 +376,11 @@ def nanvar(a, axis=None, ddof=0, keepdims=False):
     """`np.nanvar`: the variance of the items that are not NaN (a NaN item has no derivative)."""
     kept = np.logical_not(np.isnan(a))
     count = np.sum(kept, axis=axis, keepdims=True)
-    mean = np.sum(np.where(kept, a, 0.0), axis=axis, keepdims=True) / count
-    deviation = np.where(kept, a - mean, 0.0)
-    return np.sum(deviation * deviation, axis=axis, keepdims=keepdims) / \
-        (np.sum(kept, axis=axis, keepdims=keepdims) - ddof)
+    mean = np.sum(np.where(kept, a, 0.0), axis=axis, keepdims=True) / np.maximum(count, 1)
+    deviation = np.where(kept, a - np.where(count > 0, mean, 0.0), 0.0)
+    dof = np.sum(kept, axis=axis, keepdims=keepdims) - ddof
+    total = np.sum(deviation * deviation, axis=axis, keepdims=keepdims)  # NaN where no degree of freedom is
+    return np.where(dof > 0, total / np.where(dof > 0, dof, 1), np.nan)  # left, without a NaN derivative
 
 
 def nanstd(a, axis=None, ddof=0, keepdims=False):
@@ -438,7 +441,8 @@ def lfilter(b, a, x, axis=-1):
     """`scipy.signal.lfilter(b, a, x)` of a 1-d signal: the filter's FIR part as a convolution, then its
     recursion y[n] = v[n] - a[1] y[n-1] - ... (coefficients scaled by a[0])."""
     if np.ndim(x) != 1:
-        raise ValueError("tapegen follows scipy.signal.lfilter of a 1-d signal")
+        raise NoRuleError("tapegen follows scipy.signal.lfilter of a 1-d signal only",
+                          hint="filter each row: np.stack([lfilter(b, a, row) for row in x])")
     b, a = np.atleast_1d(b) / np.atleast_1d(a)[0], np.atleast_1d(a) / np.atleast_1d(a)[0]
     n = np.shape(x)[0]
     v = np.convolve(x, b)[:n]

@@ -5,6 +5,7 @@ tests/test_python_features.py checks each in grad, vjp, jvp and grad-of-grad.
 import functools
 import itertools
 import math
+import operator
 import typing
 import warnings
 from collections import namedtuple
@@ -2415,6 +2416,11 @@ def more_of_numpy(x, v):
     s0, s1 = image.strides
     cols = np.lib.stride_tricks.as_strided(image, shape=(2, 2, 2, 2), strides=(s0, s1, s0, s1))  # im2col
     total = total + np.sum(cols.reshape(4, 4) @ np.arange(4.0))
+    single = np.stack([x, np.where(v > 0.5, np.nan, v)])  # a column with one number: its ddof=1 std is NaN
+    total = total + np.nansum(np.nanstd(single, axis=0, ddof=1))
+    written = np.zeros(3)
+    operator.setitem(written, slice(None), x * v)
+    total = total + np.sum(written ** 2) + np.sum(x.clip(0.1) ** 2)
     return total + np.sum(x.clip(min=-0.5) ** 2) + np.sum(np.clip(v, max=0.4) * x)
 
 
