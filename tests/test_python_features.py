@@ -661,3 +661,29 @@ def test_global_names_are_rebound_in_the_module_as_the_code_runs():
         np.testing.assert_allclose(gradient(x), 4.0 * np.sin(x) * np.cos(x))
         assert pf.CALLS == before + k
         assert pf.LAST_LOSS == pytest.approx(np.sum(np.sin(x) ** 2))
+
+
+def _blocks(rng):
+    def params():
+        return {"mlp": {"w": rng.normal(size=(3, 3)) * 0.5, "b": rng.normal(size=3) * 0.1},
+                "ln": {"g": 1 + 0.1 * rng.normal(size=3), "b": 0.1 * rng.normal(size=3)}}
+    return [params(), params()]
+
+
+def test_keywords_spread_from_dict_arguments_bind_by_parameter_name():
+    rng = np.random.default_rng(5)
+    blocks, x = _blocks(rng), rng.normal(size=(2, 3))
+    check_modes(lambda x: pf.keywords_from_dict_arguments(x, blocks), x)
+    gradient = tg.grad(pf.keywords_from_dict_arguments, argnums=1)(x, blocks)
+    w = blocks[1]["mlp"]["w"]
+    expected = _numeric_gradient(lambda w_: pf.keywords_from_dict_arguments(
+        x, [blocks[0], {"mlp": {"w": w_, "b": blocks[1]["mlp"]["b"]}, "ln": blocks[1]["ln"]}]), w)
+    np.testing.assert_allclose(gradient[1]["mlp"]["w"], expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_spread_dict_with_a_key_the_function_does_not_take_is_pythons_type_error():
+    rng = np.random.default_rng(5)
+    blocks, x = _blocks(rng), rng.normal(size=(2, 3))
+    blocks[0]["extra"] = 1.0
+    with pytest.raises(TypeError, match="unexpected keyword argument 'extra'"):
+        tg.grad(pf.keywords_from_dict_arguments)(x, blocks)

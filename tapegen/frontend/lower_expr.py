@@ -26,7 +26,7 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import py_sorted, py_sum, repeat_items
+from ..rules.language import item_or, keywords_known, py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
@@ -1340,6 +1340,40 @@ class Expressions:
                                    "or pass the arguments one by one")
         return [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, node, None) for k in range(n)]
 
+    def keywords_by_parameters(self, fn, node):
+        """(args, kwargs) of `fn(x, **d)` for a dict `d` whose keys are known only when the code runs (a dict
+        argument, a loop's item: picoGPT's `transformer_block(x, **block, n_head=n_head)`): each parameter of
+        `fn` not otherwise passed is `d[name]` (or `d.get(name, default)`), and the code checks, when it runs,
+        that `d` has no other key (Python's TypeError). None where `fn` takes `**kwargs` itself."""
+        signature = inspect.signature(fn)
+        if any(p.kind in (p.VAR_KEYWORD, p.POSITIONAL_ONLY) for p in signature.parameters.values()):
+            return None
+        plain = ast.copy_location(ast.Call(node.func, node.args, [kw for kw in node.keywords if kw.arg is not None
+                                                                  or not self._unknown_keywords(kw)]), node)
+        args, kwargs = self.arguments(plain, static=True)
+        positional = [p for p in signature.parameters.values() if p.kind is not p.VAR_POSITIONAL][:len(args)]
+        given = {p.name for p in positional} | set(kwargs)
+        names = [p.name for p in signature.parameters.values()
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        for kw in node.keywords:
+            if kw.arg is not None or not self._unknown_keywords(kw):
+                continue
+            spread = self.expr(kw.value)
+            self.emit_multi(rules.lookup(keywords_known), [spread, Const(tuple(names)), Const(tuple(sorted(given))),
+                                                           Const(fn.__name__)], {}, kw, 0, [])
+            for p in signature.parameters.values():
+                if p.name in given or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                    continue
+                if p.default is p.empty:
+                    kwargs[p.name] = self.emit(rules.lookup(operator.getitem), [spread, Const(p.name)], {}, kw, None)
+                elif _literal_constant(p.default):
+                    kwargs[p.name] = self.emit(rules.lookup(item_or), [spread, Const(p.name), Const(p.default)], {},
+                                               kw, None)
+                else:
+                    return None
+                given.add(p.name)
+        return args, kwargs
+
     def _unknown_keywords(self, keyword) -> bool:
         """`**kwargs` whose keys the transform cannot know (a dict parsed from a string, say)."""
         value = self.env.get(keyword.value.id) if isinstance(keyword.value, ast.Name) else None
@@ -1914,6 +1948,10 @@ class Expressions:
                 else self.expr(node.func)  # (a class namedtuple() made when transforming: that class)
             return (self.record(obj, like, *self.arguments(node), node, (targets or [None])[0]),)
         unknown = any(kw.arg is None and self._unknown_keywords(kw) for kw in node.keywords)
+        if prim is None and unknown and user_function(obj) is not None and inspect.isfunction(obj):
+            bound = self.keywords_by_parameters(obj, node)  # f(x, **block): block's items by f's parameters
+            if bound is not None:
+                return self._call_result(self.inline(user_function(obj), node, *bound), outputs, node, targets)
         if prim is None and inspect.isclass(obj) and users_class(obj) and not unknown:
             made = self.construct(obj, node, targets)
             if made is not None:

@@ -600,6 +600,19 @@ def as_pairs(keys, ct):
     return [(None, item_cotangent(ct, key)) for key in keys]
 
 
+def keywords_known(d, names, given, function):
+    """Raises Python's TypeError where `function(..., **d)` would: `d` has a key `function` has no parameter
+    for, or one passed already."""
+    for key in d:
+        if key not in names:
+            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}")
+        if key in given:
+            raise TypeError(f"{function}() got multiple values for argument {key!r}")
+
+
+table.nondiff(keywords_known, "d, names, given, function", spelling="keywords_known")
+
+
 def item_or(d, key, default=None):
     """`d.get(key, default)`: the item at `key` of a dict, or `default` where it has none."""
     return d.get(key, default)

@@ -2434,3 +2434,24 @@ def list_used_as_items_and_as_an_array(x):
     log_denom = logsumexp(vals)
     q = np.exp([v - log_denom for v in vals])
     return np.sum(q * np.array([1.0, 2.0])) + logsumexp(vals) * vals[1]
+
+
+def _layer_norm(x, g, b, eps=1e-5):
+    mean = np.mean(x, axis=-1, keepdims=True)
+    return g * (x - mean) / np.sqrt(np.var(x, axis=-1, keepdims=True) + eps) + b
+
+
+def _linear(x, w, b):
+    return x @ w + b
+
+
+def _block(x, mlp, ln, scale):
+    return x + scale * np.tanh(_linear(_layer_norm(x, **ln), **mlp))
+
+
+def keywords_from_dict_arguments(x, blocks):
+    """picoGPT's style: `block(x, **params, scale=...)` with `params` a dict argument (or a loop's item), whose
+    keys are known only when the code runs: bound by the callee's parameter names."""
+    for params in blocks:
+        x = _block(x, **params, scale=0.5)
+    return np.sum(x ** 2)
