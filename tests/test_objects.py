@@ -225,7 +225,7 @@ def test_methods_kept_as_values_and_classmethod_constructors(f):
 
 
 @pytest.mark.parametrize("f", [om.uses_a_simple_namespace, om.takes_a_method_by_name, om.builds_lists_of_functions,
-                               om.sets_attributes_through_dict_update],
+                               om.sets_attributes_through_dict_update, om.functions_in_class_bodies_and_namespaces],
                          ids=lambda f: f.__name__)
 def test_namespaces_methods_by_name_and_lists_of_functions(f):
     """SimpleNamespace(w=x) was a NoRuleError; getattr(obj, "name") of a method, and a comprehension of

@@ -1149,7 +1149,8 @@ class Expressions:
     def know_object(self, var, obj):
         """`var` holds `obj`, an object of the user's read from the module (or an attribute of one): its
         methods are inlined, and so are those of the objects its attributes hold (`self.elu.fn(z)`)."""
-        if obj is not None and not inspect.isclass(obj) and users_class(type(obj)):
+        if obj is not None and not inspect.isclass(obj) and (users_class(type(obj))
+                                                             or type(obj) is types.SimpleNamespace):
             self.types[var] = type(obj)
             self.live[var] = obj
 
@@ -1540,6 +1541,12 @@ class Expressions:
                     or inspect.ismethod(stored) and user_function(stored.__func__) is not None):  # self._relu
                 self.bindings.append(("attr", self.live[receiver], func.attr, stored))  # (made again if changed)
                 return self.call_object(stored, node, outputs, targets)  # layer.act_fn(z): a function it holds
+            cls = self.receiver if self.self_var is not None and receiver is self.self_var else self.types.get(receiver)
+            held_by_class = inspect.getattr_static(cls, func.attr, None) if cls is not None and held is None else None
+            if isinstance(held_by_class, (np.ufunc, types.BuiltinFunctionType)) and \
+                    func.attr not in getattr(self.live.get(receiver), "__dict__", {}):  # `act = np.tanh` in the
+                self.bind_method(cls, func.attr, held_by_class, receiver)  # class body: not a method, the ufunc
+                return self.call_object(held_by_class, node, outputs, targets)
             return self.call_method(receiver, func, node, outputs, targets)
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined

@@ -443,3 +443,19 @@ SCALED = Scaled2()
 
 def reads_settings_and_a_method(x):
     return SCALED.loss(x)
+
+
+class ClassLevelActivation:
+    act = np.tanh  # a ufunc in the class body: not a method, called as it is
+
+    def f(self, x):
+        return np.sum(self.act(x) ** 2)
+
+
+from types import SimpleNamespace as _Namespace  # noqa: E402
+
+SETTINGS = _Namespace(act=np.sin, k=2.0)
+
+
+def functions_in_class_bodies_and_namespaces(x):
+    return ClassLevelActivation().f(x) + np.sum(SETTINGS.act(x) * SETTINGS.k)
