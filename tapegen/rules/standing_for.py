@@ -457,6 +457,22 @@ def lfilter(b, a, x, axis=-1):
     return np.stack(y)
 
 
+def float64(x=0.0):
+    """`np.float64(x)`: the number (or array) as float64."""
+    return np.asarray(x, dtype=np.float64)[()]
+
+
+def float32(x=0.0):
+    """`np.float32(x)`: the number (or array) as float32."""
+    return np.asarray(x, dtype=np.float32)[()]
+
+
+def fromiter(iterable, dtype, count=-1):
+    """`np.fromiter(iterable, dtype)`: its items in a 1-d array (the first `count` if given)."""
+    items = [item for item in iterable]
+    return np.array(items if count < 0 else items[:count], dtype=dtype)
+
+
 def sorted_by(iterable, key, reverse=False):
     """`sorted(iterable, key=f, reverse=...)` with `f` a function of the user's (a lambda): the items in the
     order of their keys, which decide the order only (no derivative flows through them)."""
@@ -514,4 +530,4 @@ STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along
                 filter: filtered, math.fsum: fsum, math.prod: product_of, divmod: divmod_of, complex: complex_of,
                 _windows: sliding_window_view, _strided: as_strided, np.nanvar: nanvar, np.nanstd: nanstd, np.diagflat: diagflat,
                 np.ediff1d: ediff1d, np.resize: resize, np.piecewise: piecewise, np.linalg.cond: condition_number,
-                np.polyfit: polyfit}
+                np.polyfit: polyfit, np.float64: float64, np.float32: float32, np.fromiter: fromiter}

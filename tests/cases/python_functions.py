@@ -2397,7 +2397,8 @@ def more_of_numpy(x, v):
     """Functions followed through the NumPy code they stand for (rules/standing_for.py):
     sliding_window_view (1-d and 2-d windows), np.nanvar / np.nanstd (NaN items skipped), np.diagflat,
     np.ediff1d, np.resize, np.piecewise (functions and numbers, an otherwise case), np.linalg.cond,
-    np.polyfit, scipy.signal.lfilter (FIR and IIR), as_strided (im2col); np.clip's min= / max= keywords."""
+    np.polyfit, scipy.signal.lfilter (FIR and IIR), as_strided (im2col), np.float64(x), np.fromiter; np.clip's
+    min= / max= keywords."""
     import scipy.signal
     from numpy.lib.stride_tricks import sliding_window_view
     A = np.outer(x, v)
@@ -2421,6 +2422,7 @@ def more_of_numpy(x, v):
     written = np.zeros(3)
     operator.setitem(written, slice(None), x * v)
     total = total + np.sum(written ** 2) + np.sum(x.clip(0.1) ** 2)
+    total = total + np.float64(x[0]) * v[1] + np.sum(np.float64(x * v)) + np.sum(np.fromiter((t ** 2 for t in x), float))
     return total + np.sum(x.clip(min=-0.5) ** 2) + np.sum(np.clip(v, max=0.4) * x)
 
 
