@@ -18,7 +18,8 @@ from typing import Any, Union
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                       "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
                       "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split",
-                      "hsplit", "vsplit", "dsplit", "asarray"})  # (np.asarray(x) of an array is x itself)
+                      "hsplit", "vsplit", "dsplit", "asarray", "iterated"})  # (np.asarray(x) of an array is x
+# itself; so is what `for row in a` walks)
 
 @dataclass(frozen=True)
 class Span:

@@ -245,3 +245,16 @@ def test_a_region_a_view_still_reads_is_restored():
 def test_managers_tapegen_cannot_follow_are_refused(f, says):
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
         tg.grad(f)(np.array([0.3, -0.8, 1.1]))
+
+
+@pytest.mark.parametrize("f, says", [(F.views_made_other_ways, "view of `a`"),
+                                     (F.rows_kept_in_a_list_then_written, "holds a view")],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_writes_into_arrays_with_views_made_other_ways_are_refused(f, says):
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.grad(f)(np.array([0.3, -0.5, 0.9]))
+
+
+def test_rows_read_in_the_statement_that_writes_them():
+    from modes import check_modes
+    check_modes(F.rows_written_through_in_a_loop, np.array([0.3, -0.5, 0.9]))

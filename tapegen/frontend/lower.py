@@ -1364,9 +1364,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return var
 
     def _track_memory(self, prim, inputs, outs):
-        if prim.name in VIEW_OPS and inputs and isinstance(inputs[0][1], Var):
+        source = inputs[0][1] if inputs else None
+        if isinstance(source, Pack) and len(source.items) == 1:  # np.atleast_1d(a): of one array, a view of it
+            source = source.items[0]
+        if (prim.name in VIEW_OPS or prim.name == "astype" and any(  # a.astype(float, copy=False): maybe `a`
+                key == "copy" and isinstance(atom, Const) and atom.value is False for key, atom in inputs)) \
+                and isinstance(source, Var):
             for out in outs:
-                self.views[out] = inputs[0][1]
+                self.views[out] = source
                 self.fresh.discard(out)
         elif prim.name == "assign":
             source = inputs[0][1]

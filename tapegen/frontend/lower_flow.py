@@ -550,13 +550,20 @@ class ControlFlow:
         written into is harmless if it is never read again (`self_Q = t2` in generated code, then writes
         into self_Q)."""
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        end = (getattr(node, "end_lineno", None) or where[0], getattr(node, "end_col_offset", None) or where[1])
+        for stmt in ast.walk(self.node):  # the whole statement `node` is in: its value is read before the write
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)) and _within(where, stmt):
+                end = max(end, (stmt.end_lineno, stmt.end_col_offset))
         reads = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == name
                  and not isinstance(n.ctx, ast.Store)]
-        if any((n.lineno, n.col_offset) > where for n in reads):
+        if any((n.lineno, n.col_offset) > end for n in reads):  # (a read in the statement itself comes first)
             return True
         for loop in ast.walk(self.node):
             if not (isinstance(loop, (ast.For, ast.While)) and _within(where, loop)):
                 continue
+            if isinstance(loop, ast.For) and any(isinstance(t, ast.Name) and t.id == name
+                                                 for t in ast.walk(loop.target)):
+                continue  # the loop's target: set again as each pass starts
             inside = [(n.lineno, n.col_offset) for n in reads if _within((n.lineno, n.col_offset), loop)]
             rebound = [(stmt.lineno, stmt.col_offset) for stmt in loop.body if isinstance(stmt, ast.Assign)
                        and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
@@ -598,6 +605,11 @@ class ControlFlow:
                 raise self.unsupported(node, f"`{other}` may be the same array as `{name}` (assigned from it, or it "
                                              f"from `{other}`), so this assignment changes it too",
                                        f"take a copy: {other} = {name}.copy()")
+        held_views = [held for held in self.held_in if held is not array and array in self.alias_roots(held)]
+        if held_views and not restoring and not self.generated_code():  # rows = [r for r in a], then a[0] = v
+            raise self.unsupported(node, f"a list or dict holds a view of `{name}` (a row or slice of it), which "
+                                         f"this assignment would change too",
+                                   f"keep copies in it: [r.copy() for r in {name}]")
         if self.held_in.get(array) == "a list or dict" and not restoring:  # (an attribute reads this var)
             raise self.unsupported(node, f"`{name}` is also kept in {self.held_in[array]}, which this assignment "
                                          f"would change too", f"fill `{name}` before keeping it there, or keep a "

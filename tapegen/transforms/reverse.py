@@ -575,9 +575,12 @@ def _view_bases(program) -> dict:
     """var -> the var whose memory it shows, for the views the forward pass makes (`row = A[0]`, `A.T`)."""
     bases = {}
     for stmt in walk(program.body):
-        if isinstance(stmt, Eqn) and stmt.op.name in VIEW_OPS and stmt.inputs and isinstance(stmt.inputs[0][1], Var):
+        source = stmt.inputs[0][1] if isinstance(stmt, Eqn) and stmt.inputs else None
+        if isinstance(source, Pack) and len(source.items) == 1:  # np.atleast_1d(a)
+            source = source.items[0]
+        if isinstance(stmt, Eqn) and stmt.op.name in VIEW_OPS and isinstance(source, Var):
             for out in stmt.outputs:
-                bases[out] = stmt.inputs[0][1]
+                bases[out] = source
     return bases
 
 

@@ -505,3 +505,29 @@ def inside_a_manager_that_swallows_errors(x):
     with _Swallowing():
         y = np.sin(x)
     return np.sum(y)
+
+
+def views_made_other_ways(x):
+    """np.atleast_1d(a), a.astype(float, copy=False) and the rows `for r in a` walks are views of `a`:
+    written into after, they were read as they were before (a zero gradient on d0f02f4)."""
+    a = np.zeros(3)
+    b = np.atleast_1d(a)
+    a[0] = x[0] * 3
+    return np.sum(b ** 2)
+
+
+def rows_kept_in_a_list_then_written(x):
+    a = np.zeros((2, 3))
+    rows = [r for r in a]
+    a[0, 0] = x[0] * 3
+    return np.sum(rows[0] ** 2)
+
+
+def rows_written_through_in_a_loop(x):
+    """Writing `A[i]` from its own row in the pass that read it: the row is read first (allowed)."""
+    A = np.outer(x, x)
+    for i, row in enumerate(A):
+        A[i] = row * 2 + x[i]
+    rows = [r.copy() for r in A]
+    A[0, 0] = x[0] * 3
+    return np.sum(A ** 2) + np.sum(rows[0])
