@@ -18,8 +18,7 @@ from typing import Any, Union
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                       "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
                       "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split",
-                      "hsplit", "vsplit", "dsplit", "asarray", "iterated"})  # (np.asarray(x) of an array is x
-# itself; so is what `for row in a` walks)
+                      "hsplit", "vsplit", "dsplit", "asarray"})  # (np.asarray(x) of an array is x itself)
 
 @dataclass(frozen=True)
 class Span:

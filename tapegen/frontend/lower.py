@@ -1373,7 +1373,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             for out in outs:
                 self.views[out] = source
                 self.fresh.discard(out)
-        elif prim.name == "assign":
+        elif prim.name in ("assign", "iterated"):  # (what `for row in a` walks is `a` itself)
             source = inputs[0][1]
             if isinstance(source, Var):
                 for out in outs:

@@ -394,9 +394,13 @@ def copy_vjp(g):
 
 
 @table.jvp(np.copy, "a")
-@table.jvp(copied, "a")
 def copy_jvp(a_dot):
-    return a_dot
+    return np.copy(a_dot)  # (a copy: the tangent may be a view of one written into later, `r_dot = A_dot[i]`)
+
+
+@table.jvp(copied, "a")
+def copied_jvp(a_dot):
+    return copied(a_dot)
 
 
 # --- reshapes: the cotangent takes the input's shape back ---------------------------------------
