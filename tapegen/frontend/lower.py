@@ -31,7 +31,7 @@ from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
-from .lower_expr import _HINTS, BINOPS, _as_if_statement, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
+from .lower_expr import _HINTS, BINOPS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow
 from .names import Namer
@@ -135,14 +135,6 @@ def _read_before_set(loop, name) -> bool:
                       and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
                       and not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s.value))), None)
     return first_set is None or min(reads) < first_set
-
-
-def _located(node, where):
-    """`node` with `where`'s source position on every sub-node (for error carets)."""
-    for sub in ast.walk(node):
-        if "lineno" in sub._attributes:
-            ast.copy_location(sub, where)
-    return node
 
 
 def _weakly_bound(program, obj):

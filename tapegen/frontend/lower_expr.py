@@ -237,7 +237,7 @@ class Expressions:
                         [ast.Starred(ast.Name("args", ast.Load()), ast.Load())],
                         [ast.keyword(None, ast.Name("kwargs", ast.Load()))])
         made = ast.Lambda(ast.arguments([], [], ast.arg("args"), [], [], ast.arg("kwargs"), []), call)
-        return self.local_function(ast.fix_missing_locations(_copy_location_tree(made, node)))
+        return self.local_function(ast.fix_missing_locations(_located(made, node)))
 
     def special_method(self, atom, name, node):
         """The user's function behind `name` (`__getitem__`, `__setitem__`, `__iter__`) of the class of the
@@ -2670,7 +2670,8 @@ def _library_object(holder) -> bool:
     return top in ("numpy", "scipy", "tapegen", "builtins", "math") or top in sys.stdlib_module_names
 
 
-def _copy_location_tree(tree, where):
+def _located(tree, where):
+    """`tree` with `where`'s source position on every sub-node (for error carets)."""
     for sub in ast.walk(tree):
         if "lineno" in sub._attributes:
             ast.copy_location(sub, where)
