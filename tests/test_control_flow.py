@@ -248,7 +248,8 @@ def test_managers_tapegen_cannot_follow_are_refused(f, says):
 
 
 @pytest.mark.parametrize("f, says", [(F.views_made_other_ways, "view of `a`"),
-                                     (F.rows_kept_in_a_list_then_written, "holds a view")],
+                                     (F.rows_kept_in_a_list_then_written, "holds a view"),
+                                     (F.generator_consumed_after_a_write, "generator expression `g`")],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_writes_into_arrays_with_views_made_other_ways_are_refused(f, says):
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):

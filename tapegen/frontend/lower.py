@@ -440,6 +440,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.var_block: dict = {}  # var -> the block it was first assigned in
         self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
+        self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
         self.lists_of_lists: set = set()  # list vars built here whose items are all lists (`[[0.0] * 3, ...]`)
@@ -1009,6 +1010,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                    "function")
 
     def stmt_Assign(self, stmt):
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.GeneratorExp):
+            # g = (f(v) for v in a): Python reads `a` when g is consumed; tapegen, here. A write into `a` while
+            # g is read after it is refused (check_writable)
+            sources = {self.env.get(gen.iter.id) for gen in stmt.value.generators if isinstance(gen.iter, ast.Name)}
+            self.lazy_sources[stmt.targets[0].id] = {v for v in sources if isinstance(v, Var)}
         if len(stmt.targets) > 1:  # a = b = value: the value once, then each target
             value = self.expr(stmt.value)
             for target in stmt.targets:

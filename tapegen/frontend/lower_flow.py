@@ -605,6 +605,12 @@ class ControlFlow:
                 raise self.unsupported(node, f"`{other}` may be the same array as `{name}` (assigned from it, or it "
                                              f"from `{other}`), so this assignment changes it too",
                                        f"take a copy: {other} = {name}.copy()")
+        for lazy, sources in getattr(self, "lazy_sources", {}).items():
+            if any(array in self.alias_roots(v) or self.alias_roots(array) & self.alias_roots(v) for v in sources) \
+                    and self.read_after(lazy, node):
+                raise self.unsupported(node, f"the generator expression `{lazy}` reads `{name}` when it is consumed, "
+                                             f"after this assignment, and tapegen reads it where it is written",
+                                       f"make it a list before the assignment: {lazy} = [...]")
         held_views = [held for held in self.held_in if held is not array and array in self.alias_roots(held)]
         if held_views and not restoring and not self.generated_code():  # rows = [r for r in a], then a[0] = v
             raise self.unsupported(node, f"a list or dict holds a view of `{name}` (a row or slice of it), which "

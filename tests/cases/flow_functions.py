@@ -531,3 +531,12 @@ def rows_written_through_in_a_loop(x):
     rows = [r.copy() for r in A]
     A[0, 0] = x[0] * 3
     return np.sum(A ** 2) + np.sum(rows[0])
+
+
+def generator_consumed_after_a_write(x):
+    """Python reads `a` when `g` is consumed, after the write; tapegen where `g` is written (a zero value
+    and gradient on d0f02f4)."""
+    a = np.zeros(3)
+    g = (v * 2 for v in a)
+    a[0] = x[0] * 3
+    return sum(g) + np.sum(x)
