@@ -23,8 +23,7 @@ from .. import rules
 from ..ir import Const, Exit, If, Loop, Pack, Var
 from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
-from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function
-from .inline import users_class
+from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
 from .resolve import MISSING
 
