@@ -297,11 +297,12 @@ def names_used(text: str, namespace: dict, filename: str) -> dict | None:
 
 def bindings_described(bindings) -> list | None:
     """Program.bindings as (module, name, reference) for each global name of a module the code was made for
-    (a helper inlined, a class whose methods are), or None where one is anything else (an object's
+    (a helper inlined, a class whose methods are), and ("attr", where, name, what) for an attribute of a
+    module or class (a method inlined, a number read); None where one is anything else (an object's
     attribute, a closure cell, a list's item): such code is not kept on disk."""
     described = []
     for kind, holder, key, value in bindings:
-        if kind in ("class", "attr") and isinstance(holder, (type, types.ModuleType)):
+        if kind == "attr" and isinstance(holder, (type, types.ModuleType)):
             try:  # a method of a class, a number of a module or class: (kind, where, name, what)
                 what = ("value", value) if _literal(value) else _reference(value)
                 described.append((kind, _reference(holder), key, what))
@@ -323,7 +324,7 @@ def bindings_resolved(described) -> tuple | None:
     now holds another object (the entry is out of date)."""
     bindings = []
     for entry in described:
-        if len(entry) == 4:  # a class's method, a module's or class's number
+        if len(entry) == 4:  # an attribute of a module or class: a method, a number
             kind, where, key, what = entry
             holder = _resolve(tuple(where))
             if what[0] == "value":  # a number: the object the module or class holds now, if it is that number

@@ -2149,7 +2149,7 @@ class Expressions:
     def bind_method(self, cls, name, attribute, receiver=None):
         """Among what is checked before each call: the class still has this method (`D.act = ...` replaced it),
         and an object known now has not shadowed it with an attribute of its own (`d.act = lambda z: ...`)."""
-        self.bindings.append(("class", cls, name, attribute))
+        self.bindings.append(("attr", cls, name, attribute))  # (a function in a class body: cls.name is it)
         obj = self.live.get(receiver) if isinstance(receiver, Var) else None
         if obj is None and receiver is not None and receiver is self.self_var:
             obj = getattr(self, "receiver_object", None)

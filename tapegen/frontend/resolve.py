@@ -88,15 +88,6 @@ def _users_object(value) -> bool:
     return type(value).__module__.partition(".")[0] not in ("builtins", "numpy")
 
 
-def _class_attribute(cls, name):
-    """What `cls.name` is before any descriptor protocol: the first of its MRO's dicts holding it."""
-    for klass in cls.__mro__:
-        found = klass.__dict__.get(name, MISSING)
-        if found is not MISSING:
-            return found
-    return MISSING
-
-
 def binding_changed(bindings) -> bool:
     """Whether a name, cell, item or attribute of `bindings` (Program.bindings: (kind, holder, key, object))
     now holds another object (or none), a dict's keys (kind "keys", holder the dict) are others, or a list's
@@ -114,10 +105,7 @@ def binding_changed(bindings) -> bool:
             if key in holder:
                 return True
             continue
-        if kind == "class":  # the method (or attribute) a class, or a base of it, holds
-            if _class_attribute(holder, key) is not value:
-                return True
-            continue
+
         try:
             now = holder.cell_contents if kind == "cell" else getattr(holder, key) if kind == "attr" else holder[key]
         except (KeyError, IndexError, ValueError, AttributeError, TypeError, ReferenceError):
