@@ -36,6 +36,7 @@ import numpy as np
 
 from . import rules
 from ._version import __version__
+from .frontend.resolve import library_object
 
 FORMAT = 2  # 2: entries keep the module names their code was made for (bindings)
 _MAX_ITEMS = 256  # a container global described item by item up to this size; larger ones are not cached
@@ -231,11 +232,8 @@ def _describe(value, seen: set, depth: int):
     return ("named", type(value).__qualname__, _reference(value))
 
 
-def _library(value) -> bool:
-    """Of tapegen, NumPy, SciPy or the standard library: their versions are in the key, their source is not read."""
-    module = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None) or ""
-    top = module.split(".")[0]
-    return top in ("tapegen", "numpy", "scipy", "builtins") or top in sys.stdlib_module_names
+# Of tapegen, NumPy, SciPy or the standard library: their versions are in the key, their source is not read
+_library = library_object
 
 
 def _module_digest(module):

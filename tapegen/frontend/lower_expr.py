@@ -34,7 +34,7 @@ from ..rules.standing_for import BY_KEY, flat_get, stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
-from .resolve import MISSING, LiveNamespace, _static_instance, freezes, native
+from .resolve import MISSING, LiveNamespace, _static_instance, freezes, library_object, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -1049,7 +1049,7 @@ class Expressions:
         static = self.static(node)
         if static is not MISSING and not callable(static) and _literal_constant(static):
             holder = self.static(node.value)  # a module constant such as np.pi or np.newaxis; a number of a
-            if isinstance(holder, (types.ModuleType, type)) and not _library_object(holder):  # module or class of
+            if isinstance(holder, (types.ModuleType, type)) and not library_object(holder):  # module or class of
                 self.bindings.append(("attr", holder, node.attr, static))  # the user's: checked before each call
             return Const(static)
         if static is not MISSING and not callable(static) and not isinstance(static, types.ModuleType):
@@ -2661,13 +2661,6 @@ def _iterates_attribute(method):
             and call.args[0].value.id == first):
         return None
     return call.args[0].attr
-
-
-def _library_object(holder) -> bool:
-    """A module or class of NumPy, SciPy, tapegen or the standard library (its constants do not change)."""
-    name = holder.__name__ if isinstance(holder, types.ModuleType) else getattr(holder, "__module__", "") or ""
-    top = name.partition(".")[0]
-    return top in ("numpy", "scipy", "tapegen", "builtins", "math") or top in sys.stdlib_module_names
 
 
 def _located(tree, where):

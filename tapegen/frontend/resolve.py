@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import types
 
 from .source import walk
@@ -86,6 +87,14 @@ def _users_object(value) -> bool:
     """An object whose class the transform may follow (its methods inlined): not a number, string, container
     or array (read when the code runs), whatever else it is (a library's objects are only compared)."""
     return type(value).__module__.partition(".")[0] not in ("builtins", "numpy")
+
+
+def library_object(value) -> bool:
+    """Of tapegen, NumPy, SciPy or the standard library (a module, or a function or class of one): its
+    names and constants are not the user's to change between calls."""
+    module = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None) or ""
+    top = module.split(".")[0]
+    return top in ("tapegen", "numpy", "scipy", "builtins") or top in sys.stdlib_module_names
 
 
 def binding_changed(bindings) -> bool:
