@@ -1571,7 +1571,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         positional = params[:params.index(prim.variadic)] if prim.variadic else params
         positional = [p for p in positional if p not in prim.keyword_only]
         aliases = _KEYWORD_ALIASES.get(prim.name)
-        if aliases and prim.spelling in ("np.clip", "") and (set(kwargs) & set(aliases) or len(args) == 2):
+        if aliases and (set(kwargs) & set(aliases) or len(args) == 2):
             kwargs = {aliases.get(k, k): v for k, v in kwargs.items()}  # np.clip(x, min=0): NumPy 2.1's names
             for name in aliases.values():  # (the other bound None, spelled out: older NumPy needs both)
                 if name not in kwargs and name not in positional[:len(args)]:

@@ -610,7 +610,8 @@ class ControlFlow:
                 raise self.unsupported(node, f"the generator expression `{lazy}` reads `{name}` when it is consumed, "
                                              f"after this assignment, and tapegen reads it where it is written",
                                        f"make it a list before the assignment: {lazy} = [...]")
-        held_views = [held for held in self.held_in if held is not array and array in self.alias_roots(held)]
+        held_views = [held for held in self.held_in if held is not array and (held in self.views or held in self.aliases)
+                      and array in self.alias_roots(held)]  # (only a view or another name's value can be `array`'s)
         if held_views and not restoring and not self.generated_code():  # rows = [r for r in a], then a[0] = v
             raise self.unsupported(node, f"a list or dict holds a view of `{name}` (a row or slice of it), which "
                                          f"this assignment would change too",
