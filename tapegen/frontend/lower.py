@@ -1147,7 +1147,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):
-        cls = self.receiver if self.self_var is not None and base is self.self_var else self.types.get(base)
+        cls = self.class_of(base)
         if cls is not None:
             self.check_attribute_access(cls, target, target.attr)
         if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and (

@@ -220,8 +220,7 @@ class Expressions:
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
             return False
         base = self.env.get(node.value.id)
-        cls = self.receiver if self.self_var is not None and base is self.self_var else \
-            self.types.get(base) if isinstance(base, Var) else None
+        cls = self.class_of(base) if isinstance(base, Var) else None
         return cls is not None and (base, node.attr) not in self.attributes and \
             node.attr not in getattr(self.live.get(base), "__dict__", {}) and \
             inspect.isfunction(inspect.getattr_static(cls, node.attr, None)) and \
@@ -1074,7 +1073,7 @@ class Expressions:
         flag = self.known_flag(base, node)
         if flag is not None:
             return flag
-        cls = self.receiver if self.self_var is not None and base is self.self_var else self.types.get(base)
+        cls = self.class_of(base)
         prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
         if isinstance(prop, property) and user_function(prop.fget) is not None:  # a property of the user's class
             return self.inline(user_function(prop.fget), node, [base], {}, receiver=cls)
@@ -1541,7 +1540,7 @@ class Expressions:
                     or inspect.ismethod(stored) and user_function(stored.__func__) is not None):  # self._relu
                 self.bindings.append(("attr", self.live[receiver], func.attr, stored))  # (made again if changed)
                 return self.call_object(stored, node, outputs, targets)  # layer.act_fn(z): a function it holds
-            cls = self.receiver if self.self_var is not None and receiver is self.self_var else self.types.get(receiver)
+            cls = self.class_of(receiver)
             held_by_class = inspect.getattr_static(cls, func.attr, None) if cls is not None and held is None else None
             if isinstance(held_by_class, (np.ufunc, types.BuiltinFunctionType)) and \
                     func.attr not in getattr(self.live.get(receiver), "__dict__", {}):  # `act = np.tanh` in the
@@ -2129,13 +2128,18 @@ class Expressions:
             return items if isinstance(node, ast.List) else tuple(items)
         return self._static_argument(node)
 
+    def class_of(self, atom):
+        """The class of the object `atom` holds, if the transform knows it (`self` of a bound method, an object
+        made here or read from the module), else None."""
+        return self.receiver if self.self_var is not None and atom is self.self_var else self.types.get(atom)
+
     def _own_method(self, receiver, name):
         """(plain function, class) behind `obj.<name>(...)` when `obj`'s class is known here, else None.
 
         Known: `self` in a bound method, an object made here from a class of the user's
         (`layer = Layer(W)`), or an object the function reads from its module or closure.
         """
-        cls = self.receiver if self.self_var is not None and receiver is self.self_var else self.types.get(receiver)
+        cls = self.class_of(receiver)
         if cls is None:
             return None
         attribute = inspect.getattr_static(cls, name, None)
@@ -2159,7 +2163,7 @@ class Expressions:
     def _static_method(self, receiver, name):
         """The function behind `obj.<name>` and what it is called with first, for a @staticmethod (nothing)
         or a @classmethod (the class) of a class known here; else None."""
-        cls = self.receiver if self.self_var is not None and receiver is self.self_var else self.types.get(receiver)
+        cls = self.class_of(receiver)
         attribute = inspect.getattr_static(cls, name, None) if cls is not None else None
         if not isinstance(attribute, (staticmethod, classmethod)) or user_function(attribute.__func__) is None:
             return None
