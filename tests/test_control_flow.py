@@ -259,3 +259,9 @@ def test_writes_into_arrays_with_views_made_other_ways_are_refused(f, says):
 def test_rows_read_in_the_statement_that_writes_them():
     from modes import check_modes
     check_modes(F.rows_written_through_in_a_loop, np.array([0.3, -0.5, 0.9]))
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_a_name_saved_before_it_is_surely_set(c):
+    from modes import check_modes
+    check_modes(F.set_in_one_branch_then_another, np.array([0.3, -0.5, 0.9]), c, positions=[0])

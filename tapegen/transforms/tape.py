@@ -27,7 +27,7 @@ class ForwardPass:
         targets = {s.target for s in walk(program.body) if isinstance(s, Loop) and s.target is not None}
         self.untracked = counters | targets
         self.initial = backward.initial
-        self.top_level = {v for (_, v) in self.initial} | set(program.params)
+        self.bound = set(program.params)  # vars surely bound where the statement being made runs
 
     def block(self, stmts, in_loop) -> list:
         out = []
@@ -35,6 +35,7 @@ class ForwardPass:
             if isinstance(stmt, Eqn):
                 out += self.saves(stmt)
                 out.append(stmt)
+                self.bound.update(stmt.outputs)
             elif isinstance(stmt, If):
                 out.append(self.branch(stmt, in_loop))
             elif isinstance(stmt, Loop):
@@ -58,25 +59,30 @@ class ForwardPass:
                 expr = Eqn(rules.lookup(_saved_region()), (("a", o), ("index", eqn.input("index"))), (), eqn.span)
                 out.append(Push(expr, eqn.span))
             else:
-                if o not in self.top_level:
+                if o not in self.bound:  # (`if c: L = a` then `if not c: L = b` pushes L, unset where c held)
                     self.slots[o] = None
                 out.append(Push(o, eqn.span))
         return out
 
     def branch(self, stmt, in_loop) -> If:
+        before = set(self.bound)
         then = self.block(stmt.then, in_loop)
+        self.bound, after_then = set(before), self.bound
         orelse = self.block(stmt.orelse, in_loop)
+        self.bound &= after_then
         if id(stmt) in self.backward.flagged:
             self.uses_tape = True
             then = _before_exits(then, Push(Const(True), stmt.span))
             orelse = _before_exits(orelse, Push(Const(False), stmt.span))
-        return If(stmt.cond, tuple(then), tuple(orelse), stmt.span)
+        return stmt.with_blocks(then, orelse)
 
     def loop(self, stmt, in_loop) -> list:
         if not in_loop:
             self.restored = self.restores.get(stmt.counter)
+        before = set(self.bound)  # what a pass binds is bound in the next only if the loop ran
         body = self.block(stmt.body, in_loop=True)
         test_body = self.block(stmt.test_body, in_loop=True)
+        self.bound = before
         if not in_loop:
             self.restored = None
         loop = Loop(stmt.kind, stmt.target, stmt.iterable, tuple(test_body), stmt.test, tuple(body),
@@ -103,8 +109,8 @@ def _push_before_nested_exits(stmts, push) -> list:
         if isinstance(stmt, Exit):
             out += [push, stmt]
         elif isinstance(stmt, If):
-            out.append(If(stmt.cond, tuple(_push_before_nested_exits(stmt.then, push)),
-                          tuple(_push_before_nested_exits(stmt.orelse, push)), stmt.span))
+            out.append(stmt.with_blocks(_push_before_nested_exits(stmt.then, push),
+                                        _push_before_nested_exits(stmt.orelse, push)))
         else:
             out.append(stmt)
     return out

@@ -540,3 +540,11 @@ def generator_consumed_after_a_write(x):
     g = (v * 2 for v in a)
     a[0] = x[0] * 3
     return sum(g) + np.sum(x)
+
+
+def set_in_one_branch_then_another(x, c):
+    if c > 0:
+        L = np.sin(x)
+    if c <= 0:  # L is saved before this assignment: unset where the first branch did not run
+        L = np.cos(x)
+    return np.sum(L * L)
