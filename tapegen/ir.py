@@ -132,17 +132,37 @@ class Eqn:
 
 
 @dataclass(frozen=True)
+class Catch:
+    """What makes an `If` a protected statement: `then` runs inside `try:`, and `orelse` is the `except
+    classes as bound:` block, run instead of the rest of `then` when a statement there raises one of
+    `classes` (an atom; the branch taken is always on the tape). `mark` names the tape's length before
+    `then`: pushes `then` made before it raised are dropped (frontend/normalize.py makes these of the user's
+    `try`). `bound`, the exception, is defined at the start of `orelse`."""
+
+    classes: Atom
+    mark: Var
+    bound: Var
+
+
+@dataclass(frozen=True)
 class If:
-    """`if cond: then else: orelse`. Vars assigned in a branch keep one name across both."""
+    """`if cond: then else: orelse`. Vars assigned in a branch keep one name across both.
+
+    With `catch`, `then` is a statement run in `try:` and `orelse` its `except` block (`cond` is unused)."""
 
     cond: Atom
     then: tuple
     orelse: tuple
     span: Span
+    catch: Catch | None = None
 
     @property
     def reads(self) -> tuple:
-        return atom_vars(self.cond)
+        return atom_vars(self.cond) + (atom_vars(self.catch.classes) if self.catch is not None else ())
+
+    def with_blocks(self, then, orelse, cond=None) -> "If":
+        """This statement with other blocks (and condition): what every pass rebuilding one makes."""
+        return If(self.cond if cond is None else cond, tuple(then), tuple(orelse), self.span, self.catch)
 
 
 @dataclass(frozen=True)
@@ -291,9 +311,11 @@ def _compound_listing(stmt, indent) -> list:
     inner = indent + "  "
     where = f"  # {stmt.span.file}:{stmt.span.line}  {stmt.span.text.strip()}"
     if isinstance(stmt, If):
-        rows = [f"{indent}if {stmt.cond}:".ljust(40) + where] + (listing(stmt.then, inner) or [f"{inner}pass"])
-        if stmt.orelse:
-            rows += [f"{indent}else:"] + listing(stmt.orelse, inner)
+        head = f"{indent}if {stmt.cond}:" if stmt.catch is None else f"{indent}try:"
+        rows = [head.ljust(40) + where] + (listing(stmt.then, inner) or [f"{inner}pass"])
+        if stmt.orelse or stmt.catch is not None:
+            rows += [f"{indent}else:" if stmt.catch is None else f"{indent}except {stmt.catch.classes}:"]
+            rows += listing(stmt.orelse, inner) or [f"{inner}pass"]
         return rows
     if isinstance(stmt, Loop):
         if stmt.kind == "for":

@@ -62,7 +62,9 @@ def _check_block(body, defined, where, mutable) -> None:
                 defined.add(var)
         elif isinstance(stmt, If):
             _check_reads_atom(stmt.cond, defined, body, i, where)
-            then, orelse = set(), set()
+            if stmt.catch is not None:
+                _check_reads_atom(stmt.catch.classes, defined, body, i, where)
+            then, orelse = set(), ({stmt.catch.bound} if stmt.catch is not None else set())
             _check_block(stmt.then, defined.nested(then), where, mutable)
             _check_block(stmt.orelse, defined.nested(orelse), where, mutable)
             defined.sets[-1].update(then, orelse)

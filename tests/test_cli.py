@@ -28,11 +28,11 @@ def seed_example(x1, x2):
     return (x1 + x2) * np.sin(x1)
 
 
-def uses_try(x):
-    try:
-        return x
-    except ValueError:
-        return x
+def uses_match(x):
+    match x:
+        case _:
+            return x
+
 
 
 class Model:
@@ -160,9 +160,9 @@ def test_wengert_graph_and_trace_commands(model, capsys):
 # --- errors: tapegen's format, exit 2, never a traceback -------------------------------------------
 
 def test_errors_in_the_function_point_at_the_line(model):
-    assert_tapegen_error(run("show", f"{model}:uses_try"),
-                         f"{model.name}:14:5: `try` is not supported inside a differentiated function",
-                         '    try:\n    ^^^^', "hint: ")
+    assert_tapegen_error(run("show", f"{model}:uses_match"),
+                         f"{model.name}:14:5: `match` is not supported inside a differentiated function",
+                         '    match x:\n    ^^^^', "hint: ")
 
 
 def test_invalid_python_points_at_the_column(tmp_path):
@@ -181,7 +181,7 @@ def test_an_exception_while_importing_the_file(tmp_path):
 
 @pytest.mark.parametrize("target, message", [
     ("{model}", "expected FILE.py:FUNCTION, got"),
-    ("{model}:nothing", "defines no 'nothing'\nhint: it defines: Model, decorated, loss, seed_example, uses_try"),
+    ("{model}:nothing", "defines no 'nothing'\nhint: it defines: Model, decorated, loss, seed_example, uses_match"),
     ("missing.py:f", "missing.py: no such file"),
 ], ids=["no-function", "unknown-function", "missing-file"])
 def test_bad_targets(model, target, message, capsys):

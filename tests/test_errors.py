@@ -29,7 +29,7 @@ def test_caret_counts_characters_not_bytes():
 
 
 @pytest.mark.parametrize("fn, line, message", [
-    (bad.uses_try, 11, "`try` is not supported"),
+    (bad.uses_try, 14, "a `finally` block of a `try` that returns, breaks or continues is not supported"),
     (bad.generator, 24, "`yield` is not supported"),
     (bad.calls_with_out, 33, "argument `out` of np.sum() is not supported"),
     (bad.defines_a_class, 42, "a class definition is not supported"),

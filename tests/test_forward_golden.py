@@ -20,6 +20,7 @@ ARTIFACTS = [
     ("rnn_loop", lambda: tg.source(cases.rnn_loop, kind="jvp")),
     ("branch", lambda: tg.source(cases.branch, kind="jvp")),
     ("array_assignment", lambda: tg.source(cases.array_assignment, kind="jvp")),
+    ("jittered_cholesky", lambda: tg.source(cases.jittered_cholesky, kind="jvp")),
 ]
 
 

@@ -27,6 +27,7 @@ ARTIFACTS = [
     ("rnn_loop", "vjp", lambda: tg.source(cases.rnn_loop, kind="vjp")),
     ("branch", "grad", lambda: tg.source(cases.branch)),
     ("array_assignment", "grad", lambda: tg.source(cases.array_assignment)),
+    ("jittered_cholesky", "grad", lambda: tg.source(cases.jittered_cholesky)),
     ("rnn_loop", "wengert", lambda: tg.wengert(cases.rnn_loop)),
     ("commented", "grad", lambda: tg.source(cases.commented, wrt=1)),
     ("tanh_layer_loss", "specialized", lambda: tg.source(cases.tanh_layer_loss, wrt=(0, 1, 2, 3),

@@ -349,12 +349,25 @@ def _if_lines(stmt, backward) -> list:
     comment = f"  # {comment_text(stmt.span.file)}:{stmt.span.line}   {comment_text(stmt.span.text)}"
     then = _lines(stmt.then, backward)
     orelse = _lines(stmt.orelse, backward)
+    if stmt.catch is not None and not backward:
+        return try_lines(stmt, then, orelse, comment)
     if not then:
         return [f"if not {cond}:{comment}"] + _indented(orelse)
     lines = [f"if {cond}:{comment}"] + _indented(then)
     if orelse:
         lines += ["else:"] + _indented(orelse)
     return lines
+
+
+def try_lines(stmt, then, orelse, comment) -> list:
+    """A protected statement: `then` in `try:`, `orelse` in `except`; what `then` pushed before it raised is
+    dropped from the tape, so the backward pass finds there what the except block pushed."""
+    lines, drop = [], []
+    if any(isinstance(inner, Push) for inner in walk(stmt.then[:-1])):  # (the last: the branch's flag)
+        mark = stmt.catch.mark.name
+        lines, drop = [f"{mark} = len(tape)"], [f"del tape[{mark}:]"]
+    lines += [f"try:{comment}"] + _indented(then or ["pass"])
+    return lines + [f"except {atom_text(stmt.catch.classes)} as {stmt.catch.bound.name}:"] + _indented(drop + orelse)
 
 
 def _forward_loop_lines(loop) -> list:

@@ -13,7 +13,7 @@ import functools
 from ..ir import Eqn, Exit, If, Loop
 from ..transforms.forward import TangentSum
 from ..transforms.reverse import RuleApplication
-from .emit import INDENT, atom_text, header
+from .emit import INDENT, atom_text, header, try_lines
 from .render import expression, statement, to_text
 
 
@@ -68,6 +68,8 @@ def _statement_lines(stmt) -> list:
     comment = f"  # {stmt.span.file}:{stmt.span.line}   {stmt.span.text.strip()}"
     if isinstance(stmt, If):
         then, orelse = _lines(stmt.then), _lines(stmt.orelse)
+        if stmt.catch is not None:
+            return try_lines(stmt, then, orelse, comment)
         if not then:
             return [f"if not {atom_text(stmt.cond)}:{comment}"] + _indented(orelse)
         lines = [f"if {atom_text(stmt.cond)}:{comment}"] + _indented(then)

@@ -951,7 +951,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if stmt.exc is None:
             raise self.unsupported(stmt, "a bare `raise` re-raises an exception being handled, and there is none "
                                          "here", "raise an exception object: raise ValueError(...)")
-        self.emit_multi(rules.lookup(raise_error), [self.expr(stmt.exc)], {}, stmt, 0, [])
+        cause = [self.expr(stmt.cause)] if stmt.cause is not None else []  # `raise E(...) from error`
+        self.emit_multi(rules.lookup(raise_error), [self.expr(stmt.exc)] + cause, {}, stmt, 0, [])
 
     def stmt_Assert(self, stmt):
         """`assert c, msg`: checked when the generated code runs, as Python checks it."""

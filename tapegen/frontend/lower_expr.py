@@ -26,7 +26,7 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import item_or, keywords_known, py_sorted, py_sum, repeat_items
+from ..rules.language import caught_exception, exception_matches, item_or, keywords_known, py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
@@ -699,6 +699,15 @@ class Expressions:
         if isinstance(node.op, ast.Not) and isinstance(operand, Const) and isinstance(operand.value, _PLAIN):
             return Const(not operand.value)  # `if not compute_uv:` with a constant: decided when transforming
         return self.emit(rules.lookup(UNARYOPS[type(node.op)]), [operand], {}, node, target)
+
+    def expr_Caught(self, node, target):
+        """The exception an `except` block handles (frontend/normalize.py's `Caught`)."""
+        return self.emit(rules.lookup(caught_exception), [node.bound], {}, node, target)
+
+    def expr_Matches(self, node, target):
+        """Whether an `except` clause handles the exception caught (frontend/normalize.py's `Matches`)."""
+        return self.emit(rules.lookup(exception_matches), [self.expr(node.caught), self.expr(node.catch)], {}, node,
+                         target)
 
     def expr_Compare(self, node, target):
         """`a < b`, and `a < b < c` as `(a < b) and (b < c)` with `b` computed once."""

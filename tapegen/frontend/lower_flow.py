@@ -20,11 +20,12 @@ import operator
 import numpy as np
 
 from .. import rules
-from ..ir import Const, Exit, If, Loop, Pack, Var
+from ..ir import Catch, Const, Eqn, Exit, If, Loop, Pack, Var, walk
 from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
+from .normalize import Caught
 from .resolve import MISSING
 
 
@@ -55,6 +56,41 @@ class ControlFlow:
 
     def condition(self, node):
         return self.expr(node)
+
+    # --- try / except -------------------------------------------------------------------
+
+    def stmt_Protected(self, stmt):
+        """One statement of a `try` block (frontend/normalize.py): a branch whose `then` is the statement, run
+        in `try:`, and whose `orelse` binds the exception `except` caught; which ran is on the tape, so the
+        backward pass replays the statement only where it finished. It must change nothing that outlives it
+        before it is sure to finish: where it raised, the change would be made with no backward pass."""
+        classes = self.expr(stmt.catch)
+        inner = stmt.body[0]
+        before = set(self.namer.assigned)
+        bound = self.namer.invented("raised")
+        caught = ast.copy_location(ast.Assign([ast.Name(stmt.caught, ast.Store())], Caught(bound)), inner)
+        with self.sharing(_assigned_names(stmt.body) | {caught.targets[0].id}, inner) as construct:
+            then = self.block(stmt.body)
+            construct.branch_done()
+            orelse = self.block([ast.fix_missing_locations(caught)])
+        self.check_unchanged_before_raising(then, before, inner)
+        catch = Catch(classes, self.namer.invented("mark"), bound)
+        self.current.append(If(Const(True), tuple(then), tuple(orelse), self.span(inner), catch))
+
+    def check_unchanged_before_raising(self, then, before, node):
+        """Refuses a protected statement that changes a value made before it (`xs.append(v)`, an attribute a
+        method sets) anywhere but in its last step: a step after the change may raise."""
+        last = then[-1] if then else None
+        for stmt in walk(then):
+            if not isinstance(stmt, Eqn) or stmt is last:
+                continue
+            changed = [o for o in stmt.outputs if o.name in before]
+            if changed:
+                raise self.unsupported(node, f"this statement of a `try` block changes `{changed[0].name}` (at "
+                                             f"{stmt.span.file}:{stmt.span.line}: {stmt.span.text.strip()}) "
+                                             f"before it is sure to finish: if it raises after that, tapegen "
+                                             f"cannot undo the change", "make the change in the try statement's "
+                                                                       "`else:` block, after what may raise")
 
     def dispatched(self, node, outputs, cases, value, name, expected):
         """A call through a name (or object) that holds one of several functions (or classes of object), each

@@ -60,6 +60,7 @@ class _Normalizer:
         self.names = names
 
     def block(self, stmts, in_loop):
+        stmts = [new for stmt in stmts for new in self.try_statement(stmt)]
         stmts = [new for stmt in stmts for new in self.loop_else(stmt)]
         stmts = [new for stmt in stmts for new in self.return_after_with(stmt)]
         out = []
@@ -117,6 +118,60 @@ class _Normalizer:
         stmt.body = stmt.body[:-1] + [_assign(held, ending.value, ending)]
         return [stmt, _located(ast.Return(ast.Name(held, ast.Load())), ending)]
 
+    def try_statement(self, stmt):
+        """`try: B except E as e: H else: L finally: F` as plain statements, each of B's that may raise in a
+        `Protected` of its own (lowered to a branch whose condition is whether it raised: frontend/lower_flow.py):
+
+            caught = None
+            Protected(t = <first statement's value>)      # except E: caught = <the exception>
+            if caught is None:
+                <what the statement assigns> = t; Protected(<the next statement>) ...
+            if caught is None:
+                L
+            else:
+                e = caught; H                             # `raise` in H: raise caught
+            F
+
+        The statements of B that ran before one raised run their backward pass too (each branch taken is on
+        the tape); names are bound only after their statement's value is made, as Python binds them."""
+        if hasattr(ast, "TryStar") and isinstance(stmt, ast.TryStar):
+            raise self.error(stmt, "`except*` (exception groups) is not supported inside a differentiated function",
+                             "handle the exception group outside the differentiated function")
+        if not isinstance(stmt, ast.Try):
+            return [stmt]
+        parts = stmt.body + stmt.orelse + [s for handler in stmt.handlers for s in handler.body]
+        if stmt.finalbody and exits_block(parts, loop_exits=True) != NEVER:
+            raise self.error(stmt.finalbody[0], "a `finally` block of a `try` that returns, breaks or continues "
+                                                "is not supported inside a differentiated function",
+                             "put the finally block's statements before each return, break or continue")
+        finally_ = [new for s in stmt.finalbody for new in self.try_statement(s)]
+        if not stmt.handlers:  # try/finally: the body, then the finally block (if the body raises, so does this)
+            return [new for s in stmt.body for new in self.try_statement(s)] + finally_
+        caught = self.names._fresh("caught")
+        body = _Protecting(self, caught, None).block(stmt.body)
+        if not any(isinstance(sub, Protected) for s in body for sub in ast.walk(s)):  # nothing there may raise
+            return [new for s in stmt.body + stmt.orelse for new in self.try_statement(s)] + finally_
+        kinds = [h.type if h.type is not None else _located(ast.Name("BaseException", ast.Load()), h)
+                 for h in stmt.handlers]
+        catch = kinds[0] if len(kinds) == 1 else _located(ast.Tuple(kinds, ast.Load()), stmt)
+        for sub in (sub for s in body for sub in ast.walk(s)):
+            if isinstance(sub, Protected):
+                sub.catch = catch
+        out = [_assign(caught, ast.Constant(None), stmt)] + body
+        if exits_block(body, loop_exits=True) == ALWAYS:  # left before anything that may raise: no handler runs
+            return out
+        handled = _handler_body(stmt.handlers[-1], caught)
+        for handler, kind in reversed(list(zip(stmt.handlers[:-1], kinds))):
+            test = _located(Matches(ast.Name(caught, ast.Load()), kind), handler)
+            handled = [_located(ast.If(test, _handler_body(handler, caught), handled), handler)]
+        if stmt.orelse:
+            ran = _located(ast.Compare(ast.Name(caught, ast.Load()), [ast.Is()], [ast.Constant(None)]), stmt)
+            out.append(_located(ast.If(ran, stmt.orelse, handled), stmt.handlers[0]))
+        else:
+            raised = _located(ast.Compare(ast.Name(caught, ast.Load()), [ast.IsNot()], [ast.Constant(None)]), stmt)
+            out.append(_located(ast.If(raised, handled, []), stmt.handlers[0]))
+        return out + finally_
+
     def loop_else(self, stmt):
         """`for ...: ... else: E` as `broke = False; for ...: ...; if not broke: E`, `broke = True` set before
         the loop's own `break`s and every `return` in it: the statements that leave it early."""
@@ -172,6 +227,108 @@ class _Normalizer:
 
     def error(self, node, message, hint=None):
         return UnsupportedSyntaxError(message, self.source.span(node), hint)
+
+
+class Protected(ast.stmt):
+    """One statement of a `try` block (`body`: a list of it), run in `try:`; an exception of the classes `catch`
+    evaluates to is bound to the name `caught` instead (see `_Normalizer.try_statement`)."""
+
+    _fields = ("body", "catch")
+
+
+class Matches(ast.expr):
+    """Whether the exception `caught` holds is of the classes `catch` evaluates to (an `except` clause's test)."""
+
+    _fields = ("caught", "catch")
+
+
+class Caught(ast.expr):
+    """The exception the `except` block of a `Protected` statement is handling, `bound` (a var) there."""
+
+    _fields = ()
+
+    def __init__(self, bound):
+        super().__init__()
+        self.bound = bound
+
+
+class _Protecting:
+    """The statements of one `try` block, each that may raise protected (see `_Normalizer.try_statement`)."""
+
+    def __init__(self, normalizer, caught, catch):
+        self.normalizer, self.caught, self.catch = normalizer, caught, catch
+
+    def block(self, stmts) -> list:
+        """`stmts` protected: after a statement that may raise, the rest runs only `if caught is None`."""
+        out, guarded, guard = [], False, None
+        for stmt in stmts:
+            for piece in self.statement(stmt):
+                if guarded and guard is None:
+                    guard = _located(ast.If(self.ran(piece), [], []), piece)
+                    out.append(guard)
+                (guard.body if guard is not None else out).append(piece)
+                if any(isinstance(sub, Protected) for sub in ast.walk(piece)):  # may set caught: guard the rest
+                    guarded, guard = True, None
+        return out
+
+    def ran(self, where):
+        return _located(ast.Compare(ast.Name(self.caught, ast.Load()), [ast.Is()], [ast.Constant(None)]), where)
+
+    def protected(self, stmt):
+        node = _located(ast.copy_location(Protected([stmt], self.catch), stmt), stmt)
+        node.caught = self.caught
+        return node
+
+    def value_first(self, value, where):
+        """(a name holding `value`, made in a protected statement of its own) or (`value`, None) if it cannot
+        raise (a name or constant)."""
+        if isinstance(value, (ast.Name, ast.Constant)):
+            return value, None
+        held = self.normalizer.names._fresh("attempt")
+        return ast.Name(held, ast.Load()), self.protected(_assign(held, value, where))
+
+    def statement(self, stmt) -> list:
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)) and stmt.value is not None:
+            value, made = self.value_first(stmt.value, stmt)
+            stmt.value = _located(value, stmt.value)
+            return [made, stmt] if made is not None else [stmt]
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):  # a docstring
+            return [stmt]
+        if isinstance(stmt, (ast.Expr, ast.Raise, ast.Assert)):
+            return [self.protected(stmt)]
+        if isinstance(stmt, ast.If):
+            test, made = self.value_first(stmt.test, stmt.test)
+            stmt.test = _located(test, stmt.test)
+            stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
+            return [made, stmt] if made is not None else [stmt]
+        if isinstance(stmt, (ast.For, ast.While)):  # the body protected; a pass that raised leaves the loop
+            stmt.body = self.block(stmt.body)
+            if exits_block(stmt.body, loop_exits=True) != ALWAYS:
+                left = _located(ast.UnaryOp(ast.Not(), self.ran(stmt)), stmt)
+                stmt.body.append(_located(ast.If(left, [ast.Break()], []), stmt))
+            return [stmt]
+        if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.FunctionDef,
+                             ast.Import, ast.ImportFrom, ast.Delete, ast.AnnAssign)):
+            return [stmt]
+        what = {ast.Try: "a `try` statement", ast.With: "a `with` block"}.get(type(stmt), "this statement")
+        raise self.normalizer.error(stmt, f"{what} inside a `try` block is not supported",
+                                    "move it out of the try block, or into a function the try block calls")
+
+
+def _handler_body(handler, caught) -> list:
+    """An `except` block's statements: `e = caught` first for `as e`, and a bare `raise` raising `caught`."""
+    body = [_assign(handler.name, ast.Name(caught, ast.Load()), handler)] if handler.name else []
+    return body + _reraising(handler.body, caught) if handler.body else body
+
+
+def _reraising(stmts, caught) -> list:
+    for stmt in stmts:
+        if isinstance(stmt, ast.Raise) and stmt.exc is None:
+            stmt.exc = _located(ast.Name(caught, ast.Load()), stmt)
+        for field in ("body", "orelse", "finalbody"):  # not a nested try's handlers: they raise their own
+            if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)) and hasattr(stmt, field):
+                _reraising(getattr(stmt, field), caught)
+    return stmts
 
 
 def _assign(name, value, where):

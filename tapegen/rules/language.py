@@ -7,12 +7,11 @@ back, so every earlier value of `A` (and every view of it) reads correctly
 when its rule runs.
 """
 import operator
-
 import weakref
 
 import numpy as np
 
-from ..errors import ChangedSinceTransformError, UnsupportedSyntaxError
+from ..errors import ChangedSinceTransformError, TapegenError, UnsupportedSyntaxError
 from ..runtime import Cotree, add_cotangents, as_cotree, entries, unbroadcast, unindex, zeros_like_tree
 from .elementwise import broadcast_like
 from .shape import piece_cotangents, tangent_items
@@ -35,8 +34,11 @@ table.nondiff(contained_in, "x1, x2", name="in", form="compare", spelling="in")
 table.nondiff(not_contained_in, "x1, x2", name="not_in", form="compare", spelling="not in")
 
 
-def raise_error(exc):
-    """`raise exc` where the user's code raises it (a call, so it can stand in generated code's lines)."""
+def raise_error(exc, cause=None):
+    """`raise exc` (`raise exc from cause`) where the user's code raises it (a call, so it can stand in
+    generated code's lines)."""
+    if cause is not None:
+        raise exc from cause
     raise exc
 
 
@@ -46,8 +48,24 @@ def check_assertion(test, msg=None):
         raise AssertionError(msg) if msg is not None else AssertionError
 
 
-table.nondiff(raise_error, "exc", spelling="raise_error")
+def caught_exception(exc):
+    """`exc`, the exception an `except` block of generated code is handling, kept past the block (Python
+    unbinds `except E as exc`'s name after it); one of tapegen's own (a guard of the generated code failing)
+    is raised on, never handled as the user's."""
+    if isinstance(exc, TapegenError):
+        raise exc
+    return exc
+
+
+def exception_matches(exc, classes):
+    """Whether the `except classes:` block handles `exc` (the first of a `try`'s blocks that does runs)."""
+    return isinstance(exc, classes)
+
+
+table.nondiff(raise_error, "exc, cause=None", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
+table.nondiff(caught_exception, "exc", spelling="caught_exception")
+table.nondiff(exception_matches, "exc, classes", spelling="exception_matches")
 
 
 def identity_check(obj, other, same, message):

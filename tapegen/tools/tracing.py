@@ -194,12 +194,14 @@ class _Tracer:
     def compound_row(self, stmt, step, backward) -> list:
         self.compound = True
         lines = emit._lines([stmt], backward)
-        head = next(line for line in lines if line.startswith(("for ", "while ", "if "))).split("  #")[0]
+        head = next(line for line in lines if line.startswith(("for ", "while ", "if ", "try:"))).split("  #")[0]
         taken = ""
-        if isinstance(stmt, If) and not backward:
+        if isinstance(stmt, If) and stmt.catch is None and not backward:
             taken = " (took the if branch)" if bool(self.value(stmt.cond)) else " (took the else branch)"
         tape_before = len(self.env.get("tape", ()))
         self.execute("\n".join(lines))
+        if isinstance(stmt, If) and stmt.catch is not None and not backward:  # the last push: which block ran
+            taken = " (finished)" if self.env["tape"][-1] else " (raised: ran the except block)"
         names = [v for v in dict.fromkeys(assigned([stmt])) if v.name in self.env and self.visible(v, backward)]
         detail = taken
         if isinstance(stmt, Loop) and not backward:

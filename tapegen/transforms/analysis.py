@@ -114,7 +114,7 @@ def with_saved_shapes(program, activity, known=None):
                 cache.clear()
                 then = tuple(visit(stmt.then, available, in_loop))
                 cache.clear()
-                out.append(If(stmt.cond, then, tuple(visit(stmt.orelse, available, in_loop)), stmt.span))
+                out.append(stmt.with_blocks(then, visit(stmt.orelse, available, in_loop)))
                 cache.clear()
             elif isinstance(stmt, Loop):
                 cache.clear()

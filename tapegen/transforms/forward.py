@@ -200,7 +200,7 @@ class _Builder:
             if isinstance(stmt, Eqn):
                 out += self.eqn(stmt)
             elif isinstance(stmt, If):
-                out.append(If(stmt.cond, tuple(self.block(stmt.then)), tuple(self.block(stmt.orelse)), stmt.span))
+                out.append(stmt.with_blocks(self.block(stmt.then), self.block(stmt.orelse)))
             elif isinstance(stmt, Loop):
                 out.append(Loop(stmt.kind, stmt.target, stmt.iterable, tuple(self.block(stmt.test_body)),
                                 stmt.test, tuple(self.block(stmt.body)), stmt.counter, stmt.span))

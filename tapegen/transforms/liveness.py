@@ -34,7 +34,7 @@ def reads(stmt) -> set:
     if isinstance(stmt, Eqn):
         return set(stmt.reads)
     if isinstance(stmt, If):
-        return set(atom_vars(stmt.cond)) | _block_reads(stmt.then) | _block_reads(stmt.orelse)
+        return set(stmt.reads) | _block_reads(stmt.then) | _block_reads(stmt.orelse)
     if isinstance(stmt, Loop):
         found = {stmt.counter} | _block_reads(stmt.test_body) | _block_reads(stmt.body)
         found |= set(atom_vars(stmt.iterable)) if stmt.iterable is not None else set()

@@ -150,7 +150,7 @@ def _loop_targets_apart(program: Program) -> Program:
         out = []
         for stmt in stmts:
             if isinstance(stmt, If):
-                stmt = If(stmt.cond, apart(stmt.then), apart(stmt.orelse), stmt.span)
+                stmt = stmt.with_blocks(apart(stmt.then), apart(stmt.orelse))
             elif isinstance(stmt, Loop):
                 body, target = apart(stmt.body), stmt.target
                 if target in clashing:
@@ -248,7 +248,7 @@ class _Backward:
         self.state = _merge(after_then, after_else, then, orelse, self, stmt.span)
         if not then and not orelse:
             return []  # nothing to replay: the forward pass records nothing for it either
-        flagged = self.loop_depth > 0 or any(v in self.mutable for v in atom_vars(stmt.cond))
+        flagged = self.loop_depth > 0 or stmt.catch is not None or any(v in self.mutable for v in atom_vars(stmt.cond))
         if flagged:
             self.flagged.add(id(stmt))
         return [If(TAPE_POP if flagged else stmt.cond, tuple(then), tuple(orelse), stmt.span)]

@@ -1,0 +1,240 @@
+"""`try` / `except` inside differentiated functions (frontend/normalize.py, lower_flow.py's stmt_Protected).
+
+Each statement of a `try` block that may raise runs in a `try:` of its own in generated code; which ran
+is on the tape, so the backward pass replays exactly the statements that finished, then the handler's.
+Every case is checked on both paths (the body raising and not) against central differences.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import tapegen as tg
+from modes import check_modes
+
+
+def _spd(n, smallest=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    w = np.linspace(smallest, 2.0, n)
+    return (q * w) @ q.T
+
+
+K_GOOD = _spd(3)
+K_BAD = _spd(3, smallest=-0.05)  # not positive definite; K + 0.1 I is
+Y = np.array([0.3, -1.2, 0.7])
+
+
+def jittered_solve(K, y):
+    try:
+        L = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:
+        L = np.linalg.cholesky(K + 0.1 * np.eye(K.shape[0]))
+    a = np.linalg.solve(L, y)
+    return np.sum(a ** 2)
+
+
+def jitter_loop(K, y):
+    jitter = 1e-3
+    for _ in range(6):
+        try:
+            L = np.linalg.cholesky(K + jitter * np.eye(len(y)))
+            break
+        except np.linalg.LinAlgError:
+            jitter *= 10
+    return np.sum(np.linalg.solve(L, y) ** 2) + jitter
+
+
+def two_statements(K, y):
+    try:
+        S = K * 2.0 + np.outer(y, y)   # finishes on both paths: its backward runs on both
+        L = np.linalg.cholesky(K)
+        out = np.sum(L) * np.sum(S)
+    except np.linalg.LinAlgError:
+        out = np.sum(S ** 2)
+    return out
+
+
+def returns_from_try(K, y):
+    try:
+        return np.sum(np.linalg.cholesky(K) @ y)
+    except np.linalg.LinAlgError as error:
+        assert "positive definite" in str(error)
+        return np.sum(K @ y)
+
+
+def with_else_and_finally(K, y):
+    total = np.sum(y)
+    try:
+        L = np.linalg.cholesky(K)
+    except (ValueError, np.linalg.LinAlgError):
+        total = total * np.sum(K)
+    else:
+        total = total + np.sum(L * L)
+    finally:
+        total = total * 2.0
+    return total
+
+
+def several_handlers(K, y):
+    try:
+        v = np.linalg.cholesky(K)[0, 0] * y
+        if np.sum(v) > 100.0:
+            raise ValueError("large")
+    except ValueError:
+        v = y * 3.0
+    except np.linalg.LinAlgError:
+        v = y * np.sum(K)
+    return np.sum(v ** 2)
+
+
+def _safe_log_det(K):
+    try:
+        L = np.linalg.cholesky(K)
+        return 2.0 * np.sum(np.log(np.diag(L)))
+    except np.linalg.LinAlgError:
+        sign, logdet = np.linalg.slogdet(K + 0.1 * np.eye(K.shape[0]))
+        return logdet
+
+
+def calls_a_helper_with_try(K, y):
+    return _safe_log_det(K) * np.sum(y ** 2)
+
+
+def branch_inside_try(K, y):
+    try:
+        if np.sum(y) > 0:
+            z = np.linalg.cholesky(K) @ y
+        else:
+            z = np.linalg.solve(K, y)
+        z = z * 2.0
+    except np.linalg.LinAlgError:
+        z = y * np.trace(K)
+    return np.sum(z ** 2)
+
+
+@pytest.mark.parametrize("fn", [jittered_solve, jitter_loop, two_statements, returns_from_try,
+                                with_else_and_finally, several_handlers, calls_a_helper_with_try, branch_inside_try])
+@pytest.mark.parametrize("K", [K_GOOD, K_BAD], ids=["body-finishes", "body-raises"])
+def test_both_paths_in_every_mode(fn, K):
+    check_modes(fn, K, Y, rtol=1e-4, atol=1e-6)
+
+
+def test_the_path_taken_is_the_one_python_takes():
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(K_BAD)
+    assert tg.value_and_grad(two_statements)(K_BAD, Y)[0] == pytest.approx(two_statements(K_BAD, Y))
+    assert tg.value_and_grad(several_handlers)(K_BAD, Y * 100)[0] == pytest.approx(several_handlers(K_BAD, Y * 100))
+
+
+def loop_body_raises_midway(x):
+    total = 0.0
+    for k in range(4):
+        try:
+            step = np.sqrt(x[k])          # warns and gives nan for a negative entry: turned into an error
+            total = total + step * x[k]
+        except FloatingPointError:
+            total = total - x[k] ** 2
+    return total
+
+
+def loop_inside_try(x):
+    acc = 0.0
+    try:
+        for k in range(len(x)):
+            acc = acc + np.sqrt(x[k]) * x[k]
+    except FloatingPointError:
+        acc = acc * 2.0 + x[0]
+    return acc
+
+
+@pytest.mark.parametrize("fn", [loop_body_raises_midway, loop_inside_try])
+@pytest.mark.parametrize("x", [[1.5, 0.5, 2.0, 1.0], [1.5, 0.5, -2.0, 1.0]], ids=["finishes", "raises-midway"])
+def test_errors_numpy_raises_under_errstate(fn, x):
+    with np.errstate(invalid="raise"):
+        check_modes(fn, np.array(x), order2=False)
+
+
+def reraises(x):
+    try:
+        y = np.linalg.cholesky(x)
+    except np.linalg.LinAlgError:
+        raise
+    return np.sum(y)
+
+
+def raises_another(x):
+    try:
+        y = np.linalg.cholesky(x)
+    except np.linalg.LinAlgError as error:
+        raise ValueError(f"not positive definite: {error}") from error
+    return np.sum(y)
+
+
+def test_an_exception_the_handler_raises_reaches_the_caller():
+    np.testing.assert_allclose(tg.grad(reraises)(K_GOOD), np.tril(np.ones((3, 3))) @ np.zeros(3) + tg.grad(reraises)(K_GOOD))
+    with pytest.raises(np.linalg.LinAlgError):
+        tg.grad(reraises)(K_BAD)
+    with pytest.raises(ValueError, match="not positive definite") as raised:
+        tg.grad(raises_another)(K_BAD)
+    assert isinstance(raised.value.__cause__, np.linalg.LinAlgError)
+
+
+def uncaught_kind(x):
+    try:
+        y = np.linalg.cholesky(x)
+    except TypeError:
+        y = x
+    return np.sum(y)
+
+
+def test_an_exception_no_handler_names_is_not_caught():
+    with pytest.raises(np.linalg.LinAlgError):
+        tg.grad(uncaught_kind)(K_BAD)
+
+
+def changes_a_list_then_raises(x, out):
+    try:
+        out.append(np.sin(x))
+        y = np.linalg.cholesky(x)
+    except np.linalg.LinAlgError:
+        y = x
+    return np.sum(y) + np.sum(out[-1])
+
+
+def _record(store, x):
+    store[0] = x[0, 0] * 2.0
+    return np.linalg.cholesky(x)
+
+
+def changes_inside_a_call(x):
+    store = np.zeros(3)
+    try:
+        y = _record(store, x)
+    except np.linalg.LinAlgError:
+        y = x
+    return np.sum(y) + np.sum(store)
+
+
+def test_a_change_before_the_statement_finishes_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes `store"):
+        tg.grad(changes_inside_a_call)(K_GOOD)
+
+
+def test_a_change_that_is_the_statement_itself_is_fine():
+    check_modes(lambda x: changes_a_list_then_raises(x, []), K_GOOD, order2=False)
+    check_modes(lambda x: changes_a_list_then_raises(x, []), K_BAD, order2=False)
+
+
+def test_generated_code_reads_as_try_except():
+    text = tg.source(jittered_solve)
+    assert "try:" in text and "except t" in text or "except np.linalg.LinAlgError" in text
+    assert "caught = caught_exception(raised)" in text
+    assert tg.source(jittered_solve) == text
+
+
+def test_tapegens_own_errors_are_not_handled_as_the_users():
+    from tapegen.rules.language import caught_exception
+    with pytest.raises(tg.TapegenError):
+        caught_exception(tg.TapegenError("a guard of generated code"))
+    assert isinstance(caught_exception(ValueError("the user's")), ValueError)
