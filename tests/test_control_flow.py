@@ -265,3 +265,20 @@ def test_rows_read_in_the_statement_that_writes_them():
 def test_a_name_saved_before_it_is_surely_set(c):
     from modes import check_modes
     check_modes(F.set_in_one_branch_then_another, np.array([0.3, -0.5, 0.9]), c, positions=[0])
+
+
+@pytest.mark.parametrize("f, args", [
+    (F.attention_weights, (np.random.default_rng(0).normal(size=(2, 3, 4)), np.random.default_rng(1).normal(size=(2, 5, 4)))),
+    (F.written_through_a_view_after_a_rule_read_it, (np.array([1.0, 2.0, 3.0, 4.0]),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_writes_into_a_view_of_an_array_not_read_again(f, args):
+    from modes import check_modes
+    check_modes(f, *args)
+
+
+@pytest.mark.parametrize("f", [F.view_written_then_base_read, F.view_written_then_other_view_read,
+                               F.view_written_base_read_next_pass, F.view_written_base_returned],
+                         ids=lambda v: v.__name__)
+def test_writes_into_a_view_whose_array_is_read_after_are_refused(f):
+    with pytest.raises(tg.UnsupportedSyntaxError, match="`V` is a view of an array"):
+        tg.jacobian(f)(np.array([1.0, 2.0, 3.0, 4.0]))

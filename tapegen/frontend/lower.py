@@ -440,6 +440,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.var_block: dict = {}  # var -> the block it was first assigned in
         self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
+        self.view_writes: list = []  # (view var written into, the array it shows, node): checked in program()
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
@@ -522,6 +523,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         checks += [Eqn(rules.lookup(same_value_as_transformed), (("value", var), ("expected", Const(value)),
                                                                  ("name", Const(user_name))), (), self.span(node))
                    for var, (value, user_name) in self.free_values.items()]
+        self.check_view_writes(self.current, outputs)
         return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())),

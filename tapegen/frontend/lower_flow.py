@@ -20,7 +20,7 @@ import operator
 import numpy as np
 
 from .. import rules
-from ..ir import Catch, Const, Eqn, Exit, If, Loop, Pack, Var, walk
+from ..ir import Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
 from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
@@ -620,6 +620,13 @@ class ControlFlow:
                 raise self.unsupported(node, f"`{name}` has a view somewhere, so writing into it changes that too",
                                        f"take a copy first: {name} = {name}.copy()")
             return
+        base = self.view_base(array) if isinstance(array, Var) else None
+        if base is not array and isinstance(base, Var) and base in self.fresh and base not in self.root_params:
+            if not (restoring or self.generated_code()):
+                return self.write_into_view(name, array, base, node)
+            if not restoring:  # (gradient code writes into a view only where its function did, and puts the
+                self.wrote_in_place(array, "[]=")  # values back before a rule reads the array)
+            return
         if not isinstance(array, Var) or array in self.params or array not in self.fresh:
             raise self.unsupported(
                 node, f"assigning into `{name}` would change an array tapegen cannot follow: it may be an "
@@ -658,6 +665,65 @@ class ControlFlow:
                                                               f"copy: `{name}.copy()`")
         if not restoring:
             self.wrote_in_place(array, "[]=")
+
+
+    def write_into_view(self, name, view, base, node):
+        """`X[mask] = v` on a view of an array the code made (`X = scores.reshape(-1, n)`, perhaps the caller's:
+        d2l's `sequence_mask(X.reshape(...))`): NumPy changes that array too. The view's value is followed
+        (the write is an equation on its var); the array's and its other views' are not, so none may be read
+        after the write: checked when the whole program is lowered (`check_view_writes`)."""
+        held = [v for v in self.memory_of(base) if v in self.held_in]
+        if held:
+            raise self.unsupported(node, f"`{name}` is a view of an array that is also kept in {self.held_in[held[0]]}, "
+                                         f"which this assignment would change too",
+                                   f"write into a copy: {name} = {name}.copy()")
+        self.view_writes.append((name, view, base, node))
+        self.wrote_in_place(view, "[]=")
+
+    def memory_of(self, base) -> set:
+        """`base` and every var that may show its memory (its views, names assigned from them)."""
+        return {base} | {v for v in (*self.views, *self.aliases) if base in self.alias_roots(v)}
+
+    def check_view_writes(self, body, outputs):
+        """Refuses a write into a view (`write_into_view`) where the array it shows, or another view of it made
+        before the write, is read after it (later, in the loop around it, or returned): NumPy changed those
+        values, which tapegen took as they were."""
+        order = _order_and_loops(body) if self.view_writes else []
+        returned = {v for atom in outputs for v in atom_vars(atom)}
+        for name, view, base, node in self.view_writes:
+            writes = [k for k, (stmt, _) in enumerate(order)
+                      if isinstance(stmt, Eqn) and stmt.op.name == "setitem" and view in stmt.outputs]
+            if not writes:
+                continue
+            first = writes[0]
+            made_after = {o for stmt, _ in order[first + 1:] if isinstance(stmt, Eqn) for o in stmt.outputs}
+            forbidden = self.memory_of(base) - {view} - made_after
+            around = set(order[first][1])  # a loop around the write: its next pass reads what it reads
+            read = returned & forbidden
+            for k, (stmt, loops) in enumerate(order):
+                if k != first and (k > first or around & set(loops)):
+                    read |= forbidden & set(stmt.reads)
+            if read:
+                raise self.unsupported(node, f"`{name}` is a view of an array, which this assignment changes too, "
+                                             f"and that array (or another view of it) is read after it: tapegen "
+                                             f"cannot follow the change there", f"write into a copy: {name} = "
+                                                                               f"{name}.copy()")
+
+
+def _order_and_loops(body):
+    """[(statement, ids of the loops around it)] for every statement of `body`, in program order."""
+    out = []
+
+    def visit(stmts, loops):
+        for stmt in stmts:
+            out.append((stmt, loops))
+            if isinstance(stmt, If):
+                visit(stmt.then, loops)
+                visit(stmt.orelse, loops)
+            elif isinstance(stmt, Loop):
+                visit(stmt.test_body + stmt.body, loops + (id(stmt),))
+    visit(body, ())
+    return out
 
 
 def _within(where, node) -> bool:

@@ -593,18 +593,27 @@ def _drop_dead_region_restores(backward, region_writes, view_bases=None) -> tupl
     backward pass is never read. Writing it is wasted work, and differentiated again (grad-of-grad), that
     write into a name the loop rebinds from the tape is refused by lowering."""
     out, unsaved, later = [], set(), set()
+    view_bases = view_bases or {}
     for stmt in reversed(backward):
-        if isinstance(stmt, Pop) and id(stmt) in region_writes and stmt.var not in later:
+        if isinstance(stmt, Pop) and id(stmt) in region_writes and stmt.var not in later \
+                and _view_root(stmt.var, view_bases) not in later:  # (a write into a view restores its base)
             unsaved.add(region_writes[id(stmt)])
             continue
         read = _reads([stmt]) | ({stmt.var} if isinstance(stmt, Pop) and stmt.index is not None else set())
         for var in list(read):
-            while view_bases and var in view_bases:  # a view read: its base is read
+            while var in view_bases:  # a view read: its base is read
                 var = view_bases[var]
                 read.add(var)
         later |= read
         out.append(stmt)
     return out[::-1], unsaved
+
+
+def _view_root(var, view_bases):
+    """The var whose memory `var` shows, following views to the array that owns it."""
+    while var in view_bases:
+        var = view_bases[var]
+    return var
 
 
 def _drop_unneeded_pops(stmts, needed) -> list:

@@ -548,3 +548,62 @@ def set_in_one_branch_then_another(x, c):
     if c <= 0:  # L is saved before this assignment: unset where the first branch did not run
         L = np.cos(x)
     return np.sum(L * L)
+
+
+def _sequence_mask(X, valid_len, value=0.0):  # d2l's, writing into the view its caller passes
+    maxlen = X.shape[1]
+    mask = np.arange(maxlen, dtype=np.float32)[None, :] < valid_len[:, None]
+    X[~mask] = value
+    return X
+
+
+def masked_softmax(X, valid_lens):
+    shape = X.shape
+    valid_lens = np.repeat(valid_lens, shape[1])
+    X = _sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)
+    e = np.exp(X.reshape(shape) - np.max(X.reshape(shape), axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def attention_weights(Q, K):
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1])
+    attn = masked_softmax(scores, np.array([2, 4]))
+    return np.sum(attn ** 2 * np.arange(attn.shape[-1]))
+
+
+def written_through_a_view_after_a_rule_read_it(x):
+    B = x * 2.0
+    y = np.sum(B ** 2)  # its rule reads B in the backward pass: the view's write is undone first
+    V = B.reshape(2, 2)
+    V[0, 0] = 5.0
+    return y + np.sum(V * x.reshape(2, 2))
+
+
+def view_written_then_base_read(x):
+    B = x * 2.0
+    V = B.reshape(2, 2)
+    V[0, 0] = 0.0
+    return np.sum(B)
+
+
+def view_written_then_other_view_read(x):
+    B = x * 2.0
+    W = B[:2]
+    V = B.reshape(2, 2)
+    V[0, 0] = 0.0
+    return np.sum(W)
+
+
+def view_written_base_read_next_pass(x):
+    B = x * 2.0
+    for i in range(2):
+        V = B.reshape(2, 2)
+        V[i, 0] = x[i]
+    return np.sum(V)
+
+
+def view_written_base_returned(x):
+    B = x * 2.0
+    V = B[1:]
+    V[0] = x[0] ** 2
+    return B
