@@ -687,3 +687,15 @@ def test_a_spread_dict_with_a_key_the_function_does_not_take_is_pythons_type_err
     blocks[0]["extra"] = 1.0
     with pytest.raises(TypeError, match="unexpected keyword argument 'extra'"):
         tg.grad(pf.keywords_from_dict_arguments)(x, blocks)
+
+
+def test_functions_passed_by_keyword_through_a_wrappers_kwargs():
+    check_modes(pf.function_through_wrapper_keywords, np.array([0.3, -0.8, 1.2]))
+
+
+def test_dict_pop_on_dicts_built_here():
+    x = np.array([0.3, -0.8, 1.2])
+    check_modes(lambda x: pf.popped_options(x, {"w": x[1] * 2.0, "b": np.sin(x), "k": 1}), x)
+    check_modes(pf.popped_from_a_built_dict, x)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="no key 'missing' to pop"):
+        tg.grad(pf.pops_a_missing_key)(x)

@@ -166,6 +166,16 @@ def dict_get(x):
     return np.sum(d.get("a") * d.get("b")) + np.sum(d.get("c", x ** 2))
 
 
+def dict_popped(x, keys):
+    """d.pop(k) on a dict whose keys are known (dict_without), and on one whose keys are known only when the
+    code runs (`keys` an argument: item_or, then dict_without)."""
+    d = {"a": x * 2.0, "b": np.sin(x), "c": x ** 2}
+    a = d.pop("a")
+    e = dict(zip(keys, (x * 3.0, np.cos(x))))
+    u = e.pop("u", x)
+    return np.sum(a * d["b"]) + np.sum(d["c"] * u) + np.sum(e["v"] ** 2)
+
+
 def sorted_items(x):
     """sorted() of a dict (its keys), of a list of differentiated values and of an array (py_sorted)."""
     d = {"b": x, "a": x * 2.0}
@@ -204,6 +214,7 @@ ROWS = [
     Row("updated-(4,)-float64", dict_updated, (V, ("a", "c")),
         covers=(language.updated,)),
     Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
+    Row("dict_without-(4,)-float64", dict_popped, (V, ("u", "v")), covers=(language.dict_without,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
     Row("written_region-(4,)-float64", kept_writes, (V,), covers=(language.written_region,)),

@@ -612,7 +612,8 @@ class Calls:
                                        f"take the gradient of a function that passes `{param}` itself: "
                                        f"tg.grad(lambda *a: f(*a, {param}=...))")
         callee.env.update(bound)
-        callee.params = {a for a in bound.values() if isinstance(a, Var)}
+        made = bound.get(fn_node.args.kwarg.arg) if fn_node.args.kwarg is not None else None  # **kwargs: a dict
+        callee.params = {a for a in bound.values() if isinstance(a, Var) and a is not made}  # made for this call
         bound = list(bound.values())
         if getattr(callee, "pending_self", False):  # a method of self's class: self.helper() inside works too
             callee.self_var = bound[0]
@@ -678,7 +679,10 @@ class Calls:
                 if default is _REQUIRED:
                     raise self.unsupported(node, f"{name}() is missing keyword argument `{param}`")
                 bound[param] = default if isinstance(default, Const) else _default(default, param, self)
-        if signature.kwarg is not None:
+        if signature.kwarg is not None and any(not isinstance(v, (Const, Var, Pack)) for v in extra.values()):
+            bound[signature.kwarg.arg] = KnownItems(tuple(extra.values()), "dict", tuple(extra))  # a function
+            # passed by keyword through a wrapper's **kwargs (`layer(x, act=np.sin)` of a @wraps decorator)
+        elif signature.kwarg is not None:
             from .. import rules
             from ..rules.language import make_dict
             bound[signature.kwarg.arg] = self.emit(rules.lookup(make_dict), [Const(tuple(extra))] + list(extra.values()),

@@ -26,7 +26,7 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import caught_exception, exception_matches, item_or, keywords_known, py_sorted, py_sum, repeat_items
+from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
@@ -2467,10 +2467,38 @@ class Expressions:
             return ()
         if func.attr == "update" and name and self.container_kind(receiver) == "dict" and len(args) <= 1:
             return self.dict_update(name, receiver, args[0] if args else None, kwargs, node)
+        known = self.known(func.value) if func.attr == "pop" and name else None  # (a dict of functions)
+        if isinstance(known, KnownItems) and known.kind == "dict" or self.container_kind(receiver) == "dict":
+            if func.attr == "pop" and name and 1 <= len(args) <= 2 and not kwargs and isinstance(args[0], Const):
+                return (self.dict_pop(name, known if isinstance(known, KnownItems) else receiver, args[0].value,
+                                      args[1] if len(args) == 2 else None, node),)
         what = f"`{ast.unparse(func.value)}`"
         raise self.unsupported(node, f"`.{func.attr}()` changes {what} in place, which tapegen cannot follow "
                                      f"(its gradient would be that of the unchanged value)",
                                MUTATOR_HINTS.get(func.attr, f"build a new value instead of changing {what}"))
+
+    def dict_pop(self, name, receiver, key, default, node):
+        """`d.pop(key, default)` on a dict built here (a wrapper's `**kwargs`: `verbose = kwargs.pop("verbose",
+        False)`): the item (or `default`), and `d` rebound to a copy without it."""
+        keys = receiver.keys if isinstance(receiver, KnownItems) else self.known_keys(receiver)
+        if keys is not None and key not in keys:
+            if default is None:
+                raise self.unsupported(node, f"`{name}` has no key {key!r} to pop (a KeyError)",
+                                       f"give a default: {name}.pop({key!r}, None)")
+            return default
+        if isinstance(receiver, KnownItems):  # of functions or objects, known one by one
+            k = keys.index(key)
+            self.store(name, KnownItems(receiver.items[:k] + receiver.items[k + 1:], "dict", keys[:k] + keys[k + 1:]),
+                       node)
+            return receiver.items[k]
+        self.check_unshared(name, receiver, node)
+        value = self.emit(rules.lookup(operator.getitem), [receiver, Const(key)], {}, node, None) if keys is not None \
+            else self.emit(rules.lookup(item_or), [receiver, Const(key), default or Const(None)], {}, node, None)
+        rest = self.emit(rules.lookup(dict_without), [receiver, Const(key)], {}, node, self.shared.get(name, name))
+        if keys is not None:
+            self.dict_keys[rest] = tuple(k for k in keys if k != key)
+        self.store(name, rest, node)
+        return value
 
     def dict_update(self, name, receiver, other, kwargs, node):
         """`d.update(other, k=v)` on a dict built here: `d` becomes a copy with each item set, one by one where

@@ -467,7 +467,7 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 # Primitives whose value is a list, tuple or dict (by name): `+` and `*` on it join and repeat, and
 # its tangent contributions add item by item.
 CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict",
-                     "updated": "dict", "list": "list",
+                     "updated": "dict", "dict_without": "dict", "list": "list",
                      "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
                      "dsplit": "list"}
 
@@ -636,6 +636,13 @@ def item_or(d, key, default=None):
     return d.get(key, default)
 
 
+def dict_without(d, key):
+    """What `d.pop(key)` leaves of a dict: a copy without the item at `key`."""
+    rest = dict(d)
+    rest.pop(key, None)
+    return rest
+
+
 def py_sorted(iterable, key=None, reverse=False):
     """Python's `sorted(xs, key=..., reverse=...)`: a dict's keys, or the items, in order (a permutation)."""
     return sorted(iterable, key=key, reverse=reverse)
@@ -653,6 +660,7 @@ table.op(py_sorted, "iterable, key=None, reverse=False", spelling="sorted", iner
 table.nondiff(sorted_order, "iterable, key=None, reverse=False", spelling="sorted_order")
 table.op(item_or, "d, key, default=None", spelling="item_or", inert=("key",))
 table.method("get", item_or, receiver="d")
+table.op(dict_without, "d, key", spelling="dict_without", inert=("key",))
 table.op(iterated, "xs", spelling="iterated")
 table.op(as_record, "cls, items", spelling="as_record", inert=("cls",))
 table.op(dict_items, "d", spelling="dict_items")
@@ -868,6 +876,16 @@ def py_sorted_jvp(iterable, iterable_dot, key, reverse):
 @table.vjp(item_or, "d", partial=True)
 def item_or_vjp_d(d, key, g):
     return one_item(g, key) if key in d else None
+
+
+@table.vjp(dict_without, "d", partial=True)
+def dict_without_vjp(key, g):
+    return without_item(g, key) if g is not None else None
+
+
+@table.jvp(dict_without, "d")
+def dict_without_jvp(d_dot, key):
+    return dict_without(d_dot, key)
 
 
 @table.vjp(item_or, "default", partial=True)

@@ -227,6 +227,12 @@ def dict_copy_sample(a):
     return d["a"] * e["b"] + e["a"]
 
 
+def dict_without_sample(a):
+    d = {"a": a * 2.0, "b": np.sin(a)}
+    first = d.pop("a")
+    return first * d["b"] + d.pop("c", a * a)
+
+
 def updated_sample(a, keys):
     d = {"a": a * 2.0, "b": np.sin(a)}
     d.update({key: np.cos(a) * weight for key, weight in zip(keys, (0.5, 2.0))})
@@ -680,6 +686,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("sorted-(4,)", sorted_sample, (v4,)),
         Sample("dict_copy-(4,)", dict_copy_sample, (v4,)),
         Sample("updated-(4,)", updated_sample, (v4, ("a", "c")), wrt=(0,)),
+        Sample("dict_without-(4,)", dict_without_sample, (v4,)),
         Sample("flatten_tree-unflatten_tree-(4,)", flatten_sample, (v4,)),
         Sample("flat_cotangent-(4,)", flat_cotangent_sample, (v4,)),
         Sample("block-(2,2)", lambda a, b: np.block([[a, b], [b * 2.0, a * b]]), (_x(2, 2), _x(2, 2))),

@@ -2457,3 +2457,43 @@ def keywords_from_dict_arguments(x, blocks):
     for params in blocks:
         x = _block(x, **params, scale=0.5)
     return np.sum(x ** 2)
+
+
+def _logged(fn):
+    """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        verbose = kwargs.pop("verbose", False)
+        if verbose and "act" in kwargs:
+            print(f"{fn.__name__} with {len(kwargs)} keywords")
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@_logged
+def _activated(x, act=np.tanh, scale=1.0):
+    return act(x) * scale
+
+
+def function_through_wrapper_keywords(x):
+    return np.sum(_activated(x, act=np.sin, scale=2.0)) + np.sum(_activated(x, verbose=False) ** 2) \
+        + np.sum(_activated(x, act=np.cos, verbose=True))
+
+
+def popped_options(x, options):
+    opts = dict(options)
+    w = opts.pop("w", 1.0)
+    b = opts.pop("b")
+    z = opts.pop("z", x[0])  # absent: the default
+    return np.sum(x * w + b) * z + len(opts)
+
+
+def popped_from_a_built_dict(x):
+    d = {"a": x * 2.0, "b": x ** 2, "c": 3.0}
+    a = d.pop("a")
+    return np.sum(a * d["b"]) + len(d) + np.sum(d.pop("q", x))
+
+
+def pops_a_missing_key(x):
+    d = {"a": x}
+    return np.sum(d.pop("missing"))
