@@ -441,6 +441,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
         self.view_writes: list = []  # (view var written into, the array it shows, node): checked in program()
+        self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
@@ -1368,7 +1369,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         source = inputs[0][1] if inputs else None
         if isinstance(source, Pack) and len(source.items) == 1:  # np.atleast_1d(a): of one array, a view of it
             source = source.items[0]
-        if (prim.name in VIEW_OPS or prim.name == "astype" and any(  # a.astype(float, copy=False): maybe `a`
+        if prim.name == "getitem" and self._is_slice(dict(inputs).get("index")) \
+                and self.container_kind(source) in ("list", "tuple"):  # xs[1:] of a list: a new list
+            self.fresh.update(outs)
+        elif (prim.name in VIEW_OPS or prim.name == "astype" and any(  # a.astype(float, copy=False): maybe `a`
                 key == "copy" and isinstance(atom, Const) and atom.value is False for key, atom in inputs)) \
                 and isinstance(source, Var):
             for out in outs:
@@ -1401,6 +1405,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             kind = "dict" if isinstance(getattr(self.live[obj], attr, None), dict) else "list"
         if kind is None and prim.name == "plus":  # list + v: a list when v is one, as it is meant to be
             kind = self.container_kind(inputs[0][1]) or self.container_kind(inputs[1][1])
+        if prim.name == "slice":
+            self.slices.update(outs)
+        if kind is None and prim.name == "getitem" and self._is_slice(dict(inputs).get("index")) \
+                and self.container_kind(inputs[0][1]) in ("list", "tuple"):  # xs[1:]: a new list (of the same items)
+            kind = self.container_kind(inputs[0][1])
         self._track_lengths(prim, inputs, outs)
         self._track_types(prim, inputs, outs)
         self._track_constant_items(prim, inputs, outs)
@@ -1498,7 +1507,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         index = values.get("index")
         if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
                 and (self.container_kind(values["a"]) in ("list", "dict") or self._read_from_live(values["a"])) \
-                and (isinstance(index, Var) or _hashable(index.value)):
+                and (isinstance(index, Var) or _hashable(index.value)) and not self._is_slice(index):
             for out in outs:
                 self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)
         elif prim.name == "with_item" and isinstance(values["key"], Const) and _hashable(values["key"].value):
@@ -1507,6 +1516,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name == "assign" and values["x"] in self.item_origin:
             for out in outs:
                 self.item_origin[out] = self.item_origin[values["x"]]
+
+    def _is_slice(self, index) -> bool:
+        """Whether an index atom is a slice (`xs[1:]`, `xs[:n]`): of a list, a new list, not one of its items."""
+        return isinstance(index, Const) and isinstance(index.value, slice) or index in self.slices
 
     def _track_lists_of_lists(self, prim, values, outs):
         """`lists_of_lists` and `list_items`: a list display (or comprehension) of lists, an empty list

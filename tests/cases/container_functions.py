@@ -271,3 +271,19 @@ def flattened_by_nested_loops(x, b):
             pieces.append(np.ravel(c))
     v = np.concatenate(pieces)
     return np.dot(v, v) * np.sum(np.cos(v))
+
+
+def slice_of_a_list_item_set(x):
+    xs = [x, 2 * x, 3 * x]
+    ys = xs[:2]  # a new list: setting its item leaves xs as it was
+    ys[0] = x * 5
+    return np.sum(xs[0]) + np.sum(ys[0] * ys[1])
+
+
+def slice_of_a_list_appended(x, n):
+    xs = [x, 2 * x, 3 * x]
+    ys = xs[1:]
+    ys.append(x ** 2)
+    head = xs[:n]  # (a slice made when the code runs)
+    head.append(x * 4)
+    return np.sum(xs[1]) + len(xs) + np.sum(ys[-1] * ys[0]) + np.sum(head[-1] * head[0])
