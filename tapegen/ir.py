@@ -136,33 +136,40 @@ class Catch:
     """What makes an `If` a protected statement: `then` runs inside `try:`, and `orelse` is the `except
     classes as bound:` block, run instead of the rest of `then` when a statement there raises one of
     `classes` (an atom; the branch taken is always on the tape). `mark` names the tape's length before
-    `then`: pushes `then` made before it raised are dropped (frontend/normalize.py makes these of the user's
+    `then`: pushes `then` made before it raised are dropped, and `kept` holds the values of the vars it saves
+    there before they are set, put back where it raised (frontend/normalize.py makes these of the user's
     `try`). `bound`, the exception, is defined at the start of `orelse`."""
 
     classes: Atom
     mark: Var
     bound: Var
+    kept: Var
 
 
 @dataclass(frozen=True)
 class If:
     """`if cond: then else: orelse`. Vars assigned in a branch keep one name across both.
 
-    With `catch`, `then` is a statement run in `try:` and `orelse` its `except` block (`cond` is unused)."""
+    With `catch`, `then` is a statement run in `try:` and `orelse` its `except` block (`cond` is unused).
+    With `manager` (an Eqn with no outputs: `np.errstate(divide="raise")`), `then` runs in `with manager:`,
+    always (`cond` is True, `orelse` empty), and so does its backward pass."""
 
     cond: Atom
     then: tuple
     orelse: tuple
     span: Span
     catch: Catch | None = None
+    manager: Eqn | None = None
 
     @property
     def reads(self) -> tuple:
-        return atom_vars(self.cond) + (atom_vars(self.catch.classes) if self.catch is not None else ())
+        return atom_vars(self.cond) + (atom_vars(self.catch.classes) if self.catch is not None else ()) + \
+            (self.manager.reads if self.manager is not None else ())
 
     def with_blocks(self, then, orelse, cond=None) -> "If":
         """This statement with other blocks (and condition): what every pass rebuilding one makes."""
-        return If(self.cond if cond is None else cond, tuple(then), tuple(orelse), self.span, self.catch)
+        return If(self.cond if cond is None else cond, tuple(then), tuple(orelse), self.span, self.catch,
+                  self.manager)
 
 
 @dataclass(frozen=True)
@@ -311,7 +318,8 @@ def _compound_listing(stmt, indent) -> list:
     inner = indent + "  "
     where = f"  # {stmt.span.file}:{stmt.span.line}  {stmt.span.text.strip()}"
     if isinstance(stmt, If):
-        head = f"{indent}if {stmt.cond}:" if stmt.catch is None else f"{indent}try:"
+        head = f"{indent}try:" if stmt.catch is not None else f"{indent}with {stmt.manager}:" \
+            if stmt.manager is not None else f"{indent}if {stmt.cond}:"
         rows = [head.ljust(40) + where] + (listing(stmt.then, inner) or [f"{inner}pass"])
         if stmt.orelse or stmt.catch is not None:
             rows += [f"{indent}else:" if stmt.catch is None else f"{indent}except {stmt.catch.classes}:"]

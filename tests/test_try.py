@@ -238,3 +238,79 @@ def test_tapegens_own_errors_are_not_handled_as_the_users():
     with pytest.raises(tg.TapegenError):
         caught_exception(tg.TapegenError("a guard of generated code"))
     assert isinstance(caught_exception(ValueError("the user's")), ValueError)
+
+
+def raises_under_errstate(x):
+    with np.errstate(divide="raise"):
+        r = np.sum(1.0 / x)
+    return r
+
+
+def handled_under_errstate(x):
+    total = 0.0
+    for k in range(len(x)):
+        with np.errstate(divide="raise", invalid="raise"):
+            try:
+                total = total + np.log(x[k]) * x[k]
+            except FloatingPointError:
+                total = total + x[k] ** 2
+    return total
+
+
+def errstate_inside_try(x):
+    try:
+        with np.errstate(invalid="raise"):
+            y = np.sqrt(x)
+    except FloatingPointError:
+        y = np.abs(x)
+    return np.sum(y * x)
+
+
+def quiet(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = np.log(x)
+    with np.errstate(divide="ignore"):
+        z = np.log(x)
+    return np.sum(np.where(np.isfinite(y), y, 0.0) + np.where(np.isfinite(z), z, 0.0) * x)
+
+
+def test_an_error_numpy_raises_under_errstate_is_raised_as_python_raises_it():
+    with pytest.raises(FloatingPointError):
+        tg.grad(raises_under_errstate)(np.array([0.0, 1.0]))
+    np.testing.assert_allclose(tg.grad(raises_under_errstate)(np.array([2.0, 4.0])), [-0.25, -1 / 16])
+
+
+@pytest.mark.parametrize("x", [[1.5, 0.5, 2.0], [0.5, -1.0, 2.0], [-0.5, 1.0, -2.0]])
+def test_errstate_blocks_with_try(x):
+    check_modes(handled_under_errstate, np.array(x), order2=False)
+    check_modes(errstate_inside_try, np.array(x), order2=False)
+
+
+def test_warning_settings_end_with_their_block():
+    x = np.array([0.0, 1.0, 2.0])
+    filters = list(warnings.filters)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value, gradient = tg.value_and_grad(quiet)(x)
+        assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert warnings.filters == filters
+    assert value == pytest.approx(quiet(x))
+    text = tg.source(quiet)
+    lines = [line.split("#")[0].strip() for line in text.splitlines()]
+    assert lines.count("with warnings.catch_warnings():") == 2 and lines.count("with np.errstate(divide='ignore'):") == 2
+
+
+def breaks_inside_with(x):
+    total = 0.0
+    for i in range(3):
+        with np.errstate(all="ignore"):
+            if x[i] > 1.5:
+                break
+        total = total + x[i] ** 2
+    return total
+
+
+def test_an_exit_inside_a_with_block_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="inside a `with` block is not supported"):
+        tg.grad(breaks_inside_with)(np.array([1.0, 2.0, 3.0]))

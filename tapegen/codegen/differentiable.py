@@ -4,7 +4,8 @@ The gradient code emit.py writes is plain Python, but a few of its idioms are
 not what lowering accepts from a user, so the text is edited (by AST
 position, keeping every comment and line) before it is compiled again:
 
-- `del t1, t2` lines go; `a = b = None` becomes one assignment a name;
+- `del t1, t2` lines go; `a = b = None` becomes one assignment a name; `del tape[mark:]` (where a statement
+  of a `try` block raised) becomes `tape = tape[:mark]`;
 - `g is not None` becomes `is_not_none(g)`, `reversed(t)` becomes `(t)[::-1]`;
 - `xs.pop()` (undoing `xs.append(v)`) becomes `xs = xs[:-1]`: the list the forward pass built
   stays whole for the second backward pass, which undoes the appends itself;
@@ -58,6 +59,9 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
             edits.append((node.value, f"copy_region({node.value.value.id}, {index})"))  # that is written later
         elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "np.s_":
             edits.append((node, _index_value(node.slice, segment)))
+        elif isinstance(node, ast.Delete) and isinstance(node.targets[0], ast.Subscript):  # `del tape[mark:]`
+            mark = segment(node.targets[0].slice.lower)                                # where a protected
+            edits.append((node, f"{tape} = {tape}[:{mark}]"))                          # statement raised
         elif isinstance(node, ast.Delete):
             dropped.add(node.lineno)
         elif isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.IsNot) \
@@ -84,7 +88,8 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
     if not with_value:
         extra = f", {segment(value.elts[1])}" if has_aux else ""
         edits.append((returned, segment(gradients) + extra))
-    replaced = {id(node.func.value) for node, _ in edits if _is_tape_pop(node)}
+    replaced = {id(node.func.value) for node, _ in edits if _is_tape_pop(node)} | \
+        {id(node.targets[0].value) for node, _ in edits if isinstance(node, ast.Delete)}
     edits += [(node, tape) for node in ast.walk(function)
               if isinstance(node, ast.Name) and node.id == "tape" and id(node) not in replaced]
     source = _edited(source, starts, edits)

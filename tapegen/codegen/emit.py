@@ -351,6 +351,8 @@ def _if_lines(stmt, backward) -> list:
     orelse = _lines(stmt.orelse, backward)
     if stmt.catch is not None and not backward:
         return try_lines(stmt, then, orelse, comment)
+    if stmt.manager is not None:
+        return [f"with {to_text_expr(stmt.manager)}:{comment}"] + _indented(then or ["pass"])
     if not then:
         return [f"if not {cond}:{comment}"] + _indented(orelse)
     lines = [f"if {cond}:{comment}"] + _indented(then)
@@ -360,12 +362,18 @@ def _if_lines(stmt, backward) -> list:
 
 
 def try_lines(stmt, then, orelse, comment) -> list:
-    """A protected statement: `then` in `try:`, `orelse` in `except`; what `then` pushed before it raised is
-    dropped from the tape, so the backward pass finds there what the except block pushed."""
+    """A protected statement: `then` in `try:`, `orelse` in `except`. Where it raised, what `then` pushed is
+    dropped from the tape, and the vars it saved there before setting them get their values back (in a
+    loop, the next pass saves them again): the tape and those vars are as if `then` had not run."""
     lines, drop = [], []
     if any(isinstance(inner, Push) for inner in walk(stmt.then[:-1])):  # (the last: the branch's flag)
         mark = stmt.catch.mark.name
         lines, drop = [f"{mark} = len(tape)"], [f"del tape[{mark}:]"]
+        saved = ", ".join(dict.fromkeys(inner.value.name for inner in walk(stmt.then)
+                                        if isinstance(inner, Push) and isinstance(inner.value, Var)))
+        if saved:
+            lines.append(f"{stmt.catch.kept.name} = {saved}")
+            drop.append(f"{saved} = {stmt.catch.kept.name}")
     lines += [f"try:{comment}"] + _indented(then or ["pass"])
     return lines + [f"except {atom_text(stmt.catch.classes)} as {stmt.catch.bound.name}:"] + _indented(drop + orelse)
 

@@ -13,7 +13,7 @@ import functools
 from ..ir import Eqn, Exit, If, Loop
 from ..transforms.forward import TangentSum
 from ..transforms.reverse import RuleApplication
-from .emit import INDENT, atom_text, header, try_lines
+from .emit import INDENT, atom_text, header, to_text_expr, try_lines
 from .render import expression, statement, to_text
 
 
@@ -70,6 +70,8 @@ def _statement_lines(stmt) -> list:
         then, orelse = _lines(stmt.then), _lines(stmt.orelse)
         if stmt.catch is not None:
             return try_lines(stmt, then, orelse, comment)
+        if stmt.manager is not None:
+            return [f"with {to_text_expr(stmt.manager)}:{comment}"] + _indented(then or ["pass"])
         if not then:
             return [f"if not {atom_text(stmt.cond)}:{comment}"] + _indented(orelse)
         lines = [f"if {atom_text(stmt.cond)}:{comment}"] + _indented(then)

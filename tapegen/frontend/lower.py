@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import UnsupportedSyntaxError
-from ..ir import VIEW_OPS, Const, Eqn, Pack, Program, Var
+from ..ir import VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, number_item,
                                raise_error, same_shape_as_transformed, same_value_as_transformed, set_module_name)
@@ -33,7 +33,7 @@ from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recar
                      lowered_until_settled, user_function, users_class)
 from .lower_expr import _HINTS, BINOPS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
-from .lower_flow import ControlFlow
+from .lower_flow import ControlFlow, _assigned_names
 from .names import Namer
 from .normalize import normalize
 from .resolve import Scope, all_identifiers, local_names, native
@@ -963,29 +963,48 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.emit_multi(rules.lookup(check_assertion), [self.expr(stmt.test)] + message, {}, stmt, 0, [])
 
     def stmt_With(self, stmt):
-        """`with np.errstate(...):` and other context managers that only change warnings: the body runs. Any
-        other (`with Timer() as t:`, a lock, a `contextlib.contextmanager`): as Python runs it when the body
-        raises nothing, `m = <expr>; t = m.__enter__(); <body>; m.__exit__(None, None, None)` (the methods of a
-        class of yours inlined; a `return` ending the body comes after it: frontend/normalize.py)."""
-        managers = []
-        for item in stmt.items:
-            call = item.context_expr
-            manager = self.static(call.func) if isinstance(call, ast.Call) else MISSING
-            if manager in WARNING_CONTEXTS and item.optional_vars is None:
-                continue
-            self.check_manager(call, manager)
-            held = self.namer.invented("manager").name
-            self.statement(_located(ast.Assign([ast.Name(held, ast.Store())], call), call))
-            enter = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__enter__", ast.Load()), [], [])
-            self.statement(_located(ast.Assign([item.optional_vars], enter) if item.optional_vars is not None
-                                    else ast.Expr(enter), call))
-            managers.append((held, call))
-        for inner in stmt.body:
-            self.statement(inner)
-        for held, call in reversed(managers):
-            leave = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__exit__", ast.Load()),
-                             [ast.Constant(None)] * 3, [])
-            self.statement(_located(ast.Expr(leave), call))
+        """`with np.errstate(...):`, `warnings.catch_warnings()` and other contexts that change only how NumPy
+        and Python treat warnings and errors: the body in the same `with` in generated code (its backward pass
+        too), so an error it turns a warning into is raised where Python raises it, and the settings end with
+        the block. Any other (`with Timer() as t:`, a lock, a `contextlib.contextmanager`): as Python runs it
+        when the body raises nothing, `m = <expr>; t = m.__enter__(); <body>; m.__exit__(None, None, None)`
+        (the methods of a class of yours inlined; a `return` ending the body comes after it:
+        frontend/normalize.py)."""
+        self.with_items(list(stmt.items), stmt)
+
+    def with_items(self, items, stmt):
+        if not items:
+            for inner in stmt.body:
+                self.statement(inner)
+            return
+        item, rest = items[0], items[1:]
+        call = item.context_expr
+        manager = self.static(call.func) if isinstance(call, ast.Call) else MISSING
+        if manager in WARNING_CONTEXTS and item.optional_vars is None:
+            return self.warning_context(call, lambda: self.with_items(rest, stmt), stmt)
+        self.check_manager(call, manager)
+        held = self.namer.invented("manager").name
+        self.statement(_located(ast.Assign([ast.Name(held, ast.Store())], call), call))
+        enter = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__enter__", ast.Load()), [], [])
+        self.statement(_located(ast.Assign([item.optional_vars], enter) if item.optional_vars is not None
+                                else ast.Expr(enter), call))
+        self.with_items(rest, stmt)
+        leave = ast.Call(ast.Attribute(ast.Name(held, ast.Load()), "__exit__", ast.Load()), [ast.Constant(None)] * 3,
+                         [])
+        self.statement(_located(ast.Expr(leave), call))
+
+    def warning_context(self, call, inside, stmt):
+        """The rest of a `with` statement in a region run in `with <call>:` (an If with a manager)."""
+        self.expr(call)
+        made = self.current.pop()  # the manager's call, written in the `with` line itself
+        manager = Eqn(made.op, made.inputs, (), made.span)
+        with self.sharing(_assigned_names(stmt.body) | _assigned_names(
+                [ast.Assign([i.optional_vars], i.context_expr) for i in stmt.items if i.optional_vars]), stmt) \
+                as construct:
+            then = self.block([], then=inside)
+            construct.branch_done()
+            orelse = self.block([])
+        self.current.append(If(Const(True), tuple(then), tuple(orelse), self.span(call), manager=manager))
 
     def check_manager(self, call, manager):
         """Refuses a context manager tapegen cannot follow: one of a class of yours whose `__exit__` may swallow

@@ -74,7 +74,7 @@ class ControlFlow:
             construct.branch_done()
             orelse = self.block([ast.fix_missing_locations(caught)])
         self.check_unchanged_before_raising(then, before, inner)
-        catch = Catch(classes, self.namer.invented("mark"), bound)
+        catch = Catch(classes, self.namer.invented("mark"), bound, self.namer.invented("kept"))
         self.current.append(If(Const(True), tuple(then), tuple(orelse), self.span(inner), catch))
 
     def check_unchanged_before_raising(self, then, before, node):

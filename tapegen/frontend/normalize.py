@@ -88,6 +88,13 @@ class _Normalizer:
     def statement(self, stmt, in_loop):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return stmt  # a nested def: normalized when it is inlined, with its own exits
+        if isinstance(stmt, ast.With):
+            leaving = next((s for s in _exits_leaving(stmt.body)), None)
+            if leaving is not None:
+                raise self.error(leaving, "a return, break or continue inside a `with` block is not supported "
+                                          "(but a return ending it)", "set a flag in the block, and return, break "
+                                                                      "or continue after it")
+            stmt.body = self.block(stmt.body, in_loop)
         if isinstance(stmt, ast.If):
             stmt.body = self.block(stmt.body, in_loop)
             stmt.orelse = self.block(stmt.orelse, in_loop)
@@ -301,6 +308,9 @@ class _Protecting:
             stmt.test = _located(test, stmt.test)
             stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
             return [made, stmt] if made is not None else [stmt]
+        if isinstance(stmt, ast.With):  # (an exception in it leaves the block: the rest of it is skipped)
+            stmt.body = self.block(stmt.body)
+            return [stmt]
         if isinstance(stmt, (ast.For, ast.While)):  # the body protected; a pass that raised leaves the loop
             stmt.body = self.block(stmt.body)
             if exits_block(stmt.body, loop_exits=True) != ALWAYS:
@@ -310,7 +320,7 @@ class _Protecting:
         if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.FunctionDef,
                              ast.Import, ast.ImportFrom, ast.Delete, ast.AnnAssign)):
             return [stmt]
-        what = {ast.Try: "a `try` statement", ast.With: "a `with` block"}.get(type(stmt), "this statement")
+        what = {ast.Try: "a `try` statement"}.get(type(stmt), "this statement")
         raise self.normalizer.error(stmt, f"{what} inside a `try` block is not supported",
                                     "move it out of the try block, or into a function the try block calls")
 
@@ -387,6 +397,21 @@ def _leaves_loop(stmts, nested=False):
         elif isinstance(stmt, (ast.With, ast.Try)):
             for field in ("body", "orelse", "finalbody"):
                 yield from _leaves_loop(getattr(stmt, field, []), nested)
+
+
+def _exits_leaving(stmts, in_loop=False):
+    """The returns, breaks and continues in `stmts` that leave it (not a nested loop's own)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return) or isinstance(stmt, (ast.Break, ast.Continue)) and not in_loop:
+            yield stmt
+        elif isinstance(stmt, (ast.For, ast.While)):
+            yield from _exits_leaving(stmt.body, True)
+            yield from _exits_leaving(stmt.orelse, in_loop)
+        elif isinstance(stmt, (ast.If, ast.With, ast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _exits_leaving(getattr(stmt, field, []), in_loop)
+            for handler in getattr(stmt, "handlers", []):
+                yield from _exits_leaving(handler.body, in_loop)
 
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

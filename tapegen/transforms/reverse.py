@@ -240,6 +240,9 @@ class _Backward:
         return out
 
     def branch(self, stmt: If) -> list:
+        if stmt.manager is not None:  # `with np.errstate(...)`: always run; its backward pass in it too
+            then = self.block(stmt.then)
+            return [stmt.with_blocks(then, ())] if then else []
         before = dict(self.state)
         then = self.block(stmt.then)
         after_then, self.state = self.state, dict(before)
@@ -622,8 +625,7 @@ def _drop_unneeded_pops(stmts, needed) -> list:
         if isinstance(stmt, Pop) and stmt.index is None and stmt.var not in needed:
             continue
         if isinstance(stmt, If):
-            stmt = If(stmt.cond, tuple(_drop_unneeded_pops(stmt.then, needed)),
-                      tuple(_drop_unneeded_pops(stmt.orelse, needed)), stmt.span)
+            stmt = stmt.with_blocks(_drop_unneeded_pops(stmt.then, needed), _drop_unneeded_pops(stmt.orelse, needed))
         elif isinstance(stmt, Loop):
             stmt = Loop(stmt.kind, stmt.target, stmt.iterable, stmt.test_body, stmt.test,
                         tuple(_drop_unneeded_pops(stmt.body, needed)), stmt.counter, stmt.span)

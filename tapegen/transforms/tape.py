@@ -69,7 +69,7 @@ class ForwardPass:
         then = self.block(stmt.then, in_loop)
         self.bound, after_then = set(before), self.bound
         orelse = self.block(stmt.orelse, in_loop)
-        self.bound &= after_then
+        self.bound = after_then if stmt.manager is not None else self.bound & after_then  # (a `with`: always)
         if id(stmt) in self.backward.flagged:
             self.uses_tape = True
             then = _before_exits(then, Push(Const(True), stmt.span))
