@@ -314,3 +314,39 @@ def breaks_inside_with(x):
 def test_an_exit_inside_a_with_block_is_refused():
     with pytest.raises(tg.UnsupportedSyntaxError, match="inside a `with` block is not supported"):
         tg.grad(breaks_inside_with)(np.array([1.0, 2.0, 3.0]))
+
+
+ACTIVATION = "sin"
+
+
+def known_when_transforming(x):
+    try:
+        act = getattr(np, ACTIVATION)  # known now: nothing to protect when the code runs
+    except AttributeError:
+        act = np.tanh
+    try:
+        import scipy.special as special
+        squash = special.expit
+    except ImportError:
+        squash = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
+    return np.sum(act(x) * squash(x))
+
+
+def import_failing_when_transforming(x):
+    try:
+        import a_module_that_is_not_installed as xp
+        scale = 2.0
+    except ValueError:
+        scale = 0.5
+    except ImportError as error:
+        assert "a_module_that_is_not_installed" in str(error)
+        import numpy as xp
+        scale = 3.0
+    return np.sum(xp.sin(x) * scale)
+
+
+@pytest.mark.parametrize("fn", [known_when_transforming, import_failing_when_transforming])
+def test_what_the_transform_decides_runs_as_python_runs_it(fn):
+    x = np.array([0.3, -0.8, 1.2])
+    check_modes(fn, x)
+    assert "try:" not in tg.source(fn)

@@ -8,6 +8,7 @@ replaced by the values they read, and constant arithmetic folded away.
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import operator
 
@@ -463,6 +464,9 @@ def constant(value) -> ast.expr:
             return _spelled(f"np.{value.__name__}")
         if value in (float, int, bool, complex):
             return _name(value.__name__)
+    if isinstance(value, BaseException) and getattr(builtins, type(value).__name__, None) is type(value) \
+            and all(isinstance(a, (str, int)) for a in value.args):  # an import that failed when transforming
+        return ast.Call(_name(type(value).__name__), [constant(a) for a in value.args], [])
     raise InternalError(f"cannot write the constant {value!r} into generated code")
 
 

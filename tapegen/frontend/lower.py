@@ -897,7 +897,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         try:
             return importlib.import_module(name)
         except ImportError as exc:
-            raise self.unsupported(stmt, f"this import fails when tapegen runs it: {exc}") from None
+            refused = self.unsupported(stmt, f"this import fails when tapegen runs it: {exc}")
+            refused.import_error = exc  # (in a `try` block handling it: the except block runs)
+            raise refused from None
 
     def stmt_Global(self, stmt):
         """`global calls`: the names, assigned below, are the module's (rebound there when the code runs)."""

@@ -152,7 +152,24 @@ class Expressions:
             base = self.static(node.value)  # a module imported inside the function: `math.pi`, `stats.t.cdf`
             return native(getattr(base, node.attr, MISSING)) if isinstance(base, (types.ModuleType, type)) \
                 or _static_instance(base) else MISSING
+        if isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords \
+                and isinstance(node.func, ast.Name) and self.static(node.func) is getattr:
+            base, name = self.static(node.args[0]), self.known_text(node.args[1])  # getattr(np, NAME)
+            return native(getattr(base, name, MISSING)) if isinstance(name, str) and (
+                isinstance(base, (types.ModuleType, type)) or _static_instance(base)) else MISSING
         return self.scope.static(node)
+
+    def known_text(self, node):
+        """The string `node` is when transforming (a literal, a name bound to one here or in the module), or None."""
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name) and node.id in self.env:
+            value = self.env[node.id]
+            return value.value if isinstance(value, Const) and isinstance(value.value, str) else None
+        if isinstance(node, ast.Name) and node.id not in self.scope.locals:
+            value = self.scope.lookup(node.id)
+            return value if type(value) is str else None
+        return None
 
     def free_object(self, hint, getter):
         """A var the generated code reads an object of the user's through, looked up afresh on each call
@@ -203,7 +220,11 @@ class Expressions:
                 and not isinstance(obj, (Var, LocalFunction)):
             name = node.id if isinstance(node, ast.Name) else None
             known = self.env.get(name) if name else None
-            return known if isinstance(known, StaticValue) else StaticValue(obj, self.expr(node))
+            if isinstance(known, StaticValue):
+                return known
+            root = self.env.get(_root_name(node))  # `fn = sc.expit` of `import scipy.special as sc` here: a
+            unwritten = isinstance(root, StaticValue) and root.atom is None  # function to call, not a value
+            return StaticValue(obj, None if unwritten else self.expr(node))
         if isinstance(obj, (list, tuple)) and not (isinstance(node, ast.Name) and node.id in self.env):
             return self.global_items(obj, node)
         held = self.live_attribute(node)
@@ -284,7 +305,7 @@ class Expressions:
             return self.function_like(node.body) or self.function_like(node.orelse)
         if self.is_method_value(node):  # self._relu
             return True
-        obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
+        obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute, ast.Call)) else MISSING
         return obj is not MISSING and callable(obj) and not isinstance(obj, (Var, LocalFunction))
 
     def made_function(self, node, target=None):
@@ -292,6 +313,9 @@ class Expressions:
         with `a` first), `tg.grad(f)` (a StaticValue), or what a helper of the user's returns (lowered
         here: a lambda or local def it returns comes back as a LocalFunction, a function it was passed as
         a StaticValue)."""
+        named = self.static(node)  # getattr(np, NAME): the function (or module) it names, known now
+        if named is not MISSING and (callable(named) or isinstance(named, types.ModuleType)):
+            return StaticValue(named, self.expr(node, target))
         obj = self.static(node.func)
         if obj is functools.partial and node.args and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and all(kw.arg is not None for kw in node.keywords):
@@ -706,8 +730,11 @@ class Expressions:
 
     def expr_Matches(self, node, target):
         """Whether an `except` clause handles the exception caught (frontend/normalize.py's `Matches`)."""
-        return self.emit(rules.lookup(exception_matches), [self.expr(node.caught), self.expr(node.catch)], {}, node,
-                         target)
+        caught = self.expr(node.caught)
+        classes = self.static_classes(node.catch) if isinstance(caught, Const) else None
+        if classes is not None:  # an import that failed when transforming: decided now
+            return Const(isinstance(caught.value, classes))
+        return self.emit(rules.lookup(exception_matches), [caught, self.expr(node.catch)], {}, node, target)
 
     def expr_Compare(self, node, target):
         """`a < b`, and `a < b < c` as `(a < b) and (b < c)` with `b` computed once."""

@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from .. import rules
+from ..errors import UnsupportedSyntaxError
 from ..ir import Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
 from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
@@ -64,8 +65,20 @@ class ControlFlow:
         in `try:`, and whose `orelse` binds the exception `except` caught; which ran is on the tape, so the
         backward pass replays the statement only where it finished. It must change nothing that outlives it
         before it is sure to finish: where it raised, the change would be made with no backward pass."""
-        classes = self.expr(stmt.catch)
         inner = stmt.body[0]
+        if isinstance(inner, ast.Assign) and self.known_now(inner.value):  # `act = getattr(np, NAME)`: made now,
+            return self.statement(inner)  # nothing runs (or raises) when the code runs (`caught` stays None)
+        if isinstance(inner, (ast.Import, ast.ImportFrom)):  # imported now, or failing now: its except block
+            try:
+                return self.statement(inner)
+            except UnsupportedSyntaxError as refused:
+                failed = getattr(refused, "import_error", None)
+                classes = self.static_classes(stmt.catch)
+                if failed is None or classes is None or not isinstance(failed, classes):
+                    raise
+                self.store(stmt.caught, Const(failed), inner)  # the guards after it and the handler: decided now
+                return None
+        classes = self.expr(stmt.catch)
         before = set(self.namer.assigned)
         bound = self.namer.invented("raised")
         caught = ast.copy_location(ast.Assign([ast.Name(stmt.caught, ast.Store())], Caught(bound)), inner)
@@ -77,6 +90,18 @@ class ControlFlow:
         catch = Catch(classes, self.namer.invented("mark"), bound, self.namer.invented("kept"))
         self.current.append(If(Const(True), tuple(then), tuple(orelse), self.span(inner), catch))
 
+    def static_classes(self, node):
+        """The exception class, or tuple of them, an `except` clause names, known now; or None."""
+        items = node.elts if isinstance(node, ast.Tuple) else [node]
+        classes = tuple(self.static(item) for item in items)
+        if not all(isinstance(c, type) and issubclass(c, BaseException) or isinstance(c, tuple) for c in classes):
+            return None
+        return classes
+
+    def known_now(self, node) -> bool:
+        """Whether `node` is a function, class or module the transform knows (`np.tanh`, `sc.expit`,
+        `getattr(np, NAME)` of a name it knows)."""
+        return isinstance(node, (ast.Name, ast.Attribute, ast.Call)) and self.static(node) is not MISSING
     def check_unchanged_before_raising(self, then, before, node):
         """Refuses a protected statement that changes a value made before it (`xs.append(v)`, an attribute a
         method sets) anywhere but in its last step: a step after the change may raise."""

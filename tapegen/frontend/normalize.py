@@ -317,8 +317,10 @@ class _Protecting:
                 left = _located(ast.UnaryOp(ast.Not(), self.ran(stmt)), stmt)
                 stmt.body.append(_located(ast.If(left, [ast.Break()], []), stmt))
             return [stmt]
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):  # (done when transforming: it may fail then)
+            return [self.protected(stmt)]
         if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.FunctionDef,
-                             ast.Import, ast.ImportFrom, ast.Delete, ast.AnnAssign)):
+                             ast.Delete, ast.AnnAssign)):
             return [stmt]
         what = {ast.Try: "a `try` statement"}.get(type(stmt), "this statement")
         raise self.normalizer.error(stmt, f"{what} inside a `try` block is not supported",
