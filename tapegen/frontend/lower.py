@@ -447,7 +447,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.list_items: set = set()  # vars read out of one of those: a list, unless changed since
         self.item_parent: dict = {}  # dict or list var -> (var, key): made from var with item `key` replaced
         self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
-                        and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
+                        and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)} | {
+            sub.target.id for sub in ast.walk(self.node) if isinstance(sub, ast.AugAssign)
+            and isinstance(sub.target, ast.Name)}  # x[i] = v, x += v: written into in place
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
@@ -1124,6 +1126,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 f"write `{name} = {name} {_OPSYM.get(type(stmt.op), '?')} ...` to make a new array")
         if isinstance(current, Var) and current in self.fresh and (
                 current in self.held_in or not self.sole_name(name, current)
+                or self.alias_read_after(name, current, stmt) is not None  # (`prev = vel` in a loop, then `vel += a`)
                 or any(self.shared.get(name) == Var(held) for _, (held, how) in self._carried_all() if how == "+=")):
             # held elsewhere too: a number (a counter) is rebound, as Python does; an array raises when it runs
             self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])

@@ -141,6 +141,47 @@ def writes_into_arguments(x, v):
     return np.sum(x * v)
 
 
+def arguments_added_to_in_a_loop(pos, vel, dt=0.1):
+    """Velocity Verlet as simulations write it: `vel += ...` and `pos += ...` on the arguments, pass after pass."""
+    acc = -np.sin(pos)
+    for _ in range(3):
+        vel += acc * dt / 2.0
+        pos += vel * dt
+        acc = -np.sin(pos)
+        vel *= 1.0 - 0.1 * dt
+        vel += acc * dt / 2.0
+    return np.sum(pos ** 2) + np.sum(vel * pos)
+
+
+def array_named_twice_then_added_to_in_a_loop(x):
+    """`prev` is the same array as `vel` when the code runs: NumPy's `+=` changes both."""
+    vel = x * 1.0
+    prev = vel
+    for _ in range(3):
+        vel += x
+    return np.sum(prev * vel)
+
+
+def array_named_twice_in_a_loop_then_added_to(x):
+    vel = x * 1.0
+    prev = x * 0.5
+    for i in range(3):
+        if i == 1:
+            prev = vel
+        vel -= 0.1 * vel
+    return np.sum(prev * vel)
+
+
+def number_named_twice_in_a_loop_then_added_to(x):
+    """A number is rebound by `+=`, as Python does: `prev` keeps the value from before."""
+    total = 0.0
+    prev = 1.0
+    for k in range(3):
+        prev = total
+        total += np.sum(x * k)
+    return prev * total
+
+
 def namedtuple_parameters(p, x):
     return np.sum(np.tanh(x @ p.W + p.b)) + np.sum(p[0] * 2.0)
 
