@@ -685,6 +685,7 @@ def norm_direction_jvp(x, x_dot, ord, axes, matrix):
 
 
 @table.vjp(linalg_adjugate, "a")
+@table.vjp(linalg_adjugate_tangent, "t")  # (linear in t: the same map)
 def linalg_adjugate_vjp(a, g):
     return linalg_adjugate_tangent(linalg_mT(a), g)
 
@@ -692,11 +693,6 @@ def linalg_adjugate_vjp(a, g):
 @table.jvp(linalg_adjugate, "a")
 def linalg_adjugate_jvp(a, a_dot):
     return linalg_adjugate_tangent(a, a_dot)
-
-
-@table.vjp(linalg_adjugate_tangent, "t")
-def linalg_adjugate_tangent_vjp_t(a, g):
-    return linalg_adjugate_tangent(linalg_mT(a), g)
 
 
 @table.jvp(linalg_adjugate_tangent, "t")
