@@ -172,6 +172,49 @@ def array_named_twice_in_a_loop_then_added_to(x):
     return np.sum(prev * vel)
 
 
+def arrays_named_twice_by_a_tuple_in_a_loop(x):
+    """`prev, vel = vel, vel`, pass after pass: the aliases go round the loop (none starts from a new array)."""
+    vel = x * 1.0
+    prev = x * 0.0
+    for _ in range(3):
+        prev, vel = vel, vel
+        vel += x
+    return np.sum(prev * vel)
+
+
+def array_named_twice_at_the_end_of_a_pass(x):
+    """`prev = vel` ends a pass; the next pass's `vel += x` changes `prev` too, read after it."""
+    vel = x * 1.0
+    prev = x * 0.0
+    total = 0.0
+    for _ in range(3):
+        vel += x
+        total = total + np.sum(prev * prev)
+        prev = vel
+    return total
+
+
+def array_named_twice_at_the_end_of_a_pass_then_written_into(x):
+    vel = x * 1.0
+    prev = x * 0.0
+    total = 0.0
+    for _ in range(3):
+        vel[1] = vel[1] * x[1]
+        total = total + np.sum(prev * prev)
+        prev = vel
+    return total
+
+
+def arrays_swapped_then_added_to_in_a_loop(x):
+    """Double buffers: `b, c = c, b` swaps two arrays, neither ever the other, so `b += x` changes only `b`."""
+    b, c = x * 1.0, x * 2.0
+    for _ in range(3):
+        b, c = c, b
+        b += x
+        c *= 0.5
+    return np.sum(b * c)
+
+
 def number_named_twice_in_a_loop_then_added_to(x):
     """A number is rebound by `+=`, as Python does: `prev` keeps the value from before."""
     total = 0.0
