@@ -29,6 +29,9 @@ POINTS = {
     "star_arguments": (np.array([0.3, -0.7]), np.array([1.2, 0.5])),
     "statements_and_objects": (np.array([0.3, -0.2, 0.5]), _m(4, 3)),
     "writes_into_arguments": (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 1.5])),
+    "arguments_added_to_in_a_loop": (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 1.5])),
+    "number_named_twice_in_a_loop_then_added_to": (X3,),
+    "arrays_swapped_then_added_to_in_a_loop": (X3,),
     "names_like_generated_ones": (X3,),
     "underscore_as_a_name": (_m(3, 3),),
     "functions_in_containers": (_m(3, 2), _m(4, 3)),
@@ -377,6 +380,18 @@ def test_an_array_item_added_to_in_place_is_refused_when_it_runs():
     """`grads["W"] += x` on an array item would change the array in place (wherever else it is held)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="changes the ndarray in `grads\\[.W.\\]` in place"):
         tg.grad(pf.array_item_added_in_place)(X3)
+
+
+@pytest.mark.parametrize("fn", [pf.array_named_twice_then_added_to_in_a_loop,
+                                pf.array_named_twice_in_a_loop_then_added_to,
+                                pf.arrays_named_twice_by_a_tuple_in_a_loop,
+                                pf.array_named_twice_at_the_end_of_a_pass,
+                                pf.array_named_twice_at_the_end_of_a_pass_then_written_into])
+def test_an_array_another_name_holds_added_to_in_a_loop_is_refused_when_it_runs(fn):
+    """`prev = vel` (before a loop, or in a pass of it) then `vel += v` or `vel[1] = v`: NumPy changes the array
+    `prev` holds too, which tapegen does not follow (it gave the gradient of `prev` keeping its value)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="in `vel` in place, and `prev` holds the same array"):
+        tg.grad(fn)(X3)
 
 
 def test_star_args_in_the_differentiated_function():

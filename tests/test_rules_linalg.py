@@ -806,6 +806,41 @@ def test_third_derivative_of_a_norm_is_a_clear_error():
         tg.grad(tg.grad(tg.grad(lambda x: np.linalg.norm(x))))(np.arange(1.0, 5.0))
 
 
+def _rotation(angles):
+    (a, b), c = angles, np.cos(angles[0] + angles[1])
+    rz = np.array([[np.cos(a), -np.sin(a), 0.0], [np.sin(a), np.cos(a), 0.0], [0.0, 0.0, 1.0]])
+    rx = np.array([[1.0, 0.0, 0.0], [0.0, np.cos(b), -np.sin(b)], [0.0, np.sin(b), np.cos(b)]])
+    return rz @ rx * (1.0 + 0.1 * c)
+
+
+@pytest.mark.parametrize("a", [
+    _rotation([0.3, -1.1]),  # all singular values equal
+    2.0 * np.eye(3),
+    np.array([[1.0, -0.5], [0.5, 1.0]]),  # a scaled rotation
+    np.diag([1.0, 1.0, 0.0]),  # singular, with a repeated singular value
+    np.stack([_rotation([0.3, 0.2]), np.eye(3), rand(3, 3, seed=3)]),
+], ids=["rotation", "scaled-identity", "scaled-rotation-2x2", "singular-repeated", "stack"])
+def test_det_second_order_where_singular_values_repeat(a):
+    """det's gradient is the adjugate; differentiated through the SVD it was wrong wherever singular values
+    repeat (the Hessian of det(I + K) for a skew K, of det(R(axis)) for a rotation, was not even symmetric)."""
+    check_modes(lambda a: np.sum(np.sin(np.linalg.det(a))), a)
+
+
+def test_det_second_order_of_a_rotation_built_from_angles():
+    check_modes(lambda angles: np.linalg.det(_rotation(angles)) + np.trace(_rotation(angles)), np.array([0.3, -1.1]))
+
+
+_det_gradient = tg.grad(lambda x: np.linalg.det(x.reshape(3, 3)))
+_det_second = tg.grad(lambda x: np.sum(_det_gradient(x) ** 2))
+
+
+def test_third_derivative_of_a_determinant_is_a_clear_error():
+    x = rand(9, seed=2)
+    tg.gradcheck(lambda x: np.sum(_det_gradient(x) ** 2), x)  # second order is exact
+    with pytest.raises(tg.NoRuleError, match="linalg_adjugate_tangent"):
+        tg.grad(lambda x: np.sum(_det_second(x) ** 2))(x)
+
+
 _complex_norm_gradient = tg.grad(lambda z: np.linalg.norm(z, np.inf))
 
 

@@ -27,6 +27,7 @@ from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, unt
 from tapegen.rules.runtime_rules import add_tangents, copy_region, tape_pop, unconform
 from tapegen.rules.elementwise import conj_sign, real_like
 from tapegen.rules.linalg import _gap_inverse, _safe_reciprocal, einsum_jvp, einsum_vjp, norm_direction
+from tapegen.rules.linalg import linalg_adjugate, linalg_adjugate_tangent
 from tapegen.rules.fft import fft_fit
 from tapegen.rules.shape import delete_cotangent, insert_values_cotangent
 from tapegen.runtime import add_cotangents, as_cotree, conform, safe_div, unbroadcast, unindex, unreduce
@@ -239,6 +240,12 @@ ROWS = [
          covers=(add_tangents,)),
     _row("_gap_inverse", lambda w: _gap_inverse(w), np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]),
          covers=(_gap_inverse,)),
+    _row("linalg_adjugate", lambda a: linalg_adjugate(a), np.sin(np.arange(18.0)).reshape(2, 3, 3),
+         covers=(linalg_adjugate,)),
+    _row("linalg_adjugate-rotation", lambda a: linalg_adjugate(a), np.array([[0.6, -0.8], [0.8, 0.6]]),
+         covers=(linalg_adjugate,)),
+    _row("linalg_adjugate_tangent", lambda t: linalg_adjugate_tangent(np.diag([2.0, 2.0, 0.5]) + 0.1, t),
+         np.cos(np.arange(9.0)).reshape(3, 3), covers=(linalg_adjugate_tangent,)),
     _row("_safe_reciprocal", lambda s: _safe_reciprocal(s), np.array([0.5, 1.5, 2.0, 3.0]), covers=(_safe_reciprocal,)),
     _row("conj_sign-real", lambda x: conj_sign(x) * x, MIXED, covers=(conj_sign,)),
     _row("conj_sign-complex", lambda a, b: np.real(conj_sign(a + 1j * b) * (0.3 + 1.1j)), MIXED, MIXED[::-1],

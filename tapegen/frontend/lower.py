@@ -25,8 +25,9 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, number_item,
-                               raise_error, same_shape_as_transformed, same_value_as_transformed, set_module_name)
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, not_shared,
+                               number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
+                               set_module_name)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
@@ -312,6 +313,9 @@ class _Construct:
             if is_loop and how == "+=" and var in lowerer.held_in and \
                     (var.name, "+=") not in lowerer.carried.get(lowerer.construct_number, ()):
                 raise Recarry({lowerer.construct_number: {(var.name, "+=")}})  # checked when it runs
+            others = {(var.name, other) for other in lowerer.names_maybe_holding(var)} if is_loop else ()
+            if set(others) - lowerer.carried.get(("aliases", lowerer.construct_number), set()):
+                raise Recarry({("aliases", lowerer.construct_number): others})  # (`prev = vel` later in the pass)
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
             assumed = self.entry_mixed.get(var)
@@ -449,7 +453,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.list_items: set = set()  # vars read out of one of those: a list, unless changed since
         self.item_parent: dict = {}  # dict or list var -> (var, key): made from var with item `key` replaced
         self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
-                        and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)}  # x[i] = v
+                        and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)} | {
+            sub.target.id for sub in ast.walk(self.node) if isinstance(sub, ast.AugAssign)
+            and isinstance(sub.target, ast.Name)}  # x[i] = v, x += v: written into in place
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
@@ -798,17 +804,25 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def alias_roots(self, atom) -> set:
         """The vars whose arrays `atom` may be, following views and `b = a` assignments (aliases)."""
-        seen, todo, roots = set(), [atom], set()
+        return {var for var in self.alias_reach(atom) if var not in self.views and var not in self.aliases}
+
+    def names_maybe_holding(self, var) -> list:
+        """The names, not holding `var` itself, that may hold the same array when the code runs (`prev = vel`
+        later in a loop body whose next pass changes `vel` in place)."""
+        reach = self.alias_reach(var)
+        return [name for name, atom in self.env.items()
+                if isinstance(atom, Var) and atom is not var and self.alias_reach(atom) & reach]
+
+    def alias_reach(self, atom) -> set:
+        """`atom` and every var it may have been assigned from or be a view of, through loops too (where the
+        assignments go round: `prev, vel = vel, vel` in a loop, which has no var assigned from nothing)."""
+        seen, todo = set(), [atom]
         while todo:
             var = todo.pop()
-            if var in seen:
-                continue
-            seen.add(var)
-            nexts = ([self.views[var]] if var in self.views else []) + list(self.aliases.get(var, ()))
-            if not nexts:
-                roots.add(var)
-            todo += nexts
-        return roots
+            if var not in seen:
+                seen.add(var)
+                todo += ([self.views[var]] if var in self.views else []) + list(self.aliases.get(var, ()))
+        return seen
 
     def view_base(self, atom):
         while atom in self.views:
@@ -1152,10 +1166,28 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 or any(self.shared.get(name) == Var(held) for _, (held, how) in self._carried_all() if how == "+=")):
             # held elsewhere too: a number (a counter) is rebound, as Python does; an array raises when it runs
             self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])
+        elif isinstance(current, Var) and current in self.fresh:
+            self.check_not_shared(name, current, stmt, self.aliases_read_after(name, current, stmt))
         if isinstance(current, Var):
             self.wrote_in_place(self.shared.get(name, current), "+=")
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
+
+    def check_not_shared(self, name, current, stmt, aliases=()):
+        """`name += v` or `name[i] = v` on an array other names may hold too when the code runs, through
+        assignments in a loop or branch (`aliases`, or `prev = vel` later in the pass): checked then, by what
+        they hold."""
+        var = self.shared.get(name, current)
+        later = {other for key, entries in self.carried.items() if isinstance(key, tuple) and key[0] == "aliases"
+                 for held, other in entries if held == var.name}
+        others = sorted({other for other in later if other != name and isinstance(self.env.get(other), Var)
+                         and self.read_after(other, stmt)} | set(aliases))
+        if others:
+            self.emit_multi(rules.lookup(not_shared), [current, Pack(tuple(self.env[o] for o in others), "tuple"),
+                                                       Const(ast.unparse(stmt) if isinstance(stmt, ast.stmt) else
+                                                             f"{ast.unparse(stmt)} = ..."), Const(name),
+                                                       Const(tuple(others))],
+                            {}, stmt, 0, [])
 
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""

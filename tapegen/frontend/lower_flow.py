@@ -604,6 +604,18 @@ class ControlFlow:
             return True
         return any(atom is view and self.read_after(name, node) for name, atom in self.env.items())
 
+    def aliases_read_after(self, name, array, node) -> list:
+        """The other names, read after `node`, that may be the same array as `array` when the code runs (assigned
+        from it, or it from that name, in a loop or branch: `prev = vel` then `vel += a`)."""
+        reach, found = None, []
+        for other, atom in self.env.items():
+            if other == name or not isinstance(atom, Var) or not (atom in self.aliases or array in self.aliases):
+                continue
+            reach = self.alias_reach(array) if reach is None else reach
+            if self.alias_reach(atom) & reach and self.read_after(other, node):
+                found.append(other)
+        return found
+
     def read_after(self, name, node) -> bool:
         """Whether this function may read `name` after statement `node` runs: a read of it later in the
         function, or anywhere in a loop around `node` (the next pass reads it again). Another name for an array
@@ -657,21 +669,17 @@ class ControlFlow:
                 node, f"assigning into `{name}` would change an array tapegen cannot follow: it may be an "
                       f"argument, a view of another array, or shared with another name",
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
-        roots = None
         for other, atom in self.env.items():
-            if other == name or not isinstance(atom, Var):
-                continue
-            if self.view_base(atom) is array and self.read_after(other, node):
+            if other != name and isinstance(atom, Var) and self.view_base(atom) is array \
+                    and self.read_after(other, node):
                 raise self.unsupported(node, f"`{other}` is a view of `{name}`, so this assignment changes it too",
                                        f"take a copy: {other} = {name}[...].copy()")
-            if self.generated_code():  # (tapegen's own code aliases on purpose: the backward pass restores)
-                continue
-            roots = self.alias_roots(array) if roots is None else roots
-            if (atom in self.aliases or array in self.aliases) and self.alias_roots(atom) & roots \
-                    and self.read_after(other, node):
-                raise self.unsupported(node, f"`{other}` may be the same array as `{name}` (assigned from it, or it "
-                                             f"from `{other}`), so this assignment changes it too",
-                                       f"take a copy: {other} = {name}.copy()")
+        others = [] if self.generated_code() else self.aliases_read_after(name, array, node)  # (tapegen's own
+        if others:  # code aliases on purpose: the backward pass restores)
+            other = others[0]
+            raise self.unsupported(node, f"`{other}` may be the same array as `{name}` (assigned from it, or it "
+                                         f"from `{other}`), so this assignment changes it too",
+                                   f"take a copy: {other} = {name}.copy()")
         for lazy, sources in getattr(self, "lazy_sources", {}).items():
             if any(array in self.alias_roots(v) or self.alias_roots(array) & self.alias_roots(v) for v in sources) \
                     and self.read_after(lazy, node):
@@ -689,6 +697,8 @@ class ControlFlow:
                                          f"would change too", f"fill `{name}` before keeping it there, or keep a "
                                                               f"copy: `{name}.copy()`")
         if not restoring:
+            if not self.generated_code():
+                self.check_not_shared(name, array, node)
             self.wrote_in_place(array, "[]=")
 
 

@@ -148,6 +148,22 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
+def not_shared(item, others, statement, name, other_names):
+    """Checks `statement` (`vel += x`) where the names `other_names` (holding `others` now) may hold the same
+    array as `name` when the code runs (`prev = vel` in a loop): NumPy would change theirs too, which tapegen
+    does not follow; a number, or an array none of them holds, is rebound as tapegen's code does."""
+    for other, other_name in zip(others, other_names):
+        if isinstance(item, np.ndarray) and isinstance(other, np.ndarray) and np.may_share_memory(item, other):
+            raise UnsupportedSyntaxError(f"`{statement}` changes the array in `{name}` in place, and `{other_name}` "
+                                         f"holds the same array here: tapegen does not follow that change",
+                                         hint=f"store a new value instead (`{name} = {name} + ...`), or keep a "
+                                              f"copy in `{other_name}` (`{other_name} = {name}.copy()`)")
+
+
+table.nondiff(not_shared, "item, others, statement, name, other_names", spelling="not_shared",
+              inert=("item", "others", "statement", "name", "other_names"))
+
+
 def set_in_item(item, index, value):
     """`rows[i][j] = v`, `params["l1"]["W"] = v`: a copy of `item` (an array, list or dict a container
     holds) with `[index]` set to `value`; the holder is then rebound to hold the copy."""

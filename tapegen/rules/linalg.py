@@ -86,16 +86,39 @@ def linalg_per_matrix(g):
 def linalg_adjugate(a):
     """adj(a) = det(a) inv(a) for each matrix, exact for singular matrices too.
 
-    From the SVD a = U S V^T: adj(a) = det(U) det(V^T) V diag(prod of the other s_j) U^T,
+    From the SVD a = U S V^H: adj(a) = det(U) det(V^H) V diag(prod of the other s_j) U^H,
     with the products built from cumulative products, so no s_i is divided by.
     """
     u, s, vt = np.linalg.svd(a)
-    ones = np.ones_like(s[..., :1])
-    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
-    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(s[..., 1:], -1)], axis=-1), axis=-1), -1)
     sign = np.linalg.det(u) * np.linalg.det(vt)
-    u, vt = (np.conj(u), np.conj(vt)) if np.iscomplexobj(u) else (u, vt)  # a = U S V^H: adj(a) has V, U^H
-    return linalg_per_matrix(sign) * ((linalg_mT(vt) * (before * after)[..., None, :]) @ linalg_mT(u))
+    return linalg_per_matrix(sign) * ((_h(vt) * _products_of_others(s)[..., None, :]) @ _h(u))
+
+
+def linalg_adjugate_tangent(a, t):
+    """The derivative of adj(a) along t, exact for singular matrices and repeated singular values too (the
+    SVD's own derivative is not: its singular vectors are not determined there).
+
+    adj(U (S + F) V^H) = det(U) det(V^H) V adj(S + F) U^H holds for every F (adj(P A Q) = adj(Q) adj(A)
+    adj(P), adj(U) = det(U) U^H for a unitary U), so with F = U^H t V the derivative is V dadj(S)[F] U^H,
+    where the derivative at a diagonal S is -q_ij F_ij off the diagonal and sum over k != i of q_ik F_kk on
+    it, q_ij the product of the s_l other than s_i and s_j. That map is symmetric, so adj's VJP is this
+    function at a^T (whose SVD swaps U and conj(V)).
+    """
+    u, s, vt = np.linalg.svd(a)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    f = _h(u) @ t @ _h(vt)
+    mask = _eye(s) == 1
+    q = np.where(mask, 0, _products_of_others(np.where(mask, 1, s[..., None, :])))  # q_ij, 0 for i == j
+    middle = _diag((q @ _diagonal(f)[..., None])[..., 0]) - q * f
+    return linalg_per_matrix(sign) * (_h(vt) @ middle @ _h(u))
+
+
+def _products_of_others(x):
+    """The product of the other entries along the last axis, for each entry, with no division."""
+    ones = np.ones_like(x[..., :1])
+    before = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(x[..., 1:], -1)], axis=-1), axis=-1), -1)
+    return before * after
 
 
 # --- helpers of the rules called by name --------------------------------------------------------

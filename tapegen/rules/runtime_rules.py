@@ -35,6 +35,7 @@ from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
 from .linalg import _gap_inverse, _safe_reciprocal, norm_axes, norm_direction, norm_direction_tangent, norm_is_matrix
+from .linalg import linalg_adjugate, linalg_adjugate_tangent
 from . import linalg
 from .linalg import einsum_cross, einsum_first_cotangent, einsum_first_tangent, einsum_jvp, einsum_tangent_cross
 from .linalg import einsum_vjp
@@ -190,6 +191,10 @@ table.op(norm_direction, "x, ord, axes, matrix", spelling="norm_direction", iner
 # the norm's Hessian times a vector: no rules of its own, so third derivatives of a norm are a NoRuleError
 table.op(norm_direction_tangent, "x, ord, axes, matrix, t", spelling="norm_direction_tangent",
          inert=("ord", "axes", "matrix"))
+table.op(linalg_adjugate, "a", spelling="linalg_adjugate")  # det's gradient: its rules do not go through the
+# SVD's (wrong where singular values repeat: a rotation, the identity); its derivative has rules along t only,
+# so third derivatives of a determinant are a NoRuleError
+table.op(linalg_adjugate_tangent, "a, t", spelling="linalg_adjugate_tangent")
 table.op(linalg_mT, "x", spelling="linalg_mT")
 table.op(matmul_vjp_x1, "x1_shape, x2, ct", spelling="matmul_vjp_x1")
 table.op(matmul_vjp_x2, "x1, x2_shape, ct", spelling="matmul_vjp_x2")
@@ -677,6 +682,22 @@ def norm_direction_vjp(x, ord, axes, matrix, g):
 @table.jvp(norm_direction, "x")
 def norm_direction_jvp(x, x_dot, ord, axes, matrix):
     return norm_direction_tangent(x, ord, axes, matrix, x_dot)
+
+
+@table.vjp(linalg_adjugate, "a")
+@table.vjp(linalg_adjugate_tangent, "t")  # (linear in t: the same map)
+def linalg_adjugate_vjp(a, g):
+    return linalg_adjugate_tangent(linalg_mT(a), g)
+
+
+@table.jvp(linalg_adjugate, "a")
+def linalg_adjugate_jvp(a, a_dot):
+    return linalg_adjugate_tangent(a, a_dot)
+
+
+@table.jvp(linalg_adjugate_tangent, "t")
+def linalg_adjugate_tangent_jvp_t(a, t_dot):
+    return linalg_adjugate_tangent(a, t_dot)
 
 
 @table.vjp(log_or_zero, "x")

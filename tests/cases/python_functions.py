@@ -141,6 +141,90 @@ def writes_into_arguments(x, v):
     return np.sum(x * v)
 
 
+def arguments_added_to_in_a_loop(pos, vel, dt=0.1):
+    """Velocity Verlet as simulations write it: `vel += ...` and `pos += ...` on the arguments, pass after pass."""
+    acc = -np.sin(pos)
+    for _ in range(3):
+        vel += acc * dt / 2.0
+        pos += vel * dt
+        acc = -np.sin(pos)
+        vel *= 1.0 - 0.1 * dt
+        vel += acc * dt / 2.0
+    return np.sum(pos ** 2) + np.sum(vel * pos)
+
+
+def array_named_twice_then_added_to_in_a_loop(x):
+    """`prev` is the same array as `vel` when the code runs: NumPy's `+=` changes both."""
+    vel = x * 1.0
+    prev = vel
+    for _ in range(3):
+        vel += x
+    return np.sum(prev * vel)
+
+
+def array_named_twice_in_a_loop_then_added_to(x):
+    vel = x * 1.0
+    prev = x * 0.5
+    for i in range(3):
+        if i == 1:
+            prev = vel
+        vel -= 0.1 * vel
+    return np.sum(prev * vel)
+
+
+def arrays_named_twice_by_a_tuple_in_a_loop(x):
+    """`prev, vel = vel, vel`, pass after pass: the aliases go round the loop (none starts from a new array)."""
+    vel = x * 1.0
+    prev = x * 0.0
+    for _ in range(3):
+        prev, vel = vel, vel
+        vel += x
+    return np.sum(prev * vel)
+
+
+def array_named_twice_at_the_end_of_a_pass(x):
+    """`prev = vel` ends a pass; the next pass's `vel += x` changes `prev` too, read after it."""
+    vel = x * 1.0
+    prev = x * 0.0
+    total = 0.0
+    for _ in range(3):
+        vel += x
+        total = total + np.sum(prev * prev)
+        prev = vel
+    return total
+
+
+def array_named_twice_at_the_end_of_a_pass_then_written_into(x):
+    vel = x * 1.0
+    prev = x * 0.0
+    total = 0.0
+    for _ in range(3):
+        vel[1] = vel[1] * x[1]
+        total = total + np.sum(prev * prev)
+        prev = vel
+    return total
+
+
+def arrays_swapped_then_added_to_in_a_loop(x):
+    """Double buffers: `b, c = c, b` swaps two arrays, neither ever the other, so `b += x` changes only `b`."""
+    b, c = x * 1.0, x * 2.0
+    for _ in range(3):
+        b, c = c, b
+        b += x
+        c *= 0.5
+    return np.sum(b * c)
+
+
+def number_named_twice_in_a_loop_then_added_to(x):
+    """A number is rebound by `+=`, as Python does: `prev` keeps the value from before."""
+    total = 0.0
+    prev = 1.0
+    for k in range(3):
+        prev = total
+        total += np.sum(x * k)
+    return prev * total
+
+
 def namedtuple_parameters(p, x):
     return np.sum(np.tanh(x @ p.W + p.b)) + np.sum(p[0] * 2.0)
 
