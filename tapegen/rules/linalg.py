@@ -10,7 +10,10 @@ and `g` as tuples; an unused output's cotangent is None (or missing from a
 only up to sign, or for a complex matrix up to a phase (eigenvectors, singular
 vectors), have the usual rules: the gradient is exact for functions of the
 outputs that do not depend on that choice, such as `np.sum(np.abs(v) ** 2 * w)`
-or `u @ np.diag(s) @ vt`.
+or `u @ np.diag(s) @ vt`, where the eigenvalues (singular values) are distinct.
+Where two are equal, their vectors are any basis of a plane and have no
+derivative; a function reading them there is refused (`tie_independent`), or
+in forward mode gets a nan tangent.
 
 Complex matrices follow docs/faq.md's convention: a rule pairs with its tangent
 by Re(sum(g * dy)), no conjugate. The decompositions are written once for real
@@ -994,6 +997,38 @@ def phase_independent(dependence, size):
                                 "v @ v.conj().T, u @ np.diag(s) @ vh")
 
 
+def tie_independent(w, m):
+    """Refuse a loss that reads eigenvectors (singular vectors) where their eigenvalues (singular values) tie.
+
+    Where w_i == w_j (i != j), vectors i and j are any orthonormal basis of their plane, and their derivative
+    has no value: the rules (as autograd's, JAX's) leave out F[i, j] = 1 / (w_j - w_i) there, which holds
+    only where the loss does not read them (`m`, what F multiplies, is zero at the tie). A loss that reads
+    them through a function of the matrix (V f(w) V^T: its square root, the polar factor U V^T) has a
+    derivative the rules cannot give: it needs f's divided differences, which they do not see.
+    """
+    ties = (w[..., :, None] == w[..., None, :]) & ~np.eye(np.shape(w)[-1], dtype=bool)
+    if not np.any(ties):
+        return
+    size = np.max(np.abs(m), axis=(-2, -1), keepdims=True)
+    tolerance = np.sqrt(np.finfo(np.result_type(m, 1.0)).eps)
+    if np.any(np.abs(m) * ties > tolerance * (size + np.finfo(np.result_type(size, 1.0)).tiny)):
+        raise TapegenError("the function reads eigenvectors (or singular vectors) of equal eigenvalues (singular "
+                           "values), which are any basis of their space: their derivative is not determined "
+                           "there, and the gradient would be wrong",
+                           hint="for a function of the matrix (V f(w) V^T), use one with its own rule "
+                                "(scipy.linalg.sqrtm, expm, logm, np.linalg.inv); else move the values apart")
+
+
+def _tie_tangent(w, product, read):
+    """`product` (F * `read`) with the columns whose entries tied values leave undetermined (`read` nonzero
+    there) nan: forward mode's counterpart of `tie_independent` (the tangent of a vector no one reads is
+    never read, so it cannot refuse)."""
+    ties = (w[..., :, None] == w[..., None, :]) & ~np.eye(np.shape(w)[-1], dtype=bool)
+    if not np.any(ties):
+        return product
+    return np.where(np.any(ties & (read != 0), axis=-2, keepdims=True), np.nan, product)
+
+
 def _phase_dependence(v, g_v):
     """(dL/dt for each column v_k turned by exp(i t), the size of its cotangent): -Im(v_k^T g_k), |g_k|."""
     return -np.imag(np.sum(v * g_v, axis=-2)), np.sqrt(np.sum(np.abs(g_v) ** 2, axis=-2))
@@ -1008,7 +1043,9 @@ def _eigh_cotangent(w, v, g_w, g_v):
         dependence, size = _phase_dependence(v, g_v)
         phase_independent(dependence, size)
     if g_v is not None:
-        middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
+        read = linalg_mT(v) @ g_v
+        tie_independent(w, read)
+        middle = _gap_inverse(w) * read
     if g_w is not None:
         middle = middle + _diag(g_w)
     return _conj(v) @ middle @ linalg_mT(v)
@@ -1018,7 +1055,7 @@ def _eigh_tangent(w, v, a_dot):
     """(dw, dV) of a = V diag(w) V^H along the Hermitian a_dot: P = V^H a_dot V, dw = diag(P) (real),
     dV = V (F * P), whose columns keep their phase (diag(V^H dV) = 0)."""
     p = _h(v) @ a_dot @ v
-    return np.real(_diagonal(p)).copy(), v @ (_gap_inverse(w) * p)
+    return np.real(_diagonal(p)).copy(), v @ _tie_tangent(w, _gap_inverse(w) * p, p)
 
 
 @table.vjp(np.linalg.eigh, "a")
@@ -1055,7 +1092,9 @@ def _eig_cotangent(w, v, g_w, g_v, free):
         phase_independent(dependence * free, size)
     if g_v is not None:
         g_v = g_v - _conj(v) * np.sum(v * g_v, axis=-2, keepdims=True)
-        middle = _gap_inverse(w) * (linalg_mT(v) @ g_v)
+        read = linalg_mT(v) @ g_v
+        tie_independent(w, read)
+        middle = _gap_inverse(w) * read
     if g_w is not None:
         middle = middle + _diag(g_w)
     return np.linalg.solve(linalg_mT(v), middle @ linalg_mT(v))
@@ -1065,7 +1104,7 @@ def _eig_tangent(w, v, a_dot):
     """(dw, dV) of a = V diag(w) V^-1: P = V^-1 a_dot V, dw = diag(P), dV = V (F * P) less its part
     along each column (diag(V^H dV) = 0, as `_eig_cotangent` assumes)."""
     p = np.linalg.solve(v, a_dot @ v)
-    v_dot = v @ (_gap_inverse(w) * p)
+    v_dot = v @ _tie_tangent(w, _gap_inverse(w) * p, p)
     return _diagonal(p).copy(), v_dot - v * np.sum(_conj(v) * v_dot, axis=-2, keepdims=True)
 
 
@@ -1172,6 +1211,7 @@ def _svd_cotangent(u, s, vt, g_u, g_s, g_vt):
     if g_u is not None:
         g_u = _conj(g_u)
         j = _h(u) @ g_u
+        tie_independent(s * s, (j - _h(j)) * s[..., None, :])
         middle = middle + f * (j - _h(j)) * s[..., None, :]
         if np.iscomplexobj(u):
             middle = middle + _diag(1j * np.imag(_diagonal(j)) * s_inv)
@@ -1179,6 +1219,7 @@ def _svd_cotangent(u, s, vt, g_u, g_s, g_vt):
     if g_vt is not None:
         g_v = linalg_mT(g_vt)
         k = vt @ g_v
+        tie_independent(s * s, s[..., :, None] * (k - _h(k)))
         middle = middle + s[..., :, None] * (f * (k - _h(k)))
         extra = extra + u @ (s_inv[..., :, None] * _h(g_v - v @ (vt @ g_v)))
     return _conj(u @ middle @ vt + extra)
@@ -1191,11 +1232,11 @@ def _svd_tangent(a_dot, u, s, vt):
     v, s_inv, f = _h(vt), _safe_reciprocal(s), _gap_inverse(s * s)
     p = _h(u) @ a_dot @ v
     p_s, s_p = p * s[..., None, :], s[..., :, None] * p
-    omega_u = f * (p_s + _h(p_s))
+    omega_u = _tie_tangent(s * s, f * (p_s + _h(p_s)), p_s + _h(p_s))
     if np.iscomplexobj(p):  # the relative phase of u_i and v_i moves: put it in u_i
         omega_u = omega_u + _diag(1j * np.imag(_diagonal(p)) * s_inv)
     u_dot = u @ omega_u
-    v_dot = v @ (f * (s_p + _h(s_p)))
+    v_dot = v @ _tie_tangent(s * s, f * (s_p + _h(s_p)), s_p + _h(s_p))
     m, n = np.shape(a_dot)[-2:]
     if m > n:
         a_v = a_dot @ v

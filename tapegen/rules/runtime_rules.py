@@ -650,6 +650,7 @@ def einsum_jvp_vjp_operands(subscripts, operands, directions, optimize, g):
 table.op(_gap_inverse, "w", spelling="_gap_inverse")
 table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
 table.nondiff(linalg.phase_independent, "dependence, size", spelling="phase_independent")  # a check: no value
+table.nondiff(linalg.tie_independent, "w, m", spelling="tie_independent")  # a check: no value
 table.nondiff(linalg.free_phases, "w, a_meta", spelling="free_phases")  # a mask
 
 
