@@ -161,3 +161,23 @@ def test_a_function_holding_a_constant_object_is_fine():
     def loss(y0):
         return np.sum(odeint(Model(np.array([0.3, -0.2])).rhs, y0, T, rtol=TOL, atol=TOL))
     check_modes(loss, Y0, order2=False)
+
+
+def spring(k, y0):  # the dynamics a def of the differentiated function, reading its names (published style)
+    damping = 0.3 * k
+
+    def rhs(y, t, scale):
+        return np.array([y[1], -k * scale * y[0] - damping * y[1]])
+    return np.sum(odeint(rhs, y0, T, args=(2.0,), rtol=TOL, atol=TOL)[:, 0] ** 2)
+
+
+def decay_of_rate(rate, y0):
+    sol = solve_ivp(lambda t, y: -rate * y * (1.0 + t), (0.0, 1.0), y0, t_eval=np.linspace(0.0, 1.0, 5),
+                    rtol=TOL, atol=TOL)
+    return np.sum(sol.y[:, -1] ** 2)
+
+
+@pytest.mark.parametrize("f", [spring, decay_of_rate], ids=lambda f: f.__name__)
+def test_a_def_or_lambda_of_the_function_reading_its_values_is_the_dynamics(f):
+    """`rhs` written as a function of its own taking the values it reads last (k, damping), passed in args."""
+    check_modes(f, 1.3, np.array([1.0, 0.5]), order2=False)

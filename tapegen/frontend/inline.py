@@ -459,11 +459,12 @@ class Calls:
                 raise Recarry(missing)
         self.store(name, after, node)
 
-    def lift(self, local: LocalFunction, node):
+    def lift(self, local: LocalFunction, node, last=False):
         """A lambda or local def as a real function of its own, for a transform to take (`tg.vjp(lambda w:
         loss(w, x), w)`): the values it reads from the function around it become its first parameters
-        (returned as atoms, to pass), functions it reads are held in its closure, names of the module or
-        of the enclosing closure stay as they were. Its nodes are the user's, so spans point at their lines.
+        (returned as atoms, to pass; with `last`, its last: `odeint(rhs, ..., args=...)` passes them after
+        its own), functions it reads are held in its closure, names of the module or of the enclosing
+        closure stay as they were. Its nodes are the user's, so spans point at their lines.
         """
         home = local.lowerer or self
         fn_node = local.node
@@ -498,7 +499,9 @@ class Calls:
                 captured.append((name, value))
         cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in env}, **statics}
         parameters, passed, rebuilt = self._lifted_parameters(captured, node)
-        header = ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in parameters] + list(fn_node.args.args),
+        own = list(fn_node.args.args)
+        header = ast.arguments(posonlyargs=[], args=own + [ast.arg(n) for n in parameters] if last else
+                               [ast.arg(n) for n in parameters] + own,
                                vararg=fn_node.args.vararg, kwonlyargs=fn_node.args.kwonlyargs,
                                kw_defaults=fn_node.args.kw_defaults, kwarg=fn_node.args.kwarg,
                                defaults=fn_node.args.defaults)
@@ -513,7 +516,7 @@ class Calls:
         captured = [(None, atom) for atom in passed]
         name = getattr(fn_node, "name", "lambda_")
         lifted = ast.copy_location(ast.FunctionDef(name, header, body, [], None), fn_node)
-        for arg in header.args[:len(parameters)]:
+        for arg in header.args[len(own):] if last else header.args[:len(parameters)]:
             ast.copy_location(arg, fn_node)
         outer = ast.FunctionDef("outer", ast.arguments([], [], None, [], [], None, []),
                                 [ast.Assign([ast.Name(n, ast.Store())], ast.Constant(None)) for n in cells]
@@ -689,6 +692,46 @@ class Calls:
                                                    {}, node, None)
         return bound
 
+    def lifted_callables(self, prim, node):
+        """`odeint(rhs, y0, t, args=(k,))` (or `solve_ivp(lambda t, y: -rate * y, ...)`) where `rhs` is a def or
+        lambda of this function reading its names (`theta`): a call of `rhs` written as a function of its
+        own taking those names last, `rhs_lifted(y, t, k, theta)`, and their values passed in `args`, through
+        which the rules differentiate. The call as it is where `rhs` is no such function."""
+        bound = {**dict(zip(prim.params, node.args)), **{kw.arg: kw.value for kw in node.keywords if kw.arg}}
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
+            return node
+        for param in (p for p in prim.callables if p in _PASSES_ARGS and p in bound):
+            given = bound[param]
+            local = self.local_function(given) if isinstance(given, ast.Lambda) else \
+                self.env.get(given.id) if isinstance(given, ast.Name) else None
+            if not isinstance(local, LocalFunction) or any(
+                    (local.node.args.vararg, local.node.args.kwonlyargs, local.node.args.defaults)):
+                continue
+            function, captured = self.lift(local, node, last=True)
+            held = self.namer.invented(f"{function.__name__}_lifted").name
+            self.env[held] = StaticValue(function, self.free_object(held, lambda f=function: f))
+            names = []
+            for atom in captured:
+                names.append(self.namer.invented("captured").name)
+                self.env[names[-1]] = atom
+            extra = ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load())
+            given_args = bound.get(_PASSES_ARGS[param])
+            passed = extra if given_args is None or isinstance(given_args, ast.Constant) and given_args.value is None \
+                else ast.BinOp(ast.Call(ast.Name("tuple", ast.Load()), [given_args], []), ast.Add(), extra)
+            position = prim.params.index(param)
+            args = [ast.Name(held, ast.Load()) if k == position else a for k, a in enumerate(node.args)]
+            keywords = [ast.keyword(kw.arg, ast.Name(held, ast.Load())) if kw.arg == param else kw
+                        for kw in node.keywords if kw.arg != _PASSES_ARGS[param]]
+            if prim.params.index(_PASSES_ARGS[param]) < len(args):
+                args[prim.params.index(_PASSES_ARGS[param])] = passed
+            else:
+                keywords.append(ast.keyword(_PASSES_ARGS[param], passed))
+            node = ast.fix_missing_locations(ast.copy_location(ast.Call(node.func, args, keywords), node))
+            for sub in ast.walk(node):
+                if not hasattr(sub, "lineno") and "lineno" in sub._attributes:
+                    ast.copy_location(sub, node)
+        return node
+
     def _keyword_defaults(self, signature, kwdefaults):
         """The defaults of keyword-only parameters: a live function's values, or a local def's literals."""
         if kwdefaults is not None:
@@ -697,6 +740,10 @@ class Calls:
 
 
 _REQUIRED = object()  # a keyword-only parameter without a default
+
+# Parameters of a primitive taking a function (odeint's `func`, solve_ivp's `fun`) -> the one passing it more
+# arguments (a lifted def's captured values go last there)
+_PASSES_ARGS = {"func": "args", "fun": "args"}
 
 
 class _ListBuilder(ast.NodeTransformer):

@@ -2005,6 +2005,8 @@ class Expressions:
             called = function_for_call(obj, len(args), self.known_lengths(args)) if not inspect.ismethod(obj) \
                 or hasattr(type(obj), "__tapegen_inline_call__") else obj  # (a bound method: with its object)
             return self._call_result(self.inline(called, node, args, kwargs), outputs, node, targets)
+        if prim is not None and prim.callables:  # odeint(rhs, ...) of a def of this function reading its names
+            node = self.lifted_callables(prim, node)
         args, kwargs = self.arguments(node, spread_later=prim is None)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)

@@ -19,10 +19,11 @@ An item of `args` may be a pytree (a list, tuple or dict of arrays, like
 autograd's ode_net `args=(params,)` with params a list of (W, b)): each float
 leaf gets its derivative; strings and ints in it get none.
 
-`func` must be a function tapegen can read (a module-level def or lambda, or a
-closure), not a def inside the differentiated function. A differentiated
-value must reach it through `args`: a bound method of an object holding one
-is refused (activity.py, the primitive's `callables`), never a zero gradient. A second derivative
+`func` must be a function tapegen can read: a module-level def or lambda, a
+closure, or a def or lambda of the differentiated function, whose values it
+reads are then passed to it after `args` (frontend/inline.py's
+`lifted_callables`). A differentiated value must reach it through `args`, or
+so: a bound method of an object holding one is refused (activity.py, the primitive's `callables`), never a zero gradient. A second derivative
 through odeint is a NoRuleError at transform time: the helpers the rules call
 (`odeint_adjoint`, `odeint_tangent`) are primitives without rules.
 """
