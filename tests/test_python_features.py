@@ -41,6 +41,7 @@ POINTS = {
     "namedtuple_class_made_inside": (_m(3), _m(3), _m(3)),
     "numpy_writes_in_place": (np.array([0.7, -1.2, 0.4]), np.array([0.3, 0.9, -0.5])),
     "more_of_numpy": (np.array([0.7, -1.2, 0.4]), np.array([0.3, 0.9, -0.2])),
+    "reductions_where": (np.array([[0.3, -1.2, 2.0], [0.7, 0.2, -0.5]]),),
     "list_used_as_items_and_as_an_array": (np.array([0.7, -1.2, 0.4]),),
     "helper_with_a_bare_return": (_m(3), _m(3)),
     "closure_changes_a_list_it_reads": (_m(3), np.array([0.4, -0.3, 0.8])),

@@ -495,11 +495,46 @@ def min_by(iterable, key):
 BY_KEY = {sorted: sorted_by, max: max_by, min: min_by}
 
 
+def sum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """`np.sum(a, where=w)`: `initial` plus the entries of `a` where `w` (broadcast against it) holds."""
+    return np.sum(np.where(where, a, 0), axis=axis, dtype=dtype, keepdims=keepdims) + initial
+
+
+def prod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    """`np.prod(a, where=w)`: `initial` times the entries of `a` where `w` holds."""
+    return np.prod(np.where(where, a, 1), axis=axis, dtype=dtype, keepdims=keepdims) * initial
+
+
+def mean_where(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    """`np.mean(a, where=w)`: the mean of the entries of `a` where `w` holds (nan where none does)."""
+    chosen = np.broadcast_to(where, np.shape(a))
+    return np.sum(np.where(chosen, a, 0), axis=axis, dtype=dtype, keepdims=keepdims) / \
+        np.sum(chosen, axis=axis, keepdims=keepdims)
+
+
+def max_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """`np.max(a, where=w, initial=i)`: the largest of `i` and the entries of `a` where `w` holds."""
+    top = np.max(np.where(where, a, -np.inf if initial is None else initial), axis=axis, keepdims=keepdims)
+    return top if initial is None else np.maximum(top, initial)
+
+
+def min_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """`np.min(a, where=w, initial=i)`: the smallest of `i` and the entries of `a` where `w` holds."""
+    low = np.min(np.where(where, a, np.inf if initial is None else initial), axis=axis, keepdims=keepdims)
+    return low if initial is None else np.minimum(low, initial)
+
+
+WHERE_REDUCTIONS = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
+                    np.amax: max_where, np.min: min_where, np.amin: min_where}
+
+
 def stands_for(obj, positional: int, keywords) -> object:
     """The function here that a call of `obj` with `positional` arguments by position and `keywords` (their
     names) stands for, or None (then the call is NumPy's own: np.meshgrid of three arrays)."""
     if obj is np.meshgrid and (positional != 2 or set(keywords) - {"indexing"}):
         return None
+    if obj in WHERE_REDUCTIONS:  # with where= (and no out=): of the entries chosen; else NumPy's own
+        return WHERE_REDUCTIONS[obj] if "where" in keywords and "out" not in keywords and positional <= 5 else None
     if obj is np.gradient and positional < 2:  # no spacings: np.gradient's own rule
         return None
     if obj is complex and (positional == 0 or set(keywords) - {"real", "imag"}):

@@ -2581,3 +2581,13 @@ def popped_from_a_built_dict(x):
 def pops_a_missing_key(x):
     d = {"a": x}
     return np.sum(d.pop("missing"))
+
+
+def reductions_where(X):
+    """np.sum, np.mean, np.prod, np.max and np.min with where= (and initial=, axis=, keepdims=): of the entries
+    chosen, as the np.where code each stands for (rules/standing_for.py)."""
+    x = X[0]
+    total = np.sum(x ** 2, where=x > 0) + np.mean(x, where=x < 0.5) + np.prod(X[1], where=X[1] > 0.0, initial=2.0)
+    total = total + np.sum(np.max(X, axis=1, where=X < 1.0, initial=-5.0))
+    total = total + np.sum(np.min(X, axis=0, where=X > -1.0, initial=5.0, keepdims=True))
+    return total + np.sum(np.mean(X, axis=1, where=X > 0)) + np.max(x, where=x < 1.5, initial=0.0)
