@@ -2590,4 +2590,5 @@ def reductions_where(X):
     total = np.sum(x ** 2, where=x > 0) + np.mean(x, where=x < 0.5) + np.prod(X[1], where=X[1] > 0.0, initial=2.0)
     total = total + np.sum(np.max(X, axis=1, where=X < 1.0, initial=-5.0))
     total = total + np.sum(np.min(X, axis=0, where=X > -1.0, initial=5.0, keepdims=True))
+    total = total + (x ** 2).sum(where=x > 0) + X.mean(axis=0, where=X < 0.5).sum()  # (the methods too)
     return total + np.sum(np.mean(X, axis=1, where=X > 0)) + np.max(x, where=x < 1.5, initial=0.0)
