@@ -36,7 +36,7 @@ import numpy as np
 
 from . import rules
 from ._version import __version__
-from .frontend.resolve import library_object
+from .frontend.resolve import code_of, library_object
 
 FORMAT = 2  # 2: entries keep the module names their code was made for (bindings)
 _MAX_ITEMS = 256  # a container global described item by item up to this size; larger ones are not cached
@@ -300,6 +300,12 @@ def bindings_described(bindings) -> list | None:
     attribute, a closure cell, a list's item): such code is not kept on disk."""
     described = []
     for kind, holder, key, value in bindings:
+        if kind == "code":  # a function's code and defaults: in the key; checked in the process that loads it
+            try:
+                described.append((kind, _reference(holder)))
+            except _Unkeyable:
+                pass
+            continue
         if kind == "attr" and isinstance(holder, (type, types.ModuleType)):
             try:  # a method of a class, a number of a module or class: (kind, where, name, what)
                 what = ("value", value) if _literal(value) else _reference(value)
@@ -322,6 +328,12 @@ def bindings_resolved(described) -> tuple | None:
     now holds another object (the entry is out of date)."""
     bindings = []
     for entry in described:
+        if len(entry) == 2:  # a function inlined: as it is now (its code and defaults are in the key)
+            function = _resolve(tuple(entry[1]))
+            if function is _MISSING:
+                return None
+            bindings.append(("code", function, None, code_of(function)))
+            continue
         if len(entry) == 4:  # an attribute of a module or class: a method, a number
             kind, where, key, what = entry
             holder = _resolve(tuple(where))

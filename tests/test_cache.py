@@ -313,15 +313,20 @@ print(json.dumps({"before": before, "after": after, "lowered_before": read}))
 '''
 
 
-def test_code_read_from_the_cache_is_made_again_when_a_helper_is_rebound(tmp_path):
+@pytest.mark.parametrize("change", ["rebound.act = rebound.other  # a notebook redefining the helper",
+                                    "rebound.act.__code__ = rebound.other.__code__  # IPython's autoreload"],
+                         ids=["rebound", "code-replaced"])
+def test_code_read_from_the_cache_is_made_again_when_a_helper_is_rebound(tmp_path, change):
     """The disk cache keeps the module names the code was made for: code read from it in a new process is
-    made again, as freshly made code is, when the notebook rebinds a helper it inlined."""
+    made again, as freshly made code is, when the notebook rebinds a helper it inlined (or autoreload gives
+    the function object new code)."""
     (tmp_path / "rebound.py").write_text(REBOUND_MODEL)
     environment = {k: v for k, v in os.environ.items() if k not in ("TAPEGEN_CACHE_DIR", "TAPEGEN_CHECK_SPECIALIZED")}
     environment.update(PYTHONPATH=ROOT, TAPEGEN_CACHE_DIR=str(tmp_path / "cache"))
     results = []
     for _ in range(2):  # the first process writes the cache, the second reads it
-        done = subprocess.run([sys.executable, "-c", CHILD_REBOUND, str(tmp_path)], capture_output=True, text=True,
+        child = CHILD_REBOUND.replace("rebound.act = rebound.other  # a notebook redefining the helper", change)
+        done = subprocess.run([sys.executable, "-c", child, str(tmp_path)], capture_output=True, text=True,
                               env=environment, timeout=120)
         assert done.returncode == 0, done.stderr
         results.append(json.loads(done.stdout.splitlines()[-1]))

@@ -715,3 +715,15 @@ def test_dict_pop_on_dicts_built_here():
     check_modes(pf.popped_from_a_built_dict, x)
     with pytest.raises(tg.UnsupportedSyntaxError, match="no key 'missing' to pop"):
         tg.grad(pf.pops_a_missing_key)(x)
+
+
+def test_a_helpers_code_or_defaults_replaced_in_place_makes_the_code_again(monkeypatch):
+    """IPython's autoreload gives the function object new code and defaults: the gradient made for the old
+    ones is not used again (it gave the old function's gradient)."""
+    x = np.array([0.3, -0.8, 1.2])
+    gradient = tg.grad(pf.calls_a_helper_with_a_default)
+    np.testing.assert_allclose(gradient(x), 8.0 * x)
+    monkeypatch.setattr(pf._scaled_by_default, "__defaults__", (3.0,))
+    np.testing.assert_allclose(gradient(x), 18.0 * x)
+    monkeypatch.setattr(pf._scaled_by_default, "__code__", (lambda x, scale=2.0: x * scale * scale).__code__)
+    np.testing.assert_allclose(gradient(x), 162.0 * x)

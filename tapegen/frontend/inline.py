@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from .. import rules
 from ..errors import TapegenError, UnsupportedSyntaxError
 from ..ir import Const, Pack, Var
-from .resolve import MISSING, local_names, native
+from .resolve import MISSING, code_of, local_names, native
 from .source import FunctionSource, function_source, register_source
 
 
@@ -302,6 +302,7 @@ class Calls:
             fn, args, receiver = self.bound_call(fn, args, receiver)
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         self.bindings.extend(getattr(fn, "__tapegen_bindings__", ()))  # gradient code: the names it was made for
+        self.bindings.append(("code", fn, None, code_of(fn)))  # (made again if they change)
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
         if self.call_stack.count(key) >= RECURSION_DEPTH:
             return self.recursive_call(fn, node, args, kwargs)

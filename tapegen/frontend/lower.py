@@ -37,7 +37,7 @@ from .resolve import MISSING
 from .lower_flow import ControlFlow, _assigned_names
 from .names import Namer
 from .normalize import normalize
-from .resolve import Scope, all_identifiers, local_names, native
+from .resolve import Scope, all_identifiers, code_of, local_names, native
 from .source import FunctionSource
 
 # Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
@@ -515,6 +515,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.params = set(params)
         self.root_params = self.params  # the differentiated function's own (callees share these)
         self.bindings.extend(getattr(self.fn, "__tapegen_bindings__", ()))  # gradient code: what it was made for
+        if isinstance(self.fn, types.FunctionType):  # its code and defaults (replaced in place by autoreload)
+            self.bindings.append(("code", self.fn, None, code_of(self.fn)))
         self.self_var = params[0] if params and self.receiver is not None else None
         if self.self_var is not None and self.receiver_object is not None:
             self.know_object(self.self_var, self.receiver_object)

@@ -97,10 +97,15 @@ def library_object(value) -> bool:
     return top in ("tapegen", "numpy", "scipy", "builtins") or top in sys.stdlib_module_names
 
 
+def code_of(fn) -> tuple:
+    """What a function's inlined code depends on of the function object itself: its code and defaults."""
+    return fn.__code__, fn.__defaults__, fn.__kwdefaults__
+
+
 def binding_changed(bindings) -> bool:
     """Whether a name, cell, item or attribute of `bindings` (Program.bindings: (kind, holder, key, object))
-    now holds another object (or none), a dict's keys (kind "keys", holder the dict) are others, or a list's
-    length (kind "len") is another."""
+    now holds another object (or none), a dict's keys (kind "keys", holder the dict) are others, a list's
+    length (kind "len") is another, or a function's code or defaults (kind "code") are others."""
     for kind, holder, key, value in bindings:
         if kind == "keys":  # a dict's keys
             if tuple(holder) != value:
@@ -112,6 +117,10 @@ def binding_changed(bindings) -> bool:
             continue
         if kind == "absent":  # an object's own attributes (its __dict__) do not shadow the method inlined
             if key in holder:
+                return True
+            continue
+        if kind == "code":  # a function inlined: its code and defaults as they were (IPython's autoreload
+            if any(now is not was for now, was in zip(code_of(holder), value)):  # replaces them in place)
                 return True
             continue
 

@@ -2592,3 +2592,11 @@ def reductions_where(X):
     total = total + np.sum(np.min(X, axis=0, where=X > -1.0, initial=5.0, keepdims=True))
     total = total + (x ** 2).sum(where=x > 0) + X.mean(axis=0, where=X < 0.5).sum()  # (the methods too)
     return total + np.sum(np.mean(X, axis=1, where=X > 0)) + np.max(x, where=x < 1.5, initial=0.0)
+
+
+def _scaled_by_default(x, scale=2.0):
+    return x * scale
+
+
+def calls_a_helper_with_a_default(x):
+    return np.sum(_scaled_by_default(x) ** 2)
