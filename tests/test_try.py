@@ -303,17 +303,43 @@ def test_warning_settings_end_with_their_block():
 
 def breaks_inside_with(x):
     total = 0.0
-    for i in range(3):
+    for i in range(4):
         with np.errstate(all="ignore"):
-            if x[i] > 1.5:
+            if x[i] < 0.0:
+                continue
+            if x[i] > 2.5:
                 break
+            total = total + np.log(x[i]) * x[i]
         total = total + x[i] ** 2
     return total
 
 
-def test_an_exit_inside_a_with_block_is_refused():
-    with pytest.raises(tg.UnsupportedSyntaxError, match="inside a `with` block is not supported"):
-        tg.grad(breaks_inside_with)(np.array([1.0, 2.0, 3.0]))
+def safe_log_sum(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if np.all(x > 0):
+            return np.sum(np.log(x))  # (the rest ran too: a value twice this one)
+        y = np.log(np.maximum(x, 1e-3))
+    return np.sum(y) * 2.0
+
+
+def returns_inside_with_in_a_loop(x):
+    total = 0.0
+    for i in range(3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with np.errstate(all="ignore"):
+                if x[i] > 2.5:
+                    return total + x[i] ** 3
+                total = total + x[i] ** 2
+    return total
+
+
+@pytest.mark.parametrize("f, x", [(safe_log_sum, [1.0, 2.0]), (safe_log_sum, [-1.0, 2.0]),
+                                  (breaks_inside_with, [1.0, -2.0, 3.0, 1.5]), (breaks_inside_with, [1.0, 2.0, -3.0, 1.5]),
+                                  (returns_inside_with_in_a_loop, [1.0, 2.0, 3.0]),
+                                  (returns_inside_with_in_a_loop, [1.0, 2.0, 1.5])])
+def test_an_exit_inside_a_with_block(f, x):
+    check_modes(f, np.array(x))
 
 
 ACTIVATION = "sin"

@@ -89,12 +89,7 @@ class _Normalizer:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return stmt  # a nested def: normalized when it is inlined, with its own exits
         if isinstance(stmt, ast.With):
-            leaving = next((s for s in _exits_leaving(stmt.body)), None)
-            if leaving is not None:
-                raise self.error(leaving, "a return, break or continue inside a `with` block is not supported "
-                                          "(but a return ending it)", "set a flag in the block, and return, break "
-                                                                      "or continue after it")
-            stmt.body = self.block(stmt.body, in_loop)
+            return self.with_exits(stmt, in_loop)
         if isinstance(stmt, ast.If):
             stmt.body = self.block(stmt.body, in_loop)
             stmt.orelse = self.block(stmt.orelse, in_loop)
@@ -218,12 +213,67 @@ class _Normalizer:
                 out.append(stmt)
         return out
 
+    def with_exits(self, stmt, in_loop):
+        """A `with` block's `return`, `break` and `continue` as flags set inside it (what follows each already
+        in the branch that does not leave), and the exits themselves after the block, so that a block (a region
+        of the IR, `with np.errstate(...)` in generated code) never ends in an exit:
+
+            with m:                          with m:
+                if c:                            exited = 0
+                    return v          ->         if c:
+                w = f(x)                             result = v; returned = True
+                                                 else:
+                                                     w = f(x)
+                                             if returned: return result   (in a loop: break)
+        """
+        leaving = list(_exits_leaving(stmt.body))
+        stmt.body = self.block(stmt.body, in_loop)
+        if not leaving:
+            return stmt
+        exited = self.names._fresh("exited")
+        stmt.body = [_assign(exited, ast.Constant(0), stmt)] + self.exits_as_flags(stmt.body, exited)
+        kinds = {type(s) for s in leaving}
+        tests = []
+        if ast.Return in kinds:
+            self.names.used = True
+            leave = ast.Break() if in_loop else ast.Return(ast.Name(self.names.result, ast.Load()))
+            tests.append((ast.Name(self.names.returned, ast.Load()), leave))
+        for code, kind in ((1, ast.Break), (2, ast.Continue)):
+            if kind in kinds:
+                tests.append((ast.Compare(ast.Name(exited, ast.Load()), [ast.Eq()], [ast.Constant(code)]), kind()))
+        chain = None
+        for test, leave in reversed(tests):
+            chain = _located(ast.If(test, [leave], [chain] if chain is not None else []), stmt)
+            chain.exit_chain = True
+        return [stmt, chain]
+
+    def exits_as_flags(self, stmts, exited):
+        """A `with` block's exits: `return v` as `result = v; returned = True`, `break` as `exited = 1`,
+        `continue` as `exited = 2` (each ends its branch: the block ends with it)."""
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, ast.Return):
+                if isinstance(stmt.value, ast.Tuple) or stmt.value is None:
+                    raise self.error(stmt, "returning a tuple (or nothing) from inside a `with` block is not supported",
+                                     "assign the values to variables, and return after the block")
+                out += [_assign(self.names.result, stmt.value, stmt), _assign(self.names.returned, ast.Constant(True), stmt)]
+            elif isinstance(stmt, (ast.Break, ast.Continue)):
+                out.append(_assign(exited, ast.Constant(1 if isinstance(stmt, ast.Break) else 2), stmt))
+            elif isinstance(stmt, ast.If):
+                stmt.body, stmt.orelse = self.exits_as_flags(stmt.body, exited), self.exits_as_flags(stmt.orelse, exited)
+                out.append(stmt)
+            else:
+                out.append(stmt)
+        return out
+
     def push_rest(self, stmt, rest, in_loop):
         """`if c: <exits>` followed by `rest`: put `rest` in every branch that does not always exit."""
-        if isinstance(stmt, list):  # a loop containing `return`, and its `if returned:` check
+        if isinstance(stmt, list):  # a loop containing `return` (or a with block leaving), and its checks
             loop, check = stmt
+            while check.orelse and getattr(check.orelse[0], "exit_chain", False):
+                check = check.orelse[0]
             check.orelse = self.block(list(rest), in_loop)
-            return [loop, check]
+            return stmt
         if not isinstance(stmt, ast.If):
             raise self.error(stmt, "an early exit here is not supported", "restructure with if / else")
         for branch in ("body", "orelse"):
