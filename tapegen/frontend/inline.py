@@ -302,7 +302,8 @@ class Calls:
             fn, args, receiver = self.bound_call(fn, args, receiver)
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         self.bindings.extend(getattr(fn, "__tapegen_bindings__", ()))  # gradient code: the names it was made for
-        self.bindings.append(("code", fn, None, code_of(fn)))  # (made again if they change)
+        if not str(getattr(fn, "__module__", "")).startswith("tapegen."):  # (made again if they change)
+            self.bindings.append(("code", fn, None, code_of(fn)))
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
         if self.call_stack.count(key) >= RECURSION_DEPTH:
             return self.recursive_call(fn, node, args, kwargs)
