@@ -25,7 +25,7 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, not_shared,
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, make_dict, make_list, make_tuple, not_shared,
                                number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
                                set_module_name)
 from ..rules.shape import attribute_or_none
@@ -1068,6 +1068,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 atoms = [self.value(v) for v in stmt.value.elts]
             else:
                 whole = self.expr(stmt.value)
+                self.check_unpacking(whole, len(target.elts), stmt)
                 atoms = list(whole.items) if isinstance(whole, Pack) and len(whole.items) == len(target.elts) \
                     else [self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
                           for k in range(len(target.elts))]
@@ -1099,6 +1100,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             raise self.unsupported(target, "two starred names in one assignment", None)
         star, after = stars[0], len(target.elts) - stars[0] - 1
         whole = self.expr(stmt.value)
+        self.check_unpacking(whole, star + after, stmt, starred=True)
         if isinstance(whole, Pack) and len(whole.items) >= star + after:
             items = list(whole.items)
             middle = Pack(tuple(items[star:len(items) - after]), "list")
@@ -1112,6 +1114,23 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             parts = [item(k) for k in range(star)] + [middle] + [item(k - after) for k in range(after)]
         for elt, part in zip(target.elts, parts):
             self.assign_atom(elt.value if isinstance(elt, ast.Starred) else elt, part, stmt)
+
+    def stmt_Unpacks(self, stmt):
+        """frontend/normalize.py's `Unpacks`: the check of `a, b = v` in a `try` block, before the names are bound."""
+        self.check_unpacking(self.expr(stmt.value), stmt.count, stmt, stmt.starred)
+
+    def check_unpacking(self, whole, count, node, starred=False):
+        """`a, b = whole` (`a, *rest = whole`: `starred`): Python raises ValueError where `whole` has not `count`
+        items (at least `count`), which reading each item by its index would not: checked now where the items
+        are known, else when the code runs."""
+        if isinstance(whole, (Pack, Const)):
+            try:
+                check_unpack(whole.items if isinstance(whole, Pack) else whole.value, count, starred)
+            except ValueError as error:
+                raise self.unsupported(node, f"this assignment always raises ValueError: {error}",
+                                       "unpack into as many names as the value has items") from None
+            return
+        self.emit_multi(rules.lookup(check_unpack), [whole, Const(count), Const(starred)], {}, node, 0, [])
 
     def assign_atom(self, target, atom, stmt):
         """`target = <atom already computed>`, for any target an assignment may have."""
@@ -1323,6 +1342,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.store(name, var, value_node)
                 return
         whole = self.expr(value_node)
+        self.check_unpacking(whole, len(names), value_node)
         if isinstance(whole, Pack) and len(whole.items) == len(names):
             for name, part in zip(names, whole.items):
                 self.store(name, part, value_node)
