@@ -713,5 +713,7 @@ def test_dict_pop_on_dicts_built_here():
     x = np.array([0.3, -0.8, 1.2])
     check_modes(lambda x: pf.popped_options(x, {"w": x[1] * 2.0, "b": np.sin(x), "k": 1}), x)
     check_modes(pf.popped_from_a_built_dict, x)
+    for fn in (pf.pops_in_a_loop, pf.updates_in_a_loop, pf.pops_keywords_in_a_loop):  # (the dict in the next pass
+        check_modes(fn, x)  # was the one before the loop: wrong values and gradients)
     with pytest.raises(tg.UnsupportedSyntaxError, match="no key 'missing' to pop"):
         tg.grad(pf.pops_a_missing_key)(x)

@@ -792,7 +792,8 @@ class _Names(set):
 
 
 def _assigned_names(stmts) -> set:
-    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` and `xs.insert(i, v)` rebind a list or dict."""
+    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` and `xs.insert(i, v)` and
+    `d.pop(k, v)` rebind a list or dict."""
     names, items = set(), set()
     for stmt in stmts:
         local = {id(name) for sub in ast.walk(stmt) if isinstance(sub, ast.comprehension)
@@ -810,8 +811,8 @@ def _assigned_names(stmts) -> set:
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "at" \
                     and sub.args and isinstance(sub.args[0], ast.Name):
                 names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append", "insert") \
-                    and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict rebinds xs
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _REBINDING \
+                    and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict, d.pop(k, v): rebind
                 items.add(sub.func.value.id)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append", "insert") \
                     and isinstance(sub.func.value, ast.Subscript):  # hist["h"].append(v): hist is rebound
@@ -821,6 +822,9 @@ def _assigned_names(stmts) -> set:
     result = _Names(names | items)
     result.item_writes = frozenset(items - names)
     return result
+
+
+_REBINDING = ("extend", "append", "insert", "pop", "update")  # methods whose list or dict is rebound to a copy
 
 
 def _add_root(node, names, items):

@@ -2578,6 +2578,34 @@ def popped_from_a_built_dict(x):
     return np.sum(a * d["b"]) + len(d) + np.sum(d.pop("q", x))
 
 
+def pops_in_a_loop(x):
+    d = {"a": x[0] * 2.0}
+    s = 0.0
+    for k in range(3):  # the first pass pops "a"; the next ones get the default
+        s = s + d.pop("a", x[1]) * x[2]
+    return s + len(d)
+
+
+def updates_in_a_loop(x):
+    d = {"a": x[0] * 2.0}
+    s = 0.0
+    for k in range(3):
+        s = s + d["a"] * x[2]
+        d.update(a=d["a"] * x[1])  # the next pass reads the new item
+    return s
+
+
+def _pops_scale(x, **kwargs):
+    s = 0.0
+    for k in range(2):
+        s = s + kwargs.pop("scale", 1.0) * x[k]
+    return s
+
+
+def pops_keywords_in_a_loop(x):
+    return _pops_scale(x, scale=x[2] ** 2)
+
+
 def pops_a_missing_key(x):
     d = {"a": x}
     return np.sum(d.pop("missing"))
