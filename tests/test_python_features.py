@@ -717,3 +717,14 @@ def test_dict_pop_on_dicts_built_here():
         check_modes(fn, x)  # was the one before the loop: wrong values and gradients)
     with pytest.raises(tg.UnsupportedSyntaxError, match="no key 'missing' to pop"):
         tg.grad(pf.pops_a_missing_key)(x)
+
+
+@pytest.mark.parametrize("fn", [pf.writes_into_an_item_of_a_slice, pf.writes_into_an_item_of_a_copied_list,
+                                pf.appends_to_an_item_of_a_slice], ids=lambda f: f.__name__)
+def test_an_item_a_slice_or_copy_shares_changed_in_place_is_refused(fn):
+    with pytest.raises(tg.UnsupportedSyntaxError, match="another list or dict holds too"):  # (it gave the
+        tg.jvp(fn, (X3,), (np.ones(3),))  # values of the list that was not changed: 1.53 where 0.69)
+
+
+def test_items_copied_with_the_slice_are_written_as_usual():
+    check_modes(pf.writes_into_items_copied_with_the_slice, X3)

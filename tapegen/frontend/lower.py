@@ -446,6 +446,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
         self.view_writes: list = []  # (view var written into, the array it shows, node): checked in program()
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
+        self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
@@ -1465,6 +1466,32 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
             #                          on a list this function made)
 
+    def _track_item_sharers(self, prim, inputs, outs):
+        """`ys = xs[1:]`, `list(xs)`, `dict(d)`: a new list or dict holding the same items (arrays, lists) as
+        the one it is made from, and what is made from it (`ys + [v]`, `ys` with an item replaced)."""
+        source = inputs[0][1] if inputs else None
+        if not isinstance(source, Var):
+            return
+        copies = prim.name in ("list", "tuple", "dict_copy") or prim.name == "getitem" and self._is_slice(
+            dict(inputs).get("index")) and self.container_kind(source) in ("list", "tuple")
+        if copies and self.container_kind(source) is not None:
+            for out in outs:
+                self.item_sharers.setdefault(out, set()).add(source)
+                self.item_sharers.setdefault(source, set()).add(out)
+        elif prim.name in ("with_item", "add", "dict_without", "assign") and source in self.item_sharers:
+            for out in outs:
+                self.item_sharers.setdefault(out, set()).update(self.item_sharers[source])
+
+    def check_items_unshared(self, container, node, text):
+        """Refuses changing an item of `container` in place (`ys[0][0] = v`, `ys[0].append(v)`) where another
+        list or dict holds the same item (`ys = xs[1:]`, `list(xs)`): NumPy (or Python) changes it there too."""
+        if self.item_sharers.get(container):
+            root = text.split("[")[0]
+            raise self.unsupported(node, f"`{text}` changes in place an item that another list or dict holds too "
+                                         f"(a slice or copy of `{root}`, or the one `{root}` is a slice or copy "
+                                         f"of): tapegen does not follow the change there",
+                                   "copy the items when copying the list: ys = [y.copy() for y in xs[1:]]")
+
     def _track_containers(self, prim, inputs, outs):
         """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
         kind = CONTAINER_OUTPUTS.get(prim.name)
@@ -1483,6 +1510,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if kind is None and prim.name == "getitem" and self._is_slice(dict(inputs).get("index")) \
                 and self.container_kind(inputs[0][1]) in ("list", "tuple"):  # xs[1:]: a new list (of the same items)
             kind = self.container_kind(inputs[0][1])
+        self._track_item_sharers(prim, inputs, outs)
         self._track_lengths(prim, inputs, outs)
         self._track_types(prim, inputs, outs)
         self._track_constant_items(prim, inputs, outs)

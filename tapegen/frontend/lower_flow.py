@@ -434,6 +434,7 @@ class ControlFlow:
         holders = self._holders(container, key.value if isinstance(key, Const) else key)
         if not holders:
             return False
+        self.check_items_unshared(container, target, ast.unparse(target))
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
         index = self.index(target.slice)
         value = self.expr(value_node)

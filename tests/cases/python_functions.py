@@ -2620,3 +2620,31 @@ def reductions_where(X):
     total = total + np.sum(np.min(X, axis=0, where=X > -1.0, initial=5.0, keepdims=True))
     total = total + (x ** 2).sum(where=x > 0) + X.mean(axis=0, where=X < 0.5).sum()  # (the methods too)
     return total + np.sum(np.mean(X, axis=1, where=X > 0)) + np.max(x, where=x < 1.5, initial=0.0)
+
+
+def writes_into_an_item_of_a_slice(x):
+    xs = [x[:2] * 1.0, x[1:] * 1.0]
+    ys = xs[:1]  # a new list, holding the same arrays as xs
+    ys[0][0] = x[2] * 5.0  # NumPy changes xs[0] too
+    return np.sum(xs[0] * x[:2])
+
+
+def writes_into_an_item_of_a_copied_list(x):
+    xs = [x[:2] * 1.0, x[1:] * 1.0]
+    ys = list(xs)
+    xs[1][0] = x[0] ** 2  # ys[1] changes too
+    return np.sum(ys[1] * x[1:])
+
+
+def appends_to_an_item_of_a_slice(x):
+    rows = [[x[0], x[1]], [x[2]]]
+    top = rows[:1]
+    top[0].append(x[2] * 3.0)  # rows[0] is the same list
+    return sum(rows[0]) * x[1]
+
+
+def writes_into_items_copied_with_the_slice(x):
+    xs = [x[:2] * 1.0, x[1:] * 1.0]
+    ys = [y.copy() for y in xs[:1]]
+    ys[0][0] = x[2] * 5.0
+    return np.sum(xs[0] * x[:2]) + np.sum(ys[0] * x[1:])
