@@ -277,7 +277,9 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
 
 
 @pytest.mark.parametrize("f", [F.view_written_then_base_read, F.view_written_then_other_view_read,
-                               F.view_written_base_read_next_pass, F.view_written_base_returned],
+                               F.view_written_base_read_next_pass, F.view_written_base_returned,
+                               F.view_written_base_read_before_its_name_is_rebound,  # (gave a wrong gradient)
+                               F.view_made_between_two_writes],
                          ids=lambda v: v.__name__)
 def test_writes_into_a_view_whose_array_is_read_after_are_refused(f):
     with pytest.raises(tg.UnsupportedSyntaxError, match="`V` is a view of an array"):

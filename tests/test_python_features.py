@@ -713,6 +713,8 @@ def test_dict_pop_on_dicts_built_here():
     x = np.array([0.3, -0.8, 1.2])
     check_modes(lambda x: pf.popped_options(x, {"w": x[1] * 2.0, "b": np.sin(x), "k": 1}), x)
     check_modes(pf.popped_from_a_built_dict, x)
+    for fn in (pf.pops_in_a_loop, pf.updates_in_a_loop, pf.pops_keywords_in_a_loop):  # (the dict in the next pass
+        check_modes(fn, x)  # was the one before the loop: wrong values and gradients)
     with pytest.raises(tg.UnsupportedSyntaxError, match="no key 'missing' to pop"):
         tg.grad(pf.pops_a_missing_key)(x)
 
@@ -727,3 +729,14 @@ def test_a_helpers_code_or_defaults_replaced_in_place_makes_the_code_again(monke
     np.testing.assert_allclose(gradient(x), 18.0 * x)
     monkeypatch.setattr(pf._scaled_by_default, "__code__", (lambda x, scale=2.0: x * scale * scale).__code__)
     np.testing.assert_allclose(gradient(x), 162.0 * x)
+
+
+@pytest.mark.parametrize("fn", [pf.writes_into_an_item_of_a_slice, pf.writes_into_an_item_of_a_copied_list,
+                                pf.appends_to_an_item_of_a_slice], ids=lambda f: f.__name__)
+def test_an_item_a_slice_or_copy_shares_changed_in_place_is_refused(fn):
+    with pytest.raises(tg.UnsupportedSyntaxError, match="another list or dict holds too"):  # (it gave the
+        tg.jvp(fn, (X3,), (np.ones(3),))  # values of the list that was not changed: 1.53 where 0.69)
+
+
+def test_items_copied_with_the_slice_are_written_as_usual():
+    check_modes(pf.writes_into_items_copied_with_the_slice, X3)

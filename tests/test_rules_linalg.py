@@ -1266,3 +1266,14 @@ def test_values_of_equal_values_are_differentiated():
     undetermined entries are nan (forward over reverse; main gave 0 where 1 is right)."""
     check_modes(_values_only, 2.0 * np.eye(3), order2=False)
     assert np.isnan(tg.hessian(_values_only)(2.0 * np.eye(3))).any()
+
+
+def _sum_of_squared_eigvals(a):
+    return np.real(np.sum(np.linalg.eigvals(a) ** 2))  # tr(a @ a): smooth where eigenvalues repeat
+
+
+def test_eigvals_where_eigenvalues_repeat():
+    # (each repeated eigenvalue took the same eigenvector, making a singular matrix: LinAlgError)
+    a = np.diag([1.0, 1.0, 2.0])
+    np.testing.assert_allclose(tg.grad(_sum_of_squared_eigvals)(a), 2 * a.T, atol=1e-12)
+    check_modes(_sum_of_squared_eigvals, a, order2=False)

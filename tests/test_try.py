@@ -376,3 +376,48 @@ def test_what_the_transform_decides_runs_as_python_runs_it(fn):
     x = np.array([0.3, -0.8, 1.2])
     check_modes(fn, x)
     assert "try:" not in tg.source(fn)
+
+
+def unpacks_too_many(x):
+    try:
+        a, b = x * 2.0  # three items: ValueError, as Python raises it
+    except ValueError:
+        a, b = x[0], x[1] ** 2
+    return a * b
+
+
+def writes_past_the_end(x):
+    out = np.zeros(2)
+    try:
+        for k in range(len(x)):
+            out[k] = x[k] * 2.0  # IndexError at k = 2: out keeps what was written
+    except IndexError:
+        out = out * x[-1]
+    return np.sum(out * x[:2])
+
+
+@pytest.mark.parametrize("fn", [unpacks_too_many, writes_past_the_end])
+@pytest.mark.parametrize("x", [[1.2, 1.3], [1.2, 1.3, 0.5]], ids=["finishes", "binding-raises"])
+def test_binding_a_value_may_raise(fn, x):
+    check_modes(fn, np.array(x))
+
+
+def test_unpacking_the_wrong_number_of_items_raises_as_python_does():
+    def pair_product(x):
+        a, b = x
+        return a * b
+    with pytest.raises(ValueError, match="too many values to unpack"):
+        tg.grad(pair_product)(np.ones(3))
+
+    def three_of(x):
+        first, *middle, last = x[:2]
+        return first * last
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected at least 2"):
+        tg.grad(three_of)(np.ones(1))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="always raises ValueError"):
+        tg.grad(pair_of_three)(np.ones(2))
+
+
+def pair_of_three(x):
+    a, b = [x[0], x[1], x[0]]
+    return a * b

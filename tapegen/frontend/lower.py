@@ -25,7 +25,7 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, make_dict, make_list, make_tuple, not_shared,
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, make_dict, make_list, make_tuple, not_shared,
                                number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
                                set_module_name)
 from ..rules.shape import attribute_or_none
@@ -446,6 +446,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
         self.view_writes: list = []  # (view var written into, the array it shows, node): checked in program()
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
+        self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
@@ -1070,6 +1071,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 atoms = [self.value(v) for v in stmt.value.elts]
             else:
                 whole = self.expr(stmt.value)
+                self.check_unpacking(whole, len(target.elts), stmt)
                 atoms = list(whole.items) if isinstance(whole, Pack) and len(whole.items) == len(target.elts) \
                     else [self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
                           for k in range(len(target.elts))]
@@ -1101,6 +1103,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             raise self.unsupported(target, "two starred names in one assignment", None)
         star, after = stars[0], len(target.elts) - stars[0] - 1
         whole = self.expr(stmt.value)
+        self.check_unpacking(whole, star + after, stmt, starred=True)
         if isinstance(whole, Pack) and len(whole.items) >= star + after:
             items = list(whole.items)
             middle = Pack(tuple(items[star:len(items) - after]), "list")
@@ -1114,6 +1117,23 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             parts = [item(k) for k in range(star)] + [middle] + [item(k - after) for k in range(after)]
         for elt, part in zip(target.elts, parts):
             self.assign_atom(elt.value if isinstance(elt, ast.Starred) else elt, part, stmt)
+
+    def stmt_Unpacks(self, stmt):
+        """frontend/normalize.py's `Unpacks`: the check of `a, b = v` in a `try` block, before the names are bound."""
+        self.check_unpacking(self.expr(stmt.value), stmt.count, stmt, stmt.starred)
+
+    def check_unpacking(self, whole, count, node, starred=False):
+        """`a, b = whole` (`a, *rest = whole`: `starred`): Python raises ValueError where `whole` has not `count`
+        items (at least `count`), which reading each item by its index would not: checked now where the items
+        are known, else when the code runs."""
+        if isinstance(whole, (Pack, Const)):
+            try:
+                check_unpack(whole.items if isinstance(whole, Pack) else whole.value, count, starred)
+            except ValueError as error:
+                raise self.unsupported(node, f"this assignment always raises ValueError: {error}",
+                                       "unpack into as many names as the value has items") from None
+            return
+        self.emit_multi(rules.lookup(check_unpack), [whole, Const(count), Const(starred)], {}, node, 0, [])
 
     def assign_atom(self, target, atom, stmt):
         """`target = <atom already computed>`, for any target an assignment may have."""
@@ -1325,6 +1345,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.store(name, var, value_node)
                 return
         whole = self.expr(value_node)
+        self.check_unpacking(whole, len(names), value_node)
         if isinstance(whole, Pack) and len(whole.items) == len(names):
             for name, part in zip(names, whole.items):
                 self.store(name, part, value_node)
@@ -1447,6 +1468,32 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
             #                          on a list this function made)
 
+    def _track_item_sharers(self, prim, inputs, outs):
+        """`ys = xs[1:]`, `list(xs)`, `dict(d)`: a new list or dict holding the same items (arrays, lists) as
+        the one it is made from, and what is made from it (`ys + [v]`, `ys` with an item replaced)."""
+        source = inputs[0][1] if inputs else None
+        if not isinstance(source, Var):
+            return
+        copies = prim.name in ("list", "tuple", "dict_copy") or prim.name == "getitem" and self._is_slice(
+            dict(inputs).get("index")) and self.container_kind(source) in ("list", "tuple")
+        if copies and self.container_kind(source) is not None:
+            for out in outs:
+                self.item_sharers.setdefault(out, set()).add(source)
+                self.item_sharers.setdefault(source, set()).add(out)
+        elif prim.name in ("with_item", "add", "dict_without", "assign") and source in self.item_sharers:
+            for out in outs:
+                self.item_sharers.setdefault(out, set()).update(self.item_sharers[source])
+
+    def check_items_unshared(self, container, node, text):
+        """Refuses changing an item of `container` in place (`ys[0][0] = v`, `ys[0].append(v)`) where another
+        list or dict holds the same item (`ys = xs[1:]`, `list(xs)`): NumPy (or Python) changes it there too."""
+        if self.item_sharers.get(container):
+            root = text.split("[")[0]
+            raise self.unsupported(node, f"`{text}` changes in place an item that another list or dict holds too "
+                                         f"(a slice or copy of `{root}`, or the one `{root}` is a slice or copy "
+                                         f"of): tapegen does not follow the change there",
+                                   "copy the items when copying the list: ys = [y.copy() for y in xs[1:]]")
+
     def _track_containers(self, prim, inputs, outs):
         """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
         kind = CONTAINER_OUTPUTS.get(prim.name)
@@ -1465,6 +1512,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if kind is None and prim.name == "getitem" and self._is_slice(dict(inputs).get("index")) \
                 and self.container_kind(inputs[0][1]) in ("list", "tuple"):  # xs[1:]: a new list (of the same items)
             kind = self.container_kind(inputs[0][1])
+        self._track_item_sharers(prim, inputs, outs)
         self._track_lengths(prim, inputs, outs)
         self._track_types(prim, inputs, outs)
         self._track_constant_items(prim, inputs, outs)

@@ -2394,6 +2394,7 @@ class Expressions:
         holders = self._holders(container, key)
         if not holders or len(args) != 1:
             return False
+        self.check_items_unshared(container, node, ast.unparse(func.value))
         grown = self.binary(operator.add, receiver, self.emit(rules.lookup(make_list), [args[0]], {}, node, None),
                             node, None)
         self.replace_item(holders, key if isinstance(key, Var) else Const(key), grown, node, ast.unparse(func.value))

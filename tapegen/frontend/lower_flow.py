@@ -434,6 +434,7 @@ class ControlFlow:
         holders = self._holders(container, key.value if isinstance(key, Const) else key)
         if not holders:
             return False
+        self.check_items_unshared(container, target, ast.unparse(target))
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
         index = self.index(target.slice)
         value = self.expr(value_node)
@@ -721,42 +722,51 @@ class ControlFlow:
 
     def check_view_writes(self, body, outputs):
         """Refuses a write into a view (`write_into_view`) where the array it shows, or another view of it made
-        before the write, is read after it (later, in the loop around it, or returned): NumPy changed those
-        values, which tapegen took as they were."""
-        order = _order_and_loops(body) if self.view_writes else []
+        before the write, is read after it (later, in the loop around it, or returned) before its name is
+        rebound: NumPy changed those values, which tapegen took as they were."""
+        order = _order_and_contexts(body) if self.view_writes else []
         returned = {v for atom in outputs for v in atom_vars(atom)}
         for name, view, base, node in self.view_writes:
-            writes = [k for k, (stmt, _) in enumerate(order)
-                      if isinstance(stmt, Eqn) and stmt.op.name == "setitem" and view in stmt.outputs]
-            if not writes:
-                continue
-            first = writes[0]
-            made_after = {o for stmt, _ in order[first + 1:] if isinstance(stmt, Eqn) for o in stmt.outputs}
-            forbidden = self.memory_of(base) - {view} - made_after
-            around = set(order[first][1])  # a loop around the write: its next pass reads what it reads
-            read = returned & forbidden
-            for k, (stmt, loops) in enumerate(order):
-                if k != first and (k > first or around & set(loops)):
-                    read |= forbidden & set(stmt.reads)
-            if read:
-                raise self.unsupported(node, f"`{name}` is a view of an array, which this assignment changes too, "
-                                             f"and that array (or another view of it) is read after it: tapegen "
-                                             f"cannot follow the change there", f"write into a copy: {name} = "
-                                                                               f"{name}.copy()")
+            for write, (stmt, context) in enumerate(order):
+                if not (isinstance(stmt, Eqn) and stmt.op.name == "setitem" and view in stmt.outputs):
+                    continue  # (each write: a view made between two writes is changed by the second)
+                shown = self.memory_of(base) - {view}
+
+                def rebound(part):  # names surely bound anew by `part` (not in a branch or loop the write is not in)
+                    return {o for s, c in part if isinstance(s, Eqn) and s.op.name not in _WRITES_INTO and
+                            set(c) <= set(context) for o in s.outputs}
+                read = returned & (shown - rebound(order[write + 1:]))
+                loops = [c for c in context if not isinstance(c, tuple)]
+                for k, (later, where) in enumerate(order):
+                    if k > write:
+                        read |= set(later.reads) & (shown - rebound(order[write + 1:k]))
+                    elif k < write and loops and loops[-1] in where:  # its next pass: after the pass's rest
+                        passes = [j for j, (_, c) in enumerate(order) if loops[-1] in c]
+                        between = order[write + 1:passes[-1] + 1] + order[passes[0]:k]
+                        read |= set(later.reads) & (shown - rebound(between))
+                if read:
+                    raise self.unsupported(node, f"`{name}` is a view of an array, which this assignment changes "
+                                                 f"too, and that array (or another view of it) is read after it: "
+                                                 f"tapegen cannot follow the change there",
+                                           f"write into a copy: {name} = {name}.copy()")
 
 
-def _order_and_loops(body):
-    """[(statement, ids of the loops around it)] for every statement of `body`, in program order."""
+_WRITES_INTO = ("setitem", "append", "tape_pop")  # (frontend/lower.py's IN_PLACE: they change, not rebind)
+
+
+def _order_and_contexts(body):
+    """[(statement, the loops and branches around it, outermost first)] for every statement of `body`, in
+    program order (a loop: its id; a branch: (its If's id, "then" or "orelse"))."""
     out = []
 
-    def visit(stmts, loops):
+    def visit(stmts, context):
         for stmt in stmts:
-            out.append((stmt, loops))
+            out.append((stmt, context))
             if isinstance(stmt, If):
-                visit(stmt.then, loops)
-                visit(stmt.orelse, loops)
+                visit(stmt.then, context + ((id(stmt), "then"),))
+                visit(stmt.orelse, context + ((id(stmt), "orelse"),))
             elif isinstance(stmt, Loop):
-                visit(stmt.test_body + stmt.body, loops + (id(stmt),))
+                visit(stmt.test_body + stmt.body, context + (id(stmt),))
     visit(body, ())
     return out
 
@@ -783,7 +793,8 @@ class _Names(set):
 
 
 def _assigned_names(stmts) -> set:
-    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` and `xs.insert(i, v)` rebind a list or dict."""
+    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` and `xs.insert(i, v)` and
+    `d.pop(k, v)` rebind a list or dict."""
     names, items = set(), set()
     for stmt in stmts:
         local = {id(name) for sub in ast.walk(stmt) if isinstance(sub, ast.comprehension)
@@ -801,8 +812,8 @@ def _assigned_names(stmts) -> set:
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "at" \
                     and sub.args and isinstance(sub.args[0], ast.Name):
                 names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append", "insert") \
-                    and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict rebinds xs
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _REBINDING \
+                    and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict, d.pop(k, v): rebind
                 items.add(sub.func.value.id)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("extend", "append", "insert") \
                     and isinstance(sub.func.value, ast.Subscript):  # hist["h"].append(v): hist is rebound
@@ -812,6 +823,9 @@ def _assigned_names(stmts) -> set:
     result = _Names(names | items)
     result.item_writes = frozenset(items - names)
     return result
+
+
+_REBINDING = ("extend", "append", "insert", "pop", "update")  # methods whose list or dict is rebound to a copy
 
 
 def _add_root(node, names, items):

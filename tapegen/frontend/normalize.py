@@ -293,6 +293,13 @@ class Protected(ast.stmt):
     _fields = ("body", "catch")
 
 
+class Unpacks(ast.stmt):
+    """Checks that `value` has `count` items (at least `count`: `starred`) to unpack: raises ValueError, as
+    Python's `a, b = value` does, where it has not (a statement of its own in a `try` block)."""
+
+    _fields = ("value", "count", "starred")
+
+
 class Matches(ast.expr):
     """Whether the exception `caught` holds is of the classes `catch` evaluates to (an `except` clause's test)."""
 
@@ -344,10 +351,22 @@ class _Protecting:
         held = self.normalizer.names._fresh("attempt")
         return ast.Name(held, ast.Load()), self.protected(_assign(held, value, where))
 
+    def binding(self, stmt) -> list:
+        """`a, b = t`, `out[k] = t`: binding a value may raise too (three items, `k` past the end). Unpacking is
+        preceded by a protected check of the number of items; a write into an item is protected itself."""
+        target = stmt.targets[0] if len(stmt.targets) == 1 else None
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return [self.protected(stmt)]
+        starred = any(isinstance(t, ast.Starred) for t in target.elts)
+        check = Unpacks(stmt.value, len(target.elts) - starred, starred)
+        return [self.protected(_located(ast.copy_location(check, stmt), stmt)), stmt]
+
     def statement(self, stmt) -> list:
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)) and stmt.value is not None:
             value, made = self.value_first(stmt.value, stmt)
             stmt.value = _located(value, stmt.value)
+            if isinstance(stmt, ast.Assign) and not all(isinstance(t, ast.Name) for t in stmt.targets):
+                return [s for s in (made, *self.binding(stmt)) if s is not None]
             return [made, stmt] if made is not None else [stmt]
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):  # a docstring
             return [stmt]

@@ -48,6 +48,19 @@ def check_assertion(test, msg=None):
         raise AssertionError(msg) if msg is not None else AssertionError
 
 
+def check_unpack(value, count, starred=False):
+    """`a, b = value` (`a, *rest = value`: `starred`): Python's ValueError where `value` has not `count` items
+    (at least `count`), which indexing each item would not raise (`a, b = np.ones(3)`); an object with no
+    length is left to the items' reads."""
+    if not hasattr(value, "__len__") or isinstance(value, np.ndarray) and value.ndim == 0:
+        return
+    n = len(value)
+    if n < count or n > count and not starred:
+        expected = f"at least {count}" if starred else f"{count}"
+        raise ValueError(f"not enough values to unpack (expected {expected}, got {n})" if n < count else
+                         f"too many values to unpack (expected {expected})")
+
+
 def caught_exception(exc):
     """`exc`, the exception an `except` block of generated code is handling, kept past the block (Python
     unbinds `except E as exc`'s name after it); one of tapegen's own (a guard of the generated code failing)
@@ -65,6 +78,8 @@ def exception_matches(exc, classes):
 table.nondiff(raise_error, "exc, cause=None", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 table.nondiff(caught_exception, "exc", spelling="caught_exception")
+table.nondiff(check_unpack, "value, count, starred=False", spelling="check_unpack",
+              inert=("value", "count", "starred"))
 table.nondiff(exception_matches, "exc, classes", spelling="exception_matches")
 
 

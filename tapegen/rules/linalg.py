@@ -1111,7 +1111,13 @@ def _eig_tangent(w, v, a_dot):
 def _eig_matching(a, w):
     """Eigenvectors of `a` in the order of the eigenvalues `w` (eigvals and eig may order them differently)."""
     w_all, v = np.linalg.eig(a)
-    order = np.argmin(np.abs(w[..., :, None] - w_all[..., None, :]), axis=-1)
+    distance = np.abs(w[..., :, None] - w_all[..., None, :])
+    order = np.empty(np.shape(w), dtype=int)
+    for batch in np.ndindex(np.shape(w)[:-1]):  # each eigenvalue the nearest column not taken: equal eigenvalues
+        left = distance[batch].copy()  # get different columns (the same one twice made `v` singular)
+        for i in range(left.shape[0]):
+            order[batch + (i,)] = j = np.argmin(left[i])
+            left[:, j] = np.inf
     return np.take_along_axis(v, order[..., None, :], axis=-1)
 
 

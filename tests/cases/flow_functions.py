@@ -607,3 +607,23 @@ def view_written_base_returned(x):
     V = B[1:]
     V[0] = x[0] ** 2
     return B
+
+
+def view_written_base_read_before_its_name_is_rebound(x):
+    B = x * 1.0
+    s = 0.0
+    for i in range(2):
+        V = B.reshape(2, 2)
+        V[0, 0] = x[1] * 5.0
+        s = s + np.sum(B * x)  # B changed by the write above; rebound only after this
+        B = B * 2.0
+    return s
+
+
+def view_made_between_two_writes(x):
+    B = x * 2.0
+    V = B.reshape(2, 2)
+    V[0, 0] = x[0] ** 2
+    W = V[1]  # made after the first write, changed by the second
+    V[1, 0] = x[1] ** 3
+    return np.sum(W * x[:2])

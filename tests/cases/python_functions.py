@@ -2578,6 +2578,34 @@ def popped_from_a_built_dict(x):
     return np.sum(a * d["b"]) + len(d) + np.sum(d.pop("q", x))
 
 
+def pops_in_a_loop(x):
+    d = {"a": x[0] * 2.0}
+    s = 0.0
+    for k in range(3):  # the first pass pops "a"; the next ones get the default
+        s = s + d.pop("a", x[1]) * x[2]
+    return s + len(d)
+
+
+def updates_in_a_loop(x):
+    d = {"a": x[0] * 2.0}
+    s = 0.0
+    for k in range(3):
+        s = s + d["a"] * x[2]
+        d.update(a=d["a"] * x[1])  # the next pass reads the new item
+    return s
+
+
+def _pops_scale(x, **kwargs):
+    s = 0.0
+    for k in range(2):
+        s = s + kwargs.pop("scale", 1.0) * x[k]
+    return s
+
+
+def pops_keywords_in_a_loop(x):
+    return _pops_scale(x, scale=x[2] ** 2)
+
+
 def pops_a_missing_key(x):
     d = {"a": x}
     return np.sum(d.pop("missing"))
@@ -2600,3 +2628,31 @@ def _scaled_by_default(x, scale=2.0):
 
 def calls_a_helper_with_a_default(x):
     return np.sum(_scaled_by_default(x) ** 2)
+
+
+def writes_into_an_item_of_a_slice(x):
+    xs = [x[:2] * 1.0, x[1:] * 1.0]
+    ys = xs[:1]  # a new list, holding the same arrays as xs
+    ys[0][0] = x[2] * 5.0  # NumPy changes xs[0] too
+    return np.sum(xs[0] * x[:2])
+
+
+def writes_into_an_item_of_a_copied_list(x):
+    xs = [x[:2] * 1.0, x[1:] * 1.0]
+    ys = list(xs)
+    xs[1][0] = x[0] ** 2  # ys[1] changes too
+    return np.sum(ys[1] * x[1:])
+
+
+def appends_to_an_item_of_a_slice(x):
+    rows = [[x[0], x[1]], [x[2]]]
+    top = rows[:1]
+    top[0].append(x[2] * 3.0)  # rows[0] is the same list
+    return sum(rows[0]) * x[1]
+
+
+def writes_into_items_copied_with_the_slice(x):
+    xs = [x[:2] * 1.0, x[1:] * 1.0]
+    ys = [y.copy() for y in xs[:1]]
+    ys[0][0] = x[2] * 5.0
+    return np.sum(xs[0] * x[:2]) + np.sum(ys[0] * x[1:])
