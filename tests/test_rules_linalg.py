@@ -1277,3 +1277,20 @@ def test_eigvals_where_eigenvalues_repeat():
     a = np.diag([1.0, 1.0, 2.0])
     np.testing.assert_allclose(tg.grad(_sum_of_squared_eigvals)(a), 2 * a.T, atol=1e-12)
     check_modes(_sum_of_squared_eigvals, a, order2=False)
+
+
+def _eig_square_sum(A):
+    w, V = np.linalg.eig(A)
+    return np.real(np.sum(w ** 2))  # tr(A @ A)
+
+
+def test_eig_of_a_matrix_that_is_not_diagonalizable_is_refused():
+    """[[1, h, 0], [0, 1, 0], [0, 0, 2]]: a Jordan block; the rules gave 2 A^T off by 2h (found by adv11)."""
+    jordan = np.diag([1.0, 1.0, 2.0])
+    jordan[0, 1] = 0.1
+    with pytest.raises(tg.TapegenError, match="not diagonalizable"):
+        tg.grad(_eig_square_sum)(jordan)
+    with pytest.raises(tg.TapegenError, match="not diagonalizable"):
+        tg.jvp(_eig_square_sum, (jordan,), (np.ones((3, 3)),))
+    repeated = np.diag([1.0, 1.0, 2.0])  # repeated but diagonalizable: a function of the values as a whole
+    np.testing.assert_allclose(tg.grad(_eig_square_sum)(repeated), 2.0 * repeated.T)

@@ -1019,6 +1019,18 @@ def tie_independent(w, m):
                                 "(scipy.linalg.sqrtm, expm, logm, np.linalg.inv); else move the values apart")
 
 
+def diagonalizable(w, v):
+    """Refuse eig's derivative where a repeated eigenvalue has too few eigenvectors (a Jordan block, as in
+    [[1, h], [0, 1]]): the eigenvalues move by sqrt(dA) there, and the rules' V^-1 (V nearly singular) would
+    give a finite, wrong number."""
+    ties = (w[..., :, None] == w[..., None, :]) & ~np.eye(np.shape(w)[-1], dtype=bool)
+    if np.any(ties) and np.any(np.linalg.cond(v) > 1 / np.sqrt(np.finfo(np.result_type(v, 1.0)).eps)):
+        raise TapegenError("np.linalg.eig of a matrix with a repeated eigenvalue and too few eigenvectors (not "
+                           "diagonalizable): its eigenvalues have no derivative there",
+                           hint="for a symmetric matrix use np.linalg.eigh; a function of the eigenvalues as a "
+                                "whole may have one that needs no eigenvalue: np.trace(A @ A) for sum(w ** 2)")
+
+
 def _tie_tangent(w, product, read):
     """`product` (F * `read`) with the columns whose entries tied values leave undetermined (`read` nonzero
     there) nan: forward mode's counterpart of `tie_independent` (the tangent of a vector no one reads is
@@ -1087,6 +1099,7 @@ def _eig_cotangent(w, v, g_w, g_v, free):
     diag(1^T (V * g_v)) is the cotangent of V before each column was normalised: dV loses its part
     along V, diag(V^H dV) = 0 (the length is fixed; the phase, free where `free` says, is kept)."""
     middle = np.zeros_like(v)
+    diagonalizable(w, v)
     if g_v is not None and np.iscomplexobj(v):
         dependence, size = _phase_dependence(v, g_v)
         phase_independent(dependence * free, size)
@@ -1103,6 +1116,7 @@ def _eig_cotangent(w, v, g_w, g_v, free):
 def _eig_tangent(w, v, a_dot):
     """(dw, dV) of a = V diag(w) V^-1: P = V^-1 a_dot V, dw = diag(P), dV = V (F * P) less its part
     along each column (diag(V^H dV) = 0, as `_eig_cotangent` assumes)."""
+    diagonalizable(w, v)
     p = np.linalg.solve(v, a_dot @ v)
     v_dot = v @ _tie_tangent(w, _gap_inverse(w) * p, p)
     return _diagonal(p).copy(), v_dot - v * np.sum(_conj(v) * v_dot, axis=-2, keepdims=True)

@@ -651,6 +651,7 @@ table.op(_gap_inverse, "w", spelling="_gap_inverse")
 table.op(_safe_reciprocal, "s", spelling="_safe_reciprocal")
 table.nondiff(linalg.phase_independent, "dependence, size", spelling="phase_independent")  # a check: no value
 table.nondiff(linalg.tie_independent, "w, m", spelling="tie_independent")  # a check: no value
+table.nondiff(linalg.diagonalizable, "w, v", spelling="diagonalizable")  # a check: no value
 table.nondiff(linalg.free_phases, "w, a_meta", spelling="free_phases")  # a mask
 
 
