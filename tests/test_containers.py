@@ -19,6 +19,8 @@ VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
 POINTS = {
     "rotation": (0.7, np.array([1.0, 2.0]), np.array([0.5, -0.3])),
     "slice_of_a_list_item_set": (np.array([0.3, -0.8, 1.2]),),
+    "appends_to_a_list_argument": ([np.array([0.3, -1.2]), np.array([0.7, 1.1])],),
+    "appends_to_a_slice_of_a_list_argument": ([np.array([0.3, -1.2]), np.array([0.7, 1.1])],),
     "slice_of_a_list_appended": (np.array([0.3, -0.8, 1.2]), 2),
     "nested_rows_of_a_scalar": (3.0,),
     "spring": (VECTOR,),

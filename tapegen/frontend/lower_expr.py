@@ -2361,8 +2361,15 @@ class Expressions:
 
         On a list the function did not make (an argument, `history.append(loss)`; an object's list it
         reads), the append runs as written, as a side effect: should the list be read afterwards
-        towards the output, activity analysis refuses it (the gradient would be lost there).
+        towards the output, activity analysis refuses it (the gradient would be lost there). A list argument
+        of the differentiated function is appended to in a copy, as an array argument is written into (its
+        gradient is with respect to its value on entry).
         """
+        name = func.value.id if isinstance(func.value, ast.Name) else None
+        if isinstance(receiver, Var) and receiver in self.root_params and self.container_kind(receiver) == "list" \
+                and name is not None and self.sole_name(name, receiver):
+            receiver = self.emit(rules.lookup(list), [receiver], {}, node, self.shared.get(name, name))
+            self.store(name, receiver, node)
         if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
             if receiver in self.item_origin and self._append_to_item(receiver, args, func, node):
                 return ()

@@ -269,6 +269,10 @@ def _distinct(eqns) -> set:
     return pairs
 
 
+# Opaque methods that keep what they are passed in the object they are called on
+_KEEPING_METHODS = {".append", ".extend", ".insert", ".add", ".update", ".appendleft", ".extendleft", ".setdefault"}
+
+
 def check_kept(body, activity) -> None:
     """A differentiated value passed to an opaque method (`buffer.push(h)`) may be kept in the object:
     if the object is used afterwards towards the output, its gradient would silently be lost. Raise.
@@ -290,6 +294,9 @@ def check_kept(body, activity) -> None:
         # obj.m(v): obj may keep v; f(a, v) and np.add.at(a, i, v): v may be written into a (and into
         # what a was taken from: `self.cache["A"].append(h)` changes self.cache)
         holders = []
+        receiver = eqn.inputs[0][1] if eqn.op.name in _KEEPING_METHODS and eqn.inputs else None
+        if isinstance(receiver, Var):  # xs.append(v) on a list argument: xs keeps v (whether or not xs carries
+            holders.append(receiver)   # a derivative itself)
         for v in eqn.reads:
             while v not in activity.varying and v not in holders:
                 holders.append(v)

@@ -287,3 +287,14 @@ def slice_of_a_list_appended(x, n):
     head = xs[:n]  # (a slice made when the code runs)
     head.append(x * 4)
     return np.sum(xs[1]) + len(xs) + np.sum(ys[-1] * ys[0]) + np.sum(head[-1] * head[0])
+
+
+def appends_to_a_list_argument(xs):
+    xs.append(xs[0] * 2.0)  # into a copy: the gradient is with respect to the list as passed
+    return sum(np.sum(y ** 2) for y in xs)
+
+
+def appends_to_a_slice_of_a_list_argument(xs):
+    ys = xs[1:]
+    ys.append(xs[0] * 2.0)
+    return sum(np.sum(y ** 2) for y in ys)
