@@ -524,8 +524,25 @@ def min_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     return low if initial is None else np.minimum(low, initial)
 
 
+def var_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+              correction=None):
+    """`np.var(a, where=w, ddof=d)`: the variance of the entries of `a` where `w` holds."""
+    chosen = np.broadcast_to(where, np.shape(a))
+    count = np.sum(chosen, axis=axis, keepdims=True)
+    centre = np.sum(np.where(chosen, a, 0), axis=axis, dtype=dtype, keepdims=True) / count
+    deviation = np.where(chosen, np.abs(a - centre) ** 2, 0)
+    return np.sum(deviation, axis=axis, keepdims=keepdims) / (np.sum(chosen, axis=axis, keepdims=keepdims) - ddof)
+
+
+def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,
+              correction=None):
+    """`np.std(a, where=w, ddof=d)`: the standard deviation of the entries of `a` where `w` holds."""
+    return np.sqrt(var_where(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+
+
 WHERE_REDUCTIONS = {np.sum: sum_where, np.prod: prod_where, np.mean: mean_where, np.max: max_where,
-                    np.amax: max_where, np.min: min_where, np.amin: min_where}
+                    np.amax: max_where, np.min: min_where, np.amin: min_where, np.var: var_where, np.std: std_where}
+_WITH_INITIAL = (np.sum, np.prod, np.max, np.amax, np.min, np.amin)
 
 
 def stands_for(obj, positional: int, keywords) -> object:
@@ -533,8 +550,10 @@ def stands_for(obj, positional: int, keywords) -> object:
     names) stands for, or None (then the call is NumPy's own: np.meshgrid of three arrays)."""
     if obj is np.meshgrid and (positional != 2 or set(keywords) - {"indexing"}):
         return None
-    if obj in WHERE_REDUCTIONS:  # with where= (and no out=): of the entries chosen; else NumPy's own
-        return WHERE_REDUCTIONS[obj] if "where" in keywords and "out" not in keywords and positional <= 5 else None
+    if obj in WHERE_REDUCTIONS:  # with where= or initial= (and no out=, mean=, correction=): of the entries
+        chosen = "where" in keywords or "initial" in keywords and obj in _WITH_INITIAL  # chosen; else NumPy's own
+        return WHERE_REDUCTIONS[obj] if chosen and not {"out", "mean", "correction"} & set(keywords) \
+            and positional <= 5 else None
     if obj is np.gradient and positional < 2:  # no spacings: np.gradient's own rule
         return None
     if obj is complex and (positional == 0 or set(keywords) - {"real", "imag"}):
