@@ -102,6 +102,7 @@ class ControlFlow:
         """Whether `node` is a function, class or module the transform knows (`np.tanh`, `sc.expit`,
         `getattr(np, NAME)` of a name it knows)."""
         return isinstance(node, (ast.Name, ast.Attribute, ast.Call)) and self.static(node) is not MISSING
+
     def check_unchanged_before_raising(self, then, before, node):
         """Refuses a protected statement that changes a value made before it (`xs.append(v)`, an attribute a
         method sets) anywhere but in its last step: a step after the change may raise."""
