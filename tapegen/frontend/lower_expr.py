@@ -26,7 +26,8 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, py_sorted, py_sum, repeat_items
+from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known
+from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods

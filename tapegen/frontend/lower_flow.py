@@ -711,8 +711,8 @@ class ControlFlow:
         after the write: checked when the whole program is lowered (`check_view_writes`)."""
         held = [v for v in self.memory_of(base) if v in self.held_in]
         if held:
-            raise self.unsupported(node, f"`{name}` is a view of an array that is also kept in {self.held_in[held[0]]}, "
-                                         f"which this assignment would change too",
+            raise self.unsupported(node, f"`{name}` is a view of an array that is also kept in "
+                                         f"{self.held_in[held[0]]}, which this assignment would change too",
                                    f"write into a copy: {name} = {name}.copy()")
         self.view_writes.append((name, view, base, node))
         self.wrote_in_place(view, "[]=")

@@ -256,11 +256,13 @@ class _Normalizer:
                 if isinstance(stmt.value, ast.Tuple) or stmt.value is None:
                     raise self.error(stmt, "returning a tuple (or nothing) from inside a `with` block is not supported",
                                      "assign the values to variables, and return after the block")
-                out += [_assign(self.names.result, stmt.value, stmt), _assign(self.names.returned, ast.Constant(True), stmt)]
+                out += [_assign(self.names.result, stmt.value, stmt),
+                        _assign(self.names.returned, ast.Constant(True), stmt)]
             elif isinstance(stmt, (ast.Break, ast.Continue)):
                 out.append(_assign(exited, ast.Constant(1 if isinstance(stmt, ast.Break) else 2), stmt))
             elif isinstance(stmt, ast.If):
-                stmt.body, stmt.orelse = self.exits_as_flags(stmt.body, exited), self.exits_as_flags(stmt.orelse, exited)
+                stmt.body = self.exits_as_flags(stmt.body, exited)
+                stmt.orelse = self.exits_as_flags(stmt.orelse, exited)
                 out.append(stmt)
             else:
                 out.append(stmt)

@@ -23,7 +23,8 @@ leaf gets its derivative; strings and ints in it get none.
 closure, or a def or lambda of the differentiated function, whose values it
 reads are then passed to it after `args` (frontend/inline.py's
 `lifted_callables`). A differentiated value must reach it through `args`, or
-so: a bound method of an object holding one is refused (activity.py, the primitive's `callables`), never a zero gradient. A second derivative
+so: a bound method of an object holding one is refused (activity.py, the
+primitive's `callables`), never a zero gradient. A second derivative
 through odeint is a NoRuleError at transform time: the helpers the rules call
 (`odeint_adjoint`, `odeint_tangent`) are primitives without rules.
 """

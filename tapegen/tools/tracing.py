@@ -194,7 +194,8 @@ class _Tracer:
     def compound_row(self, stmt, step, backward) -> list:
         self.compound = True
         lines = emit._lines([stmt], backward)
-        head = next(line for line in lines if line.startswith(("for ", "while ", "if ", "try:", "with "))).split("  #")[0]
+        heads = ("for ", "while ", "if ", "try:", "with ")
+        head = next(line for line in lines if line.startswith(heads)).split("  #")[0]
         taken = ""
         if isinstance(stmt, If) and stmt.catch is None and stmt.manager is None and not backward:
             taken = " (took the if branch)" if bool(self.value(stmt.cond)) else " (took the else branch)"
