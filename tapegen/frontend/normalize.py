@@ -198,13 +198,8 @@ class _Normalizer:
         out = []
         for stmt in stmts:
             if isinstance(stmt, ast.Return):
-                if isinstance(stmt.value, ast.Tuple) or stmt.value is None:
-                    raise self.error(stmt, "returning a tuple (or nothing) from inside a loop is not supported",
-                                     "assign the values to variables, break, and return after the loop")
-                self.names.used = True
-                out += [_assign(self.names.result, stmt.value, stmt),
-                        _assign(self.names.returned, ast.Constant(True), stmt),
-                        _located(ast.Break(), stmt)]
+                out += self.returned(stmt, "a loop", "break, and return after the loop")
+                out.append(_located(ast.Break(), stmt))
             elif isinstance(stmt, ast.If):
                 stmt.body = self.returns_in_loop(stmt.body)
                 stmt.orelse = self.returns_in_loop(stmt.orelse)
@@ -212,6 +207,14 @@ class _Normalizer:
             else:
                 out.append(stmt)
         return out
+
+    def returned(self, stmt, inside, then):
+        """`return v` from `inside` a loop or block as `result = v; returned = True` (the exit after it)."""
+        if isinstance(stmt.value, ast.Tuple) or stmt.value is None:
+            raise self.error(stmt, f"returning a tuple (or nothing) from inside {inside} is not supported",
+                             f"assign the values to variables, {then}")
+        self.names.used = True
+        return [_assign(self.names.result, stmt.value, stmt), _assign(self.names.returned, ast.Constant(True), stmt)]
 
     def with_exits(self, stmt, in_loop):
         """A `with` block's `return`, `break` and `continue` as flags set inside it (what follows each already
@@ -253,11 +256,7 @@ class _Normalizer:
         out = []
         for stmt in stmts:
             if isinstance(stmt, ast.Return):
-                if isinstance(stmt.value, ast.Tuple) or stmt.value is None:
-                    raise self.error(stmt, "returning a tuple (or nothing) from inside a `with` block is not supported",
-                                     "assign the values to variables, and return after the block")
-                out += [_assign(self.names.result, stmt.value, stmt),
-                        _assign(self.names.returned, ast.Constant(True), stmt)]
+                out += self.returned(stmt, "a `with` block", "and return after the block")
             elif isinstance(stmt, (ast.Break, ast.Continue)):
                 out.append(_assign(exited, ast.Constant(1 if isinstance(stmt, ast.Break) else 2), stmt))
             elif isinstance(stmt, ast.If):
