@@ -421,3 +421,26 @@ def test_unpacking_the_wrong_number_of_items_raises_as_python_does():
 def pair_of_three(x):
     a, b = [x[0], x[1], x[0]]
     return a * b
+
+
+def try_inside_try(K, y):
+    try:
+        try:
+            L = np.linalg.cholesky(K)
+        except np.linalg.LinAlgError:
+            L = np.linalg.cholesky(K + 0.1 * np.eye(3))  # may raise too: the outer try handles it
+        a = np.linalg.solve(L, y)
+        if np.sum(a) > 100.0:
+            raise ValueError("large")
+    except np.linalg.LinAlgError:
+        a = K @ y
+    except ValueError:
+        a = y * np.sum(K)
+    return np.sum(a ** 2)
+
+
+@pytest.mark.parametrize("K", [K_GOOD, K_BAD, _spd(3, smallest=-1.5)], ids=["inner-finishes", "inner-handles",
+                                                                           "outer-handles"])
+def test_a_try_inside_a_try_block(K):
+    check_modes(try_inside_try, K, Y, rtol=1e-4, atol=1e-6)
+    assert tg.value_and_grad(try_inside_try)(K, Y)[0] == pytest.approx(try_inside_try(K, Y))

@@ -26,7 +26,7 @@ from ..rules.language import assign, iterated, no_candidate, number_item, set_in
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
-from .normalize import Caught
+from .normalize import Caught, Matches
 from .resolve import MISSING
 
 
@@ -78,11 +78,14 @@ class ControlFlow:
                     raise
                 self.store(stmt.caught, Const(failed), inner)  # the guards after it and the handler: decided now
                 return None
-        classes = self.expr(stmt.catch)
+        handlers = [(stmt.catch, stmt.caught)] + getattr(stmt, "outer", [])  # (an inner `try`'s first)
+        every = [e for c, _ in handlers for e in (c.elts if isinstance(c, ast.Tuple) else [c])]  # (`except` takes
+        classes = self.expr(stmt.catch if len(handlers) == 1 else ast.copy_location(  # no tuple in a tuple)
+            ast.Tuple(every, ast.Load()), inner))
         before = set(self.namer.assigned)
         bound = self.namer.invented("raised")
-        caught = ast.copy_location(ast.Assign([ast.Name(stmt.caught, ast.Store())], Caught(bound)), inner)
-        with self.sharing(_assigned_names(stmt.body) | {caught.targets[0].id}, inner) as construct:
+        caught = _caught_by(handlers, bound, inner)
+        with self.sharing(_assigned_names(stmt.body) | {name for _, name in handlers}, inner) as construct:
             then = self.block(stmt.body)
             construct.branch_done()
             orelse = self.block([ast.fix_missing_locations(caught)])
@@ -770,6 +773,20 @@ def _order_and_contexts(body):
                 visit(stmt.test_body + stmt.body, context + (id(stmt),))
     visit(body, ())
     return out
+
+
+def _caught_by(handlers, bound, where):
+    """The `except` block of a protected statement: the exception bound to the `caught` name of the first of
+    `handlers` ((classes, caught name), the innermost `try`'s first) that handles it."""
+    last = handlers[-1][1]
+    chain = ast.Assign([ast.Name(last, ast.Store())], Caught(bound))
+    for classes, name in reversed(handlers[:-1]):
+        test = Matches(Caught(bound), classes)
+        chain = ast.If(test, [ast.Assign([ast.Name(name, ast.Store())], Caught(bound))], [chain])
+    for node in ast.walk(chain):
+        if "lineno" in node._attributes:
+            ast.copy_location(node, where)
+    return chain
 
 
 def _within(where, node) -> bool:

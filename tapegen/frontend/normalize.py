@@ -157,8 +157,10 @@ class _Normalizer:
                  for h in stmt.handlers]
         catch = kinds[0] if len(kinds) == 1 else _located(ast.Tuple(kinds, ast.Load()), stmt)
         for sub in (sub for s in body for sub in ast.walk(s)):
-            if isinstance(sub, Protected):
+            if isinstance(sub, Protected) and sub.caught == caught:
                 sub.catch = catch
+            elif isinstance(sub, Protected):  # of a `try` inside this one's block: what it does not handle,
+                sub.outer.append((catch, caught))  # this one may
         out = [_assign(caught, ast.Constant(None), stmt)] + body
         if exits_block(body, loop_exits=True) == ALWAYS:  # left before anything that may raise: no handler runs
             return out
@@ -341,13 +343,15 @@ class _Protecting:
 
     def protected(self, stmt):
         node = _located(ast.copy_location(Protected([stmt], self.catch), stmt), stmt)
-        node.caught = self.caught
+        node.caught, node.outer = self.caught, []
         return node
 
     def value_first(self, value, where):
         """(a name holding `value`, made in a protected statement of its own) or (`value`, None) if it cannot
-        raise (a name or constant)."""
-        if isinstance(value, (ast.Name, ast.Constant)):
+        raise (a name or constant, or `name is None`: an inner `try`'s test)."""
+        if isinstance(value, (ast.Name, ast.Constant)) or isinstance(value, ast.Compare) and isinstance(
+                value.left, ast.Name) and isinstance(value.ops[0], (ast.Is, ast.IsNot)) and isinstance(
+                value.comparators[0], ast.Constant):
             return value, None
         held = self.normalizer.names._fresh("attempt")
         return ast.Name(held, ast.Load()), self.protected(_assign(held, value, where))
@@ -389,11 +393,14 @@ class _Protecting:
             return [stmt]
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):  # (done when transforming: it may fail then)
             return [self.protected(stmt)]
+        if isinstance(stmt, ast.Try):  # a `try` of its own: its statements, protected here too
+            return [piece for inner in self.normalizer.try_statement(stmt) for piece in self.statement(inner)]
+        if isinstance(stmt, Protected):  # (one of that inner `try`'s: protected already, by it and by this one)
+            return [stmt]
         if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.FunctionDef,
                              ast.Delete, ast.AnnAssign)):
             return [stmt]
-        what = {ast.Try: "a `try` statement"}.get(type(stmt), "this statement")
-        raise self.normalizer.error(stmt, f"{what} inside a `try` block is not supported",
+        raise self.normalizer.error(stmt, "this statement inside a `try` block is not supported",
                                     "move it out of the try block, or into a function the try block calls")
 
 
