@@ -166,8 +166,11 @@ def test_a_function_holding_a_constant_object_is_fine():
 def spring(k, y0):  # the dynamics a def of the differentiated function, reading its names (published style)
     damping = 0.3 * k
 
+    def force(y, scale):  # another def reading them, which the dynamics calls
+        return -k * scale * y[0] - damping * y[1]
+
     def rhs(y, t, scale):
-        return np.array([y[1], -k * scale * y[0] - damping * y[1]])
+        return np.array([y[1], force(y, scale)])
     return np.sum(odeint(rhs, y0, T, args=(2.0,), rtol=TOL, atol=TOL)[:, 0] ** 2)
 
 

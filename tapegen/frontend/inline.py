@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import inspect
 import operator
 import types
@@ -477,7 +478,7 @@ class Calls:
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in params \
                     and sub.id not in inner_locals and sub.id not in read:
                 read.append(sub.id)
-        captured, statics = [], {}
+        captured, statics, partials = [], {}, []
         env = local.names()
         for name in read:
             value = env.get(name, MISSING)
@@ -488,7 +489,15 @@ class Calls:
                 continue  # the module's or the enclosing closure's: the lifted function reads it there too
             if isinstance(value, LocalFunction):  # egrad(egrad(f)): a function made here, of known functions only
                 inner, reads = self.lift(value, node)
-                value = StaticValue(inner) if not reads else value
+                if reads:  # reading values itself: passed in too, and bound to it first thing (functools.partial)
+                    names = [f"{name}_reads_{k}" for k in range(len(reads))]
+                    captured += list(zip(names, reads))
+                    statics[f"{name}_lifted"], statics[f"{name}_partial"] = inner, functools.partial
+                    partials.append(ast.Assign([ast.Name(name, ast.Store())], ast.Call(
+                        ast.Name(f"{name}_partial", ast.Load()), [ast.Name(f"{name}_lifted", ast.Load())]
+                        + [ast.Name(n, ast.Load()) for n in names], [])))
+                    continue
+                value = StaticValue(inner)
             if isinstance(value, StaticValue):
                 statics[name] = value.obj
             elif isinstance(value, Const):  # a constant (a helper's argnum=0): held in its closure, as a value
@@ -501,6 +510,7 @@ class Calls:
                 captured.append((name, value))
         cells = {**{n: c for n, c in home.scope.cells.items() if n in read and n not in env}, **statics}
         parameters, passed, rebuilt = self._lifted_parameters(captured, node)
+        rebuilt = rebuilt + partials
         own = list(fn_node.args.args)
         header = ast.arguments(posonlyargs=[], args=own + [ast.arg(n) for n in parameters] if last else
                                [ast.arg(n) for n in parameters] + own,
