@@ -121,8 +121,11 @@ def binding_changed(bindings) -> bool:
             continue
         if kind == "code":  # a function inlined: its code and defaults as they were (IPython's autoreload
             code, defaults, kwdefaults = value  # replaces them in place; what code_of gives, unrolled: per call)
-            if holder.__code__ is not code or holder.__defaults__ is not defaults \
-                    or holder.__kwdefaults__ is not kwdefaults:
+            try:  # (the differentiated function itself is held through a weak proxy)
+                if holder.__code__ is not code or holder.__defaults__ is not defaults \
+                        or holder.__kwdefaults__ is not kwdefaults:
+                    return True
+            except ReferenceError:
                 return True
             continue
 
