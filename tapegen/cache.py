@@ -31,6 +31,7 @@ import marshal
 import os
 import sys
 import types
+import weakref
 
 import numpy as np
 
@@ -253,8 +254,9 @@ def _reference(value) -> tuple:
         candidates.append((module, name))
     if isinstance(value, np.ufunc):  # NumPy's ufuncs have no __module__; SciPy's live in scipy.special
         candidates += [("numpy", value.__name__), ("scipy.special", value.__name__)]
-    for candidate in candidates:
-        if "<locals>" not in candidate[1] and _resolve(candidate) is value:
+    proxy = isinstance(value, weakref.ProxyTypes)  # (the function a Program was made for, held weakly: equal
+    for candidate in candidates:                   # to it, a function equal only to itself)
+        if "<locals>" not in candidate[1] and (_resolve(candidate) is value or proxy and _resolve(candidate) == value):
             return candidate
     raise _Unkeyable(f"cannot name {value!r}")
 

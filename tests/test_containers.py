@@ -21,6 +21,8 @@ POINTS = {
     "slice_of_a_list_item_set": (np.array([0.3, -0.8, 1.2]),),
     "appends_to_a_list_argument": ([np.array([0.3, -1.2]), np.array([0.7, 1.1])],),
     "appends_to_a_slice_of_a_list_argument": ([np.array([0.3, -1.2]), np.array([0.7, 1.1])],),
+    "appends_to_an_item_of_a_list_argument": (np.array([0.5, -0.4]), [[np.array([2.5, 1.6])]]),
+    "appends_to_a_list_argument_then_returns_it": (np.array([0.5, -0.4]), [np.array([2.5, 1.6])]),
     "slice_of_a_list_appended": (np.array([0.3, -0.8, 1.2]), 2),
     "nested_rows_of_a_scalar": (3.0,),
     "spring": (VECTOR,),

@@ -740,3 +740,12 @@ def test_an_item_a_slice_or_copy_shares_changed_in_place_is_refused(fn):
 
 def test_items_copied_with_the_slice_are_written_as_usual():
     check_modes(pf.writes_into_items_copied_with_the_slice, X3)
+
+
+def test_var_where_with_fewer_entries_chosen_than_ddof_is_nan_as_numpy():
+    X = np.array([[0.3, -1.2, 2.0], [0.7, 0.2, -0.5]])
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected = pf.var_where_fewer_chosen_than_ddof(X)
+        value, tangent = tg.jvp(pf.var_where_fewer_chosen_than_ddof, (X,), (np.ones_like(X),))
+    assert np.isnan(expected[1]) and np.isnan(expected[4])  # (tapegen gave -0.0 there)
+    np.testing.assert_allclose(value, expected, equal_nan=True)

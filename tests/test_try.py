@@ -444,3 +444,37 @@ def try_inside_try(K, y):
 def test_a_try_inside_a_try_block(K):
     check_modes(try_inside_try, K, Y, rtol=1e-4, atol=1e-6)
     assert tg.value_and_grad(try_inside_try)(K, Y)[0] == pytest.approx(try_inside_try(K, Y))
+
+
+def continue_in_with_inside_try_finally(x):
+    s = x * 1.0
+    for i in range(3):
+        try:
+            with np.errstate(all="ignore"):
+                if x[i] > 0:
+                    continue
+                s = s * x[i]
+        finally:
+            s = s + 1.0
+    return s
+
+
+def return_in_inner_try_inside_try_finally(x):
+    out = x * 2.0
+    try:
+        try:
+            if x[0] > 0:
+                return out
+            out = out * 3
+        except KeyError:
+            pass
+    finally:
+        out[1] = out[1] * x[2]
+    return out
+
+
+@pytest.mark.parametrize("fn", [continue_in_with_inside_try_finally, return_in_inner_try_inside_try_finally])
+def test_an_exit_inside_a_with_block_or_inner_try_of_a_try_finally_is_refused(fn):
+    # the finally block ran before the with block's (or inner try's) exit, or not at all: a wrong value
+    with pytest.raises(tg.UnsupportedSyntaxError, match="`finally` block of a `try` that returns"):
+        tg.jvp(fn, (np.array([0.5, -0.4, 0.1, 0.6]),), (np.ones(4),))

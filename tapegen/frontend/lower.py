@@ -118,6 +118,8 @@ def lower(source: FunctionSource, fn, reserved=frozenset(), receiver=None, stati
         lowerer.root_scope = lowerer.scope
         return lowerer
     program = lowered_until_settled(make)
+    if isinstance(fn, types.FunctionType):  # its own code binding: the caches keyed by it do not keep it alive
+        program = _weakly_bound(program, fn)
     return program if obj is None else _weakly_bound(program, obj)
 
 

@@ -142,7 +142,7 @@ class _Normalizer:
         if not isinstance(stmt, ast.Try):
             return [stmt]
         parts = stmt.body + stmt.orelse + [s for handler in stmt.handlers for s in handler.body]
-        if stmt.finalbody and exits_block(parts, loop_exits=True) != NEVER:
+        if stmt.finalbody and any(_exits_leaving(parts)):  # a with block's or an inner try's exits too
             raise self.error(stmt.finalbody[0], "a `finally` block of a `try` that returns, breaks or continues "
                                                 "is not supported inside a differentiated function",
                              "put the finally block's statements before each return, break or continue")

@@ -120,7 +120,12 @@ def binding_changed(bindings) -> bool:
                 return True
             continue
         if kind == "code":  # a function inlined: its code and defaults as they were (IPython's autoreload
-            if any(now is not was for now, was in zip(code_of(holder), value)):  # replaces them in place)
+            code, defaults, kwdefaults = value  # replaces them in place; what code_of gives, unrolled: per call)
+            try:  # (the differentiated function itself is held through a weak proxy)
+                if holder.__code__ is not code or holder.__defaults__ is not defaults \
+                        or holder.__kwdefaults__ is not kwdefaults:
+                    return True
+            except ReferenceError:
                 return True
             continue
 

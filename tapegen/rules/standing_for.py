@@ -531,7 +531,8 @@ def var_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, whe
     count = np.sum(chosen, axis=axis, keepdims=True)
     centre = np.sum(np.where(chosen, a, 0), axis=axis, dtype=dtype, keepdims=True) / count
     deviation = np.where(chosen, np.abs(a - centre) ** 2, 0)
-    return np.sum(deviation, axis=axis, keepdims=keepdims) / (np.sum(chosen, axis=axis, keepdims=keepdims) - ddof)
+    kept = np.maximum(np.sum(chosen, axis=axis, keepdims=keepdims) - ddof, 0)  # (fewer than ddof chosen: nan, as
+    return np.sum(deviation, axis=axis, keepdims=keepdims) / kept                # NumPy's, not a finite number)
 
 
 def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None,

@@ -207,7 +207,7 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
     activity = Activity(frozenset(varying), frozenset(useful), flows.cuts)
     for eqn in eqns:
         _check_rules(eqn, activity)
-    check_kept(program.body, activity)
+    check_kept(program.body, activity, outputs)
     _check_attributes(program.body, activity)
     return activity
 
@@ -273,12 +273,14 @@ def _distinct(eqns) -> set:
 _KEEPING_METHODS = {".append", ".extend", ".insert", ".add", ".update", ".appendleft", ".extendleft", ".setdefault"}
 
 
-def check_kept(body, activity) -> None:
+def check_kept(body, activity, outputs) -> None:
     """A differentiated value passed to an opaque method (`buffer.push(h)`) may be kept in the object:
     if the object is used afterwards towards the output, its gradient would silently be lost. Raise.
 
-    "Afterwards": later in program order, or anywhere in a loop around the call (the next iteration).
+    "Afterwards": later in program order, anywhere in a loop around the call (the next iteration), or returned
+    (one of `outputs`, the program's).
     """
+    returned = {v for atom in outputs for v in atom_vars(atom)}
     order = list(_positions(body, ()))
     taken_from = {}  # var -> the var it is an item, attribute or alias of: changing it in place changes that too
     for eqn, _ in order:
@@ -295,8 +297,9 @@ def check_kept(body, activity) -> None:
         # what a was taken from: `self.cache["A"].append(h)` changes self.cache)
         holders = []
         receiver = eqn.inputs[0][1] if eqn.op.name in _KEEPING_METHODS and eqn.inputs else None
-        if isinstance(receiver, Var):  # xs.append(v) on a list argument: xs keeps v (whether or not xs carries
-            holders.append(receiver)   # a derivative itself)
+        while isinstance(receiver, Var) and receiver not in holders:  # xs.append(v) on a list argument: xs
+            holders.append(receiver)  # keeps v (whether or not xs carries a derivative itself), and so does
+            receiver = taken_from.get(receiver)  # what xs was taken from (xs[0].append(v) changes xs)
         for v in eqn.reads:
             while v not in activity.varying and v not in holders:
                 holders.append(v)
@@ -304,7 +307,8 @@ def check_kept(body, activity) -> None:
                     break
                 v = taken_from[v]
         for holder in holders:
-            if isinstance(holder, Var) and _used_after(holder, eqn, index, loops, order, activity):
+            if isinstance(holder, Var) and (holder in returned or _used_after(holder, eqn, index, loops, order,
+                                                                              activity)):
                 what = "what it is called on (or an argument)" if _TEMPORARY.fullmatch(holder.name) \
                     else f"`{holder.name}`"
                 raise NoRuleError(

@@ -152,7 +152,7 @@ def _active(program: Program, wrt: tuple) -> frozenset:
     # np.add.at(P, i, v): refused. An object tangents were set into is followed (its attributes carry them),
     # as reverse mode's analysis has it: what is appended to one of its lists is not kept out of sight
     followed = frozenset(varying | {obj for obj, _ in holding})
-    check_kept(program.body, Activity(followed, frozenset(useful)))
+    check_kept(program.body, Activity(followed, frozenset(useful)), program.outputs)
     return frozenset(varying & useful)
 
 

@@ -298,3 +298,13 @@ def appends_to_a_slice_of_a_list_argument(xs):
     ys = xs[1:]
     ys.append(xs[0] * 2.0)
     return sum(np.sum(y ** 2) for y in ys)
+
+
+def appends_to_an_item_of_a_list_argument(x, xs):
+    xs[0].append(x * 3.0)  # changes xs: read after through xs[0]
+    return np.sum(xs[0][-1] * xs[0][0])
+
+
+def appends_to_a_list_argument_then_returns_it(x, xs):
+    xs.append(x ** 2)
+    return xs

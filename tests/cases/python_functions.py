@@ -2659,3 +2659,9 @@ def writes_into_items_copied_with_the_slice(x):
     ys = [y.copy() for y in xs[:1]]
     ys[0][0] = x[2] * 5.0
     return np.sum(xs[0] * x[:2]) + np.sum(ys[0] * x[1:])
+
+
+def var_where_fewer_chosen_than_ddof(X):
+    """A column with no entry chosen and ddof=1: NumPy's variance there is nan (count - ddof clipped at 0)."""
+    chosen = np.array([True, False, True])
+    return np.concatenate([np.var(X, axis=0, ddof=1, where=chosen), np.std(X, axis=0, ddof=1, where=chosen)])
