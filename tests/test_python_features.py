@@ -749,3 +749,9 @@ def test_var_where_with_fewer_entries_chosen_than_ddof_is_nan_as_numpy():
         value, tangent = tg.jvp(pf.var_where_fewer_chosen_than_ddof, (X,), (np.ones_like(X),))
     assert np.isnan(expected[1]) and np.isnan(expected[4])  # (tapegen gave -0.0 there)
     np.testing.assert_allclose(value, expected, equal_nan=True)
+
+
+def test_a_constant_appended_to_a_list_of_activations_and_a_copys_list_appended_to():
+    """numpy-ml's RNNCell (`As.append(A0)` before the first step) and wrappers (`dv = ...copy();
+    dv["wrappers"].append(...)`): neither keeps a derivative out of sight, so neither is refused."""
+    check_modes(pf.cell_steps, np.array([0.3, -1.2, 0.8]), order2=False)

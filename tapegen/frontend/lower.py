@@ -1486,6 +1486,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             for out in outs:
                 self.item_sharers.setdefault(out, set()).update(self.item_sharers[source])
 
+    def may_carry(self, atom) -> bool:
+        """Whether `atom` may carry a derivative: made by a differentiable primitive, or an argument."""
+        return any(v in self.computed or v in self.params or v in self.root_params for v in _vars(atom))
+
     def check_items_unshared(self, container, node, text):
         """Refuses changing an item of `container` in place (`ys[0][0] = v`, `ys[0].append(v)`) where another
         list or dict holds the same item (`ys = xs[1:]`, `list(xs)`): NumPy (or Python) changes it there too."""

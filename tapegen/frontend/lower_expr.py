@@ -2402,7 +2402,9 @@ class Expressions:
         holders = self._holders(container, key)
         if not holders or len(args) != 1:
             return False
-        self.check_items_unshared(container, node, ast.unparse(func.value))
+        if self.container_kind(container) != "dict" and self.may_carry(args[0]):  # (a value without a derivative,
+            self.check_items_unshared(container, node, ast.unparse(func.value))  # or into a dict's list: as before,
+            # numpy-ml's `dv = layer.derived_variables.copy(); dv["wrappers"].append(...)`)
         grown = self.binary(operator.add, receiver, self.emit(rules.lookup(make_list), [args[0]], {}, node, None),
                             node, None)
         self.replace_item(holders, key if isinstance(key, Var) else Const(key), grown, node, ast.unparse(func.value))

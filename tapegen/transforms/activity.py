@@ -296,7 +296,8 @@ def check_kept(body, activity, outputs) -> None:
         # obj.m(v): obj may keep v; f(a, v) and np.add.at(a, i, v): v may be written into a (and into
         # what a was taken from: `self.cache["A"].append(h)` changes self.cache)
         holders = []
-        receiver = eqn.inputs[0][1] if eqn.op.name in _KEEPING_METHODS and eqn.inputs else None
+        receiver = eqn.inputs[0][1] if eqn.op.name in _KEEPING_METHODS and eqn.inputs and any(
+            v in activity.varying for _, atom in eqn.inputs[1:] for v in atom_vars(atom)) else None  # (keeping one)
         while isinstance(receiver, Var) and receiver not in holders:  # xs.append(v) on a list argument: xs
             holders.append(receiver)  # keeps v (whether or not xs carries a derivative itself), and so does
             receiver = taken_from.get(receiver)  # what xs was taken from (xs[0].append(v) changes xs)
