@@ -12,6 +12,10 @@ from typing import Any, Union
 
 
 
+# Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`), rather than
+# bind a new value to it.
+IN_PLACE = frozenset({"setitem", "append", "tape_pop"})
+
 # Ops whose result may share memory with an input: augmented assignment on it would write through, and
 # writing into the input changes it (the frontend refuses the first; the backward pass keeps a region it
 # restores while a view of it is still read).

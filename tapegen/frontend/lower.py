@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import UnsupportedSyntaxError
-from ..ir import VIEW_OPS, Const, Eqn, If, Pack, Program, Var
+from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, make_dict, make_list, make_tuple, not_shared,
                                number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
@@ -40,8 +40,6 @@ from .normalize import normalize
 from .resolve import Scope, all_identifiers, code_of, local_names, native
 from .source import FunctionSource
 
-# Ops that update their last output in place (`A[i] = v`, `xs.append(v)`, `v = tape_pop(xs, v)`).
-IN_PLACE = {"setitem", "append", "tape_pop"}
 
 # Context managers whose entry and exit change nothing the block reads (held as objects: `with LOCK:`)
 _SAFE_MANAGER_TYPES = (type(threading.Lock()), type(threading.RLock()))

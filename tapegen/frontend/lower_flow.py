@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import UnsupportedSyntaxError
-from ..ir import Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
+from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
 from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
@@ -734,28 +734,27 @@ class ControlFlow:
             for write, (stmt, context) in enumerate(order):
                 if not (isinstance(stmt, Eqn) and stmt.op.name == "setitem" and view in stmt.outputs):
                     continue  # (each write: a view made between two writes is changed by the second)
-                shown = self.memory_of(base) - {view}
+                shown, around = self.memory_of(base) - {view}, set(context)
 
-                def rebound(part):  # names surely bound anew by `part` (not in a branch or loop the write is not in)
-                    return {o for s, c in part if isinstance(s, Eqn) and s.op.name not in _WRITES_INTO and
-                            set(c) <= set(context) for o in s.outputs}
-                read = returned & (shown - rebound(order[write + 1:]))
+                def reads_before_rebound(part, rebound):  # reads of `shown` in `part` before their name is bound
+                    read = set()  # anew there (surely: not in a branch or loop the write is not in); and those
+                    for later, where in part:
+                        read |= set(later.reads) & (shown - rebound)
+                        if isinstance(later, Eqn) and later.op.name not in IN_PLACE and set(where) <= around:
+                            rebound = rebound | set(later.outputs)
+                    return read, rebound
+                read, rebound = reads_before_rebound(order[write + 1:], set())
+                read |= returned & (shown - rebound)
                 loops = [c for c in context if not isinstance(c, tuple)]
-                for k, (later, where) in enumerate(order):
-                    if k > write:
-                        read |= set(later.reads) & (shown - rebound(order[write + 1:k]))
-                    elif k < write and loops and loops[-1] in where:  # its next pass: after the pass's rest
-                        passes = [j for j, (_, c) in enumerate(order) if loops[-1] in c]
-                        between = order[write + 1:passes[-1] + 1] + order[passes[0]:k]
-                        read |= set(later.reads) & (shown - rebound(between))
+                if loops:  # its next pass: after the rest of this pass, from the pass's start to the write
+                    passes = [j for j, (_, c) in enumerate(order) if loops[-1] in c]
+                    _, rebound = reads_before_rebound(order[write + 1:passes[-1] + 1], set())
+                    read |= reads_before_rebound(order[passes[0]:write], rebound)[0]
                 if read:
                     raise self.unsupported(node, f"`{name}` is a view of an array, which this assignment changes "
                                                  f"too, and that array (or another view of it) is read after it: "
                                                  f"tapegen cannot follow the change there",
                                            f"write into a copy: {name} = {name}.copy()")
-
-
-_WRITES_INTO = ("setitem", "append", "tape_pop")  # (frontend/lower.py's IN_PLACE: they change, not rebind)
 
 
 def _order_and_contexts(body):
