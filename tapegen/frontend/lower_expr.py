@@ -2098,9 +2098,9 @@ class Expressions:
             return self._call_result(result, outputs, node, targets)
         if entry is None and func.attr in MUTATORS:
             return self._mutation(receiver, func, args, kwargs, node)
-        where = stands_for(entry[0].fn, len(args) + 1, list(kwargs)) if entry is not None and "where" in kwargs \
-            and _hashable(entry[0].fn) else None
-        if where is not None:  # x.sum(where=m): as np.sum(x, where=m) stands for
+        where = stands_for(entry[0].fn, len(args) + 1, list(kwargs)) if entry is not None \
+            and {"where", "initial"} & set(kwargs) and _hashable(entry[0].fn) else None
+        if where is not None:  # x.sum(where=m), x.max(initial=0): as np.sum(x, where=m) stands for
             return self._call_result(self.inline(where, node, [receiver] + args, kwargs), outputs, node, targets)
         if entry is None:
             return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)

@@ -2613,7 +2613,7 @@ def pops_a_missing_key(x):
 
 def reductions_where(X):
     """np.sum, np.mean, np.prod, np.max, np.min, np.var and np.std with where= (and initial=, axis=, keepdims=,
-    ddof=), and the first five with initial=: of the entries chosen, as the np.where code each stands for
+    ddof=), and the first five with initial= (functions and methods): of the entries chosen, as the np.where code each stands for
     (rules/standing_for.py)."""
     x = X[0]
     total = np.sum(x ** 2, where=x > 0) + np.mean(x, where=x < 0.5) + np.prod(X[1], where=X[1] > 0.0, initial=2.0)
@@ -2622,6 +2622,7 @@ def reductions_where(X):
     total = total + (x ** 2).sum(where=x > 0) + X.mean(axis=0, where=X < 0.5).sum()  # (the methods too)
     total = total + np.min(x, initial=0.5) + np.max(X, axis=1, initial=-1.0).sum() + np.sum(x, initial=2.0)
     total = total + np.std(X, where=X > 0) + np.sum(np.var(X, axis=1, ddof=1, where=X > -1.0))
+    total = total + x.sum(initial=2.0) * X.max(axis=0, initial=0.5).sum() + X[1].prod(initial=0.5)
     return total + np.sum(np.mean(X, axis=1, where=X > 0)) + np.max(x, where=x < 1.5, initial=0.0)
 
 
