@@ -210,3 +210,58 @@ def test_assignment_into_a_view_of_an_argument_is_refused():
         return np.sum(x)
     with pytest.raises(tg.UnsupportedSyntaxError, match=r"row = row.copy\(\)"):
         tg.grad(f)(np.arange(3.0))
+
+
+def _grow_functions_in_a_loop(x):
+    fs = [np.sin]
+    out = 0.0
+    for i in range(3):
+        fs.append(np.cos)
+        out = out + np.sum(fs[-1](x))
+    return out
+
+
+def _set_a_function_in_a_loop(x):
+    acts = {"relu": lambda v: np.maximum(v, 0.0)}
+    out = 0.0
+    for i in range(3):
+        acts["relu"] = lambda v: v * i
+        out = out + np.sum(acts["relu"](x))
+    return out
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("f", [_grow_functions_in_a_loop, _set_a_function_in_a_loop])
+def test_a_list_or_dict_of_functions_changed_in_each_pass_of_a_loop_is_refused(f):
+    """Each pass leaves the list (dict) of functions another one: refused where it is read (this lowered the
+    function again and again, forever)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="is read before this pass of the loop"):
+        tg.grad(f)(np.array([0.3, -0.7, 1.2]))
+
+
+class _Scaled:
+    def __init__(self, a):
+        self.a = a
+
+    def __add__(self, other):
+        if np.sum(self.a) > 0:  # (decided as the code runs)
+            return NotImplemented
+        return _Scaled(self.a + other.a)
+
+    def __rmul__(self, k):
+        return _Scaled(self.a * k)
+
+
+def test_an_operator_method_that_may_return_not_implemented_when_it_runs_is_refused():
+    def f(x):
+        return np.sum((_Scaled(x) + _Scaled(x * 2)).a)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="may return NotImplemented"):
+        tg.grad(f)(np.array([0.3, -0.7, 1.2]))
+
+
+def test_a_reflected_operator_after_an_array_is_refused():
+    """`x * obj` with `x` an array: NumPy's operator runs first, item by item on the object."""
+    def f(x, y):
+        return np.sum((y * _Scaled(x)).a)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="NumPy's operator on the left operand"):
+        tg.grad(f)(np.array([0.3, -0.7, 1.2]), 2.0)

@@ -32,7 +32,7 @@ from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
-from .lower_expr import _HINTS, BINOPS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
+from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow, _assigned_names
 from .names import Namer
@@ -546,12 +546,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(last, ast.Return):
             for stmt in stmts[:-1]:
                 self.statement(stmt)
+            if last.value is None and self.call_stack:  # a helper's bare `return` (at the end of a branch
+                return (Const(None),), False  # decided now): None
             if last.value is None:
                 raise self.unsupported(last, "a differentiated function must return a value")
             self.return_span = self.span(last)
             return self._return_value(last.value)
-        for stmt in stmts:
+        for stmt in stmts[:-1]:
             self.statement(stmt)
+        if isinstance(last, ast.If) and self.results is None:
+            cond = self.if_condition(last)
+            if isinstance(cond, Const):  # `if isinstance(other, G): return G(...)` / `return G(...)`, decided now:
+                return self._statements(last.body if cond.value else last.orelse)  # the branch taken ends it, its
+            self.stmt_If(last, cond)  # value returned as it is (an object it makes stays known)
+        elif stmts:
+            self.statement(last)
         if self.results is None and self.call_stack:  # a helper (or __init__) that returns nothing: None
             return (Const(None),), False
         if self.results is None:
@@ -1166,6 +1175,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if fn is None:
             raise self.unsupported(stmt, "this augmented assignment operator is not supported")
         value = self.expr(stmt.value)  # evaluated first, as Python does (`total += total`)
+        cls = self.types.get(current) if isinstance(current, Var) else None
+        if cls is not None and users_class(cls) and not issubclass(cls, (tuple, list, dict)):
+            in_place = f"__i{OPERATOR_METHODS.get(fn, '')}__"  # v += w on an object of the user's class: its
+            method = self.special_method(current, in_place, stmt)  # __iadd__, else v = v + w (__add__)
+            result = self.operator_method(method, in_place, current, value, stmt) if method else None
+            if result is None or isinstance(result, Const) and result.value is NotImplemented:
+                result = self.binary(fn, current, value, stmt, None)
+            return self.store(name, result, stmt)
         if isinstance(current, Var) and (current in self.root_params or current in self.views and self.view_base(
                 current) in self.root_params) and self.sole_name(name, self.view_base(current)):
             pass  # x += v on an argument (or on `x = np.asarray(x)`, a view of it, the argument reached by no other

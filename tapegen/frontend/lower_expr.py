@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import rules
-from ..ir import Const, If, Pack, Var, atom_vars as _vars
+from ..ir import Const, Eqn, If, Pack, Var, atom_vars as _vars, walk
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
@@ -44,6 +44,10 @@ UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.no
 COMPARES = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
             ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
             ast.In: contained_in, ast.NotIn: not_contained_in}
+_ITERATING = (sum, list, tuple, sorted, max, min, any, all, np.stack, np.concatenate, np.vstack, np.hstack)
+OPERATOR_METHODS = {operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "truediv",
+                    operator.floordiv: "floordiv", operator.mod: "mod", operator.pow: "pow", operator.matmul: "matmul",
+                    operator.and_: "and", operator.or_: "or", operator.xor: "xor"}  # fn: the name of its methods
 METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
 # Context managers that change only warnings and printing: `with` blocks of them run their body as written.
 WARNING_CONTEXTS = (np.errstate, np.printoptions, __import__("warnings").catch_warnings)
@@ -476,7 +480,12 @@ class Expressions:
         return KnownItems(tuple(items), "list" if isinstance(obj, list) else "tuple")
 
     def known_item(self, known, node):
-        """`fs[0]`, `acts["tanh"]`: the item, when the index is known now."""
+        """`fs[0]`, `acts["tanh"]`: the item, when the index is known now; `layers[1:]`: those items."""
+        if isinstance(node.slice, ast.Slice) and known.kind != "dict":
+            bounds = [self.expr(b) if b is not None else Const(None)
+                      for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+            if all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds):
+                return KnownItems(known.items[slice(*(b.value for b in bounds))], known.kind)
         index = self.expr(node.slice)
         if not isinstance(index, Const):
             raise self.unsupported(node, f"`{ast.unparse(node.value)}` holds functions or objects of different "
@@ -583,7 +592,7 @@ class Expressions:
                                        f"return the new value from that function and assign it: "
                                        f"{name} = f({name}, ...)")
             if isinstance(value, Unsettled) and value.keys:  # one function or another: known on each path
-                raise Recarry(value.keys)
+                self.lower_again(value, node)
             if isinstance(value, Unsettled):
                 raise self.unsupported(node, value.why, value.hint)
             if isinstance(value, Choice):  # read as a value: the function it holds when the code runs
@@ -614,6 +623,8 @@ class Expressions:
             cell = self.scope.cells.get(name)  # closure's): known now, as a constant string, so ACTS[ACTIVATION]
             self.bindings.append(("cell", cell, None, value) if cell is not None else  # is known; the code is
                                  ("item", self.scope.globals, name, value))  # made again if it is rebound
+            return Const(value)
+        if value is NotImplemented:  # (an operator's method returning it: tried in `overloaded`)
             return Const(value)
         clash = name in self.reserved and self.reserved_value(name) is not value  # a global `seed`, `tape`, ...
         key = (id(self.fn), name)
@@ -668,10 +679,14 @@ class Expressions:
         return self.binary(fn, self.expr(node.left), self.expr(node.right), node, target)
 
     def binary(self, fn, left, right, node, target):
-        """`left <op> right`: `+` and `*` join and repeat lists and tuples, and compute on arrays."""
+        """`left <op> right`: `+` and `*` join and repeat lists and tuples, and compute on arrays; an object of
+        the user's class defining the operator calls its method."""
         known = _known_text(fn, left, right)
         if known is not None:  # "layer_%d" % i, "W" + str(i) with i known now: the key it names
             return known
+        overloaded = self.overloaded(fn, left, right, node)
+        if overloaded is not None:
+            return overloaded
         kinds = (self.container_kind(left), self.container_kind(right))
         if fn is operator.add and any(kinds):  # joining sequences, not adding numbers
             op = concat if all(kinds) else plus  # plus: the other side's type is known only when it runs
@@ -685,6 +700,55 @@ class Expressions:
         if fn not in (operator.add, operator.mul):  # x ** [1, 2, 3]: a list has no `-`, `/`, `**`, so the
             left, right = self._as_array(left, node), self._as_array(right, node)  # other side is an array
         return self.emit(rules.lookup(fn), [left, right], {}, node, target)
+
+    def overloaded(self, fn, left, right, node):
+        """`a * b` where an operand is an object of a class of the user's defining the operator: its method
+        (`a.__mul__(b)`, or `b.__rmul__(a)`) inlined, tried in the order Python tries them; else None. The
+        reflected method of the right operand only where the left one's operator surely gives way to it (a
+        number written in the code, or an object of the user's without the operator): an array's would not."""
+        name = OPERATOR_METHODS.get(fn)
+        classes = [self.types.get(atom) if isinstance(atom, Var) else None for atom in (left, right)]
+        if name is None or not any(cls is not None and users_class(cls) and not issubclass(cls, (tuple, list, dict))
+                                   for cls in classes):
+            return None
+        own, reflected = f"__{name}__", f"__r{name}__"
+        tries = [(left, right, own)] if classes[0] is not None else []
+        if classes[1] is not None and classes[1] is not classes[0]:
+            subclass_first = classes[0] is not None and issubclass(classes[1], classes[0]) and \
+                inspect.getattr_static(classes[1], reflected, None) is not \
+                inspect.getattr_static(classes[0], reflected, None)
+            tries.insert(0 if subclass_first else len(tries), (right, left, reflected))
+        for receiver, other, method_name in tries:
+            method = self.special_method(receiver, method_name, node)
+            if method is None:
+                continue
+            gives_way = receiver is left or isinstance(other, Const) and type(other.value) in (int, float, complex) \
+                or classes[0] is not None
+            if not gives_way:
+                raise self.unsupported(node, f"`{ast.unparse(node)}`: NumPy's operator on the left operand (an array "
+                                             f"or a NumPy number) runs before {classes[1].__name__}.{method_name} and "
+                                             f"computes item by item on the object, which tapegen cannot follow",
+                                       f"put the object on the left, or call {method_name} yourself")
+            result = self.operator_method(method, method_name, receiver, other, node)
+            if not (isinstance(result, Const) and result.value is NotImplemented):
+                return result
+        return None
+
+    def operator_method(self, method, name, receiver, other, node):
+        """`receiver.<name>(other)`, an operator's method of the user's class, inlined. It may return
+        NotImplemented (Python then tries the other operand's method) only as decided now (`if not
+        isinstance(other, G): return NotImplemented`): the Const returned."""
+        cls = self.types[receiver]
+        block, start = self.current, len(self.current)
+        result = self.inline(method, node, [receiver, other], {}, receiver=cls)
+        if "NotImplemented" in method.__code__.co_names and not isinstance(result, Const) and any(
+                isinstance(eqn, Eqn) and any(isinstance(a, Const) and a.value is NotImplemented for _, a in eqn.inputs)
+                for eqn in walk(block[start:])):  # (returned on a path decided as the code runs)
+            raise self.unsupported(node, f"`{ast.unparse(node)}` calls {cls.__name__}.{name}, which may return "
+                                         f"NotImplemented (Python then tries the other operand's method): which "
+                                         f"one computes the value is known only when the code runs",
+                                   f"call the method you mean yourself: {name}(...)")
+        return result
 
     def held_kind(self, atom):
         """"list" or "dict" for a list or dict built here, or read from an attribute of a module's object that
@@ -719,6 +783,10 @@ class Expressions:
 
     def expr_UnaryOp(self, node, target):
         operand = self.expr(node.operand)
+        name = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}.get(type(node.op))
+        method = self.special_method(operand, name, node) if name is not None else None
+        if method is not None:  # -v of an object of the user's class defining __neg__: the method
+            return self.inline(method, node, [operand], {}, receiver=self.types[operand])
         if isinstance(node.op, ast.USub) and isinstance(operand, Const) and isinstance(operand.value, (int, float)):
             return Const(-operand.value)
         if isinstance(node.op, ast.Not) and isinstance(operand, Const) and isinstance(operand.value, _PLAIN):
@@ -1432,7 +1500,7 @@ class Expressions:
             return self.grow_known(func.value.id, func.attr, node)[:outputs]
         held = self.env.get(func.id) if isinstance(func, ast.Name) else None
         if isinstance(held, Unsettled) and held.keys:  # one function or another: known on each path
-            raise Recarry(held.keys)
+            self.lower_again(held, node)
         if isinstance(held, Choice):
             return self.call_chosen(func.id, held, node, outputs, self._called_as(func.id, held, node, outputs))
         known = self.known(func)
@@ -1531,6 +1599,13 @@ class Expressions:
                 obj = getattr(scipy.special, SCIPY_MATH[obj])
             except ImportError:
                 pass
+        if obj is not MISSING and _hashable(obj) and obj in _ITERATING and node.args and \
+                isinstance(node.args[0], ast.Name) and \
+                self.special_method(self.env.get(node.args[0].id), "__iter__", node) is not None:
+            items = ast.copy_location(ast.ListComp(ast.Name("item_", ast.Load()), [ast.comprehension(
+                ast.Name("item_", ast.Store()), node.args[0], [], 0)]), node)  # sum(bag), list(bag) of an object
+            node = ast.fix_missing_locations(ast.copy_location(  # of the user's: of the items its __iter__ yields
+                ast.Call(node.func, [items, *node.args[1:]], node.keywords), node))
         if obj is not MISSING and _hashable(obj) and obj in BUILTIN_SPELLINGS:
             if obj is math.log and len(node.args) == 2:  # math.log(x, base)
                 x, base = (self.emit(rules.lookup(np.log), [self.expr(a)], {}, node, None) for a in node.args)
@@ -1660,12 +1735,8 @@ class Expressions:
         is bound to the list with the items added. Python changes the list in place, so no other name,
         list or attribute may hold it (it would not show them)."""
         known = self.env[name]
-        holders = [f"`{other}`" for other, value in self.env.items() if other != name and _holds(value, known)] + \
-            [f"`.{attr}`" for (_, attr), (value, _) in self.attributes.items() if _holds(value, known)]
         text = f"{name}.{how}(...)"
-        if holders:
-            raise self.unsupported(node, f"`{text}` changes the list {holders[0]} holds too, which tapegen cannot "
-                                         f"follow", f"build a new list instead: {name} = {name} + [...]")
+        self.check_sole_holder(name, known, text, node, f"build a new list instead: {name} = {name} + [...]")
         if len(node.args) != 1 or node.keywords:
             raise self.unsupported(node, f"`{text}` takes one argument")
         added = self.value(node.args[0])
@@ -1679,6 +1750,50 @@ class Expressions:
                                    f"append the items one by one, or write them out: {name}.extend([a, b])")
         self.bind_static(name, KnownItems(known.items + tuple(added), "list"))
         return (Const(None),)
+
+    def lower_again(self, unsettled: Unsettled, node):
+        """Raise Recarry to lower the function again with `unsettled`'s keys carried; where they are carried
+        already (lowering again would not settle it: a list of functions grown in a loop), refused."""
+        if all(keys <= self.carried.get(number, set()) for number, keys in unsettled.keys.items()):
+            raise self.unsupported(node, unsettled.why, unsettled.hint)
+        raise Recarry(unsettled.keys)
+
+    def check_sole_holder(self, name, known, text, node, hint):
+        """Python changes the list or dict `known` (which `name` holds) in place: refused where another name,
+        list or attribute holds it too (it would not show the change)."""
+        holders = [f"`{other}`" for other, value in self.env.items() if other != name and _holds(value, known)] + \
+            [f"`.{attr}`" for (_, attr), (value, _) in self.attributes.items() if _holds(value, known)]
+        if holders:
+            kind = "dict" if known.kind == "dict" else "list"
+            raise self.unsupported(node, f"`{text}` changes the {kind} {holders[0]} holds too, which tapegen cannot "
+                                         f"follow", hint)
+
+    def set_known_item(self, name, target, value_node) -> bool:
+        """`ops["sin"] = np.sin` (`fs[0] = relu`) into a dict (list) whose items the transform knows one by one:
+        the name is bound to it with the item set, as it is known. False where the index is not a constant."""
+        known = self.env[name]
+        if _constant_index(target.slice):
+            key = ast.literal_eval(target.slice)
+        elif isinstance(target.slice, ast.Name) and isinstance(self.env.get(target.slice.id), Const):
+            key = self.env[target.slice.id].value
+        else:
+            return False
+        if known.kind == "list" and not (type(key) is int and -len(known.items) <= key < len(known.items)):
+            return False  # (not an item: as Python does, an error when it runs)
+        text = f"{ast.unparse(target)} = ..."
+        self.check_sole_holder(name, known, text, target, f"build a new {known.kind} instead")
+        value = self.value(value_node)
+        if known.kind == "list":
+            items = list(known.items)
+            items[key] = value
+            self.bind_static(name, KnownItems(tuple(items), "list"), target)
+        elif key in known.keys:
+            k = known.keys.index(key)
+            self.bind_static(name, KnownItems(known.items[:k] + (value,) + known.items[k + 1:], "dict", known.keys),
+                             target)
+        else:
+            self.bind_static(name, KnownItems(known.items + (value,), "dict", known.keys + (key,)), target)
+        return True
 
     def call_known(self, item, node, outputs, targets):
         """A call of an item the transform knows: a local function, a function known now, or a value."""

@@ -35,12 +35,9 @@ class ControlFlow:
 
     # --- if / else ----------------------------------------------------------------------
 
-    def stmt_If(self, stmt):
-        deciding, self.deciding = getattr(self, "deciding", False), True  # a flag of a module's object tested
-        try:  # here is taken as it is now (known_flag)
-            cond = self.condition(stmt.test)
-        finally:
-            self.deciding = deciding
+    def stmt_If(self, stmt, cond=None):
+        if cond is None:
+            cond = self.if_condition(stmt)
         if isinstance(cond, Const):  # decided at transform time: lower only the branch taken, in place
             taken = stmt.body if cond.value else stmt.orelse
             if any(isinstance(s, ast.Return) for s in taken):
@@ -54,6 +51,14 @@ class ControlFlow:
             construct.branch_done()
             orelse = self.block(stmt.orelse)
         self.current.append(If(cond, tuple(then), tuple(orelse), self.span(stmt.test)))
+
+    def if_condition(self, stmt):
+        """An `if`'s condition: a Const where it is decided when transforming."""
+        deciding, self.deciding = getattr(self, "deciding", False), True  # a flag of a module's object tested
+        try:  # here is taken as it is now (known_flag)
+            return self.condition(stmt.test)
+        finally:
+            self.deciding = deciding
 
     def condition(self, node):
         return self.expr(node)
@@ -203,7 +208,7 @@ class ControlFlow:
                 and all(isinstance(e, ast.Constant) and type(e.value) is str for e in it.elts):
             # for k in ["Q", "K", "V"]: unrolled, each key known (`self.projections[k]`, `d[f"{k}_proj"] = v`)
             return [(target, KnownItems(tuple(Const(e.value) for e in it.elts), "list"))]
-        held = self.dict_of_objects(it)
+        held = self.dict_of_objects(it) or self.known_keys_of(it)
         if held is not None:  # for k, layer in self.encoder.items(): over a dict of layers known now
             return [(target, held)]
         seq = self.value(it)
@@ -230,13 +235,18 @@ class ControlFlow:
 
     def dict_of_objects(self, it):
         """`d.items()` / `d.values()` of a dict of the module or closure, or of an object known now (numpy-ml's
-        `self.encoder`, an OrderedDict of layers), whose values are objects of the user's or functions: the
+        `self.encoder`, an OrderedDict of layers), whose values are objects of the user's or functions, or of a
+        dict display made here whose items are known one by one (KnownItems, `{"sq": lambda v: v * v}`): the
         pairs (or values) as items known now, so the loop over them is unrolled with each object known. The
         dict's keys and values are among what is checked before each call."""
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "values")
                 and not it.args and not it.keywords and getattr(self, "unrollable", False)):
             return None
         base = it.func.value
+        local = self.env.get(base.id) if isinstance(base, ast.Name) else None
+        if isinstance(local, KnownItems) and local.kind == "dict":  # ops = {"sq": lambda v: v * v, ...} made here
+            return KnownItems(tuple(KnownItems((Const(key), item), "tuple") if it.func.attr == "items" else item
+                                    for key, item in zip(local.keys, local.items)), "list")
         found = self.static(base) if isinstance(base, (ast.Name, ast.Attribute)) else MISSING
         if found is MISSING or isinstance(base, ast.Attribute) and not isinstance(found, dict):
             found = self.live_attribute(base)
@@ -256,6 +266,16 @@ class ControlFlow:
                 known = atom
             items.append(KnownItems((Const(key), known), "tuple") if it.func.attr == "items" else known)
         return KnownItems(tuple(items), "list")
+
+    def known_keys_of(self, it):
+        """`for k in ops:` (`ops.keys()`) over a dict whose items the transform knows one by one: its keys."""
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys" \
+                and not it.args and not it.keywords:
+            it = it.func.value
+        local = self.env.get(it.id) if isinstance(it, ast.Name) else None
+        if isinstance(local, KnownItems) and local.kind == "dict" and getattr(self, "unrollable", False):
+            return KnownItems(tuple(Const(key) for key in local.keys), "list")
+        return None
 
     def free_keys(self, node, seq):
         """A tuple of ints or strings the function reads from its module or closure (a wrapper's `argnums`),
@@ -389,6 +409,10 @@ class ControlFlow:
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
                                    "index once with a tuple: a[i, j] = v")
         name = target.value.id
+        held = self.env.get(name)
+        if op is None and isinstance(held, KnownItems) and held.kind in ("list", "dict") \
+                and self.set_known_item(name, target, value_node):
+            return None
         array = self.read_name(target.value)
         special = self.special_method(array, "__setitem__", target)
         if special is not None:  # store[k] = v on an object of the user's: its __setitem__

@@ -295,6 +295,103 @@ def functions_in_containers(W, x):
     return total + np.sum(pairs[0]) + acts["tanh"](z).sum()
 
 
+def dicts_of_functions_made_here(W, x):
+    """A dict of lambdas made in the function: looped over by .values(), .items(), its keys (`for k in ops`,
+    `.keys()`), items set by key (replaced, added), and a list of functions with an item replaced."""
+    z = x @ W
+    ops = {"square": lambda u: u * u, "sin": np.sin}
+    ops["square"] = lambda u: u ** 3  # (replaced: its place in the order kept)
+    ops["soft"] = lambda u: np.log1p(np.exp(u))  # (added last)
+    total = sum(np.sum(op(z)) for op in ops.values())
+    for k, op in ops.items():
+        total = total + np.mean(op(z)) * len(k)
+    total = total + sum(np.sum(ops[k](z[0])) for k in ops) + sum(np.sum(ops[k](z[1])) for k in ops.keys())
+    fs = [lambda u: u * 2, np.tanh]
+    fs[0] = ops["sin"]
+    return total + sum(np.sum(f(z)) for f in fs)
+
+
+class Normal:
+    """A normal distribution with the operators of a small library of the user's: products, scaling by a number from
+    either side, sums, negation, `+=` through __iadd__."""
+
+    def __init__(self, mu, var):
+        self.mu, self.var = mu, var
+
+    def __mul__(self, other):
+        if isinstance(other, Normal):
+            var = 1.0 / (1.0 / self.var + 1.0 / other.var)
+            return Normal(var * (self.mu / self.var + other.mu / other.var), var)
+        return Normal(self.mu * other, self.var * other ** 2)
+
+    def __rmul__(self, k):
+        return self * k
+
+    def __add__(self, other):
+        if not isinstance(other, Normal):
+            return NotImplemented
+        return Normal(self.mu + other.mu, self.var + other.var)
+
+    def __iadd__(self, other):
+        self.mu = self.mu + other.mu
+        self.var = self.var + other.var
+        return self
+
+    def __neg__(self):
+        return Normal(-self.mu, self.var)
+
+    def __sub__(self, other):
+        return self + (-other)
+
+    def logpdf(self, x):
+        return -0.5 * np.log(2 * np.pi * self.var) - (x - self.mu) ** 2 / (2 * self.var)
+
+
+class ScaledNormal(Normal):
+    def __rmul__(self, k):  # (a subclass's reflected method: Python tries it before Normal.__mul__)
+        return ScaledNormal(self.mu * 3.0, self.var)
+
+
+def operators_of_a_class_of_the_users(mu, var):
+    """`a * b`, `2.0 * a`, `a - b`, `-a`, `a += b` on objects of the user's class: its methods, in the order
+    Python tries them (a subclass's reflected method first; NotImplemented decided when transforming)."""
+    a = Normal(mu, var)
+    b = Normal(mu ** 2, var * 0.5 + 1.0)
+    d = 2.0 * (a * b) - b
+    d += a
+    parts = [a, b, d * 0.5]
+    total = parts[0]
+    for g in parts[1:]:
+        total = total + g
+    s = ScaledNormal(mu * 2.0, var)
+    return np.sum(total.logpdf(np.ones(3))) + np.sum((a * s).mu) + np.sum((-d).mu * d.var)
+
+
+class Bag:
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __len__(self):
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+
+class Doubled(Bag):
+    def __iter__(self):
+        for item in self.items:
+            yield item * 2.0
+
+
+def builtins_over_objects_of_the_users(x):
+    """sum(), list(), np.stack() of an object of the user's class: of the items its __iter__ gives (an
+    iterator over an attribute, or a generator)."""
+    bag, doubled = Bag([x, x * 2, np.sin(x)]), Doubled([x ** 2, np.cos(x)])
+    total = np.sum(sum(bag)) + np.sum(np.stack(list(bag)) ** 2) + len(bag)
+    return total + np.sum(sum(doubled, np.ones(3))) + np.sum(np.stack(tuple(doubled)) * x)
+
+
 class Square:
     def fn(self, z):
         return z ** 2
