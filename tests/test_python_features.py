@@ -36,6 +36,7 @@ POINTS = {
     "underscore_as_a_name": (_m(3, 3),),
     "functions_in_containers": (_m(3, 2), _m(4, 3)),
     "dicts_of_functions_made_here": (_m(3, 2), _m(4, 3)),
+    "sequential_modules_of_different_classes": (_m(3, 4), _m(4), _m(4, 2), _m(5, 3)),
     "builtins_over_objects_of_the_users": (np.array([0.3, -0.8, 1.1]),),
     "operators_of_a_class_of_the_users": (np.array([0.3, -0.8, 1.1]), np.array([1.0, 2.0, 0.5])),
     "objects_of_different_classes": (_m(2, 3), [0.7, -0.4, 1.1]),

@@ -670,8 +670,9 @@ class Calls:
         if len(args) > len(params) and signature.vararg is None:
             raise self.unsupported(node, f"{name}() takes {len(params)} arguments, got {len(args)}")
         bound = dict(zip(params, args))
-        if signature.vararg is not None:
-            bound[signature.vararg.arg] = Pack(tuple(args[len(params):]), "tuple")
+        if signature.vararg is not None:  # (objects of the user's, or functions, known one by one, as in a
+            rest = tuple(args[len(params):])  # display: `Sequential(Linear(W1, b1), ReLU(), ...)`)
+            bound[signature.vararg.arg] = KnownItems(rest, "tuple") if self.needs_known(rest) else Pack(rest, "tuple")
         extra = {}
         for keyword, value in kwargs.items():
             if keyword in bound or (keyword not in params + keyword_only and signature.kwarg is None):

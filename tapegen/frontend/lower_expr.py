@@ -2049,6 +2049,11 @@ class Expressions:
             held = atom if atom is not None else self.free_object("unflatten", lambda: obj)
             return self._call_result(self.inline(user_function(autograd_unflatten), node, [held] + args, kwargs),
                                      outputs, node, targets)
+        if obj in (list, tuple) and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
+                and isinstance(self.env.get(node.args[0].id), KnownItems) \
+                and self.env[node.args[0].id].kind in ("list", "tuple"):  # list(layers) of `*layers`: a new list,
+            known = self.env[node.args[0].id]  # its items known one by one
+            return (KnownItems(known.items, "list" if obj is list else "tuple"),)
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), KnownItems):  # len(fs), fs functions known now
             return (Const(len(self.env[node.args[0].id].items)),)

@@ -392,6 +392,60 @@ def builtins_over_objects_of_the_users(x):
     return total + np.sum(sum(doubled, np.ones(3))) + np.sum(np.stack(tuple(doubled)) * x)
 
 
+class TorchModule:
+    """PyTorch's style, in NumPy: calling a module runs its forward."""
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+
+class TorchLinear(TorchModule):
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def forward(self, x):
+        return x @ self.W + self.b
+
+    def parameters(self):
+        return [self.W, self.b]
+
+
+class TorchReLU(TorchModule):
+    def forward(self, x):
+        return np.maximum(x, 0.0)
+
+    def parameters(self):
+        return []
+
+
+class TorchSequential(TorchModule):
+    def __init__(self, *layers):
+        self.layers = layers
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
+
+
+class TorchStack(TorchSequential):
+    def __init__(self, *layers):
+        super().__init__(*layers)
+        self.layers = list(layers)
+
+
+def sequential_modules_of_different_classes(W1, b1, W2, x):
+    """`Sequential(Linear(W1, b1), ReLU(), Linear(W2, b2))`: modules of different classes passed through
+    `*layers`, kept as the tuple (or `list(layers)`), called in a loop through `__call__`."""
+    model = TorchSequential(TorchLinear(W1, b1), TorchReLU(), TorchLinear(W2, np.zeros(2)))
+    stack = TorchStack(TorchLinear(W1, b1 * 2.0), TorchReLU())
+    reg = sum(np.sum(p ** 2) for p in model.parameters())
+    return np.mean((model(x) - 1.0) ** 2) + np.sum(stack(x) ** 2) + 0.01 * reg
+
+
 class Square:
     def fn(self, z):
         return z ** 2
