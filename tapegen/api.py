@@ -229,6 +229,23 @@ class _Target:
                      if type(a) in (list, tuple)) + \
             tuple((("str", i), a) for i, a in enumerate(arguments) if type(a) is str)
 
+    def call_lengths(self, positional, lengths):
+        """The statics of a call's list lengths and strings (`length_statics`) where the function is called
+        inside another (`lengths`, as the lowering knows them: keys of positional arguments counted among those
+        passed, of keyword arguments by name), with the strings of parameters left at their defaults."""
+        made, passed = {}, set(range(positional + self.offset))
+        for (what, k), known in lengths:
+            position = self.params.index(k) if isinstance(k, str) and k in self.params else \
+                None if isinstance(k, str) else k + self.offset
+            passed.add(position)
+            if what != "keyword" and position is not None:
+                made[(what, position)] = known
+        first = len(self.params) - len(self.defaults)
+        for k, default in enumerate(self.defaults, first):  # `activation="relu"` left at its default
+            if type(default) is str and k not in passed:
+                made[("str", k)] = default
+        return tuple(made.items())
+
     def default_statics(self):
         """`statics` for a call that passes no function-valued parameter that has a default."""
         first = len(self.params) - len(self.defaults)
@@ -649,7 +666,7 @@ class GradFunction:
         made for that many values (one variant per count, as on a plain call), and, where `f` needs them
         (Target.lengths_matter), for the `lengths` of its list and tuple arguments (and the strings) known there."""
         target = self._differentiated._target
-        lengths = tuple(((what, k + target.offset), known) for (what, k), known in lengths)
+        lengths = target.call_lengths(positional, lengths)
         if target.varargs is None:
             return differentiable_gradient(self, lengths=lengths)
         return differentiable_gradient(self, rest=max(0, positional + target.offset - target.fn.__code__.co_argcount),
@@ -955,13 +972,29 @@ def _differentiated(f):
 def _gradient_code(gradient, reverse=False):
     """What a transform of `gradient` (a GradFunction) differentiates: its generated code; for a function of
     *args, a function passing its arguments on, whose call inside makes that code for their count."""
-    if gradient._differentiated._target.varargs is None:
-        return differentiable_gradient(gradient, reverse)
+    target = gradient._differentiated._target
+    if target.varargs is None:
+        try:
+            return differentiable_gradient(gradient, reverse)
+        except TapegenError:  # made for the strings its call passes, or leaves at their defaults (`kind="relu"`
+            if not any(type(d) is str for d in target.defaults):  # picking a function): its caller's
+                raise
     made = _GRADIENT_CALLERS.get(gradient)
     if made is None:
         name = gradient.__name__.replace("<", "").replace(">", "")
-        made = _GRADIENT_CALLERS[gradient] = _plain(name, "(*args)", "return GRADIENT(*args)", GRADIENT=gradient)
+        made = _GRADIENT_CALLERS[gradient] = _plain(name, "(*args)", "return GRADIENT(*args)", GRADIENT=gradient) \
+            if target.varargs is not None else _caller_with_defaults(name, gradient, target)
     return made
+
+
+def _caller_with_defaults(name, gradient, target):
+    """`def name(x, kind=DEFAULT_1): return GRADIENT(x, kind)`: a caller with `target`'s parameters and
+    defaults, whose call inside makes the gradient's code for the strings it passes (or leaves at defaults)."""
+    params = target.params[target.offset:]
+    first = len(target.params) - len(target.defaults)
+    defaults = {f"DEFAULT_{k}": d for k, d in enumerate(target.defaults, first)}
+    signature = ", ".join(p if k < first else f"{p}=DEFAULT_{k}" for k, p in enumerate(params, target.offset))
+    return _plain(name, f"({signature})", f"return GRADIENT({', '.join(params)})", GRADIENT=gradient, **defaults)
 
 
 _GRADIENT_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

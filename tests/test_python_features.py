@@ -36,6 +36,8 @@ POINTS = {
     "underscore_as_a_name": (_m(3, 3),),
     "functions_in_containers": (_m(3, 2), _m(4, 3)),
     "dicts_of_functions_made_here": (_m(3, 2), _m(4, 3)),
+    "local_functions_a_helper_picks": (np.array([0.8, 1.2]),),
+    "layers_of_different_classes_appended": (_m(3, 4), _m(4, 2), _m(5, 3)),
     "sequential_modules_of_different_classes": (_m(3, 4), _m(4), _m(4, 2), _m(5, 3)),
     "builtins_over_objects_of_the_users": (np.array([0.3, -0.8, 1.1]),),
     "operators_of_a_class_of_the_users": (np.array([0.3, -0.8, 1.1]), np.array([1.0, 2.0, 0.5])),
@@ -246,6 +248,37 @@ def test_code_made_for_a_string_argument_is_made_again_for_another():
         f = lambda w: pf.activation_named_by_an_argument(w, x, activation)
         np.testing.assert_allclose(gradient(W, x, activation), _numeric_gradient(f, W), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(gradient(W, x), gradient(W, x, activation="tanh"))
+
+
+@pytest.mark.parametrize("order", [("tanh", "relu", "tanh"), ("relu", "tanh", "relu")])
+def test_gradients_for_strings_inlined_into_other_functions_are_each_their_own(order):
+    """A gradient made for one string (`activation="tanh"`), inlined into a function differentiated again,
+    then one made for another string, then the first again: each reads back its own code (the second's had
+    replaced the first's under one file name: the third took relu's gradient for tanh's)."""
+    W, x = _m(3, 2), _m(4, 3)
+    for activation in order:
+        def outer(w, activation=activation):
+            return np.sum(tg.grad(pf.activation_named_by_an_argument)(w, x, activation, "identity") ** 2)
+        np.testing.assert_allclose(tg.grad(outer)(W), _numeric_gradient(outer, W), rtol=1e-5, atol=1e-7)
+
+
+def test_a_string_left_at_its_default_picks_the_function_in_second_derivatives():
+    """tg.hessian of a function whose `kind="tanh"` (or a keyword passed) picks the function from a dict, and
+    a gradient called inside another function with that parameter left at its default."""
+    x = np.array([0.3, -0.5])
+    f = pf.activation_of_a_vector_named_by_a_default
+    for kwargs in ({}, {"kind": "sin"}, {"kind": "tanh"}):
+        gradient = tg.grad(f)
+        hessian = np.stack([(gradient(x + e, **kwargs) - gradient(x - e, **kwargs)) / 2e-6
+                            for e in np.eye(2) * 1e-6], axis=1)
+        np.testing.assert_allclose(tg.hessian(f)(x, **kwargs), hessian, rtol=1e-5, atol=1e-7)
+    outers = [lambda v: np.sum(tg.grad(f)(v) ** 2), lambda v: np.sum(tg.grad(f)(v, kind="sin") ** 2),
+              lambda v: np.sum(tg.grad(f)(v, "sin") ** 2), lambda v: np.sum(tg.grad(f)(v) ** 3)]
+    for outer in outers:
+        np.testing.assert_allclose(tg.grad(outer)(x), _numeric_gradient(outer, x), rtol=1e-5, atol=1e-7)
+    passed = {"kind": "sin"}  # (a keyword whose value is not known when transforming: not taken as the default)
+    with pytest.raises(tg.NoRuleError, match="could not tell"):
+        tg.grad(lambda v: np.sum(tg.grad(f)(v, **passed) ** 2))(x)
 
 
 def test_a_function_of_a_module_dict_replaced_between_calls_is_followed(monkeypatch):

@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import rules
 from ..frontend.resolve import LiveNamespace
+from .load import _unique
 
 
 def load(generated, target, has_aux: bool, with_value: bool):
@@ -171,7 +172,8 @@ def _load(generated, target, text):
     wrt = ",".join(v.name for v in generated.adjoint.wrt)
     root = re.search(r" of (.+)>$", program.span.file)  # nested: keep the user's file and line
     where = root.group(1) if root else f"{program.span.file}:{program.span.line}"
-    filename = f"<tapegen {generated.name}[{wrt}] of {where}>"
+    filename = _unique(f"<tapegen {generated.name}[{wrt}] of {where}>", text)  # (code made for other statics of
+    #     one function, `kind="sin"` and `kind="tanh"`, each read back as its own when lowered again)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = _Globals(rules.Names(), target.fn, program.free_sources)
     exec(compile(text, filename, "exec"), namespace)

@@ -611,7 +611,7 @@ class Calls:
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views, callee.aliases = self.free, self.fresh, self.views, self.aliases
         callee.views_at_entry = len(self.views)
-        for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types",
+        for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
                        "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources

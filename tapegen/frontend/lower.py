@@ -32,7 +32,7 @@ from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
-from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
+from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
 from .lower_flow import ControlFlow, _assigned_names
 from .names import Namer
@@ -425,6 +425,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.live: dict = {}        # var -> the object of the user's it holds, read from the module
         self.constant_items: dict = {}  # dict var -> {key: Const}: its items that are constants
         self.item_types: dict = {}  # list or tuple var -> the user class of all its items
+        self.item_vars: dict = {}  # list var -> the atoms it holds, while it is only appended to (_track_item_vars)
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
         self.made_objects: set = set()  # vars holding an object this function made (`Layer(W)`): each a new one
         self.root_params: set = set()
@@ -1331,8 +1332,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         `f = make(a)` (a function made here), `d = scipy.stats.norm(mu, sigma)` (calls d.logpdf(x) are
         norm.logpdf's)."""
         target = self.shared.get(name)
+        held = self.global_item(value_node)
         if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None or \
-                _function_like(self.global_item(value_node)):  # (act = ACTIVATIONS["relu"]: a function known now)
+                _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
             value = self.value(value_node, target)
         elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
             value = self.display_value(value_node, target=target or name)
@@ -1538,6 +1540,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._track_types(prim, inputs, outs)
         self._track_constant_items(prim, inputs, outs)
         self._track_items(prim, inputs, outs)
+        self._track_item_vars(prim, inputs, outs)
         held = _HOLDS_ITEMS.get(prim.name, ())
         self.captured.update(v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers)
         if prim.name not in IN_PLACE:  # a new value bound: what held the old one does not hold it
@@ -1640,6 +1643,25 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name == "assign" and values["x"] in self.item_origin:
             for out in outs:
                 self.item_origin[out] = self.item_origin[values["x"]]
+
+    def _track_item_vars(self, prim, inputs, outs):
+        """`item_vars`: the atoms a list built here holds, one by one, while it is only appended to outside
+        loops and branches (ML-From-Scratch's `self.layers = []`, then `model.add(Dense(...))` appending to
+        it), so a loop over objects of different classes in it can be unrolled, each item the object it is.
+        Any other use of the list (a name for it, passing it on) forgets them."""
+        values = dict(inputs)
+        if prim.name == "make_list" and isinstance(values.get("items"), Pack) and not self.open_constructs:
+            self.item_vars.update({out: tuple(values["items"].items) for out in outs})  # (in a branch, a var the
+            return  # branches share: which list it holds after them depends on the path)
+        if prim.name == "append" and values.get("a") in self.item_vars and not self.open_constructs:
+            self.item_vars[values["a"]] += (values["value"],)
+            return
+        for _, atom in inputs:
+            for v in _vars(atom):
+                if prim.name not in ("getitem", "len", "iterated", "setattr"):
+                    self.item_vars.pop(v, None)
+        for out in outs:
+            self.item_vars.pop(out, None)
 
     def _is_slice(self, index) -> bool:
         """Whether an index atom is a slice (`xs[1:]`, `xs[:n]`): of a list, a new list, not one of its items."""

@@ -218,7 +218,8 @@ class Expressions:
         if isinstance(node, ast.Subscript) and isinstance(self.known(node.value), KnownItems):
             return self.known_item(self.value(node.value), node)
         held = self.global_item(node) if isinstance(node, ast.Subscript) else None
-        if held is not None and _function_like(held):  # act = ACTIVATIONS["relu"] (or [kind], kind known now)
+        if held is not None and (_function_like(held) or _users_class_object(held)):  # act = ACTIVATIONS["relu"]
+            # (or [kind], kind known now; a class of the user's: cls = LAYERS[kind], then cls(...))
             return StaticValue(native(held), self.expr(node))
         obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
         if obj is not MISSING and (callable(obj) or isinstance(obj, types.ModuleType)) \
@@ -761,12 +762,13 @@ class Expressions:
             return None
         return "dict" if isinstance(getattr(self.live[held[0]], held[1], None), dict) else "list"
 
-    def known_lengths(self, args) -> tuple:
+    def known_lengths(self, args, kwargs=None) -> tuple:
         """(("len", position), (kind, length)) for each of `args` that is a list or tuple of a length known
         now, and (("str", position), text) for each that is a string known now: statics as a call's
-        arguments give them (Target.length_statics), positions counted in `args`."""
-        known = []
-        for k, arg in enumerate(args):
+        arguments give them (Target.length_statics), positions counted in `args`; of `kwargs`, by name, and
+        (("keyword", name), None) for every keyword passed (a parameter it sets is not at its default)."""
+        known = [(("keyword", name), None) for name in kwargs or {}]
+        for k, arg in [*enumerate(args), *(kwargs or {}).items()]:
             if isinstance(arg, Const) and type(arg.value) is str:
                 known.append((("str", k), arg.value))
                 continue
@@ -1523,8 +1525,8 @@ class Expressions:
                                          f"when it transforms the function", f"assign the call's result first "
                                          f"and call its item by name")
         held = self.global_item(func)
-        if held is not None and _function_like(held):  # FUNCTIONS[0](x), for a list in the module
-            return self.call_object(held, node, outputs, targets)
+        if held is not None and (_function_like(held) or _users_class_object(held)):  # FUNCTIONS[0](x), for a
+            return self.call_object(held, node, outputs, targets)  # list in the module; ACTIVATIONS[name]()
         if held is not None and not inspect.isclass(held) and users_class(type(held)):  # LAYERS[2](x)
             callee = self.expr(func)
             self.know_object(callee, held)
@@ -1662,7 +1664,7 @@ class Expressions:
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
-            return self._call_result(self.inline(function_for_call(made, len(args), self.known_lengths(args)), node,
+            return self._call_result(self.inline(function_for_call(made, len(args), self.known_lengths(args, kwargs)), node,
                                                  args, kwargs), outputs, node, targets)
         callee = self.made_function(func) if isinstance(func, ast.Call) else self.expr(func)
         if isinstance(callee, LocalFunction):  # make(a)(x), partial(f, a)(x): the function made, inlined
@@ -2123,7 +2125,7 @@ class Expressions:
                              or inspect.ismethod(obj) and user_function(obj.__func__) is not None) \
                 and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
             args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
-            called = function_for_call(obj, len(args), self.known_lengths(args)) if not inspect.ismethod(obj) \
+            called = function_for_call(obj, len(args), self.known_lengths(args, kwargs)) if not inspect.ismethod(obj) \
                 or hasattr(type(obj), "__tapegen_inline_call__") else obj  # (a bound method: with its object)
             return self._call_result(self.inline(called, node, args, kwargs), outputs, node, targets)
         if prim is not None and prim.callables:  # odeint(rhs, ...) of a def of this function reading its names
@@ -2884,6 +2886,11 @@ def _sparse_test(obj) -> bool:
 
 def _function_like(obj) -> bool:
     return inspect.isfunction(obj) or isinstance(obj, (np.ufunc, types.BuiltinFunctionType))
+
+
+def _users_class_object(obj) -> bool:
+    """A class of the user's (`activation_functions = {"relu": ReLU, ...}` holds them), called to make one."""
+    return inspect.isclass(obj) and users_class(obj)
 
 
 def _holds_functions(obj) -> bool:

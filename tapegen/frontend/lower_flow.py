@@ -226,7 +226,7 @@ class ControlFlow:
                 del self.env[hidden]
         if special is not None:  # for v in obj, an object of the user's: the list its __iter__ (a generator) yields
             seq = self.inline(special, it, [seq], {}, receiver=self.types[seq])
-        known = self.free_keys(it, seq)
+        known = self.free_keys(it, seq) or self.appended_objects(seq)
         if known is not None:  # for i, x in zip(argnums, xs): each i known, so is the item it sets (ItemFlow)
             return [(target, known)]
         if isinstance(seq, Var) and self.container_kind(seq) not in ("list", "tuple"):
@@ -276,6 +276,16 @@ class ControlFlow:
         if isinstance(local, KnownItems) and local.kind == "dict" and getattr(self, "unrollable", False):
             return KnownItems(tuple(Const(key) for key in local.keys), "list")
         return None
+
+    def appended_objects(self, seq):
+        """A list built here by appending objects of the user's of different classes (and functions), one by
+        one, as KnownItems: the loop over it is unrolled, each item the object it is (`item_vars`)."""
+        items = self.item_vars.get(seq) if isinstance(seq, Var) and getattr(self, "unrollable", False) else None
+        if not items or len(items) > MAX_UNROLLED or self.items_class(seq) is not None or not all(
+                isinstance(item, (StaticValue, LocalFunction)) or isinstance(item, Var) and item in self.types
+                for item in items):
+            return None
+        return KnownItems(items, "list")
 
     def free_keys(self, node, seq):
         """A tuple of ints or strings the function reads from its module or closure (a wrapper's `argnums`),

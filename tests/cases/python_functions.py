@@ -446,6 +446,65 @@ def sequential_modules_of_different_classes(W1, b1, W2, x):
     return np.mean((model(x) - 1.0) ** 2) + np.sum(stack(x) ** 2) + 0.01 * reg
 
 
+class SigmoidAct:
+    def __call__(self, x):
+        return 1 / (1 + np.exp(-x))
+
+
+class SoftPlusAct:
+    def __call__(self, x):
+        return np.log(1 + np.exp(x))
+
+
+ACTIVATION_CLASSES = {"sigmoid": SigmoidAct, "softplus": SoftPlusAct}
+
+
+class DenseLayer:
+    def __init__(self, W, b):
+        self.W, self.b, self.layer_input = W, b, None
+
+    def forward_pass(self, X):
+        self.layer_input = X
+        return X.dot(self.W) + self.b
+
+
+class ActivationLayer:
+    def __init__(self, name):
+        self.activation_func = ACTIVATION_CLASSES[name]()
+
+    def forward_pass(self, X):
+        return self.activation_func(X)
+
+
+class LayerList:
+    """ML-From-Scratch's NeuralNetwork: layers appended one by one (`model.add(layer)`), run in a loop."""
+
+    def __init__(self):
+        self.layers = []
+
+    def add(self, layer):
+        self.layers.append(layer)
+
+    def forward(self, X):
+        out = X
+        for layer in self.layers:
+            out = layer.forward_pass(out)
+        return out
+
+
+def layers_of_different_classes_appended(W1, W2, X, kind="softplus"):
+    """Layers of two classes appended to a list attribute by a method, then run in a loop over the list (each
+    pass the layer it is); an activation object made from a class a module's dict holds, picked by a key
+    known now (`ACTIVATION_CLASSES[name]()`, `cls = ACTIVATION_CLASSES[kind]; cls()`)."""
+    model = LayerList()
+    model.add(DenseLayer(W1, np.full(4, 0.1)))
+    model.add(ActivationLayer("sigmoid"))
+    model.add(DenseLayer(W2, np.zeros(2)))
+    model.add(ActivationLayer(kind))
+    cls = ACTIVATION_CLASSES[kind]
+    return np.mean(model.forward(X) ** 2) + np.sum(cls()(X[0]))
+
+
 class Square:
     def fn(self, z):
         return z ** 2
@@ -654,6 +713,37 @@ def _activation_loss(name):
         act = ACTIVATION_BY_NAME[name]
         return act(h) ** 2
     return loss
+
+
+def nll_fn(X, y, noise, naive=False):
+    """A helper returning one of two local functions closing over its values, picked by a flag known when
+    transforming (Krasser's Gaussian-process notebook)."""
+    def nll_naive(theta):
+        K = theta[1] ** 2 * np.exp(-0.5 * (X - X.T) ** 2 / theta[0] ** 2) + noise ** 2 * np.eye(len(X))
+        return 0.5 * np.log(np.linalg.det(K)) + 0.5 * y @ np.linalg.solve(K, y)
+
+    def nll_stable(theta):
+        K = theta[1] ** 2 * np.exp(-0.5 * (X - X.T) ** 2 / theta[0] ** 2) + noise ** 2 * np.eye(len(X))
+        L = np.linalg.cholesky(K)
+        alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+        return np.sum(np.log(np.diagonal(L))) + 0.5 * y @ alpha
+
+    if naive:
+        return nll_naive
+    else:
+        return nll_stable
+
+
+def local_functions_a_helper_picks(theta):
+    X, y = np.linspace(-1.0, 1.0, 4)[:, None], np.array([0.3, -0.2, 0.5, 0.1])
+    return nll_fn(X, y, 0.3)(theta) + nll_fn(X, y, 0.3, naive=True)(theta * 1.1)
+
+
+VECTOR_ACTIVATIONS = {"tanh": np.tanh, "sin": np.sin}
+
+
+def activation_of_a_vector_named_by_a_default(x, kind="tanh"):
+    return np.sum(VECTOR_ACTIVATIONS[kind](x) ** 2)
 
 
 def activation_named_by_an_argument(W, x, activation="tanh", output="identity"):
