@@ -265,3 +265,15 @@ def test_a_reflected_operator_after_an_array_is_refused():
         return np.sum((y * _Scaled(x)).a)
     with pytest.raises(tg.UnsupportedSyntaxError, match="NumPy's operator on the left operand"):
         tg.grad(f)(np.array([0.3, -0.7, 1.2]), 2.0)
+
+
+def test_a_row_written_through_an_index_that_is_not_an_integer_is_refused_when_it_runs():
+    """`P[s][0] = v` is `P[s, 0] = v` for an integer `s` only; with a slice, NumPy writes row 0 of `P[s]`."""
+    def f(P, s):
+        P = P.copy()
+        P[s][0] = 1.0
+        return np.sum(P * P)
+    P = np.array([[0.5, 0.2], [0.1, 0.7]])
+    np.testing.assert_allclose(tg.grad(f)(P, 1), [[1.0, 0.4], [0.0, 1.4]])
+    with pytest.raises(tg.UnsupportedSyntaxError, match="not an integer"):
+        tg.grad(f)(P, slice(0, 2))

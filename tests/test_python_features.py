@@ -36,6 +36,8 @@ POINTS = {
     "underscore_as_a_name": (_m(3, 3),),
     "functions_in_containers": (_m(3, 2), _m(4, 3)),
     "dicts_of_functions_made_here": (_m(3, 2), _m(4, 3)),
+    "matrix_factorization_steps": (np.array([[0.5, 0.2], [0.1, 0.7]]), np.array([[0.3, 0.4, 0.2], [0.6, 0.1, 0.9]])),
+    "itertools_of_differentiated_items": (np.array([0.3, -0.8, 1.1]), _m(3, 2)),
     "local_functions_a_helper_picks": (np.array([0.8, 1.2]),),
     "layers_of_different_classes_appended": (_m(3, 4), _m(4, 2), _m(5, 3)),
     "sequential_modules_of_different_classes": (_m(3, 4), _m(4), _m(4, 2), _m(5, 3)),

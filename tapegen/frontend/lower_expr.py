@@ -31,7 +31,7 @@ from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import BY_KEY, flat_get, stands_for, vectorized
+from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class
@@ -1552,6 +1552,9 @@ class Expressions:
             return (self.mapped(node),)
         plain_call = obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args)
         helper = stands_for(obj, len(node.args), [kw.arg for kw in node.keywords]) if plain_call else None
+        iterables = (node.args if helper is OF_ITEMS[0] else node.args[:1]) if helper in OF_ITEMS else ()
+        if iterables and all(isinstance(a, ast.Call) and self.static(a.func) is range for a in iterables):
+            helper = None  # itertools.combinations(range(n), 2): of numbers, run as written
         if plain_call and obj in BY_KEY and len(node.args) == 1 and any(  # sorted(xs, key=lambda x: x[1])
                 kw.arg == "key" and isinstance(self.known(kw.value) or kw.value, (ast.Lambda, LocalFunction))
                 for kw in node.keywords):

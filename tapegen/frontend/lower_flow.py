@@ -22,7 +22,7 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
-from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
+from ..rules.language import assign, iterated, no_candidate, number_item, row_index, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
@@ -413,7 +413,8 @@ class ControlFlow:
     def assign_subscript(self, target, value_node, op=None):
         if isinstance(target.value, ast.Attribute):
             return self._assign_attribute_item(target, value_node, op)
-        if isinstance(target.value, ast.Subscript) and self._assign_into_item(target, value_node, op):
+        if isinstance(target.value, ast.Subscript) and (self._assign_into_item(target, value_node, op)
+                                                        or self._assign_into_row(target, value_node, op)):
             return None
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
@@ -482,6 +483,30 @@ class ControlFlow:
         changed = self.emit(rules.lookup(set_in_item), [item, index, value], {}, target, None)  # a new array, list
         self.fresh.add(changed)                                                              # or dict
         self.replace_item(holders, key, changed, inner, ast.unparse(inner))
+        return True
+
+    def _assign_into_row(self, target, value_node, op) -> bool:
+        """`P[i][k] = v` (`+=`) into an array with `i` a number: NumPy writes into the row `P[i]` is a view of,
+        so it is `P[i, k] = v`; `i` is checked to be an integer when the code runs (a slice or an index
+        array would make `P[i]` another array, whose first axis `k` indexes). False: not an array's."""
+        inner = target.value
+        if not isinstance(inner.value, ast.Name) or isinstance(inner.slice, (ast.Slice, ast.Tuple)):
+            return False
+        held = self.env.get(inner.value.id)
+        if not isinstance(held, Var) or self.container_kind(held) is not None or held in self.types:
+            return False
+        first = self.expr(inner.slice)
+        if not (isinstance(first, Const) and type(first.value) is int):
+            first = self.emit(rules.lookup(row_index), [first, Const(ast.unparse(target))], {}, inner, None)
+        hidden = self.namer.invented("row").name
+        self.env[hidden] = first
+        rest = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        index = ast.copy_location(ast.Tuple([ast.Name(hidden, ast.Load()), *rest], ast.Load()), target.slice)
+        try:
+            self.assign_subscript(ast.fix_missing_locations(ast.copy_location(
+                ast.Subscript(inner.value, index, ast.Store()), target)), value_node, op)
+        finally:
+            del self.env[hidden]
         return True
 
     def _assign_item(self, name, container, target, value_node, op):

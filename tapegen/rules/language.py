@@ -163,6 +163,21 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
+def row_index(index, statement):
+    """The integer `index` is, in `statement` (`P[i][k] = v`, written as `P[i, k] = v`): an error for any other
+    index (a slice or an index array, with which `P[i]` is another array and `k` indexes its first axis)."""
+    try:
+        return operator.index(index)
+    except TypeError:
+        raise UnsupportedSyntaxError(f"`{statement}` writes into `{statement.split('[')[0]}` through an index that "
+                                     f"is not an integer here ({type(index).__name__}): tapegen writes it as one "
+                                     f"index, which holds for an integer only",
+                                     hint="index once, with a tuple: P[i, k] = v") from None
+
+
+table.nondiff(row_index, "index, statement", spelling="row_index", inert=("index", "statement"))
+
+
 def not_shared(item, others, statement, name, other_names):
     """Checks `statement` (`vel += x`) where the names `other_names` (holding `others` now) may hold the same
     array as `name` when the code runs (`prev = vel` in a loop): NumPy would change theirs too, which tapegen

@@ -46,6 +46,39 @@ def chain(*iterables):
     return out
 
 
+def product(*iterables, repeat=1):
+    """`itertools.product(a, b)`, `itertools.product(xs, repeat=2)`: the tuples of one item of each, the last
+    varying fastest, as a list."""
+    pools = [list(pool) for pool in iterables] * repeat
+    result = [[]]
+    for pool in pools:
+        result = [chosen + [item] for chosen in result for item in pool]
+    return [tuple(chosen) for chosen in result]
+
+
+def combinations(iterable, r):
+    """`itertools.combinations(xs, r)`: the tuples of `r` items in the order they come (by their positions,
+    chosen when the code runs), as a list."""
+    pool = list(iterable)
+    return [tuple(pool[i] for i in chosen) for chosen in itertools.combinations(range(len(pool)), r)]
+
+
+def permutations(iterable, r=None):
+    """`itertools.permutations(xs[, r])`: the ordered tuples of `r` distinct items, as a list."""
+    pool = list(iterable)
+    return [tuple(pool[i] for i in chosen) for chosen in itertools.permutations(range(len(pool)), r)]
+
+
+def combinations_with_replacement(iterable, r):
+    """`itertools.combinations_with_replacement(xs, r)`: the sorted tuples of `r` items, repeats allowed."""
+    pool = list(iterable)
+    return [tuple(pool[i] for i in chosen)
+            for chosen in itertools.combinations_with_replacement(range(len(pool)), r)]
+
+
+OF_ITEMS = (product, combinations, permutations, combinations_with_replacement)  # of a range: run as written
+
+
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """`np.apply_along_axis`: `func1d` of each 1-d slice along `axis` (returning a number or a 1-d array),
     the results stacked where NumPy puts them."""
@@ -576,7 +609,9 @@ def stands_for(obj, positional: int, keywords) -> object:
     return STANDING_FOR.get(obj)
 
 
-STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, np.apply_along_axis: apply_along_axis,
+STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, itertools.product: product,
+                itertools.combinations: combinations, itertools.permutations: permutations,
+                itertools.combinations_with_replacement: combinations_with_replacement, np.apply_along_axis: apply_along_axis,
                 np.convolve: convolve, np.correlate: correlate, np.polyval: polyval, np.meshgrid: meshgrid,
                 np.fill_diagonal: fill_diagonal, np.copyto: copyto, np.put: put, np.putmask: putmask,
                 np.place: place, np.put_along_axis: put_along_axis, np.gradient: gradient, np.cov: cov,

@@ -739,6 +739,34 @@ def local_functions_a_helper_picks(theta):
     return nll_fn(X, y, 0.3)(theta) + nll_fn(X, y, 0.3, naive=True)(theta * 1.1)
 
 
+def itertools_of_differentiated_items(x, X):
+    """itertools.product (of several, and with repeat=), combinations, permutations and
+    combinations_with_replacement of lists and arrays holding derivatives: the tuples they stand for."""
+    pts = [x[0], x[1] * 2.0, x[2]]
+    total = sum(a * b for a, b in itertools.product(pts, repeat=2))
+    total = total + sum(a - b ** 2 for a, b in itertools.product(pts, [x[0], 2.0]))
+    total = total + sum(a * b ** 2 for a, b in itertools.combinations(pts, 2))
+    total = total + sum(np.sum(a * np.sin(b)) for a, b in itertools.permutations(X, 2))
+    total = total + sum(a * b * c for a, b, c in itertools.combinations_with_replacement(x[:2], 3))
+    return total + sum(x[i] * x[j] for i, j in itertools.combinations(range(3), 2))
+
+
+def matrix_factorization_steps(P, Q):
+    """quuxlabs' matrix factorization: `P[i][k] = ...` and `Q[k][j] += ...` on arrays, row by row (each
+    `P[i, k]`, as NumPy writes through the row `P[i]` is a view of)."""
+    R = np.array([[5.0, 3.0, 0.0], [4.0, 0.0, 1.0]])
+    P, Q = P.copy(), Q * 1.0
+    for i in range(len(R)):
+        for j in range(len(R[i])):
+            if R[i][j] > 0:
+                eij = R[i][j] - np.dot(P[i, :], Q[:, j])
+                for k in range(2):
+                    P[i][k] = P[i][k] + 0.01 * (2 * eij * Q[k][j] - 0.02 * P[i][k])
+                    Q[k][j] += 0.01 * (2 * eij * P[i][k] - 0.02 * Q[k][j])
+    Q[-1][0:2] = Q[-1][1:3] * 2.0  # (a slice after the row)
+    return np.sum((R - P @ Q) ** 2)
+
+
 VECTOR_ACTIVATIONS = {"tanh": np.tanh, "sin": np.sin}
 
 
