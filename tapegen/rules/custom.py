@@ -59,7 +59,8 @@ class custom_jvp:  # noqa: N801
     """Decorator: give a function your own Jacobian-vector product.
 
     `defjvp(jvp)` with `jvp(primals, tangents) -> (output, output_tangent)`;
-    used by forward mode. Reverse mode differentiates the function's own code.
+    used by forward mode. Reverse mode through such a function is refused today (a NoRuleError naming it):
+    its VJP would be the transpose of `jvp`, as a custom_vjp's JVP is the transpose of its bwd.
     """
 
     def __init__(self, fn):
