@@ -516,11 +516,12 @@ def _leaves(value):
 class Pullback:
     """The backward half of `vjp`: call it with the output's cotangent."""
 
-    __slots__ = ("_entry", "_out", "_residuals", "_arguments", "_call")
+    __slots__ = ("_entry", "_out", "_residuals", "_arguments", "_call", "_code")
 
     def __init__(self, entry, out, residuals, arguments, call=None):
         self._entry, self._out, self._residuals, self._arguments = entry, out, residuals, arguments
         self._call = call  # (the Differentiated, args, kwargs, wrt) of the vjp call that made it
+        self._code = None
 
     def __tapegen_inline__(self):
         """Called inside a differentiated function (a pullback made when the code runs, that a custom rule's
@@ -528,12 +529,14 @@ class Pullback:
         arguments, which are constants there: `vjp(f, *args, wrt=wrt)[1](ct)`, inlined."""
         if self._call is None or self._call[2]:
             return None
-        differentiated, args, _, wrt = self._call
-        names = {f"A{k}": value for k, value in enumerate(args)}
-        passed = "".join(f"A{k}, " for k in range(len(args)))
-        name = getattr(differentiated, "__name__", "f").replace("<", "").replace(">", "") or "f"
-        return _plain(f"{name}_pullback", "(ct)",
-                      f"return VJP(F, {passed}wrt=WRT)[1](ct)", VJP=vjp, F=differentiated, WRT=wrt, **names)
+        if self._code is None:
+            differentiated, args, _, wrt = self._call
+            names = {f"A{k}": value for k, value in enumerate(args)}
+            passed = "".join(f"A{k}, " for k in range(len(args)))
+            name = getattr(differentiated, "__name__", "f").replace("<", "").replace(">", "") or "f"
+            self._code = _plain(f"{name}_pullback", "(ct)", f"return VJP(F, {passed}wrt=WRT)[1](ct)", VJP=vjp,
+                                F=differentiated, WRT=wrt, **names)
+        return self._code
 
     def __call__(self, cotangent):
         """The gradients for `cotangent`; call it as often as you like (a Jacobian calls it per row)."""
