@@ -270,3 +270,43 @@ def test_a_pullback_inside_of_a_function_returning_none_items():
     assert tg.grad(pairs_a_none)(1.5) == pytest.approx(0.0)
     assert pairs_a_none(1.5) == pytest.approx(6.0)
     assert tg.grad(lambda x: pairs_a_none(x) * x)(1.5) == pytest.approx(6.0)
+
+
+# --- a custom rule with several outputs: its bwd gets their cotangents as a tuple ------------------------------
+
+@tg.custom_vjp
+def sine_and_cosine(x, w):
+    return np.sin(x) * w, np.cos(x)
+
+
+def sine_and_cosine_fwd(x, w):
+    return sine_and_cosine(x, w), [x, w]
+
+
+def sine_and_cosine_bwd(residuals, g):
+    x, w = residuals
+    g_sine, g_cosine = g  # a tuple, in the outputs' order (once the sparse Cotree of gradient code: its keys)
+    return g_sine * np.cos(x) * w - g_cosine * np.sin(x), g_sine * np.sin(x)
+
+
+sine_and_cosine.defvjp(sine_and_cosine_fwd, sine_and_cosine_bwd)
+
+
+def product_of_outputs(x, w):
+    a, b = sine_and_cosine(x, w)
+    return np.sum(a * b)
+
+
+def second_output_only(x, w):
+    return np.sum(sine_and_cosine(x, w)[1] ** 2)
+
+
+def test_a_custom_rule_with_several_outputs_in_every_mode(rng):
+    x, w = rng.normal(size=3), rng.normal(size=3)
+    check_modes(product_of_outputs, x, w)
+    check_modes(second_output_only, x, w)
+    np.testing.assert_allclose(tg.grad(product_of_outputs)(x, w), w * np.cos(2 * x), rtol=1e-12)
+    u = rng.normal(size=3)
+    gradient = tg.grad(product_of_outputs)
+    np.testing.assert_allclose(tg.hessian(product_of_outputs)(x, w) @ u,
+                               central_along(lambda v: gradient(v, w), x, u), rtol=1e-6)
