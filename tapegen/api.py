@@ -26,6 +26,7 @@ from .debug import STATE as DEBUG
 from .errors import ChangedSinceTransformError, NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function, users_class
 from .frontend.resolve import binding_changed, native
+from .rules.custom import custom_jvp, custom_vjp
 from .rules.runtime_rules import zero_tangent
 from .runtime import _pytree_like, check_wrt, conform, pytree_fields
 
@@ -121,8 +122,9 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
-        if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)):
-            fn = primitive_function(fn)  # grad(f) of the user's autograd @primitive: a call of it
+        if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)) \
+                or isinstance(fn, (custom_vjp, custom_jvp)) and inspect.isfunction(fn.fn):
+            fn = primitive_function(fn)  # grad(f) of the user's autograd @primitive or custom rule: a call of it
         if isinstance(fn, functools.partial):  # tg.grad(partial(f, y=1))
             fn = partial_function(fn)
         if isinstance(fn, GradFunction):  # a gradient of a gradient: differentiate the generated code
@@ -360,11 +362,12 @@ class Differentiated:
         """`(output, pullback)`: `pullback(cotangent)` returns the gradients for that cotangent."""
         arguments = self._target.arguments(args, kwargs)
 
+        moving = self._wrt if wrt is None else wrt
+
         def run(entry):
             out, residuals = entry.function(*arguments)
-            return out, Pullback(entry, out, residuals, arguments)
-        return _on_current_code(lambda: self._entry("vjp", self._wrt if wrt is None else wrt,
-                                                    self._target.statics(arguments), arguments), run)
+            return out, Pullback(entry, out, residuals, arguments, (self, args, kwargs, moving))
+        return _on_current_code(lambda: self._entry("vjp", moving, self._target.statics(arguments), arguments), run)
 
     def jvp(self, primals, tangents, wrt=None):
         """`(output, output tangent)` by forward mode: `tangents` pairs with `primals` (None: no tangent).
@@ -530,10 +533,27 @@ def _leaves(value):
 class Pullback:
     """The backward half of `vjp`: call it with the output's cotangent."""
 
-    __slots__ = ("_entry", "_out", "_residuals", "_arguments")
+    __slots__ = ("_entry", "_out", "_residuals", "_arguments", "_call", "_code")
 
-    def __init__(self, entry, out, residuals, arguments):
+    def __init__(self, entry, out, residuals, arguments, call=None):
         self._entry, self._out, self._residuals, self._arguments = entry, out, residuals, arguments
+        self._call = call  # (the Differentiated, args, kwargs, wrt) of the vjp call that made it
+        self._code = None
+
+    def __tapegen_inline__(self):
+        """Called inside a differentiated function (a pullback made when the code runs, that a custom rule's
+        bwd returns in a closure), the pullback is the differentiable gradient code of <f(*args), ct> at its
+        arguments, which are constants there: `vjp(f, *args, wrt=wrt)[1](ct)`, inlined."""
+        if self._call is None or self._call[2]:
+            return None
+        if self._code is None:
+            differentiated, args, _, wrt = self._call
+            names = {f"A{k}": value for k, value in enumerate(args)}
+            passed = "".join(f"A{k}, " for k in range(len(args)))
+            name = getattr(differentiated, "__name__", "f").replace("<", "").replace(">", "") or "f"
+            self._code = _plain(f"{name}_pullback", "(ct)", f"return VJP(F, {passed}wrt=WRT)[1](ct)", VJP=vjp,
+                                F=differentiated, WRT=wrt, **names)
+        return self._code
 
     def __call__(self, cotangent):
         """The gradients for `cotangent`; call it as often as you like (a Jacobian calls it per row)."""
@@ -1042,13 +1062,15 @@ def forget_transforms() -> None:
 
 
 def primitive_function(primitive):
-    """`def f(x, y): return PRIMITIVE(x, y)`: an autograd @primitive differentiated itself (`grad(f)`), as a
-    Python function tapegen reads, calling it (so its defvjp rules apply, or a NoRuleError names it)."""
+    """`def f(x, y): return PRIMITIVE(x, y)`: an autograd @primitive or a custom rule's function differentiated
+    itself (`grad(f)`), as a Python function tapegen reads, calling it (so its rules apply, or a NoRuleError
+    names it)."""
     made = _PRIMITIVE_FUNCTIONS.get(primitive)
     if made is None:
-        params = [p for p in inspect.signature(primitive.fun).parameters.values()
+        raw = primitive.fn if isinstance(primitive, (custom_vjp, custom_jvp)) else primitive.fun
+        params = [p for p in inspect.signature(raw).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][inspect.ismethod(primitive):]
-        name = primitive.fun.__name__ if primitive.fun.__name__.isidentifier() else "primitive"
+        name = raw.__name__ if raw.__name__.isidentifier() else "primitive"
         defaults = {f"DEFAULT_{k}": p.default for k, p in enumerate(params) if p.default is not p.empty}
         signature = ", ".join(p.name if p.default is p.empty else f"{p.name}=DEFAULT_{k}" for k, p in enumerate(params))
         names = ", ".join(p.name for p in params)

@@ -16,14 +16,14 @@ import functools
 import numpy as np
 
 from .api import Differentiated, GradFunction, _differentiated, _plain, _tangent_of_output, chosen_wrt
-from .api import FORGETTABLE, differentiable_gradient
+from .api import FORGETTABLE, FUNCTION_TYPES, differentiable_gradient
 from .api import tangent_like
 from .api import vjp as api_vjp
 from .errors import TapegenError, WrtError
 from .frontend.inline import DYNAMIC
 from .ir import Pop, walk
 from .rules import lent
-from .rules.language import flatten_tree
+from .rules.language import flat_cotangent, flatten_tree
 
 __all__ = ["jvp", "jacobian", "hessian", "hvp"]
 
@@ -229,13 +229,17 @@ def _inline_jvp(args, kwargs):
 
 
 @functools.lru_cache(maxsize=None)
-def _composed_vjp(f, n, wrt, several):
+def _composed_vjp(f, n, wrt, several, functions=()):
     params = _names(n)
     # <out, ct>, the real part (as tg.vjp's pullback: JAX's convention), over every leaf of out and ct: f may
-    # return a tuple, a list or dict of arrays, or a tuple it did not write as a display (another pullback's)
-    pairing = "np.real(np.sum(flatten_tree(out) * flatten_tree(ct)))"
-    objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({params})\nreturn {pairing}", F=f,
-                       flatten_tree=flatten_tree)
+    # return a tuple, a list or dict of arrays, or a tuple it did not write as a display (another pullback's);
+    # ct is read in out's structure, a None of out's (a bwd's for an argument without a cotangent) pairing nothing
+    pairing = "np.real(np.sum(flatten_tree(out) * flat_cotangent(out, ct)))"
+    # an argument known to be a function when transforming is that function in the gradient code too (a
+    # parameter's value is known only when the code runs): `vjp(bwd_of_cotangent, g, f, a)` calling f
+    passed = ", ".join(f"K{k}" if k in dict(functions) else f"a{k}" for k in range(n))
+    objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({passed})\nreturn {pairing}", F=f,
+                       flatten_tree=flatten_tree, flat_cotangent=flat_cotangent, **{f"K{k}": function for k, function in functions})
     pullback = differentiable_gradient(GradFunction(objective, list(wrt) if several else wrt[0], False, False))
     body = f"out = F({params})\n\ndef pullback(ct):\n    return PULLBACK({params}, ct)\n\nreturn out, pullback"
     return _plain(f"{_name(f)}_vjp", f"(f, {params}, wrt=None)", body, F=f, PULLBACK=pullback)
@@ -251,7 +255,8 @@ def _inline_vjp(args, kwargs):
     wrt = tuple(wrt) if several else (wrt,)
     if not all(isinstance(w, int) for w in wrt):
         return None
-    return _composed_vjp(args[0], len(args) - 1, wrt, several)
+    functions = tuple((k, a) for k, a in enumerate(args[1:]) if type(a) in FUNCTION_TYPES and k not in wrt)
+    return _composed_vjp(args[0], len(args) - 1, wrt, several, functions)
 
 
 # Inside a function being differentiated, `tg.jvp(...)` and `tg.vjp(...)` are inlined (frontend reads the mark).

@@ -48,10 +48,13 @@ def test_declared_vjp_is_the_gradient():
     np.testing.assert_allclose(pullback(1.0), expected, rtol=1e-12)
 
 
-def test_declared_vjp_without_jvp_refuses_forward_mode():
-    x = np.array([0.5, 2.0, -3.0])
-    with pytest.raises(tg.NoRuleError, match="no JVP rule for clip"):
-        tg.jvp(autograd_style.straight_through, (x,), (x,))
+def test_declared_vjp_without_jvp_is_transposed_in_forward_mode():
+    """A primitive given only a VJP: forward mode uses that VJP transposed (here the identity, passed straight
+    through), so every mode gives the gradient the program declares, to second order too."""
+    x, t = np.array([0.5, 2.0, -3.0]), np.array([1.0, -2.0, 0.5])
+    assert tg.jvp(autograd_style.straight_through, (x,), (t,))[1] == pytest.approx(2.0 * np.clip(x, -1, 1) @ t)
+    np.testing.assert_allclose(tg.jvp(tg.grad(autograd_style.straight_through), (x,), (t,))[1], 2.0 * t)
+    np.testing.assert_allclose(tg.hessian(autograd_style.straight_through)(x), 2.0 * np.eye(3))
 
 
 def test_autograd_convolve_keeps_autograd_semantics():
@@ -135,16 +138,47 @@ def test_object_without_fields_as_wrt_is_named():
         tg.vjp(rkhs_logprob, RKHSFun({0.5: 1.0}), [1.0, 2.0], [1.0, 0.0])
 
 
-def test_library_vjp_first_order_and_named_at_second():
-    """autograd's fixed_point has a VJP of autograd's own (fixed_point_vjp, built on autograd's make_vjp):
-    its first derivative is autograd's; differentiating it again would mean following autograd itself,
-    which tapegen refuses, naming the rule."""
+def test_library_vjp_differentiated_again_by_autograd():
+    """autograd's fixed_point has a VJP of autograd's own (fixed_point_vjp, built on autograd's make_vjp): its
+    first derivative is autograd's, and so are its higher ones: tapegen cannot follow autograd's tracing, so
+    autograd differentiates that rule (forward mode: its pullback transposed), as autograd.grad(grad(f))
+    does (examples/fixed_points.py)."""
     import autograd
-    ours, theirs = tg.grad(autograd_style.fixed_point_sqrt)(2.0), autograd.grad(autograd_style.fixed_point_sqrt)(2.0)
+    f = autograd_style.fixed_point_sqrt
+    ours, theirs = tg.grad(f)(2.0), autograd.grad(f)(2.0)
     assert ours == pytest.approx(theirs, rel=1e-12)
     assert ours == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-3)  # the fixed point's tolerance, 1e-4
-    with pytest.raises(tg.NoRuleError, match="fixed_point_vjp_a"):
-        tg.grad(tg.grad(autograd_style.fixed_point_sqrt))(2.0)
+    second = autograd.grad(autograd.grad(f))(2.0)
+    assert second == pytest.approx(-0.25 * 2.0 ** -1.5, rel=1e-2)
+    assert tg.grad(tg.grad(f))(2.0) == pytest.approx(second, rel=1e-12)
+    assert tg.jvp(tg.grad(f), (2.0,), (1.0,))[1] == pytest.approx(second, rel=1e-9)
+    assert tg.hessian(f)(2.0) == pytest.approx(second, rel=1e-9)
+    third = autograd.grad(autograd.grad(autograd.grad(f)))(2.0)
+    assert tg.grad(tg.grad(tg.grad(f)))(2.0) == pytest.approx(third, rel=1e-9)
+
+
+def test_deprecated_defvjp_differentiates_again():
+    """autograd's deprecated `f.defvjp(lambda g, ans, vs, gvs, x, y: ...)` (test_wrappers.py): the user's
+    function, not autograd's staging around it, is what gradient code calls, so it is differentiated again."""
+    import warnings
+    from autograd.core import primitive
+
+    @primitive
+    def new_mul(x, y):
+        return x * y
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        new_mul.defvjp(lambda g, ans, vs, gvs, x, y: y * g)
+        new_mul.defvjp(lambda g, ans, vs, gvs, x, y: x * g, argnum=1)
+
+    def f(x, y):
+        return np.sum(np.sin(new_mul(x, y)))
+
+    x, y = np.array([0.3, -0.8]), np.array([1.5, 0.4])
+    np.testing.assert_allclose(tg.grad(f)(x, y), np.cos(x * y) * y, rtol=1e-12)
+    second = tg.grad(lambda v: np.sum(tg.grad(f)(v, y)))(x)
+    np.testing.assert_allclose(second, -np.sin(x * y) * y * y, rtol=1e-12)
 
 
 def test_flatten_func_unflatten_made_by_autograd_before_the_call():

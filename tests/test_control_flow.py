@@ -284,3 +284,18 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
 def test_writes_into_a_view_whose_array_is_read_after_are_refused(f):
     with pytest.raises(tg.UnsupportedSyntaxError, match="`V` is a view of an array"):
         tg.jacobian(f)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def qr_in_a_loop(a):
+    """Both outputs of a multi-output primitive saved in each pass: the backward pass pops them last pushed first
+    (it popped them in the order pushed, swapping q and r: a wrong gradient with no error)."""
+    total = 0.0
+    for k in range(3):
+        q, r = np.linalg.qr(a + a.T + k * np.eye(3))
+        total = total + np.sum(q * np.arange(9.0).reshape(3, 3)) + np.sum(r ** 2)
+    return total
+
+
+def test_a_multi_output_primitive_in_a_loop_restores_each_output():
+    from modes import check_modes
+    check_modes(qr_in_a_loop, np.random.default_rng(0).standard_normal((3, 3)))

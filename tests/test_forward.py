@@ -532,6 +532,6 @@ def test_checkpointed_segments_push_tangents_through_their_code():
     check_jvp(C.two_layers_inner_checkpointed, (np.linspace(-1, 1, 4),), (0,))
 
 
-def test_custom_vjp_in_forward_mode_is_a_clear_error():
-    with pytest.raises(tg.NoRuleError, match="smooth_relu\\(\\) has a custom VJP"):
-        tg.jvp(uses_smooth_relu, (np.ones(2),), (np.ones(2),))
+def test_custom_vjp_in_forward_mode_transposes_its_bwd():
+    check_jvp(uses_smooth_relu, (np.array([-2.0, 0.3, 4.0]),), (0,))
+    assert "smooth_relu_tangent((x,), (x_dot,))" in tg.source(uses_smooth_relu, kind="jvp")

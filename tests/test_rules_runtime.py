@@ -24,7 +24,7 @@ from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, inner_vjp_a, inner_vjp_b,
 from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
-from tapegen.rules.runtime_rules import add_tangents, copy_region, tape_pop, unconform
+from tapegen.rules.runtime_rules import add_tangents, copy_region, output_cotangent, tape_pop, unconform
 from tapegen.rules.elementwise import conj_sign, real_like
 from tapegen.rules.linalg import _gap_inverse, _safe_reciprocal, einsum_jvp, einsum_vjp, norm_direction
 from tapegen.rules.linalg import linalg_adjugate, linalg_adjugate_tangent
@@ -236,6 +236,9 @@ ROWS = [
          M23, _x(3, 4), _x(2, 3), wrt=(0, 1, 2), covers=(einsum_jvp,)),
     _row("add_tangents", lambda a, b: add_tangents(a * 2.0, None, np.sin(b)), V4, V4[::-1], wrt=(0, 1),
          covers=(add_tangents,)),
+    _row("output_cotangent-tuple", lambda a, b: output_cotangent({1: a * b}, (a, b))[0] + output_cotangent(
+        {1: a * b}, (a, b))[1] * 2.0, V4, V4[::-1], wrt=(0, 1), covers=(output_cotangent,)),
+    _row("output_cotangent-array", lambda a: output_cotangent(np.sin(a), a) * a, V4, covers=(output_cotangent,)),
     _row("add_tangents-pairs", lambda a, b: add_tangents((a, b), (b * a, None))[0] * 2.0, V4, V4[::-1], wrt=(0, 1),
          covers=(add_tangents,)),
     _row("_gap_inverse", lambda w: _gap_inverse(w), np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]),

@@ -25,6 +25,7 @@ SMALL = 0.5 * RNG.standard_normal((3, 3))
 BANDED = RNG.standard_normal((3, 4)) + np.array([[0.0], [4.0], [0.0]])  # (l, u) = (1, 1), diagonally dominant
 BANDED_WIDE = RNG.standard_normal((4, 4)) + np.array([[0.0], [0.0], [4.0], [0.0]])  # (1, 2)
 B4 = RNG.standard_normal(4)
+NEGATIVE = SPD - 8.0 * np.eye(3)  # one negative eigenvalue: a complex square root
 
 
 def row(name, fn, *args, covers):
@@ -98,7 +99,9 @@ ROWS = [
         covers=(scipy_linalg.band_outer,)),
     row("expm", lambda a: sl.expm(a), SMALL, covers=(sl.expm,)),
     row("sqrtm", lambda a: sl.sqrtm(a), SPD, covers=(sl.sqrtm,)),
-    row("sqrtm_checked", lambda a: scipy_linalg.sqrtm_checked(a), SPD, covers=(scipy_linalg.sqrtm_checked,)),
+    row("sqrtm-negative-eigenvalue", lambda a: np.real(sl.sqrtm(a) * (1.0 + 0.5j)), NEGATIVE, covers=(sl.sqrtm,)),
+    row("sqrtm-nonsymmetric", lambda a: sl.sqrtm(a), A, covers=(sl.sqrtm,)),
+    row("sqrtm_root", lambda s, a: scipy_linalg.sqrtm_root(s, a) ** 2, SPD, SPD, covers=(scipy_linalg.sqrtm_root,)),
     row("logm", lambda a: sl.logm(a), SPD, covers=(sl.logm,)),
 ]
 
@@ -254,13 +257,32 @@ def test_a_loss_that_depends_on_complex_eigenvectors_phases_is_refused():
         tg.grad(scipy_eigh_real_part)(HPD)
 
 
-def test_an_inaccurate_sqrtm_of_a_nested_block_is_refused_not_returned():
-    """Second derivatives of sqrtm at a symmetric matrix with a negative eigenvalue nest the Fréchet block
-    twice, a defective matrix on which scipy's sqrtm was off by 1e21: checked, and an error."""
+def test_sqrtm_second_derivative_at_a_negative_eigenvalue():
+    """Second derivatives of sqrtm at a symmetric matrix with a negative eigenvalue (a complex root; once
+    refused: the Fréchet block it nested was a matrix on which scipy's sqrtm was off by 1e21), against
+    central differences of the first: the Sylvester equation's derivative is another Sylvester equation."""
     x = np.random.default_rng(42).standard_normal((3, 3))
     a = 0.5 * (x + x.T) - 2.0 * np.eye(3)  # a negative eigenvalue
-    v, w = np.ones((3, 3)), np.eye(3) + 0.5j
-    jvp_of = lambda a: np.real(np.sum(tg.jvp(lambda m: sl.sqrtm(0.5 * (m + m.T)), (a,), (v,))[1] * w))
-    with pytest.raises(tg.TapegenError, match="sqrtm is inaccurate"):
-        tg.grad(jvp_of)(a)
+    v, w, u = np.ones((3, 3)), np.eye(3) + 0.5j, np.random.default_rng(1).standard_normal((3, 3))
+    symmetric_root = lambda m: sl.sqrtm(0.5 * (m + m.T))  # noqa: E731
+    tangent = tg.jvp(symmetric_root, (a,), (v,))[1]
+    np.testing.assert_allclose(tangent, (symmetric_root(a + 1e-6 * v) - symmetric_root(a - 1e-6 * v)) / 2e-6,
+                               rtol=1e-6, atol=1e-8)
+    jvp_of = lambda a: np.real(np.sum(tg.jvp(symmetric_root, (a,), (v,))[1] * w))  # noqa: E731
+    expected = (jvp_of(a + 1e-5 * u) - jvp_of(a - 1e-5 * u)) / 2e-5
+    assert np.sum(tg.grad(jvp_of)(a) * u) == pytest.approx(expected, rel=1e-6)
+    assert np.sum(tg.jvp(tg.grad(lambda m: np.real(np.sum(symmetric_root(m) * w))), (a,), (u,))[1] * v) == \
+        pytest.approx(expected, rel=1e-6)
 
+
+@pytest.mark.parametrize("a, match", [
+    (np.diag([0.0, 1.0, 4.0]), "singular"),
+    (np.diag([-1.0, -1.0, 4.0]), "negative real axis"),
+    (np.diag([-1.0, 2.0, 4.0]).astype(complex), "negative real axis"),
+], ids=["singular", "repeated-negative", "complex-on-the-cut"])
+def test_sqrtm_where_it_has_no_derivative_is_refused(a, match):
+    f = lambda m: np.sum(np.abs(sl.sqrtm(m)) ** 2)  # noqa: E731
+    with pytest.raises(tg.TapegenError, match=match):
+        tg.grad(f)(a)
+    with pytest.raises(tg.TapegenError, match=match):
+        tg.jvp(f, (a,), (np.ones((3, 3)),))

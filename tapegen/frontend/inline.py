@@ -471,13 +471,7 @@ class Calls:
         """
         home = local.lowerer or self
         fn_node = local.node
-        params = {a.arg for a in ast.walk(fn_node.args) if isinstance(a, ast.arg)}
-        inner_locals = local_names(fn_node) if isinstance(fn_node, ast.FunctionDef) else set()
-        read = []
-        for sub in ast.walk(fn_node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in params \
-                    and sub.id not in inner_locals and sub.id not in read:
-                read.append(sub.id)
+        read = _free_reads(fn_node)
         captured, statics, partials = [], {}, []
         env = local.names()
         for name in read:
@@ -745,6 +739,29 @@ class Calls:
                     ast.copy_location(sub, node)
         return node
 
+    def functions_as_values(self, node):
+        """A call passing a lambda or local def to a custom rule's primitive (`fixed_point(rev_iter, (a, x, g),
+        ...)` in fixed_point's own bwd, differentiated again): the function lifted (a function of its own) and,
+        where it reads values of this function, made a value when the code runs, `partial(rev_iter_lifted,
+        *what it reads)`. A value it reads that carries a derivative is refused there: the rule's bwd gives a
+        function no cotangent, so that derivative would be lost."""
+        def as_value(given):
+            local = self.local_function(given) if isinstance(given, ast.Lambda) else \
+                self.env.get(given.id) if isinstance(given, ast.Name) else None
+            if not isinstance(local, LocalFunction) or hasattr(local.node, "partial_parts"):
+                return given
+            function, captured = self.lift(local, node)
+            held = self.free_object(f"{function.__name__}_lifted", lambda f=function: f)
+            made = self.made_partial([held, *captured], {}, node) if captured else held
+            name = self.namer.invented(f"{function.__name__}_value").name
+            self.env[name] = made
+            return ast.copy_location(ast.Name(name, ast.Load()), given)
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
+            return node
+        args = [as_value(a) for a in node.args]
+        keywords = [ast.copy_location(ast.keyword(kw.arg, as_value(kw.value)), kw) for kw in node.keywords]
+        return ast.copy_location(ast.Call(node.func, args, keywords), node)
+
     def _keyword_defaults(self, signature, kwdefaults):
         """The defaults of keyword-only parameters: a live function's values, or a local def's literals."""
         if kwdefaults is not None:
@@ -757,6 +774,45 @@ _REQUIRED = object()  # a keyword-only parameter without a default
 # Parameters of a primitive taking a function (odeint's `func`, solve_ivp's `fun`) -> the one passing it more
 # arguments (a lifted def's captured values go last there)
 _PASSES_ARGS = {"func": "args", "fun": "args"}
+
+
+def _free_reads(fn_node) -> list:
+    """The names a def or lambda reads from around it, in the order first read: not its own parameters and
+    locals, nor, where a lambda, def or comprehension inside it reads a name, that one's own."""
+    read = []
+
+    def visit(node, bound):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load) and node.id not in bound and node.id not in read:
+                read.append(node.id)
+            return
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+            for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None),
+                            *getattr(node, "decorator_list", ())]:  # (evaluated where it is defined)
+                visit(default, bound)
+            inner = bound | local_names(node)
+            for part in node.body if isinstance(node.body, list) else [node.body]:
+                visit(part, inner)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            inner = set(bound)
+            for generator in node.generators:
+                visit(generator.iter, inner)
+                inner |= {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+                for condition in generator.ifs:
+                    visit(condition, inner)
+            for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+                visit(part, inner)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, bound)
+
+    for default in [*fn_node.args.defaults, *(d for d in fn_node.args.kw_defaults if d is not None)]:
+        visit(default, set())
+    own = local_names(fn_node)
+    for part in fn_node.body if isinstance(fn_node.body, list) else [fn_node.body]:
+        visit(part, own)
+    return read
 
 
 class _ListBuilder(ast.NodeTransformer):

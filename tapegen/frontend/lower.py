@@ -488,10 +488,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         positional = node.args.posonlyargs + node.args.args
         for index, arg in enumerate(positional + node.args.kwonlyargs):
             if index == len(positional) and node.args.vararg is not None:  # *args: one parameter per value
-                name = node.args.vararg.arg
-                rest = [self.namer.invented(f"{name}_{k}") for k in range(self.statics.get("*", 0))]
-                self.env[name] = Pack(tuple(rest), "tuple")
-                params += rest
+                params += self._rest_parameters(node.args.vararg.arg, len(params), self.statics.get("*", 0))
             index = len(params)
             var = self.namer.user(arg.arg)
             self.env[arg.arg] = StaticValue(native(self.statics[index]), var) if index in self.statics else var
@@ -503,10 +500,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.know_object(var, self.statics["obj", index].obj)
             params.append(var)
         if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
-            name = node.args.vararg.arg
-            rest = [self.namer.invented(f"{name}_{k}") for k in range(self.statics["*"])]
-            self.env[name] = Pack(tuple(rest), "tuple")
-            params += rest
+            params += self._rest_parameters(node.args.vararg.arg, len(params), self.statics["*"])
         if node.args.kwarg is not None and "**" in self.statics:  # **options: one parameter per keyword passed
             keywords = self.statics["**"]
             values = [self.namer.invented(f"{node.args.kwarg.arg}_{key}") for key in keywords]
@@ -540,6 +534,16 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                        tuple(sorted(self.free_sources.items())), tuple(sorted(self.comments.items())),
                        bindings=tuple({(kind, id(holder), key): (kind, holder, key, value)
                                        for kind, holder, key, value in self.bindings}.values()))
+
+    def _rest_parameters(self, name, start, count):
+        """The parameters of `*name`'s `count` values, the first at position `start`; the name is their tuple,
+        a function among them known as the one this variant is made for (KnownItems)."""
+        rest = [self.namer.invented(f"{name}_{k}") for k in range(count)]
+        items = tuple(StaticValue(native(self.statics[start + k]), var) if start + k in self.statics else var
+                      for k, var in enumerate(rest))
+        known = any(isinstance(item, StaticValue) for item in items)
+        self.env[name] = KnownItems(items, "tuple") if known else Pack(tuple(rest), "tuple")
+        return rest
 
     def _statements(self, stmts):
         """Lower the function body; return (outputs, returns_tuple)."""
@@ -868,7 +872,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def _returned(self, node):
         if self.call_stack:  # a helper may return a function: a lambda, a local def, one it was passed
             return self.value(node) if isinstance(node, (ast.Lambda, ast.Call, ast.Name, ast.Attribute)) \
-                else self.expr(node)
+                or isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts) \
+                else self.expr(node)  # (`return y, (f, a)`: residuals holding a function, known still)
         return self._built(self.expr(node), node)
 
     def _built(self, atom, node):
@@ -1363,6 +1368,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 for name, var in zip(names, outs):
                     self.store(name, var, value_node)
                 return
+        known = self.known(value_node)
+        if isinstance(known, KnownItems) and known.kind != "dict" and len(known.items) == len(names):
+            for name, part in zip(names, known.items):  # `f, a = residuals` of `(f, a)`: f is known still
+                self.store(name, part, value_node)
+            return
         whole = self.expr(value_node)
         self.check_unpacking(whole, len(names), value_node)
         if isinstance(whole, Pack) and len(whole.items) == len(names):

@@ -425,11 +425,15 @@ class Expressions:
                 return self.free_object(getattr(value.obj, "__name__", "function"), lambda found=value.obj: found)
             return self.as_atom(value, node)
         positional, keywords = local.node.partial_parts
+        return self.made_partial([atom(h) for h in positional], {k: atom(h) for k, h in keywords.items()}, node)
+
+    def made_partial(self, args, kwargs, node):
+        """`functools.partial(*args, **kwargs)`, made when the code runs (an opaque call: a value carrying a
+        derivative passed to it is refused where a derivative must flow)."""
         maker = self.free_object("partial", lambda: functools.partial)
         prim = _OPAQUE.setdefault(("call", "partial()", id(functools.partial)), Primitive(
             name="functools.partial", fn=functools.partial, params=(), defaults={}, form="opaque", spelling="()"))
-        return self.emit(prim, [maker, *[atom(h) for h in positional]], {k: atom(h) for k, h in keywords.items()},
-                         node, None)
+        return self.emit(prim, [maker, *args], kwargs, node, None)
 
     def display_value(self, node, target=None):
         """A list, tuple or dict display: KnownItems if an item must stay known, else its atom."""
@@ -2133,6 +2137,8 @@ class Expressions:
             return self._call_result(self.inline(called, node, args, kwargs), outputs, node, targets)
         if prim is not None and prim.callables:  # odeint(rhs, ...) of a def of this function reading its names
             node = self.lifted_callables(prim, node)
+        if prim is not None and prim.form == "custom":  # fixed_point(rev_iter, ...) in fixed_point's own bwd
+            node = self.functions_as_values(node)
         args, kwargs = self.arguments(node, spread_later=prim is None)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)

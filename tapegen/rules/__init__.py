@@ -59,6 +59,9 @@ def lookup(fn):
     if prim is None and getattr(fn, "__tapegen_runtime__", None) is not None:  # a rule of a recursive function's,
         prim = recursion.rule_primitive(fn, add_names)  # called by gradient code differentiated again
         register_primitive(fn, prim)
+    if prim is None and getattr(fn, "__tapegen_autograd__", None) is not None:  # a rule autograd differentiates
+        prim = autograd_primitives.through_autograd(fn, add_names)
+        register_primitive(fn, prim)
     return prim
 
 

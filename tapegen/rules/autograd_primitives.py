@@ -17,6 +17,8 @@ import inspect
 
 import numpy as np
 
+from . import lent
+from .runtime_rules import zero_tangent
 from .table import Primitive, named_rule
 
 
@@ -44,7 +46,7 @@ def primitive_for(fn, add_names):
     prim = Primitive(name=base, fn=fn, params=names, defaults=defaults, spelling=spelling, renamed=renamed)
     tangent_makers = _makers(core.primitive_jvps.get(fn), "jvps_dict")
     for index, param in enumerate(names):
-        maker = _zero_as_written(makers(index), index)
+        maker = _zero_as_written(_deprecated_as_written(makers(index)), index)
         if maker is not None:
             prim.vjps[param] = _rule(_vjp_rule(maker), add_names, f"{spelling}_vjp_{param}", "vjp", param,
                                      ("y", "g") + names)
@@ -53,7 +55,31 @@ def primitive_for(fn, add_names):
             maker = _zero_as_written(_same_as_written(maker), index)
             prim.jvps[param] = _rule(_jvp_rule(maker), add_names, f"{spelling}_jvp_{param}", "jvp", param,
                                      ("y", f"{param}_dot") + names)
+        elif param in prim.vjps:  # no defjvp: the declared VJP, transposed
+            prim.jvps[param] = named_rule(_transposed(prim.vjps[param].fn), add_names, f"{spelling}_jvp_{param}",
+                                          "jvp", param, ("y", f"{param}_dot") + names)
+            if getattr(prim.vjps[param].fn, "__tapegen_autograd__", None) is not None:
+                prim.jvps[param].fn.__tapegen_autograd__ = prim.jvps[param].reads
     return prim
+
+
+def _transposed(vjp_fn):
+    """The JVP rule `(y, dot, *inputs)` of a primitive with a VJP rule `vjp_fn(y, g, *inputs)` and no JVP: the
+    VJP is linear in g, so the tangent is its transpose applied to `dot`, the pullback of `g -> vjp_fn(y, g,
+    *inputs)`: by tapegen, which differentiates the maker's code (the inputs passed one by one, so a function
+    among them, fixed_point's `f`, is known there), or by autograd, for a library's maker written for it."""
+    if getattr(vjp_fn, "__tapegen_autograd__", None) is not None:
+        def autograd_transposed_jvp(y, dot, *inputs):
+            from autograd.core import make_vjp
+            return make_vjp(lambda g: vjp_fn(y, g, *inputs), np.zeros_like(y))[0](dot)
+        return autograd_transposed_jvp
+
+    def cotangent_of(g, y, *inputs):
+        return vjp_fn(y, g, *inputs)
+
+    def transposed_jvp(y, dot, *inputs):
+        return lent.vjp(cotangent_of, zero_tangent(y), y, *inputs, wrt=0)[1](dot)
+    return transposed_jvp
 
 
 def _makers(argnums_rule, table_name):
@@ -99,10 +125,68 @@ def _rule(fn, add_names, name, kind, param, reads):
     code = getattr(getattr(maker, "func", maker), "__code__", None)  # (autograd's convolve: partial(grad_convolve, 0))
     where = getattr(code, "co_filename", "").replace("\\", "/").rpartition("/autograd/")[2]
     if "-packages" in getattr(code, "co_filename", "-packages") and where not in _INLINED:
-        # a library's maker (autograd's fixed_point_vjp) is called as it is, not inlined: differentiating
-        # gradient code again then names this rule in its NoRuleError instead of going into autograd
+        # a library's maker (autograd's fixed_point_vjp, which runs autograd's make_vjp) is called as it is, not
+        # inlined; differentiated again, autograd differentiates it (`through_autograd`)
         fn.__module__ = getattr(maker, "__module__", None) or "library"
+        fn.__tapegen_autograd__ = reads
     return rule
+
+
+def through_autograd(rule_fn, add_names):
+    """The primitive for a call of a rule whose maker is a library's written for autograd (autograd's own
+    fixed_point_vjp, which calls autograd's make_vjp: tapegen cannot follow it), in gradient code
+    differentiated again: its VJP for each input is autograd's make_vjp of the rule in that input, its JVP
+    that VJP transposed (autograd's make_vjp of the pullback, which is linear), as autograd itself would
+    differentiate the rule; these rules are such primitives again, for higher orders. None for any other
+    function."""
+    reads = getattr(rule_fn, "__tapegen_autograd__", None)
+    if reads is None:
+        return None
+    names = rule_parameters(reads)
+    (spelling,) = add_names({rule_fn.__name__: rule_fn})
+    prim = Primitive(name=rule_fn.__name__, fn=rule_fn, params=names, defaults={}, spelling=spelling)
+    for index, param in enumerate(names):
+        vjp = named_rule(_autograd_vjp(rule_fn, index), add_names, f"{spelling}_vjp_{param}", "vjp", param,
+                         ("y", "g") + names)
+        jvp = named_rule(_autograd_jvp(rule_fn, index), add_names, f"{spelling}_jvp_{param}", "jvp", param,
+                         ("y", f"{param}_dot") + names)
+        vjp.fn.__tapegen_autograd__, jvp.fn.__tapegen_autograd__ = vjp.reads, jvp.reads
+        prim.vjps[param], prim.jvps[param] = vjp, jvp
+    return prim
+
+
+def rule_parameters(reads) -> tuple:
+    """The parameters of a primitive calling a rule that reads `reads`: the rule's own output is y and its
+    cotangent g, so its parameters of those names are named apart."""
+    names = []
+    for name in reads:
+        while name in ("y", "g") or name in names:
+            name += "_"
+        names.append(name)
+    return tuple(names)
+
+
+def _pulled_back_by_autograd(rule_fn, index, inputs):
+    """autograd's pullback of `rule_fn(*inputs)` in its input `index`."""
+    from autograd.core import make_vjp
+
+    def moved(value):
+        return rule_fn(*inputs[:index], value, *inputs[index + 1:])
+    return make_vjp(moved, inputs[index])[0]
+
+
+def _autograd_vjp(rule_fn, index):
+    def autograd_rule_vjp(y, g, *inputs):
+        return _pulled_back_by_autograd(rule_fn, index, inputs)(g)
+    return autograd_rule_vjp
+
+
+def _autograd_jvp(rule_fn, index):
+    def autograd_rule_jvp(y, dot, *inputs):
+        from autograd.core import make_vjp
+        pullback = _pulled_back_by_autograd(rule_fn, index, inputs)
+        return make_vjp(pullback, np.zeros_like(y))[0](dot)  # linear in its cotangent: its transpose is the JVP
+    return autograd_rule_jvp
 
 
 # autograd's own makers written in autograd.numpy, inlined like the user's when gradient code is differentiated
@@ -135,6 +219,24 @@ def _zero_as_written(maker, argnum):
     def zero_jvp_maker(g, ans, *args):  # translate_jvp(None): zeros like the output
         return np.zeros_like(ans)
     return zero_jvp_maker
+
+
+def _deprecated_as_written(maker):
+    """A VJP given with autograd's deprecated `f.defvjp(lambda g, ans, vs, gvs, x, y: ..., argnum=1)` (its
+    `staged_vjpmaker`, in autograd's core) as a maker of tapegen's own calling the user's function the same
+    way, so gradient code calling it is differentiated again through the user's code; any other maker as it is."""
+    code = getattr(maker, "__code__", None)
+    if code is None or code.co_name != "staged_vjpmaker" or \
+            not code.co_filename.replace("\\", "/").endswith("/autograd/core.py") or \
+            set(code.co_freevars) != {"vjpmaker", "argnum"}:
+        return maker
+    from autograd.core import vspace
+    cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in maker.__closure__)))
+    users, argnum = cells["vjpmaker"], cells["argnum"]
+
+    def deprecated_maker(ans, *args):
+        return lambda g: users(g, ans, vspace(args[argnum]), vspace(g), *args)
+    return deprecated_maker
 
 
 def _same_as_written(maker):

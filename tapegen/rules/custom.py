@@ -20,7 +20,8 @@ import functools
 import inspect
 
 from ..errors import TapegenError
-from . import add_names, register_primitive
+from . import add_names, lent, register_primitive
+from .runtime_rules import own_tangent, zero_tangent
 from .table import Primitive
 
 
@@ -58,7 +59,8 @@ class custom_jvp:  # noqa: N801
     """Decorator: give a function your own Jacobian-vector product.
 
     `defjvp(jvp)` with `jvp(primals, tangents) -> (output, output_tangent)`;
-    used by forward mode. Reverse mode differentiates the function's own code.
+    used by forward mode. Reverse mode through such a function is refused today (a NoRuleError naming it):
+    its VJP would be the transpose of `jvp`, as a custom_vjp's JVP is the transpose of its bwd.
     """
 
     def __init__(self, fn):
@@ -85,14 +87,80 @@ def register_vjp(fn, fwd, bwd):
 
 
 class CustomRule:
-    """The backward half of a custom primitive, in the shape reverse.py expects of a rule."""
+    """The backward half of a custom primitive, in the shape reverse.py expects of a rule; and the forward half
+    of its JVP (`tangent`), which forward mode calls."""
 
     inline = None
 
-    def __init__(self, name, bwd):
+    def __init__(self, name, fwd, bwd, base):
         self.name = name
         self.fn = bwd
         self.reads = ("residuals", "g")
+        self.__name__ = base
+        self.tangent = CustomTangent(fwd, bwd, base)
+
+
+class CustomTangent:
+    """`(primals, tangents) -> output tangent` of a custom_vjp's function: the transpose of its bwd.
+
+    The bwd is linear in the cotangent, `bwd(residuals, g) = J^T g` (a cotangent per argument), so the tangent
+    `J t` is the pullback of `g -> bwd(residuals, g)` applied to the tangents `t` (None or zeros where an
+    argument has none): tapegen differentiates the bwd's code (the rule as declared, not the function's own
+    code). The residuals' items are passed as arguments of their own, so a function among them (fixed_point's
+    `f`) is known where the bwd calls it. Called inside a function differentiated again (a gradient of a jvp),
+    it is that computation as plain code (`__tapegen_inline__`), tapegen differentiating the fwd and the bwd
+    once more; that needs residuals in a tuple, as most fwds return them.
+    """
+
+    def __init__(self, fwd, bwd, base):
+        self.fwd, self.__name__ = fwd, f"{base}_tangent"
+        self.transposed = {spread: _transposed(bwd, spread) for spread in (True, False)}
+        self.code = _tangent_code(fwd, self.transposed[True])
+
+    def __call__(self, primals, tangents):
+        out, residuals = self.fwd(*primals)
+        spread = type(residuals) is tuple
+        args = residuals if spread else (residuals,)
+        return lent.vjp(self.transposed[spread], zero_tangent(out), *args, wrt=0)[1](tuple(tangents))
+
+    def __tapegen_inline__(self):
+        return self.code
+
+
+def _transposed(bwd, spread):
+    """`(g, *residuals) -> bwd(residuals, g)`, or `(g, residuals) -> ...` for residuals that are not a tuple."""
+    if spread:
+        def bwd_of_cotangent(g, *residuals):
+            return bwd(residuals, g)
+    else:
+        def bwd_of_cotangent(g, residuals):
+            return bwd(residuals, g)
+    return bwd_of_cotangent
+
+
+def _tangent_code(fwd, transposed):
+    """What a CustomTangent computes, as code tapegen differentiates (residuals in a tuple)."""
+    def custom_tangent(primals, tangents):
+        out, residuals = fwd(*primals)
+        return lent.vjp(transposed, zero_tangent(out), *residuals, wrt=0)[1](tangents)
+    return custom_tangent
+
+
+def tangent_function(owner):
+    """What forward mode calls for the output tangent of a function with its own JVP, `(primals, tangents) ->
+    tangent`: a custom_vjp's CustomRule's transposed bwd, a custom_jvp's `jvp` (as code tapegen follows when
+    the tangent code is differentiated again), or any other owner's `jvp` (a checkpointed segment's)."""
+    if isinstance(owner, CustomRule):
+        return owner.tangent
+    if isinstance(owner, custom_jvp):
+        return _own_jvp_code(owner.jvp)
+    return functools.partial(own_tangent, owner)
+
+
+def _own_jvp_code(jvp):
+    def custom_jvp_tangent(primals, tangents):
+        return jvp(tuple(primals), tuple(tangents))[1]
+    return custom_jvp_tangent
 
 
 def _register(key, fn, fwd, bwd):
@@ -104,7 +172,7 @@ def _register(key, fn, fwd, bwd):
     fwd_name, bwd_name = add_names({f"{base}_fwd": fwd, f"{base}_bwd": bwd})
     prim = Primitive(name=base, fn=fn, params=params, defaults={}, form="custom", spelling=fwd_name,
                      outputs=1)
-    rule = CustomRule(bwd_name, bwd)
+    rule = CustomRule(bwd_name, fwd, bwd, base)
     prim.vjps = {param: rule for param in params}
     prim.custom = rule
     register_primitive(key, prim)

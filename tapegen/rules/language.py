@@ -271,12 +271,13 @@ def in_place_result_jvp_after(before, after_dot):
 
 
 def tree_leaves(value):
-    """The arrays and numbers of a nested dict, list or tuple, in autograd's order (a dict's keys sorted)."""
+    """The arrays and numbers of a nested dict, list or tuple, in autograd's order (a dict's keys sorted); a None
+    holds none (a bwd's cotangent of an argument without one)."""
     if isinstance(value, dict):
         return [leaf for key in sorted(value) for leaf in tree_leaves(value[key])]
     if isinstance(value, (list, tuple)):
         return [leaf for item in value for leaf in tree_leaves(item)]
-    return [value]
+    return [] if value is None else [value]
 
 
 def flatten_tree(value):
@@ -295,6 +296,8 @@ def unflatten_tree(value, flat):
             return {key: build(like[key]) for key in sorted(like)}
         if isinstance(like, (list, tuple)):
             return type(like)(build(item) for item in like)
+        if like is None:
+            return None
         size = np.size(like)
         piece = np.reshape(flat[start:start + size], np.shape(like))
         start += size
@@ -369,6 +372,8 @@ def flat_cotangent(value, ct):
             return [p for key in sorted(like) for p in pieces(like[key], item_cotangent(part, key))]
         if isinstance(like, (list, tuple)):
             return [p for k, item in enumerate(like) for p in pieces(item, item_cotangent(part, k))]
+        if like is None:
+            return []
         return [np.zeros(np.size(like)) if part is None else np.ravel(part)]
     parts = pieces(value, ct)
     return np.concatenate(parts) if parts else np.zeros(0)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..runtime import entries
 from . import lent
-from .autograd_primitives import _parameters
+from .autograd_primitives import _parameters, rule_parameters
 from .table import Primitive, named_rule
 
 
@@ -63,12 +63,7 @@ def rule_primitive(rule_fn, add_names):
     reads, as_run = getattr(rule_fn, "__tapegen_runtime__", (None, None))
     if reads is None:
         return None
-    names = []
-    for name in reads:  # the rule's own output is y and its cotangent g: its parameters are named apart
-        while name in ("y", "g") or name in names:
-            name += "_"
-        names.append(name)
-    return runtime_primitive(rule_fn, rule_fn.__name__, tuple(names), {}, add_names, as_run)
+    return runtime_primitive(rule_fn, rule_fn.__name__, rule_parameters(reads), {}, add_names, as_run)
 
 
 def _vjp_rule(as_run, index):

@@ -141,6 +141,33 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
+def output_cotangent(cotangent, like):
+    """The cotangent of a custom rule's output `like` as its bwd takes it: shaped like `like` item by item (a
+    tuple for a tuple, zeros for an item gradient code holds none for), not the sparse Cotree (a dict keyed by
+    position) generated code adds up, which `g1, g2 = g` would unpack into its keys."""
+    if isinstance(like, dict):
+        parts = dict(entries(cotangent))
+        return {key: output_cotangent(parts.get(key), value) for key, value in like.items()}
+    if isinstance(like, (list, tuple)) and not all(isinstance(item, (int, float, complex, np.number)) for item in like):
+        parts = dict(entries(cotangent))
+        items = [output_cotangent(parts.get(k), item) for k, item in enumerate(like)]
+        return items if isinstance(like, list) else tuple(items)
+    return zero_tangent(like) if cotangent is None else cotangent
+
+
+table.op(output_cotangent, "cotangent, like", spelling="output_cotangent", inert=("like",))
+
+
+@table.vjp(output_cotangent, "cotangent")
+def output_cotangent_vjp(g):
+    return g
+
+
+@table.jvp(output_cotangent, "cotangent")
+def output_cotangent_jvp(cotangent_dot, like):
+    return output_cotangent(cotangent_dot, like)
+
+
 table.op(add_tangents, "*parts", spelling="add_tangents")  # linear: tangent code differentiated again
 table.op(tape_pop, "tape, like", spelling="tape_pop", inert=("like",))  # forward.py mirrors it on the tangent tape
 

@@ -14,10 +14,13 @@ perturbation of the other triangle changes nothing. For 'her' and 'pos' (and
 the Cholesky factorizations) the triangle stands for a Hermitian matrix whose
 diagonal is its real part, for 'sym' for a complex symmetric one.
 
-Matrix functions use the Fréchet derivative of a primary matrix function f:
+`expm` and `logm` use the Fréchet derivative of a primary matrix function f:
 f([[A, E], [0, A]]) = [[f(A), Df(A)[E]], [0, f(A)]], and its adjoint is
 Df(A^T)[G] (NumPy's real coefficients). That block matrix is a call of f
-itself, so a second derivative is f of a 4n x 4n matrix.
+itself, so a second derivative is f of a 4n x 4n matrix. `sqrtm`'s derivative
+solves S dS + dS S = dA (S = sqrtm(A)), a Sylvester equation whose own
+derivative is another: accurate to every order, refused only where it does
+not exist (`sqrtm_root`).
 """
 import numpy as np
 import scipy
@@ -28,6 +31,7 @@ from .linalg import (_conj, _cotangents, _eigh_cotangent, _eigh_tangent, _h, _he
                      _hermitian_triangle, _one_triangle, _svd_cotangent, _svd_tangent, _symmetric_from, cholesky_jvp,
                      cholesky_vjp, linalg_mT, qr_jvp, qr_vjp)
 from .formulas import Formulas
+from .language import assign_jvp, assign_vjp
 from .table import RuleTable
 
 table = RuleTable("scipy.linalg")
@@ -612,7 +616,7 @@ def scipy_qr_jvp(a, a_dot, mode, pivoting, y):
     return qr_jvp(a, a_dot, numpy_qr_mode(a, mode, pivoting), y)
 
 
-# --- expm, sqrtm, logm: Fréchet derivatives by the block matrix [[A, E], [0, A]] -------------------------
+# --- expm, logm: Fréchet derivatives by the block matrix [[A, E], [0, A]] -------------------------------
 
 def frechet_scale(a, e):
     """A factor bringing e to a's size, where the matrix functions are accurate (Df(a) is linear in e)."""
@@ -630,24 +634,50 @@ def frechet_corner(f_block, a, e):
     return f_block[:n, n:] / frechet_scale(a, e)
 
 
-def sqrtm_checked(A):
-    """scipy.linalg.sqrtm of a Fréchet block, checked: nested for higher derivatives, the blocks are defective
-    matrices on which sqrtm can be far off (at a matrix with negative eigenvalues: -2.5e21 for 0.6)."""
-    root = scipy.linalg.sqrtm(A)
-    tolerance = np.sqrt(np.finfo(np.result_type(root, np.float16)).eps)  # 1.5e-8 in float64, 3.5e-4 in float32
-    if np.linalg.norm(root @ root - A) > tolerance * (np.linalg.norm(A) + 1e-300):
-        raise TapegenError("scipy.linalg.sqrtm is inaccurate on the block matrix its derivative is computed from "
-                           "(the matrix is close to one without a square root's derivative: an eigenvalue on or "
-                           "near the negative real axis, or repeated); this derivative would be wrong",
-                           hint="move the matrix away from negative or repeated eigenvalues, or take fewer "
-                                "derivatives through sqrtm")
-    return root
+# --- sqrtm: S = sqrtm(A) has S dS + dS S = dA, a Sylvester equation whose own derivative is one again -----
+
+def sqrtm_root(x, A):
+    """`x`, the square root S of `A`, checked to have a derivative there: the Sylvester operator X -> S X + X S
+    invertible (no two eigenvalues of S sum to zero: A singular has none), and no eigenvalue of A on the negative
+    real axis where sqrtm jumps (for a complex A; for a real A, where a repeated one can split into a complex pair
+    whose roots land on either side). Tapegen refuses there rather than return the derivative of one side."""
+    s = np.linalg.eigvals(x)
+    scale = np.max(np.abs(s), initial=0.0) + 1e-300
+    exact = 64 * np.finfo(np.result_type(s.dtype, np.float32)).eps * scale
+    close = np.sqrt(np.finfo(np.result_type(s.dtype, np.float32)).eps) * scale
+    if np.min(np.abs(s[..., :, None] + s[..., None, :]), initial=np.inf) <= exact:
+        raise TapegenError("scipy.linalg.sqrtm has no derivative at a singular matrix (its square root S and -S "
+                           "share an eigenvalue, so S dS + dS S = dA has no unique solution)",
+                           hint="move the matrix away from singular ones (add a small multiple of the identity)")
+    on_cut = np.abs(np.real(s)) <= exact
+    repeated = on_cut[..., :, None] & on_cut[..., None, :] & (np.abs(s[..., :, None] - s[..., None, :]) <= close)
+    if np.iscomplexobj(A) and np.any(on_cut) or np.any(repeated & ~np.eye(s.shape[-1], dtype=bool)):
+        raise TapegenError("scipy.linalg.sqrtm has no derivative here: an eigenvalue of the matrix on the negative "
+                           "real axis (for a real matrix, a repeated one), where the principal square root jumps",
+                           hint="move the matrix's eigenvalues off the negative real axis")
+    return x
 
 
-table.op(sqrtm_checked, "A", spelling="sqrtm_checked")
+table.op(sqrtm_root, "x, A", spelling="sqrtm_root", inert=("A",))  # the identity on its first argument:
+table.vjp(sqrtm_root, "x")(assign_vjp)                              # its rules are assignment's
+table.jvp(sqrtm_root, "x")(assign_jvp)
+
+
+@table.vjp(sl.sqrtm, "A")
+def sqrtm_vjp(A, y, g):
+    root = linalg_mT(sqrtm_root(y, A))  # the transposed equation: S^T X + X S^T = g
+    return scipy.linalg.solve_sylvester(root, root, g)
+
+
+@table.jvp(sl.sqrtm, "A")
+def sqrtm_jvp(A, A_dot, y):
+    root = sqrtm_root(y, A)
+    return scipy.linalg.solve_sylvester(root, root, A_dot)
+
+
 matrix_functions = Formulas(table, globals(), "<tapegen scipy.linalg matrix functions>")
-for _fn in (sl.expm, sl.sqrtm, sl.logm, sqrtm_checked):
-    _f = "sqrtm_checked" if _fn in (sl.sqrtm, sqrtm_checked) else f"scipy.linalg.{_fn.__name__}"
+for _fn in (sl.expm, sl.logm):
+    _f = f"scipy.linalg.{_fn.__name__}"
     matrix_functions.rule(_fn, "A", "vjp", f"{_fn.__name__}_vjp", ["A", "g"],
                           f"frechet_corner({_f}(frechet_block(linalg_mT(A), g)), linalg_mT(A), g)")
     matrix_functions.rule(_fn, "A", "jvp", f"{_fn.__name__}_jvp", ["A", "A_dot"],
@@ -657,4 +687,4 @@ matrix_functions.load()
 
 __all__ = ["table", "sylvester_adjoint", "cho_solve_transposed", "triangle", "trans_code", "as_columns", "other_triangle", "lu_permutation", "lu_inverse_order",
            "solve_reads", "triangle_cotangent", "standard_eigenproblem", "reduced_svd", "numpy_qr_mode", "frechet_scale", "frechet_block",
-           "frechet_corner", "sqrtm_checked"]
+           "frechet_corner", "sqrtm_root"]

@@ -413,6 +413,8 @@ def _scipy_integrate_samples() -> list:
 
 def _scipy_linalg_samples() -> list:
     import scipy.linalg as sl
+
+    from ..rules.scipy_linalg import sqrtm_root
     a, spd, b, tall = _conditioned(3, 3), _spd(3), _x(3, 2), _x(4, 3)
 
     def eigh_sample(a):
@@ -443,6 +445,8 @@ def _scipy_linalg_samples() -> list:
         Sample("scipy.linalg.qr-(4,3)", qr_sample, (tall,)),
         Sample("scipy.linalg.expm", lambda a: sl.expm(a), (0.3 * _x(3, 3),)),
         Sample("scipy.linalg.sqrtm", lambda a: sl.sqrtm(a), (spd,)),
+        Sample("scipy.linalg.sqrtm-nonsymmetric", lambda a: sl.sqrtm(a), (_x(3, 3) + 3.0 * np.eye(3),)),
+        Sample("sqrtm_root", lambda s: sqrtm_root(s, spd) * s, (spd,)),
         Sample("scipy.linalg.logm", lambda a: sl.logm(a), (spd,)),
         Sample("scipy.linalg.solve_sylvester", lambda a, b, q: sl.solve_sylvester(a, b, q), (a, spd[:2, :2], b)),
         Sample("scipy.linalg.solve_banded-(1,1)", lambda ab, b: sl.solve_banded((1, 1), ab, b),

@@ -28,7 +28,6 @@ then not used, and it is passed None for an input without a tangent.
 from __future__ import annotations
 
 import ast
-import functools
 import operator
 from dataclasses import dataclass
 
@@ -39,9 +38,9 @@ from ..errors import InternalError, NoRuleError
 from ..frontend.names import namer_for, reserved_names
 from ..ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
 from ..rules import runtime_rules
-from ..rules.custom import custom_jvp
+from ..rules.custom import custom_jvp, tangent_function
 from ..rules.language import append, make_dict, make_list, make_tuple, tangent_written
-from ..rules.runtime_rules import own_tangent, tape_pop
+from ..rules.runtime_rules import tape_pop
 from ..rules.table import Primitive
 from ..runtime import meta
 from .activity import Activity, ItemFlow, _placed, check_kept
@@ -418,9 +417,9 @@ def _own_jvp(op):
     """The function whose own JVP gives `op`'s tangent: a `tapegen.custom_jvp`, or a checkpointed segment."""
     if op.form == "opaque" and isinstance(op.fn, custom_jvp) and op.fn.jvp is not None:
         return op.fn
-    if op.form == "custom":
+    if op.form == "custom":  # a checkpointed segment's own tangent code, else the transpose of the user's bwd
         key = next((key for key, prim in rules.PRIMITIVES.items() if prim is op), None)
-        return key if getattr(key, "checkpointed", None) is not None else None
+        return key if getattr(key, "checkpointed", None) is not None else op.custom
     return None
 
 
@@ -428,10 +427,11 @@ _OWN_TANGENTS: dict = {}
 
 
 def _own_tangent_primitive(fn):
-    """A primitive `<name>_tangent(primals, tangents)` computing `own_tangent(fn, ...)`, callable by name."""
+    """A primitive `<name>_tangent(primals, tangents)` computing `fn`'s tangent (rules/custom.py's
+    `tangent_function`), callable by name."""
     if id(fn) not in _OWN_TANGENTS:
         base = getattr(fn, "__name__", "custom").replace("<lambda>", "segment")
-        (name,) = rules.add_names({f"{base}_tangent": functools.partial(own_tangent, fn)})
+        (name,) = rules.add_names({f"{base}_tangent": tangent_function(fn)})
         _OWN_TANGENTS[id(fn)] = (fn, Primitive(name=name, fn=None, params=("primals", "tangents"), defaults={},
                                                spelling=name, differentiable=False))
     return _OWN_TANGENTS[id(fn)][1]

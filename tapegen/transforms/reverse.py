@@ -24,6 +24,7 @@ from .. import rules
 from ..errors import InternalError
 from ..frontend.names import namer_for, reserved_names
 from ..ir import VIEW_OPS, Const, Eqn, Exit, Guard, If, Loop, Pack, Pop, Program, Var, assigned, atom_vars, mutable_vars, walk
+from ..rules.runtime_rules import output_cotangent
 from ..runtime import meta
 from ..runtime import shape as fast_shape
 from .activity import analyze
@@ -325,7 +326,7 @@ class _Backward:
                 out += pre + [Guard(self.cotangent_var(maybe[0]), tuple(body), eqn.span)]
             else:
                 out += self.rules(eqn, keys, g)
-        for o in (reversed(eqn.outputs) if eqn.op.name == "tape_pop" else eqn.outputs):  # the list first
+        for o in reversed(eqn.outputs):  # last pushed, first popped (`q, r = qr(m)` in a loop); tape_pop: the list first
             if o in self.mutable and (id(eqn), o) not in self.initial:
                 if self.state.get(o, ZERO) != ZERO and not self._self_input(eqn, o):
                     self.state[o] = ZERO
@@ -341,9 +342,13 @@ class _Backward:
 
     def rules(self, eqn, keys, g) -> list:
         """Rule applications for `eqn`; contributions to a var it also assigns go in after the reset."""
-        if eqn.op.form == "custom":  # the user's bwd: one call, a cotangent per argument
-            reads = (("residuals", eqn.outputs[1]), ("g", self.cotangent_var(eqn.outputs[0])))
-            return self.contribute(eqn.op.custom, reads, Pack(tuple(a for _, a in eqn.inputs), "tuple"), eqn.span)
+        if eqn.op.form == "custom":  # the user's bwd: one call, a cotangent per argument, given the output's
+            plain = self.namer.temp()  # cotangent shaped like the output (a tuple's as a tuple, not a Cotree)
+            shaped = Eqn(rules.lookup(output_cotangent), (("cotangent", self.cotangent_var(eqn.outputs[0])),
+                                                          ("like", eqn.outputs[0])), (plain,), eqn.span)
+            reads = (("residuals", eqn.outputs[1]), ("g", plain))
+            return [shaped] + self.contribute(eqn.op.custom, reads, Pack(tuple(a for _, a in eqn.inputs), "tuple"),
+                                              eqn.span)
         out, deferred = [], []
         for key in keys:
             rule = eqn.op.vjps[key]
