@@ -1010,11 +1010,15 @@ def _gradient_code(gradient, reverse=False):
 def _caller_with_defaults(name, gradient, target):
     """`def name(x, kind=DEFAULT_1): return GRADIENT(x, kind)`: a caller with `target`'s parameters and
     defaults, whose call inside makes the gradient's code for the strings it passes (or leaves at defaults)."""
-    params = target.params[target.offset:]
-    first = len(target.params) - len(target.defaults)
+    first, positional = len(target.params) - len(target.defaults), target.fn.__code__.co_argcount
     defaults = {f"DEFAULT_{k}": d for k, d in enumerate(target.defaults, first)}
-    signature = ", ".join(p if k < first else f"{p}=DEFAULT_{k}" for k, p in enumerate(params, target.offset))
-    return _plain(name, f"({signature})", f"return GRADIENT({', '.join(params)})", GRADIENT=gradient, **defaults)
+    declared = [p if k < first else f"{p}=DEFAULT_{k}" for k, p in enumerate(target.params)]
+    passed = [p if k < positional else f"{p}={p}" for k, p in enumerate(target.params)]
+    if positional < len(target.params):  # keyword-only parameters
+        declared.insert(positional, "*")
+    declared, passed = declared[target.offset:], passed[target.offset:]
+    return _plain(name, f"({', '.join(declared)})", f"return GRADIENT({', '.join(passed)})", GRADIENT=gradient,
+                  **defaults)
 
 
 _GRADIENT_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

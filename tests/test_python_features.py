@@ -264,9 +264,15 @@ def test_gradients_for_strings_inlined_into_other_functions_are_each_their_own(o
         np.testing.assert_allclose(tg.grad(outer)(W), _numeric_gradient(outer, W), rtol=1e-5, atol=1e-7)
 
 
+class _Scaled:
+    def loss(self, x, kind="sin"):
+        return 2.0 * pf.activation_of_a_vector_named_by_a_default(x, kind)
+
+
 def test_a_string_left_at_its_default_picks_the_function_in_second_derivatives():
-    """tg.hessian of a function whose `kind="tanh"` (or a keyword passed) picks the function from a dict, and
-    a gradient called inside another function with that parameter left at its default."""
+    """tg.hessian of a function whose `kind="tanh"` (or a keyword passed) picks the function from a dict (also
+    keyword-only, and of a method), and a gradient called inside another function with that parameter left
+    at its default."""
     x = np.array([0.3, -0.5])
     f = pf.activation_of_a_vector_named_by_a_default
     for kwargs in ({}, {"kind": "sin"}, {"kind": "tanh"}):
@@ -278,6 +284,12 @@ def test_a_string_left_at_its_default_picks_the_function_in_second_derivatives()
               lambda v: np.sum(tg.grad(f)(v, "sin") ** 2), lambda v: np.sum(tg.grad(f)(v) ** 3)]
     for outer in outers:
         np.testing.assert_allclose(tg.grad(outer)(x), _numeric_gradient(outer, x), rtol=1e-5, atol=1e-7)
+    keyword_only = lambda v, *, kind="sin": f(v, kind)  # noqa: E731
+    for g, kwargs in ((keyword_only, {}), (keyword_only, {"kind": "tanh"}), (_Scaled().loss, {})):
+        gradient = tg.grad(g)
+        hessian = np.stack([(gradient(x + e, **kwargs) - gradient(x - e, **kwargs)) / 2e-6
+                            for e in np.eye(2) * 1e-6], axis=1)
+        np.testing.assert_allclose(tg.hessian(g)(x, **kwargs), hessian, rtol=1e-5, atol=1e-7)
     passed = {"kind": "sin"}  # (a keyword whose value is not known when transforming: not taken as the default)
     with pytest.raises(tg.NoRuleError, match="could not tell"):
         tg.grad(lambda v: np.sum(tg.grad(f)(v, **passed) ** 2))(x)
