@@ -36,6 +36,7 @@ POINTS = {
     "underscore_as_a_name": (_m(3, 3),),
     "functions_in_containers": (_m(3, 2), _m(4, 3)),
     "dicts_of_functions_made_here": (_m(3, 2), _m(4, 3)),
+    "star_arguments_of_a_list_rebuilt_in_a_loop": (_m(3), _m(3)),
     "matrix_factorization_steps": (np.array([[0.5, 0.2], [0.1, 0.7]]), np.array([[0.3, 0.4, 0.2], [0.6, 0.1, 0.9]])),
     "itertools_of_differentiated_items": (np.array([0.3, -0.8, 1.1]), _m(3, 2)),
     "local_functions_a_helper_picks": (np.array([0.8, 1.2]),),

@@ -1036,6 +1036,9 @@ class Expressions:
             while not (isinstance(outer_loop, ast.For) and outer_loop.iter is first):
                 outer_loop = outer_loop.body[0]
             outer_loop.iter = self._evaluated_outside(first, bound)
+        iterated_var = self.env.get(first.id) if isinstance(first, ast.Name) and not _reads(first, bound) else None
+        length = self._length(iterated_var) if not is_dict and len(node.generators) == 1 \
+            and not node.generators[0].ifs and isinstance(iterated_var, (Var, Pack)) else None
         outer = {name: self.env.pop(name) for name in bound if name in self.env}
         shared = {name: self.shared.pop(name) for name in bound if name in self.shared}
         self.env[holder] = result
@@ -1049,6 +1052,8 @@ class Expressions:
             self.env.update(outer)
             self.shared.update(shared)
             result = self.env.pop(holder)  # (a dict's items set in a loop unrolled over its keys: a new value)
+        if length is not None and isinstance(result, Var):  # [p * 0.9 for p in params]: one item per item, so
+            self.lengths[result] = length  # `f(*new)` passes as many (in a loop too, where each pass agrees)
         return result
 
     def _makes_object(self, element) -> bool:

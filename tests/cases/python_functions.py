@@ -767,6 +767,19 @@ def matrix_factorization_steps(P, Q):
     return np.sum((R - P @ Q) ** 2)
 
 
+def _weighted(W, b):
+    return np.sum(np.tanh(W) * b)
+
+
+def star_arguments_of_a_list_rebuilt_in_a_loop(W, b):
+    """`params = [p * 0.9 for p in params]` in a loop, then `f(*params)`: a comprehension over a list of a
+    length known now, without an `if`, has that length (min-char-rnn's parameter updates)."""
+    params = [W, b]
+    for _ in range(3):
+        params = [p * 0.9 + 0.01 * np.sin(p) for p in params]
+    return _weighted(*params) + _weighted(*[p ** 2 for p in params])
+
+
 VECTOR_ACTIVATIONS = {"tanh": np.tanh, "sin": np.sin}
 
 
