@@ -204,3 +204,96 @@ def test_a_string_in_a_params_dict_gets_no_gradient():
     assert np.allclose(gradient["W"], 2 * np.tanh(VECTOR) / np.cosh(VECTOR) ** 2)
     with pytest.raises(tg.WrtError, match="integer"):
         tg.grad(lambda p: np.sum(p[0] * 2.0))([VECTOR, 3])
+
+
+def _one_hot_rows(W, idx):
+    """min-char-rnn's one-hot `xs[t][idx[t]] = 1`, in a helper called with a list's items."""
+    xs, loss = {}, 0.0
+    for t in range(len(idx)):
+        xs[t] = np.zeros(3)
+        xs[t][idx[t]] = 1
+        loss = loss + np.sum(np.dot(W, xs[t])) ** 2
+    return loss
+
+
+def _one_hot_of_list_items(W, b, idx):
+    params = [W, b]
+    return _one_hot_rows(params[0], idx) + np.sum(params[1] ** 2) + _one_hot_rows(*params[:1], idx)
+
+
+def _rows_written_in_place(W):
+    xs = {}
+    for t in range(3):
+        xs[t] = W * (t + 1.0)
+        xs[t][t] = 1.0
+    return sum(np.sum(xs[t] * W) for t in range(3))
+
+
+def test_writing_into_an_item_by_a_key_known_when_it_runs():
+    """`xs[t][i] = v` leaves alone what was read out of another list by its own key (it was refused: the
+    transform took every item read anywhere to be `xs[t]`)."""
+    W, b = RNG.standard_normal((2, 3)), RNG.standard_normal(2)
+    check_modes(_one_hot_of_list_items, W, b, [0, 2, 1])
+    check_modes(_rows_written_in_place, RNG.standard_normal(3))
+
+
+def _item_of_a_name(w):
+    z = w * 1.0
+    xs = {}
+    xs[0] = z
+    xs[0][1] = 5.0
+    return np.sum(z * w)
+
+
+def _item_by_key_of_a_name(w):
+    z, xs, t = w * 1.0, {}, 0
+    xs[t] = z
+    xs[t][1] = 5.0
+    return np.sum(z * w)
+
+
+def _item_of_another_list(w):
+    z = w * 1.0
+    xs, ys = [z, w * 2.0], {}
+    ys["a"] = z
+    ys["a"][0] = 3.0
+    return np.sum(xs[0] * w)
+
+
+def _item_read_out_of_another_list(w):
+    z = w * 1.0
+    xs = [z, w * 2.0]
+    a = xs[0]
+    ys = {"a": z}
+    ys["a"][0] = 3.0
+    return np.sum(a * w)
+
+
+def _one_array_in_every_item(w):
+    z, xs = w * 1.0, {}
+    for t in range(2):
+        xs[t] = z
+        xs[t][t] = 1.0
+    return np.sum(xs[0] * w)
+
+
+def _one_array_in_two_items(w):
+    z = w * 1.0
+    xs = [z, z]
+    xs[0][1] = 4.0
+    return np.sum(xs[1] * w)
+
+
+@pytest.mark.parametrize("fn, other", [
+    (_item_of_a_name, "`z` holds"), (_item_by_key_of_a_name, "`z` holds"), (_item_of_another_list, "`xs` holds"),
+    (_item_read_out_of_another_list, "`a` holds"), (_one_array_in_every_item, "`z` holds"),
+    (_one_array_in_two_items, "another of its items is"),
+])
+def test_writing_into_an_item_another_name_holds_is_refused_when_it_runs(fn, other):
+    """`xs[k] = z; xs[k][i] = v`: NumPy changes the array `z` (and any list holding it) holds too, which
+    tapegen's code, making `xs[k]` a new array, did not follow: it gave the value and gradient of `z`
+    unchanged."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=rf"test_containers.py:\d+:\d+: .* {other} the same"):
+        tg.grad(fn)(np.array([0.3, -0.8, 0.1]))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="keep a copy in the list or dict"):
+        tg.jvp(fn, (np.array([0.3, -0.8, 0.1]),), (np.ones(3),))

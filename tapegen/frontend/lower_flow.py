@@ -22,7 +22,7 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
-from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
+from ..rules.language import assign, item_not_shared, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
@@ -439,6 +439,7 @@ class ControlFlow:
         if not holders:
             return False
         self.check_items_unshared(container, target, ast.unparse(target))
+        self.check_item_unshared(container, key, holders, target)
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
         index = self.index(target.slice)
         value = self.expr(value_node)
@@ -449,6 +450,22 @@ class ControlFlow:
         self.fresh.add(changed)                                                              # or dict
         self.replace_item(holders, key, changed, inner, ast.unparse(inner))
         return True
+
+    def check_item_unshared(self, container, key, holders, node):
+        """`xs[t][i] = v` changes in place the array (or list, dict) `xs[t]`, which tapegen's code makes a new
+        value held in `xs` only: checked when the code runs that no other item of `xs`, and no name read
+        afterwards that may hold it (put in a list or dict, read out of one, or a list or dict itself:
+        `h = ...; xs[t] = h`, then `h` read), holds the same one."""
+        holder_names = {holder for holder, _ in holders if isinstance(holder, str)}
+        span = self.span(node)
+        where = f"{span.file}:{span.line}:{span.col + 1}" if span is not None else "?"
+        maybe = lambda var: var in self.held_in or var in self.item_origin or self.container_kind(var) is not None  # noqa: E731
+        others = sorted(name for name, value in self.env.items() if isinstance(value, Var) and name not in holder_names
+                        and maybe(value) and self.read_after(name, node))
+        self.emit_multi(rules.lookup(item_not_shared), [container, key, Pack(tuple(self.env[o] for o in others), "tuple"),
+                                                        Const(f"{ast.unparse(node)} = ..."), Const(tuple(others)),
+                                                        Const(where)],
+                        {}, node, 0, [])
 
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""

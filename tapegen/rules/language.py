@@ -179,6 +179,39 @@ table.nondiff(not_shared, "item, others, statement, name, other_names", spelling
               inert=("item", "others", "statement", "name", "other_names"))
 
 
+def _holds(holder, item) -> bool:
+    """Whether `holder` (an array, or a list, tuple or dict of them, nested) is or holds `item`, or an array
+    sharing memory with it."""
+    if holder is item:
+        return True
+    if isinstance(holder, dict):
+        return any(_holds(value, item) for value in holder.values())
+    if isinstance(holder, (list, tuple)):
+        return any(_holds(value, item) for value in holder)
+    return isinstance(item, np.ndarray) and isinstance(holder, np.ndarray) and np.may_share_memory(item, holder)
+
+
+def item_not_shared(container, key, others, statement, other_names, where):
+    """Checks `statement` (`xs[t][i] = v`), which changes in place the item `container[key]` (an array, list
+    or dict): tapegen's code makes it a new value in `container` only, so neither another item of `container`
+    nor a name in `other_names` (holding `others` now, perhaps in a list or dict) may hold it, as NumPy would
+    change it there too (`xs[t] = h` with `h` read afterwards)."""
+    item = container[key]
+    rest = [value for k, value in (container.items() if isinstance(container, dict) else enumerate(container))
+            if k != (key if isinstance(container, dict) or key >= 0 else key + len(container))]
+    for other, other_name in [(rest, None), *zip(others, other_names)]:
+        if _holds(other, item):
+            holds = f"`{other_name}` holds" if other_name else "another of its items is"
+            raise UnsupportedSyntaxError(f"{where}: `{statement}` changes in place the item it writes into, and {holds} the "
+                                         f"same {type(item).__name__} here: tapegen does not follow that change there",
+                                         hint="keep a copy in the list or dict (`xs[k] = h.copy()`), or build the "
+                                              "item anew before writing into it")
+
+
+table.nondiff(item_not_shared, "container, key, others, statement, other_names, where", spelling="item_not_shared",
+              inert=("container", "key", "others", "statement", "other_names", "where"))
+
+
 def set_in_item(item, index, value):
     """`rows[i][j] = v`, `params["l1"]["W"] = v`: a copy of `item` (an array, list or dict a container
     holds) with `[index]` set to `value`; the holder is then rebound to hold the copy."""
