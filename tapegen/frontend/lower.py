@@ -34,7 +34,7 @@ from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recar
                      lowered_until_settled, user_function, users_class)
 from .lower_expr import _HINTS, BINOPS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
-from .lower_flow import ControlFlow, _assigned_names
+from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
 from .normalize import normalize
 from .resolve import Scope, all_identifiers, code_of, local_names, native
@@ -438,6 +438,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.block_owner: dict = {}
         self.carried: dict = {}
         self.outer_blocks: list = []  # a callee's: the caller's open blocks around the call
+        self.caller = None  # a callee's: the lowerer of the function calling it (its names hold the caller's values)
         self.root_scope = None  # the differentiated function's scope: where generated code's names resolve
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
@@ -456,7 +457,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.written = {sub.value.id for sub in ast.walk(self.node) if isinstance(sub, ast.Subscript)
                         and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)} | {
             sub.target.id for sub in ast.walk(self.node) if isinstance(sub, ast.AugAssign)
-            and isinstance(sub.target, ast.Name)}  # x[i] = v, x += v: written into in place
+            and isinstance(sub.target, ast.Name)} | {  # x[i] = v, x += v: written into in place
+            name for sub in ast.walk(self.node) for _, walked in (_written_through_target(sub) or ())
+            for name in walked}  # for p in [W, b]: p -= g (each walked name is written into)
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs

@@ -7,6 +7,7 @@ back, so every earlier value of `A` (and every view of it) reads correctly
 when its rule runs.
 """
 import operator
+import types
 import weakref
 
 import numpy as np
@@ -179,28 +180,37 @@ table.nondiff(not_shared, "item, others, statement, name, other_names", spelling
               inert=("item", "others", "statement", "name", "other_names"))
 
 
-def _holds(holder, item) -> bool:
-    """Whether `holder` (an array, or a list, tuple or dict of them, nested) is or holds `item`, or an array
-    sharing memory with it."""
+def _holds(holder, item, skip, depth=0) -> bool:
+    """Whether `holder` (an array, a list, tuple or dict, or an object of the user's, nested) is or holds
+    `item`, or an array sharing memory with it; not looking into `skip` (the container holding `item`)."""
     if holder is item:
         return True
+    if depth > 8 or holder is skip:
+        return False
+    if isinstance(holder, np.ndarray):
+        return isinstance(item, np.ndarray) and np.may_share_memory(item, holder)
     if isinstance(holder, dict):
-        return any(_holds(value, item) for value in holder.values())
+        return any(_holds(value, item, skip, depth + 1) for value in holder.values())
     if isinstance(holder, (list, tuple)):
-        return any(_holds(value, item) for value in holder)
-    return isinstance(item, np.ndarray) and isinstance(holder, np.ndarray) and np.may_share_memory(item, holder)
+        return any(_holds(value, item, skip, depth + 1) for value in holder)
+    if isinstance(holder, (type, types.ModuleType, types.FunctionType, types.MethodType)):
+        return False
+    attributes = getattr(holder, "__dict__", None)  # an object of the user's: its attributes
+    return isinstance(attributes, dict) and any(_holds(value, item, skip, depth + 1) for value in attributes.values())
 
 
 def item_not_shared(container, key, others, statement, other_names, where):
-    """Checks `statement` (`xs[t][i] = v`), which changes in place the item `container[key]` (an array, list
-    or dict): tapegen's code makes it a new value in `container` only, so neither another item of `container`
-    nor a name in `other_names` (holding `others` now, perhaps in a list or dict) may hold it, as NumPy would
-    change it there too (`xs[t] = h` with `h` read afterwards)."""
+    """Checks `statement` (`xs[t][i] = v`, `d[k] += v`), which changes in place the item `container[key]` (an
+    array, list or dict): tapegen's code makes it a new value in `container` only, so neither another item of
+    `container` nor a name in `other_names` (holding `others` now, perhaps in a list, dict or object) may hold
+    it, as NumPy would change it there too (`xs[t] = h` with `h` read afterwards)."""
     item = container[key]
+    if not isinstance(item, (np.ndarray, list, dict)):  # a number, a tuple: rebound, as Python does
+        return
     rest = [value for k, value in (container.items() if isinstance(container, dict) else enumerate(container))
             if k != (key if isinstance(container, dict) or key >= 0 else key + len(container))]
     for other, other_name in [(rest, None), *zip(others, other_names)]:
-        if _holds(other, item):
+        if _holds(other, item, container):
             holds = f"`{other_name}` holds" if other_name else "another of its items is"
             raise UnsupportedSyntaxError(f"{where}: `{statement}` changes in place the item it writes into, and {holds} the "
                                          f"same {type(item).__name__} here: tapegen does not follow that change there",
@@ -210,6 +220,23 @@ def item_not_shared(container, key, others, statement, other_names, where):
 
 table.nondiff(item_not_shared, "container, key, others, statement, other_names, where", spelling="item_not_shared",
               inert=("container", "key", "others", "statement", "other_names", "where"))
+
+
+def integer_index(array, index, statement, where):
+    """`index`, checked to be an integer and `array` an ndarray: `A[i][j] = v` writes into `A` (through the
+    view `A[i]`) as `A[i, j] = v` does only then; a slice or an array of indices first makes another array."""
+    integer = isinstance(index, (int, np.integer)) and not isinstance(index, bool) or \
+        isinstance(index, np.ndarray) and index.ndim == 0 and index.dtype.kind in "iu"
+    if integer and isinstance(array, np.ndarray):
+        return index
+    what = f"the first index is a {type(index).__name__}" if not integer else f"it is a {type(array).__name__}"
+    raise UnsupportedSyntaxError(f"{where}: `{statement}` writes through `[...][...]`, which tapegen follows into an "
+                                 f"array whose first index is an integer; here {what}",
+                                 hint="index once with a tuple: a[i, j] = v")
+
+
+table.nondiff(integer_index, "array, index, statement, where", spelling="integer_index",
+              inert=("array", "statement", "where"))
 
 
 def set_in_item(item, index, value):
