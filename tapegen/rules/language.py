@@ -188,15 +188,49 @@ def _holds(holder, item, skip, depth=0) -> bool:
     if depth > 8 or holder is skip:
         return False
     if isinstance(holder, np.ndarray):
-        return isinstance(item, np.ndarray) and np.may_share_memory(item, holder)
+        return isinstance(item, np.ndarray) and _may_share(item, _owner(item), holder)
     if isinstance(holder, dict):
-        return any(_holds(value, item, skip, depth + 1) for value in holder.values())
-    if isinstance(holder, (list, tuple)):
-        return any(_holds(value, item, skip, depth + 1) for value in holder)
-    if isinstance(holder, (type, types.ModuleType, types.FunctionType, types.MethodType)):
+        values = holder.values()
+    elif isinstance(holder, (list, tuple)):
+        values = holder
+    elif isinstance(holder, (type, types.ModuleType, types.FunctionType, types.MethodType)):
         return False
-    attributes = getattr(holder, "__dict__", None)  # an object of the user's: its attributes
-    return isinstance(attributes, dict) and any(_holds(value, item, skip, depth + 1) for value in attributes.values())
+    else:
+        values = getattr(holder, "__dict__", None)  # an object of the user's: its attributes
+        if not isinstance(values, dict):
+            return False
+        values = values.values()
+    owner = _owner(item) if isinstance(item, np.ndarray) else None
+    for value in values:  # (arrays here, without a call each: a model's lists and dicts are long)
+        if value is item:
+            return True
+        if type(value) is np.ndarray:
+            if owner is not None and _may_share(item, owner, value):
+                return True
+        elif not isinstance(value, (int, float, complex, str, np.generic)) and _holds(value, item, skip, depth + 1):
+            return True
+    return False
+
+
+def _owner(a):
+    """The array owning `a`'s memory (`a` itself, or the base a view of it goes back to)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _may_share(a, owner, b) -> bool:
+    """np.may_share_memory(a, b), `owner` owning `a`'s memory: first by the arrays owning it (two arrays that
+    own theirs share none), so a long list of a model's arrays costs attribute reads, not a bounds test each."""
+    b_owner = b.base
+    if b_owner is None:
+        if b is not owner and owner.base is None:
+            return False
+    else:
+        b_owner = _owner(b)
+        if b_owner is not owner and owner.base is None and b_owner.base is None:
+            return False
+    return np.may_share_memory(a, b)
 
 
 def item_not_shared(container, key, others, statement, other_names, where):
