@@ -349,6 +349,25 @@ def in_place_result_jvp_after(before, after_dot):
     return after_dot if isinstance(before, np.ndarray) else np.zeros(np.shape(before))
 
 
+def copy_array(x):
+    """A private copy of an argument a loop changes through its target (`for p in [W, b]: p -= g`): an array's
+    copy; a number as it is (np.copy would make it a 0-d array, which the loop would then change as an array)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+table.op(copy_array, "x", spelling="copy_array")
+
+
+@table.vjp(copy_array, "x")
+def copy_array_vjp(g):
+    return g
+
+
+@table.jvp(copy_array, "x")
+def copy_array_jvp(x_dot):
+    return x_dot
+
+
 def tree_leaves(value):
     """The arrays and numbers of a nested dict, list or tuple, in autograd's order (a dict's keys sorted)."""
     if isinstance(value, dict):

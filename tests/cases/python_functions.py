@@ -2768,3 +2768,14 @@ def matrix_factorisation_written_item_by_item(P, Q, R):
     T[1][0][2] = P[0][0]
     T[-1][1] = Q[0, :3]
     return np.sum((R > 0) * (R - P @ Q) ** 2) + np.sum(T ** 2)
+
+
+def gradient_steps_through_a_loop_over_arguments(W, b, X, y):
+    """`for p, g in zip([W, b], [gW, gb]): p -= 0.1 * g` in a loop of steps, `W` an array and `b` a number
+    argument: NumPy changes W in place; `p -= ...` on a number only rebinds `p`, so `b` keeps its value."""
+    for _ in range(2):
+        err = X @ W + b - y
+        gW, gb = X.T @ err, np.sum(err)
+        for p, g in zip([W, b], [gW, gb]):
+            p -= 0.1 * g
+    return np.sum((X @ W + b - y) ** 2) + b
