@@ -204,3 +204,206 @@ def test_a_string_in_a_params_dict_gets_no_gradient():
     assert np.allclose(gradient["W"], 2 * np.tanh(VECTOR) / np.cosh(VECTOR) ** 2)
     with pytest.raises(tg.WrtError, match="integer"):
         tg.grad(lambda p: np.sum(p[0] * 2.0))([VECTOR, 3])
+
+
+def _one_hot_rows(W, idx):
+    """min-char-rnn's one-hot `xs[t][idx[t]] = 1`, in a helper called with a list's items."""
+    xs, loss = {}, 0.0
+    for t in range(len(idx)):
+        xs[t] = np.zeros(3)
+        xs[t][idx[t]] = 1
+        loss = loss + np.sum(np.dot(W, xs[t])) ** 2
+    return loss
+
+
+def _one_hot_of_list_items(W, b, idx):
+    params = [W, b]
+    return _one_hot_rows(params[0], idx) + np.sum(params[1] ** 2) + _one_hot_rows(*params[:1], idx)
+
+
+def _rows_written_in_place(W):
+    xs = {}
+    for t in range(3):
+        xs[t] = W * (t + 1.0)
+        xs[t][t] = 1.0
+    return sum(np.sum(xs[t] * W) for t in range(3))
+
+
+def _parameters_updated_by_key(w, v):
+    """cs231n's `for p in params: params[p] -= lr * grads[p]`, and a list item and a history list added to."""
+    params, grads = {"W": w * 1.0, "b": v * 2.0}, {"W": w ** 2, "b": v}
+    for _ in range(2):
+        for k in params:
+            params[k] -= 0.1 * grads[k]
+    rows, hist = [w * 1.0, w * 2.0], {"loss": [v[0]]}
+    for i in range(2):
+        rows[i] += w * (i + 1)
+    hist["loss"] += [v[1] * 2]
+    counts = {"a": 0}
+    counts["a"] += 1
+    return np.sum(params["W"] ** 2) + np.sum(params["b"] * w[:2]) + np.sum(rows[0] * rows[1]) + \
+        sum(hist["loss"]) * counts["a"]
+
+
+def _parameters_a_method_updates(w):
+    model = _Model(w * 1.0)
+    model.update({"W": w ** 2}, 0.1)
+    return np.sum(model.params["W"] ** 2) + _added_to_in_a_helper(w * 2.0)
+
+
+def test_an_item_added_to_that_nothing_else_holds():
+    """`d[k] -= v` on an array item only the dict holds is the item replaced (it raised when it ran)."""
+    check_modes(_parameters_updated_by_key, RNG.standard_normal(3), RNG.standard_normal(2))
+    check_modes(_parameters_a_method_updates, RNG.standard_normal(3))
+
+
+def test_writing_into_an_item_by_a_key_known_when_it_runs():
+    """`xs[t][i] = v` leaves alone what was read out of another list by its own key (it was refused: the
+    transform took every item read anywhere to be `xs[t]`)."""
+    W, b = RNG.standard_normal((2, 3)), RNG.standard_normal(2)
+    check_modes(_one_hot_of_list_items, W, b, [0, 2, 1])
+    check_modes(_rows_written_in_place, RNG.standard_normal(3))
+
+
+def _item_of_a_name(w):
+    z = w * 1.0
+    xs = {}
+    xs[0] = z
+    xs[0][1] = 5.0
+    return np.sum(z * w)
+
+
+def _item_by_key_of_a_name(w):
+    z, xs, t = w * 1.0, {}, 0
+    xs[t] = z
+    xs[t][1] = 5.0
+    return np.sum(z * w)
+
+
+def _item_of_another_list(w):
+    z = w * 1.0
+    xs, ys = [z, w * 2.0], {}
+    ys["a"] = z
+    ys["a"][0] = 3.0
+    return np.sum(xs[0] * w)
+
+
+def _item_read_out_of_another_list(w):
+    z = w * 1.0
+    xs = [z, w * 2.0]
+    a = xs[0]
+    ys = {"a": z}
+    ys["a"][0] = 3.0
+    return np.sum(a * w)
+
+
+def _one_array_in_every_item(w):
+    z, xs = w * 1.0, {}
+    for t in range(2):
+        xs[t] = z
+        xs[t][t] = 1.0
+    return np.sum(xs[0] * w)
+
+
+def _one_array_in_two_items(w):
+    z = w * 1.0
+    xs = [z, z]
+    xs[0][1] = 4.0
+    return np.sum(xs[1] * w)
+
+
+class _Box:
+    def __init__(self, z):
+        self.z = z
+
+
+def _item_an_object_holds(w):
+    z = w * 1.0
+    box = _Box(z)
+    xs = {0: z}
+    xs[0][1] = 5.0
+    return np.sum(box.z * w)
+
+
+def _a_view_in_a_dict_added_to(w):
+    A = np.outer(w, w)
+    d = {"a": A[0]}
+    d["a"] += w  # NumPy changes row 0 of A
+    return np.sum(A ** 2)
+
+
+def _a_view_in_a_dict_written_into(w):
+    A = np.outer(w, w)
+    d = {"a": A[0]}
+    d["a"][1] = 5.0
+    return np.sum(A ** 2)
+
+
+def _an_item_another_name_holds_added_to(w):
+    grads = [np.zeros_like(w), np.zeros_like(w)]
+    first = grads[0]
+    for i in range(2):
+        grads[i] += w * (i + 1)
+    return np.sum(first * w)
+
+
+class _Model:
+    def __init__(self, W):
+        self.params = {"W": W}
+
+    def update(self, grads, lr):
+        for k in self.params:
+            self.params[k] -= lr * grads[k]
+
+
+def _parameter_a_method_updates_held_by_the_caller(w):
+    model = _Model(w * 1.0)
+    W = model.params["W"]
+    model.update({"W": w ** 2}, 0.1)  # NumPy changes the array W holds
+    return np.sum(W * w) + np.sum(model.params["W"])
+
+
+def _added_to_in_a_helper(W):
+    d = {"W": W}
+    d["W"] += 1.0
+    return np.sum(d["W"])
+
+
+def _array_a_helper_adds_to_held_by_the_caller(w):
+    W = w * 1.0
+    return _added_to_in_a_helper(W) + np.sum(W * w)
+
+
+@pytest.mark.parametrize("fn, other", [
+    (_parameter_a_method_updates_held_by_the_caller, "`W` holds"),
+    (_array_a_helper_adds_to_held_by_the_caller, "`W` holds"), (_a_view_in_a_dict_added_to, "`A` holds"), (_a_view_in_a_dict_written_into, "`A` holds"),
+    (_an_item_another_name_holds_added_to, "`first` holds"), (_item_an_object_holds, "`box` holds"), (_item_of_a_name, "`z` holds"), (_item_by_key_of_a_name, "`z` holds"), (_item_of_another_list, "`xs` holds"),
+    (_item_read_out_of_another_list, "`a` holds"), (_one_array_in_every_item, "`z` holds"),
+    (_one_array_in_two_items, "another of its items is"),
+])
+def test_writing_into_an_item_another_name_holds_is_refused_when_it_runs(fn, other):
+    """`xs[k] = z; xs[k][i] = v`: NumPy changes the array `z` (and any list holding it) holds too, which
+    tapegen's code, making `xs[k]` a new array, did not follow: it gave the value and gradient of `z`
+    unchanged."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=rf"test_containers.py:\d+:\d+: .* {other} the same"):
+        tg.grad(fn)(np.array([0.3, -0.8, 0.1]))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="keep a copy in the list or dict"):
+        tg.jvp(fn, (np.array([0.3, -0.8, 0.1]),), (np.ones(3),))
+
+
+def _set_in_the_first_row(d):
+    d[0][1] = 5.0
+
+
+def _item_changed_by_a_helper(w):
+    z = w * 1.0
+    d = {0: z}
+    _set_in_the_first_row(d)
+    return np.sum(d[0] * w) + np.sum(z)
+
+
+def test_a_helper_writing_into_an_item_of_its_callers_dict_is_refused():
+    """`d[0][1] = v` in a helper on the dict its caller passed: NumPy changes the caller's array (and `d[0]`
+    there); tapegen's code changed a copy the helper's `d` held, so the caller read the old values."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=r"changes in place an item of `d`, which the caller passed"):
+        tg.grad(_item_changed_by_a_helper)(np.array([0.3, -0.8, 0.1]))

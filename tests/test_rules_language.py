@@ -150,6 +150,15 @@ def _accumulated(s, x):
     return s
 
 
+def _steps_through_a_loop(W, b):
+    """`W` and `b` arguments changed through a loop's target in a loop (copy_array: W's copy, b as it is; a
+    number `b` in tests/cases/python_functions.py gradient_steps_through_a_loop_over_arguments)."""
+    for _ in range(2):
+        for p in [W, b]:
+            p -= 0.1 * np.sin(p)
+    return W * b
+
+
 def added_in_a_helper(x):
     """A helper's `total += x` on the caller's array (in_place_result: the array's new value) and on a
     number (the caller's number unchanged)."""
@@ -217,6 +226,8 @@ ROWS = [
     Row("dict_without-(4,)-float64", dict_popped, (V, ("u", "v")), covers=(language.dict_without,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
+    Row("copy_array-(4,)-float64", lambda x: np.sum(_steps_through_a_loop(x, 0.5) ** 2), (V,),
+        covers=(language.copy_array,)),
     Row("written_region-(4,)-float64", kept_writes, (V,), covers=(language.written_region,)),
     Row("tangent_written-(4,)-float64", written_tangents, (V,), covers=(language.tangent_written,)),
     Row("set_in_item-array-list-dict-(4,)-float64", set_in_items, (V,), covers=(language.set_in_item,)),

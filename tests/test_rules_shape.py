@@ -557,3 +557,18 @@ def test_split_vjp_fills_unused_pieces_with_zeros(g, middle):
     expected = np.zeros((3, 4))
     expected[:, 1:3] = middle
     np.testing.assert_array_equal(call_vjp_rule(np.split, "ary", inputs, g), expected)
+
+
+def _joined_with_constant_lists(S):
+    """A list written out of numbers among the joined items (a survival curve's `np.concatenate([[1.0], S])`):
+    its tangent is `[None]`, zeros in forward mode (the jvp raised a TypeError)."""
+    a = np.diff(np.concatenate([[1.0], S])) ** 2
+    b = np.stack([[0.0, 1.0, 2.0], S]) * S
+    c = np.vstack([[0.0, 0.5, 0.0], S, (S[0], 1.0, S[2])])
+    d = np.hstack(([2.0], S, [3.0, S[1]]))
+    return np.sum(a) + np.sum(b ** 2) + np.sum(np.tanh(c)) + np.sum(d ** 3)
+
+
+def test_joining_lists_written_out_of_numbers_in_every_mode():
+    from modes import check_modes
+    check_modes(_joined_with_constant_lists, np.array([0.3, 0.5, 0.9]))

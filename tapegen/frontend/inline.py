@@ -611,6 +611,7 @@ class Calls:
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
         callee.call_stack = self.call_stack + (key,)
+        callee.caller = self
         callee.call_blocks = self.call_blocks + (self.open_blocks(),)
         bound = self._bind_call(fn_node.args, args, kwargs, defaults, node, name, kwdefaults)
         for param, expected in getattr(callee.fn, "__tapegen_statics__", {}).items():

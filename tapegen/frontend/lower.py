@@ -25,7 +25,7 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, make_dict, make_list, make_tuple, not_shared,
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, copy_array, make_dict, make_list, make_tuple, not_shared,
                                number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
                                set_module_name)
 from ..rules.shape import attribute_or_none
@@ -34,7 +34,7 @@ from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recar
                      lowered_until_settled, user_function, users_class)
 from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING
-from .lower_flow import ControlFlow, _assigned_names
+from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
 from .normalize import normalize
 from .resolve import Scope, all_identifiers, code_of, local_names, native
@@ -439,6 +439,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.block_owner: dict = {}
         self.carried: dict = {}
         self.outer_blocks: list = []  # a callee's: the caller's open blocks around the call
+        self.caller = None  # a callee's: the lowerer of the function calling it (its names hold the caller's values)
         self.root_scope = None  # the differentiated function's scope: where generated code's names resolve
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
@@ -458,6 +459,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                         and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name)} | {
             sub.target.id for sub in ast.walk(self.node) if isinstance(sub, ast.AugAssign)
             and isinstance(sub.target, ast.Name)}  # x[i] = v, x += v: written into in place
+        self.written_through_loops = {name for sub in ast.walk(self.node)
+                                      for _, walked in (_written_through_target(sub) or ()) for name in walked}
+        self.written |= self.written_through_loops  # for p in [W, b]: p -= g (each walked name is written into)
         self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
         self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
@@ -628,7 +632,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if isinstance(current, Var) and self._owns(name, current) and current not in pinned:
                 var = current
             elif current in self.root_params and name in self.written and self.sole_name(name, current):
-                var = self.private_copy(name, current, node, self.namer.user(name))  # x[i] = v on an argument
+                var = self.private_copy(name, current, node, self.namer.user(name),  # x[i] = v on an argument
+                                        numbers=name in self.written_through_loops)
             else:
                 var = self.namer.user(name)
                 if current is not None:
@@ -762,11 +767,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return all(atom is not var and self.view_base(atom) is not var
                    for other, atom in self.env.items() if other != name and isinstance(atom, Var))
 
-    def private_copy(self, name, var, node, target=None):
-        """`name`, an argument about to be written into, as a copy: the caller's array never changes."""
+    def private_copy(self, name, var, node, target=None, numbers=False):
+        """`name`, an argument about to be written into, as a copy: the caller's array never changes (with
+        `numbers`, a number stays one: `copy_array`)."""
         if not self.sole_name(name, var):
             return None
-        copy = self.emit(rules.lookup(_np().copy), [var], {}, node, target or name)
+        copy = self.emit(rules.lookup(copy_array if numbers else _np().copy), [var], {}, node, target or name)
         self.fresh.add(copy)
         return copy
 

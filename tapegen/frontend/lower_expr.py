@@ -2565,8 +2565,7 @@ class Expressions:
                                        key.value if isinstance(key, Const) else key)
         containers = {current for _, current in holders}
         for var, (container, other_key) in list(self.item_origin.items()):
-            same = other_key == (key.value if isinstance(key, Const) else key) or container in containers \
-                or not isinstance(key, Const)
+            same = other_key == (key.value if isinstance(key, Const) else key) or container in containers
             if same and var is not value:  # the item as it was: not to be read again
                 self.stale.setdefault(var, (text, node, "item"))
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from .. import rules
 from ..errors import UnsupportedSyntaxError
-from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
-from ..rules.language import assign, iterated, no_candidate, number_item, row_index, set_in_item, with_item
+from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
+from ..rules.language import assign, in_place_result, integer_index, item_not_shared, iterated, no_candidate, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
@@ -154,6 +154,9 @@ class ControlFlow:
     def stmt_For(self, stmt):
         # Python evaluates the iterable once, before the loop: a body rebinding its name
         # (`for row in a: a = a + row`) must not change what is iterated.
+        walked = _written_through_target(stmt)
+        if walked is not None and all(isinstance(self.env.get(name), Var) for _, names in walked for name in names):
+            return self.unrolled_in_place(stmt, walked)
         iterable, index_name, bind_items = self.iteration(stmt)
         if iterable is None:  # over functions, or objects of different classes: one copy of the body per item
             return self.unrolled(stmt, index_name, bind_items)
@@ -323,6 +326,52 @@ class ControlFlow:
         for inner in stmt.orelse:
             self.statement(inner)
 
+    def unrolled_in_place(self, stmt, walked):
+        """`for d in [dWxh, dWhh]: np.clip(d, -5, 5, out=d)` (see `_written_through_target`): the body once per
+        item, its target bound to what the walked name holds, that name set aside while the body runs (the
+        target is then the one name for the array, changed as a name is), and bound after it to what the target
+        holds then: NumPy changed the array both names held. In a loop around, the target is not carried through
+        the passes here (its loop var would join each item's array, as if one name held them all)."""
+        carried = {target: self.shared.pop(target) for target, _ in walked if target in self.shared}
+        try:
+            for k in range(len(walked[0][1])):
+                self._pass_in_place(stmt, [(target, names[k]) for target, names in walked])
+        finally:
+            last = {target: self.env.get(target) for target in carried}
+            for target, var in carried.items():
+                self.shared[target] = self.env[target] = var
+        for target in carried:  # the target holds the last item after the loop
+            self.store(target, last[target], stmt)
+
+    def _pass_in_place(self, stmt, passed):
+        """One pass of `unrolled_in_place`: [(target, the name it stands for)]."""
+        for target, name in passed:
+            self.store(target, self.env[name], stmt)
+        held = {name: self.env.pop(name) for _, name in passed if name in self.env}
+        before = set(self.written_params)
+        try:
+            for inner in stmt.body:
+                self.statement(inner)
+        finally:
+            for name, value in held.items():
+                self.env.setdefault(name, value)
+        for target, name in passed:
+            self.store(name, self.changed_item(held.get(name), self.env[target], stmt), stmt)
+            if target in self.written_params and target not in before:  # a helper's parameter written through
+                self.written_params.setdefault(name, self.written_params.pop(target))  # the target: its caller's
+                # array is now what the parameter's name holds
+
+    def changed_item(self, before, after, node):
+        """What a name holds once its array went through a loop target changed in place (`d *= 0.5`): the new
+        value where it is an array, list or dict (NumPy or Python changed it); a number, only rebound in the
+        target, is left as it was (`in_place_result` decides when the code runs)."""
+        if after is before or before is None or self.container_kind(before) in ("list", "dict"):
+            return after
+        result = self.emit(rules.lookup(in_place_result), [before, after], {}, node, None)
+        if after in self.fresh:
+            self.fresh.add(result)
+        return result
+
     def bind_known(self, target, item):
         """Bind loop target `target` to `item`: an atom, or a function or items known now."""
         if isinstance(target, ast.Name) and (isinstance(item, (StaticValue, LocalFunction, KnownItems, Choice))
@@ -413,9 +462,15 @@ class ControlFlow:
     def assign_subscript(self, target, value_node, op=None):
         if isinstance(target.value, ast.Attribute):
             return self._assign_attribute_item(target, value_node, op)
-        if isinstance(target.value, ast.Subscript) and (self._assign_into_item(target, value_node, op)
-                                                        or self._assign_into_row(target, value_node, op)):
+        if isinstance(target.value, ast.Subscript) and self._assign_into_item(target, value_node, op):
             return None
+        if isinstance(target.value, ast.Subscript) and not isinstance(target.value.slice, (ast.Tuple, ast.Slice)) \
+                and self._array_root(target.value) is not None:
+            joined, holder = self._joined_index(target)
+            try:
+                return self.assign_subscript(joined, value_node, op)
+            finally:
+                self.env.pop(holder, None)
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
                                    "index once with a tuple: a[i, j] = v")
@@ -460,6 +515,32 @@ class ControlFlow:
             value = self.expr(value_node)
         self.emit(rules.lookup(operator.setitem), [array, index, value], {}, target, array)
 
+    def _array_root(self, node):
+        """The value of the name `A` in `A[i][j]...` where the function made it with NumPy (an array, not a list
+        built here nor an argument, which may be a list: refused as written, then lowered again knowing), else
+        None."""
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        value = self.env.get(node.id) if isinstance(node, ast.Name) else None
+        made = value in self.fresh or value in self.computed
+        return value if isinstance(value, Var) and made and self.container_kind(value) is None else None
+
+    def _joined_index(self, target):
+        """`P[i][k] = v` into an array (quuxlabs' matrix factorisation): `P[i]` is a view of `P` where `i` is an
+        integer, so this is `P[i, k] = v`; checked when the code runs (`P` an array, `i` an integer)."""
+        inner = target.value
+        span = self.span(target)
+        checked = self.emit(rules.lookup(integer_index),
+                            [self._array_root(inner), self.expr(inner.slice), Const(f"{ast.unparse(target)} = ..."),
+                             Const(f"{span.file}:{span.line}:{span.col + 1}" if span is not None else "?")],
+                            {}, inner.slice, None)
+        holder = self.namer.invented("index").name
+        self.env[holder] = checked
+        first = ast.copy_location(ast.Name(holder, ast.Load()), inner.slice)
+        rest = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+        joined = ast.copy_location(ast.Tuple([first, *rest], ast.Load()), target.slice)
+        return ast.copy_location(ast.Subscript(inner.value, joined, ast.Store()), target), holder
+
     def _assign_into_item(self, target, value_node, op) -> bool:
         """`xs[t][i] = v` into an array held in a list or dict this function built (min-char-rnn's one-hot
         `xs[t][inputs[t]] = 1`): the array, changed, is a new array, and the container holding it is
@@ -473,7 +554,14 @@ class ControlFlow:
         holders = self._holders(container, key.value if isinstance(key, Const) else key)
         if not holders:
             return False
+        if container in self.params and container not in self.root_params:  # a helper's: its caller's list or
+            text = ast.unparse(inner.value)  # dict, whose item NumPy changes there too (not followed)
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes in place an item of `{text}`, "
+                                           f"which the caller passed: tapegen does not follow the change there",
+                                   f"change the item in the caller, or return the new value: "
+                                   f"{text}[...] = new_item")
         self.check_items_unshared(container, target, ast.unparse(target))
+        self.check_item_unshared(container, key, holders, target)
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
         index = self.index(target.slice)
         value = self.expr(value_node)
@@ -485,35 +573,48 @@ class ControlFlow:
         self.replace_item(holders, key, changed, inner, ast.unparse(inner))
         return True
 
-    def _assign_into_row(self, target, value_node, op) -> bool:
-        """`P[i][k] = v` (`+=`) into an array with `i` a number: NumPy writes into the row `P[i]` is a view of,
-        so it is `P[i, k] = v`; `i` is checked to be an integer when the code runs (a slice or an index
-        array would make `P[i]` another array, whose first axis `k` indexes). False: not an array's."""
-        inner = target.value
-        if not isinstance(inner.value, ast.Name) or isinstance(inner.slice, (ast.Slice, ast.Tuple)):
-            return False
-        held = self.env.get(inner.value.id)
-        if not isinstance(held, Var) or self.container_kind(held) is not None or held in self.types:
-            return False
-        first = self.expr(inner.slice)
-        if not (isinstance(first, Const) and type(first.value) is int):
-            first = self.emit(rules.lookup(row_index), [first, Const(ast.unparse(target))], {}, inner, None)
-        hidden = self.namer.invented("row").name
-        self.env[hidden] = first
-        rest = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-        index = ast.copy_location(ast.Tuple([ast.Name(hidden, ast.Load()), *rest], ast.Load()), target.slice)
-        try:
-            self.assign_subscript(ast.fix_missing_locations(ast.copy_location(
-                ast.Subscript(inner.value, index, ast.Store()), target)), value_node, op)
-        finally:
-            del self.env[hidden]
-        return True
+    def check_item_unshared(self, container, key, holders, node, statement=None):
+        """`xs[t][i] = v` changes in place the array (or list, dict) `xs[t]`, which tapegen's code makes a new
+        value held in `xs` only: checked when the code runs that no other item of `xs`, and no name read
+        afterwards that may hold it (put in a list or dict, read out of one, or a list or dict itself:
+        `h = ...; xs[t] = h`, then `h` read), holds the same one."""
+        holder_names = {holder for holder, _ in holders if isinstance(holder, str)}
+        span = self.span(node)
+        where = f"{span.file}:{span.line}:{span.col + 1}" if span is not None else "?"
+        defined = self.defined_here()  # (a name a loop sets later in its pass holds nothing yet)
+        others = sorted((name, value) for name, value in self.env.items() if isinstance(value, Var)
+                        and value in defined and name not in holder_names and self.read_after(name, node))
+        caller, seen = self.caller, {value for _, value in others}
+        while caller is not None:  # in a helper or method: the names of the functions calling it (`W =
+            # m.params["W"]`, then `m.update(grads)` doing `self.params[k] -= ...`)
+            others += sorted((name, value) for name, value in caller.env.items() if isinstance(value, Var)
+                             and value in defined and value not in seen)
+            seen.update(value for _, value in others)
+            caller = caller.caller
+        self.emit_multi(rules.lookup(item_not_shared), [container, key, Pack(tuple(value for _, value in others),
+                                                                             "tuple"),
+                                                        Const(statement or f"{ast.unparse(node)} = ..."),
+                                                        Const(tuple(name for name, _ in others)),
+                                                        Const(where)],
+                        {}, node, 0, [])
+
+    def defined_here(self) -> set:
+        """The vars the code has set where the statement being lowered runs (in this function and the
+        functions calling it): its parameters, the values it reads from outside, and what the open blocks set."""
+        found = set(self.root_params) | set(self.params) | set(self.free.values())
+        caller = self.caller
+        while caller is not None:
+            found |= set(caller.params) | set(caller.free.values())
+            caller = caller.caller
+        for block in (*self.outer_blocks, *self.blocks):
+            found.update(assigned(block))
+        return found
 
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
         self.check_unshared(name, container, target)
         key = self.container_key(container, target.slice)
-        value = self._augmented_item(container, key, target, value_node, op)
+        value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
         self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                    self.shared.get(name, name)), target)
 
@@ -568,7 +669,8 @@ class ControlFlow:
         self.check_unshared(text, container, target)
         key = self.index(target.slice)
         changed = self.emit(rules.lookup(with_item), [container, key,
-                                                      self._augmented_item(container, key, target, value_node, op)],
+                                                      self._augmented_item(container, key, target, value_node, op,
+                                                                           [])],
                             {}, target, None)
         self.set_attribute(base, attribute, changed)
 
@@ -631,10 +733,10 @@ class ControlFlow:
             self.fresh.add(written)  # the array written into, which the object would otherwise show
         self.set_attribute(base, attribute, written)
 
-    def _augmented_item(self, container, key, target, value_node, op):
-        """The value `xs[k] = v` stores, or `xs[k] op= v` (`d["n"] += 1`): Python rebinds a number item.
-        NumPy's `+=` on an array item would change the array in place, wherever else it is held: an
-        item not known to be a number is checked when the code runs (a clear error for an array)."""
+    def _augmented_item(self, container, key, target, value_node, op, holders):
+        """The value `xs[k] = v` stores, or `xs[k] op= v` (`d["n"] += 1`, `params[k] -= lr * grads[k]`): Python
+        rebinds a number item. NumPy's `+=` on an array item changes the array in place, wherever else it is
+        held: checked when the code runs that nothing else does (`holders` hold the container)."""
         if op is None:
             return self.expr(value_node)
         known = self.constant_items.get(container, {})
@@ -643,8 +745,7 @@ class ControlFlow:
         else:
             old = self.emit(rules.lookup(operator.getitem), [container, key], {}, target, None)
         if not (isinstance(old, Const) and isinstance(old.value, (int, float, complex, np.generic))):
-            self.emit_multi(rules.lookup(number_item), [old, Const(f"{ast.unparse(target)} {_OPSYM[op]}= ..."),
-                                                         Const(ast.unparse(target))], {}, target, 0, [])
+            self.check_item_unshared(container, key, holders, target, f"{ast.unparse(target)} {_OPSYM[op]}= ...")
         return self.binary(op, old, self.expr(value_node), target, None)
 
     def check_unshared(self, name, container, node):
@@ -868,6 +969,49 @@ class _Names(set):
         return joined
 
 
+def _written_through_target(loop) -> list | None:
+    """`for d in [dWxh, dWhh]: np.clip(d, -5, 5, out=d)`, `for p, m in zip([W, b], [mW, mb]): m += g * g`: a loop
+    over lists (or tuples) written out of names, whose body changes a target in place (`+=`, `d[i] = v`,
+    `out=d`) and binds it no other way: [(target name, the names it walks)], else None. Such a loop is unrolled,
+    each pass's changes made to the name the target holds then (min-char-rnn's gradient clipping and Adagrad)."""
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return None
+    it, target = loop.iter, loop.target
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" and not it.keywords \
+            and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args):
+        pairs = list(zip(target.elts, it.args))
+    else:
+        pairs = [(target, it)]
+    if not all(isinstance(t, ast.Name) and isinstance(seq, (ast.List, ast.Tuple)) and seq.elts
+               and all(isinstance(e, ast.Name) for e in seq.elts) for t, seq in pairs):
+        return None
+    if len({len(seq.elts) for _, seq in pairs}) != 1:
+        return None
+    body = ast.Module(loop.body, [])
+    targets = {t.id for t, _ in pairs}
+    walked = {e.id for _, seq in pairs for e in seq.elts}
+    written = set()
+    augmented = {id(sub.target) for sub in ast.walk(body) if isinstance(sub, ast.AugAssign)}
+    for sub in ast.walk(body):
+        if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.FunctionDef, ast.Lambda, ast.Global,
+                            ast.Nonlocal, ast.Delete, ast.Yield, ast.ClassDef)):
+            return None
+        if isinstance(sub, ast.Name) and sub.id in walked:
+            return None  # (the body reads or sets a walked name itself)
+        if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            written.add(sub.target.id)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in targets \
+                and id(sub) not in augmented:
+            return None  # `d = ...`: rebound, not changed
+        elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
+            written.add(sub.value.id)
+        elif isinstance(sub, ast.Call):
+            written.update(kw.value.id for kw in sub.keywords if kw.arg == "out" and isinstance(kw.value, ast.Name))
+    if not written & targets:
+        return None
+    return [(t.id, [e.id for e in seq.elts]) for t, seq in pairs]
+
+
 def _assigned_names(stmts) -> set:
     """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` and `xs.insert(i, v)` and
     `d.pop(k, v)` rebind a list or dict."""
@@ -896,6 +1040,8 @@ def _assigned_names(stmts) -> set:
                 _add_root(sub.func.value, names, items)
             elif isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
                 names.add(f"{sub.value.id}.{sub.attr}")  # self.h = ...: carried like a variable
+            elif isinstance(sub, ast.For) and _written_through_target(sub):  # for d in [dW, db]: d *= 0.5
+                names.update(name for _, walked in _written_through_target(sub) for name in walked)
     result = _Names(names | items)
     result.item_writes = frozenset(items - names)
     return result

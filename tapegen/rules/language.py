@@ -7,6 +7,7 @@ back, so every earlier value of `A` (and every view of it) reads correctly
 when its rule runs.
 """
 import operator
+import types
 import weakref
 
 import numpy as np
@@ -163,21 +164,6 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
-def row_index(index, statement):
-    """The integer `index` is, in `statement` (`P[i][k] = v`, written as `P[i, k] = v`): an error for any other
-    index (a slice or an index array, with which `P[i]` is another array and `k` indexes its first axis)."""
-    try:
-        return operator.index(index)
-    except TypeError:
-        raise UnsupportedSyntaxError(f"`{statement}` writes into `{statement.split('[')[0]}` through an index that "
-                                     f"is not an integer here ({type(index).__name__}): tapegen writes it as one "
-                                     f"index, which holds for an integer only",
-                                     hint="index once, with a tuple: P[i, k] = v") from None
-
-
-table.nondiff(row_index, "index, statement", spelling="row_index", inert=("index", "statement"))
-
-
 def not_shared(item, others, statement, name, other_names):
     """Checks `statement` (`vel += x`) where the names `other_names` (holding `others` now) may hold the same
     array as `name` when the code runs (`prev = vel` in a loop): NumPy would change theirs too, which tapegen
@@ -192,6 +178,99 @@ def not_shared(item, others, statement, name, other_names):
 
 table.nondiff(not_shared, "item, others, statement, name, other_names", spelling="not_shared",
               inert=("item", "others", "statement", "name", "other_names"))
+
+
+def _holds(holder, item, skip, depth=0) -> bool:
+    """Whether `holder` (an array, a list, tuple or dict, or an object of the user's, nested) is or holds
+    `item`, or an array sharing memory with it; not looking into `skip` (the container holding `item`)."""
+    if holder is item:
+        return True
+    if depth > 8 or holder is skip:
+        return False
+    if isinstance(holder, np.ndarray):
+        return isinstance(item, np.ndarray) and _may_share(item, _owner(item), holder)
+    if isinstance(holder, dict):
+        values = holder.values()
+    elif isinstance(holder, (list, tuple)):
+        values = holder
+    elif isinstance(holder, (type, types.ModuleType, types.FunctionType, types.MethodType)):
+        return False
+    else:
+        values = getattr(holder, "__dict__", None)  # an object of the user's: its attributes
+        if not isinstance(values, dict):
+            return False
+        values = values.values()
+    owner = _owner(item) if isinstance(item, np.ndarray) else None
+    for value in values:  # (arrays here, without a call each: a model's lists and dicts are long)
+        if value is item:
+            return True
+        if type(value) is np.ndarray:
+            if owner is not None and _may_share(item, owner, value):
+                return True
+        elif not isinstance(value, (int, float, complex, str, np.generic)) and _holds(value, item, skip, depth + 1):
+            return True
+    return False
+
+
+def _owner(a):
+    """The array owning `a`'s memory (`a` itself, or the base a view of it goes back to)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _may_share(a, owner, b) -> bool:
+    """np.may_share_memory(a, b), `owner` owning `a`'s memory: first by the arrays owning it (two arrays that
+    own theirs share none), so a long list of a model's arrays costs attribute reads, not a bounds test each."""
+    b_owner = b.base
+    if b_owner is None:
+        if b is not owner and owner.base is None:
+            return False
+    else:
+        b_owner = _owner(b)
+        if b_owner is not owner and owner.base is None and b_owner.base is None:
+            return False
+    return np.may_share_memory(a, b)
+
+
+def item_not_shared(container, key, others, statement, other_names, where):
+    """Checks `statement` (`xs[t][i] = v`, `d[k] += v`), which changes in place the item `container[key]` (an
+    array, list or dict): tapegen's code makes it a new value in `container` only, so neither another item of
+    `container` nor a name in `other_names` (holding `others` now, perhaps in a list, dict or object) may hold
+    it, as NumPy would change it there too (`xs[t] = h` with `h` read afterwards)."""
+    item = container[key]
+    if not isinstance(item, (np.ndarray, list, dict)):  # a number, a tuple: rebound, as Python does
+        return
+    rest = [value for k, value in (container.items() if isinstance(container, dict) else enumerate(container))
+            if k != (key if isinstance(container, dict) or key >= 0 else key + len(container))]
+    for other, other_name in [(rest, None), *zip(others, other_names)]:
+        if _holds(other, item, container):
+            holds = f"`{other_name}` holds" if other_name else "another of its items is"
+            raise UnsupportedSyntaxError(f"{where}: `{statement}` changes in place the item it writes into, and {holds} the "
+                                         f"same {type(item).__name__} here: tapegen does not follow that change there",
+                                         hint="keep a copy in the list or dict (`xs[k] = h.copy()`), or build the "
+                                              "item anew before writing into it")
+
+
+table.nondiff(item_not_shared, "container, key, others, statement, other_names, where", spelling="item_not_shared",
+              inert=("container", "key", "others", "statement", "other_names", "where"))
+
+
+def integer_index(array, index, statement, where):
+    """`index`, checked to be an integer and `array` an ndarray: `A[i][j] = v` writes into `A` (through the
+    view `A[i]`) as `A[i, j] = v` does only then; a slice or an array of indices first makes another array."""
+    integer = isinstance(index, (int, np.integer)) and not isinstance(index, bool) or \
+        isinstance(index, np.ndarray) and index.ndim == 0 and index.dtype.kind in "iu"
+    if integer and isinstance(array, np.ndarray):
+        return index
+    what = f"the first index is a {type(index).__name__}" if not integer else f"it is a {type(array).__name__}"
+    raise UnsupportedSyntaxError(f"{where}: `{statement}` writes through `[...][...]`, which tapegen follows into an "
+                                 f"array whose first index is an integer; here {what}",
+                                 hint="index once with a tuple: a[i, j] = v")
+
+
+table.nondiff(integer_index, "array, index, statement, where", spelling="integer_index",
+              inert=("array", "statement", "where"))
 
 
 def set_in_item(item, index, value):
@@ -268,6 +347,15 @@ def in_place_result_jvp_before(before, before_dot):
 @table.jvp(in_place_result, "after")
 def in_place_result_jvp_after(before, after_dot):
     return after_dot if isinstance(before, np.ndarray) else np.zeros(np.shape(before))
+
+
+def copy_array(x):
+    """A private copy of an argument a loop changes through its target (`for p in [W, b]: p -= g`): an array's
+    copy; a number as it is (np.copy would make it a 0-d array, which the loop would then change as an array)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+table.op(copy_array, "x", spelling="copy_array")  # (its rules are assign's: the value itself)
 
 
 def tree_leaves(value):
@@ -419,6 +507,10 @@ def assign_vjp(g):
 @table.jvp(assign, "x")
 def assign_jvp(x_dot):
     return x_dot
+
+
+table.vjp(copy_array, "x")(assign_vjp)
+table.jvp(copy_array, "x")(assign_jvp)
 
 
 @table.vjp(operator.setitem, "value")

@@ -124,8 +124,17 @@ def rollaxis_destination(ndim, axis, start):
 
 
 def tangent_items(items, tangents):
-    """The tangents of a list argument, zeros for the items that carry none."""
-    return [np.zeros_like(item) if tangent is None else tangent for item, tangent in zip(items, tangents)]
+    """The tangents of a list argument, zeros for the items that carry none (also inside an item written as a
+    list: `np.concatenate([[1.0], S])`, whose `[1.0]` has the tangent `[None]`)."""
+    return [_tangent_item(item, tangent) for item, tangent in zip(items, tangents)]
+
+
+def _tangent_item(item, tangent):
+    if isinstance(tangent, (list, tuple)) and isinstance(item, (list, tuple)) and len(item) == len(tangent):
+        if all(t is None for t in tangent):
+            return np.zeros(np.shape(item))
+        return [_tangent_item(part, t) for part, t in zip(item, tangent)]
+    return np.zeros_like(item) if tangent is None else tangent
 
 
 def piece_cotangents(g, pieces):

@@ -2972,3 +2972,93 @@ def cell_steps(x):
     cell = _Cell()
     h = cell.step(x) + cell.step(x * 2.0)
     return np.sum(h ** 2) + len(cell.summary()["wrappers"])
+
+
+def clipped_through_a_loop_over_names(Wxh, Why, x):
+    """min-char-rnn's `for dparam in [dWxh, dWhy]: np.clip(dparam, -5, 5, out=dparam)`: each name's array is
+    changed through the loop's target."""
+    dWxh, dWhy = np.zeros_like(Wxh), np.zeros_like(Why)
+    h = np.tanh(Wxh @ x)
+    dWhy += np.outer(np.ones(Why.shape[0]), h) * 3.0
+    dWxh += np.outer(1 - h ** 2, x) * 2.0
+    for dparam in [dWxh, dWhy]:
+        np.clip(dparam, -1.5, 1.5, out=dparam)
+    return np.sum(dWxh * Wxh) + np.sum(dWhy ** 2)
+
+
+def adagrad_through_zipped_lists_of_names(Wxh, Why, x):
+    """min-char-rnn's Adagrad on its arguments: `param += ...` and `mem += ...` through `zip` of lists written
+    out of names, in a loop of steps."""
+    mWxh, mWhy = np.zeros_like(Wxh), np.zeros_like(Why)
+    for _ in range(2):
+        h = np.tanh(Wxh @ x)
+        dWxh, dWhy = np.outer(1 - h ** 2, x) * np.sum(Why), np.outer(np.ones(Why.shape[0]), h)
+        for param, dparam, mem in zip([Wxh, Why], [dWxh, dWhy], [mWxh, mWhy]):
+            mem += dparam * dparam
+            param += -0.1 * dparam / np.sqrt(mem + 1e-8)
+    return np.sum(np.tanh(Why @ np.tanh(Wxh @ x)) ** 2)
+
+
+def _sgd_through_a_loop_over_parameters(W, b, gW, gb):
+    for p, g in zip([W, b], [gW, gb]):
+        p -= 0.1 * g
+
+
+def loop_over_names_in_a_helper(w, v):
+    """A helper's `for p, g in zip([W, b], [gW, gb]): p -= g`: the caller's arrays change, each its own."""
+    W, b = w * 1.0, v * 1.0
+    _sgd_through_a_loop_over_parameters(W, b, W ** 2, b ** 3)
+    return np.sum(W ** 3) + np.sum(b * w[:2])
+
+
+def loop_over_names_in_branches_and_passes(a, b):
+    """The same name twice, a branch in the body, a loop around, and the target read after the loop."""
+    da, db = a * 2, b * 3
+    for d in [da, da]:
+        d *= a
+    for n in range(2):
+        for d in (da, db):
+            if np.sum(d) > 0:
+                d += n * d ** 2 * 0.1
+            else:
+                d[0] = 3.0 * d[1]
+    return np.sum(da ** 2) + np.sum(db * b) + np.sum(d)
+
+
+def numbers_and_lists_through_a_loop_over_names(a, b):
+    """A number is only rebound in the target (Python's `c += v`); a list's item set is the list's."""
+    x1, x2, s = float(a[0]), float(a[1]), np.sum(a)
+    for c in [x1, x2, s]:
+        c += b[0]
+    r1, r2 = [a[0], a[1]], [b[0], b[1]]
+    for row in [r1, r2]:
+        row[0] = row[1] * 3.0
+    return x1 * 2 + x2 + s * c + r1[0] * r2[0] + r1[1]
+
+
+def matrix_factorisation_written_item_by_item(P, Q, R):
+    """quuxlabs' matrix factorisation: `P[i][k] = ...` into arrays, the first index an integer (a view's item)."""
+    P, Q = P.copy(), Q.copy()
+    for _ in range(2):
+        for i in range(len(R)):
+            for j in range(len(R[i])):
+                if R[i][j] > 0:
+                    eij = R[i][j] - np.dot(P[i, :], Q[:, j])
+                    for k in range(P.shape[1]):
+                        P[i][k] = P[i][k] + 0.05 * (2 * eij * Q[k][j] - 0.02 * P[i][k])
+                        Q[k][j] += 0.05 * (2 * eij * P[i][k] - 0.02 * Q[k][j])
+    T = np.zeros((2, 2, 3))
+    T[1][0][2] = P[0][0]
+    T[-1][1] = Q[0, :3]
+    return np.sum((R > 0) * (R - P @ Q) ** 2) + np.sum(T ** 2)
+
+
+def gradient_steps_through_a_loop_over_arguments(W, b, X, y):
+    """`for p, g in zip([W, b], [gW, gb]): p -= 0.1 * g` in a loop of steps, `W` an array and `b` a number
+    argument: NumPy changes W in place; `p -= ...` on a number only rebinds `p`, so `b` keeps its value."""
+    for _ in range(2):
+        err = X @ W + b - y
+        gW, gb = X.T @ err, np.sum(err)
+        for p, g in zip([W, b], [gW, gb]):
+            p -= 0.1 * g
+    return np.sum((X @ W + b - y) ** 2) + b
