@@ -320,16 +320,17 @@ class Calls:
             source = function_source(fn)
         except UnsupportedSyntaxError:
             raise
-        source = self.generator_as_list(source)
-        callee = type(self)(source, fn, self.reserved, namer=self.namer)
+        listed = self.generator_as_list(source)
+        callee = type(self)(listed, fn, self.reserved, namer=self.namer)
         callee.receiver, callee.self_var = self.receiver, None
         if receiver is not None:
             callee.receiver, callee.pending_self = receiver, True
         elif self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
         try:
-            return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
-                                    fn.__name__, fn.__kwdefaults__ or {})
+            result = self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
+                                      fn.__name__, fn.__kwdefaults__ or {})
+            return self.one_pass(result) if listed is not source else result  # a generator's: read once
         except TapegenError as refused:  # an installed package's function tapegen cannot follow: as it is
             if not _installed(fn):
                 raise
@@ -424,7 +425,8 @@ class Calls:
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         home = local.lowerer or self  # where it was written: its lines and the names it reads
         source = home.source
-        source = self.generator_as_list(FunctionSource(local.node, source.file, source.lines, source.line_offset))
+        written = FunctionSource(local.node, source.file, source.lines, source.line_offset)
+        source = self.generator_as_list(written)
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
         callee.env.update(local.names())
         callee.scope = home.scope
@@ -444,7 +446,7 @@ class Calls:
         for held, before in captured.items():
             if callee.env.get(held) is not before:
                 self._rebind_captured(held, before, callee.env[held], home, name, node)
-        return result
+        return self.one_pass(result) if source is not written else result  # a generator's: read once
 
     def _rebind_captured(self, name, before, after, home, function, node):
         """A local function changed a list or dict of the function it was written in (`total[0] += v`,
@@ -612,7 +614,7 @@ class Calls:
         callee.free, callee.fresh, callee.views, callee.aliases = self.free, self.fresh, self.views, self.aliases
         callee.views_at_entry = len(self.views)
         for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types",
-                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers"):
+                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)

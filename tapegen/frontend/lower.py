@@ -448,6 +448,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
+        self.iterators: dict = {}  # var -> the loops open where it was made: a generator, map or zip, read once
+        self.read_as_alias: dict = {}  # such a var read once -> where it was made (`h = g` passes it on)
+        self.lazy_reads: dict = {}  # a generator assigned to a name -> ({name it reads: its value then}, when)
+        self.acting: set = set()  # such generators whose items call what may change state (`log.append(v)`)
+        self.whole_reads: set = set()  # generator expressions (or names of them) a whole reader is given: sum(g)
+        self.in_place_log: list = []  # the vars written in place (`xs.append(v)`, `a[i] = v`), in order
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
         self.lists_of_lists: set = set()  # list vars built here whose items are all lists (`[[0.0] * 3, ...]`)
@@ -1057,6 +1063,17 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             # g is read after it is refused (check_writable)
             sources = {self.env.get(gen.iter.id) for gen in stmt.value.generators if isinstance(gen.iter, ast.Name)}
             self.lazy_sources[stmt.targets[0].id] = {v for v in sources if isinstance(v, Var)}
+            bound = {n.id for gen in stmt.value.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            before = {n.id: self.env.get(n.id) for n in ast.walk(stmt.value)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound}
+            self.whole_reads.add(stmt.value)  # (whether its reader reads it whole: asked where it is read)
+            self.assign(stmt.targets[0].id, stmt.value)
+            made = self.env.get(stmt.targets[0].id)
+            if made in self.iterators:  # what it reads, to be unchanged until it is read (read_iterator)
+                self.lazy_reads[made] = (before, len(self.in_place_log))
+                if self.may_act(stmt.value):
+                    self.acting.add(made)
+            return
         if len(stmt.targets) > 1:  # a = b = value: the value once, then each target
             value = self.expr(stmt.value)
             for target in stmt.targets:
@@ -1075,7 +1092,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 atoms = list(whole.items) if isinstance(whole, Pack) and len(whole.items) == len(target.elts) \
                     else [self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
                           for k in range(len(target.elts))]
-            for elt, atom in zip(target.elts, atoms):
+            for k, (elt, atom) in enumerate(zip(target.elts, atoms)):
+                self.check_views_pending(elt, atoms[k + 1:], stmt)
                 self.assign_atom(elt, atom, stmt)
             return
         if isinstance(target, ast.Attribute):
@@ -1195,6 +1213,24 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
 
+    def check_views_pending(self, target, later, stmt):
+        """`a[:2], a[2:] = a[2:], a[:2]`: the values are read first, and a view among them (`a[:2]`) shows the
+        first write when the second target is set, as NumPy's does; tapegen's would not. Checked when the code
+        runs (`a[1], a[0] = a[0], a[1]` of a vector reads numbers, not views), raising where one is a view."""
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return
+        base = self.view_base(self.env.get(target.value.id))
+        pending = [(k, atom) for k, atom in enumerate(later) if isinstance(atom, Var) and atom in self.views
+                   and self.view_base(atom) == base]
+        if not pending or not isinstance(base, Var):
+            return
+        values = stmt.value.elts[len(stmt.value.elts) - len(later):] if isinstance(stmt.value, (ast.Tuple, ast.List)) \
+            else [stmt.value] * len(later)
+        self.emit_multi(rules.lookup(not_shared), [base, Pack(tuple(atom for _, atom in pending), "tuple"),
+                                                   Const(ast.unparse(stmt)), Const(ast.unparse(target.value)),
+                                                   Const(tuple(ast.unparse(values[k]) for k, _ in pending))],
+                        {}, stmt, 0, [])
+
     def check_not_shared(self, name, current, stmt, aliases=()):
         """`name += v` or `name[i] = v` on an array other names may hold too when the code runs, through
         assignments in a loop or branch (`aliases`, or `prev = vel` later in the pass): checked then, by what
@@ -1223,6 +1259,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             shape = self.expr(value_node)
             return self.store(name, self.emit(rules.lookup(np.reshape), [base, shape], {}, target,
                                               self.shared.get(name, name)), target)
+        cls = self.class_of(base)
+        prop = inspect.getattr_static(cls, target.attr, None) if cls is not None else None
+        if isinstance(prop, property):  # s.w = v through a property of the user's class: its setter
+            if user_function(prop.fset) is None:
+                raise self.unsupported(target, f"`{cls.__name__}.{target.attr}` is a property "
+                                               f"{'without a setter' if prop.fset is None else 'whose setter tapegen cannot read'}"
+                                               f": setting it is not followed", _PLAIN_HINT)
+            self.inline(user_function(prop.fset), target, [base, self.value(value_node)], {}, receiver=cls)
+            return
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):
@@ -1326,6 +1371,18 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             value = self.expr(value_node, target=target or name)
         self.store(name, value, value_node)
+        self.pass_iterator(value_node, value, name)
+
+    def pass_iterator(self, value_node, value, name):
+        """`g = (f(v) for v in xs)` (or `h = g`, g not read yet): the name holds the generator, to be read once
+        (a name assigned in a loop holds a var of its own there)."""
+        made_in = self.iterators.get(value, False) if isinstance(value, Var) else False
+        if made_in is None and isinstance(value_node, ast.Name):  # h = g: h holds it, g read no more
+            made_in = self.read_as_alias.pop(value, False)
+        if made_in not in (None, False) and isinstance(self.env.get(name), Var):
+            self.iterators[self.env[name]] = made_in
+            if self.env[name] != value:
+                self.iterators[value] = None
 
     def assign_tuple(self, target, value_node):
         names = [t.id for t in target.elts]
@@ -1372,6 +1429,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         outs = tuple(self._output_var(t) for t in targets[:outputs])
         reads = {v for _, atom in inputs for v in _vars(atom)}
         in_place = outs[-1] if prim.name in IN_PLACE else None  # the var the op updates, not replaces
+        if in_place is not None:
+            self.in_place_log.append(in_place)
         copies = [(o, self.namer.temp()) for o in outs if o in reads and o is not in_place]
         if copies:  # y = f(y) in a loop: compute into a temporary, then assign (rules read the old y)
             renamed = dict(copies)

@@ -22,7 +22,7 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, atom_vars, walk
-from ..rules.language import assign, iterated, no_candidate, number_item, set_in_item, with_item
+from ..rules.language import assign, item_alone, iterated, no_candidate, number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
@@ -440,6 +440,7 @@ class ControlFlow:
             return False
         self.check_items_unshared(container, target, ast.unparse(target))
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
+        self.check_item_alone(container, key, item, target, ast.unparse(target) + " = ...")
         index = self.index(target.slice)
         value = self.expr(value_node)
         if op is not None:
@@ -449,6 +450,16 @@ class ControlFlow:
         self.fresh.add(changed)                                                              # or dict
         self.replace_item(holders, key, changed, inner, ast.unparse(inner))
         return True
+
+    def check_item_alone(self, container, key, item, node, text):
+        """`rows[0][1] = v` (or `rows[0].append(v)`) changes `item`, which tapegen's code replaces in `container`
+        by a changed copy: checked when the code runs that no other item of it is the same object (`[row] * 2`)
+        and no name read afterwards holds it (`rows = [a]`, then `a`), where Python's change would show too."""
+        others = sorted(name for name, atom in self.env.items() if isinstance(atom, Var) and atom in self.held_in
+                        and atom is not container and self.read_after(name, node))
+        self.emit_multi(rules.lookup(item_alone), [container, key, item, Pack(tuple(self.env[n] for n in others),
+                                                                             "tuple"), Const(text), Const(tuple(others))],
+                        {}, node, 0, [])
 
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""

@@ -1,0 +1,103 @@
+"""One object under two names (or twice in one list), changed in place through one of them.
+
+Python (and NumPy) show the change under every name; tapegen's code replaces what it changes by a
+changed copy, so where another name would see the change it refuses, at run time where only the
+objects themselves can tell (`[row] * 2` holds one row twice; `a[1]` is a view of a matrix's row but
+a number of a vector's). Where nothing is shared, the same code is followed and checked against
+finite differences.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from modes import check_modes
+
+X = np.array([0.3, -0.7, 1.1, 0.45])
+
+
+def halves_swapped_through_views(x):
+    a = x * 1.0
+    a[:2], a[2:] = a[2:], a[:2]  # NumPy: a[:2] is a view, showing the first write: [x2, x3, x2, x3]
+    return np.sum(a * np.arange(4.0))
+
+
+def rows_swapped_through_views(x):
+    a = x.reshape(2, 2) * 1.0
+    a[0], a[1] = a[1], a[0]
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def rows_repeated(x):
+    g = [[0.0] * 2] * 2  # one row, held twice
+    g[0][0] += x[0]
+    return g[1][0] * x[1] + g[0][0]
+
+
+def arrays_repeated(x):
+    a = [np.zeros(2)] * 2
+    a[0][0] = x[0]
+    return np.sum(a[1]) * x[1]
+
+
+def rows_repeated_appended_to(x):
+    rows = [[]] * 2
+    rows[0].append(x[0])
+    return sum(rows[1]) * x[1] + len(rows[1])
+
+
+def array_in_a_list_changed_through_it(x):
+    a = x * 1.0
+    held = [a]
+    held[0][1] = x[0] * 5
+    return np.sum(a * x)  # NumPy: `a` shows the change
+
+
+@pytest.mark.parametrize("f", [halves_swapped_through_views, rows_swapped_through_views, rows_repeated,
+                               arrays_repeated, rows_repeated_appended_to, array_in_a_list_changed_through_it],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_change_another_name_would_show_is_refused(f, mode):
+    with pytest.raises(tg.UnsupportedSyntaxError, match="holds|changes an item"):
+        if mode == "grad":
+            tg.grad(f)(X.copy())
+        else:
+            tg.jvp(f, (X.copy(),), (np.ones(4),))
+
+
+def numbers_swapped(x):
+    a = x * 1.0
+    a[0], a[1] = a[1], a[0]  # items of a vector are numbers: a swap
+    return np.sum(a * np.arange(4.0))
+
+
+def rows_swapped_as_copies(x):
+    a = x.reshape(2, 2) * 1.0
+    a[0], a[1] = a[1].copy(), a[0].copy()
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def rows_of_their_own(x):
+    g = [[0.0] * 2 for _ in range(2)]
+    g[0][0] += x[0]
+    g[1][1] = x[1] * 3
+    return g[1][0] * x[1] + g[0][0] * g[1][1]
+
+
+def arrays_of_their_own(x):
+    rows = [np.zeros(3) for _ in range(3)]
+    for t in range(3):
+        rows[t][t] = x[t] ** 2
+    return np.sum(np.array(rows) * np.arange(9.0).reshape(3, 3))
+
+
+def lists_of_their_own_appended_to(x):
+    rows = [[] for _ in range(2)]
+    rows[0].append(x[0])
+    rows[1].append(x[1] * 2)
+    return sum(rows[1]) * x[2] + rows[0][0] ** 2
+
+
+@pytest.mark.parametrize("f", [numbers_swapped, rows_swapped_as_copies, rows_of_their_own, arrays_of_their_own,
+                               lists_of_their_own_appended_to], ids=lambda f: f.__name__)
+def test_changes_no_other_name_sees_match_finite_differences(f):
+    check_modes(f, X.copy())
