@@ -101,3 +101,43 @@ def lists_of_their_own_appended_to(x):
                                lists_of_their_own_appended_to], ids=lambda f: f.__name__)
 def test_changes_no_other_name_sees_match_finite_differences(f):
     check_modes(f, X.copy())
+
+
+def _doubled_default(v, s=np.array([1.0, 2.0])):
+    s *= 2  # NumPy doubles the default itself: every later call sees it
+    return v * s
+
+
+def default_array_changed_in_place(x):
+    return np.sum(_doubled_default(x[:2]))
+
+
+OFFSETS = np.array([1.0, 2.0])
+
+
+def _added_to(a, v):
+    a += v
+    return a
+
+
+def module_array_changed_in_place(x):
+    return np.sum(_added_to(OFFSETS, x[:2]) * x[:2])
+
+
+def array_made_here_changed_in_place(x):
+    a = np.ones(2)
+    b = _added_to(a, x[:2])
+    return np.sum(b * x[:2]) + np.sum(a)
+
+
+@pytest.mark.parametrize("f", [default_array_changed_in_place, module_array_changed_in_place],
+                         ids=lambda f: f.__name__)
+def test_a_change_kept_between_calls_is_refused(f):
+    """tapegen's code computed a new value: the default (or the module's array) was left as it was, so the
+    next call computed from the old one where Python's computes from the changed one."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="keeps the change for later calls"):
+        tg.grad(f)(X.copy())
+
+
+def test_an_array_made_in_the_function_changed_by_a_helper_matches_finite_differences():
+    check_modes(array_made_here_changed_in_place, X.copy())

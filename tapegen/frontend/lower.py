@@ -1189,6 +1189,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             pass  # x += v on an argument (or on `x = np.asarray(x)`, a view of it, the argument reached by no other
             #       name): the new value, computed apart from the caller's array (docs/syntax.md)
         elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value.
+            self.check_not_free(name, current, stmt)
             self.written_params.setdefault(name, current)  # NumPy's += changes the caller's array and its
             root = self.view_base(current)  # views: not to be read again, unless written back (inline.py)
             for var in [root, *(view for view in self.views if self.view_base(view) == root)]:
@@ -1212,6 +1213,18 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.wrote_in_place(self.shared.get(name, current), "+=")
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
+
+    def check_not_free(self, name, current, stmt):
+        """`s *= 2` in a helper on an array it was given that the function did not make: its parameter's
+        default (`s=np.ones(2)`), or an array of the module's: NumPy changes that array for every later
+        call too, which tapegen's code (computing a new value) does not."""
+        root = self.view_base(current)
+        if root in self.free.values() and root not in self.root_params:
+            raise self.unsupported(stmt, f"`{ast.unparse(stmt)}` changes in place an array the function did not "
+                                         f"make (`{name}`'s default, or one of the module's), which keeps the "
+                                         f"change for later calls: tapegen's code computes a new value instead",
+                                   f"compute a new value (`{name} = {ast.unparse(ast.BinOp(stmt.target, stmt.op, stmt.value))}`)"
+                                   f", and keep state between calls outside the differentiated function")
 
     def check_views_pending(self, target, later, stmt):
         """`a[:2], a[2:] = a[2:], a[:2]`: the values are read first, and a view among them (`a[:2]`) shows the
