@@ -27,6 +27,23 @@ def rows_swapped_through_views(x):
     return np.sum(a * np.arange(4.0).reshape(2, 2))
 
 
+class _Holder:
+    def __init__(self, a):
+        self.a = a
+
+
+def halves_of_an_attribute_swapped_through_views(x):
+    h = _Holder(x * 1.0)
+    h.a[:2], h.a[2:] = h.a[2:], h.a[:2]
+    return np.sum(h.a * np.arange(4.0))
+
+
+def halves_of_two_arrays_swapped_through_views(x):
+    a, b = x * 1.0, x * 2.0
+    a[:2], b[:2] = b[:2], a[:2]  # NumPy: b[:2] is set from a[:2] as just written, so b is unchanged
+    return np.sum(a * np.arange(4.0)) + np.sum(b * x)
+
+
 def rows_repeated(x):
     g = [[0.0] * 2] * 2  # one row, held twice
     g[0][0] += x[0]
@@ -52,7 +69,9 @@ def array_in_a_list_changed_through_it(x):
     return np.sum(a * x)  # NumPy: `a` shows the change
 
 
-@pytest.mark.parametrize("f", [halves_swapped_through_views, rows_swapped_through_views, rows_repeated,
+@pytest.mark.parametrize("f", [halves_swapped_through_views, rows_swapped_through_views,
+                               halves_of_an_attribute_swapped_through_views, halves_of_two_arrays_swapped_through_views,
+                               rows_repeated,
                                arrays_repeated, rows_repeated_appended_to, array_in_a_list_changed_through_it],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["grad", "jvp"])

@@ -1230,9 +1230,16 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """`a[:2], a[2:] = a[2:], a[:2]`: the values are read first, and a view among them (`a[:2]`) shows the
         first write when the second target is set, as NumPy's does; tapegen's would not. Checked when the code
         runs (`a[1], a[0] = a[0], a[1]` of a vector reads numbers, not views), raising where one is a view."""
-        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+        if not isinstance(target, ast.Subscript):
             return
-        base = self.view_base(self.env.get(target.value.id))
+        if isinstance(target.value, ast.Name):
+            array = self.env.get(target.value.id)
+        elif isinstance(target.value, ast.Attribute) and isinstance(target.value.value, ast.Name):  # h.a[:2]
+            held = self.attributes.get((self.env.get(target.value.value.id), target.value.attr))
+            array = held[0] if held is not None else None
+        else:
+            return
+        base = self.view_base(array)
         pending = [(k, atom) for k, atom in enumerate(later) if isinstance(atom, Var) and atom in self.views
                    and self.view_base(atom) == base]
         if not pending or not isinstance(base, Var):

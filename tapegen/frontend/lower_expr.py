@@ -2703,7 +2703,7 @@ def _reads_whole(fn) -> bool:
     return fn is not MISSING and _hashable(fn) and fn in (sum, list, tuple, sorted, min, max, dict, set, frozenset,
                                                          np.array, np.asarray, np.stack, np.hstack, np.vstack,
                                                          np.concatenate, np.fromiter, np.sum, np.prod, math.fsum,
-                                                         math.prod, len)
+                                                         math.prod)
 
 
 MAX_UNROLLED = 64  # a global list of functions or objects longer than this is not unrolled
