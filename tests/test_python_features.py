@@ -755,3 +755,33 @@ def test_a_constant_appended_to_a_list_of_activations_and_a_copys_list_appended_
     """numpy-ml's RNNCell (`As.append(A0)` before the first step) and wrappers (`dv = ...copy();
     dv["wrappers"].append(...)`): neither keeps a derivative out of sight, so neither is refused."""
     check_modes(pf.cell_steps, np.array([0.3, -1.2, 0.8]), order2=False)
+
+
+def _adds_to_a_name_of_its_own(x):
+    total = np.zeros(3)
+
+    def add(v):
+        total += v  # no `nonlocal`: `total` is add's own name, read before it is assigned (UnboundLocalError)
+    add(x)
+    return np.sum(total)
+
+
+def _shadows_a_name(x):
+    y = x[0]
+
+    def scaled(v):
+        y = v * 2  # add's own `y`: the function's is unchanged
+        return y
+    return scaled(x[1]) * y
+
+
+def test_a_local_function_reading_its_own_name_before_assigning_it_is_refused():
+    """tapegen read the enclosing function's `total` there, and gave a zero gradient where Python raises."""
+    with pytest.raises(UnboundLocalError):
+        _adds_to_a_name_of_its_own(X3)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="used before it is assigned"):
+        tg.grad(_adds_to_a_name_of_its_own)(X3)
+
+
+def test_a_local_function_assigning_a_name_of_its_own_leaves_the_enclosing_one():
+    check_modes(_shadows_a_name, X3)

@@ -439,6 +439,12 @@ class Calls:
             raise self.unsupported(node, f"`{name}` declares `nonlocal {missing[0]}`, which the function it was "
                                          f"written in has not set before this call",
                                    f"set `{missing[0]}` before calling `{name}`")
+        own = local_names(local.node) - declared  # assigned in it: its own names, whatever ours hold (Python
+        if own - callee.env.keys() != own:  # reads them there before they are assigned: UnboundLocalError)
+            for own_name in own:
+                callee.env.pop(own_name, None)
+            callee.scope = copy.copy(home.scope)
+            callee.scope.locals = home.scope.locals | own
         declared |= _nonlocal_names_within(local.node)  # (a def inside it declaring one of ours nonlocal)
         captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node) or n in declared}
         callee.local_def = True
