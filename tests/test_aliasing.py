@@ -69,6 +69,55 @@ def array_in_a_list_changed_through_it(x):
     return np.sum(a * x)  # NumPy: `a` shows the change
 
 
+def row_of_a_list_of_its_rows_changed(x):
+    a = x.reshape(2, 2) * 1.0
+    rows = list(a)  # views of a's rows
+    rows[0][1] = x[0] * 7
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def row_taken_from_a_list_of_its_rows_changed(x):
+    a = x.reshape(2, 2) * 1.0
+    rows = list(a)
+    r = rows[0]
+    r[1] = x[0] * 7
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def slice_taken_from_a_tuple_of_slices_changed(x):
+    a = x * 1.0
+    parts = (a[:2], a[2:])
+    p = parts[1]
+    p[0] = x[0] * 7
+    return np.sum(a * np.arange(4.0))
+
+
+def rows_unpacked_with_a_star_changed(x):
+    a = x.reshape(2, 2) * 1.0
+    first, *rest = a
+    rest[0][1] = x[0] * 7
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def array_made_here_on_one_path_only(x):
+    a = np.ones(4)
+    if x[0] > 0:
+        b = np.ascontiguousarray(a)  # `a` itself
+    else:
+        b = np.zeros(4)
+    b[0] = x[1] * 5
+    return np.sum(a * x) + np.sum(b)
+
+
+@pytest.mark.parametrize("f", [row_of_a_list_of_its_rows_changed, row_taken_from_a_list_of_its_rows_changed,
+                               slice_taken_from_a_tuple_of_slices_changed, rows_unpacked_with_a_star_changed,
+                               array_made_here_on_one_path_only], ids=lambda f: f.__name__)
+def test_a_write_into_a_view_held_in_a_list_or_made_on_one_path_is_refused(f):
+    """Each gave the gradient of the array left unchanged (NumPy changes it through the view)."""
+    with pytest.raises(tg.UnsupportedSyntaxError):
+        tg.jvp(f, (X.copy(),), (np.ones(4),))
+
+
 @pytest.mark.parametrize("f", [halves_swapped_through_views, rows_swapped_through_views,
                                halves_of_an_attribute_swapped_through_views, halves_of_two_arrays_swapped_through_views,
                                rows_repeated,

@@ -170,7 +170,9 @@ class _Construct:
         self.number = lowerer.construct_number
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
+        self.entry_fresh = {var for var in vars_unbound if var in lowerer.fresh}
         self.ends = []
+        self.ends_fresh = []  # each branch's vars owning their memory at its end (`fresh`): after it, those of all
         self.entry_mixed = {}  # var -> the classes of object it may hold on entry (set by `sharing`)
         self.ends_mixed = []
         self.rebound = set()  # vars bound to a new value in this pass so far
@@ -214,8 +216,13 @@ class _Construct:
         """Between an `if`'s branches: the else branch starts from the facts before the `if`."""
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
+        self.ends_fresh.append({var for var in self.entry if var in self.lowerer.fresh})
         for var, facts in self.entry.items():
             self.set_facts(var, facts)
+            if var in self.entry_fresh:
+                self.lowerer.fresh.add(var)
+            else:
+                self.lowerer.fresh.discard(var)
             if var in self.entry_mixed:
                 self.lowerer.mixed[var] = set(self.entry_mixed[var])
         self.known_ends.append({name: self.lowerer.env.get(name, _UNKNOWN) for name in self.known})
@@ -305,6 +312,11 @@ class _Construct:
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
         lowerer = self.lowerer
+        ends_fresh = self.ends_fresh + [{var for var in self.entry if var in lowerer.fresh}]
+        for var in self.entry:  # `b = np.ascontiguousarray(a)` on one path, `b = np.zeros(4)` on the other: b may
+            if not all(var in end for end in ends_fresh) or is_loop and var not in self.unbound \
+                    and var not in self.entry_fresh:  # be `a`, so not its own memory (a loop may run no pass)
+                lowerer.fresh.discard(var)
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
             if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
                 raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
@@ -448,6 +460,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
+        self.held_by: dict = {}  # list, tuple or dict var -> the arrays it may hold or hold views of (_track_held)
         self.iterators: dict = {}  # var -> the loops open where it was made: a generator, map or zip, read once
         self.read_as_alias: dict = {}  # such a var read once -> where it was made (`h = g` passes it on)
         self.lazy_reads: dict = {}  # a generator assigned to a name -> ({name it reads: its value then}, when)
@@ -1563,6 +1576,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             for out in outs:
                 self.item_sharers.setdefault(out, set()).update(self.item_sharers[source])
 
+    def _track_held(self, prim, inputs, outs):
+        """`held_by`: the arrays a list, tuple or dict may hold, or hold views of (`[a[:2], a[2:]]`, `list(m)`, its
+        rows; `xs.append(h)`), kept through copies, slices and items of it: an item taken out and written into
+        changes them (write_into_view)."""
+        held = set()
+        keys = _HOLDS_ITEMS.get(prim.name, ())
+        for key, atom in inputs:
+            if key in keys:
+                for var in _vars(atom):
+                    held |= self.held_by.get(var, set()) if self.container_kind(var) else {var}
+        copies = prim.name in ("list", "tuple", "assign", "plus", "add", "concat", "with_item", "append", "repeat_items",
+                               "dict_copy", "dict_without", "getitem", "dict_values", "dict_items")
+        for key, atom in inputs[:2] if copies else ():
+            if isinstance(atom, Var) and (atom in self.held_by or self.container_kind(atom)):
+                held |= self.held_by.get(atom, set())
+            elif isinstance(atom, Var) and prim.name in ("list", "tuple") and inputs[0][1] is atom:
+                held.add(atom)  # list(m) of an array: its rows, views of it
+        for out in outs if held else ():
+            self.held_by.setdefault(out, set()).update(held)
+
     def may_carry(self, atom) -> bool:
         """Whether `atom` may carry a derivative: made by a differentiable primitive, or an argument."""
         return any(v in self.computed or v in self.params or v in self.root_params for v in _vars(atom))
@@ -1596,6 +1629,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 and self.container_kind(inputs[0][1]) in ("list", "tuple"):  # xs[1:]: a new list (of the same items)
             kind = self.container_kind(inputs[0][1])
         self._track_item_sharers(prim, inputs, outs)
+        self._track_held(prim, inputs, outs)
         self._track_lengths(prim, inputs, outs)
         self._track_types(prim, inputs, outs)
         self._track_constant_items(prim, inputs, outs)

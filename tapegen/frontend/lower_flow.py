@@ -454,9 +454,10 @@ class ControlFlow:
     def check_item_alone(self, container, key, item, node, text):
         """`rows[0][1] = v` (or `rows[0].append(v)`) changes `item`, which tapegen's code replaces in `container`
         by a changed copy: checked when the code runs that no other item of it is the same object (`[row] * 2`)
-        and no name read afterwards holds it (`rows = [a]`, then `a`), where Python's change would show too."""
-        others = sorted(name for name, atom in self.env.items() if isinstance(atom, Var) and atom in self.held_in
-                        and atom is not container and self.read_after(name, node))
+        and no name read afterwards holds it or an array it is a view of (`rows = [a]`, or `rows = list(m)`,
+        then `a` or `m`), where Python's change would show too."""
+        others = sorted(name for name, atom in self.env.items() if isinstance(atom, Var) and atom is not container
+                        and (atom in self.held_in or self.container_kind(atom) is None) and self.read_after(name, node))
         self.emit_multi(rules.lookup(item_alone), [container, key, item, Pack(tuple(self.env[n] for n in others),
                                                                              "tuple"), Const(text), Const(tuple(others))],
                         {}, node, 0, [])
@@ -729,6 +730,10 @@ class ControlFlow:
                                          f"{self.held_in[held[0]]}, which this assignment would change too",
                                    f"write into a copy: {name} = {name}.copy()")
         self.view_writes.append((name, view, base, node))
+        if base in self.held_by:  # an item of a list or tuple: the array it holds, or shows
+            for root in {self.view_base(var) for var in self.held_by.get(base, ())} - {base}:
+                if isinstance(root, Var):
+                    self.view_writes.append((name, view, root, node))
         self.wrote_in_place(view, "[]=")
 
     def memory_of(self, base) -> set:

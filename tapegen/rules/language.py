@@ -189,7 +189,7 @@ def item_alone(container, key, item, others, statement, other_names):
 
     def same(other):
         return other is item or isinstance(other, np.ndarray) and isinstance(item, np.ndarray) \
-            and np.may_share_memory(other, item)
+            and np.may_share_memory(other, item) and np.shares_memory(other, item)
     if isinstance(container, dict):
         repeated = any(same(other) for k, other in container.items() if k != key)
     else:
@@ -203,8 +203,8 @@ def item_alone(container, key, item, others, statement, other_names):
                                           "[np.zeros(m) for _ in range(n)]")
     for other, name in zip(others, other_names):
         if same(other):
-            raise UnsupportedSyntaxError(f"`{statement}` changes the array (or list) that `{name}` holds too: "
-                                         f"tapegen's code would not show the change in `{name}`",
+            raise UnsupportedSyntaxError(f"`{statement}` changes the array (or list) that `{name}` holds too (or "
+                                         f"a view of it): tapegen's code would not show the change in `{name}`",
                                          hint=f"put a copy in the list ({name}.copy()), or read the item back "
                                               f"from the list after changing it")
 
