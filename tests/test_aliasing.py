@@ -109,7 +109,16 @@ def array_made_here_on_one_path_only(x):
     return np.sum(a * x) + np.sum(b)
 
 
-@pytest.mark.parametrize("f", [row_of_a_list_of_its_rows_changed, row_taken_from_a_list_of_its_rows_changed,
+def becomes_what_a_function_returned_in_a_loop(x):
+    a = np.ones(4)
+    b = np.zeros(4)
+    for i in range(2):
+        b[0] = x[1] * 5 + i  # the second pass writes into `a` itself
+        b = np.ascontiguousarray(a)
+    return np.sum(a * x) + np.sum(b)
+
+
+@pytest.mark.parametrize("f", [row_of_a_list_of_its_rows_changed, becomes_what_a_function_returned_in_a_loop, row_taken_from_a_list_of_its_rows_changed,
                                slice_taken_from_a_tuple_of_slices_changed, rows_unpacked_with_a_star_changed,
                                array_made_here_on_one_path_only], ids=lambda f: f.__name__)
 def test_a_write_into_a_view_held_in_a_list_or_made_on_one_path_is_refused(f):

@@ -155,6 +155,17 @@ def generator_function_summed(x):
     return sum(_doubled(x)) * x[0]
 
 
+def _squared(v):
+    return v ** 2
+
+
+def items_of_a_helper_changing_nothing_read_by_a_loop(x):
+    s = 0.0
+    for v in (_squared(u) for u in x):
+        s = s * 0.5 + v
+    return s
+
+
 def made_in_a_loop_read_once(x):
     s = 0.0
     for k in range(2):
@@ -210,7 +221,8 @@ def first_pair(x):
 
 
 @pytest.mark.parametrize("f", [made_in_a_loop_read_once, renamed_then_read, listed_once, items_logged_read_whole,
-                               generator_function_summed, any_with_a_side_effect,
+                               generator_function_summed, items_of_a_helper_changing_nothing_read_by_a_loop,
+                               any_with_a_side_effect,
                                all_with_a_side_effect, any_over_keys_some_missing, first_positive,
                                first_large_or_default, first_pair], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("x", [X, np.array([-0.3, -0.7, 1.1])], ids=["first_positive", "first_negative"])

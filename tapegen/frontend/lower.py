@@ -460,6 +460,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
+        self.maybe_same: dict = {}  # var a function run as written returned -> the arrays it was given
         self.held_by: dict = {}  # list, tuple or dict var -> the arrays it may hold or hold views of (_track_held)
         self.iterators: dict = {}  # var -> the loops open where it was made: a generator, map or zip, read once
         self.read_as_alias: dict = {}  # such a var read once -> where it was made (`h = g` passes it on)
@@ -831,19 +832,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def names_maybe_holding(self, var) -> list:
         """The names, not holding `var` itself, that may hold the same array when the code runs (`prev = vel`
         later in a loop body whose next pass changes `vel` in place)."""
-        reach = self.alias_reach(var)
+        reach = self.alias_reach(var, maybe=True)
         return [name for name, atom in self.env.items()
-                if isinstance(atom, Var) and atom is not var and self.alias_reach(atom) & reach]
+                if isinstance(atom, Var) and atom is not var and self.alias_reach(atom, maybe=True) & reach]
 
-    def alias_reach(self, atom) -> set:
+    def alias_reach(self, atom, maybe=False) -> set:
         """`atom` and every var it may have been assigned from or be a view of, through loops too (where the
-        assignments go round: `prev, vel = vel, vel` in a loop, which has no var assigned from nothing)."""
+        assignments go round: `prev, vel = vel, vel` in a loop, which has no var assigned from nothing); `maybe`:
+        also the arrays a function run as written was given (`np.ascontiguousarray(a)` may be `a`)."""
         seen, todo = set(), [atom]
         while todo:
             var = todo.pop()
             if var not in seen:
                 seen.add(var)
                 todo += ([self.views[var]] if var in self.views else []) + list(self.aliases.get(var, ()))
+                todo += list(self.maybe_same.get(var, ())) if maybe else []
         return seen
 
     def view_base(self, atom):
@@ -1556,6 +1559,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
+        elif prim.form == "opaque" and outs:  # run as written: its value may be an array it was given
+            given = {v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is None}
+            for out in outs if given else ():
+                self.maybe_same.setdefault(out, set()).update(given)
         elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none"):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
             #                          on a list this function made)

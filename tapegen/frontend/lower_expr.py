@@ -937,8 +937,9 @@ class Expressions:
             if isinstance(self.known(sub.func), LocalFunction) or isinstance(self.env.get(getattr(sub.func, "id", None)), (LocalFunction, Choice)):
                 return True
             called = self.static(sub.func)
-            if called is not MISSING and (user_function(called) is not None or inspect.isclass(called)
-                                          and users_class(called) or users_class(type(called))):
+            if called is not MISSING and (user_function(called) is not None and not _keeps_state_alone(
+                    user_function(called)) or inspect.isclass(called) and users_class(called)
+                                          or users_class(type(called))):
                 return True
         return False
 
@@ -2695,6 +2696,28 @@ class Expressions:
 _CHANGING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
                                "popitem", "sort", "reverse", "fill", "put", "itemset", "resize", "add", "discard",
                                "__setitem__", "__delitem__", "__iadd__", "send", "write"})
+
+
+def _keeps_state_alone(fn, depth=3) -> bool:
+    """Whether function `fn` of the user's surely changes nothing outside itself: no `global` or `nonlocal`, no
+    write into an item or attribute, no method changing its object, no call of a function of the user's that
+    may (to `depth` calls deep)."""
+    from .source import function_source
+    try:
+        tree = function_source(fn).node
+    except Exception:  # no source: it may
+        return False
+    for sub in ast.walk(tree):
+        if isinstance(sub, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.NamedExpr)) or isinstance(
+                sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CHANGING_METHODS:
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            called = user_function(fn.__globals__.get(sub.func.id))
+            if called is not None and called is not fn and (depth == 0 or not _keeps_state_alone(called, depth - 1)):
+                return False
+    return True
 
 
 def _reads_whole(fn) -> bool:

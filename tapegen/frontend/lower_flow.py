@@ -714,8 +714,12 @@ class ControlFlow:
                                          f"would change too", f"fill `{name}` before keeping it there, or keep a "
                                                               f"copy: `{name}.copy()`")
         if not restoring:
-            if not self.generated_code():
-                self.check_not_shared(name, array, node)
+            if not self.generated_code():  # (and names holding what a function run as written returned from it)
+                reach = self.alias_reach(array, maybe=True)
+                maybe = [other for other, atom in self.env.items() if other != name and isinstance(atom, Var)
+                         and atom is not array and self.alias_reach(atom, maybe=True) & reach
+                         and not self.alias_reach(atom) & self.alias_reach(array) and self.read_after(other, node)]
+                self.check_not_shared(name, array, node, maybe)
             self.wrote_in_place(array, "[]=")
 
 
