@@ -71,6 +71,12 @@ def zip_read_twice(x):
     return a + sum(p for p, q in z)
 
 
+def read_in_a_branch_then_after_it(x):
+    g = (v * 2 for v in x)
+    s = sum(g) if x[0] > 0 else 1.0
+    return s + sum(g)
+
+
 def next_then_sum(x):
     g = (v * 2.0 for v in x)
     first = next(g)
@@ -89,7 +95,8 @@ def generator_function_read_twice(x):
 
 @pytest.mark.parametrize("f", [summed_twice, listed_then_summed, looped_over_twice, passed_on_then_read_twice,
                                read_in_a_loop, made_in_a_loop_read_twice, map_read_twice, zip_read_twice,
-                               next_then_sum, generator_function_read_twice], ids=lambda f: f.__name__)
+                               next_then_sum, generator_function_read_twice, read_in_a_branch_then_after_it],
+                         ids=lambda f: f.__name__)
 def test_a_generator_read_a_second_time_is_refused(f):
     with pytest.raises(tg.UnsupportedSyntaxError, match="generator .* read (again|in a loop)"):
         tg.grad(f)(X)
@@ -153,6 +160,15 @@ def items_logged_read_whole(x):
 
 def generator_function_summed(x):
     return sum(_doubled(x)) * x[0]
+
+
+def read_in_one_branch_or_the_other(x):
+    g = (v * 2 for v in x)
+    if x[0] > 0:
+        s = sum(g)
+    else:
+        s = max(g)
+    return s
 
 
 def _squared(v):
@@ -222,6 +238,7 @@ def first_pair(x):
 
 @pytest.mark.parametrize("f", [made_in_a_loop_read_once, renamed_then_read, listed_once, items_logged_read_whole,
                                generator_function_summed, items_of_a_helper_changing_nothing_read_by_a_loop,
+                               read_in_one_branch_or_the_other,
                                any_with_a_side_effect,
                                all_with_a_side_effect, any_over_keys_some_missing, first_positive,
                                first_large_or_default, first_pair], ids=lambda f: f.__name__)

@@ -171,6 +171,8 @@ class _Construct:
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
         self.entry_fresh = {var for var in vars_unbound if var in lowerer.fresh}
+        self.entry_iterators = dict(lowerer.iterators)  # (a generator read in one branch is unread in the other)
+        self.iterators_read = set()
         self.ends = []
         self.ends_fresh = []  # each branch's vars owning their memory at its end (`fresh`): after it, those of all
         self.entry_mixed = {}  # var -> the classes of object it may hold on entry (set by `sharing`)
@@ -217,6 +219,9 @@ class _Construct:
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
         self.ends_fresh.append({var for var in self.entry if var in self.lowerer.fresh})
+        iterators = self.lowerer.iterators
+        self.iterators_read |= {var for var, made_in in iterators.items() if made_in is None}
+        iterators.update({var: made_in for var, made_in in self.entry_iterators.items() if var in iterators})
         for var, facts in self.entry.items():
             self.set_facts(var, facts)
             if var in self.entry_fresh:
@@ -313,6 +318,7 @@ class _Construct:
         self.ends_mixed.append(self.classes_now())
         lowerer = self.lowerer
         ends_fresh = self.ends_fresh + [{var for var in self.entry if var in lowerer.fresh}]
+        lowerer.iterators.update({var: None for var in self.iterators_read})  # read on some path: read
         for var in self.entry:  # `b = np.ascontiguousarray(a)` on one path, `b = np.zeros(4)` on the other: b may
             if not all(var in end for end in ends_fresh) or is_loop and var not in self.unbound \
                     and var not in self.entry_fresh:  # be `a`, so not its own memory (a loop may run no pass)
