@@ -439,7 +439,7 @@ class Calls:
             raise self.unsupported(node, f"`{name}` declares `nonlocal {missing[0]}`, which the function it was "
                                          f"written in has not set before this call",
                                    f"set `{missing[0]}` before calling `{name}`")
-        own = local_names(local.node) - declared  # assigned in it: its own names, whatever ours hold (Python
+        own = _own_locals(local.node) - declared  # assigned in it: its own names, whatever ours hold (Python
         if own - callee.env.keys() != own:  # reads them there before they are assigned: UnboundLocalError)
             for own_name in own:
                 callee.env.pop(own_name, None)
@@ -807,6 +807,19 @@ def _own_nodes(node):
             continue
         yield child
         yield from _own_nodes(child)
+
+
+def _own_locals(node) -> set:
+    """The names a local def or lambda binds itself (Python's rule for its locals), not those a def nested
+    in it binds: assigned, a `for` or `with` target, a def or class of its own; less those it declares
+    `global`."""
+    nodes = [node, *_own_nodes(node)]
+    targets = {id(n) for sub in nodes if isinstance(sub, ast.comprehension) for n in ast.walk(sub.target)}
+    names = {sub.id for sub in nodes if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del))
+             and id(sub) not in targets}
+    names |= {child.name for sub in nodes for child in ast.iter_child_nodes(sub)
+              if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and child is not node}
+    return names - {name for sub in nodes if isinstance(sub, ast.Global) for name in sub.names}
 
 
 def _default(value, param, lowerer):
