@@ -457,6 +457,7 @@ class ControlFlow:
         and no name read afterwards holds it or an array it is a view of (`rows = [a]`, or `rows = list(m)`,
         then `a` or `m`), where Python's change would show too."""
         others = sorted(name for name, atom in self.env.items() if isinstance(atom, Var) and atom is not container
+                        and atom is not item and atom not in self.item_origin  # (rebound, or not to be read again)
                         and (atom in self.held_in or self.container_kind(atom) is None) and self.read_after(name, node))
         self.emit_multi(rules.lookup(item_alone), [container, key, item, Pack(tuple(self.env[n] for n in others),
                                                                              "tuple"), Const(text), Const(tuple(others))],
