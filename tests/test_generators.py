@@ -143,7 +143,16 @@ def items_logged_read_by_zip(x):
     return s + sum(log)
 
 
+def items_logged_by_map_read_by_a_loop(x):
+    log = []
+    total = 0.0
+    for v in map(lambda u: log.append(u) or u, x):  # Python's map calls the lambda as the loop asks for an item
+        total = total + v * len(log)
+    return total
+
+
 @pytest.mark.parametrize("f", [reads_a_name_rebound_before_it_is_read, reads_a_list_appended_to_before_it_is_read,
+                               items_logged_by_map_read_by_a_loop,
                                reads_an_array_written_before_it_is_read, items_logged_read_by_a_loop,
                                items_logged_read_by_zip], ids=lambda f: f.__name__)
 def test_a_generator_whose_items_depend_on_when_it_is_read_is_refused(f):

@@ -1538,7 +1538,7 @@ class Expressions:
 
     def call(self, node, outputs=1, targets=None):
         func = node.func
-        if len(node.args) == 1 and isinstance(node.args[0], (ast.GeneratorExp, ast.Name)) \
+        if len(node.args) == 1 and isinstance(node.args[0], (ast.GeneratorExp, ast.Name, ast.Call)) \
                 and _reads_whole(self.static(func)):  # sum(f(v) for v in xs): its items computed before it runs
             self.whole_reads.add(node.args[0])
         if isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and isinstance(func.value, ast.Name) \
@@ -1937,6 +1937,8 @@ class Expressions:
 
     def mapped(self, node):
         """`map(f, xs, ...)` as the list comprehension it stands for: `[f(x, ...) for x, ... in zip(xs, ...)]`."""
+        if node not in self.whole_reads and self.may_act(ast.copy_location(ast.Call(node.args[0], [], []), node)):
+            self.refuse_acting(node, "this map")
         function = self.value(node.args[0])
         holder = self.namer.invented("mapped").name
         names = [self.namer.invented("item").name for _ in node.args[1:]]
