@@ -151,8 +151,22 @@ def items_logged_by_map_read_by_a_loop(x):
     return total
 
 
+def _logging_as_it_yields(xs, log):
+    for v in xs:
+        log.append(v)
+        yield v
+
+
+def items_logged_by_a_generator_function_read_by_a_loop(x):
+    log = []
+    total = 0.0
+    for v in _logging_as_it_yields(x, log):
+        total = total + v * len(log)
+    return total
+
+
 @pytest.mark.parametrize("f", [reads_a_name_rebound_before_it_is_read, reads_a_list_appended_to_before_it_is_read,
-                               items_logged_by_map_read_by_a_loop,
+                               items_logged_by_map_read_by_a_loop, items_logged_by_a_generator_function_read_by_a_loop,
                                reads_an_array_written_before_it_is_read, items_logged_read_by_a_loop,
                                items_logged_read_by_zip], ids=lambda f: f.__name__)
 def test_a_generator_whose_items_depend_on_when_it_is_read_is_refused(f):

@@ -328,6 +328,8 @@ class Calls:
         elif self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
         try:
+            if listed is not source and node not in self.whole_reads and not _keeps_state_alone(fn):
+                self.refuse_acting(node, f"the generator `{fn.__name__}(...)`")  # (a loop reading it interleaves)
             result = self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
                                       fn.__name__, fn.__kwdefaults__ or {})
             return self.one_pass(result) if listed is not source else result  # a generator's: read once
@@ -427,6 +429,8 @@ class Calls:
         source = home.source
         written = FunctionSource(local.node, source.file, source.lines, source.line_offset)
         source = self.generator_as_list(written)
+        if source is not written and node not in self.whole_reads and not _keeps_state_alone(home.fn, tree=local.node):
+            self.refuse_acting(node, f"the generator `{getattr(local.node, 'name', 'lambda')}(...)`")
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
         callee.env.update(local.names())
         callee.scope = home.scope
@@ -807,6 +811,33 @@ def _own_nodes(node):
             continue
         yield child
         yield from _own_nodes(child)
+
+
+_CHANGING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                               "popitem", "sort", "reverse", "fill", "put", "itemset", "resize", "add", "discard",
+                               "__setitem__", "__delitem__", "__iadd__", "send", "write"})
+
+
+def _keeps_state_alone(fn, depth=3, tree=None) -> bool:
+    """Whether function `fn` of the user's (its parsed `tree`, for a local def) surely changes nothing outside
+    itself: no `global` or `nonlocal`, no write into an item or attribute, no method changing its object, no
+    call of a function of the user's that may (to `depth` calls deep)."""
+    if tree is None:
+        try:
+            tree = function_source(fn).node
+        except Exception:  # no source: it may
+            return False
+    for sub in ast.walk(tree):
+        if isinstance(sub, (ast.Global, ast.Nonlocal, ast.NamedExpr)) or isinstance(
+                sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CHANGING_METHODS:
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            called = user_function(fn.__globals__.get(sub.func.id))
+            if called is not None and called is not fn and (depth == 0 or not _keeps_state_alone(called, depth - 1)):
+                return False
+    return True
 
 
 def _own_locals(node) -> set:

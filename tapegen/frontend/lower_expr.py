@@ -34,7 +34,7 @@ from ..rules import ufunc_methods
 from ..rules.standing_for import BY_KEY, flat_get, stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
-    lowered_until_settled, user_function, users_class
+    lowered_until_settled, user_function, users_class, _CHANGING_METHODS, _keeps_state_alone
 from .resolve import MISSING, LiveNamespace, _static_instance, freezes, library_object, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -2693,33 +2693,6 @@ class Expressions:
             return tuple(self.emit(rules.lookup(operator.getitem), [result, Const(k)], {}, node, None)
                          for k in range(outputs))
         return (result,) if outputs == 1 else tuple(result.items)
-
-
-_CHANGING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-                               "popitem", "sort", "reverse", "fill", "put", "itemset", "resize", "add", "discard",
-                               "__setitem__", "__delitem__", "__iadd__", "send", "write"})
-
-
-def _keeps_state_alone(fn, depth=3) -> bool:
-    """Whether function `fn` of the user's surely changes nothing outside itself: no `global` or `nonlocal`, no
-    write into an item or attribute, no method changing its object, no call of a function of the user's that
-    may (to `depth` calls deep)."""
-    from .source import function_source
-    try:
-        tree = function_source(fn).node
-    except Exception:  # no source: it may
-        return False
-    for sub in ast.walk(tree):
-        if isinstance(sub, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.NamedExpr)) or isinstance(
-                sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            return False
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CHANGING_METHODS:
-            return False
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
-            called = user_function(fn.__globals__.get(sub.func.id))
-            if called is not None and called is not fn and (depth == 0 or not _keeps_state_alone(called, depth - 1)):
-                return False
-    return True
 
 
 def _reads_whole(fn) -> bool:
