@@ -277,3 +277,32 @@ def no_match(x):
 def test_next_of_an_empty_generator_raises_stop_iteration():
     with pytest.raises(StopIteration):
         tg.grad(no_match)(X)
+
+
+def length_of_a_generator(x):
+    g = (v for v in x)
+    return x[0] * len(g)
+
+
+def item_of_a_generator(x):
+    g = (v * 2 for v in x)
+    return g[0]
+
+
+def generator_reversed(x):
+    return sum(v * i for i, v in enumerate(reversed(v ** 2 for v in x)))
+
+
+def length_of_a_zip(x):
+    z = zip(x, x)
+    return x[0] * len(z)
+
+
+@pytest.mark.parametrize("f", [length_of_a_generator, item_of_a_generator, generator_reversed, length_of_a_zip],
+                         ids=lambda f: f.__name__)
+def test_what_python_refuses_of_a_generator_is_refused(f):
+    """Python raises TypeError; tapegen read the generator as a list and gave a gradient."""
+    with pytest.raises(TypeError):
+        f(X)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="Python raises TypeError"):
+        tg.grad(f)(X)

@@ -924,6 +924,15 @@ class Expressions:
             self.refuse_acting(node, "this generator")
         return self.one_pass(self.comprehension(node, node.elt))
 
+    def check_not_a_generator(self, value, node, how):
+        """Refuses `g[0]`, `len(g)`, `reversed(g)` on a generator (or map, zip object), where Python raises
+        TypeError: tapegen's list would give a number."""
+        if isinstance(value, ast.GeneratorExp) or isinstance(value, ast.Name) and isinstance(
+                self.env.get(value.id), Var) and self.env[value.id] in self.iterators:
+            raise self.unsupported(node, f"a generator (or map or zip object) {how} here: Python raises TypeError "
+                                         f"(a generator has no items to index, no length, no order to reverse)",
+                                   "make it a list first: list(...) or [... for ...]")
+
     def may_act(self, node) -> bool:
         """Whether computing a generator's items (`node`) may change state or read state changed between them:
         a call of a function of the user's (or a local one), a method that changes its object, a `:=`."""
@@ -1301,6 +1310,7 @@ class Expressions:
             self.live[var] = obj
 
     def expr_Subscript(self, node, target):
+        self.check_not_a_generator(node.value, node, "indexed")
         if self.static(node.value) is np.s_:  # np.s_[i, 1:]: the index itself (also in generated code)
             return self.index(node.slice)
         if self.static(node.value) is np.r_ or self.static(node.value) is np.c_:
@@ -1541,6 +1551,9 @@ class Expressions:
         if len(node.args) == 1 and isinstance(node.args[0], (ast.GeneratorExp, ast.Name, ast.Call)) \
                 and _reads_whole(self.static(func)):  # sum(f(v) for v in xs): its items computed before it runs
             self.whole_reads.add(node.args[0])
+        if len(node.args) == 1 and self.static(func) in (len, reversed):
+            self.check_not_a_generator(node.args[0], node, f"given to {func.id}()" if isinstance(func, ast.Name)
+                                       else "given to len() or reversed()")
         if isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and isinstance(func.value, ast.Name) \
                 and isinstance(self.env.get(func.value.id), KnownItems) and self.env[func.value.id].kind == "list":
             return self.grow_known(func.value.id, func.attr, node)[:outputs]
