@@ -298,7 +298,17 @@ def length_of_a_zip(x):
     return x[0] * len(z)
 
 
-@pytest.mark.parametrize("f", [length_of_a_generator, item_of_a_generator, generator_reversed, length_of_a_zip],
+def numpy_sum_of_a_generator(x):
+    return np.sum(v ** 2 for v in x)
+
+
+def numpy_stack_of_a_named_generator(x):
+    rows = (v * x for v in x)
+    return np.sum(np.stack(rows))
+
+
+@pytest.mark.parametrize("f", [length_of_a_generator, item_of_a_generator, generator_reversed, length_of_a_zip,
+                               numpy_sum_of_a_generator, numpy_stack_of_a_named_generator],
                          ids=lambda f: f.__name__)
 def test_what_python_refuses_of_a_generator_is_refused(f):
     """Python raises TypeError; tapegen read the generator as a list and gave a gradient."""
@@ -306,3 +316,11 @@ def test_what_python_refuses_of_a_generator_is_refused(f):
         f(X)
     with pytest.raises(tg.UnsupportedSyntaxError, match="Python raises TypeError"):
         tg.grad(f)(X)
+
+
+def read_by_fromiter(x):
+    return np.sum(np.fromiter((v ** 2 for v in x), float) * np.array([1.0, 2.0, 3.0]))
+
+
+def test_a_generator_read_by_fromiter_matches_finite_differences():
+    check_modes(read_by_fromiter, X.copy())

@@ -930,8 +930,9 @@ class Expressions:
         if isinstance(value, ast.GeneratorExp) or isinstance(value, ast.Name) and isinstance(
                 self.env.get(value.id), Var) and self.env[value.id] in self.iterators:
             raise self.unsupported(node, f"a generator (or map or zip object) {how} here: Python raises TypeError "
-                                         f"(a generator has no items to index, no length, no order to reverse)",
-                                   "make it a list first: list(...) or [... for ...]")
+                                         f"(a generator has no items to index, no length, no order to reverse; "
+                                         f"NumPy's functions take sequences: np.array(g) holds g itself)",
+                                   "make it a list first: list(...) or [... for ...] (or np.fromiter(g, float))")
 
     def may_act(self, node) -> bool:
         """Whether computing a generator's items (`node`) may change state or read state changed between them:
@@ -1554,6 +1555,10 @@ class Expressions:
         if len(node.args) == 1 and self.static(func) in (len, reversed):
             self.check_not_a_generator(node.args[0], node, f"given to {func.id}()" if isinstance(func, ast.Name)
                                        else "given to len() or reversed()")
+        called = self.static(func)
+        if called is not MISSING and called is not np.fromiter and (getattr(called, "__module__", None) or "").startswith(
+                "numpy") and node.args:  # np.sum(v for v in x) raises, np.array(g) is an array holding g itself
+            self.check_not_a_generator(node.args[0], node, f"given to {ast.unparse(func)}()")
         if isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and isinstance(func.value, ast.Name) \
                 and isinstance(self.env.get(func.value.id), KnownItems) and self.env[func.value.id].kind == "list":
             return self.grow_known(func.value.id, func.attr, node)[:outputs]
@@ -2712,9 +2717,7 @@ def _reads_whole(fn) -> bool:
     """Whether `fn`, given a generator, reads all its items before doing anything else (so computing them all
     first, as tapegen does, changes nothing)."""
     return fn is not MISSING and _hashable(fn) and fn in (sum, list, tuple, sorted, min, max, dict, set, frozenset,
-                                                         np.array, np.asarray, np.stack, np.hstack, np.vstack,
-                                                         np.concatenate, np.fromiter, np.sum, np.prod, math.fsum,
-                                                         math.prod)
+                                                         np.fromiter, math.fsum, math.prod)
 
 
 MAX_UNROLLED = 64  # a global list of functions or objects longer than this is not unrolled
