@@ -302,3 +302,51 @@ def test_settings_class_attributes_and_methods_changed_between_calls_have_the_co
     for change in [lambda: None] + changes:
         change()
         np.testing.assert_allclose(gradient(X), _fd_grad(om.reads_settings_and_a_method, X), rtol=1e-6, atol=1e-8)
+
+
+class _Halved:
+    """A property with a setter: `h.w = v` stores v / 2 in `_w`, and `h.w` reads twice `_w`."""
+
+    def __init__(self, w):
+        self.w = w  # through the setter
+
+    @property
+    def w(self):
+        return self._w * 2
+
+    @w.setter
+    def w(self, v):
+        self._w = v / 2
+
+
+class _ReadOnly:
+    def __init__(self, w):
+        self._w = w
+
+    @property
+    def w(self):
+        return self._w
+
+
+def _set_through_a_property(x):
+    h = _Halved(x[0])
+    a = h.w * x[1]
+    h.w = x[2] ** 2
+    h.w += x[0]
+    return a + h.w * h._w
+
+
+def _set_a_property_without_a_setter(x):
+    r = _ReadOnly(x[0])
+    r.w = x[1]
+    return r.w
+
+
+def test_a_property_set_runs_its_setter():
+    """`h.w = v` set a plain attribute `w` in tapegen's reading (the setter not run, `_w` unchanged)."""
+    check_modes(_set_through_a_property, X.copy())
+
+
+def test_a_property_without_a_setter_set_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="property without a setter"):
+        tg.grad(_set_a_property_without_a_setter)(X.copy())

@@ -853,3 +853,33 @@ def test_a_nested_write_whose_first_index_is_not_an_integer_is_refused_when_it_r
     """`A[i][j] = v` is `A[i, j] = v` only where `i` is an integer."""
     with pytest.raises(tg.UnsupportedSyntaxError, match=r"test_python_features.py:\d+:\d+: .*first index is an integer"):
         tg.grad(_written_through_an_index_array)(_m(2, 3), X3)
+
+
+def _adds_to_a_name_of_its_own(x):
+    total = np.zeros(3)
+
+    def add(v):
+        total += v  # no `nonlocal`: `total` is add's own name, read before it is assigned (UnboundLocalError)
+    add(x)
+    return np.sum(total)
+
+
+def _shadows_a_name(x):
+    y = x[0]
+
+    def scaled(v):
+        y = v * 2  # add's own `y`: the function's is unchanged
+        return y
+    return scaled(x[1]) * y
+
+
+def test_a_local_function_reading_its_own_name_before_assigning_it_is_refused():
+    """tapegen read the enclosing function's `total` there, and gave a zero gradient where Python raises."""
+    with pytest.raises(UnboundLocalError):
+        _adds_to_a_name_of_its_own(X3)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="used before it is assigned"):
+        tg.grad(_adds_to_a_name_of_its_own)(X3)
+
+
+def test_a_local_function_assigning_a_name_of_its_own_leaves_the_enclosing_one():
+    check_modes(_shadows_a_name, X3)

@@ -320,16 +320,19 @@ class Calls:
             source = function_source(fn)
         except UnsupportedSyntaxError:
             raise
-        source = self.generator_as_list(source)
-        callee = type(self)(source, fn, self.reserved, namer=self.namer)
+        listed = self.generator_as_list(source)
+        callee = type(self)(listed, fn, self.reserved, namer=self.namer)
         callee.receiver, callee.self_var = self.receiver, None
         if receiver is not None:
             callee.receiver, callee.pending_self = receiver, True
         elif self.receiver is not None and args and args[0] is self.self_var:
             callee.pending_self = True
         try:
-            return self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
-                                    fn.__name__, fn.__kwdefaults__ or {})
+            if listed is not source and node not in self.whole_reads and not _keeps_state_alone(fn):
+                self.refuse_acting(node, f"the generator `{fn.__name__}(...)`")  # (a loop reading it interleaves)
+            result = self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
+                                      fn.__name__, fn.__kwdefaults__ or {})
+            return self.one_pass(result) if listed is not source else result  # a generator's: read once
         except TapegenError as refused:  # an installed package's function tapegen cannot follow: as it is
             if not _installed(fn):
                 raise
@@ -424,7 +427,10 @@ class Calls:
     def inline_local(self, local: LocalFunction, node, args, kwargs):
         home = local.lowerer or self  # where it was written: its lines and the names it reads
         source = home.source
-        source = self.generator_as_list(FunctionSource(local.node, source.file, source.lines, source.line_offset))
+        written = FunctionSource(local.node, source.file, source.lines, source.line_offset)
+        source = self.generator_as_list(written)
+        if source is not written and node not in self.whole_reads and not _keeps_state_alone(home.fn, tree=local.node):
+            self.refuse_acting(node, f"the generator `{getattr(local.node, 'name', 'lambda')}(...)`")
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
         callee.env.update(local.names())
         callee.scope = home.scope
@@ -437,6 +443,12 @@ class Calls:
             raise self.unsupported(node, f"`{name}` declares `nonlocal {missing[0]}`, which the function it was "
                                          f"written in has not set before this call",
                                    f"set `{missing[0]}` before calling `{name}`")
+        own = _own_locals(local.node) - declared  # assigned in it: its own names, whatever ours hold (Python
+        if own - callee.env.keys() != own:  # reads them there before they are assigned: UnboundLocalError)
+            for own_name in own:
+                callee.env.pop(own_name, None)
+            callee.scope = copy.copy(home.scope)
+            callee.scope.locals = home.scope.locals | own
         declared |= _nonlocal_names_within(local.node)  # (a def inside it declaring one of ours nonlocal)
         captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node) or n in declared}
         callee.local_def = True
@@ -444,7 +456,7 @@ class Calls:
         for held, before in captured.items():
             if callee.env.get(held) is not before:
                 self._rebind_captured(held, before, callee.env[held], home, name, node)
-        return result
+        return self.one_pass(result) if source is not written else result  # a generator's: read once
 
     def _rebind_captured(self, name, before, after, home, function, node):
         """A local function changed a list or dict of the function it was written in (`total[0] += v`,
@@ -606,7 +618,7 @@ class Calls:
         callee.free, callee.fresh, callee.views, callee.aliases = self.free, self.fresh, self.views, self.aliases
         callee.views_at_entry = len(self.views)
         for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
-                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers"):
+                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
@@ -857,6 +869,46 @@ def _own_nodes(node):
             continue
         yield child
         yield from _own_nodes(child)
+
+
+_CHANGING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                               "popitem", "sort", "reverse", "fill", "put", "itemset", "resize", "add", "discard",
+                               "__setitem__", "__delitem__", "__iadd__", "send", "write"})
+
+
+def _keeps_state_alone(fn, depth=3, tree=None) -> bool:
+    """Whether function `fn` of the user's (its parsed `tree`, for a local def) surely changes nothing outside
+    itself: no `global` or `nonlocal`, no write into an item or attribute, no method changing its object, no
+    call of a function of the user's that may (to `depth` calls deep)."""
+    if tree is None:
+        try:
+            tree = function_source(fn).node
+        except Exception:  # no source: it may
+            return False
+    for sub in ast.walk(tree):
+        if isinstance(sub, (ast.Global, ast.Nonlocal, ast.NamedExpr)) or isinstance(
+                sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CHANGING_METHODS:
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            called = user_function(fn.__globals__.get(sub.func.id))
+            if called is not None and called is not fn and (depth == 0 or not _keeps_state_alone(called, depth - 1)):
+                return False
+    return True
+
+
+def _own_locals(node) -> set:
+    """The names a local def or lambda binds itself (Python's rule for its locals), not those a def nested
+    in it binds: assigned, a `for` or `with` target, a def or class of its own; less those it declares
+    `global`."""
+    nodes = [node, *_own_nodes(node)]
+    targets = {id(n) for sub in nodes if isinstance(sub, ast.comprehension) for n in ast.walk(sub.target)}
+    names = {sub.id for sub in nodes if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del))
+             and id(sub) not in targets}
+    names |= {child.name for sub in nodes for child in ast.iter_child_nodes(sub)
+              if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and child is not node}
+    return names - {name for sub in nodes if isinstance(sub, ast.Global) for name in sub.names}
 
 
 def _default(value, param, lowerer):

@@ -170,7 +170,11 @@ class _Construct:
         self.number = lowerer.construct_number
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
+        self.entry_fresh = {var for var in vars_unbound if var in lowerer.fresh}
+        self.entry_iterators = dict(lowerer.iterators)  # (a generator read in one branch is unread in the other)
+        self.iterators_read = set()
         self.ends = []
+        self.ends_fresh = []  # each branch's vars owning their memory at its end (`fresh`): after it, those of all
         self.entry_mixed = {}  # var -> the classes of object it may hold on entry (set by `sharing`)
         self.ends_mixed = []
         self.rebound = set()  # vars bound to a new value in this pass so far
@@ -214,8 +218,16 @@ class _Construct:
         """Between an `if`'s branches: the else branch starts from the facts before the `if`."""
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
+        self.ends_fresh.append({var for var in self.entry if var in self.lowerer.fresh})
+        iterators = self.lowerer.iterators
+        self.iterators_read |= {var for var, made_in in iterators.items() if made_in is None}
+        iterators.update({var: made_in for var, made_in in self.entry_iterators.items() if var in iterators})
         for var, facts in self.entry.items():
             self.set_facts(var, facts)
+            if var in self.entry_fresh:
+                self.lowerer.fresh.add(var)
+            else:
+                self.lowerer.fresh.discard(var)
             if var in self.entry_mixed:
                 self.lowerer.mixed[var] = set(self.entry_mixed[var])
         self.known_ends.append({name: self.lowerer.env.get(name, _UNKNOWN) for name in self.known})
@@ -305,6 +317,12 @@ class _Construct:
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
         lowerer = self.lowerer
+        ends_fresh = self.ends_fresh + [{var for var in self.entry if var in lowerer.fresh}]
+        lowerer.iterators.update({var: None for var in self.iterators_read})  # read on some path: read
+        for var in self.entry:  # `b = np.ascontiguousarray(a)` on one path, `b = np.zeros(4)` on the other: b may
+            if not all(var in end for end in ends_fresh) or is_loop and var not in self.unbound \
+                    and var not in self.entry_fresh:  # be `a`, so not its own memory (a loop may run no pass)
+                lowerer.fresh.discard(var)
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
             if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
                 raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
@@ -450,6 +468,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
+        self.maybe_same: dict = {}  # var a function run as written returned -> the arrays it was given
+        self.held_by: dict = {}  # list, tuple or dict var -> the arrays it may hold or hold views of (_track_held)
+        self.iterators: dict = {}  # var -> the loops open where it was made: a generator, map or zip, read once
+        self.read_as_alias: dict = {}  # such a var read once -> where it was made (`h = g` passes it on)
+        self.lazy_reads: dict = {}  # a generator assigned to a name -> ({name it reads: its value then}, when)
+        self.acting: set = set()  # such generators whose items call what may change state (`log.append(v)`)
+        self.whole_reads: set = set()  # generator expressions (or names of them) a whole reader is given: sum(g)
+        self.in_place_log: list = []  # the vars written in place (`xs.append(v)`, `a[i] = v`), in order
         self.open_constructs: list = []  # the _Construct of each branch or loop being lowered, outermost first
         self.item_origin: dict = {}  # var -> (list or dict var, constant key) it was read from (`As = d["A"]`)
         self.lists_of_lists: set = set()  # list vars built here whose items are all lists (`[[0.0] * 3, ...]`)
@@ -832,19 +858,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def names_maybe_holding(self, var) -> list:
         """The names, not holding `var` itself, that may hold the same array when the code runs (`prev = vel`
         later in a loop body whose next pass changes `vel` in place)."""
-        reach = self.alias_reach(var)
+        reach = self.alias_reach(var, maybe=True)
         return [name for name, atom in self.env.items()
-                if isinstance(atom, Var) and atom is not var and self.alias_reach(atom) & reach]
+                if isinstance(atom, Var) and atom is not var and self.alias_reach(atom, maybe=True) & reach]
 
-    def alias_reach(self, atom) -> set:
+    def alias_reach(self, atom, maybe=False) -> set:
         """`atom` and every var it may have been assigned from or be a view of, through loops too (where the
-        assignments go round: `prev, vel = vel, vel` in a loop, which has no var assigned from nothing)."""
+        assignments go round: `prev, vel = vel, vel` in a loop, which has no var assigned from nothing); `maybe`:
+        also the arrays a function run as written was given (`np.ascontiguousarray(a)` may be `a`)."""
         seen, todo = set(), [atom]
         while todo:
             var = todo.pop()
             if var not in seen:
                 seen.add(var)
                 todo += ([self.views[var]] if var in self.views else []) + list(self.aliases.get(var, ()))
+                todo += list(self.maybe_same.get(var, ())) if maybe else []
         return seen
 
     def view_base(self, atom):
@@ -1078,6 +1106,17 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             # g is read after it is refused (check_writable)
             sources = {self.env.get(gen.iter.id) for gen in stmt.value.generators if isinstance(gen.iter, ast.Name)}
             self.lazy_sources[stmt.targets[0].id] = {v for v in sources if isinstance(v, Var)}
+            bound = {n.id for gen in stmt.value.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            before = {n.id: self.env.get(n.id) for n in ast.walk(stmt.value)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound}
+            self.whole_reads.add(stmt.value)  # (whether its reader reads it whole: asked where it is read)
+            self.assign(stmt.targets[0].id, stmt.value)
+            made = self.env.get(stmt.targets[0].id)
+            if made in self.iterators:  # what it reads, to be unchanged until it is read (read_iterator)
+                self.lazy_reads[made] = (before, len(self.in_place_log))
+                if self.may_act(stmt.value):
+                    self.acting.add(made)
+            return
         if len(stmt.targets) > 1:  # a = b = value: the value once, then each target
             value = self.expr(stmt.value)
             for target in stmt.targets:
@@ -1096,7 +1135,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 atoms = list(whole.items) if isinstance(whole, Pack) and len(whole.items) == len(target.elts) \
                     else [self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
                           for k in range(len(target.elts))]
-            for elt, atom in zip(target.elts, atoms):
+            for k, (elt, atom) in enumerate(zip(target.elts, atoms)):
+                self.check_views_pending(elt, atoms[k + 1:], stmt)
                 self.assign_atom(elt, atom, stmt)
             return
         if isinstance(target, ast.Attribute):
@@ -1200,6 +1240,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             pass  # x += v on an argument (or on `x = np.asarray(x)`, a view of it, the argument reached by no other
             #       name): the new value, computed apart from the caller's array (docs/syntax.md)
         elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value.
+            self.check_not_free(name, current, stmt)
             self.written_params.setdefault(name, current)  # NumPy's += changes the caller's array and its
             root = self.view_base(current)  # views: not to be read again, unless written back (inline.py)
             for var in [root, *(view for view in self.views if self.view_base(view) == root)]:
@@ -1223,6 +1264,43 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.wrote_in_place(self.shared.get(name, current), "+=")
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
+
+    def check_not_free(self, name, current, stmt):
+        """`s *= 2` in a helper on an array it was given that the function did not make: its parameter's
+        default (`s=np.ones(2)`), or an array of the module's: NumPy changes that array for every later
+        call too, which tapegen's code (computing a new value) does not."""
+        root = self.view_base(current)
+        if root in self.free.values() and root not in self.root_params:
+            raise self.unsupported(stmt, f"`{ast.unparse(stmt)}` changes in place an array the function did not "
+                                         f"make (`{name}`'s default, or one of the module's), which keeps the "
+                                         f"change for later calls: tapegen's code computes a new value instead",
+                                   f"compute a new value (`{name} = {ast.unparse(ast.BinOp(stmt.target, stmt.op, stmt.value))}`)"
+                                   f", and keep state between calls outside the differentiated function")
+
+    def check_views_pending(self, target, later, stmt):
+        """`a[:2], a[2:] = a[2:], a[:2]`: the values are read first, and a view among them (`a[:2]`) shows the
+        first write when the second target is set, as NumPy's does; tapegen's would not. Checked when the code
+        runs (`a[1], a[0] = a[0], a[1]` of a vector reads numbers, not views), raising where one is a view."""
+        if not isinstance(target, ast.Subscript):
+            return
+        if isinstance(target.value, ast.Name):
+            array = self.env.get(target.value.id)
+        elif isinstance(target.value, ast.Attribute) and isinstance(target.value.value, ast.Name):  # h.a[:2]
+            held = self.attributes.get((self.env.get(target.value.value.id), target.value.attr))
+            array = held[0] if held is not None else None
+        else:
+            return
+        base = self.view_base(array)
+        pending = [(k, atom) for k, atom in enumerate(later) if isinstance(atom, Var) and atom in self.views
+                   and self.view_base(atom) == base]
+        if not pending or not isinstance(base, Var):
+            return
+        values = stmt.value.elts[len(stmt.value.elts) - len(later):] if isinstance(stmt.value, (ast.Tuple, ast.List)) \
+            else [stmt.value] * len(later)
+        self.emit_multi(rules.lookup(not_shared), [base, Pack(tuple(atom for _, atom in pending), "tuple"),
+                                                   Const(ast.unparse(stmt)), Const(ast.unparse(target.value)),
+                                                   Const(tuple(ast.unparse(values[k]) for k, _ in pending))],
+                        {}, stmt, 0, [])
 
     def check_not_shared(self, name, current, stmt, aliases=()):
         """`name += v` or `name[i] = v` on an array other names may hold too when the code runs, through
@@ -1252,6 +1330,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             shape = self.expr(value_node)
             return self.store(name, self.emit(rules.lookup(np.reshape), [base, shape], {}, target,
                                               self.shared.get(name, name)), target)
+        cls = self.class_of(base)
+        prop = inspect.getattr_static(cls, target.attr, None) if cls is not None else None
+        if isinstance(prop, property):  # s.w = v through a property of the user's class: its setter
+            if user_function(prop.fset) is None:
+                raise self.unsupported(target, f"`{cls.__name__}.{target.attr}` is a property "
+                                               f"{'without a setter' if prop.fset is None else 'whose setter tapegen cannot read'}"
+                                               f": setting it is not followed", _PLAIN_HINT)
+            self.inline(user_function(prop.fset), target, [base, self.value(value_node)], {}, receiver=cls)
+            return
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
     def set_attribute(self, base, target, value):
@@ -1356,6 +1443,18 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         else:
             value = self.expr(value_node, target=target or name)
         self.store(name, value, value_node)
+        self.pass_iterator(value_node, value, name)
+
+    def pass_iterator(self, value_node, value, name):
+        """`g = (f(v) for v in xs)` (or `h = g`, g not read yet): the name holds the generator, to be read once
+        (a name assigned in a loop holds a var of its own there)."""
+        made_in = self.iterators.get(value, False) if isinstance(value, Var) else False
+        if made_in is None and isinstance(value_node, ast.Name):  # h = g: h holds it, g read no more
+            made_in = self.read_as_alias.pop(value, False)
+        if made_in not in (None, False) and isinstance(self.env.get(name), Var):
+            self.iterators[self.env[name]] = made_in
+            if self.env[name] != value:
+                self.iterators[value] = None
 
     def assign_tuple(self, target, value_node):
         names = [t.id for t in target.elts]
@@ -1407,6 +1506,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         outs = tuple(self._output_var(t) for t in targets[:outputs])
         reads = {v for _, atom in inputs for v in _vars(atom)}
         in_place = outs[-1] if prim.name in IN_PLACE else None  # the var the op updates, not replaces
+        if in_place is not None:
+            self.in_place_log.append(in_place)
         copies = [(o, self.namer.temp()) for o in outs if o in reads and o is not in_place]
         if copies:  # y = f(y) in a loop: compute into a temporary, then assign (rules read the old y)
             renamed = dict(copies)
@@ -1499,6 +1600,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
+        elif prim.form == "opaque" and outs:  # run as written: its value may be an array it was given
+            given = {v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is None}
+            for out in outs if given else ():
+                self.maybe_same.setdefault(out, set()).update(given)
         elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none"):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
             #                          on a list this function made)
@@ -1518,6 +1623,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name in ("with_item", "add", "dict_without", "assign") and source in self.item_sharers:
             for out in outs:
                 self.item_sharers.setdefault(out, set()).update(self.item_sharers[source])
+
+    def _track_held(self, prim, inputs, outs):
+        """`held_by`: the arrays a list, tuple or dict may hold, or hold views of (`[a[:2], a[2:]]`, `list(m)`, its
+        rows; `xs.append(h)`), kept through copies, slices and items of it: an item taken out and written into
+        changes them (write_into_view)."""
+        held = set()
+        keys = _HOLDS_ITEMS.get(prim.name, ())
+        for key, atom in inputs:
+            if key in keys:
+                for var in _vars(atom):
+                    held |= self.held_by.get(var, set()) if self.container_kind(var) else {var}
+        copies = prim.name in ("list", "tuple", "assign", "plus", "add", "concat", "with_item", "append", "repeat_items",
+                               "dict_copy", "dict_without", "getitem", "dict_values", "dict_items")
+        for key, atom in inputs[:2] if copies else ():
+            if isinstance(atom, Var) and (atom in self.held_by or self.container_kind(atom)):
+                held |= self.held_by.get(atom, set())
+            elif isinstance(atom, Var) and prim.name in ("list", "tuple") and inputs[0][1] is atom:
+                held.add(atom)  # list(m) of an array: its rows, views of it
+        for out in outs if held else ():
+            self.held_by.setdefault(out, set()).update(held)
 
     def may_carry(self, atom) -> bool:
         """Whether `atom` may carry a derivative: made by a differentiable primitive, or an argument."""
@@ -1552,6 +1677,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 and self.container_kind(inputs[0][1]) in ("list", "tuple"):  # xs[1:]: a new list (of the same items)
             kind = self.container_kind(inputs[0][1])
         self._track_item_sharers(prim, inputs, outs)
+        self._track_held(prim, inputs, outs)
         self._track_lengths(prim, inputs, outs)
         self._track_types(prim, inputs, outs)
         self._track_constant_items(prim, inputs, outs)

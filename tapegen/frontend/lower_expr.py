@@ -34,7 +34,7 @@ from ..rules import ufunc_methods
 from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
-    lowered_until_settled, user_function, users_class
+    lowered_until_settled, user_function, users_class, _CHANGING_METHODS, _keeps_state_alone
 from .resolve import MISSING, LiveNamespace, _static_instance, freezes, library_object, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -332,7 +332,8 @@ class Expressions:
             made = self._called_now(obj, node, self._static_display)
             if made is not None:
                 return made
-        first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) else None
+        first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) \
+            and getattr(obj, "__tapegen_static_call__", None) is True else None
         if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
             return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
         if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
@@ -596,6 +597,8 @@ class Expressions:
                                              f"it was passed to ({self.span(stmt)}), which tapegen cannot follow",
                                        f"return the new value from that function and assign it: "
                                        f"{name} = f({name}, ...)")
+            if value in self.iterators:
+                self.read_iterator(name, value, node)
             if isinstance(value, Unsettled) and value.keys:  # one function or another: known on each path
                 self.lower_again(value, node)
             if isinstance(value, Unsettled):
@@ -991,7 +994,81 @@ class Expressions:
         return self.comprehension(node, node.elt)
 
     def expr_GeneratorExp(self, node, target):  # its items, in a list: what sum(), np.stack() ... receive
-        return self.comprehension(node, node.elt)
+        if node not in self.whole_reads and self.may_act(node):
+            self.refuse_acting(node, "this generator")
+        return self.one_pass(self.comprehension(node, node.elt))
+
+    def check_not_a_generator(self, value, node, how):
+        """Refuses `g[0]`, `len(g)`, `reversed(g)` on a generator (or map, zip object), where Python raises
+        TypeError: tapegen's list would give a number."""
+        if isinstance(value, ast.GeneratorExp) or isinstance(value, ast.Name) and isinstance(
+                self.env.get(value.id), Var) and self.env[value.id] in self.iterators:
+            raise self.unsupported(node, f"a generator (or map or zip object) {how} here: Python raises TypeError "
+                                         f"(a generator has no items to index, no length, no order to reverse; "
+                                         f"NumPy's functions take sequences: np.array(g) holds g itself)",
+                                   "make it a list first: list(...) or [... for ...] (or np.fromiter(g, float))")
+
+    def may_act(self, node) -> bool:
+        """Whether computing a generator's items (`node`) may change state or read state changed between them:
+        a call of a function of the user's (or a local one), a method that changes its object, a `:=`."""
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.NamedExpr):
+                return True
+            if not isinstance(sub, ast.Call):
+                continue
+            if isinstance(sub.func, ast.Attribute) and sub.func.attr in _CHANGING_METHODS:
+                return True
+            if isinstance(self.known(sub.func), LocalFunction) or isinstance(self.env.get(getattr(sub.func, "id", None)), (LocalFunction, Choice)):
+                return True
+            called = self.static(sub.func)
+            if called is not MISSING and (user_function(called) is not None and not _keeps_state_alone(
+                    user_function(called)) or inspect.isclass(called) and users_class(called)
+                                          or users_class(type(called))):
+                return True
+        return False
+
+    def refuse_acting(self, node, what):
+        raise self.unsupported(node, f"{what} computes its items with calls that may change state (a function of "
+                                     f"yours, a method changing a list), and is read where Python runs other code "
+                                     f"between its items or stops early (a `for` loop, zip): tapegen computes all "
+                                     f"its items first", "make it a list first ([... for v in xs]), or read it "
+                                                         "with sum(), list(), sorted(), min() or max()")
+
+    def one_pass(self, items):
+        """`items`, the list a generator (or a map or zip object) yields, marked to be read once: Python's
+        iterator is empty after its first reader, tapegen's list would not be (see `read_iterator`)."""
+        if isinstance(items, Var):
+            self.iterators[items] = {id(c) for c in self.open_constructs if isinstance(c.node, (ast.For, ast.While))}
+        return items
+
+    def read_iterator(self, name, value, node):
+        """A name holding a generator (or map, zip) read: the only read allowed, and not in a loop the
+        generator was made outside (its second pass would find it empty)."""
+        made_in = self.iterators.pop(value)
+        if value in self.acting and node not in self.whole_reads:
+            self.refuse_acting(node, f"`{name}`, a generator,")
+        loops = made_in is not None and [c for c in self.open_constructs
+                                         if isinstance(c.node, (ast.For, ast.While)) and id(c) not in made_in]
+        if made_in is None or loops:
+            raise self.unsupported(node, f"`{name}` is a generator (or map or zip object) read "
+                                         f"{'again' if made_in is None else 'in a loop'} here: Python's is empty "
+                                         f"after its first reader has run through it, and tapegen reads it as a list",
+                                   f"make it a list where it is made ({name} = [...] or list(...)) if it is meant "
+                                   f"to be read more than once")
+        self.iterators[value] = None
+        before, start = self.lazy_reads.pop(value, ({}, 0))
+        written = {self.view_base(var) for var in self.in_place_log[start:]}
+        changed = [n for n, atom in before.items() if self.env.get(n) is not atom
+                   or isinstance(atom, Var) and self.view_base(atom) in written]
+        if changed:
+            raise self.unsupported(node, f"`{name}` is a generator reading `{changed[0]}`, which is changed (or "
+                                         f"rebound) after the generator is made and before it is read here: "
+                                         f"Python's generator computes its items as it is read, seeing the change; "
+                                         f"tapegen's, where it is made",
+                                   f"make it a list where it is made ({name} = [...]), or make the generator "
+                                   f"where it is read")
+        self.read_as_alias.clear()
+        self.read_as_alias[value] = made_in  # (the last read only)
 
     def expr_DictComp(self, node, target):
         return self.comprehension(node, (node.key, node.value))
@@ -1016,16 +1093,34 @@ class Expressions:
         maker = rules.lookup(make_dict if is_dict else make_list)
         result = self.emit(maker, [Const(())] if is_dict else [], {}, node, None)
         holder = self.namer.invented("comprehension").name
+        holders = {holder: result}
         if is_dict:
             key, value = element
             inner = ast.Assign([ast.Subscript(ast.Name(holder, ast.Load()), key, ast.Store())], value)
         else:
             inner = ast.Expr(ast.Call(ast.Attribute(ast.Name(holder, ast.Load()), "append", ast.Load()), [element], []))
+        first = node.generators[0].iter
+        iterated_var = self.env.get(first.id) if isinstance(first, ast.Name) else None
+        length = self._length(iterated_var) if not is_dict and len(node.generators) == 1 \
+            and not node.generators[0].ifs and isinstance(iterated_var, (Var, Pack)) else None
+        result = self.comprehension_loop(node, [inner], holders)[0]
+        if length is not None and isinstance(result, Var):  # [p * 0.9 for p in params]: one item per item, so
+            self.lengths[result] = length  # `f(*new)` passes as many (in a loop too, where each pass agrees)
+        return result
+
+    def comprehension_loop(self, node, inner, holders, guard=None, after=()):
+        """The loop a comprehension stands for, `inner` (statements) its innermost body, run with the names
+        `holders` bound to their first values (and `after`, statements run after it); their last values.
+        `guard` (an expression) is tested before each item's `if`s and body, at every level."""
+        inner = list(inner)
         for gen in reversed(node.generators):
-            body = [inner]
+            body = inner
             for condition in reversed(gen.ifs):
                 body = [ast.If(condition, body, [])]
-            inner = ast.For(gen.target, gen.iter, body, [])
+            if guard is not None:
+                body = [ast.If(guard, body, [])]
+            inner = [ast.For(gen.target, gen.iter, body, [])]
+        inner = inner[0]
         for sub in ast.walk(inner):
             if isinstance(sub, (ast.stmt, ast.expr)) and not hasattr(sub, "lineno"):
                 ast.copy_location(sub, node)
@@ -1036,25 +1131,52 @@ class Expressions:
             while not (isinstance(outer_loop, ast.For) and outer_loop.iter is first):
                 outer_loop = outer_loop.body[0]
             outer_loop.iter = self._evaluated_outside(first, bound)
-        iterated_var = self.env.get(first.id) if isinstance(first, ast.Name) and not _reads(first, bound) else None
-        length = self._length(iterated_var) if not is_dict and len(node.generators) == 1 \
-            and not node.generators[0].ifs and isinstance(iterated_var, (Var, Pack)) else None
         outer = {name: self.env.pop(name) for name in bound if name in self.env}
         shared = {name: self.shared.pop(name) for name in bound if name in self.shared}
-        self.env[holder] = result
+        self.env.update(holders)
         self.comprehensions.append({name: outer.get(name) for name in bound})
         try:
             self.statement(inner)
+            for statement in after:
+                self.statement(statement)
         finally:
             self.comprehensions.pop()
             for name in bound:
                 self.env.pop(name, None)
             self.env.update(outer)
             self.shared.update(shared)
-            result = self.env.pop(holder)  # (a dict's items set in a loop unrolled over its keys: a new value)
-        if length is not None and isinstance(result, Var):  # [p * 0.9 for p in params]: one item per item, so
-            self.lengths[result] = length  # `f(*new)` passes as many (in a loop too, where each pass agrees)
-        return result
+            # (a dict's items set in a loop unrolled over its keys: a new value)
+            results = [self.env.pop(holder) for holder in holders]
+        return results
+
+    def short_circuit(self, fn, node):
+        """`any(c(v) for v in xs)`, `all(...)`, `next(f(v) for v in xs if c(v))` (or with a default): the loop
+        that stops at the first item deciding it, as Python's does; the items after it are not computed (they
+        may change a list, or raise)."""
+        gen = node.args[0]
+        result, found = self.namer.invented(fn.__name__).name, self.namer.invented("found").name
+
+        def name(n, ctx=ast.Load):
+            return ast.Name(n, ctx())
+
+        def decided(value):
+            return [ast.Assign([name(result, ast.Store)], value), ast.Assign([name(found, ast.Store)], ast.Constant(True))]
+        if fn is next:
+            inner = decided(gen.elt)
+            first = self.expr(node.args[1]) if len(node.args) == 2 else Const(None)
+        else:
+            test = gen.elt if fn is any else ast.UnaryOp(ast.Not(), gen.elt)
+            inner = [ast.If(test, decided(ast.Constant(fn is any)), [])]
+            first = Const(fn is all)
+        after = [] if fn is not next or len(node.args) == 2 else [ast.If(
+            ast.UnaryOp(ast.Not(), name(found)), [ast.Raise(ast.Call(name("StopIteration"), [], []), None)], [])]
+        made = [*inner, *after]
+        for sub in (n for statement in made for n in ast.walk(statement)):
+            if isinstance(sub, (ast.stmt, ast.expr)) and not hasattr(sub, "lineno"):
+                ast.copy_location(sub, node)
+        return self.comprehension_loop(gen, inner, {result: first, found: Const(False)},
+                                       guard=ast.copy_location(ast.UnaryOp(ast.Not(), name(found)), node),
+                                       after=after)[0]
 
     def _makes_object(self, element) -> bool:
         """Whether `element` is a call making an object of a class of the user's (`Dense(W, b)`)."""
@@ -1270,6 +1392,7 @@ class Expressions:
             self.live[var] = obj
 
     def expr_Subscript(self, node, target):
+        self.check_not_a_generator(node.value, node, "indexed")
         if self.static(node.value) is np.s_:  # np.s_[i, 1:]: the index itself (also in generated code)
             return self.index(node.slice)
         if self.static(node.value) is np.r_ or self.static(node.value) is np.c_:
@@ -1388,7 +1511,8 @@ class Expressions:
         return self.expr(node)
 
     def expr_Call(self, node, target):
-        return self.call(node, outputs=1, targets=[target])[0]
+        results = self.call(node, outputs=1, targets=[target])
+        return results[0] if results else Const(None)  # xs.append(v) used as a value: None
 
     # --- calls --------------------------------------------------------------------------
 
@@ -1506,6 +1630,16 @@ class Expressions:
 
     def call(self, node, outputs=1, targets=None):
         func = node.func
+        if len(node.args) == 1 and isinstance(node.args[0], (ast.GeneratorExp, ast.Name, ast.Call)) \
+                and _reads_whole(self.static(func)):  # sum(f(v) for v in xs): its items computed before it runs
+            self.whole_reads.add(node.args[0])
+        if len(node.args) == 1 and self.static(func) in (len, reversed):
+            self.check_not_a_generator(node.args[0], node, f"given to {func.id}()" if isinstance(func, ast.Name)
+                                       else "given to len() or reversed()")
+        called = self.static(func)
+        if called is not MISSING and called is not np.fromiter and (getattr(called, "__module__", None) or "").startswith(
+                "numpy") and node.args:  # np.sum(v for v in x) raises, np.array(g) is an array holding g itself
+            self.check_not_a_generator(node.args[0], node, f"given to {ast.unparse(func)}()")
         if isinstance(func, ast.Attribute) and func.attr in ("append", "extend") and isinstance(func.value, ast.Name) \
                 and isinstance(self.env.get(func.value.id), KnownItems) and self.env[func.value.id].kind == "list":
             return self.grow_known(func.value.id, func.attr, node)[:outputs]
@@ -1557,8 +1691,11 @@ class Expressions:
                 return (made,)
         if obj is np.where and len(node.args) == 1 and not node.keywords:  # np.where(mask): np.nonzero(mask)
             return self.emit_multi(rules.lookup(np.nonzero), [self.expr(node.args[0])], {}, node, outputs, targets)
+        if obj in (any, all, next) and node.args and isinstance(node.args[0], ast.GeneratorExp) and not node.keywords \
+                and len(node.args) <= (2 if obj is next else 1):  # any(c(v) for v in xs): stops at the first true
+            return (self.short_circuit(obj, node),)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
-            return (self.mapped(node),)
+            return (self.one_pass(self.mapped(node)),)
         plain_call = obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args)
         helper = stands_for(obj, len(node.args), [kw.arg for kw in node.keywords]) if plain_call else None
         iterables = (node.args if helper is OF_ITEMS[0] else node.args[:1]) if helper in OF_ITEMS else ()
@@ -1575,7 +1712,7 @@ class Expressions:
             node = self._spread_known(node)
         if obj in (zip, enumerate) and node.args and not node.keywords and (obj is zip or len(node.args) == 1) \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # dict(zip(keys, values))
-            return (self.paired(node),)
+            return (self.one_pass(self.paired(node)),)
         if obj is isinstance and len(node.args) == 2 and not node.keywords:
             known = self.known_isinstance(node)
             if known is not None:  # isinstance(p, str) on a constant: decided now (its branch alone lowered)
@@ -1949,6 +2086,8 @@ class Expressions:
 
     def mapped(self, node):
         """`map(f, xs, ...)` as the list comprehension it stands for: `[f(x, ...) for x, ... in zip(xs, ...)]`."""
+        if node not in self.whole_reads and self.may_act(ast.copy_location(ast.Call(node.args[0], [], []), node)):
+            self.refuse_acting(node, "this map")
         function = self.value(node.args[0])
         holder = self.namer.invented("mapped").name
         names = [self.namer.invented("item").name for _ in node.args[1:]]
@@ -2541,6 +2680,7 @@ class Expressions:
         if self.container_kind(container) != "dict" and self.may_carry(args[0]):  # (a value without a derivative,
             self.check_items_unshared(container, node, ast.unparse(func.value))  # or into a dict's list: as before,
             # numpy-ml's `dv = layer.derived_variables.copy(); dv["wrappers"].append(...)`)
+        self.check_item_alone(container, key if isinstance(key, Var) else Const(key), receiver, node, ast.unparse(node))
         grown = self.binary(operator.add, receiver, self.emit(rules.lookup(make_list), [args[0]], {}, node, None),
                             node, None)
         self.replace_item(holders, key if isinstance(key, Var) else Const(key), grown, node, ast.unparse(func.value))
@@ -2708,6 +2848,13 @@ class Expressions:
             return tuple(self.emit(rules.lookup(operator.getitem), [result, Const(k)], {}, node, None)
                          for k in range(outputs))
         return (result,) if outputs == 1 else tuple(result.items)
+
+
+def _reads_whole(fn) -> bool:
+    """Whether `fn`, given a generator, reads all its items before doing anything else (so computing them all
+    first, as tapegen does, changes nothing)."""
+    return fn is not MISSING and _hashable(fn) and fn in (sum, list, tuple, sorted, min, max, dict, set, frozenset,
+                                                         np.fromiter, math.fsum, math.prod)
 
 
 MAX_UNROLLED = 64  # a global list of functions or objects longer than this is not unrolled

@@ -22,7 +22,8 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
-from ..rules.language import assign, in_place_result, integer_index, item_not_shared, iterated, no_candidate, set_in_item, with_item
+from ..rules.language import assign, in_place_result, integer_index, item_alone, item_not_shared, iterated, no_candidate, \
+    number_item, set_in_item, with_item
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
@@ -563,6 +564,7 @@ class ControlFlow:
         self.check_items_unshared(container, target, ast.unparse(target))
         self.check_item_unshared(container, key, holders, target)
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
+        self.check_item_alone(container, key, item, target, ast.unparse(target) + " = ...")
         index = self.index(target.slice)
         value = self.expr(value_node)
         if op is not None:
@@ -609,6 +611,18 @@ class ControlFlow:
         for block in (*self.outer_blocks, *self.blocks):
             found.update(assigned(block))
         return found
+
+    def check_item_alone(self, container, key, item, node, text):
+        """`rows[0][1] = v` (or `rows[0].append(v)`) changes `item`, which tapegen's code replaces in `container`
+        by a changed copy: checked when the code runs that no other item of it is the same object (`[row] * 2`)
+        and no name read afterwards holds it or an array it is a view of (`rows = [a]`, or `rows = list(m)`,
+        then `a` or `m`), where Python's change would show too."""
+        others = sorted(name for name, atom in self.env.items() if isinstance(atom, Var) and atom is not container
+                        and atom is not item and atom not in self.item_origin  # (rebound, or not to be read again)
+                        and (atom in self.held_in or self.container_kind(atom) is None) and self.read_after(name, node))
+        self.emit_multi(rules.lookup(item_alone), [container, key, item, Pack(tuple(self.env[n] for n in others),
+                                                                             "tuple"), Const(text), Const(tuple(others))],
+                        {}, node, 0, [])
 
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
@@ -862,8 +876,12 @@ class ControlFlow:
                                          f"would change too", f"fill `{name}` before keeping it there, or keep a "
                                                               f"copy: `{name}.copy()`")
         if not restoring:
-            if not self.generated_code():
-                self.check_not_shared(name, array, node)
+            if not self.generated_code():  # (and names holding what a function run as written returned from it)
+                reach = self.alias_reach(array, maybe=True)
+                maybe = [other for other, atom in self.env.items() if other != name and isinstance(atom, Var)
+                         and atom is not array and self.alias_reach(atom, maybe=True) & reach
+                         and not self.alias_reach(atom) & self.alias_reach(array) and self.read_after(other, node)]
+                self.check_not_shared(name, array, node, maybe)
             self.wrote_in_place(array, "[]=")
 
 
@@ -878,6 +896,10 @@ class ControlFlow:
                                          f"{self.held_in[held[0]]}, which this assignment would change too",
                                    f"write into a copy: {name} = {name}.copy()")
         self.view_writes.append((name, view, base, node))
+        if base in self.held_by:  # an item of a list or tuple: the array it holds, or shows
+            for root in {self.view_base(var) for var in self.held_by.get(base, ())} - {base}:
+                if isinstance(root, Var):
+                    self.view_writes.append((name, view, root, node))
         self.wrote_in_place(view, "[]=")
 
     def memory_of(self, base) -> set:

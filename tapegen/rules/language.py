@@ -272,6 +272,39 @@ def integer_index(array, index, statement, where):
 table.nondiff(integer_index, "array, index, statement, where", spelling="integer_index",
               inert=("array", "statement", "where"))
 
+def item_alone(container, key, item, others, statement, other_names):
+    """Checks `statement` (`rows[0][1] = v`) changing `item`, the list, dict or array `container[key]`, which
+    tapegen's code replaces by a changed copy: no other item of `container` may be that object (`[row] * 2`
+    holds one row twice), and none of `others` (the names `other_names`, read later: `rows = [a]`, then `a`),
+    as Python would change it there too."""
+    if not isinstance(item, (list, dict, np.ndarray)):
+        return
+
+    def same(other):
+        return other is item or isinstance(other, np.ndarray) and isinstance(item, np.ndarray) \
+            and np.may_share_memory(other, item) and np.shares_memory(other, item)
+    if isinstance(container, dict):
+        repeated = any(same(other) for k, other in container.items() if k != key)
+    else:
+        position = key % len(container) if isinstance(key, (int, np.integer)) else None
+        repeated = position is not None and any(same(other) for k, other in enumerate(container) if k != position)
+    if repeated:
+        raise UnsupportedSyntaxError(f"`{statement}` changes an item that its list or dict holds more than once "
+                                     f"(`[row] * n` holds one row n times): Python changes it at each place, "
+                                     f"tapegen's code would change one",
+                                     hint="make each item its own: [[0.0] * m for _ in range(n)], or "
+                                          "[np.zeros(m) for _ in range(n)]")
+    for other, name in zip(others, other_names):
+        if same(other):
+            raise UnsupportedSyntaxError(f"`{statement}` changes the array (or list) that `{name}` holds too (or "
+                                         f"a view of it): tapegen's code would not show the change in `{name}`",
+                                         hint=f"put a copy in the list ({name}.copy()), or read the item back "
+                                              f"from the list after changing it")
+
+
+table.nondiff(item_alone, "container, key, item, others, statement, other_names", spelling="item_alone",
+              inert=("container", "key", "item", "others", "statement", "other_names"))
+
 
 def set_in_item(item, index, value):
     """`rows[i][j] = v`, `params["l1"]["W"] = v`: a copy of `item` (an array, list or dict a container

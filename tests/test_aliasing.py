@@ -1,0 +1,220 @@
+"""One object under two names (or twice in one list), changed in place through one of them.
+
+Python (and NumPy) show the change under every name; tapegen's code replaces what it changes by a
+changed copy, so where another name would see the change it refuses, at run time where only the
+objects themselves can tell (`[row] * 2` holds one row twice; `a[1]` is a view of a matrix's row but
+a number of a vector's). Where nothing is shared, the same code is followed and checked against
+finite differences.
+"""
+import numpy as np
+import pytest
+
+import tapegen as tg
+from modes import check_modes
+
+X = np.array([0.3, -0.7, 1.1, 0.45])
+
+
+def halves_swapped_through_views(x):
+    a = x * 1.0
+    a[:2], a[2:] = a[2:], a[:2]  # NumPy: a[:2] is a view, showing the first write: [x2, x3, x2, x3]
+    return np.sum(a * np.arange(4.0))
+
+
+def rows_swapped_through_views(x):
+    a = x.reshape(2, 2) * 1.0
+    a[0], a[1] = a[1], a[0]
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+class _Holder:
+    def __init__(self, a):
+        self.a = a
+
+
+def halves_of_an_attribute_swapped_through_views(x):
+    h = _Holder(x * 1.0)
+    h.a[:2], h.a[2:] = h.a[2:], h.a[:2]
+    return np.sum(h.a * np.arange(4.0))
+
+
+def halves_of_two_arrays_swapped_through_views(x):
+    a, b = x * 1.0, x * 2.0
+    a[:2], b[:2] = b[:2], a[:2]  # NumPy: b[:2] is set from a[:2] as just written, so b is unchanged
+    return np.sum(a * np.arange(4.0)) + np.sum(b * x)
+
+
+def rows_repeated(x):
+    g = [[0.0] * 2] * 2  # one row, held twice
+    g[0][0] += x[0]
+    return g[1][0] * x[1] + g[0][0]
+
+
+def arrays_repeated(x):
+    a = [np.zeros(2)] * 2
+    a[0][0] = x[0]
+    return np.sum(a[1]) * x[1]
+
+
+def rows_repeated_appended_to(x):
+    rows = [[]] * 2
+    rows[0].append(x[0])
+    return sum(rows[1]) * x[1] + len(rows[1])
+
+
+def array_in_a_list_changed_through_it(x):
+    a = x * 1.0
+    held = [a]
+    held[0][1] = x[0] * 5
+    return np.sum(a * x)  # NumPy: `a` shows the change
+
+
+def row_of_a_list_of_its_rows_changed(x):
+    a = x.reshape(2, 2) * 1.0
+    rows = list(a)  # views of a's rows
+    rows[0][1] = x[0] * 7
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def row_taken_from_a_list_of_its_rows_changed(x):
+    a = x.reshape(2, 2) * 1.0
+    rows = list(a)
+    r = rows[0]
+    r[1] = x[0] * 7
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def slice_taken_from_a_tuple_of_slices_changed(x):
+    a = x * 1.0
+    parts = (a[:2], a[2:])
+    p = parts[1]
+    p[0] = x[0] * 7
+    return np.sum(a * np.arange(4.0))
+
+
+def rows_unpacked_with_a_star_changed(x):
+    a = x.reshape(2, 2) * 1.0
+    first, *rest = a
+    rest[0][1] = x[0] * 7
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def array_made_here_on_one_path_only(x):
+    a = np.ones(4)
+    if x[0] > 0:
+        b = np.ascontiguousarray(a)  # `a` itself
+    else:
+        b = np.zeros(4)
+    b[0] = x[1] * 5
+    return np.sum(a * x) + np.sum(b)
+
+
+def becomes_what_a_function_returned_in_a_loop(x):
+    a = np.ones(4)
+    b = np.zeros(4)
+    for i in range(2):
+        b[0] = x[1] * 5 + i  # the second pass writes into `a` itself
+        b = np.ascontiguousarray(a)
+    return np.sum(a * x) + np.sum(b)
+
+
+@pytest.mark.parametrize("f", [row_of_a_list_of_its_rows_changed, becomes_what_a_function_returned_in_a_loop, row_taken_from_a_list_of_its_rows_changed,
+                               slice_taken_from_a_tuple_of_slices_changed, rows_unpacked_with_a_star_changed,
+                               array_made_here_on_one_path_only], ids=lambda f: f.__name__)
+def test_a_write_into_a_view_held_in_a_list_or_made_on_one_path_is_refused(f):
+    """Each gave the gradient of the array left unchanged (NumPy changes it through the view)."""
+    with pytest.raises(tg.UnsupportedSyntaxError):
+        tg.jvp(f, (X.copy(),), (np.ones(4),))
+
+
+@pytest.mark.parametrize("f", [halves_swapped_through_views, rows_swapped_through_views,
+                               halves_of_an_attribute_swapped_through_views, halves_of_two_arrays_swapped_through_views,
+                               rows_repeated,
+                               arrays_repeated, rows_repeated_appended_to, array_in_a_list_changed_through_it],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_change_another_name_would_show_is_refused(f, mode):
+    with pytest.raises(tg.UnsupportedSyntaxError, match="holds|changes an item"):
+        if mode == "grad":
+            tg.grad(f)(X.copy())
+        else:
+            tg.jvp(f, (X.copy(),), (np.ones(4),))
+
+
+def numbers_swapped(x):
+    a = x * 1.0
+    a[0], a[1] = a[1], a[0]  # items of a vector are numbers: a swap
+    return np.sum(a * np.arange(4.0))
+
+
+def rows_swapped_as_copies(x):
+    a = x.reshape(2, 2) * 1.0
+    a[0], a[1] = a[1].copy(), a[0].copy()
+    return np.sum(a * np.arange(4.0).reshape(2, 2))
+
+
+def rows_of_their_own(x):
+    g = [[0.0] * 2 for _ in range(2)]
+    g[0][0] += x[0]
+    g[1][1] = x[1] * 3
+    return g[1][0] * x[1] + g[0][0] * g[1][1]
+
+
+def arrays_of_their_own(x):
+    rows = [np.zeros(3) for _ in range(3)]
+    for t in range(3):
+        rows[t][t] = x[t] ** 2
+    return np.sum(np.array(rows) * np.arange(9.0).reshape(3, 3))
+
+
+def lists_of_their_own_appended_to(x):
+    rows = [[] for _ in range(2)]
+    rows[0].append(x[0])
+    rows[1].append(x[1] * 2)
+    return sum(rows[1]) * x[2] + rows[0][0] ** 2
+
+
+@pytest.mark.parametrize("f", [numbers_swapped, rows_swapped_as_copies, rows_of_their_own, arrays_of_their_own,
+                               lists_of_their_own_appended_to], ids=lambda f: f.__name__)
+def test_changes_no_other_name_sees_match_finite_differences(f):
+    check_modes(f, X.copy())
+
+
+def _doubled_default(v, s=np.array([1.0, 2.0])):
+    s *= 2  # NumPy doubles the default itself: every later call sees it
+    return v * s
+
+
+def default_array_changed_in_place(x):
+    return np.sum(_doubled_default(x[:2]))
+
+
+OFFSETS = np.array([1.0, 2.0])
+
+
+def _added_to(a, v):
+    a += v
+    return a
+
+
+def module_array_changed_in_place(x):
+    return np.sum(_added_to(OFFSETS, x[:2]) * x[:2])
+
+
+def array_made_here_changed_in_place(x):
+    a = np.ones(2)
+    b = _added_to(a, x[:2])
+    return np.sum(b * x[:2]) + np.sum(a)
+
+
+@pytest.mark.parametrize("f", [default_array_changed_in_place, module_array_changed_in_place],
+                         ids=lambda f: f.__name__)
+def test_a_change_kept_between_calls_is_refused(f):
+    """tapegen's code computed a new value: the default (or the module's array) was left as it was, so the
+    next call computed from the old one where Python's computes from the changed one."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="keeps the change for later calls"):
+        tg.grad(f)(X.copy())
+
+
+def test_an_array_made_in_the_function_changed_by_a_helper_matches_finite_differences():
+    check_modes(array_made_here_changed_in_place, X.copy())
