@@ -564,7 +564,6 @@ class ControlFlow:
         self.check_items_unshared(container, target, ast.unparse(target))
         self.check_item_unshared(container, key, holders, target)
         item = self.emit(rules.lookup(operator.getitem), [container, key], {}, inner, None)
-        self.check_item_alone(container, key, item, target, ast.unparse(target) + " = ...")
         index = self.index(target.slice)
         value = self.expr(value_node)
         if op is not None:
