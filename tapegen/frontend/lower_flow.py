@@ -546,7 +546,7 @@ class ControlFlow:
         """`xs[t][i] = v` into an array held in a list or dict this function built (min-char-rnn's one-hot
         `xs[t][inputs[t]] = 1`): the array, changed, is a new array, and the container holding it is
         rebound wherever it is held (a name, an attribute). Another name for the array from before may not
-        be read afterwards. False: not such a container (an array: `A[i][j] = v` is refused)."""
+        be read afterwards. False: not such a container (an array: `A[i][j] = v` is `_joined_index`'s)."""
         inner = target.value
         container = self.expr(inner.value)
         if not isinstance(container, Var) or self.container_kind(container) not in ("list", "dict"):

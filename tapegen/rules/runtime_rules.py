@@ -141,6 +141,7 @@ for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balance
     table.nondiff(_fn, _signature, spelling=_fn.__name__)  # constant, or piecewise constant (masks, signs)
 ZERO_TANGENT = table.primitives[zero_tangent]
 
+
 def output_cotangent(cotangent, like):
     """The cotangent of a custom rule's output `like` as its bwd takes it: shaped like `like` item by item (a
     tuple for a tuple, zeros for an item gradient code holds none for), not the sparse Cotree (a dict keyed by
