@@ -1813,8 +1813,8 @@ class Expressions:
         made = self._static_gradient(func)
         if made is not None:  # tg.grad(loss)(w, x): the gradient's own code, inlined
             args, kwargs = self.arguments(node)
-            return self._call_result(self.inline(function_for_call(made, len(args), self.known_lengths(args, kwargs)), node,
-                                                 args, kwargs), outputs, node, targets)
+            called = function_for_call(made, len(args), self.known_lengths(args, kwargs))
+            return self._call_result(self.inline(called, node, args, kwargs), outputs, node, targets)
         callee = self.made_function(func) if isinstance(func, ast.Call) else self.expr(func)
         if isinstance(callee, LocalFunction):  # make(a)(x), partial(f, a)(x): the function made, inlined
             args, kwargs = self.arguments(node, static=True)

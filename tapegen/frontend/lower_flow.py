@@ -22,8 +22,8 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
-from ..rules.language import assign, in_place_result, integer_index, item_alone, item_not_shared, iterated, no_candidate, \
-    number_item, set_in_item, with_item
+from ..rules.language import (assign, in_place_result, integer_index, item_alone, item_not_shared, iterated,
+                               no_candidate, number_item, set_in_item, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque

@@ -611,7 +611,8 @@ def stands_for(obj, positional: int, keywords) -> object:
 
 STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, itertools.product: product,
                 itertools.combinations: combinations, itertools.permutations: permutations,
-                itertools.combinations_with_replacement: combinations_with_replacement, np.apply_along_axis: apply_along_axis,
+                itertools.combinations_with_replacement: combinations_with_replacement,
+                np.apply_along_axis: apply_along_axis,
                 np.convolve: convolve, np.correlate: correlate, np.polyval: polyval, np.meshgrid: meshgrid,
                 np.fill_diagonal: fill_diagonal, np.copyto: copyto, np.put: put, np.putmask: putmask,
                 np.place: place, np.put_along_axis: put_along_axis, np.gradient: gradient, np.cov: cov,
