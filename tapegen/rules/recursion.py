@@ -19,11 +19,9 @@ again, has their derivatives made when the code runs, to any order.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..runtime import entries
 from . import lent
 from .autograd_primitives import _parameters, rule_parameters
+from .runtime_rules import output_cotangent
 from .table import Primitive, named_rule
 
 
@@ -70,7 +68,7 @@ def _vjp_rule(as_run, index):
     pulled_back = _pulled_back(as_run, index)
 
     def recursive_vjp(y, g, *inputs):
-        return pulled_back(y, _cotangent_like(g, y), *inputs)
+        return pulled_back(y, output_cotangent(g, y), *inputs)
     return recursive_vjp
 
 
@@ -95,15 +93,4 @@ def _pulled_back(as_run, index):
 def _as_pulled_back(as_run, index):
     """`as_run` for a VJP rule's own rules: its pulled-back function, at the cotangent as the pullback takes it."""
     pulled_back = _pulled_back(as_run, index)
-    return lambda inputs: (pulled_back, (inputs[0], _cotangent_like(inputs[1], inputs[0]), *inputs[2:]))
-
-
-def _cotangent_like(g, y):
-    """Gradient code's cotangent `g` of output `y` (a container's sparse by key, None for zero) as the one
-    `vjp`'s pullback takes: a tuple per list or tuple, a dict per dict, each item's own."""
-    if isinstance(y, dict):
-        return {key: _cotangent_like(None if g is None else g.get(key), value) for key, value in y.items()}
-    if isinstance(y, (list, tuple)) and not all(isinstance(item, (int, float, complex, np.number)) for item in y):
-        parts = dict(entries(g))
-        return tuple(_cotangent_like(parts.get(k), item) for k, item in enumerate(y))
-    return g
+    return lambda inputs: (pulled_back, (inputs[0], output_cotangent(inputs[1], inputs[0]), *inputs[2:]))
