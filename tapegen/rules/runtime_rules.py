@@ -149,7 +149,8 @@ def output_cotangent(cotangent, like):
     if isinstance(like, dict):
         parts = dict(entries(cotangent))
         return {key: output_cotangent(parts.get(key), value) for key, value in like.items()}
-    if isinstance(like, (list, tuple)) and not all(isinstance(item, (int, float, complex, np.number)) for item in like):
+    if isinstance(like, (list, tuple)) and (isinstance(cotangent, dict) or not all(  # a list of numbers: an
+            isinstance(item, (int, float, complex, np.number)) for item in like)):  # array, unless held sparse
         parts = dict(entries(cotangent))
         items = [output_cotangent(parts.get(k), item) for k, item in enumerate(like)]
         return items if isinstance(like, list) else tuple(items)

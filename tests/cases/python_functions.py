@@ -1728,11 +1728,22 @@ def _folded(x, depth):
     return _folded(np.tanh(x) * x, depth - 1) + 0.5 * x
 
 
+def _tree_sum(xs):
+    """A recursion on a list's halves, of a list as long as the array it was made from: the cotangent of a
+    half is a list of numbers, held sparse by gradient code differentiated again."""
+    if len(xs) == 1:
+        return xs[0]
+    mid = len(xs) // 2
+    return np.tanh(_tree_sum(xs[:mid])) + _tree_sum(xs[mid:])
+
+
 def recursion_ended_when_the_code_runs(log_start, log_step, x):
     """Recursions whose end the transform cannot see: each call runs as written and is differentiated by
     tapegen's own code for the function when the code runs (in every mode, and again for second order)."""
     data = [np.array([0.5, -1.0]), np.array([2.0]), np.array([0.1, 0.2, 0.3])]
-    return _log_likelihood([log_start, log_step], data, scale=0.5) + np.sum(_folded(x, len(data) + 7) ** 2)
+    halves = _tree_sum([x[i] for i in range(len(x))])
+    return _log_likelihood([log_start, log_step], data, scale=0.5) + np.sum(_folded(x, len(data) + 7) ** 2) + \
+        np.sum(halves)
 
 
 def _scaled_sum(x, y, scale=1.0, power=2):
