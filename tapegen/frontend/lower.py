@@ -178,7 +178,7 @@ class _Construct:
         self.entry_mixed = {}  # var -> the classes of object it may hold on entry (set by `sharing`)
         self.ends_mixed = []
         self.rebound = set()  # vars bound to a new value in this pass so far
-        self.early_writes = {}  # var -> "+=" or "[]=": changed in place while holding the last pass's value
+        self.early_writes = {}  # var -> "+=", "[]=" or "append": changed in place while holding the last pass's value
         # Names it sets to a function or object the transform must know (`fs = (np.tanh, np.sin)` in a
         # loop body): bound in the env as they are set, each pass or branch on its own, never shared.
         self.known = known
@@ -328,10 +328,16 @@ class _Construct:
                 raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
                                                      f"{lowerer.held_in[var]}: each pass would change the same array",
                                           f"make a new array each pass (`{var} = np.zeros(...)`), or keep a copy")
+            if is_loop and how == "append" and lowerer.kept_from_pass_to_pass(var):
+                raise lowerer.unsupported(self.node, f"the list `{var}` is appended to in this loop and kept in another "
+                                                     f"list, tuple or dict: each pass would change the list kept "
+                                                     f"there too, which tapegen cannot follow",
+                                          f"start a new list each pass (`{var} = []`) after keeping it")
             if is_loop and how == "+=" and var in lowerer.held_in and \
                     (var.name, "+=") not in lowerer.carried.get(lowerer.construct_number, ()):
                 raise Recarry({lowerer.construct_number: {(var.name, "+=")}})  # checked when it runs
-            others = {(var.name, other) for other in lowerer.names_maybe_holding(var)} if is_loop else ()
+            others = {(var.name, other) for other in lowerer.names_maybe_holding(var)} if is_loop and how != "append" \
+                else ()
             if set(others) - lowerer.carried.get(("aliases", lowerer.construct_number), set()):
                 raise Recarry({("aliases", lowerer.construct_number): others})  # (`prev = vel` later in the pass)
         for var, before in self.entry.items():
@@ -438,6 +444,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         #                          code runs, it is the same array as one of them
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
+        self.holders: dict = {}  # such a container -> {(the container holding it, whether it keeps what it is given)}
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
         self.live: dict = {}        # var -> the object of the user's it holds, read from the module
@@ -655,8 +662,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if name in item_writes and self.container_kind(current) not in ("list", "dict") \
                     and not (current in self.root_params and name in self.written) and current not in self.item_origin:
                 continue  # A[i] = v writes into the array in place: the same var throughout
-            if isinstance(current, Var) and self._owns(name, current) and current not in pinned:
-                var = current
+            if isinstance(current, Var) and current not in pinned and (self._owns(name, current) or (
+                    name in item_writes and self.callers_container(current) and self.sole_name(name, current))):
+                var = current  # (a list or dict the helper's caller made, its items changed: the caller's, as Python)
             elif current in self.root_params and name in self.written and self.sole_name(name, current):
                 var = self.private_copy(name, current, node, self.namer.user(name),  # x[i] = v on an argument
                                         numbers=name in self.written_through_loops)
@@ -666,6 +674,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.emit(rules.lookup(assign_primitive), [current], {}, node, var)
                     if not (isinstance(current, Var) and current not in self.fresh):
                         self.fresh.add(var)
+                    if name in item_writes and current in self.fresh and self.container_kind(current) in ("list",
+                                                                                                          "dict"):
+                        self.carried_apart(name, current, var, node)
                 elif isinstance(node, (ast.For, ast.While)) and _read_before_set(node, name):  # first set in
                     self.emit(rules.lookup(assign_primitive), [Const(None)], {}, node, var)  # the body, read in a
                     # later pass (`prev` of the pass before): None until then, as it is unset in Python
@@ -712,6 +723,16 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.shared_attributes.clear()
             self.shared_attributes.update(saved_attributes)
             self.construct_number = saved_construct
+
+    def carried_apart(self, name, current, var, node):
+        """A list or dict made here, whose items the construct `node` changes through `name`, carried in `var`
+        apart from `current`, which another name (or the helper's caller) holds too: Python's change shows in
+        `current` as well, so `current` is not to be read again, unless a caller's name is written back."""
+        if current in self.captured:
+            self.captured.add(var)
+        others = [other for other, atom in self.env.items() if other != name and atom is current]
+        if others or not self.changes_callers(name, current, node):
+            self.stale.setdefault(current, (name, node, "construct"))
 
     def _track_token(self, construct, name, node):
         """Keep, beside `name`, a var holding its value when the code runs (a dispatch after `construct` tests
@@ -1373,7 +1394,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.attributes[key] = (value, self.current)
 
     def wrote_in_place(self, var, how):
-        """`var += v` or `var[i] = v` (NumPy changes the array in place): noted for each loop around it."""
+        """`var += v` or `var[i] = v` (NumPy changes the array in place), or `var.append(v)`: noted for each loop
+        around it."""
         for construct in self.open_constructs:
             if var not in construct.rebound:
                 construct.early_writes.setdefault(var, how)
@@ -1644,6 +1666,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for out in outs if held else ():
             self.held_by.setdefault(out, set()).update(held)
 
+    def kept_from_pass_to_pass(self, var, seen=()) -> bool:
+        """Whether the list `var` is kept, as it is, in a list that keeps what it is given (`rows.append(row)`), or in
+        a list or dict kept so: a later pass of a loop changing `var` in place changes what that list holds too."""
+        return any(keeps or holder not in seen and self.kept_from_pass_to_pass(holder, (*seen, var))
+                   for holder, keeps in self.holders.get(var, ()))
+
     def may_carry(self, atom) -> bool:
         """Whether `atom` may carry a derivative: made by a differentiable primitive, or an argument."""
         return any(v in self.computed or v in self.params or v in self.root_params for v in _vars(atom))
@@ -1684,10 +1712,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._track_items(prim, inputs, outs)
         self._track_item_vars(prim, inputs, outs)
         held = _HOLDS_ITEMS.get(prim.name, ())
-        self.captured.update(v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers)
+        for v in (v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers):
+            self.captured.add(v)  # kept by `outs[-1]` (`xs.append(row)`: xs, which keeps what it is given)
+            self.holders.setdefault(v, set()).add((outs[-1], prim.name == "append")) if outs else None
         if prim.name not in IN_PLACE:  # a new value bound: what held the old one does not hold it
             for out in outs:
                 self.held_in.pop(out, None)
+                self.captured.discard(out)
+                self.holders.pop(out, None)
                 for construct in self.open_constructs:
                     construct.rebound.add(out)
         for key, atom in inputs:

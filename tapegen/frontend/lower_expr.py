@@ -588,6 +588,11 @@ class Expressions:
             value = self.env[name]
             if value in self.stale:
                 where, stmt, how = self.stale[value]
+                if how == "construct":
+                    raise self.unsupported(node, f"`{name}` is the list or dict `{where}` held before "
+                                                 f"{_describe(stmt)} at {self.span(stmt)} changed its items "
+                                                 f"in place, which tapegen made a new value there (this name would "
+                                                 f"not show the change)", f"read `{where}` after the change instead")
                 if how == "item":
                     raise self.unsupported(node, f"`{name}` is what `{where}` held before `{ast.unparse(stmt)}` "
                                                  f"({self.span(stmt)}) changed it, which tapegen made a new value "
@@ -2646,7 +2651,14 @@ class Expressions:
                 and name is not None and self.sole_name(name, receiver):
             receiver = self.emit(rules.lookup(list), [receiver], {}, node, self.shared.get(name, name))
             self.store(name, receiver, node)
-        if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params:
+        if receiver in self.captured and len(args) == 1 and self.may_carry(args[0]):
+            text = ast.unparse(func.value)
+            raise self.unsupported(node, f"`{ast.unparse(node)}` changes the list `{text}`, which another list, tuple "
+                                         f"or dict holds too (Python's change shows there): tapegen cannot follow a "
+                                         f"gradient through that one", f"put `{text}` into the other list or dict "
+                                                                       f"after appending to it")
+        if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params \
+                and not self.callers_container(receiver):  # (a list the helper's caller made: appended in place)
             if receiver in self.item_origin and self._append_to_item(receiver, args, func, node):
                 return ()
             held = self._read_from_live(receiver)
@@ -2666,6 +2678,7 @@ class Expressions:
             raise self.unsupported(node, "append to a list tapegen cannot follow (an argument, or shared)",
                                    f"build a new list first: {ast.unparse(func.value)} = []")
         self.emit(rules.lookup(append_primitive), [receiver] + args, {}, node, receiver)
+        self.wrote_in_place(receiver, "append")
         return ()
 
     def _append_to_item(self, receiver, args, func, node) -> bool:

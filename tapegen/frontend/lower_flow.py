@@ -762,14 +762,35 @@ class ControlFlow:
         return self.binary(op, old, self.expr(value_node), target, None)
 
     def check_unshared(self, name, container, node):
-        """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it)."""
+        """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it). A helper's
+        parameter holding a list or dict its caller made is changed as its caller's own (`changes_callers`)."""
         others = [other for other, atom in self.env.items() if other != name and atom is container]
+        if not others and self.changes_callers(name, container, node):
+            return
         if container in self.params or others or container in self.captured:
             where = f"`{others[0]}`" if others else "an argument" if container in self.params \
                 else "another list, tuple or dict"
             raise self.unsupported(node, f"changing `{name}` in place would also change {where}, "
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
+
+    def changes_callers(self, name, container, node) -> bool:
+        """Whether `container`, changed in place through `name` (`xs.append(v)`, `d[k] = v`), is a list or dict a
+        caller of this helper made and holds under one name, in no other list or dict: Python changes the
+        caller's object, so tapegen's new value for `name` is written back to the caller's name when the helper
+        returns (`_write_back`). Until then the caller's value is not to be read (another name for it stays so)."""
+        if not self.callers_container(container):
+            return False
+        if self.shared.get(name) is container:  # a loop or branch carries the caller's var itself (`sharing`)
+            return True
+        self.written_params.setdefault(name, container)
+        self.stale.setdefault(container, (name, node, "callee"))
+        return True
+
+    def callers_container(self, var) -> bool:
+        """Whether `var`, a parameter of this helper, is a list or dict its caller made, in no other list or dict."""
+        return var in self.params and bool(self.call_stack) and var in self.fresh and var not in self.root_params \
+            and var not in self.captured and self.container_kind(var) in ("list", "dict")
 
     def generated_code(self) -> bool:
         """Whether the function being lowered is gradient code tapegen wrote (differentiated again)."""
