@@ -218,3 +218,176 @@ def test_a_change_kept_between_calls_is_refused(f):
 
 def test_an_array_made_in_the_function_changed_by_a_helper_matches_finite_differences():
     check_modes(array_made_here_changed_in_place, X.copy())
+
+
+# Lists and dicts a helper changes in place: Python changes the caller's own object. tapegen's code takes the
+# helper's new value for the caller's name (in a loop of the helper, the caller's var itself is carried); where
+# another list or dict keeps the changed list, or another name would not show the change, it refuses.
+
+def _appended(xs, v):
+    xs.append(v * 2.0)
+
+
+def _appended_in_a_loop(xs, v, n=2):
+    for i in range(n):
+        xs.append(v * (i + 1))
+
+
+def _item_set(xs, i, v):
+    xs[i] = v * 5.0
+
+
+def _items_scaled(xs, v):
+    for i in range(len(xs)):
+        xs[i] = xs[i] * v
+
+
+def _extended(xs, v):
+    xs.extend([v, v * 3.0])
+
+
+def _key_set(d, key, v):
+    d[key] = v * 2.0
+
+
+def _updated(d, v):
+    d.update({"u": v ** 2})
+
+
+def _layer(x, W, caches):
+    """cs231n's style: a layer keeps what its backward pass needs in the caller's list."""
+    out = x @ W[:, :2]
+    caches.append((x, W))
+    return out
+
+
+def _appended_by_branch(xs, v):
+    if np.sum(v) > 0:
+        xs.append(v * 2.0)
+    else:
+        xs.append(v * 3.0)
+
+
+def list_appended_to_by_helpers(x):
+    xs = [x]
+    _appended(xs, x)
+    _appended_in_a_loop(xs, x ** 2)
+    _appended_by_branch(xs, -x)
+    return np.sum(xs[0] * xs[1] + xs[2] * xs[3] + xs[4])
+
+
+def list_appended_to_by_helpers_in_a_loop(x):
+    xs = []
+    for j in range(2):
+        _appended_in_a_loop(xs, x * (j + 1))
+        _appended(xs, xs[-1])
+    while len(xs) < 8:
+        _appended(xs, x * len(xs))
+    return np.sum(xs[0] * xs[4] + xs[2] * xs[5] + xs[7])
+
+
+def items_and_keys_set_by_helpers(x):
+    xs = [x, x ** 2, x]
+    for i in range(2):
+        _item_set(xs, i, x * (i + 1))
+    _items_scaled(xs, x)
+    _extended(xs, x)
+    d = {"a": x}
+    for key in ("b", "c"):
+        _key_set(d, key, xs[len(key)])
+    _updated(d, x)
+    return np.sum(xs[0] * xs[2] + xs[4] + d["a"] * d["c"] + d["u"])
+
+
+def list_changed_by_helpers_under_two_names(x):
+    xs = []
+    ys = xs
+    _appended(xs, x)
+    _appended_in_a_loop(ys, x)
+    _items_scaled(ys, x)
+    return np.sum(xs[0] * ys[1] + xs[2])
+
+
+def caches_kept_by_layers(x, W):
+    caches = []
+    h = _layer(x, W, caches)
+    h = _layer(np.tanh(h) @ W[:2], W, caches)
+    (x0, W0), (x1, W1) = caches
+    return np.sum(h ** 2) + np.sum(x1 * x0) + np.sum(W1 * W0)
+
+
+@pytest.mark.parametrize("f", [list_appended_to_by_helpers, list_appended_to_by_helpers_in_a_loop,
+                               items_and_keys_set_by_helpers, list_changed_by_helpers_under_two_names],
+                         ids=lambda f: f.__name__)
+def test_a_list_or_dict_a_helper_changes_matches_finite_differences(f):
+    check_modes(f, np.array([0.3, -0.2, 0.5]))
+
+
+def test_caches_a_layer_appends_to_match_finite_differences():
+    check_modes(caches_kept_by_layers, np.array([[0.3, -0.2, 0.5]]), np.random.default_rng(3).normal(size=(3, 3)))
+
+
+def list_in_a_dict_appended_to(x):
+    xs = []
+    d = {"xs": xs}
+    xs.append(x * 2.0)
+    return np.sum(d["xs"][0] ** 2)
+
+
+def row_in_a_list_appended_to(x):
+    rows, row = [], []
+    rows.append(row)
+    row.append(x * 2.0)
+    return np.sum(rows[0][0] ** 2)
+
+
+def list_in_a_dict_appended_to_by_a_helper(x):
+    xs = []
+    d = {"xs": xs}
+    _appended(xs, x)
+    return np.sum(d["xs"][0] ** 2)
+
+
+def row_kept_then_appended_to_in_a_loop(x):
+    rows, row = [], []
+    for i in range(3):
+        row.append(x * i)
+        rows.append(row)
+    return np.sum(rows[0][2] * 2.0)
+
+
+def other_name_for_a_list_a_loop_appends_to(x):
+    xs = []
+    ys = xs
+    for i in range(2):
+        xs.append(x * i)
+    return np.sum(ys[1] ** 2)
+
+
+@pytest.mark.parametrize("f", [list_in_a_dict_appended_to, row_in_a_list_appended_to,
+                               list_in_a_dict_appended_to_by_a_helper, row_kept_then_appended_to_in_a_loop,
+                               other_name_for_a_list_a_loop_appends_to], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_list_appended_to_where_another_holder_would_show_it_is_refused(f, mode):
+    """Each gave a zero derivative before: the list another list or dict (or name) keeps changed, there too."""
+    x = np.array([0.3, -0.2, 0.5])
+    with pytest.raises(tg.UnsupportedSyntaxError, match="holds too|kept in another|changed its items"):
+        tg.grad(f)(x) if mode == "grad" else tg.jvp(f, (x,), (np.ones(3),))
+
+
+def rows_started_anew_each_pass(x):
+    rows, row = [], []
+    for i in range(3):
+        row.append(x * i)
+        rows.append(row)
+        row = []
+    hist = {"h": []}
+    hs = []
+    for i in range(2):
+        hs.append(x * i)
+        hist["h"] = hs  # the dict's item replaced each pass: the last pass's list is the one read
+    return np.sum(rows[0][0] + rows[2][0] * 2.0) + np.sum(hist["h"][1])
+
+
+def test_lists_kept_once_complete_match_finite_differences():
+    check_modes(rows_started_anew_each_pass, np.array([0.3, -0.2, 0.5]))

@@ -70,6 +70,9 @@ POINTS = {
     "layer_between_constant_layers": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])),
     "flattened_by_a_loop": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.5])),
     "flattened_by_nested_loops": (np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.5])),
+    "items_popped_and_deleted": (np.array([0.3, -0.6, 0.9]),),
+    "stack_popped_until_empty": (np.array([0.3, -0.6, 0.9]),),
+    "one_list_under_two_names": (np.array([0.3, -0.6, 0.9]),),
 }
 
 
@@ -165,15 +168,44 @@ def _held_in_another(w):
     return np.sum(outer[0][0])
 
 
+def _popped_under_two_names(w):
+    xs = [w, w * 2.0]
+    ys = xs
+    xs.pop()
+    return np.sum(ys[-1])
+
+
+def _appended_through_a_tuple(w):
+    xs = []
+    pair = (xs, w)
+    pair[0].append(w * 3.0)
+    return np.sum(xs[0])
+
+
+def _extended_under_two_names_in_a_loop(w):
+    xs = []
+    ys = xs
+    for i in range(2):
+        xs += [w * i]  # Python extends the list `ys` holds too
+    return np.sum(ys[1])
+
+
 @pytest.mark.parametrize("fn, says", [
     (_insert, "changing `xs` in place would also change `ys`"), (_update, "would also change `e`"),
     (_sort_in_place, "`.sort()` changes `a` in place"), (_aliased, "would also change `ys`"),
-    (_held_in_another, "would also change another list"),
+    (_held_in_another, "would also change another list"), (_popped_under_two_names, "would also change `ys`"),
+    (_appended_through_a_tuple, "may be the one `xs` names"),
 ])
 def test_changes_tapegen_cannot_follow_are_refused_when_transformed(fn, says):
     """Changing a container in place behind the transform's back would give the unchanged value's gradient."""
     with pytest.raises(tg.UnsupportedSyntaxError, match=says.replace("(", r"\(").replace(")", r"\)")):
         tg.grad(fn)(np.array([1.0, 2.0]))
+
+
+def test_a_list_extended_under_two_names_in_a_loop_is_refused_when_it_runs():
+    """Its value was wrong before (`ys` kept the empty list): an IndexError from tapegen's code."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="`ys` holds the same list"):
+        tg.grad(_extended_under_two_names_in_a_loop)(np.array([1.0, 2.0]))
 
 
 def _kept_in_an_object(w):

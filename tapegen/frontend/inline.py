@@ -618,7 +618,7 @@ class Calls:
         callee.free, callee.fresh, callee.views, callee.aliases = self.free, self.fresh, self.views, self.aliases
         callee.views_at_entry = len(self.views)
         for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
-                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders"):
+                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders", "taken_out"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
@@ -650,10 +650,12 @@ class Calls:
     def _write_back(self, passed, value, node):
         """A helper did `total += x` on an array the caller passed it (`accumulate(h, E[t])`): NumPy changes
         the caller's array in place. Where the caller holds it under one name only (no view, no other
-        name: an array it made), that name now holds the helper's new value; else it stays unreadable."""
+        name: an array it made), that name now holds the helper's new value; else it stays unreadable. So
+        for a list or dict the caller made, changed by the helper (`caches.append(...)`: `changes_callers`)."""
         names = [name for name, atom in self.env.items() if atom == passed]
+        container = self.container_kind(passed) in ("list", "dict")  # (its items are not views of its memory)
         if len(names) != 1 or not isinstance(value, Var) or not (passed in self.fresh or passed in self.root_params) \
-                or passed in self.views or any(self.view_base(v) == passed for v in self.views):
+                or not container and (passed in self.views or any(self.view_base(v) == passed for v in self.views)):
             return
         crossed = self.crossed_constructs(self.var_block.get(passed, self.blocks[0] if not self.outer_blocks
                                                              else self.outer_blocks[0]))
@@ -664,7 +666,7 @@ class Calls:
                 raise Recarry(missing)
         from .. import rules
         from ..rules.language import in_place_result
-        if self.container_kind(passed) in ("list", "dict"):  # the caller's list or dict, changed by the helper
+        if container:
             self.store(name, value, node)
         else:
             self.store(name, self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None), node)

@@ -445,6 +445,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
         self.holders: dict = {}  # such a container -> {(the container holding it, whether it keeps what it is given)}
+        self.taken_out: dict = {}  # an item read out of a tuple built here -> the tuple
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
         self.live: dict = {}        # var -> the object of the user's it holds, read from the module
@@ -1031,8 +1032,17 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.set_attribute(base, _located(ast.Attribute(base_node, key, ast.Store()), stmt), value)
 
     def stmt_Delete(self, stmt):
-        """`del x`: the name is gone (the value lives on where it is used)."""
+        """`del x`: the name is gone (the value lives on where it is used). `del xs[k]`, `del d[key]` on a list or
+        dict built here (`k`, `key` constants): the name is rebound to the list or dict without the item."""
         for target in stmt.targets:
+            kind = self.container_kind(self.env.get(target.value.id)) if isinstance(target, ast.Subscript) \
+                and isinstance(target.value, ast.Name) else None
+            key = self.expr(target.slice) if kind in ("list", "dict") else None
+            if isinstance(key, Const) and (kind == "dict" or type(key.value) is int):  # del xs[k]: xs rebound
+                without = self.list_without if kind == "list" else \
+                    lambda name, container, k, node: self.dict_pop(name, container, k, None, node)
+                without(target.value.id, self.read_name(target.value), key.value, target)
+                continue
             if not isinstance(target, ast.Name) or target.id not in self.env or target.id in self.shared:
                 raise self.unsupported(target, f"`del {ast.unparse(target)}` is not supported here",
                                        "leave the name bound; tapegen frees values after their last use")
@@ -1140,6 +1150,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return
         if len(stmt.targets) > 1:  # a = b = value: the value once, then each target
             value = self.expr(stmt.value)
+            if isinstance(value, Pack) and value.kind == "list" and not self.needs_known(value.items):  # a = b = []:
+                value = self.emit(rules.lookup(make_list), list(value.items), {}, stmt, None)  # one list, two names
             for target in stmt.targets:
                 self.assign_atom(target, value, stmt)
             return
@@ -1811,6 +1823,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 and (isinstance(index, Var) or _hashable(index.value)) and not self._is_slice(index):
             for out in outs:
                 self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)
+        elif prim.name == "getitem" and isinstance(values["a"], Var) and self.container_kind(values["a"]) == "tuple":
+            for out in outs:  # an item of a tuple built here: it may be a list `holders` knows
+                self.taken_out[out] = values["a"]
         elif prim.name == "with_item" and isinstance(values["key"], Const) and _hashable(values["key"].value):
             for out in outs:
                 self.item_parent[out] = (values["a"], values["key"].value)

@@ -2372,6 +2372,12 @@ class Expressions:
         if kind is not None:  # d.copy() of a dict (or list) built here or held by a layer: dict(d), not np.copy
             return self.emit_multi(rules.lookup(dict if kind == "dict" else list), [receiver], {}, node, outputs,
                                    targets)
+        if func.attr == "sort" and method is None and isinstance(func.value, ast.Name) and not node.args \
+                and self.container_kind(receiver) == "list":  # xs.sort(key=..., reverse=...): xs = sorted(xs, ...)
+            self.check_unshared(func.value.id, receiver, node)
+            ordered = ast.copy_location(ast.Call(ast.Name("sorted", ast.Load()), [func.value], node.keywords), node)
+            self.store(func.value.id, self.expr(ordered), node)
+            return (Const(None),)[:outputs]
         args, kwargs = self.arguments(node, static=method is not None, spread_later=method is None and entry is None)
         if method is not None:  # self.helper(x), layer.forward(x): inline the method with its object
             result = self.inline(method[0], node, [receiver] + args, kwargs, receiver=method[1])
@@ -2673,6 +2679,14 @@ class Expressions:
                                                                          ast.Store()), node), grown)
                 return ()
             if isinstance(receiver, Var):
+                tuple_ = self.taken_out.get(receiver)
+                named = [name for name, atom in self.env.items() if isinstance(atom, Var)
+                         and (tuple_, False) in self.holders.get(atom, ()) and self.read_after(name, node)]
+                if named and len(args) == 1 and self.may_carry(args[0]):
+                    raise self.unsupported(node, f"`{ast.unparse(node)}` changes a list the tuple holds, which may be "
+                                                 f"the one `{named[0]}` names (Python's change shows there): tapegen "
+                                                 f"cannot follow a gradient through that one",
+                                           f"append through the name: {named[0]}.append(...)")
                 self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
                 return ()
             raise self.unsupported(node, "append to a list tapegen cannot follow (an argument, or shared)",
@@ -2799,6 +2813,16 @@ class Expressions:
             return ()
         if func.attr == "update" and name and self.container_kind(receiver) == "dict" and len(args) <= 1:
             return self.dict_update(name, receiver, args[0] if args else None, kwargs, node)
+        if name and self.container_kind(receiver) == "list" and not kwargs and all(
+                isinstance(a, Const) and type(a.value) is int for a in args):
+            if func.attr == "pop" and len(args) <= 1:  # v = xs.pop(k): v = xs[k]; xs = xs without it
+                return (self.list_without(name, receiver, args[0].value if args else -1, node),)
+            if func.attr in ("reverse", "clear") and not args:  # xs = xs[::-1]; xs = []
+                self.check_unshared(name, receiver, node)
+                self.store(name, self.emit(rules.lookup(operator.getitem), [receiver, Const(slice(None, None, -1))],
+                                           {}, node, None) if func.attr == "reverse" else
+                           self.emit(rules.lookup(make_list), [], {}, node, None), node)
+                return (Const(None),)
         known = self.known(func.value) if func.attr == "pop" and name else None  # (a dict of functions)
         if isinstance(known, KnownItems) and known.kind == "dict" or self.container_kind(receiver) == "dict":
             if func.attr == "pop" and name and 1 <= len(args) <= 2 and not kwargs and isinstance(args[0], Const):
@@ -2808,6 +2832,18 @@ class Expressions:
         raise self.unsupported(node, f"`.{func.attr}()` changes {what} in place, which tapegen cannot follow "
                                      f"(its gradient would be that of the unchanged value)",
                                MUTATOR_HINTS.get(func.attr, f"build a new value instead of changing {what}"))
+
+    def list_without(self, name, receiver, index, node):
+        """`xs.pop(index)` (or `del xs[index]`) on a list built here, `index` a constant: the item, and `xs` rebound
+        to the list without it (`xs[:-1]` for the last; an empty list raises IndexError as Python's does)."""
+        self.check_unshared(name, receiver, node)
+        item = self.emit(rules.lookup(operator.getitem), [receiver, Const(index)], {}, node, None)
+        def part(start, stop):
+            return self.emit(rules.lookup(operator.getitem), [receiver, Const(slice(start, stop))], {}, node, None)
+        rest = part(None, -1) if index == -1 else self.binary(operator.add, part(None, index), part(index + 1, None),
+                                                              node, None)
+        self.store(name, rest, node)
+        return item
 
     def dict_pop(self, name, receiver, key, default, node):
         """`d.pop(key, default)` on a dict built here (a wrapper's `**kwargs`: `verbose = kwargs.pop("verbose",

@@ -165,10 +165,16 @@ table.nondiff(number_item, "item, statement, name", spelling="number_item", iner
 
 
 def not_shared(item, others, statement, name, other_names):
-    """Checks `statement` (`vel += x`) where the names `other_names` (holding `others` now) may hold the same
-    array as `name` when the code runs (`prev = vel` in a loop): NumPy would change theirs too, which tapegen
-    does not follow; a number, or an array none of them holds, is rebound as tapegen's code does."""
+    """Checks `statement` (`vel += x`, `xs += [v]`) where the names `other_names` (holding `others` now) may hold
+    the same array or list as `name` when the code runs (`prev = vel` in a loop): NumPy (or Python) would change
+    theirs too, which tapegen does not follow; a number, or an array none of them holds, is rebound as tapegen's
+    code does."""
     for other, other_name in zip(others, other_names):
+        if isinstance(item, (list, dict)) and item is other:  # `xs += [v]` extends the list in place too
+            raise UnsupportedSyntaxError(f"`{statement}` changes the list in `{name}` in place, and `{other_name}` "
+                                         f"holds the same list here: tapegen does not follow that change",
+                                         hint=f"store a new value instead (`{name} = {name} + ...`), or keep a "
+                                              f"copy in `{other_name}` (`{other_name} = list({name})`)")
         if isinstance(item, np.ndarray) and isinstance(other, np.ndarray) and np.may_share_memory(item, other):
             raise UnsupportedSyntaxError(f"`{statement}` changes the array in `{name}` in place, and `{other_name}` "
                                          f"holds the same array here: tapegen does not follow that change",

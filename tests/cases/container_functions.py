@@ -308,3 +308,44 @@ def appends_to_an_item_of_a_list_argument(x, xs):
 def appends_to_a_list_argument_then_returns_it(x, xs):
     xs.append(x ** 2)
     return xs
+
+
+def items_popped_and_deleted(x):
+    """`pop`, `del`, `reverse`, `clear` and `sort` on lists (and `del` on a dict) built here: each name rebound to
+    the changed list, as Python changes it in place."""
+    xs = [x, x * 2, x * 3, x * 4, x * 5]
+    last, first = xs.pop(), xs.pop(0)
+    middle = xs.pop(1)
+    del xs[-1]
+    ys = [x[0] * 2, x[1], x[2] * 3]
+    ys.sort()
+    zs = [x, x ** 2]
+    zs.sort(key=lambda v: np.sum(v), reverse=True)
+    zs.reverse()
+    d = {"a": x, "b": x * 2}
+    del d["a"]
+    ws = [x]
+    ws.clear()
+    ws.append(x * 6)
+    return np.sum(last * first + middle * xs[0]) + ys[0] * ys[2] + np.sum(zs[0] * d["b"] + ws[0]) + len(xs)
+
+
+def stack_popped_until_empty(x):
+    """A work list: `while stack: v = stack.pop()`, items pushed back while large."""
+    stack, total = [x], 0.0
+    while stack:
+        v = stack.pop()
+        if np.sum(np.abs(v)) > 0.2:
+            stack.append(v * 0.5)
+        total = total + np.sum(v ** 2)
+    queue = [x, x * 2]
+    for _ in range(3):
+        queue.append(queue.pop(0) * 0.3)
+    return total + np.sum(queue[0] * queue[1])
+
+
+def one_list_under_two_names(x):
+    """`a = b = []` is one list: appending through `a` shows in `b`."""
+    a = b = []
+    a.append(x * 2)
+    return np.sum(b[0] ** 2) + len(b)
