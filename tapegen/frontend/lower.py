@@ -1464,6 +1464,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         `f = make(a)` (a function made here), `d = scipy.stats.norm(mu, sigma)` (calls d.logpdf(x) are
         norm.logpdf's)."""
         target = self.shared.get(name)
+        chosen = self.decided_operand(value_node) if isinstance(value_node, ast.BoolOp) else value_node
+        if chosen is not value_node:  # integrate = getattr(np, "trapz", None) or np.trapezoid: the one it is
+            return self.assign(name, chosen)
         held = self.global_item(value_node)
         if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None or \
                 _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
@@ -1478,6 +1481,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             value = self.expr(value_node, target=target or name)
         self.store(name, value, value_node)
         self.pass_iterator(value_node, value, name)
+
+    def decided_operand(self, node):
+        """The operand `a or b` (`a and b`) is, where the operands before it are constants or `getattr`/`hasattr`
+        calls the transform decides (`getattr(np, "trapz", None) or np.trapezoid`); else `node`."""
+        for k, operand in enumerate(node.values[:-1]):
+            if not (isinstance(operand, ast.Constant) or isinstance(operand, ast.Call) and self.static(
+                    operand.func) in (getattr, hasattr) and len(operand.args) >= 2):
+                return node
+            value = self.expr(operand)
+            if not (isinstance(value, Const) and isinstance(value.value, (type(None), bool, int, float, str))):
+                return node if k == 0 else ast.copy_location(ast.BoolOp(node.op, node.values[k:]), node)
+            if bool(value.value) != isinstance(node.op, ast.And):
+                return operand  # `False and ...`, `None or f` passes on; `f or ...` with f truthy is f
+        return node.values[-1]
 
     def pass_iterator(self, value_node, value, name):
         """`g = (f(v) for v in xs)` (or `h = g`, g not read yet): the name holds the generator, to be read once

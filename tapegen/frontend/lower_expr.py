@@ -1734,6 +1734,14 @@ class Expressions:
                 attribute.ctx = ast.Store()
                 self.statement(ast.copy_location(ast.Assign([attribute], node.args[2]), node))
                 return (Const(None),)[:outputs]
+        if obj is getattr and len(node.args) == 3 and not node.keywords:  # getattr(layer, "b", None)
+            plain = ast.copy_location(ast.Call(node.func, node.args[:2], []), node)
+            base, name = self.static(node.args[0]), self.expr(node.args[1])
+            name = name.value if isinstance(name, Const) else None
+            known = Const(hasattr(base, name)) if base is not MISSING and isinstance(name, str) else \
+                self.known_hasattr(plain, absent_too=True)  # (a module's attribute, or an object's it knows)
+            if known is not None:  # the attribute where it is there, else the default
+                return (self.expr(plain, (targets or [None])[0]) if known.value else self.expr(node.args[2]),)
         if obj is hasattr and len(node.args) == 2 and not node.keywords:
             known = self.known_hasattr(node)
             if known is not None:  # hasattr(self, "conv2") on an object of the module that has it: decided now
@@ -1978,21 +1986,22 @@ class Expressions:
             made = self.types[value]
         return Const(issubclass(made, classes)) if made is not None else None
 
-    def known_hasattr(self, node):
+    def known_hasattr(self, node, absent_too=False):
         """`hasattr(obj, "name")` as a Const, checked again when the code runs, where the transform knows it: `obj`
         an object of the user's read from the module (or a closure) that has the attribute now and that this
         function never sets (a layer set up before, reaching its lazy `if not hasattr(self, "conv2"):`), or one
         made here, whose attributes this function set (numpy-ml's wrappers: `hasattr(layer, "_base_layer")`);
-        else None (tested when the code runs)."""
+        else None (tested when the code runs). `absent_too`: also where such an object of the module lacks it now
+        (`getattr(layer, "b", None)`: the default)."""
         name = node.args[1]
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             return None
         base = self.expr(node.args[0])
         if not isinstance(base, Var):
             return None
-        if base in self.live and hasattr(self.live[base], name.value) and \
+        if base in self.live and (absent_too or hasattr(self.live[base], name.value)) and \
                 not any(attr == name.value for _, attr in self.attributes):
-            has = True
+            has = hasattr(self.live[base], name.value)  # (absent: `getattr(layer, "b", None)`, not a lazy set-up)
         elif base in self.made_objects and base in self.types:
             has = (base, name.value) in self.attributes or hasattr(self.types[base], name.value)
         else:

@@ -3073,3 +3073,29 @@ def gradient_steps_through_a_loop_over_arguments(W, b, X, y):
         for p, g in zip([W, b], [gW, gb]):
             p -= 0.1 * g
     return np.sum((X @ W + b - y) ** 2) + b
+
+
+class _MaybeBiased:
+    """A layer whose bias is optional: set in `__init__` only when given, read back by `getattr(self, "b", None)`."""
+
+    def __init__(self, W, b=None):
+        self.W = W
+        if b is not None:
+            self.b = b
+
+    def __call__(self, x):
+        out = x @ self.W
+        if getattr(self, "b", None) is not None:
+            out = out + self.b
+        return out
+
+
+BIASED, UNBIASED = _MaybeBiased(np.eye(3) * 0.5, np.ones(3)), _MaybeBiased(np.eye(3) * 2.0)
+
+
+def attributes_read_with_a_default(x, b):
+    """`getattr(obj, name, default)`: of a module's layer (with or without the attribute), of one made here, and
+    of a module (`getattr(np, "trapz", None)`, where NumPy 2 has none)."""
+    bare = _MaybeBiased(np.eye(3) * 0.3)
+    integrate = getattr(np, "no_such_function", None) or np.sum
+    return np.sum(BIASED(x) ** 2 + UNBIASED(x) * bare(x) * b) + integrate(x * getattr(np, "pi", 3.0))
