@@ -391,3 +391,66 @@ def rows_started_anew_each_pass(x):
 
 def test_lists_kept_once_complete_match_finite_differences():
     check_modes(rows_started_anew_each_pass, np.array([0.3, -0.2, 0.5]))
+
+
+# Arrays a helper writes into through `out=` (NumPy writes the caller's array), or an argument of the
+# differentiated function a helper changes: the caller's name holds the new value after the call.
+
+def _doubled_into(a, v):
+    np.multiply(v, 2.0, out=a)
+
+
+def _clipped(a):
+    np.clip(a, -0.25, 0.25, out=a)
+
+
+def _added_in_place(a, v):
+    a += v
+
+
+def _first_set(a, v):
+    a[0] = v * 2.0
+
+
+def written_into_by_helpers_through_out(x):
+    a, total = np.zeros(3), 0.0
+    for i in range(3):
+        _doubled_into(a, x * (i + 1))
+        total = total + np.sum(a ** 2)
+    b = x * 1.0
+    _clipped(b)
+    return total + np.sum(b * x)
+
+
+def arguments_changed_by_helpers(x, y):
+    _clipped(x)  # Python changes the caller's array; tapegen's code leaves it as it was and follows a copy
+    _added_in_place(y, 1.0)
+    _first_set(y, x[1])
+    return np.sum(x ** 2 * y)
+
+
+def test_arrays_a_helper_writes_into_match_finite_differences():
+    check_modes(written_into_by_helpers_through_out, np.array([0.3, -0.2, 0.5]))
+    check_modes(arguments_changed_by_helpers, np.array([0.3, -0.2, 0.5]), np.array([0.4, 0.1, -0.6]))
+
+
+def array_in_a_list_written_by_a_helper(x):
+    a = np.zeros(3)
+    kept = [a]
+    _first_set(a, x[0])
+    return np.sum(kept[0] * x)
+
+
+def array_under_two_names_written_through_out(x):
+    a = np.zeros(3)
+    b = a
+    _doubled_into(a, x)
+    return np.sum(b)
+
+
+@pytest.mark.parametrize("f", [array_in_a_list_written_by_a_helper, array_under_two_names_written_through_out],
+                         ids=lambda f: f.__name__)
+def test_a_helper_writing_into_an_array_another_holder_shows_is_refused(f):
+    """The first gave half the derivative, the second a value of 0.0 (the write was lost)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="kept in a list|changed in place by"):
+        tg.grad(f)(np.array([0.3, -0.2, 0.5]))

@@ -822,6 +822,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return None
         copy = self.emit(rules.lookup(copy_array if numbers else _np().copy), [var], {}, node, target or name)
         self.fresh.add(copy)
+        if var in self.params and self.call_stack:  # a helper's parameter: the caller's name sees the change
+            self.changes_callers_array(name, var, node)  # (written back; the argument itself stays as it was)
         return copy
 
     def _owns(self, name, var) -> bool:
@@ -1269,15 +1271,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 result = self.binary(fn, current, value, stmt, None)
             return self.store(name, result, stmt)
         if isinstance(current, Var) and (current in self.root_params or current in self.views and self.view_base(
-                current) in self.root_params) and self.sole_name(name, self.view_base(current)):
+                current) in self.root_params) and self.sole_name(name, self.view_base(current)) \
+                and not (current in self.params and self.call_stack):
             pass  # x += v on an argument (or on `x = np.asarray(x)`, a view of it, the argument reached by no other
             #       name): the new value, computed apart from the caller's array (docs/syntax.md)
-        elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value.
-            self.check_not_free(name, current, stmt)
-            self.written_params.setdefault(name, current)  # NumPy's += changes the caller's array and its
-            root = self.view_base(current)  # views: not to be read again, unless written back (inline.py)
-            for var in [root, *(view for view in self.views if self.view_base(view) == root)]:
-                self.stale.setdefault(var, (name, stmt, "callee"))
+        elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value
+            self.changes_callers_array(name, current, stmt)
         elif isinstance(current, Var) and current not in self.fresh and self.container_kind(current) is None and (
                 current not in self.views or isinstance(stmt.value, ast.Tuple)):  # shape += (2, 2): a tuple is rebound;
             self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])  # an array raises
@@ -1297,6 +1296,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.wrote_in_place(self.shared.get(name, current), "+=")
         target = self.shared.get(name, name)
         self.store(name, self.binary(fn, current, value, stmt, target), stmt)
+
+    def changes_callers_array(self, name, current, stmt):
+        """`total += x` (or `np.multiply(v, 2, out=total)`) in a helper on an array its caller passed: NumPy changes
+        the caller's array and its views. They are not to be read again, unless written back (`_write_back`)."""
+        self.check_not_free(name, current, stmt)
+        self.written_params.setdefault(name, current)
+        root = self.view_base(current)
+        for var in [root, *(view for view in self.views if self.view_base(view) == root)]:
+            self.stale.setdefault(var, (name, stmt, "callee"))
 
     def check_not_free(self, name, current, stmt):
         """`s *= 2` in a helper on an array it was given that the function did not make: its parameter's

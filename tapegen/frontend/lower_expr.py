@@ -2349,6 +2349,8 @@ class Expressions:
                 self.store(name, copy, node)
         self.check_writable(name, array, node)
         result = self.call_object(obj, call, 1, [self.shared.get(name)])[0]
+        if array in self.params:  # a helper's parameter: its caller's array, which NumPy writes into
+            self.changes_callers_array(name, array, node)
         self.store(name, result, node)
         return (result,)[:outputs]
 

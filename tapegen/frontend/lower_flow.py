@@ -855,6 +855,9 @@ class ControlFlow:
                    for k, view in enumerate(self.views)):
                 raise self.unsupported(node, f"`{name}` has a view somewhere, so writing into it changes that too",
                                        f"take a copy first: {name} = {name}.copy()")
+            if self.held_in.get(array) == "a list or dict" and not restoring:  # (the caller's `L = [a]`)
+                raise self.unsupported(node, f"`{name}` is also kept in a list or dict, which this assignment would "
+                                             f"change too", f"write into a copy: {name} = {name}.copy()")
             return
         base = self.view_base(array) if isinstance(array, Var) else None
         if base is not array and isinstance(base, Var) and base in self.fresh and base not in self.root_params:
