@@ -23,7 +23,7 @@ from .runtime import register_pytree, stop_gradient
 
 # Tools load on first use: `import tapegen` then `tg.grad` should pay only for what a gradient needs.
 _LAZY = {"gradcheck": "tools.gradcheck", "GradcheckReport": "tools.gradcheck", "graph": "tools.graphing",
-         "residuals": "tools.inspection", "trace": "tools.tracing"}
+         "residuals": "tools.inspection", "trace": "tools.tracing", "flatten": "rules.language"}
 
 
 def __getattr__(name):
@@ -42,7 +42,7 @@ def __dir__():
 __all__ = [
     # transforms
     "differentiate", "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp", "Differentiated",
-    "stop_gradient", "checkpoint",
+    "stop_gradient", "checkpoint", "flatten",
     # custom rules and checking
     "custom_vjp", "custom_jvp", "register_vjp", "register_pytree", "gradcheck", "GradcheckReport", "debug_nans", "NanError",
     # inspection

@@ -6,6 +6,7 @@ import pytest
 
 import tapegen as tg
 from conftest import numeric_vjp
+from modes import check_modes
 
 
 def loss(W, b, x, y):
@@ -410,3 +411,38 @@ def test_jacobian_of_a_star_args_function_counts_its_values():
     x, y, v = np.array([0.3, -0.2]), np.array([1.0, 2.0]), np.array([0.5, 0.25])
     for mode in ("forward", "reverse"):
         np.testing.assert_allclose(tg.jacobian(dotted, wrt=0, mode=mode)(x, y, v), v * np.cos(x) * y)
+
+
+FLAT_PARAMS = {"W": np.array([[0.3, -0.2], [0.1, 0.4]]), "b": np.array([0.05, -0.1]), "layers": [np.array([0.5, 0.7])]}
+FLAT_X = np.array([[0.5, -1.0], [1.5, 0.2]])
+_, UNFLATTEN = tg.flatten(FLAT_PARAMS)
+
+
+def _params_loss(p):
+    h = np.tanh(FLAT_X @ p["W"] + p["b"])
+    return np.sum(h * p["layers"][0]) + 0.1 * np.sum(tg.flatten(p)[0] ** 2)  # an L2 penalty, as autograd's examples
+
+
+def _flat_loss(v):
+    return _params_loss(UNFLATTEN(v))
+
+
+def _flat_loss_unflattened_inside(v, like):
+    _, unflatten = tg.flatten(like)
+    return _params_loss(unflatten(v))
+
+
+def test_flatten_orders_leaves_and_puts_them_back():
+    flat, unflatten = tg.flatten(FLAT_PARAMS)
+    np.testing.assert_array_equal(flat, [0.3, -0.2, 0.1, 0.4, 0.05, -0.1, 0.5, 0.7])  # keys sorted: W, b, layers
+    back = unflatten(flat * 2.0)
+    assert sorted(back) == ["W", "b", "layers"] and isinstance(back["layers"], list)
+    np.testing.assert_array_equal(back["W"], FLAT_PARAMS["W"] * 2.0)
+
+
+def test_flatten_and_unflatten_are_differentiated():
+    flat, _ = tg.flatten(FLAT_PARAMS)
+    check_modes(_params_loss, FLAT_PARAMS)
+    check_modes(_flat_loss, flat)
+    check_modes(_flat_loss_unflattened_inside, flat, FLAT_PARAMS)
+    np.testing.assert_allclose(tg.grad(_flat_loss)(flat), tg.flatten(tg.grad(_params_loss)(FLAT_PARAMS))[0])

@@ -432,10 +432,16 @@ def unflatten_tree(value, flat):
     return build(value)
 
 
-def autograd_flatten(value):
-    """`from autograd.misc.flatten import flatten` in code written for autograd: (flat, unflatten), inlined
-    (unflatten a lambda, so a call of it is unflatten_tree, differentiable in `flat`)."""
+def flatten(value):
+    """`(vector, unflatten)`: the arrays and numbers of a nested dict, list or tuple as one 1-D array (a dict's
+    keys sorted), and the function putting such a vector back into that structure: `tg.flatten`, as JAX's
+    `ravel_pytree` and `autograd.misc.flatten` (which means this in code written for autograd). Called in a
+    differentiated function it is inlined, so both are followed (`unflatten` is a lambda: a call of it is
+    unflatten_tree, differentiable in `flat`)."""
     return flatten_tree(value), lambda flat: unflatten_tree(value, flat)
+
+
+autograd_flatten = flatten
 
 
 def autograd_unflatten(vjp, flat):
