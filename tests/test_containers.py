@@ -148,9 +148,9 @@ def _update(w):
     return np.sum(e["b"])
 
 
-def _sort_in_place(w):
-    a = w * 1.0
-    a.sort()
+def _sort_a_row_in_place(w):
+    a = np.outer(w, w)
+    a[0].sort()  # (`a.sort()` rebinds `a` to the sorted array: tests/cases/python_functions.py)
     return np.sum(a * w)
 
 
@@ -192,7 +192,7 @@ def _extended_under_two_names_in_a_loop(w):
 
 @pytest.mark.parametrize("fn, says", [
     (_insert, "changing `xs` in place would also change `ys`"), (_update, "would also change `e`"),
-    (_sort_in_place, "`.sort()` changes `a` in place"), (_aliased, "would also change `ys`"),
+    (_sort_a_row_in_place, "`.sort()` changes `a"), (_aliased, "would also change `ys`"),
     (_held_in_another, "would also change another list"), (_popped_under_two_names, "would also change `ys`"),
     (_appended_through_a_tuple, "may be the one `xs` names"),
 ])

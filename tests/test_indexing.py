@@ -333,3 +333,24 @@ def test_a_float_written_into_an_int_or_bool_array_has_no_derivative():
     """NumPy truncates what it writes into an int or bool array (and np.array(..., dtype=int) does too): the
     derivative through it was the float's (grad [2.5, 4.1, 2.2, 0.6] where floor(3x) = [1, 2, 1, 0])."""
     check_modes(_into_int_arrays, np.array([0.51, 0.73, 0.37, 0.23]))
+
+
+def _maximum_at_of_a_derivative(x):
+    a = x * 1.0
+    np.maximum.at(a, [0, 1], 0.1)
+    return np.sum(a ** 2)
+
+
+def _diagonal_view_written(x):
+    M = np.zeros((3, 3))
+    d = np.einsum("ii->i", M)  # NumPy's einsum summing over nothing returns a view
+    d[:] = x
+    return np.sum(M @ x)
+
+
+@pytest.mark.parametrize("f, says", [(_maximum_at_of_a_derivative, "np.add.at and np.subtract.at"),
+                                     (_diagonal_view_written, "is a view of an array")])
+def test_in_place_changes_tapegen_does_not_follow_are_refused(f, says):
+    """Both gave a wrong derivative with no error: the in-place change was run as written, unseen."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.grad(f)(np.array([0.3, -0.2, 0.5]))

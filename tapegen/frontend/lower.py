@@ -1640,10 +1640,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         source = inputs[0][1] if inputs else None
         if isinstance(source, Pack) and len(source.items) == 1:  # np.atleast_1d(a): of one array, a view of it
             source = source.items[0]
+        if prim.name == "einsum":  # np.einsum("ii->i", M), "ij->ji": of one array, summing nothing, a view of it
+            operands = dict(inputs).get("operands")
+            source = operands.items[0] if _einsum_view(dict(inputs).get("subscripts"), operands) else None
         if prim.name == "getitem" and self._is_slice(dict(inputs).get("index")) \
                 and self.container_kind(source) in ("list", "tuple"):  # xs[1:] of a list: a new list
             self.fresh.update(outs)
-        elif (prim.name in VIEW_OPS or prim.name == "astype" and any(  # a.astype(float, copy=False): maybe `a`
+        elif (prim.name in VIEW_OPS or prim.name == "einsum" or prim.name == "astype" and any(  # a.astype(float, copy=False): maybe `a`
                 key == "copy" and isinstance(atom, Const) and atom.value is False for key, atom in inputs)) \
                 and isinstance(source, Var):
             for out in outs:
@@ -2021,6 +2024,19 @@ _HOLDS_ITEMS = {"make_list": ("items",), "make_tuple": ("items",), "make_dict": 
 def _np():
     import numpy as np
     return np
+
+
+def _einsum_view(subscripts, operands) -> bool:
+    """Whether `np.einsum(subscripts, *operands)` returns a view of its one operand, as NumPy does where it sums
+    over no label (`"ii->i"`, a diagonal; `"ij->ji"`; implicitly `"ij"`): each input label in the output."""
+    if not (isinstance(subscripts, Const) and isinstance(subscripts.value, str) and isinstance(operands, Pack)
+            and len(operands.items) == 1 and isinstance(operands.items[0], Var)):
+        return False
+    written = subscripts.value.replace(" ", "").replace("...", "")
+    given, _, out = written.partition("->")
+    if "->" not in written:
+        out = "".join(label for label in given if given.count(label) == 1)
+    return "," not in given and set(given) <= set(out)
 
 
 def _vars(atom):

@@ -1754,9 +1754,16 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             ufunc = [StaticValue(self.static(func.value), None)] if method[1] else []
             return self._call_result(self.inline(method[0], node, ufunc + args, kwargs), outputs, node, targets)
-        if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) is np.add \
-                and len(node.args) == 3 and not node.keywords and isinstance(node.args[0], ast.Name):
-            return self.add_at(node, outputs)
+        if isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(self.static(func.value), np.ufunc):
+            if self.static(func.value) in (np.add, np.subtract) and len(node.args) == 3 and not node.keywords \
+                    and isinstance(node.args[0], ast.Name):
+                return self.add_at(node, outputs, negated=self.static(func.value) is np.subtract)
+            if any(isinstance(n, ast.Name) and self.may_carry(self.env.get(n.id)) for a in node.args
+                   for n in ast.walk(a)):  # (of values without derivatives: run as written, in place)
+                raise self.unsupported(node, f"`{ast.unparse(node)}` changes its first argument in place, which "
+                                             f"tapegen follows for np.add.at and np.subtract.at (into a name) only",
+                                       f"where the positions are unique: a[index] = "
+                                       f"np.{self.static(func.value).__name__}(a[index], values)")
         if obj is not MISSING and _hashable(obj) and obj in SCIPY_MATH:  # math.lgamma: scipy.special.gammaln
             try:
                 import scipy.special
@@ -2039,18 +2046,16 @@ class Expressions:
         return self._call_result(self.inline(user_function(method), node, [obj] + args, kwargs, receiver=cls),
                                  outputs, node, targets)
 
-    def add_at(self, node, outputs):
+    def add_at(self, node, outputs, negated=False):
         """`np.add.at(sums, index, values)` into an array the function made (and no other name or view
-        shows): `sums` becomes the array with the values added, repeated positions adding up."""
+        shows): `sums` becomes the array with the values added, repeated positions adding up (`negated`:
+        `np.subtract.at`, the values subtracted)."""
         name = node.args[0].id
         array = self.read_name(node.args[0])
-        if array in self.root_params and self.sole_name(name, array):  # into an argument: into its copy
-            copy = self.private_copy(name, array, node, self.shared.get(name))
-            if copy is not None:
-                array = copy
-                self.store(name, copy, node)
-        self.check_writable(name, array, node)
+        array = self.writable(name, array, node)
         index, values = self.index(node.args[1]), self.expr(node.args[2])
+        if negated:
+            values = self.emit(rules.lookup(operator.neg), [values], {}, node, None)
         self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
                                    self.shared.get(name, name)), node)
         return (Const(None),)[:outputs]
@@ -2342,12 +2347,7 @@ class Expressions:
         call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
                                           [kw for kw in node.keywords if kw.arg != "out"]), node)
         name, array = out.id, self.read_name(out)
-        if array in self.root_params:  # an argument: the generated code writes into a copy
-            copy = self.private_copy(name, array, node, self.shared.get(name))
-            if copy is not None:
-                array = copy
-                self.store(name, copy, node)
-        self.check_writable(name, array, node)
+        array = self.writable(name, array, node)
         result = self.call_object(obj, call, 1, [self.shared.get(name)])[0]
         if array in self.params:  # a helper's parameter: its caller's array, which NumPy writes into
             self.changes_callers_array(name, array, node)
@@ -2839,6 +2839,14 @@ class Expressions:
             if func.attr == "pop" and name and 1 <= len(args) <= 2 and not kwargs and isinstance(args[0], Const):
                 return (self.dict_pop(name, known if isinstance(known, KnownItems) else receiver, args[0].value,
                                       args[1] if len(args) == 2 else None, node),)
+        if func.attr == "sort" and name and isinstance(receiver, Var) and self.container_kind(receiver) is None \
+                and receiver not in self.types:  # a.sort(axis): a = np.sort(a, axis), into the array itself
+            array = self.writable(name, receiver, node)
+            self.store(name, self.emit(rules.lookup(np.sort), [array] + args, kwargs, node,
+                                       self.shared.get(name, name)), node)
+            if array in self.params:  # a helper's parameter: its caller's array, which NumPy sorts
+                self.changes_callers_array(name, array, node)
+            return ()
         what = f"`{ast.unparse(func.value)}`"
         raise self.unsupported(node, f"`.{func.attr}()` changes {what} in place, which tapegen cannot follow "
                                      f"(its gradient would be that of the unchanged value)",

@@ -500,14 +500,9 @@ class ControlFlow:
             self.containers[array] = "dict"
         if self.container_kind(array) in ("list", "dict"):
             return self._assign_item(name, array, target, value_node, op)
-        if array in self.root_params:  # x[i] = v on an argument: written into a copy (docs/syntax.md)
-            copy = self.private_copy(name, array, target, self.shared.get(name))
-            if copy is not None:
-                array = copy
-                self.store(name, copy, target)
         restoring = isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name) \
             and value_node.func.id == "tape_pop"  # generated code putting back what it overwrote
-        self.check_writable(name, array, target, restoring)
+        array = self.writable(name, array, target, restoring)  # x[i] = v on an argument: into a copy
         index = self.index(target.slice)
         if op is not None:  # A[i] += v  is  A[i] = A[i] + v
             old = self.emit(rules.lookup(operator.getitem), [array, index], {}, target, None)
@@ -690,12 +685,7 @@ class ControlFlow:
     def _assign_flat(self, name, array, target, value_node, op):
         """`a.flat[i] = v` (`a.flat[i] += v`) into an array: standing_for.flat_set, written into `a` as
         `a[i, j] = v` would be (into a copy of an argument)."""
-        if array in self.root_params:
-            copy = self.private_copy(name, array, target, self.shared.get(name))
-            if copy is not None:
-                array = copy
-                self.store(name, copy, target)
-        self.check_writable(name, array, target)
+        array = self.writable(name, array, target)
         index = self.index(target.slice)
         value = self.expr(value_node)
         if op is not None:
@@ -841,6 +831,17 @@ class ControlFlow:
             if inside and not (rebound and min(rebound) < min(inside)):  # (set again, first thing, each pass)
                 return True
         return False
+
+    def writable(self, name, array, node, restoring=False):
+        """The array `name` holds, about to be written into (`out=`, `np.add.at`, `.sort()`): an argument's private
+        copy (bound to `name`; the caller's array is left as it was), else `array` itself, checked writable."""
+        if array in self.root_params:
+            copy = self.private_copy(name, array, node, self.shared.get(name))
+            if copy is not None:
+                array = copy
+                self.store(name, copy, node)
+        self.check_writable(name, array, node, restoring)
+        return array
 
     def check_writable(self, name, array, node, restoring=False):
         """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.

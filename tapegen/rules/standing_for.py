@@ -255,7 +255,7 @@ def flat_get(a, index):
 def putmask(a, mask, values):
     """`np.putmask(a, mask, values)`: where `mask` holds, the item of `values` (repeated to `a`'s size) at
     the same flat position."""
-    a[mask] = np.reshape(_cycled(np.ravel(values), np.size(a)), np.shape(a))[mask]
+    a[mask] = np.reshape(np.broadcast_to(_cycled(np.ravel(values), np.size(a)), (np.size(a),)), np.shape(a))[mask]
 
 
 def place(arr, mask, vals):

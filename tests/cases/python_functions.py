@@ -986,7 +986,10 @@ def scatter_adds(E, tokens, W):
     total = np.zeros(E.shape[1])
     for k in range(2):
         np.add.at(total, [0, 0, 1], sums[k] * W[k])
-    return np.sum(np.tanh(sums) * W) + np.sum(total ** 2)
+    np.subtract.at(total, [1, 1], W[0, 0])  # (it was run as written, its effect on the gradient lost)
+    counts = np.zeros(3)
+    np.maximum.at(counts, [0, 2, 2], [1.0, 2.0, 3.0])  # of values without derivatives: run as written
+    return np.sum(np.tanh(sums) * W) + np.sum(total ** 2) + np.sum(counts)
 
 
 class Running:
@@ -3099,3 +3102,19 @@ def attributes_read_with_a_default(x, b):
     bare = _MaybeBiased(np.eye(3) * 0.3)
     integrate = getattr(np, "no_such_function", None) or np.sum
     return np.sum(BIASED(x) ** 2 + UNBIASED(x) * bare(x) * b) + integrate(x * getattr(np, "pi", 3.0))
+
+
+def sorted_in_place(x, M):
+    """`a.sort()` on an array made here, an argument (its copy) and a helper's (its caller's array): the name
+    holds the sorted array, as NumPy sorts in place; `np.putmask` with one value."""
+    a = x * 2.0
+    a.sort()
+    M.sort(axis=0)
+    b = np.exp(x)
+    _sorted(b)
+    np.putmask(b, b > 1.0, 0.5)
+    return np.sum(a * np.arange(3.0)) + np.sum(M * np.arange(6.0).reshape(2, 3)) + np.sum(b * x)
+
+
+def _sorted(a):
+    a.sort()
