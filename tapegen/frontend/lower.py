@@ -1929,6 +1929,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             keys = self.dict_keys.get(values["a"]) if isinstance(values["key"], Const) else None
             if keys is not None and values["key"].value not in keys:  # d[k] = v
                 keys += (values["key"].value,)
+        if prim.form == "opaque" and prim.fn not in _READS_NO_VALUES:  # bisect.insort(xs, v) may change the list
+            for v in (v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is not None):
+                self.lengths.pop(v, None)
+                self.dict_keys.pop(v, None)
+                self.constant_items.pop(v, None)
         for out in outs:
             self.lengths.pop(out, None)
             self.dict_keys.pop(out, None)

@@ -283,10 +283,14 @@ def check_kept(body, activity, outputs) -> None:
     returned = {v for atom in outputs for v in atom_vars(atom)}
     order = list(_positions(body, ()))
     taken_from = {}  # var -> the var it is an item, attribute or alias of: changing it in place changes that too
+    containers = set()  # vars holding a list or dict the function built
     for eqn, _ in order:
         if isinstance(eqn, Eqn) and eqn.op.name in _TAKES and eqn.inputs and isinstance(eqn.inputs[0][1], Var):
             for out in eqn.outputs:
                 taken_from.setdefault(out, eqn.inputs[0][1])
+        if isinstance(eqn, Eqn) and (eqn.op.name in _BUILDS_CONTAINERS or eqn.op.name in ("assign", "append") and
+                                     eqn.inputs and eqn.inputs[0][1] in containers):
+            containers.update(eqn.outputs)
     for index, (eqn, loops) in enumerate(order):
         if isinstance(eqn, Eqn) and eqn.op.form == "opaque":
             _check_not_written(eqn, activity)
@@ -307,6 +311,14 @@ def check_kept(body, activity, outputs) -> None:
                 if v not in taken_from:
                     break
                 v = taken_from[v]
+        for v in eqn.reads if getattr(eqn.op, "fn", None) not in _PURE else ():
+            if v in containers and v in activity.varying and (v in returned or _used_after(v, eqn, index, loops,
+                                                                                           order, activity)):
+                raise NoRuleError(
+                    f"`{v.name}`, a list or dict holding differentiated values, is passed to {eqn.op.name}(), which "
+                    f"may change it in place (`bisect.insort(xs, v)`), and it is used afterwards: tapegen cannot "
+                    f"follow such a change", eqn.span, "build the new list yourself (xs = sorted(xs + [v])), or "
+                    "pass a copy: f(list(xs))")
         for holder in holders:
             if isinstance(holder, Var) and (holder in returned or _used_after(holder, eqn, index, loops, order,
                                                                               activity)):
@@ -351,6 +363,9 @@ def _used_after(var, eqn, index, loops, order, activity) -> bool:
 
 
 _TEMPORARY = re.compile(r"t\d+(_\d+)?")  # a name tapegen made up, which the user never saw
+
+# Primitives making a list or dict (a new one, or one with an item added or replaced).
+_BUILDS_CONTAINERS = {"make_list", "make_dict", "list", "dict_copy", "with_item", "concat", "updated", "dict_without"}
 
 # Primitives whose output is part of their first input (an item, an attribute, a view, the value itself).
 _TAKES = {"getitem", "getattr", "assign", "attribute_or_none"}
