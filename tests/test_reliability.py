@@ -105,3 +105,37 @@ def test_nothing_from_outside_becomes_code(tmp_path, monkeypatch):
     text = tg.source(evil.f)
     assert "\nimport os" not in text
     np.testing.assert_allclose(tg.grad(evil.f)(np.ones(2)), [2.0, 2.0])
+
+
+LOSSES = []
+UNROLLED = [np.sin, np.tanh]
+
+
+def _logs_into_a_module_list(x):
+    LOSSES.append(float(np.sum(x ** 2)))  # the list's length is not relied on: code made once
+    return np.sum(x ** 2) * len(UNROLLED)
+
+
+def _walks_a_module_list(x):
+    for f in UNROLLED:  # unrolled for the list's length: checked when the code runs, made again if it changes
+        x = f(x)
+    return np.sum(x)
+
+
+def test_a_module_list_the_function_only_appends_to_does_not_remake_its_code():
+    """Its length was checked on entry, so each call (the list one longer) made every gradient code again:
+    400 times slower, and a hessian of it raised ChangedSinceTransformError."""
+    import tapegen.api as api
+    x = np.array([0.3, -0.2, 0.5])
+    before = api._REMADE[0]
+    for k in range(3):
+        np.testing.assert_allclose(tg.grad(_logs_into_a_module_list)(x + k), 4 * (x + k))
+    np.testing.assert_allclose(tg.hessian(_logs_into_a_module_list)(x), 4 * np.eye(3))
+    assert api._REMADE[0] == before and len(LOSSES) >= 4
+    t = np.tanh(np.sin(x))
+    np.testing.assert_allclose(tg.grad(_walks_a_module_list)(x), (1 - t ** 2) * np.cos(x))
+    UNROLLED.append(np.cos)  # a length the code relied on changes: made again, and right
+    try:
+        np.testing.assert_allclose(tg.grad(_walks_a_module_list)(x), -np.sin(t) * (1 - t ** 2) * np.cos(x))
+    finally:
+        UNROLLED.pop()

@@ -496,8 +496,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.written_through_loops = {name for sub in ast.walk(self.node)
                                       for _, walked in (_written_through_target(sub) or ()) for name in walked}
         self.written |= self.written_through_loops  # for p in [W, b]: p -= g (each walked name is written into)
-        self.lengths: dict = {}     # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
-        self.dict_keys: dict = {}   # dict var -> its keys, where the transform knows them (`f(**d)`)
+        self.lengths = _ReadsNoted()    # list or tuple var -> its length, where the transform knows it (`f(*xs)`)
+        self.dict_keys = _ReadsNoted()  # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
         self.free_values: dict = {}  # free var -> (the int or str it held, its name): an item's key, checked too
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
@@ -562,7 +562,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
         checks = [Eqn(rules.lookup(same_shape_as_transformed), (("value", var), ("size", Const(size)),
                                                                 ("name", Const(user_name))), (), self.span(node))
-                  for var, (size, user_name) in self.free_shapes.items()]
+                  for var, (size, user_name) in self.free_shapes.items()
+                  if var in self.lengths.read or var in self.dict_keys.read]  # (`LOG.append(v)` alone: not relied on)
         checks += [Eqn(rules.lookup(same_value_as_transformed), (("value", var), ("expected", Const(value)),
                                                                  ("name", Const(user_name))), (), self.span(node))
                    for var, (value, user_name) in self.free_values.items()]
@@ -2024,6 +2025,31 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 # The inputs a container op keeps as items (a container kept so is changed by changing it in place).
 _HOLDS_ITEMS = {"make_list": ("items",), "make_tuple": ("items",), "make_dict": ("values",), "append": ("value",),
                 "with_item": ("value",), "as_record": ("items",)}
+
+
+class _ReadsNoted(dict):
+    """A dict noting which of its `watched` keys were read (`get`, `[]`, `in`): the length of a list of the
+    module's is checked when the code runs only where the transform relied on it (not for `LOG.append(v)`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.watched, self.read = set(), set()
+
+    def _note(self, key):
+        if key in self.watched:
+            self.read.add(key)
+
+    def get(self, key, default=None):
+        self._note(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self._note(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self._note(key)
+        return super().__contains__(key)
 
 
 def _np():

@@ -672,11 +672,13 @@ class Expressions:
     def know_free_shape(self, var, value, name):
         """A list, tuple or dict read from the module or closure (`f(*args, **kwargs)` in a wrapper): its
         length or keys are known from now on, as for one built here; the generated code starts by checking
-        they are still what they were (same_shape_as_transformed)."""
+        they are still what they were (same_shape_as_transformed), where the transform relied on them."""
         if isinstance(value, (list, tuple)) and len(value) <= MAX_UNROLLED:
             self.lengths[var] = size = len(value)
+            self.lengths.watched.add(var)
         elif type(value) is dict and len(value) <= MAX_UNROLLED and all(type(k) is str for k in value):
             self.dict_keys[var] = size = tuple(value)
+            self.dict_keys.watched.add(var)
         else:
             return
         self.free_shapes[var] = (size, name)
