@@ -114,6 +114,7 @@ POINTS = {
     "recursion_run_as_written_and_results_written_into_arrays": (_m(5, 3), _m(4, 3)),
     "recursion_ended_when_the_code_runs": (_m(3), _m(3, 3), _m(5)),
     "attributes_read_with_a_default": (_m(2, 3), _m(3)),
+    "batchnorm_keeping_running_averages": (_m(4, 3), _m(3)),
     "sorted_in_place": (np.array([0.3, -0.2, 0.5]), np.array([[0.4, -0.1, 0.9], [-0.3, 0.7, 0.2]])),
     "layer_set_up_before_behind_a_flag": (_m(4, 3),),
     "dicts_updated": (X3, _m(3, 3), {"a": _m(3), "e": _m(3)}),
@@ -885,3 +886,16 @@ def test_a_local_function_reading_its_own_name_before_assigning_it_is_refused():
 
 def test_a_local_function_assigning_a_name_of_its_own_leaves_the_enclosing_one():
     check_modes(_shadows_a_name, X3)
+
+
+def test_a_modules_model_keeps_what_a_helper_writes_into_its_dicts():
+    x, gamma = _m(4, 3), _m(3)
+    pf.BN_NET.bn_params[0] = {"mode": "train"}
+    tg.grad(pf.batchnorm_keeping_running_averages)(x, gamma)
+    np.testing.assert_allclose(pf.BN_NET.bn_params[0]["running_mean"], 0.1 * x.mean(axis=0))
+    np.testing.assert_allclose(pf.BN_NET.bn_params[0]["running_var"], 0.1 * x.var(axis=0))
+
+
+def test_a_derivative_written_into_a_modules_dict_is_not_read_back():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="wrote a value carrying a derivative into it"):
+        tg.grad(pf.running_average_read_back)(_m(4, 3), _m(3))

@@ -446,6 +446,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
         self.holders: dict = {}  # such a container -> {(the container holding it, whether it keeps what it is given)}
         self.taken_out: dict = {}  # an item read out of a tuple built here -> the tuple
+        self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
+        self.live_items: dict = {}  # a list or dict var written into -> ((module's object, attribute), its own var)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
         self.live: dict = {}        # var -> the object of the user's it holds, read from the module

@@ -1300,6 +1300,12 @@ class Expressions:
             module, attr = self.static(node.value), node.attr  # cfg.WEIGHTS, data.X: read when the code runs
             return self.free_object(f"{_root_name(node)}_{attr}", lambda m=module, a=attr: getattr(m, a))
         base = self.expr(node.value)
+        if (base, node.attr) in self.live_written:
+            text, where = self.live_written[(base, node.attr)]
+            raise self.unsupported(node, f"`{ast.unparse(node)}` is read after `{text}` ({self.span(where)}) wrote a "
+                                         f"value carrying a derivative into it, as Python does: tapegen cannot follow "
+                                         f"that value back out of the object", "keep the value in a local variable "
+                                                                                "and read that")
         assigned = self.attributes.get((base, node.attr))
         if assigned is not None:  # self.h = ...; ... self.h: the value assigned
             value, block = assigned
@@ -2801,6 +2807,10 @@ class Expressions:
         value behind the transform's back: its gradient would silently be that of the unchanged value.
         """
         name = func.value.id if isinstance(func.value, ast.Name) else None
+        if func.attr == "__setitem__" and name and len(node.args) == 2 and not kwargs:  # generated code's write into
+            item = ast.copy_location(ast.Subscript(func.value, node.args[0], ast.Store()), node)  # a module's dict
+            self.statement(ast.copy_location(ast.Assign([item], node.args[1]), node))  # (live_write): as `d[k] = v`
+            return ()
         if func.attr == "extend" and name and self.container_kind(receiver) == "list" and len(args) == 1 \
                 and not kwargs:
             self.check_unshared(name, receiver, node)

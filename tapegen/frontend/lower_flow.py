@@ -26,7 +26,7 @@ from ..rules.language import (assign, in_place_result, integer_index, item_alone
                                no_candidate, number_item, set_in_item, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
-from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque
+from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
 from .normalize import Caught, Matches
 from .resolve import MISSING
 
@@ -619,12 +619,35 @@ class ControlFlow:
                         {}, node, 0, [])
 
     def _assign_item(self, name, container, target, value_node, op):
-        """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
-        self.check_unshared(name, container, target)
+        """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced. On one a module's
+        object holds (cs231n's `bn_param["running_mean"] = ...` into `model.bn_params[0]`, also in a helper), the
+        write is also made as Python makes it, into that object: `live_write`."""
+        held = self.live_holder(container)
+        if held is None:
+            self.check_unshared(name, container, target)
         key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
         self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                    self.shared.get(name, name)), target)
+        if held is not None:
+            self.live_write(held, name, container, key, value, target)
+
+    def live_holder(self, var, depth=0):
+        """(object, attribute): the module's object whose list or dict attribute `var` is, or holds through items
+        (`model.bn_params[0]`), where this function has not set that attribute; else None."""
+        held = self.live_items[var][0] if var in self.live_items else self._read_from_live(var)
+        origin = self.item_origin.get(var) if held is None and depth < 8 else None
+        return held if origin is None else self.live_holder(origin[0], depth + 1)
+
+    def live_write(self, held, name, container, key, value, node):
+        """`container[key] = value` into a list or dict an object of the module holds (`held`: the object and
+        attribute): made in place, as Python does, so the object keeps it after the call. A value that carries
+        a derivative there cannot be followed back: the attribute may not be read again in this function."""
+        target = self.live_items.get(container, (held, container))[1]  # (the object's own dict, not a copy)
+        self.emit_multi(_opaque_method("__setitem__"), [target, key, value], {}, node, 0, [])
+        self.live_items[self.env[name]] = (held, target)  # (the name's new value: a later write goes there too)
+        if self.may_carry(value):
+            self.live_written.setdefault(held, (ast.unparse(node), node))
 
     def _assign_attribute_item(self, target, value_node, op):
         """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute

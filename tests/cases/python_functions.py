@@ -3118,3 +3118,39 @@ def sorted_in_place(x, M):
 
 def _sorted(a):
     a.sort()
+
+
+def _batchnorm_forward(x, gamma, beta, bn_param):
+    """cs231n's batchnorm_forward: the running averages written into the `bn_param` dict it is given."""
+    eps, momentum = bn_param.get("eps", 1e-5), bn_param.get("momentum", 0.9)
+    running_mean = bn_param.get("running_mean", np.zeros(x.shape[1]))
+    running_var = bn_param.get("running_var", np.zeros(x.shape[1]))
+    mu, var = x.mean(axis=0), x.var(axis=0)
+    out = gamma * (x - mu) / np.sqrt(var + eps) + beta
+    bn_param["running_mean"] = momentum * running_mean + (1 - momentum) * mu
+    bn_param["running_var"] = momentum * running_var + (1 - momentum) * var
+    return out
+
+
+class _BatchNormNet:
+    def __init__(self):
+        self.bn_params = [{"mode": "train"}]
+
+
+BN_NET = _BatchNormNet()
+
+
+def batchnorm_keeping_running_averages(x, gamma):
+    """A model made before the function keeps its batch-norm state in a list of dicts: the helper's writes into
+    `self.bn_params[0]` are made into it, as Python makes them (they were lost: the model never saw them), and
+    into a dict made here, which the caller reads back."""
+    bn_param = {"mode": "train"}
+    out = _batchnorm_forward(x, gamma, 0.1, BN_NET.bn_params[0])
+    again = _batchnorm_forward(x * 2.0, gamma, 0.0, bn_param)
+    return np.sum(out ** 3) + np.sum(again * bn_param["running_mean"])
+
+
+def running_average_read_back(x, gamma):
+    """Refused: the running mean, written into the model's dict carrying a derivative, read back out of it."""
+    _batchnorm_forward(x, gamma, 0.0, BN_NET.bn_params[0])
+    return np.sum(BN_NET.bn_params[0]["running_mean"] * x)
