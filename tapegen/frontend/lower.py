@@ -1649,9 +1649,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if prim.name == "getitem" and self._is_slice(dict(inputs).get("index")) \
                 and self.container_kind(source) in ("list", "tuple"):  # xs[1:] of a list: a new list
             self.fresh.update(outs)
-        elif (prim.name in VIEW_OPS or prim.name == "einsum" or prim.name == "astype" and any(  # a.astype(float, copy=False): maybe `a`
+        elif (prim.name in VIEW_OPS or prim.name == "einsum" or prim.name == "astype" and any(  # a.astype(float,
                 key == "copy" and isinstance(atom, Const) and atom.value is False for key, atom in inputs)) \
-                and isinstance(source, Var):
+                and isinstance(source, Var):  # copy=False): maybe `a`
             for out in outs:
                 self.views[out] = source
                 self.fresh.discard(out)
@@ -1757,7 +1757,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         held = _HOLDS_ITEMS.get(prim.name, ())
         for v in (v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers):
             self.captured.add(v)  # kept by `outs[-1]` (`xs.append(row)`: xs, which keeps what it is given)
-            self.holders.setdefault(v, set()).add((outs[-1], prim.name == "append")) if outs else None
+            if outs:
+                self.holders.setdefault(v, set()).add((outs[-1], prim.name == "append"))
         if prim.name not in IN_PLACE:  # a new value bound: what held the old one does not hold it
             for out in outs:
                 self.held_in.pop(out, None)

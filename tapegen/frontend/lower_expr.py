@@ -2869,6 +2869,7 @@ class Expressions:
         to the list without it (`xs[:-1]` for the last; an empty list raises IndexError as Python's does)."""
         self.check_unshared(name, receiver, node)
         item = self.emit(rules.lookup(operator.getitem), [receiver, Const(index)], {}, node, None)
+
         def part(start, stop):
             return self.emit(rules.lookup(operator.getitem), [receiver, Const(slice(start, stop))], {}, node, None)
         rest = part(None, -1) if index == -1 else self.binary(operator.add, part(None, index), part(index + 1, None),
