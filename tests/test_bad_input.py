@@ -85,3 +85,37 @@ def test_wrong_cotangent_shape():
 def test_non_scalar_grad():
     with pytest.raises(tg.NonScalarOutputError):
         tg.grad(lambda x: np.sin(x))(X)
+
+
+def _first_set(x):
+    x[0] = 2.0
+    return np.sum(x ** 2)
+
+
+def _added_to(x):
+    x += 1.0
+    return np.sum(x ** 2)
+
+
+def _set_by_a_helper(x):
+    _set_second(x)
+    return np.sum(x ** 2)
+
+
+def _set_second(a):
+    a[1] = 3.0
+
+
+@pytest.mark.parametrize("f", [_first_set, _added_to, _set_by_a_helper], ids=lambda f: f.__name__)
+def test_a_read_only_argument_written_into_raises_as_numpy_does(f):
+    """tapegen's code writes into a copy of an argument; the function as written raises on a read-only array,
+    and so does tapegen's (it gave a number)."""
+    x = np.array([0.3, -0.2, 0.5])
+    x.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        f(x)
+    with pytest.raises(ValueError, match="read-only"):
+        tg.grad(f)(x)
+    writable = np.array([0.3, -0.2, 0.5])
+    tg.grad(f)(writable)
+    np.testing.assert_array_equal(writable, [0.3, -0.2, 0.5])  # (the caller's array is left as it was)

@@ -27,7 +27,7 @@ from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, copy_array, make_dict, make_list, make_tuple, not_shared,
                                number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
-                               set_module_name)
+                               set_module_name, writable_argument)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
@@ -823,6 +823,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         `numbers`, a number stays one: `copy_array`)."""
         if not self.sole_name(name, var):
             return None
+        self.emit_multi(rules.lookup(writable_argument), [var, Const(_statement_text(node))], {}, node, 0, [])
         copy = self.emit(rules.lookup(copy_array if numbers else _np().copy), [var], {}, node, target or name)
         self.fresh.add(copy)
         if var in self.params and self.call_stack:  # a helper's parameter: the caller's name sees the change
@@ -1276,8 +1277,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(current, Var) and (current in self.root_params or current in self.views and self.view_base(
                 current) in self.root_params) and self.sole_name(name, self.view_base(current)) \
                 and not (current in self.params and self.call_stack):
-            pass  # x += v on an argument (or on `x = np.asarray(x)`, a view of it, the argument reached by no other
-            #       name): the new value, computed apart from the caller's array (docs/syntax.md)
+            self.emit_multi(rules.lookup(writable_argument), [current, Const(ast.unparse(stmt))], {}, stmt, 0, [])
+            # x += v on an argument (or on `x = np.asarray(x)`, a view of it, the argument reached by no other
+            # name): the new value, computed apart from the caller's array (docs/syntax.md)
         elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value
             self.changes_callers_array(name, current, stmt)
         elif isinstance(current, Var) and current not in self.fresh and self.container_kind(current) is None and (
@@ -2058,6 +2060,11 @@ class _ReadsNoted(dict):
 def _np():
     import numpy as np
     return np
+
+
+def _statement_text(node) -> str:
+    """The first line of the statement (or expression) `node`, as written."""
+    return ast.unparse(node).splitlines()[0] if node is not None else ""
 
 
 def _einsum_view(subscripts, operands) -> bool:

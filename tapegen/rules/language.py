@@ -397,6 +397,17 @@ def copy_array(x):
 table.op(copy_array, "x", spelling="copy_array")  # (its rules are assign's: the value itself)
 
 
+def writable_argument(x, statement):
+    """Checks that an argument `statement` writes into in place (tapegen's code: into a copy) is writable, as
+    NumPy requires: a read-only array (`np.broadcast_to(v, n)`, `flags.writeable = False`) raises as it would."""
+    if isinstance(x, np.ndarray) and not x.flags.writeable:
+        raise ValueError(f"assignment destination is read-only: `{statement}` writes into an argument NumPy cannot "
+                         f"change (tapegen's code writes into a copy, but the function as written raises)")
+
+
+table.nondiff(writable_argument, "x, statement", spelling="writable_argument", inert=("x", "statement"))
+
+
 def tree_leaves(value):
     """The arrays and numbers of a nested dict, list or tuple, in autograd's order (a dict's keys sorted); a None
     holds none (a bwd's cotangent of an argument without one)."""
