@@ -454,3 +454,29 @@ def test_a_helper_writing_into_an_array_another_holder_shows_is_refused(f):
     """The first gave half the derivative, the second a value of 0.0 (the write was lost)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="kept in a list|changed in place by"):
         tg.grad(f)(np.array([0.3, -0.2, 0.5]))
+
+
+_MAML_X = np.random.default_rng(0).normal(size=(5, 3))
+_MAML_Y = np.random.default_rng(1).normal(size=5)
+
+
+def _task_loss(p):
+    return np.mean((np.tanh(_MAML_X @ p["W"]) * p["s"] - _MAML_Y) ** 2)
+
+
+def _sgd_update(params, grads, lr):
+    for k in params:
+        params[k] = params[k] - lr * grads[k]
+
+
+def inner_steps_by_a_helper_updating_the_params_dict(W, s):
+    """MAML's inner loop: a helper updates its caller's params dict in place, step after step (the value was
+    wrong: the caller kept reading the first step's dict)."""
+    params = {"W": W, "s": s}
+    for _ in range(2):
+        _sgd_update(params, tg.grad(_task_loss)(params), 0.1)
+    return _task_loss(params)
+
+
+def test_a_params_dict_a_helper_updates_in_a_loop_matches_finite_differences():
+    check_modes(inner_steps_by_a_helper_updating_the_params_dict, np.array([0.3, -0.5, 0.8]), 0.7)
