@@ -1376,6 +1376,25 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             shape = self.expr(value_node)
             return self.store(name, self.emit(rules.lookup(np.reshape), [base, shape], {}, target,
                                               self.shared.get(name, name)), target)
+        if target.attr in ("real", "imag", "flat") and isinstance(target.value, ast.Name) and isinstance(base, Var) \
+                and base not in self.types and base not in self.live:  # z.real = v: written into z, in place
+            name = target.value.id
+            if target.attr == "flat" or not self.sole_name(name, base):
+                raise self.unsupported(target, f"`{name}.{target.attr} = ...` writes into the array in place"
+                                               f"{' that another name holds too' if target.attr != 'flat' else ''}, "
+                                               f"which tapegen cannot follow", f"{name}[...] = ... (or make a new "
+                                                                              f"array: {name} = ...)")
+            value = self.expr(value_node)
+            if target.attr == "real":  # z - z.real + v: v + 1j * z.imag (for a real array, v in its shape)
+                kept = self.binary(operator.sub, base, self.emit(rules.lookup(np.real), [base], {}, target, None),
+                                   target, None)
+            else:  # z - 1j * z.imag + 1j * v: z.real + 1j * v
+                imag = self.binary(operator.mul, Const(1j), self.emit(rules.lookup(np.imag), [base], {}, target,
+                                                                      None), target, None)
+                kept, value = self.binary(operator.sub, base, imag, target, None), \
+                    self.binary(operator.mul, Const(1j), value, target, None)
+            return self.store(name, self.binary(operator.add, kept, value, target, self.shared.get(name, name)),
+                              target)
         cls = self.class_of(base)
         prop = inspect.getattr_static(cls, target.attr, None) if cls is not None else None
         if isinstance(prop, property):  # s.w = v through a property of the user's class: its setter

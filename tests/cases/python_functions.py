@@ -3154,3 +3154,15 @@ def running_average_read_back(x, gamma):
     """Refused: the running mean, written into the model's dict carrying a derivative, read back out of it."""
     _batchnorm_forward(x, gamma, 0.0, BN_NET.bn_params[0])
     return np.sum(BN_NET.bn_params[0]["running_mean"] * x)
+
+
+def parts_of_arrays_set(x):
+    """`z.real = v`, `z.imag = v` write into `z` in place (its real or imaginary part; of a real array, all of it):
+    the derivative of the value written was lost (a wrong derivative, no error)."""
+    z = x * (1 + 1j)
+    z.real = x ** 2
+    w = x * (2 - 1j)
+    w.imag = np.sin(x)
+    a = x * 2.0
+    a.real = x ** 3
+    return np.sum(np.abs(z) ** 2 + np.abs(w)) + np.sum(a * x)
