@@ -428,6 +428,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         identifiers = all_identifiers(source.node)
         self.node = normalize(source.node, source, identifiers)
         self.scope = Scope(fn, local_names(self.node))
+        _GettersAsLambdas(self.scope, identifiers).visit(self.node)
         self.bindings: list = []  # what the scopes read functions, classes and objects from (Program.bindings)
         self.scope.record = self.bindings
         self.namer = namer or Namer(identifiers, reserved)
@@ -2049,6 +2050,37 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 # The inputs a container op keeps as items (a container kept so is changed by changing it in place).
 _HOLDS_ITEMS = {"make_list": ("items",), "make_tuple": ("items",), "make_dict": ("values",), "append": ("value",),
                 "with_item": ("value",), "as_record": ("items",)}
+
+
+class _GettersAsLambdas(ast.NodeTransformer):
+    """`operator.itemgetter(1)` (`attrgetter("w")`) with constant arguments, as the lambda it stands for
+    (`lambda v: v[1]`), so `max(pairs, key=itemgetter(1))` and `get = itemgetter(0, 2)` are followed."""
+
+    def __init__(self, scope, identifiers):
+        self.scope = scope
+        self.param = next(name for name in (f"_got{k}" for k in range(100)) if name not in identifiers)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        getter = self.scope.static(node.func)
+        if getter not in (operator.itemgetter, operator.attrgetter) or node.keywords or not node.args or not all(
+                isinstance(a, ast.Constant) for a in node.args):
+            return node
+        if getter is operator.attrgetter and not all(isinstance(a.value, str) for a in node.args):
+            return node
+
+        def got(arg):
+            value = ast.Name(self.param, ast.Load())
+            if getter is operator.itemgetter:
+                return ast.Subscript(value, ast.Constant(arg.value), ast.Load())
+            for attr in arg.value.split("."):
+                value = ast.Attribute(value, attr, ast.Load())
+            return value
+        parts = [got(a) for a in node.args]
+        body = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
+        arguments = ast.arguments(posonlyargs=[], args=[ast.arg(self.param)], vararg=None, kwonlyargs=[],
+                                  kw_defaults=[], kwarg=None, defaults=[])
+        return ast.fix_missing_locations(ast.copy_location(ast.Lambda(arguments, body), node))
 
 
 class _ReadsNoted(dict):

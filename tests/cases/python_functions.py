@@ -3166,3 +3166,18 @@ def parts_of_arrays_set(x):
     a = x * 2.0
     a.real = x ** 3
     return np.sum(np.abs(z) ** 2 + np.abs(w)) + np.sum(a * x)
+
+
+def picked_by_itemgetter_and_attrgetter(x):
+    """`operator.itemgetter(1)` and `attrgetter("w")` as keys and as functions: the lambdas they stand for."""
+    import operator
+    pairs = [(x[0], 3.0), (x[1] * 2.0, 1.0), (x[2], 2.0)]
+    ordered = sorted(pairs, key=operator.itemgetter(1))
+    top = max(pairs, key=operator.itemgetter(1))[0]
+    firsts = list(map(operator.itemgetter(0), pairs))
+    get = operator.itemgetter(0, 2)
+    a, c = get(x)
+    Rec = namedtuple("Rec", "w b")
+    records = [Rec(x[0], 1.0), Rec(x[1], 0.5)]
+    lightest = min(records, key=operator.attrgetter("b"))
+    return ordered[0][0] * 10.0 + top + firsts[1] * firsts[2] + a * c + lightest.w ** 2
