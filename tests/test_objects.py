@@ -350,3 +350,97 @@ def test_a_property_set_runs_its_setter():
 def test_a_property_without_a_setter_set_is_refused():
     with pytest.raises(tg.UnsupportedSyntaxError, match="property without a setter"):
         tg.grad(_set_a_property_without_a_setter)(X.copy())
+
+
+class _Ops:
+    """Operators, items, iteration, a property and __getattr__, each a method the class may have replaced."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, k):
+        return _Ops(self.v * k)
+
+    def __neg__(self):
+        return _Ops(-self.v)
+
+    def __iadd__(self, other):
+        self.v = self.v + other.v
+        return self
+
+    def __getitem__(self, k):
+        return self.v[k] * 2.0
+
+    def __iter__(self):
+        for a in self.v:
+            yield a * 2.0
+
+    @property
+    def doubled(self):
+        return self.v * 2.0
+
+    def __getattr__(self, name):
+        return self.v * 3.0
+
+
+def _through_special_methods(x):
+    a = _Ops(x) * 2.0
+    a += -_Ops(x ** 2)
+    b = _Ops(x)
+    return np.sum(a.v ** 3) + a[0] * a[1] + sum(b) + np.sum(a.doubled * a.tripled)
+
+
+def _halve(self, k):
+    return _Ops(self.v * k / 2)
+
+
+def _bump(self, other):
+    self.v = self.v - other.v * 2
+    return self
+
+
+def _items(self):
+    for a in self.v:
+        yield a ** 2
+
+
+@pytest.mark.parametrize("name, replacement", [
+    ("__mul__", _halve), ("__neg__", lambda self: _Ops(self.v * 3.0)), ("__iadd__", _bump),
+    ("__getitem__", lambda self, k: self.v[k] * 5.0), ("__iter__", _items),
+    ("doubled", property(lambda self: self.v * 5.0)), ("__getattr__", lambda self, name: self.v ** 2)])
+def test_a_special_method_or_property_replaced_on_the_class_has_the_code_made_again(monkeypatch, name, replacement):
+    """Python looks an operator's method (and an item's, iteration's, a property's, __getattr__'s) up on the
+    class as it runs: the code made for the first one ran on after the class's was replaced (its value and
+    gradient, with no error)."""
+    gradient = tg.value_and_grad(_through_special_methods)
+    gradient(X)
+    monkeypatch.setattr(_Ops, name, replacement)
+    value, grad = gradient(X)
+    np.testing.assert_allclose(value, _through_special_methods(X), rtol=1e-12)
+    np.testing.assert_allclose(grad, _fd_grad(_through_special_methods, X), rtol=1e-6, atol=1e-8)
+
+
+class _Forwarding:
+    """A callable object answering any other name through __getattr__ (a proxy, a config object)."""
+
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __call__(self, z):
+        return np.tanh(z) * self.scale
+
+    def __getattr__(self, name):
+        return self.scale * 2.0
+
+
+_FORWARDING = _Forwarding(np.array([1.0, 2.0, 3.0]))
+
+
+def _calls_a_forwarding_object(x):
+    return np.sum(_FORWARDING(x) ** 2)
+
+
+def test_a_callable_object_answering_every_name_through_getattr_is_called_through_its_call():
+    """tapegen asked the object for its own markers (`__tapegen_compose__`, autograd's `_is_autograd_primitive`)
+    with getattr, which ran its __getattr__: an array came back, and the transform raised TypeError."""
+    check_modes(_calls_a_forwarding_object, X.copy())

@@ -1337,6 +1337,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 raise self.unsupported(target, f"`{cls.__name__}.{target.attr}` is a property "
                                                f"{'without a setter' if prop.fset is None else 'whose setter tapegen cannot read'}"
                                                f": setting it is not followed", _PLAIN_HINT)
+            self.bind_method(cls, target.attr, prop)  # (`C.w = property(...)` makes the code again)
             self.inline(user_function(prop.fset), target, [base, self.value(value_node)], {}, receiver=cls)
             return
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known

@@ -35,7 +35,7 @@ from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, stands_for, vectori
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class, _CHANGING_METHODS, _keeps_state_alone
-from .resolve import MISSING, LiveNamespace, _static_instance, freezes, library_object, native
+from .resolve import MISSING, LiveNamespace, _static_instance, freezes, library_object, marker, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -278,6 +278,7 @@ class Expressions:
             raise self.unsupported(node, f"`{ast.unparse(node)}` goes through {cls.__name__}.{name}, which is not a "
                                          f"Python function of a class of yours, so tapegen cannot follow it",
                                    "keep the arrays in plain attributes, or call a method of yours that returns them")
+        self.bind_method(cls, name, method)  # (Python looks it up on the class: `G.__mul__ = ...` makes it again)
         if name == "__iter__" and not inspect.isgeneratorfunction(method) and _iterates_attribute(method):
             return _iterates_attribute(method)  # `return iter(self.layers)`: the attribute's name
         if name == "__iter__" and not inspect.isgeneratorfunction(method):
@@ -333,10 +334,10 @@ class Expressions:
             if made is not None:
                 return made
         first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) \
-            and getattr(obj, "__tapegen_static_call__", None) is True else None
-        if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
+            and marker(obj, "__tapegen_static_call__") is True else None
+        if marker(obj, "__tapegen_static_call__") is True and isinstance(first, LocalFunction):
             return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
-        if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
+        if marker(obj, "__tapegen_static_call__") is True:  # tg.grad(f): made now, if f is known now
             made = self._called_now(obj, node, self._static_argument)
             if made is not None:
                 return made
@@ -1314,6 +1315,7 @@ class Expressions:
         cls = self.class_of(base)
         prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
         if isinstance(prop, property) and user_function(prop.fget) is not None:  # a property of the user's class
+            self.bind_method(cls, node.attr, prop)  # (`C.w = property(...)` makes the code again)
             return self.inline(user_function(prop.fget), node, [base], {}, receiver=cls)
         if cls is not None and not issubclass(cls, tuple):
             self.check_attribute_access(cls, node, node.attr)
@@ -1322,6 +1324,7 @@ class Expressions:
             fallback = user_function(inspect.getattr_static(cls, "__getattr__", None))
             if fallback is not None and base not in self.live and \
                     inspect.getattr_static(cls, node.attr, MISSING) is MISSING:  # not set here, not of the class:
+                self.bind_method(cls, "__getattr__", inspect.getattr_static(cls, "__getattr__"))
                 return self.inline(fallback, node, [base, Const(node.attr)], {}, receiver=cls)  # its __getattr__
         self.check_untied_attribute(base, node.attr, node)
         if node.attr == "T" and cls is None:  # (an object's attribute `T`, a number of steps, is only that)
@@ -1733,7 +1736,7 @@ class Expressions:
             known = self.known_hasattr(node)
             if known is not None:  # hasattr(self, "conv2") on an object of the module that has it: decided now
                 return (known,)
-        if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
+        if obj is not MISSING and marker(obj, "__tapegen_compose__") is not None:  # tg.jvp(f, ...) inside
             return self.composed(obj, node, outputs, targets)
         method = ufunc_methods.method_function(self.static(func.value), func.attr) \
             if isinstance(func, ast.Attribute) else None
@@ -2401,7 +2404,7 @@ class Expressions:
         if not isinstance(func, ast.Call):
             return None
         maker = self.static(func.func)
-        if getattr(maker, "__tapegen_static_call__", None) is not True:  # tg.grad, tg.value_and_grad
+        if marker(maker, "__tapegen_static_call__") is not True:  # tg.grad, tg.value_and_grad
             return None
         try:
             args = [self._static_argument(a) for a in func.args]
