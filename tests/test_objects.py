@@ -347,6 +347,44 @@ def test_a_property_set_runs_its_setter():
     check_modes(_set_through_a_property, X.copy())
 
 
+def _property_set_in_a_loop(x):
+    h = _Halved(x[0])
+    for k in range(3):
+        h.w = h.w * x[1] + k
+    return h.w * h._w
+
+
+def _property_set_in_a_while_loop_and_a_branch(x):
+    h = _Halved(x[0])
+    k = 0
+    while k < 2:
+        h.w = h.w * x[k]
+        k += 1
+    if x[2] > 0:
+        h.w = h.w + x[2] ** 2
+    return h.w * x[1]
+
+
+class _Stepper(_Halved):
+    def steps(self, v):
+        for _ in range(2):
+            self.w = self.w * v
+        return self.w
+
+
+def _property_set_on_self_in_a_loop(x):
+    return _Stepper(x[0]).steps(x[1]) * x[2]
+
+
+@pytest.mark.parametrize("f", [_property_set_in_a_loop, _property_set_in_a_while_loop_and_a_branch,
+                               _property_set_on_self_in_a_loop], ids=lambda f: f.__name__)
+def test_a_property_set_in_a_loop_or_branch_is_read_back_through_its_getter(f):
+    """`h.w = v` in a loop or branch carried `h.w` as a plain attribute: read back afterwards it was the value
+    the loop started from (h.w before the loop, for the setter's `_w` was never read), with no error."""
+    for x in (X, -X):
+        check_modes(f, x.copy())
+
+
 def test_a_property_without_a_setter_set_is_refused():
     with pytest.raises(tg.UnsupportedSyntaxError, match="property without a setter"):
         tg.grad(_set_a_property_without_a_setter)(X.copy())

@@ -775,6 +775,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         key = (base, attr)
         if key in self.shared_attributes:
             return
+        cls = self.class_of(base)
+        if cls is not None and isinstance(inspect.getattr_static(cls, attr, None), property):
+            return  # `p.w = v` through a property: its setter sets what it sets (carried as a method's writes are)
         held = self.attributes.get(key)
         if held is not None and isinstance(held[0], StaticValue):
             return  # a function held in an attribute: known, not carried
