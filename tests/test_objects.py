@@ -482,3 +482,29 @@ def test_a_callable_object_answering_every_name_through_getattr_is_called_throug
     """tapegen asked the object for its own markers (`__tapegen_compose__`, autograd's `_is_autograd_primitive`)
     with getattr, which ran its __getattr__: an array came back, and the transform raised TypeError."""
     check_modes(_calls_a_forwarding_object, X.copy())
+
+
+class _Scale:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, h):
+        return np.tanh(h * self.w)
+
+
+def _attributes_set_through_a_loop_target_then_called(x):
+    layers = [_Scale(2.0), _Scale(0.5)]
+    for layer in layers:
+        layer.w = layer.w * x[0]
+    h = x
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h)
+
+
+def test_an_attribute_set_through_a_loop_target_is_not_carried_from_before_the_loop():
+    """`for layer in layers: layer.w = ...` carried `layer.w` from before the loop, where `layer` is not yet
+    bound: the IR check failed inside tapegen (InternalError). Like its twin with another name in the second
+    loop, it is refused (which object's `.w` the call reads is not known when transforming)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="self.w"):
+        tg.grad(_attributes_set_through_a_loop_target_then_called)(X.copy())

@@ -646,6 +646,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if attr and attr not in ("=", "+=", "known", "dispatch") and not attr.startswith("~"):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
+            if "." in name and name.split(".")[0] in unbound:  # `for l in layers: l.w = ...`: an object the
+                continue  # construct binds itself has no attribute from before to carry
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
                 self._share_attribute(name, node)
                 continue
