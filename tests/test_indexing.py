@@ -333,3 +333,74 @@ def test_a_float_written_into_an_int_or_bool_array_has_no_derivative():
     """NumPy truncates what it writes into an int or bool array (and np.array(..., dtype=int) does too): the
     derivative through it was the float's (grad [2.5, 4.1, 2.2, 0.6] where floor(3x) = [1, 2, 1, 0])."""
     check_modes(_into_int_arrays, np.array([0.51, 0.73, 0.37, 0.23]))
+
+
+_WEIGHTS = np.arange(1.0, 5.0)
+
+
+def _subtracted_at(x):
+    a = np.zeros(4)
+    for k in range(2):
+        np.subtract.at(a, [0, 0, k + 1], x[:3] ** (k + 1))
+    np.subtract.at(x, [3, 3], x[1:3])  # (into an argument: into the function's copy)
+    return np.sum(a * _WEIGHTS * a) + np.sum(x ** 2 * _WEIGHTS)
+
+
+def test_np_subtract_at_is_followed_as_np_add_at_of_the_negated_values():
+    """It ran as written, changing the array where the gradient code did not see it: a wrong gradient."""
+    check_modes(_subtracted_at, np.array([0.5, -1.5, 2.0, 0.7]))
+
+
+class _Holder:
+    pass
+
+
+def _multiplied_at(x):
+    a = x * 1.0
+    np.multiply.at(a, [0, 0], x[1])
+    return np.sum(a * _WEIGHTS)
+
+
+def _maximum_at(x):
+    a = x * 1.0
+    np.maximum.at(a, [1, 1], x[2:])
+    return np.sum(a * _WEIGHTS)
+
+
+def _added_at_into_an_attribute(x):
+    h = _Holder()
+    h.a = x * 1.0
+    np.add.at(h.a, [0, 0], x[1])
+    return np.sum(h.a * _WEIGHTS)
+
+
+def _added_at_into_a_row(x):
+    A = np.outer(x, x)
+    np.add.at(A[0], [0, 0], x[1])
+    return np.sum(A * _WEIGHTS)
+
+
+def _added_at_into_a_list_item(x):
+    rows = [x * 1.0]
+    np.add.at(rows[0], [0, 0], x[1])
+    return np.sum(rows[0] * _WEIGHTS)
+
+
+@pytest.mark.parametrize("f", [_multiplied_at, _maximum_at, _added_at_into_an_attribute, _added_at_into_a_row,
+                               _added_at_into_a_list_item], ids=lambda f: f.__name__)
+def test_a_ufuncs_at_writing_into_a_differentiated_array_tapegen_cannot_follow_is_refused(f):
+    """Each ran as written: the array changed in place, the gradient was that of the array before (no error)."""
+    with pytest.raises(tg.NoRuleError, match="changes .* in place"):
+        tg.grad(f)(np.array([0.5, -1.5, 2.0, 0.7]))
+
+
+def _counted_at_into_an_attribute(x):
+    h = _Holder()
+    h.counts = np.zeros(4)
+    np.add.at(h.counts, [0, 0, 2], 1.0)
+    np.maximum.at(h.counts, [1], 0.5)
+    return np.sum(x ** 2 * h.counts)
+
+
+def test_a_ufuncs_at_on_an_array_without_derivatives_runs_as_written():
+    check_modes(_counted_at_into_an_attribute, np.array([0.5, -1.5, 2.0, 0.7]))

@@ -1744,9 +1744,9 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             ufunc = [StaticValue(self.static(func.value), None)] if method[1] else []
             return self._call_result(self.inline(method[0], node, ufunc + args, kwargs), outputs, node, targets)
-        if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) is np.add \
+        if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) in (np.add, np.subtract) \
                 and len(node.args) == 3 and not node.keywords and isinstance(node.args[0], ast.Name):
-            return self.add_at(node, outputs)
+            return self.add_at(node, outputs, negated=self.static(func.value) is np.subtract)
         if obj is not MISSING and _hashable(obj) and obj in SCIPY_MATH:  # math.lgamma: scipy.special.gammaln
             try:
                 import scipy.special
@@ -2028,9 +2028,10 @@ class Expressions:
         return self._call_result(self.inline(user_function(method), node, [obj] + args, kwargs, receiver=cls),
                                  outputs, node, targets)
 
-    def add_at(self, node, outputs):
+    def add_at(self, node, outputs, negated=False):
         """`np.add.at(sums, index, values)` into an array the function made (and no other name or view
-        shows): `sums` becomes the array with the values added, repeated positions adding up."""
+        shows): `sums` becomes the array with the values added, repeated positions adding up (`negated`:
+        np.subtract.at, the values subtracted)."""
         name = node.args[0].id
         array = self.read_name(node.args[0])
         if array in self.root_params and self.sole_name(name, array):  # into an argument: into its copy
@@ -2040,6 +2041,8 @@ class Expressions:
                 self.store(name, copy, node)
         self.check_writable(name, array, node)
         index, values = self.index(node.args[1]), self.expr(node.args[2])
+        if negated:
+            values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
         self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
                                    self.shared.get(name, name)), node)
         return (Const(None),)[:outputs]
