@@ -883,3 +883,77 @@ def test_a_local_function_reading_its_own_name_before_assigning_it_is_refused():
 
 def test_a_local_function_assigning_a_name_of_its_own_leaves_the_enclosing_one():
     check_modes(_shadows_a_name, X3)
+
+
+def _set_the_first(fs):
+    fs[0] = np.cos
+
+
+def _replace_through_update(ops):
+    ops.update(a=np.cos)
+
+
+def _take_the_first(ops):
+    return ops.pop("a")
+
+
+def _add_cos(fs):
+    fs.append(np.cos)
+
+
+def _a_helper_sets_an_item_of_the_callers_list_of_functions(x):
+    fs = [np.sin, np.tanh]
+    _set_the_first(fs)
+    return np.sum(fs[0](x))
+
+
+def _a_helper_updates_the_callers_dict_of_functions(x):
+    ops = {"a": np.sin}
+    _replace_through_update(ops)
+    return np.sum(ops["a"](x))
+
+
+def _a_helper_pops_from_the_callers_dict_of_functions(x):
+    ops = {"a": np.sin, "b": np.cos}
+    f = _take_the_first(ops)
+    return np.sum(f(x)) + sum(np.sum(g(x)) * 2 for g in ops.values())
+
+
+def _a_helper_appends_to_the_callers_list_of_functions(x):
+    fs = [np.sin]
+    _add_cos(fs)
+    return sum(np.sum(f(x)) * (k + 1) for k, f in enumerate(fs))
+
+
+def _another_name_pops_from_a_dict_of_functions(x):
+    ops = {"a": np.sin, "b": np.cos}
+    same = ops
+    f = same.pop("a")
+    return np.sum(f(x)) + sum(np.sum(g(x)) * 2 for g in ops.values())
+
+
+@pytest.mark.parametrize("fn", [_a_helper_sets_an_item_of_the_callers_list_of_functions,
+                                _a_helper_updates_the_callers_dict_of_functions,
+                                _a_helper_pops_from_the_callers_dict_of_functions,
+                                _a_helper_appends_to_the_callers_list_of_functions,
+                                _another_name_pops_from_a_dict_of_functions], ids=lambda f: f.__name__)
+def test_a_list_or_dict_of_functions_changed_through_another_name_is_refused(fn):
+    """A helper's `fs[0] = np.cos` (`.update`, `.pop`, `.append`) on the caller's list or dict of functions, or
+    `.pop` through another name, changed it only where it was written: the caller went on calling np.sin (a wrong
+    value and gradient, no error)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="holds too"):
+        tg.grad(fn)(X3.copy())
+
+
+def _a_helper_returns_a_new_list_of_functions(fs):
+    new = list(fs)
+    new.append(np.cos)
+    return new
+
+
+def test_a_helper_returning_a_new_list_of_functions_is_followed():
+    def f(x):
+        fs = _a_helper_returns_a_new_list_of_functions([np.sin, np.tanh])
+        return sum(np.sum(g(x)) * (k + 1) for k, g in enumerate(fs))
+    check_modes(f, X3.copy())
+

@@ -1917,6 +1917,14 @@ class Expressions:
         list or attribute holds it too (it would not show the change)."""
         holders = [f"`{other}`" for other, value in self.env.items() if other != name and _holds(value, known)] + \
             [f"`.{attr}`" for (_, attr), (value, _) in self.attributes.items() if _holds(value, known)]
+        caller = self.caller  # a helper's parameter: the caller's list or dict (`_replace(fs)` setting fs["a"])
+        while caller is not None and not holders:
+            holders = [f"`{other}` of {caller.fn.__name__}()" for other, value in caller.env.items()
+                       if _holds(value, known)]
+            if holders:
+                hint = f"change it in {caller.fn.__name__}() itself, or return a new one from " \
+                       f"{self.fn.__name__}() (new = list(fs); new.append(f); return new) and bind it there"
+            caller = caller.caller
         if holders:
             kind = "dict" if known.kind == "dict" else "list"
             raise self.unsupported(node, f"`{text}` changes the {kind} {holders[0]} holds too, which tapegen cannot "
@@ -2767,6 +2775,9 @@ class Expressions:
         value behind the transform's back: its gradient would silently be that of the unchanged value.
         """
         name = func.value.id if isinstance(func.value, ast.Name) else None
+        if name and isinstance(self.env.get(name), KnownItems):  # a list or dict of functions or objects: one
+            self.check_sole_holder(name, self.env[name], f"{name}.{func.attr}(...)", node,  # name holds it
+                                   f"build a new {self.env[name].kind} instead")
         if func.attr == "extend" and name and self.container_kind(receiver) == "list" and len(args) == 1 \
                 and not kwargs:
             self.check_unshared(name, receiver, node)
