@@ -664,7 +664,10 @@ class Calls:
                 raise Recarry(missing)
         from .. import rules
         from ..rules.language import in_place_result
-        self.store(name, self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None), node)
+        result = self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None)
+        if self.container_kind(passed) in ("list", "dict"):  # (xs += [v] in the helper: still a list)
+            self.containers[result] = self.container_kind(passed)
+        self.store(name, result, node)
         if passed in self.params and self.call_stack:  # a parameter here: the array of this helper's caller
             self.written_params.setdefault(name, passed)
         else:

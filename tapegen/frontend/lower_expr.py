@@ -697,6 +697,8 @@ class Expressions:
         if overloaded is not None:
             return overloaded
         kinds = (self.container_kind(left), self.container_kind(right))
+        if fn is operator.or_ and "dict" in kinds:  # d | e: a new dict, d's items with e's set (not a bitwise or)
+            return self.emit(rules.lookup(updated), [left, right], {}, node, target)
         if fn is operator.add and any(kinds):  # joining sequences, not adding numbers
             op = concat if all(kinds) else plus  # plus: the other side's type is known only when it runs
             return self.emit(rules.lookup(op), [left, right], {}, node, target)
@@ -706,6 +708,9 @@ class Expressions:
         if fn is operator.mul and any(kinds):  # [x] * 3: the items repeated
             items, n = (left, right) if kinds[0] else (right, left)
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
+        if fn is operator.mul and any(v in self.list_items for v in (left, right)):  # rows[0] * 3: an item of a
+            items, n = (left, right) if left in self.list_items else (right, left)  # list of lists built here
+            return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)  # (repeated, should it be one)
         if fn not in (operator.add, operator.mul):  # x ** [1, 2, 3]: a list has no `-`, `/`, `**`, so the
             left, right = self._as_array(left, node), self._as_array(right, node)  # other side is an array
         return self.emit(rules.lookup(fn), [left, right], {}, node, target)
