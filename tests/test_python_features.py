@@ -957,3 +957,59 @@ def test_a_helper_returning_a_new_list_of_functions_is_followed():
         return sum(np.sum(g(x)) * (k + 1) for k, g in enumerate(fs))
     check_modes(f, X3.copy())
 
+
+class _Settings:
+    scale = 2.0
+    count = 0
+
+
+_COUNTS = {"calls": 0}
+
+
+def _bump_the_class_count():
+    _Settings.count += 1
+
+
+def _a_class_number_set_in_a_loop_and_read(x):
+    s = 0.0
+    for k in range(3):
+        _Settings.scale = k * 1.0
+        s = s + np.sum(x) * _Settings.scale
+    return s
+
+
+def _a_class_count_a_helper_bumps(x):
+    _bump_the_class_count()
+    return np.sum(x) * _Settings.count
+
+
+def _a_module_dict_counted_into(x):
+    _COUNTS["calls"] += 1
+    return np.sum(x) * _COUNTS["calls"]
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_a_class_number_set_in_a_loop_and_read, "`_Settings.scale` is set in the function and read in it too"),
+    (_a_class_count_a_helper_bumps, "`_Settings.count` is set in the function and read in it too"),
+    (_a_module_dict_counted_into, "changes `_COUNTS`, a dict of the module"),
+])
+def test_state_of_a_class_or_module_changed_and_read_in_the_function_is_refused(monkeypatch, fn, says):
+    """A class's number is read as a constant when transforming: set in a loop (`C.scale = k`), each pass read
+    the value from before the call (18.0 where Python gives 9.0); bumped by a helper, the count from before.
+    `G["n"] += 1` on a module's dict changed a copy: G kept 0, each call gave the first call's value. No error."""
+    monkeypatch.setattr(_Settings, "scale", 2.0)
+    monkeypatch.setattr(_Settings, "count", 0)
+    monkeypatch.setitem(_COUNTS, "calls", 0)
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.value_and_grad(fn)(X3.copy())
+
+
+def _a_class_flag_only_set(x):
+    _Settings.count = 5
+    return np.sum(x ** 2) * _Settings.scale
+
+
+def test_a_class_attribute_set_but_not_read_in_the_function_is_set(monkeypatch):
+    monkeypatch.setattr(_Settings, "count", 0)
+    check_modes(_a_class_flag_only_set, X3.copy())
+    assert _Settings.count == 5

@@ -33,7 +33,7 @@ from ..rules.table import Primitive
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
 from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
-from .resolve import MISSING
+from .resolve import MISSING, library_object
 from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
 from .normalize import normalize
@@ -469,6 +469,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.maybe_same: dict = {}  # var a function run as written returned -> the arrays it was given
+        self.static_set: dict = {}  # (id(class or module), attr) -> node: `C.count = v` setting one this function
+        #                             would otherwise read as a constant (`C.count` read after it: refused)
         self.held_by: dict = {}  # list, tuple or dict var -> the arrays it may hold or hold views of (_track_held)
         self.iterators: dict = {}  # var -> the loops open where it was made: a generator, map or zip, read once
         self.read_as_alias: dict = {}  # such a var read once -> where it was made (`h = g` passes it on)
@@ -1325,6 +1327,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
+        self.set_static_attribute(target)
         base = self.expr(target.value)
         if target.attr == "shape" and isinstance(target.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:  # a.shape = (3, 1): a reshaped, in place
@@ -1346,6 +1349,24 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.inline(user_function(prop.fset), target, [base, self.value(value_node)], {}, receiver=cls)
             return
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
+
+    def set_static_attribute(self, target):
+        """`C.count = v` (`C.count += 1`) on a class or module of the user's: tapegen reads a number or string it
+        holds as a constant when it transforms the function, so one the function also reads is refused (it
+        would read the value from before the call's own write)."""
+        holder = self.static(target.value)
+        if not isinstance(holder, (type, types.ModuleType)) or library_object(holder):
+            return
+        if any(kind == "attr" and where is holder and key == target.attr for kind, where, key, _ in self.bindings):
+            raise self.static_attribute_refused(target)
+        self.static_set[id(holder), target.attr] = target
+
+    def static_attribute_refused(self, node):
+        text = ast.unparse(node if isinstance(node, ast.Attribute) else node.value)
+        return self.unsupported(node, f"`{text}` is set in the function and read in it too: tapegen reads what a "
+                                      f"class or module holds when it transforms the function, so the read would "
+                                      f"see the value from before the call", "keep what changes from call to call in "
+                                      "an object's attribute (`STATE = State()`, then `STATE.count += 1`)")
 
     def set_attribute(self, base, target, value):
         cls = self.class_of(base)

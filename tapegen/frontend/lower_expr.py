@@ -1292,6 +1292,8 @@ class Expressions:
         static = self.static(node)
         if static is not MISSING and not callable(static) and _literal_constant(static):
             holder = self.static(node.value)  # a module constant such as np.pi or np.newaxis; a number of a
+            if (id(holder), node.attr) in self.static_set:  # (set in the function before: not this constant)
+                raise self.static_attribute_refused(node)
             if isinstance(holder, (types.ModuleType, type)) and not library_object(holder):  # module or class of
                 self.bindings.append(("attr", holder, node.attr, static))  # the user's: checked before each call
             return Const(static)

@@ -625,6 +625,13 @@ class ControlFlow:
 
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced."""
+        if container in self.free.values():  # G["n"] += 1 on a dict of the module (or a closure)
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes `{name}`, a "
+                                           f"{self.container_kind(container)} of the module (or a closure), which "
+                                           f"Python changes for every later call: tapegen would change a copy",
+                                   f"keep what changes from call to call in an object's attribute "
+                                   f"(`STATE.{name}[...] = ...`), or copy it first if only this call should see "
+                                   f"the change: {name} = {'dict' if self.container_kind(container) == 'dict' else 'list'}({name})")
         self.check_unshared(name, container, target)
         key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
