@@ -839,6 +839,24 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.emit(rules.lookup(assign_primitive), [atom], {}, node, var)
             if isinstance(atom, Var) and atom in self.fresh:
                 self.fresh.add(var)
+            self.carry_attributes(name, atom, var, node)
+
+    def carry_attributes(self, name, atom, var, node):
+        """`acc = acc + N(...)` in a loop or branch: the object a call made there, its attributes set in that
+        call, is now the construct's var: its attributes are that var's, carried as the body's own
+        `acc.mu = ...` would be (read after the loop or in the next pass, they were acc's from before)."""
+        if not isinstance(atom, Var) or atom not in self.types:
+            return
+        own = {attr: value for (base, attr), (value, _) in list(self.attributes.items()) if base is atom}
+        for attr in [attr for (base, attr) in list(self.attributes) if base is var and attr not in own]:
+            # one the var held before, which the new object's code did not set here (`st = a if c else b`): its
+            # own when the code runs, unless that would lose a derivative (refused, as such a read is)
+            target = ast.copy_location(ast.Attribute(ast.Name(name, ast.Load()), attr, ast.Load()), node)
+            self.check_untied_attribute(atom, attr, target)
+            own[attr] = self.emit(rules.lookup(getattr), [atom, Const(attr)], {}, node, None)
+        for attr, value in own.items():
+            target = ast.copy_location(ast.Attribute(ast.Name(name, ast.Load()), attr, ast.Store()), node)
+            self.set_attribute(var, target, value)
 
     def bind_static(self, name, value, node=None):
         """Bind `name` to what the transform knows of its value: a function, a lambda, a display of them, an
@@ -1488,9 +1506,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
             atoms = [self.value(v) for v in value_node.elts]  # every right-hand side first (pi, sqrt = np.pi, np.sqrt)
             targets = {self.shared[n] for n in names if n in self.shared}
-            atoms = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
-                     for a in atoms]  # a, b = b, a: read both before writing either
-            for name, atom in zip(names, atoms):
+            read = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
+                    for a in atoms]  # a, b = b, a: read both before writing either
+            for before, copy in zip(atoms, read):
+                if copy is not before and before in self.types:  # an object: its class and attributes too
+                    self.types[copy] = self.types[before]
+                    self.attributes.update({(copy, attr): held for (base, attr), held in list(self.attributes.items())
+                                            if base is before})
+            for name, atom in zip(names, read):
                 self.store(name, atom, value_node)
             return
         if isinstance(value_node, ast.Call):
