@@ -504,8 +504,8 @@ def _attributes_set_through_a_loop_target_then_called(x):
 
 def test_an_attribute_set_through_a_loop_target_is_not_carried_from_before_the_loop():
     """`for layer in layers: layer.w = ...` carried `layer.w` from before the loop, where `layer` is not yet
-    bound: the IR check failed inside tapegen (InternalError). Like its twin with another name in the second
-    loop, it is refused (which object's `.w` the call reads is not known when transforming)."""
+    bound: the IR check failed inside tapegen (InternalError). It is refused: which object's `.w` a pass reads is
+    not known when transforming."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="may be the `.w` this function set"):
         tg.grad(_attributes_set_through_a_loop_target_then_called)(X.copy())
 
