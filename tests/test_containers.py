@@ -447,3 +447,63 @@ def test_a_helper_writing_into_an_item_of_its_callers_dict_is_refused():
     there); tapegen's code changed a copy the helper's `d` held, so the caller read the old values."""
     with pytest.raises(tg.UnsupportedSyntaxError, match=r"changes in place an item of `d`, which the caller passed"):
         tg.grad(_item_changed_by_a_helper)(np.array([0.3, -0.8, 0.1]))
+
+
+def _merged_with_the_or_operator(x):
+    d = {"a": x, "b": x * 3.0}
+    e = d | {"b": x ** 2, "c": np.sin(x)}
+    for k in range(2):
+        e |= {"a": e["a"] * x + k}
+    return np.sum(e["a"] + 2.0 * e["b"] + 3.0 * e["c"]) + np.sum(d["b"]) * len(e)
+
+
+def test_dicts_joined_with_the_or_operator_carry_their_items_derivatives():
+    """`d | e` and `d |= e` were lowered as a bitwise or, which has no derivative: a zero gradient (jvp 0.0 where
+    the central difference is 11.7), no error."""
+    check_modes(_merged_with_the_or_operator, VECTOR.copy())
+
+
+def _extend_by(xs, v):
+    xs += [v]
+
+
+def _repeat_in_place(xs):
+    xs *= 2
+
+
+def _merge_into(d, v):
+    d |= {"b": v}
+
+
+def _a_helper_extends_its_callers_list_in_place(x):
+    xs = [x]
+    for k in range(2):
+        _extend_by(xs, x ** (k + 2))
+    _repeat_in_place(xs)
+    return sum(np.sum(v) * (k + 1) for k, v in enumerate(xs)) * len(xs)
+
+
+def _a_helper_updates_its_callers_dict_in_place(x):
+    d = {"a": x}
+    _merge_into(d, x ** 2)
+    return np.sum(d["a"] * d["b"])
+
+
+@pytest.mark.parametrize("fn", [_a_helper_extends_its_callers_list_in_place,
+                                _a_helper_updates_its_callers_dict_in_place], ids=lambda f: f.__name__)
+def test_a_helpers_augmented_assignment_changes_its_callers_list_or_dict(fn):
+    """`xs += [v]`, `xs *= 2` and `d |= e` change the list or dict in place: the caller's name shows the change.
+    The caller kept its list as it was (`xs *= 2`: a value and gradient of the one item), or the transform
+    raised inside the code (a dict's tangents added with `+`, a list's turned into an index)."""
+    check_modes(fn, VECTOR.copy())
+
+
+def _an_item_of_a_list_of_lists_repeated(x):
+    rows = [[x], [x ** 2]]
+    picked = rows[int(x[0] > 0)] * 3
+    return sum(np.sum(v) * (k + 1) for k, v in enumerate(rows[0] * 2)) + sum(np.sum(v) for v in picked)
+
+
+def test_an_item_of_a_list_of_lists_times_a_count_repeats_its_items():
+    """`rows[0] * 2` was lowered as a product of arrays: its gradient code raised TypeError (a Cotree times 2)."""
+    check_modes(_an_item_of_a_list_of_lists_repeated, VECTOR.copy())

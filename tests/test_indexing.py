@@ -335,12 +335,6 @@ def test_a_float_written_into_an_int_or_bool_array_has_no_derivative():
     check_modes(_into_int_arrays, np.array([0.51, 0.73, 0.37, 0.23]))
 
 
-def _maximum_at_of_a_derivative(x):
-    a = x * 1.0
-    np.maximum.at(a, [0, 1], 0.1)
-    return np.sum(a ** 2)
-
-
 def _diagonal_view_written(x):
     M = np.zeros((3, 3))
     d = np.einsum("ii->i", M)  # NumPy's einsum summing over nothing returns a view
@@ -348,9 +342,78 @@ def _diagonal_view_written(x):
     return np.sum(M @ x)
 
 
-@pytest.mark.parametrize("f, says", [(_maximum_at_of_a_derivative, "np.add.at and np.subtract.at"),
-                                     (_diagonal_view_written, "is a view of an array")])
-def test_in_place_changes_tapegen_does_not_follow_are_refused(f, says):
-    """Both gave a wrong derivative with no error: the in-place change was run as written, unseen."""
-    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
-        tg.grad(f)(np.array([0.3, -0.2, 0.5]))
+def test_a_write_through_a_view_einsum_returns_is_refused():
+    """It gave a wrong derivative with no error: the write into M through the view went unseen."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="is a view of an array"):
+        tg.grad(_diagonal_view_written)(np.array([0.3, -0.2, 0.5]))
+
+
+_WEIGHTS = np.arange(1.0, 5.0)
+
+
+def _subtracted_at(x):
+    a = np.zeros(4)
+    for k in range(2):
+        np.subtract.at(a, [0, 0, k + 1], x[:3] ** (k + 1))
+    np.subtract.at(x, [3, 3], x[1:3])  # (into an argument: into the function's copy)
+    return np.sum(a * _WEIGHTS * a) + np.sum(x ** 2 * _WEIGHTS)
+
+
+def test_np_subtract_at_is_followed_as_np_add_at_of_the_negated_values():
+    """It ran as written, changing the array where the gradient code did not see it: a wrong gradient."""
+    check_modes(_subtracted_at, np.array([0.5, -1.5, 2.0, 0.7]))
+
+
+class _Holder:
+    pass
+
+
+def _multiplied_at(x):
+    a = x * 1.0
+    np.multiply.at(a, [0, 0], x[1])
+    return np.sum(a * _WEIGHTS)
+
+
+def _maximum_at(x):
+    a = x * 1.0
+    np.maximum.at(a, [1, 1], x[2:])
+    return np.sum(a * _WEIGHTS)
+
+
+def _added_at_into_an_attribute(x):
+    h = _Holder()
+    h.a = x * 1.0
+    np.add.at(h.a, [0, 0], x[1])
+    return np.sum(h.a * _WEIGHTS)
+
+
+def _added_at_into_a_row(x):
+    A = np.outer(x, x)
+    np.add.at(A[0], [0, 0], x[1])
+    return np.sum(A * _WEIGHTS)
+
+
+def _added_at_into_a_list_item(x):
+    rows = [x * 1.0]
+    np.add.at(rows[0], [0, 0], x[1])
+    return np.sum(rows[0] * _WEIGHTS)
+
+
+@pytest.mark.parametrize("f", [_multiplied_at, _maximum_at, _added_at_into_an_attribute, _added_at_into_a_row,
+                               _added_at_into_a_list_item], ids=lambda f: f.__name__)
+def test_a_ufuncs_at_writing_into_a_differentiated_array_tapegen_cannot_follow_is_refused(f):
+    """Each ran as written: the array changed in place, the gradient was that of the array before (no error)."""
+    with pytest.raises(tg.NoRuleError, match="changes .* in place"):
+        tg.grad(f)(np.array([0.5, -1.5, 2.0, 0.7]))
+
+
+def _counted_at_into_an_attribute(x):
+    h = _Holder()
+    h.counts = np.zeros(4)
+    np.add.at(h.counts, [0, 0, 2], 1.0)
+    np.maximum.at(h.counts, [1], 0.5)
+    return np.sum(x ** 2 * h.counts)
+
+
+def test_a_ufuncs_at_on_an_array_without_derivatives_runs_as_written():
+    check_modes(_counted_at_into_an_attribute, np.array([0.5, -1.5, 2.0, 0.7]))

@@ -901,3 +901,133 @@ def test_a_modules_model_keeps_what_a_helper_writes_into_its_dicts():
 def test_a_derivative_written_into_a_modules_dict_is_not_read_back():
     with pytest.raises(tg.UnsupportedSyntaxError, match="wrote a value carrying a derivative into it"):
         tg.grad(pf.running_average_read_back)(_m(4, 3), _m(3))
+
+
+def _set_the_first(fs):
+    fs[0] = np.cos
+
+
+def _replace_through_update(ops):
+    ops.update(a=np.cos)
+
+
+def _take_the_first(ops):
+    return ops.pop("a")
+
+
+def _add_cos(fs):
+    fs.append(np.cos)
+
+
+def _a_helper_sets_an_item_of_the_callers_list_of_functions(x):
+    fs = [np.sin, np.tanh]
+    _set_the_first(fs)
+    return np.sum(fs[0](x))
+
+
+def _a_helper_updates_the_callers_dict_of_functions(x):
+    ops = {"a": np.sin}
+    _replace_through_update(ops)
+    return np.sum(ops["a"](x))
+
+
+def _a_helper_pops_from_the_callers_dict_of_functions(x):
+    ops = {"a": np.sin, "b": np.cos}
+    f = _take_the_first(ops)
+    return np.sum(f(x)) + sum(np.sum(g(x)) * 2 for g in ops.values())
+
+
+def _a_helper_appends_to_the_callers_list_of_functions(x):
+    fs = [np.sin]
+    _add_cos(fs)
+    return sum(np.sum(f(x)) * (k + 1) for k, f in enumerate(fs))
+
+
+def _another_name_pops_from_a_dict_of_functions(x):
+    ops = {"a": np.sin, "b": np.cos}
+    same = ops
+    f = same.pop("a")
+    return np.sum(f(x)) + sum(np.sum(g(x)) * 2 for g in ops.values())
+
+
+@pytest.mark.parametrize("fn", [_a_helper_sets_an_item_of_the_callers_list_of_functions,
+                                _a_helper_updates_the_callers_dict_of_functions,
+                                _a_helper_pops_from_the_callers_dict_of_functions,
+                                _a_helper_appends_to_the_callers_list_of_functions,
+                                _another_name_pops_from_a_dict_of_functions], ids=lambda f: f.__name__)
+def test_a_list_or_dict_of_functions_changed_through_another_name_is_refused(fn):
+    """A helper's `fs[0] = np.cos` (`.update`, `.pop`, `.append`) on the caller's list or dict of functions, or
+    `.pop` through another name, changed it only where it was written: the caller went on calling np.sin (a wrong
+    value and gradient, no error)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="holds too"):
+        tg.grad(fn)(X3.copy())
+
+
+def _a_helper_returns_a_new_list_of_functions(fs):
+    new = list(fs)
+    new.append(np.cos)
+    return new
+
+
+def test_a_helper_returning_a_new_list_of_functions_is_followed():
+    def f(x):
+        fs = _a_helper_returns_a_new_list_of_functions([np.sin, np.tanh])
+        return sum(np.sum(g(x)) * (k + 1) for k, g in enumerate(fs))
+    check_modes(f, X3.copy())
+
+
+class _Settings:
+    scale = 2.0
+    count = 0
+
+
+_COUNTS = {"calls": 0}
+
+
+def _bump_the_class_count():
+    _Settings.count += 1
+
+
+def _a_class_number_set_in_a_loop_and_read(x):
+    s = 0.0
+    for k in range(3):
+        _Settings.scale = k * 1.0
+        s = s + np.sum(x) * _Settings.scale
+    return s
+
+
+def _a_class_count_a_helper_bumps(x):
+    _bump_the_class_count()
+    return np.sum(x) * _Settings.count
+
+
+def _a_module_dict_counted_into(x):
+    _COUNTS["calls"] += 1
+    return np.sum(x) * _COUNTS["calls"]
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_a_class_number_set_in_a_loop_and_read, "`_Settings.scale` is set in the function and read in it too"),
+    (_a_class_count_a_helper_bumps, "`_Settings.count` is set in the function and read in it too"),
+    (_a_module_dict_counted_into, "changes `_COUNTS`, a dict of the module"),
+])
+def test_state_of_a_class_or_module_changed_and_read_in_the_function_is_refused(monkeypatch, fn, says):
+    """A class's number is read as a constant when transforming: set in a loop (`C.scale = k`), each pass read
+    the value from before the call (18.0 where Python gives 9.0); bumped by a helper, the count from before.
+    `G["n"] += 1` on a module's dict changed a copy: G kept 0, each call gave the first call's value. No error."""
+    monkeypatch.setattr(_Settings, "scale", 2.0)
+    monkeypatch.setattr(_Settings, "count", 0)
+    monkeypatch.setitem(_COUNTS, "calls", 0)
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.value_and_grad(fn)(X3.copy())
+
+
+def _a_class_flag_only_set(x):
+    _Settings.count = 5
+    return np.sum(x ** 2) * _Settings.scale
+
+
+def test_a_class_attribute_set_but_not_read_in_the_function_is_set(monkeypatch):
+    monkeypatch.setattr(_Settings, "count", 0)
+    check_modes(_a_class_flag_only_set, X3.copy())
+    assert _Settings.count == 5

@@ -33,7 +33,7 @@ from ..rules.table import Primitive
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
 from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
-from .resolve import MISSING
+from .resolve import MISSING, library_object
 from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
 from .normalize import normalize
@@ -480,6 +480,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.maybe_same: dict = {}  # var a function run as written returned -> the arrays it was given
+        self.static_set: dict = {}  # (id(class or module), attr) -> node: `C.count = v` setting one this function
+        #                             would otherwise read as a constant (`C.count` read after it: refused)
         self.held_by: dict = {}  # list, tuple or dict var -> the arrays it may hold or hold views of (_track_held)
         self.iterators: dict = {}  # var -> the loops open where it was made: a generator, map or zip, read once
         self.read_as_alias: dict = {}  # such a var read once -> where it was made (`h = g` passes it on)
@@ -658,6 +660,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if attr and attr not in ("=", "+=", "known", "dispatch") and not attr.startswith("~"):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
+            if "." in name and name.split(".")[0] in unbound:  # `for l in layers: l.w = ...`: an object the
+                continue  # construct binds itself has no attribute from before to carry
             if "." in name:  # `self.h = ...` inside: the attribute is carried like a variable
                 self._share_attribute(name, node)
                 continue
@@ -801,6 +805,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         key = (base, attr)
         if key in self.shared_attributes:
             return
+        cls = self.class_of(base)
+        if cls is not None and isinstance(inspect.getattr_static(cls, attr, None), property):
+            return  # `p.w = v` through a property: its setter sets what it sets (carried as a method's writes are)
         held = self.attributes.get(key)
         if held is not None and isinstance(held[0], StaticValue):
             return  # a function held in an attribute: known, not carried
@@ -861,6 +868,24 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.emit(rules.lookup(assign_primitive), [atom], {}, node, var)
             if isinstance(atom, Var) and atom in self.fresh:
                 self.fresh.add(var)
+            self.carry_attributes(name, atom, var, node)
+
+    def carry_attributes(self, name, atom, var, node):
+        """`acc = acc + N(...)` in a loop or branch: the object a call made there, its attributes set in that
+        call, is now the construct's var: its attributes are that var's, carried as the body's own
+        `acc.mu = ...` would be (read after the loop or in the next pass, they were acc's from before)."""
+        if not isinstance(atom, Var) or atom not in self.types:
+            return
+        own = {attr: value for (base, attr), (value, _) in list(self.attributes.items()) if base is atom}
+        for attr in [attr for (base, attr) in list(self.attributes) if base is var and attr not in own]:
+            # one the var held before, which the new object's code did not set here (`st = a if c else b`): its
+            # own when the code runs, unless that would lose a derivative (refused, as such a read is)
+            target = ast.copy_location(ast.Attribute(ast.Name(name, ast.Load()), attr, ast.Load()), node)
+            self.check_untied_attribute(atom, attr, target)
+            own[attr] = self.emit(rules.lookup(getattr), [atom, Const(attr)], {}, node, None)
+        for attr, value in own.items():
+            target = ast.copy_location(ast.Attribute(ast.Name(name, ast.Load()), attr, ast.Store()), node)
+            self.set_attribute(var, target, value)
 
     def bind_static(self, name, value, node=None):
         """Bind `name` to what the transform knows of its value: a function, a lambda, a display of them, an
@@ -1367,6 +1392,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
+        self.set_static_attribute(target)
         base = self.expr(target.value)
         if target.attr == "shape" and isinstance(target.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:  # a.shape = (3, 1): a reshaped, in place
@@ -1403,9 +1429,28 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 raise self.unsupported(target, f"`{cls.__name__}.{target.attr}` is a property "
                                                f"{'without a setter' if prop.fset is None else 'whose setter tapegen cannot read'}"
                                                f": setting it is not followed", _PLAIN_HINT)
+            self.bind_method(cls, target.attr, prop)  # (`C.w = property(...)` makes the code again)
             self.inline(user_function(prop.fset), target, [base, self.value(value_node)], {}, receiver=cls)
             return
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
+
+    def set_static_attribute(self, target):
+        """`C.count = v` (`C.count += 1`) on a class or module of the user's: tapegen reads a number or string it
+        holds as a constant when it transforms the function, so one the function also reads is refused (it
+        would read the value from before the call's own write)."""
+        holder = self.static(target.value)
+        if not isinstance(holder, (type, types.ModuleType)) or library_object(holder):
+            return
+        if any(kind == "attr" and where is holder and key == target.attr for kind, where, key, _ in self.bindings):
+            raise self.static_attribute_refused(target)
+        self.static_set[id(holder), target.attr] = target
+
+    def static_attribute_refused(self, node):
+        text = ast.unparse(node if isinstance(node, ast.Attribute) else node.value)
+        return self.unsupported(node, f"`{text}` is set in the function and read in it too: tapegen reads what a "
+                                      f"class or module holds when it transforms the function, so the read would "
+                                      f"see the value from before the call", "keep what changes from call to call in "
+                                      "an object's attribute (`STATE = State()`, then `STATE.count += 1`)")
 
     def set_attribute(self, base, target, value):
         cls = self.class_of(base)
@@ -1545,9 +1590,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
             atoms = [self.value(v) for v in value_node.elts]  # every right-hand side first (pi, sqrt = np.pi, np.sqrt)
             targets = {self.shared[n] for n in names if n in self.shared}
-            atoms = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
-                     for a in atoms]  # a, b = b, a: read both before writing either
-            for name, atom in zip(names, atoms):
+            read = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
+                    for a in atoms]  # a, b = b, a: read both before writing either
+            for before, copy in zip(atoms, read):
+                if copy is not before and before in self.types:  # an object: its class and attributes too
+                    self.types[copy] = self.types[before]
+                    self.attributes.update({(copy, attr): held for (base, attr), held in list(self.attributes.items())
+                                            if base is before})
+            for name, atom in zip(names, read):
                 self.store(name, atom, value_node)
             return
         if isinstance(value_node, ast.Call):

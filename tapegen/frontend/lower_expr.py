@@ -35,7 +35,7 @@ from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, stands_for, vectori
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class, _CHANGING_METHODS, _keeps_state_alone
-from .resolve import MISSING, LiveNamespace, _static_instance, freezes, library_object, native
+from .resolve import MISSING, LiveNamespace, _static_instance, freezes, library_object, marker, native
 
 BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.FloorDiv: operator.floordiv,
@@ -278,6 +278,7 @@ class Expressions:
             raise self.unsupported(node, f"`{ast.unparse(node)}` goes through {cls.__name__}.{name}, which is not a "
                                          f"Python function of a class of yours, so tapegen cannot follow it",
                                    "keep the arrays in plain attributes, or call a method of yours that returns them")
+        self.bind_method(cls, name, method)  # (Python looks it up on the class: `G.__mul__ = ...` makes it again)
         if name == "__iter__" and not inspect.isgeneratorfunction(method) and _iterates_attribute(method):
             return _iterates_attribute(method)  # `return iter(self.layers)`: the attribute's name
         if name == "__iter__" and not inspect.isgeneratorfunction(method):
@@ -333,10 +334,10 @@ class Expressions:
             if made is not None:
                 return made
         first = self.value(node.args[0]) if node.args and isinstance(node.args[0], (ast.Lambda, ast.Name)) \
-            and getattr(obj, "__tapegen_static_call__", None) is True else None
-        if getattr(obj, "__tapegen_static_call__", None) is True and isinstance(first, LocalFunction):
+            and marker(obj, "__tapegen_static_call__") is True else None
+        if marker(obj, "__tapegen_static_call__") is True and isinstance(first, LocalFunction):
             return self.transform_of_local(obj, first, node)  # tg.grad(lambda w: loss(w, x))
-        if getattr(obj, "__tapegen_static_call__", None) is True:  # tg.grad(f): made now, if f is known now
+        if marker(obj, "__tapegen_static_call__") is True:  # tg.grad(f): made now, if f is known now
             made = self._called_now(obj, node, self._static_argument)
             if made is not None:
                 return made
@@ -703,6 +704,8 @@ class Expressions:
         if overloaded is not None:
             return overloaded
         kinds = (self.container_kind(left), self.container_kind(right))
+        if fn is operator.or_ and "dict" in kinds:  # d | e: a new dict, d's items with e's set (not a bitwise or)
+            return self.emit(rules.lookup(updated), [left, right], {}, node, target)
         if fn is operator.add and any(kinds):  # joining sequences, not adding numbers
             op = concat if all(kinds) else plus  # plus: the other side's type is known only when it runs
             return self.emit(rules.lookup(op), [left, right], {}, node, target)
@@ -712,6 +715,9 @@ class Expressions:
         if fn is operator.mul and any(kinds):  # [x] * 3: the items repeated
             items, n = (left, right) if kinds[0] else (right, left)
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
+        if fn is operator.mul and any(v in self.list_items for v in (left, right)):  # rows[0] * 3: an item of a
+            items, n = (left, right) if left in self.list_items else (right, left)  # list of lists built here
+            return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)  # (repeated, should it be one)
         if fn not in (operator.add, operator.mul):  # x ** [1, 2, 3]: a list has no `-`, `/`, `**`, so the
             left, right = self._as_array(left, node), self._as_array(right, node)  # other side is an array
         return self.emit(rules.lookup(fn), [left, right], {}, node, target)
@@ -1293,6 +1299,8 @@ class Expressions:
         static = self.static(node)
         if static is not MISSING and not callable(static) and _literal_constant(static):
             holder = self.static(node.value)  # a module constant such as np.pi or np.newaxis; a number of a
+            if (id(holder), node.attr) in self.static_set:  # (set in the function before: not this constant)
+                raise self.static_attribute_refused(node)
             if isinstance(holder, (types.ModuleType, type)) and not library_object(holder):  # module or class of
                 self.bindings.append(("attr", holder, node.attr, static))  # the user's: checked before each call
             return Const(static)
@@ -1327,6 +1335,7 @@ class Expressions:
         cls = self.class_of(base)
         prop = inspect.getattr_static(cls, node.attr, None) if cls is not None else None
         if isinstance(prop, property) and user_function(prop.fget) is not None:  # a property of the user's class
+            self.bind_method(cls, node.attr, prop)  # (`C.w = property(...)` makes the code again)
             return self.inline(user_function(prop.fget), node, [base], {}, receiver=cls)
         if cls is not None and not issubclass(cls, tuple):
             self.check_attribute_access(cls, node, node.attr)
@@ -1335,6 +1344,7 @@ class Expressions:
             fallback = user_function(inspect.getattr_static(cls, "__getattr__", None))
             if fallback is not None and base not in self.live and \
                     inspect.getattr_static(cls, node.attr, MISSING) is MISSING:  # not set here, not of the class:
+                self.bind_method(cls, "__getattr__", inspect.getattr_static(cls, "__getattr__"))
                 return self.inline(fallback, node, [base, Const(node.attr)], {}, receiver=cls)  # its __getattr__
         self.check_untied_attribute(base, node.attr, node)
         if node.attr == "T" and cls is None:  # (an object's attribute `T`, a number of steps, is only that)
@@ -1754,7 +1764,7 @@ class Expressions:
             known = self.known_hasattr(node)
             if known is not None:  # hasattr(self, "conv2") on an object of the module that has it: decided now
                 return (known,)
-        if obj is not MISSING and getattr(obj, "__tapegen_compose__", None) is not None:  # tg.jvp(f, ...) inside
+        if obj is not MISSING and marker(obj, "__tapegen_compose__") is not None:  # tg.jvp(f, ...) inside
             return self.composed(obj, node, outputs, targets)
         method = ufunc_methods.method_function(self.static(func.value), func.attr) \
             if isinstance(func, ast.Attribute) else None
@@ -1762,16 +1772,9 @@ class Expressions:
             args, kwargs = self.arguments(node, static=True)
             ufunc = [StaticValue(self.static(func.value), None)] if method[1] else []
             return self._call_result(self.inline(method[0], node, ufunc + args, kwargs), outputs, node, targets)
-        if isinstance(func, ast.Attribute) and func.attr == "at" and isinstance(self.static(func.value), np.ufunc):
-            if self.static(func.value) in (np.add, np.subtract) and len(node.args) == 3 and not node.keywords \
-                    and isinstance(node.args[0], ast.Name):
-                return self.add_at(node, outputs, negated=self.static(func.value) is np.subtract)
-            if any(isinstance(n, ast.Name) and self.may_carry(self.env.get(n.id)) for a in node.args
-                   for n in ast.walk(a)):  # (of values without derivatives: run as written, in place)
-                raise self.unsupported(node, f"`{ast.unparse(node)}` changes its first argument in place, which "
-                                             f"tapegen follows for np.add.at and np.subtract.at (into a name) only",
-                                       f"where the positions are unique: a[index] = "
-                                       f"np.{self.static(func.value).__name__}(a[index], values)")
+        if isinstance(func, ast.Attribute) and func.attr == "at" and self.static(func.value) in (np.add, np.subtract) \
+                and len(node.args) == 3 and not node.keywords and isinstance(node.args[0], ast.Name):
+            return self.add_at(node, outputs, negated=self.static(func.value) is np.subtract)
         if obj is not MISSING and _hashable(obj) and obj in SCIPY_MATH:  # math.lgamma: scipy.special.gammaln
             try:
                 import scipy.special
@@ -1942,6 +1945,14 @@ class Expressions:
         list or attribute holds it too (it would not show the change)."""
         holders = [f"`{other}`" for other, value in self.env.items() if other != name and _holds(value, known)] + \
             [f"`.{attr}`" for (_, attr), (value, _) in self.attributes.items() if _holds(value, known)]
+        caller = self.caller  # a helper's parameter: the caller's list or dict (`_replace(fs)` setting fs["a"])
+        while caller is not None and not holders:
+            holders = [f"`{other}` of {caller.fn.__name__}()" for other, value in caller.env.items()
+                       if _holds(value, known)]
+            if holders:
+                hint = f"change it in {caller.fn.__name__}() itself, or return a new one from " \
+                       f"{self.fn.__name__}() (new = list(fs); new.append(f); return new) and bind it there"
+            caller = caller.caller
         if holders:
             kind = "dict" if known.kind == "dict" else "list"
             raise self.unsupported(node, f"`{text}` changes the {kind} {holders[0]} holds too, which tapegen cannot "
@@ -2057,13 +2068,13 @@ class Expressions:
     def add_at(self, node, outputs, negated=False):
         """`np.add.at(sums, index, values)` into an array the function made (and no other name or view
         shows): `sums` becomes the array with the values added, repeated positions adding up (`negated`:
-        `np.subtract.at`, the values subtracted)."""
+        np.subtract.at, the values subtracted)."""
         name = node.args[0].id
         array = self.read_name(node.args[0])
         array = self.writable(name, array, node)
         index, values = self.index(node.args[1]), self.expr(node.args[2])
         if negated:
-            values = self.emit(rules.lookup(operator.neg), [values], {}, node, None)
+            values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
         self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
                                    self.shared.get(name, name)), node)
         return (Const(None),)[:outputs]
@@ -2431,7 +2442,7 @@ class Expressions:
         if not isinstance(func, ast.Call):
             return None
         maker = self.static(func.func)
-        if getattr(maker, "__tapegen_static_call__", None) is not True:  # tg.grad, tg.value_and_grad
+        if marker(maker, "__tapegen_static_call__") is not True:  # tg.grad, tg.value_and_grad
             return None
         try:
             args = [self._static_argument(a) for a in func.args]
@@ -2811,6 +2822,9 @@ class Expressions:
             item = ast.copy_location(ast.Subscript(func.value, node.args[0], ast.Store()), node)  # a module's dict
             self.statement(ast.copy_location(ast.Assign([item], node.args[1]), node))  # (live_write): as `d[k] = v`
             return ()
+        if name and isinstance(self.env.get(name), KnownItems):  # a list or dict of functions or objects: one
+            self.check_sole_holder(name, self.env[name], f"{name}.{func.attr}(...)", node,  # name holds it
+                                   f"build a new {self.env[name].kind} instead")
         if func.attr == "extend" and name and self.container_kind(receiver) == "list" and len(args) == 1 \
                 and not kwargs:
             self.check_unshared(name, receiver, node)

@@ -622,6 +622,13 @@ class ControlFlow:
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced. On one a module's
         object holds (cs231n's `bn_param["running_mean"] = ...` into `model.bn_params[0]`, also in a helper), the
         write is also made as Python makes it, into that object: `live_write`."""
+        if container in self.free.values():  # G["n"] += 1 on a dict of the module (or a closure)
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes `{name}`, a "
+                                           f"{self.container_kind(container)} of the module (or a closure), which "
+                                           f"Python changes for every later call: tapegen would change a copy",
+                                   f"keep what changes from call to call in an object's attribute "
+                                   f"(`STATE.{name}[...] = ...`), or copy it first if only this call should see "
+                                   f"the change: {name} = {'dict' if self.container_kind(container) == 'dict' else 'list'}({name})")
         held = self.live_holder(container)
         if held is None:
             self.check_unshared(name, container, target)

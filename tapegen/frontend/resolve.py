@@ -102,6 +102,13 @@ def code_of(fn) -> tuple:
     return fn.__code__, fn.__defaults__, fn.__kwdefaults__
 
 
+def marker(obj, name):
+    """The attribute `name` tapegen sets on its own functions (`__tapegen_compose__` on tg.jvp), or None: read
+    from a function's own dict, never through getattr, which runs an object's __getattr__ (that may answer
+    any name, or raise something other than AttributeError)."""
+    return vars(obj).get(name) if isinstance(obj, types.FunctionType) else None
+
+
 def binding_changed(bindings) -> bool:
     """Whether a name, cell, item or attribute of `bindings` (Program.bindings: (kind, holder, key, object))
     now holds another object (or none), a dict's keys (kind "keys", holder the dict) are others, a list's

@@ -6,6 +6,7 @@ generated code may use (NumPy as `np`, and every helper and rule function it
 calls by name).
 """
 import builtins
+import types
 from collections.abc import Mapping
 
 import numpy as np
@@ -52,6 +53,8 @@ def lookup(fn):
         return None
     if prim is None and load_optional():
         return lookup(fn)
+    if prim is None and not isinstance(fn, types.FunctionType):  # (the marks below are a function's own
+        return None  # attributes; getattr on an object would run its class's __getattr__, which may answer any name)
     if prim is None and autograd_primitives.is_autograd_primitive(fn):  # @primitive with defvjp, for autograd
         prim = autograd_primitives.primitive_for(fn, add_names)
         if prim is not None:

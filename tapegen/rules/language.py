@@ -360,9 +360,14 @@ table.nondiff(same_value_as_transformed, "value, expected, name", spelling="same
 
 
 def in_place_result(before, after):
-    """What a caller's name holds after a helper did `total += x` on it: NumPy changed an array in place
-    (`after`, the helper's new value); a number cannot change, the helper only rebound its own name."""
-    return after if isinstance(before, np.ndarray) else before
+    """What a caller's name holds after a helper did `total += x` on it: NumPy changed an array in place, and
+    Python a list (`xs += [v]`) or a dict (`d |= e`) (`after`, the helper's new value); a number or a tuple
+    cannot change, the helper only rebound its own name."""
+    return after if changed_in_place(before) else before
+
+
+def changed_in_place(before) -> bool:
+    return isinstance(before, (np.ndarray, list, dict))
 
 
 table.op(in_place_result, "before, after", spelling="in_place_result")
@@ -370,22 +375,25 @@ table.op(in_place_result, "before, after", spelling="in_place_result")
 
 @table.vjp(in_place_result, "before")
 def in_place_result_vjp_before(before, g):
-    return np.zeros(np.shape(before)) if isinstance(before, np.ndarray) else g
+    if isinstance(before, np.ndarray):
+        return np.zeros(np.shape(before))
+    return None if changed_in_place(before) else g  # (a list's or dict's: none)
 
 
 @table.vjp(in_place_result, "after")
 def in_place_result_vjp_after(before, after, g):
-    return g if isinstance(before, np.ndarray) else np.zeros(np.shape(after))
+    if changed_in_place(before):
+        return g
+    return None if isinstance(after, (list, tuple, dict)) else np.zeros(np.shape(after))
 
 
 @table.jvp(in_place_result, "before")
-def in_place_result_jvp_before(before, before_dot):
-    return np.zeros(np.shape(before)) if isinstance(before, np.ndarray) else before_dot
-
-
 @table.jvp(in_place_result, "after")
-def in_place_result_jvp_after(before, after_dot):
-    return after_dot if isinstance(before, np.ndarray) else np.zeros(np.shape(before))
+def in_place_result_jvp(before, before_dot, after, after_dot):
+    """The tangent of the value it picks (one rule for both: a list's tangents would join under `+`)."""
+    if changed_in_place(before):
+        return zeros_like_tree(after) if after_dot is None else after_dot
+    return zeros_like_tree(before) if before_dot is None else before_dot
 
 
 def copy_array(x):

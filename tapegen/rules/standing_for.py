@@ -14,6 +14,7 @@ becomes the list it yields (iterated once, as code handing it to a `for` or `lis
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import math
 
@@ -604,7 +605,8 @@ def stands_for(obj, positional: int, keywords) -> object:
         return None  # with weights, full or cov: refused
     if obj is _windows and (positional > 3 or set(keywords) - {"window_shape", "axis"}):
         return None
-    if getattr(obj, "__name__", None) == "lfilter" and str(getattr(obj, "__module__", "")).startswith("scipy.signal"):
+    if inspect.isfunction(obj) and obj.__name__ == "lfilter" and str(obj.__module__).startswith("scipy.signal"):
+        # (a function's own names: an object of the user's may answer any name through its __getattr__)
         return lfilter if positional <= 3 and not set(keywords) - {"axis"} else None  # (not with zi)
     return STANDING_FOR.get(obj)
 

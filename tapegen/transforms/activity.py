@@ -345,11 +345,16 @@ def _check_not_written(eqn, activity) -> None:
     elif getattr(fn, "__objclass__", None) is np.ndarray and fn.__name__ in MUTATORS and eqn.inputs:
         written, hint = eqn.inputs[0][1], MUTATOR_HINTS.get(fn.__name__, "store a new array instead")  # (the
         #                                            method, called as a function: `np.ndarray.fill(a, v)`)
+    elif name == ".at" and fn is None and len(eqn.inputs) > 1:  # np.multiply.at(a, i, v), np.add.at(h.a, i, v):
+        written = eqn.inputs[1][1]  # a ufunc's `at` writes into its first argument (np.add.at(a, i, v) into a
+        hint = ("np.add.at(a, i, v) into a name holding an array the function made is followed (a = h.a.copy(); "  # name
+                "np.add.at(a, i, v); h.a = a); for another ufunc write the loop: for k, v in zip(i, vs): a[k] *= v")
     else:
         written = next((atom for key, atom in eqn.inputs if key == "out"), None)
         hint = "assign the result instead: a = f(...)"
     if isinstance(written, Var) and written in activity.varying:
-        raise NoRuleError(f"{name.lstrip('.')}() changes `{written.name}` in place, which tapegen cannot follow "
+        what = "the array passed to it" if _TEMPORARY.fullmatch(written.name) else f"`{written.name}`"
+        raise NoRuleError(f"{name.lstrip('.')}() changes {what} in place, which tapegen cannot follow "
                           f"(the gradient would be that of the value before the change)", eqn.span, hint)
 
 
