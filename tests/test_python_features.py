@@ -169,6 +169,7 @@ POINTS = {
     "layers_made_by_a_comprehension": (_m(3, 4), _m(4), _m(4, 2), _m(2), _m(5, 3)),
     "layers_recording_in_a_module": (_m(2, 3),),
     "wrappers_made_here": (_m(3, 4), _m(4), _m(5, 3)),
+    "numpy_attributes_decided_when_transforming": (_m(5),),
 }
 
 

@@ -1431,8 +1431,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         norm.logpdf's)."""
         target = self.shared.get(name)
         held = self.global_item(value_node)
-        if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None or \
-                _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
+        if isinstance(value_node, (ast.Name, ast.Attribute, ast.BoolOp)) or self.known(value_node) is not None \
+                or _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
             value = self.value(value_node, target)
         elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
             value = self.display_value(value_node, target=target or name)

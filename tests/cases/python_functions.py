@@ -3062,3 +3062,14 @@ def gradient_steps_through_a_loop_over_arguments(W, b, X, y):
         for p, g in zip([W, b], [gW, gb]):
             p -= 0.1 * g
     return np.sum((X @ W + b - y) ** 2) + b
+
+
+def numpy_attributes_decided_when_transforming(y):
+    """`hasattr(np, "trapz")` and `getattr(np, "trapezoid", None) or np.trapz` are decided when transforming
+    (NumPy's version is in the cache's key): the branch not taken names a function NumPy may not have."""
+    V = y ** 2
+    area = np.trapz(V) if hasattr(np, "trapz") else np.trapezoid(V)
+    trapezoid = getattr(np, "trapezoid", None) or getattr(np, "trapz")
+    if not hasattr(np, "no_such_function"):
+        area = area + trapezoid(np.exp(y))
+    return area
