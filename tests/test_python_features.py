@@ -169,6 +169,9 @@ POINTS = {
     "layers_made_by_a_comprehension": (_m(3, 4), _m(4), _m(4, 2), _m(2), _m(5, 3)),
     "layers_recording_in_a_module": (_m(2, 3),),
     "wrappers_made_here": (_m(3, 4), _m(4), _m(5, 3)),
+    "steps_through_lists_held_in_names": (_m(3, 2), _m(2), _m(5, 3), _m(5, 2)),
+    "helpers_changing_their_callers_dict": (_m(4, 3), _m(3)),
+    "helper_changing_its_callers_dict_in_a_loop": (_m(4, 3), _m(3)),
     "numpy_attributes_decided_when_transforming": (_m(5),),
 }
 
@@ -884,3 +887,32 @@ def test_a_local_function_reading_its_own_name_before_assigning_it_is_refused():
 
 def test_a_local_function_assigning_a_name_of_its_own_leaves_the_enclosing_one():
     check_modes(_shadows_a_name, X3)
+
+
+@pytest.mark.parametrize("fn, says", [
+    (pf.number_in_a_list_changed_through_the_loop, "`p` changed in place in a loop over `params` holds a float"),
+    (pf.item_of_a_list_another_name_holds_changed_through_the_loop, "`w` holds the same ndarray"),
+])
+def test_a_loop_over_a_list_changing_what_python_would_not_is_refused_when_it_runs(fn, says):
+    """`for p in params: p -= v` runs as `params[k] -= v`: a number item (which Python rebinds in `p` only) or an
+    array another name holds (which NumPy changes there too) raises, in every mode."""
+    for differentiated in (tg.grad(fn), lambda x: tg.jvp(fn, (x,), (x,)), lambda x: tg.vjp(fn, x)):
+        with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+            differentiated(X3)
+
+
+def test_a_helper_changing_a_list_an_attribute_holds_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes in place the list it passes as `params`, which a "
+                                                         "list, dict, attribute or the module holds"):
+        tg.grad(pf.list_held_by_an_attribute_changed_by_a_helper)(X3)
+
+
+@pytest.mark.parametrize("fn", [pf.dict_item_of_a_list_changed_by_a_helper,
+                                pf.dict_item_of_an_attribute_changed_by_a_helper])
+def test_a_helper_changing_a_dict_read_out_of_a_list_is_refused(fn):
+    """`bn(x, bn_params[i])`, the helper setting `bn_param["rm"] = m`: Python changes the dict the list holds,
+    which tapegen does not follow there (it read the list's dict unchanged on the branch before this check)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes in place the dict it passes as `bn_param`, which a "
+                                                         "list, dict, attribute or the module holds"):
+        tg.grad(fn)(X3)
+

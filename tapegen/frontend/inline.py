@@ -635,6 +635,7 @@ class Calls:
                                        f"tg.grad(lambda *a: f(*a, {param}=...))")
         callee.env.update(bound)
         made = bound.get(fn_node.args.kwarg.arg) if fn_node.args.kwarg is not None else None  # **kwargs: a dict
+        callee.entry_params = {param: atom for param, atom in bound.items() if atom is not made}  # (the caller's)
         callee.params = {a for a in bound.values() if isinstance(a, Var) and a is not made}  # made for this call
         bound = list(bound.values())
         if getattr(callee, "pending_self", False):  # a method of self's class: self.helper() inside works too
@@ -644,7 +645,10 @@ class Calls:
         else:
             outputs, as_tuple = callee._statements(fn_node.body)
         for param, passed in callee.written_params.items():
-            self._write_back(passed, callee.env.get(param), node)
+            if self.container_kind(passed) in ("list", "dict"):
+                self._write_back_items(passed, callee.env.get(param), node, param)
+            else:
+                self._write_back(passed, callee.env.get(param), node)
         return Pack(tuple(outputs), "tuple") if as_tuple else outputs[0]
 
     def _write_back(self, passed, value, node):
@@ -655,13 +659,8 @@ class Calls:
         if len(names) != 1 or not isinstance(value, Var) or not (passed in self.fresh or passed in self.root_params) \
                 or passed in self.views or any(self.view_base(v) == passed for v in self.views):
             return
-        crossed = self.crossed_constructs(self.var_block.get(passed, self.blocks[0] if not self.outer_blocks
-                                                             else self.outer_blocks[0]))
         name = names[0]
-        if name not in self.shared:
-            missing = {c: {(name, "=")} for c in crossed if (name, "=") not in self.carried.get(c, ())}
-            if missing:  # the loop around the call must carry the name, as if it assigned it
-                raise Recarry(missing)
+        self._carry_written(name, passed)
         from .. import rules
         from ..rules.language import in_place_result
         self.store(name, self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None), node)
@@ -669,6 +668,36 @@ class Calls:
             self.written_params.setdefault(name, passed)
         else:
             self.stale.pop(passed, None)
+
+    def _carry_written(self, name, passed):
+        """A loop around the call must carry `name`, which the call rebinds, as if it assigned it."""
+        crossed = self.crossed_constructs(self.var_block.get(passed, self.blocks[0] if not self.outer_blocks
+                                                             else self.outer_blocks[0]))
+        if name not in self.shared:
+            missing = {c: {(name, "=")} for c in crossed if (name, "=") not in self.carried.get(c, ())}
+            if missing:
+                raise Recarry(missing)
+
+    def _write_back_items(self, passed, value, node, param):
+        """A helper changed items of a list or dict its caller passed it (`bn_param["running_mean"] = m`,
+        `params[k] -= lr * g`): Python changed the caller's, so the one name the caller holds it by now holds
+        the helper's new value (an argument's: as `p["W"] = v` on it here, the caller's own is left as it was).
+        Refused where anything else may hold it (another name, a list, dict or attribute, the module)."""
+        names = [name for name, atom in self.env.items() if atom is passed or isinstance(atom, Var) and atom == passed]
+        elsewhere = len(names) != 1 or passed in self.held_in or passed in self.captured or \
+            passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
+        if elsewhere or not isinstance(value, (Var, Pack)):
+            kind = self.container_kind(passed)
+            where = f"`{names[0]}` and `{names[1]}` hold" if len(names) > 1 else \
+                "a list, dict, attribute or the module holds (or no name of this function)"
+            raise self.unsupported(node, f"this call changes in place the {kind} it passes as `{param}`, which "
+                                         f"{where} here: tapegen does not follow that change there",
+                                   f"hold it in one local name before the call (`{param} = ...`, then pass "
+                                   f"`{param}`), or have the helper return the new {kind}")
+        self._carry_written(names[0], passed)
+        self.store(names[0], value, node)
+        if passed in self.params and self.call_stack:  # a parameter here too: its caller's list or dict
+            self.written_params.setdefault(names[0], passed)
 
     def _bind_call(self, signature, args, kwargs, defaults, node, name, kwdefaults=None):
         """{parameter name: atom} for a call, as Python binds it: `*args` a tuple, `**kwargs` a dict."""
