@@ -916,3 +916,18 @@ def test_a_helper_changing_a_dict_read_out_of_a_list_is_refused(fn):
                                                          "list, dict, attribute or the module holds"):
         tg.grad(fn)(X3)
 
+
+def _local_recursion_over_items(x):
+    def norm(v):
+        if isinstance(v, (list, tuple)):
+            return sum(norm(e) for e in v)
+        return np.sum(v ** 2)
+    return norm([x, (x * 2, x[0])])
+
+
+def test_a_local_function_recursing_past_what_tapegen_unrolls_is_refused():
+    """A local def recursing over items whose kind is known only when the code runs: a RecursionError from
+    tapegen's lowering on b0742a1; now a refusal naming the function and the fix (the module-level helper
+    runs, differentiated when the code runs)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="the local function `norm` calls itself deeper"):
+        tg.grad(_local_recursion_over_items)(X3)

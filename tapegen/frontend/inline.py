@@ -452,7 +452,17 @@ class Calls:
         declared |= _nonlocal_names_within(local.node)  # (a def inside it declaring one of ours nonlocal)
         captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node) or n in declared}
         callee.local_def = True
-        result = self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+        try:
+            result = self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+        except RecursionError:  # (a local function calling itself, unrolled until Python's own limit)
+            if local.node in self.call_stack or not any(isinstance(sub, ast.Call) and isinstance(
+                    sub.func, ast.Name) and sub.func.id == name for sub in ast.walk(local.node)):
+                raise
+            raise self.unsupported(node, f"the local function `{name}` calls itself deeper than tapegen can unroll "
+                                         f"when transforming (what ends the recursion is known only when the code "
+                                         f"runs)", f"define `{name}` at module level, where tapegen differentiates "
+                                                   f"such recursion when the code runs, or rewrite it as a loop") \
+                from None
         for held, before in captured.items():
             if callee.env.get(held) is not before:
                 self._rebind_captured(held, before, callee.env[held], home, name, node)
