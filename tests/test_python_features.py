@@ -173,6 +173,7 @@ POINTS = {
     "helpers_changing_their_callers_dict": (_m(4, 3), _m(3)),
     "helper_changing_its_callers_dict_in_a_loop": (_m(4, 3), _m(3)),
     "numpy_attributes_decided_when_transforming": (_m(5),),
+    "written_into_after_an_early_return": (_m(4, 3),),
 }
 
 

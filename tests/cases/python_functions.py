@@ -3182,3 +3182,29 @@ def dict_item_of_an_attribute_changed_by_a_helper(x):
     net = _Net()
     out = _batchnorm(x[None, :] * np.ones((2, 1)), x, net.bn_params[0])
     return np.sum(out) + np.sum(net.bn_params[0]["running_mean"] ** 2)
+
+
+_LABELS = np.array([0, 2, 1, 2])
+
+
+def _softmax_loss(x, y):
+    """cs231n's softmax_loss: the loss and its hand-written gradient `dx`, written into a copy."""
+    shifted = x - np.max(x, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    N = x.shape[0]
+    loss = -np.sum(log_probs[np.arange(N), y]) / N
+    dx = np.exp(log_probs)
+    dx[np.arange(N), y] -= 1
+    dx /= N
+    return loss, dx
+
+
+def written_into_after_an_early_return(x, y=_LABELS):
+    """cs231n's `loss(X, y=None)`: `if y is None: return scores` before arrays are made and written into.
+    Second order refused the gradient code's own restoring write on b0742a1 (`dx` unset on the returning path
+    made it not an array of its own)."""
+    scores = np.tanh(x)
+    if y is None:
+        return scores
+    loss, dscores = _softmax_loss(scores, y)
+    return loss + 0.1 * np.sum(dscores * scores)
