@@ -694,6 +694,8 @@ class Calls:
         the helper's new value (an argument's: as `p["W"] = v` on it here, the caller's own is left as it was).
         Refused where anything else may hold it (another name, a list, dict or attribute, the module)."""
         names = [name for name, atom in self.env.items() if atom is passed or isinstance(atom, Var) and atom == passed]
+        if not names and passed in self.item_origin and isinstance(value, (Var, Pack)):
+            return self.write_through_item(passed, value, node)  # `bn(x, self.bn_params[i])`: the list's item
         elsewhere = len(names) != 1 or passed in self.held_in or passed in self.captured or \
             passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
         if elsewhere or not isinstance(value, (Var, Pack)):

@@ -697,8 +697,29 @@ class ControlFlow:
         self.check_unshared(name, container, target)
         key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
-        self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
-                                   self.shared.get(name, name)), target)
+        changed = self.emit(rules.lookup(with_item), [container, key, value], {}, target, self.shared.get(name, name))
+        if container in self.item_origin and self.callers_container(name) is None:  # `p = ps[i]; p["rm"] = m`:
+            # Python changed the dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
+            self.write_through_item(container, changed, target)
+        self.store(name, changed, target)
+
+    def write_through_item(self, item, changed, node):
+        """`item`, read out of a list or dict (`p = ps[i]`, or passed as `ps[i]` to a helper), is now `changed`
+        (an item set on it, in place in Python): the list or dict holding it is rebound to hold `changed`,
+        checked when the code runs that nothing else holds `item` (as `d[k].append(v)` is). Refused where
+        tapegen cannot tell which list or dict that is."""
+        container, key = self.item_origin[item]
+        text = ast.unparse(node)
+        holders = [] if self.open_constructs else self._holders(container, key)  # (not in a loop or branch yet)
+        if not holders:
+            raise self.unsupported(node, f"`{text}` changes in place a list or dict read out of another one, which "
+                                         f"Python shows there too; tapegen follows that only outside loops and "
+                                         f"branches, into a list or dict a name or attribute holds",
+                                   "set the item through the list or dict holding it (`ps[i][\"k\"] = v`), or "
+                                   "work on a copy (`p = dict(ps[i])`)")
+        key = key if isinstance(key, Var) else Const(key)
+        self.check_item_alone(container, key, item, node, text)
+        self.replace_item(holders, key, changed, node, text)
 
     def _assign_attribute_item(self, target, value_node, op):
         """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute

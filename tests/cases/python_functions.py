@@ -3208,3 +3208,23 @@ def written_into_after_an_early_return(x, y=_LABELS):
         return scores
     loss, dscores = _softmax_loss(scores, y)
     return loss + 0.1 * np.sum(dscores * scores)
+
+
+def dict_read_out_of_a_dict_then_changed(x):
+    """`p = d["inner"]; p["rm"] = v`, and the same of a list's dict: Python changes the dict `d["inner"]` is.
+    b0742a1 read `d["inner"]` unchanged afterwards (a wrong value and gradient)."""
+    d = {"inner": {"rm": 0.0}}
+    p = d["inner"]
+    p["rm"] = x * 2.0
+    ps = [{"rm": 0.0}, {"rm": 1.0}]
+    q = ps[1]
+    q["rm"] = np.sin(x)
+    return np.sum(d["inner"]["rm"] ** 2) + np.sum(ps[1]["rm"] * x) + ps[0]["rm"]
+
+
+def dict_read_out_of_a_list_changed_in_a_loop(x):
+    ps = [{"rm": 0.0} for _ in range(2)]
+    for i in range(2):
+        p = ps[i]
+        p["rm"] = x * i
+    return np.sum(ps[1]["rm"] * x)
