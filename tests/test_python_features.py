@@ -174,6 +174,14 @@ POINTS = {
     "layers_made_by_a_comprehension": (_m(3, 4), _m(4), _m(4, 2), _m(2), _m(5, 3)),
     "layers_recording_in_a_module": (_m(2, 3),),
     "wrappers_made_here": (_m(3, 4), _m(4), _m(5, 3)),
+    "steps_through_lists_held_in_names": (_m(3, 2), _m(2), _m(5, 3), _m(5, 2)),
+    "helpers_changing_their_callers_dict": (_m(4, 3), _m(3)),
+    "helper_changing_its_callers_dict_in_a_loop": (_m(4, 3), _m(3)),
+    "numpy_attributes_decided_when_transforming": (_m(5),),
+    "written_into_after_an_early_return": (_m(4, 3),),
+    "dict_read_out_of_a_dict_then_changed": (_m(3),),
+    "dict_item_of_a_list_changed_by_a_helper": (_m(3),),
+    "dict_item_of_an_attribute_changed_by_a_helper": (_m(3),),
 }
 
 
@@ -1031,3 +1039,44 @@ def test_a_class_attribute_set_but_not_read_in_the_function_is_set(monkeypatch):
     monkeypatch.setattr(_Settings, "count", 0)
     check_modes(_a_class_flag_only_set, X3.copy())
     assert _Settings.count == 5
+
+
+@pytest.mark.parametrize("fn, says", [
+    (pf.number_in_a_list_changed_through_the_loop, "`p` changed in place in a loop over `params` holds a float"),
+    (pf.item_of_a_list_another_name_holds_changed_through_the_loop, "`w` holds the same ndarray"),
+])
+def test_a_loop_over_a_list_changing_what_python_would_not_is_refused_when_it_runs(fn, says):
+    """`for p in params: p -= v` runs as `params[k] -= v`: a number item (which Python rebinds in `p` only) or an
+    array another name holds (which NumPy changes there too) raises, in every mode."""
+    for differentiated in (tg.grad(fn), lambda x: tg.jvp(fn, (x,), (x,)), lambda x: tg.vjp(fn, x)):
+        with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+            differentiated(X3)
+
+
+def test_a_helper_changing_a_list_an_attribute_holds_matches_finite_differences():
+    """d2l's `sgd(opt.params, grads, lr)` on an optimiser's list: the helper's loop carries the caller's list
+    itself, so the attribute shows the change, as in Python."""
+    check_modes(pf.list_held_by_an_attribute_changed_by_a_helper, X3)
+
+
+def test_a_dict_read_out_of_a_list_changed_in_a_loop_is_refused():
+    """`p = ps[i]; p["rm"] = v` in a loop: Python changes the list's dict, which tapegen follows outside loops
+    and branches only (b0742a1 read the list's dict unchanged: a wrong value)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes in place a list or dict read out of another one"):
+        tg.grad(pf.dict_read_out_of_a_list_changed_in_a_loop)(X3)
+
+
+def _local_recursion_over_items(x):
+    def norm(v):
+        if isinstance(v, (list, tuple)):
+            return sum(norm(e) for e in v)
+        return np.sum(v ** 2)
+    return norm([x, (x * 2, x[0])])
+
+
+def test_a_local_function_recursing_past_what_tapegen_unrolls_is_refused():
+    """A local def recursing over items whose kind is known only when the code runs: a RecursionError from
+    tapegen's lowering on b0742a1; now a refusal naming the function and the fix (the module-level helper
+    runs, differentiated when the code runs)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="the local function `norm` calls itself deeper"):
+        tg.grad(_local_recursion_over_items)(X3)

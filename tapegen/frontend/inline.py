@@ -452,7 +452,17 @@ class Calls:
         declared |= _nonlocal_names_within(local.node)  # (a def inside it declaring one of ours nonlocal)
         captured = {n: atom for n, atom in callee.env.items() if n in _free_names(local.node) or n in declared}
         callee.local_def = True
-        result = self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+        try:
+            result = self._run_callee(callee, callee.node, node, args, kwargs, defaults, local.node, name)
+        except RecursionError:  # (a local function calling itself, unrolled until Python's own limit)
+            if local.node in self.call_stack or not any(isinstance(sub, ast.Call) and isinstance(
+                    sub.func, ast.Name) and sub.func.id == name for sub in ast.walk(local.node)):
+                raise
+            raise self.unsupported(node, f"the local function `{name}` calls itself deeper than tapegen can unroll "
+                                         f"when transforming (what ends the recursion is known only when the code "
+                                         f"runs)", f"define `{name}` at module level, where tapegen differentiates "
+                                                   f"such recursion when the code runs, or rewrite it as a loop") \
+                from None
         for held, before in captured.items():
             if callee.env.get(held) is not before:
                 self._rebind_captured(held, before, callee.env[held], home, name, node)
@@ -636,6 +646,7 @@ class Calls:
                                        f"tg.grad(lambda *a: f(*a, {param}=...))")
         callee.env.update(bound)
         made = bound.get(fn_node.args.kwarg.arg) if fn_node.args.kwarg is not None else None  # **kwargs: a dict
+        callee.entry_params = {param: atom for param, atom in bound.items() if atom is not made}  # (the caller's)
         callee.params = {a for a in bound.values() if isinstance(a, Var) and a is not made}  # made for this call
         bound = list(bound.values())
         if getattr(callee, "pending_self", False):  # a method of self's class: self.helper() inside works too
@@ -645,36 +656,64 @@ class Calls:
         else:
             outputs, as_tuple = callee._statements(fn_node.body)
         for param, passed in callee.written_params.items():
-            self._write_back(passed, callee.env.get(param), node)
+            if self.container_kind(passed) in ("list", "dict"):
+                self._write_back_items(passed, callee.env.get(param), node, param)
+            else:
+                self._write_back(passed, callee.env.get(param), node)
         return Pack(tuple(outputs), "tuple") if as_tuple else outputs[0]
 
     def _write_back(self, passed, value, node):
         """A helper did `total += x` on an array the caller passed it (`accumulate(h, E[t])`): NumPy changes
         the caller's array in place. Where the caller holds it under one name only (no view, no other
-        name: an array it made), that name now holds the helper's new value; else it stays unreadable. So
-        for a list or dict the caller made, changed by the helper (`caches.append(...)`: `changes_callers`)."""
+        name: an array it made), that name now holds the helper's new value; else it stays unreadable. (A list
+        or dict: `_write_back_items`.)"""
         names = [name for name, atom in self.env.items() if atom == passed]
-        container = self.container_kind(passed) in ("list", "dict")  # (its items are not views of its memory)
         if len(names) != 1 or not isinstance(value, Var) or not (passed in self.fresh or passed in self.root_params) \
-                or not container and (passed in self.views or any(self.view_base(v) == passed for v in self.views)):
+                or passed in self.views or any(self.view_base(v) == passed for v in self.views):
             return
-        crossed = self.crossed_constructs(self.var_block.get(passed, self.blocks[0] if not self.outer_blocks
-                                                             else self.outer_blocks[0]))
         name = names[0]
-        if name not in self.shared:
-            missing = {c: {(name, "=")} for c in crossed if (name, "=") not in self.carried.get(c, ())}
-            if missing:  # the loop around the call must carry the name, as if it assigned it
-                raise Recarry(missing)
+        self._carry_written(name, passed)
         from .. import rules
         from ..rules.language import in_place_result
-        if container:
-            self.store(name, value, node)
-        else:
-            self.store(name, self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None), node)
+        self.store(name, self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None), node)
         if passed in self.params and self.call_stack:  # a parameter here: the array of this helper's caller
             self.written_params.setdefault(name, passed)
         else:
             self.stale.pop(passed, None)
+
+    def _carry_written(self, name, passed):
+        """A loop around the call must carry `name`, which the call rebinds, as if it assigned it."""
+        crossed = self.crossed_constructs(self.var_block.get(passed, self.blocks[0] if not self.outer_blocks
+                                                             else self.outer_blocks[0]))
+        if name not in self.shared:
+            missing = {c: {(name, "=")} for c in crossed if (name, "=") not in self.carried.get(c, ())}
+            if missing:
+                raise Recarry(missing)
+
+    def _write_back_items(self, passed, value, node, param):
+        """A helper changed items of a list or dict its caller passed it (`bn_param["running_mean"] = m`,
+        `params[k] -= lr * g`): Python changed the caller's, so the one name the caller holds it by now holds
+        the helper's new value (an argument's: as `p["W"] = v` on it here, the caller's own is left as it was).
+        Refused where anything else may hold it (another name, a list, dict or attribute, the module)."""
+        names = [name for name, atom in self.env.items() if atom is passed or isinstance(atom, Var) and atom == passed]
+        if not names and passed in self.item_origin and isinstance(value, (Var, Pack)):
+            return self.write_through_item(passed, value, node)  # `bn(x, self.bn_params[i])`: the list's item
+        elsewhere = len(names) != 1 or passed in self.held_in or passed in self.captured or \
+            passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
+        if elsewhere or not isinstance(value, (Var, Pack)):
+            kind = self.container_kind(passed)
+            where = f"`{names[0]}` and `{names[1]}` hold" if len(names) > 1 else \
+                "a list, dict, attribute or the module holds (or no name of this function)"
+            raise self.unsupported(node, f"this call changes in place the {kind} it passes as `{param}`, which "
+                                         f"{where} here: tapegen does not follow that change there",
+                                   f"hold it in one local name before the call (`{param} = ...`, then pass "
+                                   f"`{param}`), or have the helper return the new {kind}")
+        self._carry_written(names[0], passed)
+        self.store(names[0], value, node)
+        if passed in self.params and self.call_stack:  # a parameter here too: its caller's list or dict
+            self.written_params.setdefault(names[0], passed)
+        else:
+            self.stale.pop(passed, None)  # (not to be read until written back: `changes_callers`)
 
     def _bind_call(self, signature, args, kwargs, defaults, node, name, kwdefaults=None):
         """{parameter name: atom} for a call, as Python binds it: `*args` a tuple, `**kwargs` a dict."""

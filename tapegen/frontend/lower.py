@@ -178,6 +178,8 @@ class _Construct:
         self.entry_mixed = {}  # var -> the classes of object it may hold on entry (set by `sharing`)
         self.ends_mixed = []
         self.rebound = set()  # vars bound to a new value in this pass so far
+        self.bound_here = set()  # ... in this branch so far
+        self.ends_bound = []  # each branch's `bound_here`
         self.early_writes = {}  # var -> "+=", "[]=" or "append": changed in place while holding the last pass's value
         # Names it sets to a function or object the transform must know (`fs = (np.tanh, np.sin)` in a
         # loop body): bound in the env as they are set, each pass or branch on its own, never shared.
@@ -219,6 +221,8 @@ class _Construct:
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
         self.ends_fresh.append({var for var in self.entry if var in self.lowerer.fresh})
+        self.ends_bound.append(self.bound_here)
+        self.bound_here = set()
         iterators = self.lowerer.iterators
         self.iterators_read |= {var for var, made_in in iterators.items() if made_in is None}
         iterators.update({var: made_in for var, made_in in self.entry_iterators.items() if var in iterators})
@@ -318,11 +322,13 @@ class _Construct:
         self.ends_mixed.append(self.classes_now())
         lowerer = self.lowerer
         ends_fresh = self.ends_fresh + [{var for var in self.entry if var in lowerer.fresh}]
+        ends_bound = self.ends_bound + [self.bound_here]
         lowerer.iterators.update({var: None for var in self.iterators_read})  # read on some path: read
         for var in self.entry:  # `b = np.ascontiguousarray(a)` on one path, `b = np.zeros(4)` on the other: b may
-            if not all(var in end for end in ends_fresh) or is_loop and var not in self.unbound \
-                    and var not in self.entry_fresh:  # be `a`, so not its own memory (a loop may run no pass)
-                lowerer.fresh.discard(var)
+            if not all(var in end or var in self.unbound and var not in bound  # be `a`, so not its own memory (a
+                       for end, bound in zip(ends_fresh, ends_bound)) or is_loop and var not in self.unbound \
+                    and var not in self.entry_fresh:  # loop may run no pass; a path leaving it unset is no
+                lowerer.fresh.discard(var)  # such path: `if y is None: return x` before `dx = x.copy()`)
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
             if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
                 raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
@@ -472,6 +478,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.root_scope = None  # the differentiated function's scope: where generated code's names resolve
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
+        self.entry_params: dict = {}  # a helper's: parameter name -> the atom its caller passed
         self.var_block: dict = {}  # var -> the block it was first assigned in
         self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
@@ -1546,8 +1553,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if chosen is not value_node:  # integrate = getattr(np, "trapz", None) or np.trapezoid: the one it is
             return self.assign(name, chosen)
         held = self.global_item(value_node)
-        if isinstance(value_node, (ast.Name, ast.Attribute)) or self.known(value_node) is not None or \
-                _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
+        if isinstance(value_node, (ast.Name, ast.Attribute, ast.BoolOp)) or self.known(value_node) is not None \
+                or _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
             value = self.value(value_node, target)
         elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
             value = self.display_value(value_node, target=target or name)
@@ -1838,6 +1845,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.holders.pop(out, None)
                 for construct in self.open_constructs:
                     construct.rebound.add(out)
+                    construct.bound_here.add(out)
         for key, atom in inputs:
             if key in held or (prim.name == "setattr" and key == "_2"):
                 for v in _vars(atom):  # an array kept in a container or attribute: changing it changes that

@@ -157,12 +157,25 @@ class Expressions:
             base = self.static(node.value)  # a module imported inside the function: `math.pi`, `stats.t.cdf`
             return native(getattr(base, node.attr, MISSING)) if isinstance(base, (types.ModuleType, type)) \
                 or _static_instance(base) else MISSING
-        if isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords \
+        if isinstance(node, ast.Call) and len(node.args) in (2, 3) and not node.keywords \
                 and isinstance(node.func, ast.Name) and self.static(node.func) is getattr:
             base, name = self.static(node.args[0]), self.known_text(node.args[1])  # getattr(np, NAME)
-            return native(getattr(base, name, MISSING)) if isinstance(name, str) and (
+            default = self.static_operand(node.args[2]) if len(node.args) == 3 else MISSING  # (np, NAME, None)
+            if len(node.args) == 3 and default is MISSING:
+                return MISSING
+            return native(getattr(base, name, default)) if isinstance(name, str) and (
                 isinstance(base, (types.ModuleType, type)) or _static_instance(base)) else MISSING
+        if isinstance(node, ast.BoolOp):  # getattr(np, "trapezoid", None) or np.trapz: decided now, as Python
+            for value in node.values:  # does (an operand not reached is not looked at)
+                operand = self.static_operand(value)
+                if operand is MISSING or bool(operand) != isinstance(node.op, ast.And):
+                    return operand
+            return operand
         return self.scope.static(node)
+
+    def static_operand(self, node):
+        """`static(node)`, or a literal's value (`None` in `getattr(np, NAME, None)`)."""
+        return node.value if isinstance(node, ast.Constant) else self.static(node)
 
     def known_text(self, node):
         """The string `node` is when transforming (a literal, a name bound to one here or in the module), or None."""
@@ -211,6 +224,10 @@ class Expressions:
             return self.value(ast.copy_location(ast.Name(held, ast.Load()), node))
         if isinstance(node, ast.Call):
             return self.made_function(node, target)
+        if isinstance(node, ast.BoolOp):  # `getattr(np, "trapezoid", None) or np.trapz`: known now
+            chosen = self.static(node)
+            if chosen is not MISSING and (callable(chosen) or isinstance(chosen, types.ModuleType)):
+                return StaticValue(chosen, None)
         if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), (LocalFunction, KnownItems, Choice)):
             return self.env[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
@@ -322,7 +339,8 @@ class Expressions:
         a StaticValue)."""
         named = self.static(node)  # getattr(np, NAME): the function (or module) it names, known now
         if named is not MISSING and (callable(named) or isinstance(named, types.ModuleType)):
-            return StaticValue(named, self.expr(node, target))
+            return StaticValue(named, self.expr(node, target) if len(node.args) == 2 else None)  # (with a
+            # default: a function to call, not a value)
         obj = self.static(node.func)
         if obj is functools.partial and node.args and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and all(kw.arg is not None for kw in node.keywords):
@@ -2022,6 +2040,9 @@ class Expressions:
         name = node.args[1]
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             return None
+        module = self.static(node.args[0])
+        if isinstance(module, types.ModuleType):  # hasattr(np, "trapz"): NumPy's version (in the cache's key)
+            return Const(hasattr(module, name.value))  # decides it, as it does for the rules
         base = self.expr(node.args[0])
         if not isinstance(base, Var):
             return None

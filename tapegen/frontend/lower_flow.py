@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import inspect
 import operator
 
@@ -23,7 +24,7 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
 from ..rules.language import (assign, in_place_result, integer_index, item_alone, item_not_shared, iterated,
-                               no_candidate, number_item, set_in_item, with_item)
+                               mutable_items, no_candidate, number_item, set_in_item, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
@@ -158,6 +159,9 @@ class ControlFlow:
         walked = _written_through_target(stmt)
         if walked is not None and all(isinstance(self.env.get(name), Var) for _, names in walked for name in names):
             return self.unrolled_in_place(stmt, walked)
+        by_index = self.through_list_items(stmt)
+        if by_index is not None:
+            return self.stmt_For(by_index)
         iterable, index_name, bind_items = self.iteration(stmt)
         if iterable is None:  # over functions, or objects of different classes: one copy of the body per item
             return self.unrolled(stmt, index_name, bind_items)
@@ -361,6 +365,69 @@ class ControlFlow:
             if target in self.written_params and target not in before:  # a helper's parameter written through
                 self.written_params.setdefault(name, self.written_params.pop(target))  # the target: its caller's
                 # array is now what the parameter's name holds
+
+    def through_list_items(self, stmt):
+        """`for p, g in zip(params, grads): p -= lr * g` (d2l's `sgd`, an optimiser's `self.params`, `for g in
+        grads: g *= 0.5`) over lists held in a name or attribute, its body changing a target in place and binding
+        it no other way (`_written_through_list`): the same loop by index, each target read and written as its
+        list's item (`params[k] -= lr * grads[k]`, which tapegen follows, checking when the code runs that
+        nothing else holds that item). The target and its item are then one object all along, as in NumPy, if
+        the item is one an in-place operator changes: checked when the code runs (a number in the list would be
+        rebound in the target only). None where the loop is not one, or a target is read after it."""
+        found = _written_through_list(stmt)
+        if found is None:
+            return None
+        pairs, index_name, augmented, changed = found
+        for k, (target, seq) in enumerate(pairs):
+            if target not in changed:  # only read: under a name of its own (`zip(params, [gW, gb])`)
+                if not isinstance(seq, ast.Name):
+                    hidden = self.namer.invented("walked").name
+                    self.statement(ast.fix_missing_locations(ast.copy_location(
+                        ast.Assign([ast.Name(hidden, ast.Store())], seq), seq)))
+                    pairs[k] = (target, ast.copy_location(ast.Name(hidden, ast.Load()), seq))
+                continue
+            if isinstance(seq, ast.Name):
+                held = self.env.get(seq.id)
+            else:
+                base = self.env.get(seq.value.id)
+                held = self.attributes.get((base, seq.attr), (None,))[0] if isinstance(base, Var) else None
+            if self.container_kind(held) != "list":
+                return None
+        if any(self.static(ast.Name(fn, ast.Load())) is not getattr(builtins, fn) for fn in ("range", "len", "min")):
+            return None
+        span = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
+        targets = {target for target, _ in pairs}
+        loops = [loop for loop in ast.walk(self.node) if isinstance(loop, (ast.For, ast.While)) and loop is not stmt]
+        around = [loop for loop in loops if _within(span[:2], loop)]
+        rebinding = [loop for loop in loops if isinstance(loop, ast.For) and loop not in around
+                     and {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} & targets]
+        for sub in ast.walk(self.node):  # (a target read after the loop, or in a loop around, holds its last
+            where = (getattr(sub, "lineno", 0), getattr(sub, "col_offset", 0))  # item in Python; in a body of
+            if isinstance(sub, ast.Name) and sub.id in targets and isinstance(sub.ctx, ast.Load) \
+                    and not _within(where, stmt) and (where > span[:2] or any(_within(where, loop) for loop in around)) \
+                    and not any(any(_within(where, inner) for inner in loop.body) and any(  # a loop binding it,
+                        isinstance(n, ast.Name) and n.id == sub.id for n in ast.walk(loop.target))  # its own)
+                                for loop in rebinding):
+                return None
+        for target, seq in pairs:
+            if target in augmented:
+                self.emit_multi(rules.lookup(mutable_items), [self.expr(seq), Const(ast.unparse(seq)),
+                                                              Const(target)], {}, stmt, 0, [])
+        index = index_name or self.namer.invented("k").name
+        lengths = [_call("len", seq) for _, seq in pairs]
+        count = lengths[0] if len(lengths) == 1 else _call("min", *lengths)
+        items = {target: seq for target, seq in pairs}
+
+        class ByIndex(ast.NodeTransformer):
+            def visit_Name(self, node):
+                if node.id not in items:
+                    return node
+                return ast.copy_location(ast.Subscript(_copied(items[node.id]), ast.Name(index, ast.Load()),
+                                                       node.ctx), node)
+
+        body = [ByIndex().visit(_copied(inner)) for inner in stmt.body]
+        loop = ast.For(ast.Name(index, ast.Store()), _call("range", count), body, [])
+        return ast.fix_missing_locations(ast.copy_location(loop, stmt))
 
     def changed_item(self, before, after, node):
         """What a name holds once its array went through a loop target changed in place (`d *= 0.5`): the new
@@ -575,6 +642,8 @@ class ControlFlow:
         afterwards that may hold it (put in a list or dict, read out of one, or a list or dict itself:
         `h = ...; xs[t] = h`, then `h` read), holds the same one."""
         holder_names = {holder for holder, _ in holders if isinstance(holder, str)}
+        written = [self.callers_passed(holder) for holder in holder_names]  # (a helper's caller's list or
+        written = {passed for passed in written if passed is not None}  # dict holds its new value after it)
         span = self.span(node)
         where = f"{span.file}:{span.line}:{span.col + 1}" if span is not None else "?"
         defined = self.defined_here()  # (a name a loop sets later in its pass holds nothing yet)
@@ -584,7 +653,7 @@ class ControlFlow:
         while caller is not None:  # in a helper or method: the names of the functions calling it (`W =
             # m.params["W"]`, then `m.update(grads)` doing `self.params[k] -= ...`)
             others += sorted((name, value) for name, value in caller.env.items() if isinstance(value, Var)
-                             and value in defined and value not in seen)
+                             and value in defined and value not in seen and value not in written)
             seen.update(value for _, value in others)
             caller = caller.caller
         self.emit_multi(rules.lookup(item_not_shared), [container, key, Pack(tuple(value for _, value in others),
@@ -634,8 +703,11 @@ class ControlFlow:
             self.check_unshared(name, container, target)
         key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
-        self.store(name, self.emit(rules.lookup(with_item), [container, key, value], {}, target,
-                                   self.shared.get(name, name)), target)
+        changed = self.emit(rules.lookup(with_item), [container, key, value], {}, target, self.shared.get(name, name))
+        if held is None and container in self.item_origin and self.callers_passed(name) is None:
+            self.write_through_item(container, changed, target)  # `p = ps[i]; p["rm"] = m`: Python changed the
+            #                  dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
+        self.store(name, changed, target)
         if held is not None:
             self.live_write(held, name, container, key, value, target)
 
@@ -655,6 +727,24 @@ class ControlFlow:
         self.live_items[self.env[name]] = (held, target)  # (the name's new value: a later write goes there too)
         if self.may_carry(value):
             self.live_written.setdefault(held, (ast.unparse(node), node))
+
+    def write_through_item(self, item, changed, node):
+        """`item`, read out of a list or dict (`p = ps[i]`, or passed as `ps[i]` to a helper), is now `changed`
+        (an item set on it, in place in Python): the list or dict holding it is rebound to hold `changed`,
+        checked when the code runs that nothing else holds `item` (as `d[k].append(v)` is). Refused where
+        tapegen cannot tell which list or dict that is."""
+        container, key = self.item_origin[item]
+        text = ast.unparse(node)
+        holders = [] if self.open_constructs else self._holders(container, key)  # (not in a loop or branch yet)
+        if not holders:
+            raise self.unsupported(node, f"`{text}` changes in place a list or dict read out of another one, which "
+                                         f"Python shows there too; tapegen follows that only outside loops and "
+                                         f"branches, into a list or dict a name or attribute holds",
+                                   "set the item through the list or dict holding it (`ps[i][\"k\"] = v`), or "
+                                   "work on a copy (`p = dict(ps[i])`)")
+        key = key if isinstance(key, Var) else Const(key)
+        self.check_item_alone(container, key, item, node, text)
+        self.replace_item(holders, key, changed, node, text)
 
     def _assign_attribute_item(self, target, value_node, op):
         """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute
@@ -787,6 +877,11 @@ class ControlFlow:
         others = [other for other, atom in self.env.items() if other != name and atom is container]
         if not others and self.changes_callers(name, container, node):
             return
+        passed = self.callers_passed(name)  # (a name the helper never rebinds: its caller's, also in a loop)
+        if passed is not None and not others and container not in self.captured and not any(
+                atom is passed for other, atom in self.env.items() if other != name):
+            self.written_params.setdefault(name, passed)  # the caller's, where it holds the helper's new one
+            return
         if container in self.params or others or container in self.captured:
             where = f"`{others[0]}`" if others else "an argument" if container in self.params \
                 else "another list, tuple or dict"
@@ -811,6 +906,17 @@ class ControlFlow:
         """Whether `var`, a parameter of this helper, is a list or dict its caller made, in no other list or dict."""
         return var in self.params and bool(self.call_stack) and var in self.fresh and var not in self.root_params \
             and var not in self.captured and self.container_kind(var) in ("list", "dict")
+
+    def callers_passed(self, name):
+        """The list or dict a helper's parameter `name` holds as its caller passed it, where the helper never
+        rebinds the name (so in a loop too, `for k in params: params[k] -= lr * grads[k]`), else None."""
+        passed = self.entry_params.get(name)
+        if not self.call_stack or passed is None or self.container_kind(passed) not in ("list", "dict"):
+            return None
+        if any(isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load)
+               or isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(self.node)):
+            return None
+        return passed
 
     def generated_code(self) -> bool:
         """Whether the function being lowered is gradient code tapegen wrote (differentiated again)."""
@@ -1063,29 +1169,82 @@ def _written_through_target(loop) -> list | None:
         return None
     if len({len(seq.elts) for _, seq in pairs}) != 1:
         return None
-    body = ast.Module(loop.body, [])
-    targets = {t.id for t, _ in pairs}
-    walked = {e.id for _, seq in pairs for e in seq.elts}
+    if not _changed_in_place(loop.body, {t.id for t, _ in pairs}, {e.id for _, seq in pairs for e in seq.elts}):
+        return None
+    return [(t.id, [e.id for e in seq.elts]) for t, seq in pairs]
+
+
+def _written_through_list(loop):
+    """`for p, g in zip(params, grads): p -= lr * g`, `for i, p in enumerate(self.params): p *= 0.5`: a loop over
+    lists held in names or attributes of a name (a zip of them, or an enumerate of one), whose body changes a
+    target in place and binds it no other way, as `_written_through_target` tells for lists written out of
+    names: ([(target name, its sequence's node)], the enumerate's index name or None, the targets changed by an
+    augmented assignment), else None."""
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return None
+    it, target, index_name = loop.iter, loop.target, None
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and not it.keywords \
+            and len(it.args) == 1 and _is_unpacking(target, 2) and isinstance(target.elts[0], ast.Name):
+        index_name, target, it = target.elts[0].id, target.elts[1], it.args[0]
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" and not it.keywords \
+            and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args) and index_name is None:
+        pairs = list(zip(target.elts, it.args))
+    else:
+        pairs = [(target, it)]
+    if not all(isinstance(t, ast.Name) for t, _ in pairs):
+        return None
+    names = [t.id for t, _ in pairs] + ([index_name] if index_name else [])
+    if len(set(names)) != len(names):
+        return None
+    roots = {seq.id for _, seq in pairs if isinstance(seq, ast.Name)}
+    attributes = {(seq.value.id, seq.attr) for _, seq in pairs if isinstance(seq, ast.Attribute)
+                  and isinstance(seq.value, ast.Name)}
+    for sub in ast.walk(ast.Module(loop.body, [])):  # (`self.params` rebound in the body, or by a method it
+        if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and any(  # calls, is not the list
+                sub.attr == attr for _, attr in attributes) or isinstance(sub, ast.Call) and isinstance(  # walked)
+                sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) and any(
+                sub.func.value.id == base for base, _ in attributes):
+            return None
+    changed = _changed_in_place(loop.body, {t.id for t, _ in pairs}, roots)
+    if not changed or not all(isinstance(seq, ast.Name) or isinstance(seq, ast.Attribute)
+                              and isinstance(seq.value, ast.Name) for t, seq in pairs if t.id in changed):
+        return None  # (a list changed through its target is one held in a name or attribute)
+    augmented = {sub.target.id for sub in ast.walk(ast.Module(loop.body, [])) if isinstance(sub, ast.AugAssign)
+                 and isinstance(sub.target, ast.Name)}
+    return [(t.id, seq) for t, seq in pairs], index_name, augmented & changed, changed
+
+
+def _changed_in_place(body, targets, walked):
+    """The loop targets `targets` the statements `body` change in place (`+=`, `d[i] = v`, `out=d`), if they bind
+    them no other way and neither read nor set the names `walked`, else an empty set."""
+    body = ast.Module(body, [])
     written = set()
     augmented = {id(sub.target) for sub in ast.walk(body) if isinstance(sub, ast.AugAssign)}
     for sub in ast.walk(body):
         if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.FunctionDef, ast.Lambda, ast.Global,
                             ast.Nonlocal, ast.Delete, ast.Yield, ast.ClassDef)):
-            return None
+            return set()
         if isinstance(sub, ast.Name) and sub.id in walked:
-            return None  # (the body reads or sets a walked name itself)
+            return set()  # (the body reads or sets a walked name itself)
         if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
             written.add(sub.target.id)
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in targets \
                 and id(sub) not in augmented:
-            return None  # `d = ...`: rebound, not changed
+            return set()  # `d = ...`: rebound, not changed
         elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
             written.add(sub.value.id)
         elif isinstance(sub, ast.Call):
             written.update(kw.value.id for kw in sub.keywords if kw.arg == "out" and isinstance(kw.value, ast.Name))
-    if not written & targets:
-        return None
-    return [(t.id, [e.id for e in seq.elts]) for t, seq in pairs]
+    return written & targets
+
+
+def _call(fn, *args):
+    return ast.Call(ast.Name(fn, ast.Load()), list(args), [])
+
+
+def _copied(node):
+    """A copy of `node` (its locations kept), to stand in a second place in the tree."""
+    return copy.deepcopy(node)
 
 
 def _assigned_names(stmts) -> set:

@@ -164,6 +164,21 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
+def mutable_items(seq, text, target):
+    """Checks, before `for p, g in zip(params, grads): p -= lr * g` runs as `params[k] -= lr * grads[k]`, that
+    each item of `seq` (`text`) is an array, list or dict, which `p -= ...` changes in place as the item does; a
+    number or tuple would be rebound in `target` only, leaving the list as it was."""
+    for item in seq:
+        if not isinstance(item, (np.ndarray, list, dict)):
+            raise UnsupportedSyntaxError(f"`{target}` changed in place in a loop over `{text}` holds a "
+                                         f"{type(item).__name__}, which Python rebinds in `{target}` only: tapegen "
+                                         f"changes `{text}`'s items through the loop", hint=f"keep only arrays in "
+                                         f"`{text}`, or store the new value in it: `{text}[k] = ...`")
+
+
+table.nondiff(mutable_items, "seq, text, target", spelling="mutable_items", inert=("seq", "text", "target"))
+
+
 def not_shared(item, others, statement, name, other_names):
     """Checks `statement` (`vel += x`, `xs += [v]`) where the names `other_names` (holding `others` now) may hold
     the same array or list as `name` when the code runs (`prev = vel` in a loop): NumPy (or Python) would change

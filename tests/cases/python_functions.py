@@ -3181,3 +3181,169 @@ def picked_by_itemgetter_and_attrgetter(x):
     records = [Rec(x[0], 1.0), Rec(x[1], 0.5)]
     lightest = min(records, key=operator.attrgetter("b"))
     return ordered[0][0] * 10.0 + top + firsts[1] * firsts[2] + a * c + lightest.w ** 2
+
+
+def _sgd(params, grads, lr):
+    """d2l's `sgd`: each parameter changed in place through the loop's target."""
+    for param, grad in zip(params, grads):
+        param -= lr * grad
+
+
+class _SGD:
+    def __init__(self, params, lr):
+        self.params = params
+        self.lr = lr
+
+    def step(self, grads):
+        for p, g in zip(self.params, grads):
+            p -= self.lr * g
+
+
+def steps_through_lists_held_in_names(W, b, X, y):
+    """`for p, g in zip(params, grads): p -= lr * g` over lists held in a name or an attribute (in a helper, a
+    method, and inline with `enumerate`, `[:] = ` and a display of gradients): NumPy changes each list's array
+    in place, which the list shows."""
+    params = [W.copy(), b.copy()]
+    for _ in range(2):
+        err = X @ params[0] + params[1] - y
+        grads = [X.T @ err, err.sum(0)]
+        for g in grads:
+            g *= 0.5
+        _sgd(params, grads, 0.1)
+    for i, p in enumerate(params):
+        p *= 1.0 + 0.5 * i
+    for p, g in zip(params, [W, b]):
+        p[:] = p - 0.05 * g
+    opt = _SGD([W * 1.0, b * 1.0], lr=0.1)
+    err = X @ opt.params[0] + opt.params[1] - y
+    opt.step([X.T @ err, err.sum(0)])
+    return np.sum((X @ params[0] + params[1] - y) ** 2) + np.sum(opt.params[0] ** 2) + np.sum(opt.params[1])
+
+
+def _batchnorm(x, gamma, bn_param):
+    """cs231n's batchnorm_forward: the running mean kept in the dict its caller passed."""
+    momentum = bn_param.get("momentum", 0.9)
+    running_mean = bn_param.get("running_mean", np.zeros(x.shape[1]))
+    mean = x.mean(axis=0)
+    out = gamma * (x - mean) / np.sqrt(x.var(axis=0) + 1e-5)
+    bn_param["running_mean"] = momentum * running_mean + (1 - momentum) * mean
+    return out
+
+
+def _scale_all(params, grads):
+    for k in params:
+        params[k] = params[k] - 0.1 * grads[k]
+
+
+def helpers_changing_their_callers_dict(x, gamma):
+    """A helper setting an item of the dict its caller passed (`bn_param["running_mean"] = ...`, also in a loop
+    over its keys): the caller's dict shows it. (The loop's case read the caller's dict unchanged on b0742a1.)"""
+    bn_param = {"mode": "train"}
+    out = _batchnorm(x, gamma, bn_param)
+    out = _batchnorm(out * 2.0, gamma, bn_param)
+    params = {"a": x * 1.0, "b": gamma * 2.0}
+    _scale_all(params, {"a": x, "b": gamma})
+    return np.sum(out ** 3) + np.sum(bn_param["running_mean"] ** 2) + np.sum(params["a"] * params["b"][0])
+
+
+def numpy_attributes_decided_when_transforming(y):
+    """`hasattr(np, "trapz")` and `getattr(np, "trapezoid", None) or np.trapz` are decided when transforming
+    (NumPy's version is in the cache's key): the branch not taken names a function NumPy may not have."""
+    V = y ** 2
+    area = np.trapz(V) if hasattr(np, "trapz") else np.trapezoid(V)
+    trapezoid = getattr(np, "trapezoid", None) or getattr(np, "trapz")
+    if not hasattr(np, "no_such_function"):
+        area = area + trapezoid(np.exp(y))
+    return area
+
+
+def number_in_a_list_changed_through_the_loop(x):
+    params = [x * 1.0, 2.0]
+    for p in params:
+        p -= 0.5
+    return np.sum(params[0]) * params[1]
+
+
+def list_held_by_an_attribute_changed_by_a_helper(x):
+    opt = _SGD([x * 1.0], lr=0.1)
+    _sgd(opt.params, [x], 0.1)
+    return np.sum(opt.params[0] ** 2)
+
+
+def item_of_a_list_another_name_holds_changed_through_the_loop(x):
+    w = x * 1.0
+    params = [w]
+    for p in params:
+        p -= 0.5
+    return np.sum(w * x)
+
+
+def helper_changing_its_callers_dict_in_a_loop(x, gamma):
+    """`for k in params: params[k] = ...` in a helper, over its caller's dict: b0742a1 read the caller's dict
+    unchanged afterwards (a wrong value and gradient)."""
+    params = {"a": x * 1.0, "b": gamma * 2.0}
+    _scale_all(params, {"a": x, "b": gamma})
+    return np.sum(params["a"] * params["b"][0])
+
+
+def dict_item_of_a_list_changed_by_a_helper(x):
+    bn_params = [{"mode": "train", "running_mean": 0.0} for _ in range(2)]
+    out = _batchnorm(x[None, :] * np.ones((2, 1)), x, bn_params[1])
+    return np.sum(out) + np.sum(bn_params[1]["running_mean"] ** 2)
+
+
+class _Net:
+    def __init__(self):
+        self.bn_params = [{"mode": "train", "running_mean": 0.0}]
+
+
+def dict_item_of_an_attribute_changed_by_a_helper(x):
+    net = _Net()
+    out = _batchnorm(x[None, :] * np.ones((2, 1)), x, net.bn_params[0])
+    return np.sum(out) + np.sum(net.bn_params[0]["running_mean"] ** 2)
+
+
+_LABELS = np.array([0, 2, 1, 2])
+
+
+def _softmax_loss(x, y):
+    """cs231n's softmax_loss: the loss and its hand-written gradient `dx`, written into a copy."""
+    shifted = x - np.max(x, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    N = x.shape[0]
+    loss = -np.sum(log_probs[np.arange(N), y]) / N
+    dx = np.exp(log_probs)
+    dx[np.arange(N), y] -= 1
+    dx /= N
+    return loss, dx
+
+
+def written_into_after_an_early_return(x, y=_LABELS):
+    """cs231n's `loss(X, y=None)`: `if y is None: return scores` before arrays are made and written into.
+    Second order refused the gradient code's own restoring write on b0742a1 (`dx` unset on the returning path
+    made it not an array of its own)."""
+    scores = np.tanh(x)
+    if y is None:
+        return scores
+    loss, dscores = _softmax_loss(scores, y)
+    return loss + 0.1 * np.sum(dscores * scores)
+
+
+def dict_read_out_of_a_dict_then_changed(x):
+    """`p = d["inner"]; p["rm"] = v`, and the same of a list's dict: Python changes the dict `d["inner"]` is.
+    b0742a1 read `d["inner"]` unchanged afterwards (a wrong value and gradient)."""
+    d = {"inner": {"rm": 0.0}}
+    p = d["inner"]
+    p["rm"] = x * 2.0
+    ps = [{"rm": 0.0}, {"rm": 1.0}]
+    q = ps[1]
+    q["rm"] = np.sin(x)
+    return np.sum(d["inner"]["rm"] ** 2) + np.sum(ps[1]["rm"] * x) + ps[0]["rm"]
+
+
+def dict_read_out_of_a_list_changed_in_a_loop(x):
+    ps = [{"rm": 0.0} for _ in range(2)]
+    for i in range(2):
+        p = ps[i]
+        p["rm"] = x * i
+    return np.sum(ps[1]["rm"] * x)
