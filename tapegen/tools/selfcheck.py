@@ -386,7 +386,25 @@ def _scipy_samples() -> list:
         Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
         Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
     ]
-    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples() + _scipy_signal_samples()
+    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples() + \
+        _scipy_signal_samples() + _scipy_spatial_samples()
+
+
+def _scipy_spatial_samples() -> list:
+    import scipy.spatial.distance as distance
+    out = [Sample(f"scipy.spatial.distance.cdist-{metric}-(4,3)x(5,3)",
+                  (lambda metric: lambda a, b: distance.cdist(a, b, metric))(metric), (_x(4, 3), _x(5, 3)))
+           for metric in ("sqeuclidean", "euclidean", "cityblock", "minkowski", "chebyshev", "cosine", "correlation")]
+    out += [Sample("scipy.spatial.distance.pdist-minkowski-p3-(5,2)", lambda x: distance.pdist(x, "minkowski", p=3),
+                   (_x(5, 2),)),
+            Sample("scipy.spatial.distance.squareform-(6,)", lambda v: distance.squareform(v), (_x(6),)),
+            Sample("scipy.spatial.distance.squareform-(4,4)", lambda m: distance.squareform(m, checks=False),
+                   (_x(4, 4),))]
+    out += [Sample(f"scipy.spatial.distance.{fn.__name__}-(4,)x(4,)", (lambda fn: lambda u, v: fn(u, v))(fn),
+                   (_x(4), _x(4))) for fn in (distance.euclidean, distance.sqeuclidean, distance.cityblock,
+                                              distance.cosine, distance.chebyshev, distance.minkowski,
+                                              distance.correlation)]
+    return out
 
 
 def _scipy_signal_samples() -> list:
