@@ -353,6 +353,7 @@ def _scipy_samples() -> list:
     except ImportError:
         return []
     rules.load_optional(everything=True)
+    from ..rules.incomplete_beta import betainc_da, betainc_daa, betainc_dab, betainc_db, betainc_dbb
     from ..rules.incomplete_gamma import gammainc_da, gammainc_daa
     real, pos = (lambda: _x(3, 2)), (lambda: _x(3, 2, low=0.5, high=3.0))
     unit, away = (lambda: _x(3, 2, low=0.1, high=0.9)), (lambda: _signed(3, 2))
@@ -377,6 +378,11 @@ def _scipy_samples() -> list:
         Sample("scipy.special.gammainc-in-a-(3,2)", lambda a, x: sp.gammainc(a, x) + sp.gammaincc(a, x + 4.0),
                (pos(), pos())),
         Sample("gammainc_da-in-x-(3,2)", lambda x: gammainc_da(1.7, x) * gammainc_daa(2.5, x + 4.0), (pos(),)),
+        Sample("scipy.special.betainc-in-a-b-x-(3,2)", lambda a, b, x: sp.betainc(a, b, x), (pos(), pos(), unit())),
+        Sample("betainc_da-db-in-a-b-x-(3,2)", lambda a, b, x: betainc_da(a, b, x) * betainc_db(a, b, x),
+               (pos(), pos(), unit())),
+        Sample("betainc_daa-dab-dbb-in-x-(3,2)",
+               lambda x: betainc_daa(1.7, 2.5, x) + betainc_dab(1.7, 2.5, x) * betainc_dbb(0.8, 1.5, x), (unit(),)),
         Sample("scipy.special.polygamma-2-(3,2)", lambda x: sp.polygamma(2, x), (pos(),)),
         Sample("scipy.special.yn-2-(3,2)", lambda x: sp.yn(2, x), (_x(3, 2, low=0.8, high=3.0),)),
         Sample("scipy.special.betainc-(3,2)", lambda x: sp.betainc(1.5, 2.5, x), (unit(),)),
@@ -509,13 +515,13 @@ def _scipy_stats_samples() -> list:
         params = shapes.get(name, ())
         for method in CONTINUOUS_METHODS:
             f = getattr(getattr(st, name), method)
-            if (method in ("logpdf", "pdf") or name in ("gamma", "chi2", "lognorm")) and len(params) == 1:  # (cdf: a, df, s)
+            if len(params) == 1:  # in every parameter (cdf & co. too: in a, df, s)
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", (lambda f: lambda x, p, m, s: f(x, p, m, s))(f),
                                   (x, params[0], -0.2, 1.3)))
-            elif method in ("logpdf", "pdf") and params:
+            elif params:  # beta's a and b
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)",
                                   (lambda f: lambda x, a, b, m, s: f(x, a, b, m, s))(f), (x, *params, -0.2, 1.3)))
-            else:  # shape parameters as constants (cdf & co. of t and beta: rules in x, loc and scale only)
+            else:
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(f, params), (x, -0.2, 1.3)))
         for method in ("ppf", "isf"):  # in q, loc and scale
             out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(getattr(getattr(st, name), method),
