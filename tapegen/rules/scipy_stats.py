@@ -17,7 +17,7 @@ themselves primitives with rules: second order works); so have ppf and isf
 have rules (through the incomplete gamma function's derivative in its shape,
 incomplete_gamma.py), lognorm's (a normal cdf of log(z) / s), beta's a and b and
 t's df (through the incomplete beta function's derivatives in its shapes,
-incomplete_beta.py).
+incomplete_beta.py); ppf and isf too, the implicit derivative -(dF/dp) / pdf.
 
 Discrete distributions: rules in their real parameters (poisson's mu,
 bernoulli's and binom's p); counts (k, n) and the integer shift loc are inert.
@@ -157,13 +157,16 @@ for _name, (_shapes, _score, _shape_partials) in LOCATION_SCALE.items():
     formulas.derive(method(_name, "entropy"), f"{_name}_entropy",
                     {"loc": "0.0", "scale": "1 / scale", **ENTROPY_PARTIALS[_name]})
     # the quantile functions: y = loc + scale * (a quantile of the standard distribution), so dy/dq is one
-    # over the density at y (minus that for isf, of 1 - q); in shape parameters no rule (an implicit derivative)
+    # over the density at y (minus that for isf, of 1 - q); in a shape parameter p, where the cdf has a rule,
+    # the implicit derivative: F((y - loc) / scale; p) = q (or 1 - q) held, dy/dp = -(dF/dp) / pdf(y), for both
+    _implicit = {p: f"-({d.format(z='((y - loc) / scale)')}) / scipy.stats.{_name}.pdf(y, {_args})"
+                 for p, d in CDF_SHAPE_PARTIALS.get(_name, {}).items()}
     for _method, _sign in (("ppf", ""), ("isf", "-")):
         table.op(method(_name, _method), f"q, {_signature}", name=f"{_name}.{_method}",
                  spelling=f"scipy.stats.{_name}.{_method}")
         formulas.derive(method(_name, _method), f"{_name}_{_method}",
                         {"q": f"{_sign}1 / scipy.stats.{_name}.pdf(y, {_args})", "loc": "1.0",
-                         "scale": "(y - loc) / scale"})
+                         "scale": "(y - loc) / scale", **_implicit})
 
 for _name, (_signature, _inert, _partials) in DISCRETE.items():
     for _method in ("logpmf", "pmf"):

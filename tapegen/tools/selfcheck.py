@@ -523,9 +523,13 @@ def _scipy_stats_samples() -> list:
                                   (lambda f: lambda x, a, b, m, s: f(x, a, b, m, s))(f), (x, *params, -0.2, 1.3)))
             else:
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(f, params), (x, -0.2, 1.3)))
-        for method in ("ppf", "isf"):  # in q, loc and scale
+        for method in ("ppf", "isf"):  # in q, loc and scale (and the shapes: a constant here)
             out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(getattr(getattr(st, name), method),
                                                                                 params), (_x(4, low=0.15, high=0.85), -0.2, 1.3)))
+            if params:  # in the first shape parameter: the cdf's implicit derivative
+                out.append(Sample(f"scipy.stats.{name}.{method}-in-{name}-shape",
+                                  (lambda f, rest: lambda p: f(np.array([0.2, 0.5, 0.85]), p, *rest))(
+                                      getattr(getattr(st, name), method), params[1:]), (params[0],)))
         out.append(Sample(f"scipy.stats.{name}.entropy", _entropy_call(getattr(st, name).entropy, len(params)),
                           (*params, -0.2, 1.3)))  # in every parameter
     k = np.array([0, 1, 3, 2])
