@@ -94,7 +94,10 @@ def pair_weights(XA, XB, metric, p, y):
         return np.sign(D)
     if metric == "chebyshev":
         return np.sign(D) * extremum_share(np.abs(D), y, -1, False)
-    return np.sign(D) * kink_div(np.abs(D) ** (p - 1), (y ** (p - 1))[:, :, None])
+    # |D|^(p-1) / y^(p-1), with 1 in place of a 0 under the powers (there |D| is 0 and so is the weight): no
+    # infinite derivative of a power at 0 in gradient code differentiated again (1 < p < 2)
+    apart = np.where(D == 0, 0.0, np.abs(np.where(D == 0, 1.0, D)) ** (p - 1))
+    return np.sign(D) * kink_div(apart, (np.where(y == 0, 1.0, y) ** (p - 1))[:, :, None])
 
 
 def centered(X):
