@@ -191,17 +191,37 @@ def _names(n):
     return ", ".join(f"a{k}" for k in range(n))
 
 
-def _jvp_code(d, positions):
-    """The generated tangent code of `d` (a Differentiated) moving `positions`."""
+def _jvp_code(d, positions, tuples=(), functions=()):
+    """The generated tangent code of `d` (a Differentiated) moving `positions`; `tuples`: (position, length)
+    of the arguments known to be tuples, for code that spreads one (`func(y, *args)`); `functions`: (position,
+    function) of the arguments known to be functions, for code calling one."""
     d = _differentiated(d) if not isinstance(d, Differentiated) else d
-    entry = d._entry("jvp", positions, d._target.default_statics())
+    given = dict(functions)
+    statics = tuple(functions) + tuple(s for s in d._target.default_statics() if s[0] not in given)
+    stand_in = _with_lengths(tuples)
+    if stand_in is not None and d._target.lengths_matter:  # made for lengths already: for these
+        statics += d._target.length_statics(stand_in)
+    entry = d._entry("jvp", positions, statics, lengths_from=stand_in)
     function = entry.function
     function.__tapegen_bindings__ = entry.bindings  # a function inlining it is checked against them too
     return function
 
 
+def _with_lengths(tuples):
+    """Stand-in arguments with the tuples of `tuples` ((position, length) pairs), for Target.length_statics."""
+    if not tuples:
+        return None
+    spread = dict(tuples)
+    return tuple((None,) * spread[k] if k in spread else None for k in range(max(spread) + 1))
+
+
+def _tuple_lengths(described):
+    """(position, length) of each argument described as a tuple (a tuple display, or one of a length known)."""
+    return tuple((k, len(a)) for k, a in enumerate(described) if type(a) is tuple)
+
+
 @functools.lru_cache(maxsize=None)
-def _composed_jvp(f, moving, given):
+def _composed_jvp(f, moving, given, tuples=(), functions=()):
     """f's tangent code called with `given` primals: the parameters not given take their defaults (the
     tangent code takes every parameter, then the tangents)."""
     d = _differentiated(f)
@@ -210,7 +230,7 @@ def _composed_jvp(f, moving, given):
     defaults = target.defaults[len(target.defaults) - missing:] if 0 < missing <= len(target.defaults) else ()
     tangents = ", ".join(f"tangents[{i}]" for i in moving)
     return _plain(f"{_name(f)}_jvp", "(f, primals, tangents)", f"return JVP(*primals, *DEFAULTS, {tangents})",
-                  JVP=_jvp_code(d, moving), DEFAULTS=tuple(defaults))
+                  JVP=_jvp_code(d, moving, tuples, functions), DEFAULTS=tuple(defaults))
 
 
 def _inline_jvp(args, kwargs):
@@ -225,11 +245,12 @@ def _inline_jvp(args, kwargs):
     if not (isinstance(primals, tuple) and isinstance(tangents, tuple) and len(primals) == len(tangents)):
         return None
     moving = tuple(i for i, t in enumerate(tangents) if t is not None)
-    return _composed_jvp(f, moving, len(primals)) if moving else None
+    functions = tuple((k, a) for k, a in enumerate(primals) if type(a) in FUNCTION_TYPES and k not in moving)
+    return _composed_jvp(f, moving, len(primals), _tuple_lengths(primals), functions) if moving else None
 
 
 @functools.lru_cache(maxsize=None)
-def _composed_vjp(f, n, wrt, several, functions=()):
+def _composed_vjp(f, n, wrt, several, functions=(), tuples=()):
     params = _names(n)
     # <out, ct>, the real part (as tg.vjp's pullback: JAX's convention), over every leaf of out and ct: f may
     # return a tuple, a list or dict of arrays, or a tuple it did not write as a display (another pullback's);
@@ -240,7 +261,9 @@ def _composed_vjp(f, n, wrt, several, functions=()):
     passed = ", ".join(f"K{k}" if k in dict(functions) else f"a{k}" for k in range(n))
     objective = _plain(f"{_name(f)}_paired", f"({params}, ct)", f"out = F({passed})\nreturn {pairing}", F=f,
                        flatten_tree=flatten_tree, flat_cotangent=flat_cotangent, **{f"K{k}": function for k, function in functions})
-    pullback = differentiable_gradient(GradFunction(objective, list(wrt) if several else wrt[0], False, False))
+    lengths = tuple((("len", k), ("tuple", length)) for k, length in tuples)  # code spreading a tuple argument
+    pullback = differentiable_gradient(GradFunction(objective, list(wrt) if several else wrt[0], False, False),
+                                       lengths=lengths)
     body = f"out = F({params})\n\ndef pullback(ct):\n    return PULLBACK({params}, ct)\n\nreturn out, pullback"
     return _plain(f"{_name(f)}_vjp", f"(f, {params}, wrt=None)", body, F=f, PULLBACK=pullback)
 
@@ -256,7 +279,7 @@ def _inline_vjp(args, kwargs):
     if not all(isinstance(w, int) for w in wrt):
         return None
     functions = tuple((k, a) for k, a in enumerate(args[1:]) if type(a) in FUNCTION_TYPES and k not in wrt)
-    return _composed_vjp(args[0], len(args) - 1, wrt, several, functions)
+    return _composed_vjp(args[0], len(args) - 1, wrt, several, functions, _tuple_lengths(args[1:]))
 
 
 # Inside a function being differentiated, `tg.jvp(...)` and `tg.vjp(...)` are inlined (frontend reads the mark).

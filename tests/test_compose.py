@@ -284,3 +284,32 @@ def tangent_of_a_function_with_a_default(x):
 
 def test_a_tangent_of_a_function_with_a_default_inside():
     check_modes(tangent_of_a_function_with_a_default, X)
+
+
+def _spreading(y, s, args, func):
+    """Calls `func` with the items of a tuple argument spread (odeint's `func(y, t, *args)`)."""
+    return func(y, s, *args)
+
+
+def _dynamics(y, s, k, c):
+    return np.sin(y) * k + s * c
+
+
+def _pulled_back_through_a_spread_tuple(y, args):
+    out, pullback = tg.vjp(_spreading, y, 0.5, args, _dynamics, wrt=(0, 2))
+    g_y, g_args = pullback(np.cos(y))
+    return np.sum(out * y) + np.sum(g_y) + g_args[0] * g_args[1]
+
+
+def _pushed_forward_through_a_spread_tuple(y, args):
+    out, tangent = tg.jvp(_spreading, (y, 0.5, args, _dynamics), (np.cos(y), None, (0.3, -0.2), None))
+    return np.sum(out * tangent)
+
+
+@pytest.mark.parametrize("f", [_pulled_back_through_a_spread_tuple, _pushed_forward_through_a_spread_tuple],
+                         ids=["vjp", "jvp"])
+def test_a_transform_inside_of_a_function_spreading_a_tuple_argument_and_calling_a_function_argument(f):
+    """The tuple's length and the function, known where the transform is called, make its code: `*args`
+    and `func(...)` inside are followed (the derivative solves of scipy.integrate rely on this)."""
+    check_modes(lambda y, k: f(y, (k, 1.5)), np.array([0.3, -0.8]), 0.7)
+    check_modes(f, np.array([0.3, -0.8]), (0.7, 1.5), order2=False)

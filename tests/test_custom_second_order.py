@@ -1,6 +1,8 @@
 """Second and higher derivatives through custom rules: tapegen differentiates the user's bwd (reverse over
 reverse), and forward mode uses the bwd's transpose (jvp, hessian, jvp of a gradient, gradient of a jvp).
 
+Reverse mode through a custom_jvp transposes its JVP, to any order too.
+
 Checked against central differences of the first derivative, and against closed forms where there is one;
 the fixed point below is autograd's examples/fixed_points.py written with tapegen's API: its bwd calls the
 primitive itself, on a local def, with tg.vjp inside.
@@ -310,3 +312,62 @@ def test_a_custom_rule_with_several_outputs_in_every_mode(rng):
     gradient = tg.grad(product_of_outputs)
     np.testing.assert_allclose(tg.hessian(product_of_outputs)(x, w) @ u,
                                central_along(lambda v: gradient(v, w), x, u), rtol=1e-6)
+
+
+# --- reverse mode through a custom_jvp: its JVP transposed --------------------------------------------------
+
+@tg.custom_jvp
+def _scaled_sine(x, w):
+    return np.sin(x) * w
+
+
+_scaled_sine.defjvp(lambda primals, tangents: (_scaled_sine(*primals), np.cos(primals[0]) * primals[1] * tangents[0]
+                                               + np.sin(primals[0]) * tangents[1]))
+
+
+@tg.custom_jvp
+def _straight_through_round(x):
+    return np.round(x)
+
+
+_straight_through_round.defjvp(lambda primals, tangents: (np.round(primals[0]), tangents[0]))
+
+
+def _uses_scaled_sine(x, w):
+    return np.sum(_scaled_sine(x * x, w) ** 2)
+
+
+def test_reverse_mode_and_second_order_through_a_custom_jvp():
+    x, w = np.array([0.3, -0.7, 1.2]), np.array([1.5, 0.4, -0.8])
+    check_modes(_uses_scaled_sine, x, w)  # grad, vjp, jvp, grad of grad: against central differences
+    u = np.array([0.2, 0.5, -0.3])
+    gradient = tg.grad(_uses_scaled_sine)
+    expected = central_along(lambda x: gradient(x, w), x, u)
+    np.testing.assert_allclose(tg.hessian(_uses_scaled_sine)(x, w) @ u, expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(tg.jvp(gradient, (x, w), (u, None))[1], expected, rtol=1e-5, atol=1e-7)
+
+
+def test_reverse_mode_uses_the_rule_not_the_functions_code():
+    """round has derivative 0; the straight-through rule says 1, in every mode."""
+    x = np.array([0.3, 1.6, -2.2])
+    np.testing.assert_allclose(tg.grad(lambda x: np.sum(_straight_through_round(x) * x))(x), np.round(x) + x)
+    e = np.array([0.0, 1.0, 0.0])
+    assert tg.jvp(lambda x: np.sum(_straight_through_round(x) * x), (x,), (e,))[1] == pytest.approx(np.round(x[1]) + x[1])
+    assert tg.grad(_straight_through_round)(0.4) == 1.0
+    assert tg.grad(lambda x: _scaled_sine(x, 2.0))(0.3) == pytest.approx(2 * np.cos(0.3))
+
+
+@tg.custom_jvp
+def _power(x, n):
+    return x ** n
+
+
+_power.defjvp(lambda primals, tangents: (primals[0] ** primals[1], primals[1] * primals[0] ** (primals[1] - 1)
+                                         * tangents[0]))
+
+
+def test_a_custom_jvp_taking_an_integer_in_reverse_mode_and_second_order():
+    x = np.array([0.5, 1.5, -0.7])
+    np.testing.assert_allclose(tg.grad(lambda x: np.sum(_power(x, 3)))(x), 3 * x ** 2)
+    np.testing.assert_allclose(tg.hessian(lambda x: np.sum(_power(x, 3)))(x), np.diag(6 * x), atol=1e-12)
+    check_modes(lambda x: np.sum(np.sin(_power(x, 3))), x)

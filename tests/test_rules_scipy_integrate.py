@@ -2,16 +2,18 @@
 
 Tight tolerances (1e-11) in the forward solve, which the backward solve reuses, so the derivatives
 agree with finite differences to about 1e-6. Reverse mode (grad and vjp) and forward mode (jvp) in
-the initial state, the time points and `args=`; a second derivative is refused at transform time.
+the initial state, the time points and `args=`; second derivatives (hessian, jvp of grad, grad of jvp,
+jvp of jvp) against central differences of the gradient.
 """
 import numpy as np
 import pytest
 
 import tapegen as tg
-from modes import check_modes
+from modes import _compile, check_modes
 from rule_rows import Row
 
 integrate = pytest.importorskip("scipy.integrate")
+integrate_rules = pytest.importorskip("tapegen.rules.scipy_integrate")
 odeint, solve_ivp = integrate.odeint, integrate.solve_ivp
 
 TOL = 1e-11
@@ -82,6 +84,21 @@ def ivp_list(y0, theta, damping):
 
 Y0, T, THETA = np.array([0.5, -0.2]), np.array([0.0, 0.4, 1.0, 1.3]), np.array([1.3, 0.4])
 W_LAYER, B_LAYER = np.array([[0.3, -0.6], [0.9, 0.2]]), np.array([0.05, -0.2])
+LIKE = (np.zeros(2), "name", [np.zeros((2, 2)), decay], {"c": 0.0})  # args as the derivative solves see them
+
+
+def flattened(a, w):
+    """The helpers the derivative solves use, between an args-like tree and one vector."""
+    flat = integrate_rules.flat_leaves(LIKE, (a, None, [w, None], {"c": a[0] * a[1]}))
+    tree = integrate_rules.leaves_like(LIKE, np.sin(flat))
+    return tree[0] * np.sum(tree[2][0]) + tree[3]["c"]
+
+
+def ode_tangent_fields(t, y):
+    field = integrate_rules.ode_tangent(t, y)
+    return np.sum(field.t * np.cos(field.y))
+
+
 ROWS = [
     Row("odeint-(2,)x(4,)-args", odeint_path, (Y0, T, THETA), (0, 1, 2), covers=(odeint,)),
     Row("odeint-tfirst-float-arg", odeint_t_first, (Y0, T, THETA, 0.3), (0, 1, 2, 3), covers=(odeint,)),
@@ -91,6 +108,9 @@ ROWS = [
     Row("odeint-args-list-of-layers", odeint_layers, (Y0, W_LAYER, B_LAYER), (0, 1, 2), covers=(odeint,)),
     Row("odeint-args-dict-and-int", odeint_dict, (Y0, np.array([0.7, 0.3]), 0.2), (0, 1, 2), covers=(odeint,)),
     Row("solve_ivp-args-nested-list", ivp_list, (Y0, THETA, 0.3), (0, 1, 2), covers=(solve_ivp,)),
+    Row("flat_leaves-leaves_like-tree", flattened, (THETA, W_LAYER), (0, 1),
+        covers=(integrate_rules.flat_leaves, integrate_rules.leaves_like)),
+    Row("ode_tangent-fields", ode_tangent_fields, (Y0, W_LAYER), (0, 1), covers=(integrate_rules.ode_tangent,)),
 ]
 
 
@@ -114,9 +134,60 @@ def test_the_dynamics_is_differentiated_by_tapegen_not_the_solver_steps():
     assert "pendulum_vjp" not in text  # no unrolled solver: one call per rule
 
 
-def test_second_order_is_a_clear_error():
-    loss = lambda y0: np.sum(odeint_path(y0, T, THETA) ** 2)  # noqa: E731
-    with pytest.raises(tg.NoRuleError, match="odeint_adjoint"):
+def _loss(fn, n):
+    params = ", ".join(f"a{k}" for k in range(n))
+    return _compile(f"def loss({params}):\n    return np.sum(np.sin(fn({params})))\n", "loss", {"np": np, "fn": fn})
+
+
+def _gradient_difference(gradient, args, i, u, eps=1e-5):
+    plus, minus = list(args), list(args)
+    plus[i], minus[i] = args[i] + eps * u, args[i] - eps * u
+    return (np.asarray(gradient(*plus)) - np.asarray(gradient(*minus))) / (2 * eps)
+
+
+SECOND = [(row, i) for row in ROWS if not row.id.endswith("-and-int") for i in row.wrt
+          if isinstance(row.args[i], np.ndarray)]  # (an integer in args: refused at second order, below)
+
+
+@pytest.mark.parametrize("row, i", SECOND, ids=[f"{row.id}-wrt{i}" for row, i in SECOND])
+def test_second_order_against_differences_of_the_gradient(row, i):
+    """hessian, jvp of grad and grad of jvp: the derivative solves differentiated as odeint calls of the
+    augmented dynamics, against central differences of tapegen's (checked) gradient."""
+    n = len(row.args)
+    loss = _loss(row.fn, n)
+    u = np.random.default_rng(i).standard_normal(np.shape(row.args[i]))
+    gradient = tg.grad(loss, wrt=i)
+    expected = _gradient_difference(gradient, row.args, i, u)
+    params = ", ".join(f"a{k}" for k in range(n))
+    tangents = ", ".join("u" if k == i else "None" for k in range(n))
+    along = _compile(f"def along({params}):\n    return tg.jvp(loss, ({params},), ({tangents},))[1]\n", "along",
+                     {"tg": tg, "loss": loss, "u": u})
+    found = {"hessian": np.tensordot(tg.hessian(loss, wrt=i)(*row.args), u, axes=np.ndim(u)),
+             "jvp of grad": tg.jvp(gradient, tuple(row.args), tuple(u if k == i else None for k in range(n)))[1],
+             "grad of jvp": tg.grad(along, wrt=i)(*row.args)}
+    for what, value in found.items():
+        np.testing.assert_allclose(value, expected, rtol=1e-4, atol=1e-6, err_msg=what)
+
+
+def test_second_order_in_a_float_start_time_and_a_dict_with_a_string():
+    check_modes(lambda t0, theta: np.sum(np.sin(ivp_from(t0, Y0, theta))), 0.1, THETA)
+    check_modes(lambda y0, k: np.sum(np.sin(odeint(decay_dict, y0, T, args=({"k": k, "c": 0.2, "name": "d"}, 2.0),
+                                                   rtol=TOL, atol=TOL))), Y0, np.array([0.7, 0.3]))
+
+
+def test_jvp_of_jvp_through_odeint():
+    u, w = np.array([0.3, -0.5]), np.array([0.2, 0.7])
+
+    def along(theta):
+        return tg.jvp(lambda th: np.sum(np.sin(odeint_path(Y0, T, th))), (theta,), (u,))[1]
+    inner = tg.jvp(along, (THETA,), (w,))[1]
+    expected = (along(THETA + 1e-5 * w) - along(THETA - 1e-5 * w)) / 2e-5
+    np.testing.assert_allclose(inner, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_second_order_with_an_integer_in_args_is_refused():
+    loss = lambda y0: np.sum(odeint_dict(y0, np.array([0.7, 0.3]), 0.2) ** 2)  # noqa: E731
+    with pytest.raises(tg.TapegenError, match="not integers"):
         tg.hessian(loss)(Y0)
 
 

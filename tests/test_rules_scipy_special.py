@@ -93,6 +93,17 @@ def order_rows():
         a, b, x = sample(shape, 1.2, 3.0), sample(shape, 1.2, 3.0), sample(shape, 0.2, 0.8)
         yield case(f"betainc-{shape_text(x)}", (lambda a, b: lambda x: sp.betainc(a, b, x))(a, b), (x,), sp.betainc,
                    {"a": a, "b": b, "x": x}, ("x",))
+    # in a and b too (quadrature, incomplete_beta.py), below and above the median, a and b below 1 and large;
+    # the second derivatives in a and b have rules in x only (a third derivative in a or b is refused)
+    for name in ("betainc", "betainc_da", "betainc_db", "betainc_daa", "betainc_dab", "betainc_dbb"):
+        fn = getattr(sp, name, None) or getattr(scipy_special, name)
+        active = ("a", "b", "x") if name in ("betainc", "betainc_da", "betainc_db") else ("x",)
+        for region, a, b, x in (("small", sample((4,), 0.3, 0.9), sample((4,), 0.4, 0.9), sample((4,), 0.1, 0.9)),
+                                ("large", sample((3,), 20.0, 40.0), np.full(3, 30.0), sample((3,), 0.3, 0.6)),
+                                ("both-tails", np.full(3, 2.5), np.full(3, 1.5), np.array([0.02, 0.5, 0.97]))):
+            wrt = (0, 1, 2) if len(active) == 3 else (2,)
+            yield case(f"{name}-in-a-b-{region}-{shape_text(a, x)}", (lambda fn: lambda a, b, x: fn(a, b, x))(fn),
+                       (a, b, x), fn, {"a": a, "b": b, "x": x}, active, wrt=wrt)
     for n in (0, 1, 2):
         x = sample((3, 2), 0.5, 3.0)
         yield case(f"polygamma-n={n}-(3,2)", (lambda n: lambda x: sp.polygamma(n, x))(n), (x,), sp.polygamma,
@@ -144,9 +155,11 @@ if sp is not None:
         table_tests(ROWS, scipy_special.table)
 
 
-SECOND_ORDER = [row for row in ROWS if not row.id.startswith("gammainc_da-")] + [
+SECOND_ORDER = [row for row in ROWS if not row.id.startswith(("gammainc_da-", "betainc_da-", "betainc_db-"))] + [
     dataclasses.replace(row, id=row.id.replace("gammainc_da-", "gammainc_da-in-x-"), wrt=(1,))
-    for row in ROWS if row.id.startswith("gammainc_da-")]
+    for row in ROWS if row.id.startswith("gammainc_da-")] + [
+    dataclasses.replace(row, id=row.id.replace("-in-a-b-", "-in-x-"), wrt=(2,))
+    for row in ROWS if row.id.startswith(("betainc_da-", "betainc_db-"))]
 
 
 @QUIET
@@ -174,7 +187,8 @@ def test_reverse_over_reverse_and_third_order(name):
     assert third(x) == pytest.approx((second(x + eps) - second(x - eps)) / (2 * eps), rel=1e-5)
 
 
-@pytest.mark.parametrize("call", [lambda v, z: sp.iv(v, z), lambda a, b: sp.betainc(a, b, 0.3)], ids=["iv", "betainc"])
+@pytest.mark.parametrize("call", [lambda v, z: sp.iv(v, z), lambda a, b: scipy_special.betainc_daa(a, b, 0.3)],
+                         ids=["iv", "betainc-third-derivative"])
 def test_an_argument_without_a_rule_is_a_no_rule_error(call):
     with pytest.raises(tg.NoRuleError, match="argument 'v'|argument 'a'"):
         tg.grad(call, wrt=0)(1.5, 0.7)

@@ -39,7 +39,8 @@ def continuous_rows():
             x, loc, scale = draw((4,)), 0.3 * sample((4,), 0.0, 1.0) - 0.1, 1.2
             if name in ("expon", "gamma", "chi2", "lognorm", "beta"):
                 loc = -0.2  # every x + 0.2 inside the support
-            with_shapes = (method in ("logpdf", "pdf") or name in ("gamma", "chi2", "lognorm")) and shapes  # cdf: a, df, s
+            with_shapes = (method in ("logpdf", "pdf") or name in ("gamma", "chi2", "lognorm", "t", "beta")) \
+                and shapes  # cdf & co.: in a, df, s, a and b
             params = SHAPE_NAMES.get(name, ()) if with_shapes else ()
             inputs = {"x": x, **dict(zip(SHAPE_NAMES.get(name, ()), shapes)), "loc": loc, "scale": scale}
             values = [x, *([*shapes] if with_shapes else []), loc, scale]
@@ -49,14 +50,15 @@ def continuous_rows():
 
 
 def quantile_rows():
-    """ppf and isf in q, loc and scale (shape parameters constants: no rule in them, as for cdf)."""
+    """ppf and isf in q, loc, scale and the shape parameters (the cdf's implicit derivative)."""
     for name, (shapes, _) in CONTINUOUS.items():
         for method in ("ppf", "isf"):
             fn = getattr(getattr(st, name), method)
             q, loc, scale = sample((4,), 0.15, 0.85), 0.3, 1.2
-            inputs = {"q": q, **dict(zip(SHAPE_NAMES.get(name, ()), shapes)), "loc": loc, "scale": scale}
-            yield case(f"{name}.{method}-(4,)", _caller(fn, shapes, False), (q, loc, scale), fn, inputs,
-                       ("q", "loc", "scale"), rtol=1e-5, atol=1e-7)
+            params = SHAPE_NAMES.get(name, ())
+            inputs = {"q": q, **dict(zip(params, shapes)), "loc": loc, "scale": scale}
+            yield case(f"{name}.{method}-(4,)", _caller(fn, shapes, bool(shapes)), (q, *shapes, loc, scale), fn,
+                       inputs, ("q", *params, "loc", "scale"), rtol=1e-5, atol=1e-7)
 
 
 def entropy_rows():
@@ -77,7 +79,7 @@ def _entropy_caller(fn, shapes):
 def _caller(fn, shapes, with_shapes):
     if not shapes:
         return lambda x, loc, scale: fn(x, loc, scale)
-    if not with_shapes:  # the shape parameters as constants: cdf & co. have no rule for them
+    if not with_shapes:  # the shape parameters as constants
         if len(shapes) == 1:
             return lambda x, loc, scale: fn(x, shapes[0], loc, scale)
         return lambda x, loc, scale: fn(x, shapes[0], shapes[1], loc, scale)
@@ -195,11 +197,24 @@ def test_end_to_end_grad_jvp_and_grad_of_grad(rng):
                                    rel=1e-6)
 
 
-@pytest.mark.parametrize("call", [lambda x, df: st.t.cdf(x, df), lambda x, a: st.beta.sf(x, a, 2.0),
-                                  lambda x, df: st.t(df).cdf(x)], ids=["t.cdf-df", "beta.sf-a", "frozen-t.cdf-df"])
+@pytest.mark.parametrize("call", [lambda q, df: st.t.median(df) * q, lambda q, a: st.beta.std(a, 2.0) * q,
+                                  lambda q, df: st.t(df).median() * q], ids=["t.median", "beta.std", "frozen-t.median"])
 def test_an_argument_without_a_rule_is_a_no_rule_error(call):
     with pytest.raises(tg.NoRuleError):
-        tg.grad(lambda x, p: np.sum(call(x, p)), wrt=1)(np.array([0.5, 1.5]), 2.5)
+        tg.grad(lambda q, p: np.sum(call(q, p)), wrt=1)(np.array([0.3, 0.8]), 2.5)
+
+
+@pytest.mark.parametrize("call", [lambda x, df: st.t.cdf(x, df), lambda x, df: st.t.logsf(x, df),
+                                  lambda x, a: st.beta.sf(x, a, 2.0), lambda x, b: st.beta.logcdf(x, 1.5, b),
+                                  lambda x, df: st.t(df).cdf(x)],
+                         ids=["t.cdf-df", "t.logsf-df", "beta.sf-a", "beta.logcdf-b", "frozen-t.cdf-df"])
+def test_cdfs_in_shape_parameters_on_both_sides_and_outside_the_support(call):
+    """t's cdf in df below and above 0 (and at 0, where it is 1/2 for every df), beta's outside [0, 1]
+    (0 or 1 for every a and b): every mode and grad of grad against central differences."""
+    x = np.array([-1.3, 0.0, 0.4, 2.1]) if "df" in call.__code__.co_varnames else np.array([-0.2, 0.3, 0.8, 1.4])
+    if "logcdf" in call.__code__.co_names:
+        x = np.array([0.3, 0.5, 0.8])  # (log 0 outside the support)
+    check_modes(lambda p: np.sum(np.sin(call(x, p))), 2.7)
 
 
 def test_counts_and_data_written_as_lists():

@@ -33,3 +33,18 @@ def test_scipy_tables_load_when_a_function_meets_scipy(tmp_path):
     out = run(code, tmp_path).splitlines()
     assert float(out[0]) == pytest.approx(0.7031566406452432)
     assert out[1] == "True False False"
+
+
+@pytest.mark.slow
+def test_scipy_spatial_table_loads_when_a_function_calls_cdist(tmp_path):
+    code = ("import numpy as np, tapegen as tg\n"
+            "from tapegen import rules\n"
+            "from scipy.spatial.distance import cdist\n"
+            "x = np.array([[0.0, 1.0], [2.0, 0.5], [1.0, -1.0]])\n"
+            "print(tg.grad(lambda x: np.sum(cdist(x, x)))(x)[0, 0])\n"
+            "print('scipy.spatial' in [t.name for t in rules.TABLES])")
+    out = run(code, tmp_path).splitlines()
+    x = [[0.0, 1.0], [2.0, 0.5], [1.0, -1.0]]
+    expected = 2 * sum((x[0][0] - b[0]) / ((x[0][0] - b[0]) ** 2 + (x[0][1] - b[1]) ** 2) ** 0.5 for b in x[1:])
+    assert float(out[0]) == pytest.approx(expected)
+    assert out[1] == "True"

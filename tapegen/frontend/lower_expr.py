@@ -2110,7 +2110,7 @@ class Expressions:
                 kwargs["wrt"] = self.fixed_free_value(kw.value, kwargs["wrt"], (int, tuple))
         if args and isinstance(args[0], LocalFunction):  # tg.vjp(lambda w: loss(w, x), w): of a function of its own
             args, kwargs = self.lifted_arguments(transform, args, kwargs, node)
-        made = transform.__tapegen_compose__(tuple(_described(a) for a in args),
+        made = transform.__tapegen_compose__(tuple(self.described(a) for a in args),
                                              {k: _described(v) for k, v in kwargs.items()})
         if made is None:
             name = ast.unparse(node.func)
@@ -2119,6 +2119,16 @@ class Expressions:
                                          f"value computed at run time), and its arguments written out",
                                    f"write {name}(f, (x, y), (dx, None)) with `f` defined at module level")
         return self._call_result(self.inline(made, node, args, kwargs), outputs, node, targets)
+
+    def described(self, atom):
+        """`_described(atom)`, and a tuple computed at run time whose length is known now (a parameter of code made
+        for its length) as that many DYNAMIC items: the composed code is made for that length too, so the
+        function it differentiates may spread it (`func(y, t, *args)`)."""
+        if isinstance(atom, (Pack, KnownItems)):
+            return tuple(self.described(item) for item in atom.items)
+        if not isinstance(atom, Var) or self.container_kind(atom) != "tuple" or self._length(atom) is None:
+            return _described(atom)
+        return (DYNAMIC,) * self._length(atom)
 
     def lifted_arguments(self, transform, args, kwargs, node):
         """tg.vjp's or tg.jvp's arguments, for the lambda they take lifted: what it reads passed first

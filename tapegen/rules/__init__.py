@@ -73,7 +73,7 @@ def lookup(fn):
 # misses once the user's code has imported the library: `import tapegen` never imports SciPy.
 OPTIONAL = (("scipy.special", "tapegen.rules.scipy_special"), ("scipy.stats", "tapegen.rules.scipy_stats"),
             ("scipy.linalg", "tapegen.rules.scipy_linalg"), ("scipy.integrate", "tapegen.rules.scipy_integrate"),
-            ("scipy.signal", "tapegen.rules.scipy_signal"))
+            ("scipy.signal", "tapegen.rules.scipy_signal"), ("scipy.spatial", "tapegen.rules.scipy_spatial"))
 _LOADED: set = set()
 
 

@@ -21,7 +21,7 @@ import inspect
 
 from ..errors import TapegenError
 from . import add_names, lent, register_primitive
-from .runtime_rules import own_tangent, zero_tangent
+from .runtime_rules import float_zeros, own_tangent, zero_tangent
 from .table import Primitive
 
 
@@ -58,9 +58,10 @@ class custom_vjp:  # noqa: N801 (named like the decorator it is, as in JAX)
 class custom_jvp:  # noqa: N801
     """Decorator: give a function your own Jacobian-vector product.
 
-    `defjvp(jvp)` with `jvp(primals, tangents) -> (output, output_tangent)`;
-    used by forward mode. Reverse mode through such a function is refused today (a NoRuleError naming it):
-    its VJP would be the transpose of `jvp`, as a custom_vjp's JVP is the transpose of its bwd.
+    `defjvp(jvp)` with `jvp(primals, tangents) -> (output, output_tangent)`; forward mode calls it. Reverse
+    mode transposes it (as JAX does): the output tangent is linear in the tangents, `J t`, so the cotangents
+    `J^T g` are the pullback of `t -> jvp(primals, t)[1]`, tapegen differentiating the jvp's code
+    (`_transposed_jvp`); differentiated again, that is code too (a hessian through the function).
     """
 
     def __init__(self, fn):
@@ -73,7 +74,29 @@ class custom_jvp:  # noqa: N801
 
     def defjvp(self, jvp):
         self.jvp = jvp
+        _register(self, self.fn, _jvp_fwd(self.fn), _transposed_jvp(jvp, len(_parameters(self.fn))))
         return self
+
+
+def _jvp_fwd(fn):
+    """A custom_jvp's forward pass for reverse mode: its output, and its arguments as the residuals."""
+    def custom_jvp_fwd(*args):
+        return fn(*args), args
+    return custom_jvp_fwd
+
+
+def _transposed_jvp(jvp, n):
+    """A custom_jvp's bwd: the pullback of `tangents -> jvp(primals, tangents)[1]` (linear in the tangents,
+    so taken at zero tangents: `float_zeros`, an integer argument's in floats), one cotangent per argument of the
+    `n` the function takes."""
+    wrt = tuple(range(1, n + 1))
+
+    def jvp_tangent(primals, *tangents):
+        return jvp(tuple(primals), tangents)[1]
+
+    def custom_jvp_bwd(residuals, g):
+        return lent.vjp(jvp_tangent, residuals, *[float_zeros(r) for r in residuals], wrt=wrt)[1](g)
+    return custom_jvp_bwd
 
 
 def register_vjp(fn, fwd, bwd):

@@ -69,6 +69,16 @@ def zero_tangent(x):
     return np.zeros_like(x)
 
 
+def float_zeros(x):
+    """`zero_tangent(x)` in floats: an integer's zeros are floats (where a linear map's pullback is taken)."""
+    if isinstance(x, (dict, list, tuple)):
+        return type(x)(float_zeros(v) for v in x) if not isinstance(x, dict) else \
+            type(x)((k, float_zeros(v)) for k, v in x.items())
+    if isinstance(x, (bool, int, np.integer, np.bool_)) or isinstance(x, np.ndarray) and x.dtype.kind in "biu":
+        return np.zeros(np.shape(x)) if np.ndim(x) else 0.0
+    return zero_tangent(x)
+
+
 def zero_cotangent(x):
     """A zero cotangent for `x`: for a container, an empty Cotree (a plain tuple or list would join, not add)."""
     return Cotree() if isinstance(x, (dict, list, tuple)) else zero_tangent(x)
@@ -127,7 +137,7 @@ def unconform(ct, like):
 
 
 for _fn, _signature in ((seed, "out"), (reduced_size, "a_shape, axis"), (balanced_eq, "a, extremum, axis, keepdims"),
-                        (is_not_none, "x"), (zero_tangent, "x"), (zero_cotangent, "x"),
+                        (is_not_none, "x"), (zero_tangent, "x"), (float_zeros, "x"), (zero_cotangent, "x"),
                         (extremum_share, "a, extremum, axis, keepdims"),
                         (ptp_share, "a, axis"), (nan_count, "a, axis"), (clip_inside, "a, a_min, a_max"),
                         (transpose_inverse, "axes"), (rollaxis_destination, "ndim, axis, start"),

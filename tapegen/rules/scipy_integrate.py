@@ -24,9 +24,14 @@ closure, or a def or lambda of the differentiated function, whose values it
 reads are then passed to it after `args` (frontend/inline.py's
 `lifted_callables`). A differentiated value must reach it through `args`, or
 so: a bound method of an object holding one is refused (activity.py, the
-primitive's `callables`), never a zero gradient. A second derivative
-through odeint is a NoRuleError at transform time: the helpers the rules call
-(`odeint_adjoint`, `odeint_tangent`) are primitives without rules.
+primitive's `callables`), never a zero gradient.
+
+Second derivatives (a hessian, a jvp of a gradient, a gradient of a jvp, and
+beyond): gradient code differentiated again reads the derivative solves as
+odeint calls of augmented dynamics (`adjoint_dynamics`, `tangent_dynamics`:
+a vjp or jvp of `func`), which odeint's own rules differentiate in turn
+(`Solve`). solve_ivp's are the same solves through t_eval. Integers in `args`
+are refused there (`without_integers`).
 """
 import numpy as np
 import scipy
@@ -34,6 +39,7 @@ import scipy.integrate
 
 from ..errors import TapegenError
 from ..runtime import Cotree, _pytree_like, pytree_fields
+from .language import item_cotangent
 from . import lent
 from .formulas import Formulas
 from .table import RuleTable
@@ -199,7 +205,7 @@ def _once(y, g, solve):
     return _LAST[2]
 
 
-def odeint_adjoint(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y, g):
+def odeint_adjoint_fast(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y, g):
     """(y0's cotangent, t's, args' list), by one backward solve of the adjoint system."""
     return _once(y, g, lambda: _adjoint(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y, g))
 
@@ -228,7 +234,7 @@ for _k, _wrt in enumerate(("y0", "t", "args")):  # one backward solve, read for 
 odeint_rules.load()
 
 
-def odeint_tangent(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, v0, args_dot):
+def odeint_tangent_fast(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, v0, args_dot):
     """The tangent of odeint's output, started at v0 and driven by args_dot: the tangent ODE, solved with y."""
     dynamics = Dynamics(func, y0, args, tfirst, full_output)
     state = ODEINT(dynamics.tangent_step, np.concatenate([y0, v0]), t, args=(args_dot,),
@@ -250,10 +256,155 @@ def odeint_jvp_args(func, y0, t, args, args_dot, full_output, rtol, atol, hmax, 
 @table.jvp(ODEINT, "t")
 def odeint_jvp_t(func, y0, t, t_dot, args, full_output, rtol, atol, hmax, mxstep, tfirst, y):
     """Moving t_0 shifts the start (v(t_0) = -f(y0, t_0) dt_0); moving t_i reads y further on (f(y_i, t_i) dt_i)."""
-    dynamics = Dynamics(func, y0, args, tfirst, full_output)
-    v0 = -dynamics(y0, t[0]) * t_dot[0]
+    v0 = -call_with(y0, t[0], args, func, tfirst) * t_dot[0]
     moved = odeint_tangent(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, v0, None)
-    return moved + np.stack([dynamics(y[i], t[i]) * t_dot[i] for i in range(len(t))])
+    return moved + np.stack([call_with(y[i], t[i], args, func, tfirst) * t_dot[i] for i in range(len(t))])
+
+
+# --- the derivative solves as code tapegen differentiates: second derivatives and beyond -----------------
+#
+# Gradient code calls odeint_adjoint and odeint_tangent, which solve with the Dynamics above. Differentiated
+# again (a hessian, a gradient of a jvp, a jvp of a gradient), a call of either is the code below instead
+# (`Solve.__tapegen_inline__`): the same solves written as calls of odeint on the augmented dynamics
+# `adjoint_dynamics` and `tangent_dynamics`, module-level functions taking the user's `func` and `args`
+# through odeint's `args`, which call tapegen's vjp or jvp of `func`. odeint's own rules above then
+# differentiate those solves, tapegen differentiating the augmented dynamics (a vjp or jvp of `func`
+# differentiated once more), so every order closes without an adjoint written by hand.
+
+def call_with(y, s, args, func, tfirst):
+    """`func` at state y and time s, with `args` after them, in its own argument order."""
+    if tfirst:
+        return func(s, y, *args)
+    return func(y, s, *args)
+
+
+def flat_leaves(args, tree):
+    """`tree`'s items at the float leaves of `args` (zeros where it has none), in one vector."""
+    return np.concatenate([np.ravel(np.asarray(leaf, dtype=float)) for leaf in _paired_leaves(args, tree)]
+                          + [np.zeros(0)])
+
+
+def leaves_like(args, flat):
+    """A tree like `args` whose float leaves are cut from `flat` (None where args has no float leaf)."""
+    pieces, start = [], 0
+    for leaf in _leaves(args):
+        size = int(np.size(leaf))
+        piece = np.reshape(flat[start:start + size], np.shape(leaf))
+        pieces.append(piece if np.ndim(leaf) else float(piece))
+        start += size
+    return _with_leaves(args, iter(pieces), other=None)
+
+
+table.op(flat_leaves, "args, tree", spelling="flat_leaves", inert=("args",))
+table.op(leaves_like, "args, flat", spelling="leaves_like", inert=("args",))
+
+
+@table.vjp(flat_leaves, "tree")
+def flat_leaves_vjp(args, g):
+    return leaves_like(args, g)
+
+
+@table.jvp(flat_leaves, "tree")
+def flat_leaves_jvp(args, tree_dot):
+    return flat_leaves(args, tree_dot)
+
+
+@table.vjp(leaves_like, "flat")
+def leaves_like_vjp(args, g):
+    return flat_leaves(args, g)
+
+
+@table.jvp(leaves_like, "flat")
+def leaves_like_jvp(args, flat_dot):
+    return leaves_like(args, flat_dot)
+
+
+def without_integers(args):
+    """Refuse an int or bool among `args` (a second derivative differentiates with respect to args as a whole,
+    and an integer has no derivative there); None otherwise."""
+    if any(isinstance(leaf, (bool, int, np.integer, np.bool_)) for leaf in _all_leaves(args)):
+        raise TapegenError("tapegen differentiates scipy.integrate.odeint and solve_ivp twice (a hessian, a gradient "
+                           "of a jvp) only with args= of floats, float arrays, strings and functions, not integers",
+                           hint="pass the integer as a float, or bind it in func (functools.partial, a closure)")
+
+
+def _all_leaves(x):
+    branches = _branches(x)
+    return [x] if branches is None else [leaf for _, item in branches for leaf in _all_leaves(item)]
+
+
+table.nondiff(without_integers, "args", spelling="without_integers")
+
+
+def adjoint_dynamics(state, s, func, tfirst, n, *args):
+    """d/ds of [y, a, a_t, a_args] (Dynamics.adjoint_step), as code tapegen differentiates."""
+    y, a = state[:n], state[n:2 * n]
+    dy, pullback = lent.vjp(call_with, y, s, args, func, tfirst, wrt=(0, 1, 2))
+    g_y, g_s, g_args = pullback(-a)
+    return np.concatenate([dy, g_y, np.reshape(g_s, (1,)), flat_leaves(args, g_args)])
+
+
+def tangent_dynamics(state, s, func, tfirst, n, *args):
+    """d/ds of [y, v] (Dynamics.tangent_step) for a tangent of y0 only, as code tapegen differentiates."""
+    y, v = state[:n], state[n:]
+    dy, dv = lent.jvp(call_with, (y, s, args, func, tfirst), (v, None, None, None, None))
+    return np.concatenate([dy, dv])
+
+
+def args_tangent_dynamics(state, s, func, tfirst, n, args_dot, *args):
+    """tangent_dynamics with tangents of args too."""
+    y, v = state[:n], state[n:]
+    dy, dv = lent.jvp(call_with, (y, s, args, func, tfirst), (v, None, args_dot, None, None))
+    return np.concatenate([dy, dv])
+
+
+def odeint_adjoint_code(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, y, g):
+    """odeint_adjoint as odeint calls of adjoint_dynamics, one per interval, backwards."""
+    without_integers(args)
+    n = np.size(y0)
+    a, a_t, a_args = g[-1], 0.0, flat_leaves(args, None)
+    g_times = []
+    for i in range(len(t) - 1, 0, -1):
+        g_time = np.dot(call_with(y[i], t[i], args, func, tfirst), g[i])
+        g_times.append(g_time)
+        state = np.concatenate([y[i], a, np.reshape(a_t - g_time, (1,)), a_args])
+        state = ODEINT(adjoint_dynamics, state, np.stack([t[i], t[i - 1]]), args=(func, tfirst, n, *args),
+                       rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax)[1]
+        a, a_t, a_args = state[n:2 * n] + g[i - 1], state[2 * n], state[2 * n + 1:]
+    g_times.append(a_t)
+    return a, np.stack(g_times[::-1]), leaves_like(args, a_args)
+
+
+def odeint_tangent_code(func, y0, t, args, tfirst, full_output, rtol, atol, mxstep, hmax, v0, args_dot):
+    """odeint_tangent as one odeint call of tangent_dynamics."""
+    without_integers(args)
+    n = np.size(y0)
+    if args_dot is None:
+        state = ODEINT(tangent_dynamics, np.concatenate([y0, v0]), t, args=(func, tfirst, n, *args),
+                       rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax)
+    else:
+        args_dot = leaves_like(args, flat_leaves(args, args_dot))  # zeros where an argument has no tangent
+        state = ODEINT(args_tangent_dynamics, np.concatenate([y0, v0]), t, args=(func, tfirst, n, args_dot, *args),
+                       rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax)
+    return state[:, n:]
+
+
+class Solve:
+    """A derivative solve gradient code calls: `fast` (the Dynamics above) when it runs, and `code` (odeint
+    calls of augmented dynamics) when gradient code is differentiated again."""
+
+    def __init__(self, fast, code):
+        self.fast, self.code, self.__name__ = fast, code, fast.__name__
+
+    def __call__(self, *args):
+        return self.fast(*args)
+
+    def __tapegen_inline__(self):
+        return self.code
+
+
+odeint_adjoint = Solve(odeint_adjoint_fast, odeint_adjoint_code)
+odeint_tangent = Solve(odeint_tangent_fast, odeint_tangent_code)
 
 
 # --- solve_ivp: sol.y at t_eval, from t_span[0]; the same adjoint, with fun(t, y, *args) ------------------
@@ -290,7 +441,7 @@ def ivp_times(t_span, t_eval, dense_output, events):
     return np.concatenate([[float(t_span[0])], np.ravel(t_eval)])
 
 
-def ivp_adjoint(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, g):
+def ivp_adjoint_fast(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, g):
     """(y0's cotangent, t_span's, t_eval's, args' list) from g, the cotangent of the result's fields."""
     def solve():
         times, g_y, g_t = ivp_times(t_span, t_eval, dense_output, events), g.get("y"), g.get("t")
@@ -303,6 +454,28 @@ def ivp_adjoint(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol,
     return _once(y, g, solve)
 
 
+def ivp_checked(t_eval, dense_output, events):
+    """Refuse (as ivp_times) a solve_ivp call whose result has no derivative; None otherwise."""
+    ivp_times((0.0,), t_eval, dense_output, events)
+
+
+table.nondiff(ivp_checked, "t_eval, dense_output, events", spelling="ivp_checked")
+
+
+def ivp_adjoint_code(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, g):
+    """ivp_adjoint as odeint_adjoint_code from t_span[0] through t_eval (second derivatives)."""
+    ivp_checked(t_eval, dense_output, events)
+    moving = () if args is None else args
+    times = np.concatenate([np.reshape(t_span[0], (1,)), np.ravel(t_eval)])
+    path = np.concatenate([np.reshape(y0, (1, np.size(y0))), y.y.T])
+    g_y = np.reshape(flat_leaves(y.y, item_cotangent(g, "y")), np.shape(y.y))
+    g_path = np.concatenate([np.zeros((1, np.size(y0))), g_y.T])
+    g_y0, g_times, g_args = odeint_adjoint_code(fun, y0, times, moving, True, 0, rtol, atol, 0, 0.0, path, g_path)
+    g_eval = g_times[1:] + flat_leaves(np.ravel(t_eval), item_cotangent(g, "t"))
+    return g_y0, np.stack([g_times[0], 0.0]), np.reshape(g_eval, np.shape(t_eval)), g_args
+
+
+ivp_adjoint = Solve(ivp_adjoint_fast, ivp_adjoint_code)
 _IVP_READS = ["fun", "t_span", "y0", "t_eval", "dense_output", "events", "args", "rtol", "atol", "y", "g"]
 adjoint_rules = Formulas(table, globals(), "<tapegen scipy.integrate adjoint rules>")
 for _k, _wrt in enumerate(("y0", "t_span", "t_eval", "args")):  # one backward solve, read for each argument
@@ -311,7 +484,7 @@ for _k, _wrt in enumerate(("y0", "t_span", "t_eval", "args")):  # one backward s
 adjoint_rules.load()
 
 
-def ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, v0, args_dot, t_dot):
+def ivp_tangent_fast(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, v0, args_dot, t_dot):
     """The tangent of sol.y (and sol.t, which is t_eval): the tangent ODE from [t_span[0], *t_eval]."""
     times = ivp_times(t_span, t_eval, dense_output, events)
     args = () if args is None else args
@@ -320,6 +493,50 @@ def ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol,
     if t_dot is not None:
         v = v + np.stack([dynamics(y.y[:, i], t) * t_dot[i] for i, t in enumerate(np.ravel(t_eval))])
     return OdeTangent(t=np.zeros(np.shape(t_eval)) if t_dot is None else t_dot, y=v.T)
+
+
+def ode_tangent(times, path):
+    """solve_ivp's tangent from its fields: an OdeTangent (sol.t's tangent `times` and sol.y's `path`)."""
+    return OdeTangent(t=times, y=path)
+
+
+table.op(ode_tangent, "times, path", spelling="ode_tangent")
+
+
+@table.vjp(ode_tangent, "times", partial=True)
+def ode_tangent_vjp_times(g):
+    return item_cotangent(g, "t")
+
+
+@table.vjp(ode_tangent, "path", partial=True)
+def ode_tangent_vjp_path(g):
+    return item_cotangent(g, "y")
+
+
+@table.jvp(ode_tangent, "times")
+def ode_tangent_jvp_times(times_dot, path):
+    return ode_tangent(times_dot, np.zeros_like(path))
+
+
+@table.jvp(ode_tangent, "path")
+def ode_tangent_jvp_path(times, path_dot):
+    return ode_tangent(np.zeros_like(times), path_dot)
+
+
+def ivp_tangent_code(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, v0, args_dot, t_dot):
+    """ivp_tangent as odeint_tangent_code from t_span[0] through t_eval (second derivatives)."""
+    ivp_checked(t_eval, dense_output, events)
+    moving = () if args is None else args
+    times = np.concatenate([np.reshape(t_span[0], (1,)), np.ravel(t_eval)])
+    v = odeint_tangent_code(fun, y0, times, moving, True, 0, rtol, atol, 0, 0.0, v0, args_dot)[1:]
+    if t_dot is None:
+        return ode_tangent(np.zeros(np.shape(t_eval)), v.T)
+    moved = [call_with(y.y[:, i], np.ravel(t_eval)[i], moving, fun, True) * np.ravel(t_dot)[i]
+             for i in range(np.size(t_eval))]
+    return ode_tangent(t_dot, (v + np.stack(moved)).T)
+
+
+ivp_tangent = Solve(ivp_tangent_fast, ivp_tangent_code)
 
 
 @table.jvp(SOLVE_IVP, "y0")
@@ -335,7 +552,7 @@ def solve_ivp_jvp_args(fun, t_span, y0, t_eval, dense_output, events, args, args
 
 @table.jvp(SOLVE_IVP, "t_span")
 def solve_ivp_jvp_t_span(fun, t_span, t_span_dot, y0, t_eval, dense_output, events, args, rtol, atol, y):
-    start = -Dynamics(fun, y0, () if args is None else args, True, 0)(y0, t_span[0]) * t_span_dot[0]
+    start = -call_with(y0, t_span[0], () if args is None else args, fun, True) * t_span_dot[0]
     return ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, start, None, None)
 
 
@@ -344,15 +561,6 @@ def solve_ivp_jvp_t_eval(fun, t_span, y0, t_eval, t_eval_dot, dense_output, even
     return ivp_tangent(fun, t_span, y0, t_eval, dense_output, events, args, rtol, atol, y, np.zeros_like(y0), None,
                        t_eval_dot)
 
-
-# The helpers gradient code calls, declared as primitives without rules: gradient code differentiated
-# again is a NoRuleError naming one, at transform time (the adjoint of the adjoint solve is not written).
-for _helper in (odeint_adjoint, odeint_tangent, odeint_jvp_t, ivp_adjoint, ivp_tangent, solve_ivp_jvp_t_span):
-    _params = ", ".join({"g": "ct", "y": "out"}.get(p, p) for p in _helper.__code__.co_varnames[
-        :_helper.__code__.co_argcount])
-    table.op(_helper, _params, spelling=_helper.__name__, sequences=("args",),
-             inert=("func", "fun", "full_output", "rtol", "atol", "hmax", "mxstep", "tfirst", "dense_output",
-                    "events"))
 
 __all__ = ["table", "Dynamics", "OdeTangent", "odeint_adjoint", "odeint_tangent", "ivp_times", "ivp_adjoint",
            "ivp_tangent"]

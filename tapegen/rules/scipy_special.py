@@ -13,7 +13,8 @@ Order parameters (`n` of polygamma, `d` of multigammaln) are integers: inert.
 Orders `v` of the Bessel functions have no rule: a gradient into them is a
 NoRuleError, not a wrong number. gammainc's `a` has one: its derivatives in `a`
 (no closed form) are computed as P is, by series and continued fraction
-(incomplete_gamma.py), to second order; a third derivative in `a` is refused.
+(incomplete_gamma.py), to second order; a third derivative in `a` is refused. betainc's `a` and `b`
+likewise, by quadrature of the beta density's log-derivatives (incomplete_beta.py).
 
 Constants are Python floats, so float32 stays float32, except where SciPy's own
 function computes in float64 (polygamma, multigammaln): `polygamma_like` casts
@@ -28,6 +29,7 @@ import scipy.special
 from ..runtime import unbroadcast, unreduce
 from .elementwise import broadcast_like, guarded_mul
 from .formulas import Formulas
+from .incomplete_beta import betainc_da, betainc_daa, betainc_dab, betainc_db, betainc_dbb
 from .incomplete_gamma import gammainc_da, gammainc_daa
 from .table import RuleTable
 
@@ -75,7 +77,9 @@ for _name, _signature in BINARY.items():  # ufuncs take no keywords: the names a
     table.op(getattr(sp, _name), _signature, name=_name, spelling=f"scipy.special.{_name}")
 table.op(sp.polygamma, "n, x", name="polygamma", spelling="scipy.special.polygamma", inert=("n",))
 table.op(sp.yn, "n, x", name="yn", spelling="scipy.special.yn", inert=("n",))  # integer order n
-table.op(sp.betainc, "a, b, x", name="betainc", spelling="scipy.special.betainc")  # rules in x only
+table.op(sp.betainc, "a, b, x", name="betainc", spelling="scipy.special.betainc")
+for _fn in (betainc_da, betainc_db, betainc_daa, betainc_dab, betainc_dbb):  # incomplete_beta.py
+    table.op(_fn, "a, b, x", spelling=_fn.__name__)
 table.nondiff(sp.gammasgn, "x", name="gammasgn", spelling="scipy.special.gammasgn")  # piecewise constant
 table.op(sp.multigammaln, "a, d", name="multigammaln", spelling="scipy.special.multigammaln", inert=("d",))
 table.op(sp.logsumexp, "a, axis=None, b=None, keepdims=False", name="logsumexp",
@@ -155,6 +159,9 @@ BINARY_PARTIALS = {
     "yn": {"x": "0.5 * (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x))"},
 }
 
+BETA_DENSITY = "np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - scipy.special.betaln(a, b))"
+LOG_A = "(np.log(x) - scipy.special.digamma(a) + scipy.special.digamma(a + b))"  # d log density / da
+LOG_B = "(np.log1p(-x) - scipy.special.digamma(b) + scipy.special.digamma(a + b))"
 formulas = Formulas(table, globals(), "<tapegen scipy.special formulas>")
 for _name, _partial in UNARY_PARTIALS.items():
     formulas.derive(getattr(sp, _name), _name, {"x": _partial}, unbroadcast=False)
@@ -165,7 +172,19 @@ formulas.derive(sp.xlogy, "xlogy", {"x1": "np.log(x2)"}, guard=True)
 formulas.derive(sp.xlogy, "xlogy", {"x2": "x1 / np.where(x1 == 0, 1, x2)"})
 formulas.derive(sp.polygamma, "polygamma", {"x": "polygamma_like(n + 1, x)"})
 formulas.derive(sp.betainc, "betainc",  # the beta density: x^(a-1) (1-x)^(b-1) / B(a, b)
-                {"x": "np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - scipy.special.betaln(a, b))"})
+                {"x": BETA_DENSITY, "a": "betainc_da(a, b, x)", "b": "betainc_db(a, b, x)"})
+# in a and b: the next derivatives in a and b (incomplete_beta.py); in x, the density times its log-derivatives
+# (infinite at x = 0 or 1 for a or b below 1, where a zero tangent or cotangent stays zero: guard)
+formulas.derive(betainc_da, "betainc_da", {"a": "betainc_daa(a, b, x)", "b": "betainc_dab(a, b, x)"})
+formulas.derive(betainc_db, "betainc_db", {"a": "betainc_dab(a, b, x)", "b": "betainc_dbb(a, b, x)"})
+formulas.derive(betainc_da, "betainc_da", {"x": f"{BETA_DENSITY} * {LOG_A}"}, guard=True)
+formulas.derive(betainc_db, "betainc_db", {"x": f"{BETA_DENSITY} * {LOG_B}"}, guard=True)
+formulas.derive(betainc_daa, "betainc_daa", {"x": f"{BETA_DENSITY} * ({LOG_A} ** 2 - polygamma_like(1, a) "
+                                                  f"+ polygamma_like(1, a + b))"}, guard=True)
+formulas.derive(betainc_dab, "betainc_dab", {"x": f"{BETA_DENSITY} * ({LOG_A} * {LOG_B} + polygamma_like(1, a + b))"},
+                guard=True)
+formulas.derive(betainc_dbb, "betainc_dbb", {"x": f"{BETA_DENSITY} * ({LOG_B} ** 2 - polygamma_like(1, b) "
+                                                  f"+ polygamma_like(1, a + b))"}, guard=True)
 formulas.derive(polygamma_like, "polygamma_like", {"x": "polygamma_like(n + 1, x)"})
 formulas.derive(sp.multigammaln, "multigammaln",
                 {"a": "np.sum(scipy.special.digamma(np.expand_dims(a, -1) - half_steps(d, a)), axis=-1)"},
@@ -221,4 +240,5 @@ def log_softmax_jvp(x_dot, axis, y):
     return x_dot - np.sum(np.exp(y) * x_dot, axis=axis, keepdims=True)
 
 
-__all__ = ["table", "gammainc_da", "gammainc_daa", "polygamma_like", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul"]
+__all__ = ["table", "gammainc_da", "gammainc_daa", "betainc_da", "betainc_db", "betainc_daa", "betainc_dab",
+           "betainc_dbb", "polygamma_like", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul"]

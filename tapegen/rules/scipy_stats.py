@@ -15,8 +15,9 @@ logcdf, sf and logsf have rules in x, loc and scale (through pdf and logpdf,
 themselves primitives with rules: second order works); so have ppf and isf
 (in q, loc and scale). In shape parameters, the cdf & co. of gamma and chi2
 have rules (through the incomplete gamma function's derivative in its shape,
-incomplete_gamma.py), and lognorm's (a normal cdf of log(z) / s); t's df and
-beta's a and b have none, and a gradient there is a NoRuleError.
+incomplete_gamma.py), lognorm's (a normal cdf of log(z) / s), beta's a and b and
+t's df (through the incomplete beta function's derivatives in its shapes,
+incomplete_beta.py); ppf and isf too, the implicit derivative -(dF/dp) / pdf.
 
 Discrete distributions: rules in their real parameters (poisson's mu,
 bernoulli's and binom's p); counts (k, n) and the integer shift loc are inert.
@@ -32,6 +33,7 @@ from ..runtime import unbroadcast
 from .elementwise import broadcast_like
 from .linalg import linalg_mT, pinv_jvp, pinv_vjp
 from .formulas import Formulas
+from .incomplete_beta import betainc_da, betainc_db
 from .incomplete_gamma import gammainc_da
 from .table import RuleTable
 
@@ -65,6 +67,14 @@ CDF_SHAPE_PARTIALS = {
     # lognorm's cdf is ndtr(log(z) / s): in s, minus the normal density there times log(z) / s^2
     "lognorm": {"s": "-np.exp(-0.5 * (np.log(np.maximum({z}, 1e-300)) / s) ** 2) * 0.3989422804014327"
                      " * np.log(np.maximum({z}, 1e-300)) / (s * s)"},
+    # beta's cdf is betainc(a, b, z): its derivatives in a and b (incomplete_beta.py)
+    "beta": {"a": "betainc_da(a, b, np.clip({z}, 0.0, 1.0))", "b": "betainc_db(a, b, np.clip({z}, 0.0, 1.0))"},
+    # t's is 0.5 betainc(df/2, 1/2, w) below 0 (1 - that above), w = df / (df + z^2): in df through a and w
+    # (the beta density at w times dw/ddf = z^2 / (df + z^2)^2, written without its 0 * inf at z = 0); at z = 0
+    # it is 1/2 for every df: 0 there, kept out of betainc_da's infinite x-derivative at w = 1
+    "t": {"df": "np.where({z} == 0, 0.0, -0.5 * np.sign({z}) * (0.5 * betainc_da(0.5 * df, 0.5, "
+                "df / (df + {z} * {z})) + np.exp((0.5 * df - 1) * np.log(df / (df + {z} * {z}))"
+                " - scipy.special.betaln(0.5 * df, 0.5)) * np.abs({z}) / (df + {z} * {z}) ** 1.5))"},
 }
 
 # name: {shape parameter: d entropy / d parameter}; every entropy is the standard one's plus log(scale)
@@ -147,13 +157,16 @@ for _name, (_shapes, _score, _shape_partials) in LOCATION_SCALE.items():
     formulas.derive(method(_name, "entropy"), f"{_name}_entropy",
                     {"loc": "0.0", "scale": "1 / scale", **ENTROPY_PARTIALS[_name]})
     # the quantile functions: y = loc + scale * (a quantile of the standard distribution), so dy/dq is one
-    # over the density at y (minus that for isf, of 1 - q); in shape parameters no rule, as for cdf
+    # over the density at y (minus that for isf, of 1 - q); in a shape parameter p, where the cdf has a rule,
+    # the implicit derivative: F((y - loc) / scale; p) = q (or 1 - q) held, dy/dp = -(dF/dp) / pdf(y), for both
+    _implicit = {p: f"-({d.format(z='((y - loc) / scale)')}) / scipy.stats.{_name}.pdf(y, {_args})"
+                 for p, d in CDF_SHAPE_PARTIALS.get(_name, {}).items()}
     for _method, _sign in (("ppf", ""), ("isf", "-")):
         table.op(method(_name, _method), f"q, {_signature}", name=f"{_name}.{_method}",
                  spelling=f"scipy.stats.{_name}.{_method}")
         formulas.derive(method(_name, _method), f"{_name}_{_method}",
                         {"q": f"{_sign}1 / scipy.stats.{_name}.pdf(y, {_args})", "loc": "1.0",
-                         "scale": "(y - loc) / scale"})
+                         "scale": "(y - loc) / scale", **_implicit})
 
 for _name, (_signature, _inert, _partials) in DISCRETE.items():
     for _method in ("logpmf", "pmf"):

@@ -353,6 +353,7 @@ def _scipy_samples() -> list:
     except ImportError:
         return []
     rules.load_optional(everything=True)
+    from ..rules.incomplete_beta import betainc_da, betainc_daa, betainc_dab, betainc_db, betainc_dbb
     from ..rules.incomplete_gamma import gammainc_da, gammainc_daa
     real, pos = (lambda: _x(3, 2)), (lambda: _x(3, 2, low=0.5, high=3.0))
     unit, away = (lambda: _x(3, 2, low=0.1, high=0.9)), (lambda: _signed(3, 2))
@@ -377,6 +378,11 @@ def _scipy_samples() -> list:
         Sample("scipy.special.gammainc-in-a-(3,2)", lambda a, x: sp.gammainc(a, x) + sp.gammaincc(a, x + 4.0),
                (pos(), pos())),
         Sample("gammainc_da-in-x-(3,2)", lambda x: gammainc_da(1.7, x) * gammainc_daa(2.5, x + 4.0), (pos(),)),
+        Sample("scipy.special.betainc-in-a-b-x-(3,2)", lambda a, b, x: sp.betainc(a, b, x), (pos(), pos(), unit())),
+        Sample("betainc_da-db-in-a-b-x-(3,2)", lambda a, b, x: betainc_da(a, b, x) * betainc_db(a, b, x),
+               (pos(), pos(), unit())),
+        Sample("betainc_daa-dab-dbb-in-x-(3,2)",
+               lambda x: betainc_daa(1.7, 2.5, x) + betainc_dab(1.7, 2.5, x) * betainc_dbb(0.8, 1.5, x), (unit(),)),
         Sample("scipy.special.polygamma-2-(3,2)", lambda x: sp.polygamma(2, x), (pos(),)),
         Sample("scipy.special.yn-2-(3,2)", lambda x: sp.yn(2, x), (_x(3, 2, low=0.8, high=3.0),)),
         Sample("scipy.special.betainc-(3,2)", lambda x: sp.betainc(1.5, 2.5, x), (unit(),)),
@@ -386,7 +392,25 @@ def _scipy_samples() -> list:
         Sample("scipy.special.softmax-(3,4)", lambda x: sp.softmax(x, axis=1), (_x(3, 4),)),
         Sample("scipy.special.log_softmax-(3,4)", lambda x: sp.log_softmax(x, axis=0), (_x(3, 4),)),
     ]
-    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples() + _scipy_signal_samples()
+    return out + _scipy_stats_samples() + _scipy_linalg_samples() + _scipy_integrate_samples() + \
+        _scipy_signal_samples() + _scipy_spatial_samples()
+
+
+def _scipy_spatial_samples() -> list:
+    import scipy.spatial.distance as distance
+    out = [Sample(f"scipy.spatial.distance.cdist-{metric}-(4,3)x(5,3)",
+                  (lambda metric: lambda a, b: distance.cdist(a, b, metric))(metric), (_x(4, 3), _x(5, 3)))
+           for metric in ("sqeuclidean", "euclidean", "cityblock", "minkowski", "chebyshev", "cosine", "correlation")]
+    out += [Sample("scipy.spatial.distance.pdist-minkowski-p3-(5,2)", lambda x: distance.pdist(x, "minkowski", p=3),
+                   (_x(5, 2),)),
+            Sample("scipy.spatial.distance.squareform-(6,)", lambda v: distance.squareform(v), (_x(6),)),
+            Sample("scipy.spatial.distance.squareform-(4,4)", lambda m: distance.squareform(m, checks=False),
+                   (_x(4, 4),))]
+    out += [Sample(f"scipy.spatial.distance.{fn.__name__}-(4,)x(4,)", (lambda fn: lambda u, v: fn(u, v))(fn),
+                   (_x(4), _x(4))) for fn in (distance.euclidean, distance.sqeuclidean, distance.cityblock,
+                                              distance.cosine, distance.chebyshev, distance.minkowski,
+                                              distance.correlation)]
+    return out
 
 
 def _scipy_signal_samples() -> list:
@@ -491,17 +515,21 @@ def _scipy_stats_samples() -> list:
         params = shapes.get(name, ())
         for method in CONTINUOUS_METHODS:
             f = getattr(getattr(st, name), method)
-            if (method in ("logpdf", "pdf") or name in ("gamma", "chi2", "lognorm")) and len(params) == 1:  # (cdf: a, df, s)
+            if len(params) == 1:  # in every parameter (cdf & co. too: in a, df, s)
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", (lambda f: lambda x, p, m, s: f(x, p, m, s))(f),
                                   (x, params[0], -0.2, 1.3)))
-            elif method in ("logpdf", "pdf") and params:
+            elif params:  # beta's a and b
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)",
                                   (lambda f: lambda x, a, b, m, s: f(x, a, b, m, s))(f), (x, *params, -0.2, 1.3)))
-            else:  # shape parameters as constants (cdf & co. of t and beta: rules in x, loc and scale only)
+            else:
                 out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(f, params), (x, -0.2, 1.3)))
-        for method in ("ppf", "isf"):  # in q, loc and scale
+        for method in ("ppf", "isf"):  # in q, loc and scale (and the shapes: a constant here)
             out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", _fixed_shapes(getattr(getattr(st, name), method),
                                                                                 params), (_x(4, low=0.15, high=0.85), -0.2, 1.3)))
+            if params:  # in the first shape parameter: the cdf's implicit derivative
+                out.append(Sample(f"scipy.stats.{name}.{method}-in-{name}-shape",
+                                  (lambda f, rest: lambda p: f(np.array([0.2, 0.5, 0.85]), p, *rest))(
+                                      getattr(getattr(st, name), method), params[1:]), (params[0],)))
         out.append(Sample(f"scipy.stats.{name}.entropy", _entropy_call(getattr(st, name).entropy, len(params)),
                           (*params, -0.2, 1.3)))  # in every parameter
     k = np.array([0, 1, 3, 2])

@@ -417,8 +417,10 @@ def _own_jvp(op):
     """The function whose own JVP gives `op`'s tangent: a `tapegen.custom_jvp`, or a checkpointed segment."""
     if op.form == "opaque" and isinstance(op.fn, custom_jvp) and op.fn.jvp is not None:
         return op.fn
-    if op.form == "custom":  # a checkpointed segment's own tangent code, else the transpose of the user's bwd
-        key = next((key for key, prim in rules.PRIMITIVES.items() if prim is op), None)
+    if op.form == "custom":  # a checkpointed segment's own tangent code, a custom_jvp's own JVP (its bwd is that
+        key = next((key for key, prim in rules.PRIMITIVES.items() if prim is op), None)  # transposed), else the
+        if isinstance(key, custom_jvp):  # transpose of the user's bwd
+            return key
         return key if getattr(key, "checkpointed", None) is not None else op.custom
     return None
 
