@@ -52,13 +52,21 @@ def _one(a, b, x, kind):
 
     lower = scipy.special.betainc(a, b, x) <= 0.5  # integrate the side holding less of the density
 
-    def integrand(u):  # u = t on the lower side, 1 - t on the upper (log(1 - t) = log(u) there, exactly)
-        lt, l1t = (np.log(u), np.log1p(-u)) if lower else (np.log1p(-u), np.log(u))
-        return np.exp((a - 1) * lt + (b - 1) * l1t - log_beta) * weight(lt, l1t)
+    # u = t on the lower side, 1 - t on the upper (log(1 - t) = log(u) there, exactly). Where the density has a
+    # power singularity there (u^(p-1), p < 1), u = s^(1/p): u^(p-1) du = ds / p, only a log is left
+    p, other = (a, b) if lower else (b, a)
+    q = p if p < 1 else 1.0
 
-    start, stop, sign = (0.0, x, 1.0) if lower else (0.0, 1.0 - x, -1.0)
+    def integrand(s):
+        lu = np.log(s) / q
+        lt, l1t = (lu, np.log1p(-np.exp(lu))) if lower else (np.log1p(-np.exp(lu)), lu)
+        power = (p - 1) * lu + (1 / q - 1) * np.log(s) if q != p else 0.0  # (exactly 0 when q = p)
+        return np.exp(power + (other - 1) * (l1t if lower else lt) - log_beta - np.log(q)) * weight(lt, l1t)
+
+    start, stop, sign = 0.0, (x if lower else 1.0 - x) ** q, 1.0 if lower else -1.0
     mode = (a - 1) / (a + b - 2) if a > 1 and b > 1 else None
     mode = mode if mode is None or lower else 1.0 - mode
+    mode = mode ** q if mode is not None else None
     points = [mode] if mode is not None and start < mode < stop else None
     with warnings.catch_warnings():
         warnings.simplefilter("error", scipy.integrate.IntegrationWarning)
