@@ -404,7 +404,8 @@ class ControlFlow:
         for sub in ast.walk(self.node):  # (a target read after the loop, or in a loop around, holds its last
             where = (getattr(sub, "lineno", 0), getattr(sub, "col_offset", 0))  # item in Python; in a body of
             if isinstance(sub, ast.Name) and sub.id in targets and isinstance(sub.ctx, ast.Load) \
-                    and not _within(where, stmt) and (where > span[:2] or any(_within(where, loop) for loop in around)) \
+                    and not _within(where, stmt) \
+                    and (where > span[:2] or any(_within(where, loop) for loop in around)) \
                     and not any(any(_within(where, inner) for inner in loop.body) and any(  # a loop binding it,
                         isinstance(n, ast.Name) and n.id == sub.id for n in ast.walk(loop.target))  # its own)
                                 for loop in rebinding):
@@ -692,12 +693,13 @@ class ControlFlow:
         object holds (cs231n's `bn_param["running_mean"] = ...` into `model.bn_params[0]`, also in a helper), the
         write is also made as Python makes it, into that object: `live_write`."""
         if container in self.free.values():  # G["n"] += 1 on a dict of the module (or a closure)
-            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes `{name}`, a "
-                                           f"{self.container_kind(container)} of the module (or a closure), which "
-                                           f"Python changes for every later call: tapegen would change a copy",
+            kind = self.container_kind(container)
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes `{name}`, a {kind} of the module "
+                                           f"(or a closure), which Python changes for every later call: tapegen "
+                                           f"would change a copy",
                                    f"keep what changes from call to call in an object's attribute "
                                    f"(`STATE.{name}[...] = ...`), or copy it first if only this call should see "
-                                   f"the change: {name} = {'dict' if self.container_kind(container) == 'dict' else 'list'}({name})")
+                                   f"the change: {name} = {'dict' if kind == 'dict' else 'list'}({name})")
         held = self.live_holder(container)
         if held is None:
             self.check_unshared(name, container, target)
