@@ -215,6 +215,9 @@ class _Target:
             functions += tuple((("obj", i), known) for i, known in self.object_defaults if arguments[i] is known.obj)
         if self.lengths_matter:  # `[Dense(W, b) for W, b in params]`: made item by item, for len(params) items
             functions += self.length_statics(arguments)
+        else:  # a list or tuple argument: `xs + ys` joins, `xs * 2` repeats (not NumPy's sum and product)
+            functions += tuple((("kind", i), type(a).__name__) for i, a in enumerate(arguments)
+                               if type(a) in (list, tuple))
         keywords = getattr(arguments, "keywords", ())
         if self.varkw is not None:
             functions = (("**", keywords),) + functions  # which keywords **options has

@@ -73,6 +73,7 @@ POINTS = {
     "items_popped_and_deleted": (np.array([0.3, -0.6, 0.9]),),
     "stack_popped_until_empty": (np.array([0.3, -0.6, 0.9]),),
     "one_list_under_two_names": (np.array([0.3, -0.6, 0.9]),),
+    "list_argument_joined_and_repeated": ([np.array([0.3, -0.6]), np.array([0.9, 0.2])], (np.array([0.5, 0.1]),)),
 }
 
 

@@ -544,6 +544,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.env[arg.arg] = StaticValue(native(self.statics[index]), var) if index in self.statics else var
             if ("len", index) in self.statics:  # a list or tuple argument, the code made for its length
                 self.containers[var], self.lengths[var] = self.statics["len", index]
+            elif ("kind", index) in self.statics:  # one of any length (the code made for a list or tuple)
+                self.containers[var] = self.statics["kind", index]
             if ("str", index) in self.statics:  # a string argument, the code made for its text
                 self.env[arg.arg] = Const(self.statics["str", index])
             if ("obj", index) in self.statics:  # an object of the user's, the parameter's default

@@ -349,3 +349,10 @@ def one_list_under_two_names(x):
     a = b = []
     a.append(x * 2)
     return np.sum(b[0] ** 2) + len(b)
+
+
+def list_argument_joined_and_repeated(xs, t):
+    """`xs + xs` joins and `xs * 2` repeats a list argument, and `t + (v,)` a tuple one, as Python does (`xs + xs`
+    was NumPy's sum: a wrong gradient with no error; `xs * 2` crashed in the gradient code)."""
+    joined, repeated, longer = xs + xs, xs * 2, t + (xs[0] * 3.0,)
+    return np.sum(joined[1] * joined[2]) + np.sum(repeated[3] ** 2) + np.sum(longer[-1] * longer[0])
