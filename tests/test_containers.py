@@ -73,6 +73,10 @@ POINTS = {
     "items_popped_and_deleted": (np.array([0.3, -0.6, 0.9]),),
     "stack_popped_until_empty": (np.array([0.3, -0.6, 0.9]),),
     "one_list_under_two_names": (np.array([0.3, -0.6, 0.9]),),
+    "lists_in_a_dict_argument_joined": ({"weights": [np.array([0.3, -0.2]), np.array([0.5, 0.4])],
+                                         "biases": [np.array([0.1, 0.7]), np.array([0.2, 0.3])],
+                                         "scale": np.array([1.5, -0.5])},
+                                        [[np.array([0.3]), np.array([0.5, 0.2])], [np.array([0.7])]]),
     "list_argument_joined_and_repeated": ([np.array([0.3, -0.6]), np.array([0.9, 0.2])], (np.array([0.5, 0.1]),)),
 }
 

@@ -453,6 +453,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.captured: set = set()  # containers held inside another (changing one in place changes both)
         self.holders: dict = {}  # such a container -> {(the container holding it, whether it keeps what it is given)}
         self.taken_out: dict = {}  # an item read out of a tuple built here -> the tuple
+        self.maybe_lists: set = set()  # vars that may hold a list or tuple when the code runs (_track_lists_of_lists)
         self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
         self.live_items: dict = {}  # a list or dict var written into -> ((module's object, attribute), its own var)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
@@ -1972,7 +1973,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _track_lists_of_lists(self, prim, values, outs):
         """`lists_of_lists` and `list_items`: a list display (or comprehension) of lists, an empty list
-        appended lists only, a list with an item replaced by a list; an item read from one by an index."""
+        appended lists only, a list with an item replaced by a list; an item read from one by an index, and what
+        `maybe_lists`: what may be a list when the code runs (an item of a list or tuple argument, or of a dict
+        read by a key, a module's object's list attribute): `a + b` of two of them is joined or added, and `a * 3`
+        repeated or multiplied, as they turn out to be."""
         is_list = lambda atom: self.container_kind(atom) == "list" or atom in self.list_items  # noqa: E731
         if prim.name == "make_list":
             holds = all(is_list(item) for item in values["items"].items)
@@ -1986,11 +1990,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name == "assign":
             holds = values["x"] in self.lists_of_lists
             self.list_items.update(out for out in outs if values["x"] in self.list_items)
+            self.maybe_lists.update(out for out in outs if values["x"] in self.maybe_lists)
         else:
             holds = False
-            if prim.name == "getitem" and values.get("a") in self.lists_of_lists and \
-                    not (isinstance(values.get("index"), Const) and isinstance(values["index"].value, slice)):
+            index, base = values.get("index"), values.get("a")
+            if prim.name == "getitem" and base in self.lists_of_lists and \
+                    not (isinstance(index, Const) and isinstance(index.value, slice)):
                 self.list_items.update(outs)
+            if prim.name == "getitem" and not (isinstance(index, Const) and isinstance(index.value, slice)) and (
+                    base in self.maybe_lists or isinstance(index, Const) and isinstance(index.value, str)
+                    or base in self.root_params and self.container_kind(base) is not None):
+                self.maybe_lists.update(outs)  # (an item of a list or tuple argument, or read by a name: a dict's)
+            if prim.name == "getattr" and values.get("obj") in self.live and isinstance(values.get("name"), Const) \
+                    and isinstance(getattr(self.live[values["obj"]], values["name"].value, None), (list, tuple)):
+                self.maybe_lists.update(outs)  # `model.weights`: a list now
         for out in outs:
             (self.lists_of_lists.add if holds else self.lists_of_lists.discard)(out)
 

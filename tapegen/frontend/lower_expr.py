@@ -727,12 +727,17 @@ class Expressions:
         if fn is operator.add and any(kinds):  # joining sequences, not adding numbers
             op = concat if all(kinds) else plus  # plus: the other side's type is known only when it runs
             return self.emit(rules.lookup(op), [left, right], {}, node, target)
-        if fn is operator.add and all(v in self.list_items for v in (left, right)):
+        if fn is operator.add and all(v in self.list_items or v in self.maybe_lists for v in (left, right)):
             return self.emit(rules.lookup(plus), [left, right], {}, node, target)  # rows[0] + rows[1]: items of a
-            #     list of lists built here (joined; added, should they be arrays when the code runs)
+            #     list of lists built here (joined; added, should they be arrays when the code runs); p["W"] + p["b"]
         if fn is operator.mul and any(kinds):  # [x] * 3: the items repeated
             items, n = (left, right) if kinds[0] else (right, left)
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)
+        repeated = next((v for v, n in ((left, right), (right, left)) if v in self.maybe_lists and isinstance(
+            n, Const) and type(n.value) is int), None)  # p["xs"] * 2: repeated if a list, else NumPy's product
+        if fn is operator.mul and repeated is not None:
+            return self.emit(rules.lookup(repeat_items), [repeated, right if repeated is left else left], {}, node,
+                             target)
         if fn is operator.mul and any(v in self.list_items for v in (left, right)):  # rows[0] * 3: an item of a
             items, n = (left, right) if left in self.list_items else (right, left)  # list of lists built here
             return self.emit(rules.lookup(repeat_items), [items, n], {}, node, target)  # (repeated, should it be one)

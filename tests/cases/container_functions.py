@@ -356,3 +356,14 @@ def list_argument_joined_and_repeated(xs, t):
     was NumPy's sum: a wrong gradient with no error; `xs * 2` crashed in the gradient code)."""
     joined, repeated, longer = xs + xs, xs * 2, t + (xs[0] * 3.0,)
     return np.sum(joined[1] * joined[2]) + np.sum(repeated[3] ** 2) + np.sum(longer[-1] * longer[0])
+
+
+def lists_in_a_dict_argument_joined(p, ps):
+    """`p["weights"] + p["biases"]` of a dict argument's lists (a params dict), `ps[0] + ps[1]` of a list of
+    lists: joined, as Python joins them (they were NumPy's sum: a wrong gradient with no error where the arrays'
+    shapes agreed, a crash where they did not); `p["scale"] * 2` of an array item stays NumPy's product."""
+    total = 0.0
+    for k, w in enumerate(p["weights"] + p["biases"]):
+        total = total + np.sum(w ** 2) * (k + 1)
+    rows = ps[0] + ps[1]
+    return total + sum(np.sum(r) * (k + 2) for k, r in enumerate(rows)) + np.sum(p["scale"] * 2)
