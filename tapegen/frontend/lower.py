@@ -1977,7 +1977,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         `maybe_lists`: what may be a list when the code runs (an item of a list or tuple argument, or of a dict
         read by a key, a module's object's list attribute): `a + b` of two of them is joined or added, and `a * 3`
         repeated or multiplied, as they turn out to be."""
-        is_list = lambda atom: self.container_kind(atom) == "list" or atom in self.list_items  # noqa: E731
+        is_list = lambda atom: self.container_kind(atom) == "list" or atom in self.list_items \
+            or atom in self.maybe_lists  # noqa: E731
         if prim.name == "make_list":
             holds = all(is_list(item) for item in values["items"].items)
         elif prim.name == "append":
@@ -1991,6 +1992,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             holds = values["x"] in self.lists_of_lists
             self.list_items.update(out for out in outs if values["x"] in self.list_items)
             self.maybe_lists.update(out for out in outs if values["x"] in self.maybe_lists)
+        elif prim.name in ("list", "tuple") or prim.name == "getitem" and isinstance(values.get("index"), Const) \
+                and isinstance(values["index"].value, slice):  # list(rows), rows[1:]: the same lists
+            holds = values.get("iterable", values.get("a")) in self.lists_of_lists
         else:
             holds = False
             index, base = values.get("index"), values.get("a")

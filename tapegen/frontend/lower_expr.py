@@ -31,7 +31,7 @@ from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, stands_for, vectorized
+from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, joined_sum, stands_for, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class, _CHANGING_METHODS, _keeps_state_alone
@@ -1751,6 +1751,8 @@ class Expressions:
                 kw.arg == "key" and isinstance(self.known(kw.value) or kw.value, (ast.Lambda, LocalFunction))
                 for kw in node.keywords):
             helper = BY_KEY[obj]
+        if obj is sum and len(node.args) == 2 and not node.keywords and isinstance(node.args[1], (ast.List, ast.Tuple)):
+            helper = joined_sum  # sum(rows, []): the rows joined (py_sum's rules add)
         if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
@@ -2254,6 +2256,10 @@ class Expressions:
     def call_object(self, obj, node, outputs, targets, atom=None):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call.
         `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
+        if obj in (operator.add, operator.mul) and len(node.args) == 2 and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args):  # reduce(operator.add, rows): as `+`
+            left, right = self.expr(node.args[0]), self.expr(node.args[1])  # (joins lists, adds arrays)
+            return (self.binary(obj, left, right, node, (targets or [None])[0]),)[:max(outputs, 1)]
         if obj is np.einsum and node.args and not (isinstance(node.args[0], ast.Constant)
                                                   and isinstance(node.args[0].value, str)):
             spelled = _einsum_spelled(node)

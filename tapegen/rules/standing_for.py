@@ -253,6 +253,15 @@ def flat_get(a, index):
     return a.flatten()[index]
 
 
+def joined_sum(iterable, start):
+    """`sum(xs, [])` (a start that is a list or tuple): the items joined one after another by `+`, as Python's
+    sum does (py_sum's rules add numbers)."""
+    total = start
+    for item in iterable:
+        total = total + item
+    return total
+
+
 def putmask(a, mask, values):
     """`np.putmask(a, mask, values)`: where `mask` holds, the item of `values` (repeated to `a`'s size) at
     the same flat position."""

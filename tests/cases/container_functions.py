@@ -367,3 +367,16 @@ def lists_in_a_dict_argument_joined(p, ps):
         total = total + np.sum(w ** 2) * (k + 1)
     rows = ps[0] + ps[1]
     return total + sum(np.sum(r) * (k + 2) for k, r in enumerate(rows)) + np.sum(p["scale"] * 2)
+
+
+def lists_joined_by_sum_and_reduce(p):
+    """`sum(lists, [])` and `functools.reduce(operator.add, lists)` join lists, as Python's + does (sum's rules
+    added them: TypeError in the gradient code; reduce's `operator.add` was NumPy's sum: a crash, or a wrong
+    gradient with no error where the shapes agreed)."""
+    import functools
+    import operator
+    flat = sum([p["weights"], p["biases"]], [])
+    joined = functools.reduce(operator.add, [p["weights"], p["biases"]])
+    rows = sum([[p["weights"][0]], [p["biases"][1]]], [])
+    return sum(np.sum(w ** 2) * (k + 1) for k, w in enumerate(flat)) + np.sum(joined[3] * joined[0]) + \
+        np.sum(rows[1] * 3.0) + functools.reduce(operator.add, [np.sum(w) for w in flat])
