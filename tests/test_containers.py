@@ -77,6 +77,7 @@ POINTS = {
                                          "biases": [np.array([0.1, 0.7]), np.array([0.2, 0.3])],
                                          "scale": np.array([1.5, -0.5])},
                                         [[np.array([0.3]), np.array([0.5, 0.2])], [np.array([0.7])]]),
+    "product_of_a_list_of_sums": (np.array([0.3, -0.6, 0.9]), np.array([0.5, 0.2, -0.4])),
     "lists_joined_by_sum_and_reduce": ({"weights": [np.array([0.3, -0.2]), np.array([0.5, 0.4])],
                                         "biases": [np.array([0.1, 0.7]), np.array([0.2, 0.3])]},),
     "list_argument_joined_and_repeated": ([np.array([0.3, -0.6]), np.array([0.9, 0.2])], (np.array([0.5, 0.1]),)),

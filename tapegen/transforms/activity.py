@@ -311,7 +311,8 @@ def check_kept(body, activity, outputs) -> None:
                 if v not in taken_from:
                     break
                 v = taken_from[v]
-        for v in eqn.reads if getattr(eqn.op, "fn", None) not in _PURE else ():
+        for v in eqn.reads if getattr(eqn.op, "fn", None) not in _PURE and not eqn.outputs else ():  # (called for
+            #                  what it does, as a change in place is: a query's value is used, `is_duck(a)`)
             if v in containers and v in activity.varying and (v in returned or _used_after(v, eqn, index, loops,
                                                                                            order, activity)):
                 raise NoRuleError(

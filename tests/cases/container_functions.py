@@ -380,3 +380,9 @@ def lists_joined_by_sum_and_reduce(p):
     rows = sum([[p["weights"][0]], [p["biases"][1]]], [])
     return sum(np.sum(w ** 2) * (k + 1) for k, w in enumerate(flat)) + np.sum(joined[3] * joined[0]) + \
         np.sum(rows[1] * 3.0) + functools.reduce(operator.add, [np.sum(w) for w in flat])
+
+
+def product_of_a_list_of_sums(x, y):
+    """np.prod of a list: its rules ask `is_duck(a)` of the list, which a second derivative differentiates (it
+    was refused there as a list passed to a function that may change it)."""
+    return np.prod([np.sum(x), np.sum(y * 2.0), np.sum(x * y)]) + np.sum(x ** 2)
