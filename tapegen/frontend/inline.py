@@ -627,7 +627,7 @@ class Calls:
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views, callee.aliases = self.free, self.fresh, self.views, self.aliases
         callee.views_at_entry = len(self.views)
-        for shared in ("containers", "captured", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
+        for shared in ("containers", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
                        "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders", "taken_out", "live_written", "live_items",
                        "static_set", "maybe_lists"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
@@ -698,7 +698,7 @@ class Calls:
         names = [name for name, atom in self.env.items() if atom is passed or isinstance(atom, Var) and atom == passed]
         if not names and passed in self.item_origin and isinstance(value, (Var, Pack)):
             return self.write_through_item(passed, value, node)  # `bn(x, self.bn_params[i])`: the list's item
-        elsewhere = len(names) != 1 or passed in self.held_in or passed in self.captured or \
+        elsewhere = len(names) != 1 or passed in self.held_in or passed in self.holders or \
             passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
         if elsewhere or not isinstance(value, (Var, Pack)):
             kind = self.container_kind(passed)

@@ -450,8 +450,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
         #                          code runs, it is the same array as one of them
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
-        self.captured: set = set()  # containers held inside another (changing one in place changes both)
-        self.holders: dict = {}  # such a container -> {(the container holding it, whether it keeps what it is given)}
+        self.holders: dict = {}  # a container held inside another (changing one in place changes both) -> {(the
+        #                          container holding it, whether it keeps what it is given)}
         self.taken_out: dict = {}  # an item read out of a tuple built here -> the tuple
         self.maybe_lists: set = set()  # vars that may hold a list or tuple when the code runs (_track_lists_of_lists)
         self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
@@ -682,7 +682,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     and not (current in self.root_params and name in self.written) and current not in self.item_origin:
                 continue  # A[i] = v writes into the array in place: the same var throughout
             if isinstance(current, Var) and current not in pinned and (self._owns(name, current) or (
-                    name in item_writes and self.callers_container(current) and self.sole_name(name, current))):
+                    name in item_writes and self.callers_container(name, current) and self.sole_name(name, current))):
                 var = current  # (a list or dict the helper's caller made, its items changed: the caller's, as Python)
             elif current in self.root_params and name in self.written and self.sole_name(name, current):
                 var = self.private_copy(name, current, node, self.namer.user(name),  # x[i] = v on an argument
@@ -747,8 +747,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """A list or dict made here, whose items the construct `node` changes through `name`, carried in `var`
         apart from `current`, which another name (or the helper's caller) holds too: Python's change shows in
         `current` as well, so `current` is not to be read again, unless a caller's name is written back."""
-        if current in self.captured:
-            self.captured.add(var)
+        if current in self.holders:
+            self.holders[var] = set(self.holders[current])
         others = [other for other, atom in self.env.items() if other != name and atom is current]
         if others or not self.changes_callers(name, current, node):
             self.stale.setdefault(current, (name, node, "construct"))
@@ -1838,13 +1838,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self._track_item_vars(prim, inputs, outs)
         held = _HOLDS_ITEMS.get(prim.name, ())
         for v in (v for key, atom in inputs if key in held for v in _vars(atom) if v in self.containers):
-            self.captured.add(v)  # kept by `outs[-1]` (`xs.append(row)`: xs, which keeps what it is given)
-            if outs:
-                self.holders.setdefault(v, set()).add((outs[-1], prim.name == "append"))
+            kept = self.holders.setdefault(v, set())  # by `outs[-1]` (`rows.append(row)`: rows, which keeps what
+            if outs:                                   # it is given)
+                kept.add((outs[-1], prim.name == "append"))
         if prim.name not in IN_PLACE:  # a new value bound: what held the old one does not hold it
             for out in outs:
                 self.held_in.pop(out, None)
-                self.captured.discard(out)
                 self.holders.pop(out, None)
                 for construct in self.open_constructs:
                     construct.rebound.add(out)

@@ -2729,14 +2729,14 @@ class Expressions:
                 and name is not None and self.sole_name(name, receiver):
             receiver = self.emit(rules.lookup(list), [receiver], {}, node, self.shared.get(name, name))
             self.store(name, receiver, node)
-        if receiver in self.captured and len(args) == 1 and self.may_carry(args[0]):
+        if receiver in self.holders and len(args) == 1 and self.may_carry(args[0]):
             text = ast.unparse(func.value)
             raise self.unsupported(node, f"`{ast.unparse(node)}` changes the list `{text}`, which another list, tuple "
                                          f"or dict holds too (Python's change shows there): tapegen cannot follow a "
                                          f"gradient through that one", f"put `{text}` into the other list or dict "
                                                                        f"after appending to it")
         if not isinstance(receiver, Var) or receiver not in self.fresh or receiver in self.params \
-                and not self.callers_container(receiver):  # (a list the helper's caller made: appended in place)
+                and not self.callers_container(name, receiver):  # (a list the helper's caller made: appended in place)
             if receiver in self.item_origin and self._append_to_item(receiver, args, func, node):
                 return ()
             held = self._read_from_live(receiver)

@@ -879,12 +879,7 @@ class ControlFlow:
         others = [other for other, atom in self.env.items() if other != name and atom is container]
         if not others and self.changes_callers(name, container, node):
             return
-        passed = self.callers_passed(name)  # (a name the helper never rebinds: its caller's, also in a loop)
-        if passed is not None and not others and container not in self.captured and not any(
-                atom is passed for other, atom in self.env.items() if other != name):
-            self.written_params.setdefault(name, passed)  # the caller's, where it holds the helper's new one
-            return
-        if container in self.params or others or container in self.captured:
+        if container in self.params or others or container in self.holders:
             where = f"`{others[0]}`" if others else "an argument" if container in self.params \
                 else "another list, tuple or dict"
             raise self.unsupported(node, f"changing `{name}` in place would also change {where}, "
@@ -892,22 +887,24 @@ class ControlFlow:
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
     def changes_callers(self, name, container, node) -> bool:
-        """Whether `container`, changed in place through `name` (`xs.append(v)`, `d[k] = v`), is a list or dict a
-        caller of this helper made and holds under one name, in no other list or dict: Python changes the
-        caller's object, so tapegen's new value for `name` is written back to the caller's name when the helper
-        returns (`_write_back`). Until then the caller's value is not to be read (another name for it stays so)."""
-        if not self.callers_container(container):
+        """Whether `container`, changed in place through `name` (`xs.append(v)`, `d[k] = v`), is the list or dict
+        a caller of this helper passed as `name` (or what a loop carries it in), held by no other name here
+        nor by another list or dict: Python changes the caller's object, so tapegen's new value for `name` is
+        written back to the caller's name when the helper returns (`_write_back_items`, which refuses where
+        the caller holds it elsewhere too)."""
+        passed = self.callers_passed(name)
+        if passed is None or container in self.holders or any(
+                atom is passed for other, atom in self.env.items() if other != name):
             return False
-        if self.shared.get(name) is container:  # a loop or branch carries the caller's var itself (`sharing`)
-            return True
-        self.written_params.setdefault(name, container)
-        self.stale.setdefault(container, (name, node, "callee"))
+        if not (container is passed and self.shared.get(name) is passed):  # (a loop carrying the caller's var
+            self.written_params.setdefault(name, passed)  # itself, `sharing`: nothing to write back)
         return True
 
-    def callers_container(self, var) -> bool:
-        """Whether `var`, a parameter of this helper, is a list or dict its caller made, in no other list or dict."""
-        return var in self.params and bool(self.call_stack) and var in self.fresh and var not in self.root_params \
-            and var not in self.captured and self.container_kind(var) in ("list", "dict")
+    def callers_container(self, name, var) -> bool:
+        """Whether `var` is the list or dict the caller made and passed as this helper's parameter `name`, held by
+        no other list or dict: changed in place as the caller's own (appended to, carried through a loop)."""
+        return var is not None and var is self.callers_passed(name) and var in self.fresh \
+            and var not in self.root_params and var not in self.holders
 
     def callers_passed(self, name):
         """The list or dict a helper's parameter `name` holds as its caller passed it, where the helper never
