@@ -182,6 +182,7 @@ POINTS = {
     "dict_read_out_of_a_dict_then_changed": (_m(3),),
     "dict_item_of_a_list_changed_by_a_helper": (_m(3),),
     "dict_item_of_an_attribute_changed_by_a_helper": (_m(3),),
+    "zips_with_strict": (_m(3), _m(3, 2)),
 }
 
 
@@ -1080,3 +1081,18 @@ def test_a_local_function_recursing_past_what_tapegen_unrolls_is_refused():
     runs, differentiated when the code runs)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="the local function `norm` calls itself deeper"):
         tg.grad(_local_recursion_over_items)(X3)
+
+
+def test_a_strict_zip_of_sequences_of_two_lengths_raises_as_python_does():
+    def walked(x, ys):
+        return sum(a * b for a, b in zip(x, ys, strict=True))
+
+    def known(x):
+        return sum(a * b for a, b in zip([x, x], [1.0, 2.0, 3.0], strict=True))
+
+    with pytest.raises(ValueError, match=r"zip\(\) argument 2 is shorter than argument 1"):
+        walked(_m(3), [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"zip\(\) argument 2 is shorter than argument 1"):
+        tg.grad(walked)(_m(3), [1.0, 2.0])
+    with pytest.raises(tg.UnsupportedSyntaxError, match=r"always raises ValueError: zip\(\) argument 2 is longer"):
+        tg.grad(known)(1.5)

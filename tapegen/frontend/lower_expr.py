@@ -1758,7 +1758,8 @@ class Expressions:
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
         if obj is zip and any(isinstance(a, ast.Starred) for a in node.args):  # zip(*rows), rows of a known length
             node = self._spread_known(node)
-        if obj in (zip, enumerate) and node.args and not node.keywords and (obj is zip or len(node.args) == 1) \
+        if obj in (zip, enumerate) and node.args and (obj is zip and self.zip_strict(node) is not None or
+                                                      not node.keywords and len(node.args) == 1) \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # dict(zip(keys, values))
             return (self.one_pass(self.paired(node)),)
         if obj is isinstance and len(node.args) == 2 and not node.keywords:

@@ -23,8 +23,8 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
-from ..rules.language import (assign, in_place_result, integer_index, item_alone, item_not_shared, iterated,
-                               mutable_items, no_candidate, number_item, set_in_item, with_item)
+from ..rules.language import (assign, check_zip, in_place_result, integer_index, item_alone, item_not_shared,
+                               iterated, mutable_items, no_candidate, number_item, set_in_item, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
@@ -204,14 +204,17 @@ class ControlFlow:
     def sequences(self, target, it):
         """(target, sequence) pairs whose items, taken at one index, bind `target` iterating over `it`."""
         fn = self.static(it.func) if isinstance(it, ast.Call) else MISSING
-        if fn is builtins.zip and not it.keywords and _is_unpacking(target) and len(it.args) == 1 \
+        strict = self.zip_strict(it) if fn is builtins.zip else None
+        if strict is not None and _is_unpacking(target) and len(it.args) == 1 \
                 and isinstance(it.args[0], ast.Starred):  # zip(*pairs): the k-th target walks pairs[k]
             rows = self.expr(it.args[0].value)
-            return [(elt, self.emit(rules.lookup(operator.getitem), [rows, Const(k)], {}, it, None))
-                    for k, elt in enumerate(target.elts)]
-        if fn is builtins.zip and not it.keywords and _is_unpacking(target, len(it.args)) \
+            pairs = [(elt, self.emit(rules.lookup(operator.getitem), [rows, Const(k)], {}, it, None))
+                     for k, elt in enumerate(target.elts)]
+            return self.checked_zip([[pair] for pair in pairs], it) if strict else pairs
+        if strict is not None and _is_unpacking(target, len(it.args)) \
                 and not any(isinstance(a, ast.Starred) for a in it.args):
-            return [pair for elt, arg in zip(target.elts, it.args) for pair in self.sequences(elt, arg)]
+            walked = [self.sequences(elt, arg) for elt, arg in zip(target.elts, it.args)]
+            return self.checked_zip(walked, it) if strict else [pair for pairs in walked for pair in pairs]
         if isinstance(it, (ast.List, ast.Tuple)) and getattr(self, "unrollable", False) and 0 < len(it.elts) <= 16 \
                 and all(isinstance(e, ast.Constant) and type(e.value) is str for e in it.elts):
             # for k in ["Q", "K", "V"]: unrolled, each key known (`self.projections[k]`, `d[f"{k}_proj"] = v`)
@@ -240,6 +243,35 @@ class ControlFlow:
         if isinstance(seq, Var) and self.container_kind(seq) not in ("list", "tuple"):
             seq = self.emit(rules.lookup(iterated), [seq], {}, it, None)  # a dict walks its keys
         return [(target, seq)]
+
+    def zip_strict(self, it):
+        """`zip(...)`'s `strict=` as a bool known now (False where not given), else None (another keyword, or a
+        `strict` known only when the code runs)."""
+        if not all(kw.arg == "strict" for kw in it.keywords):
+            return None
+        value = it.keywords[-1].value if it.keywords else ast.Constant(False)
+        strict = value.value if isinstance(value, ast.Constant) else self.static(value)
+        return bool(strict) if isinstance(strict, (bool, int)) else None
+
+    def checked_zip(self, walked, it):
+        """The (target, sequence) pairs of `zip(..., strict=True)`'s arguments (`walked`: each argument's), after
+        Python's check that they have one length: made now where every length is known, else when the code
+        runs."""
+        sizes, sequences = [len(pairs) for pairs in walked], []
+        for pairs in walked:
+            for _, seq in pairs:
+                known = seq.items if isinstance(seq, (KnownItems, Pack)) else \
+                    seq.value if isinstance(seq, Const) and isinstance(seq.value, (list, tuple)) else None
+                sequences.append(Const(len(known)) if known is not None else seq)
+        if all(isinstance(seq, Const) for seq in sequences):
+            try:
+                check_zip(sizes, *(seq.value for seq in sequences))
+            except ValueError as error:
+                raise self.unsupported(it, f"this zip always raises ValueError: {error}",
+                                       "give zip sequences of one length, or drop strict=True") from None
+        else:
+            self.emit_multi(rules.lookup(check_zip), [Const(tuple(sizes))] + sequences, {}, it, 0, [])
+        return [pair for pairs in walked for pair in pairs]
 
     def dict_of_objects(self, it):
         """`d.items()` / `d.values()` of a dict of the module or closure, or of an object known now (numpy-ml's
@@ -410,6 +442,8 @@ class ControlFlow:
                         isinstance(n, ast.Name) and n.id == sub.id for n in ast.walk(loop.target))  # its own)
                                 for loop in rebinding):
                 return None
+        if isinstance(stmt.iter, ast.Call) and self.zip_strict(stmt.iter):
+            self.checked_zip([[(target, self.expr(seq))] for target, seq in pairs], stmt.iter)
         for target, seq in pairs:
             if target in augmented:
                 self.emit_multi(rules.lookup(mutable_items), [self.expr(seq), Const(ast.unparse(seq)),
@@ -1158,8 +1192,7 @@ def _written_through_target(loop) -> list | None:
     if not isinstance(loop, ast.For) or loop.orelse:
         return None
     it, target = loop.iter, loop.target
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" and not it.keywords \
-            and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args):
+    if _zip_call(it) and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args):
         pairs = list(zip(target.elts, it.args))
     else:
         pairs = [(target, it)]
@@ -1171,6 +1204,12 @@ def _written_through_target(loop) -> list | None:
     if not _changed_in_place(loop.body, {t.id for t, _ in pairs}, {e.id for _, seq in pairs for e in seq.elts}):
         return None
     return [(t.id, [e.id for e in seq.elts]) for t, seq in pairs]
+
+
+def _zip_call(it) -> bool:
+    """Whether `it` is `zip(...)` with no keyword but a constant `strict=` (checked where the loop is lowered)."""
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" \
+        and all(kw.arg == "strict" and isinstance(kw.value, ast.Constant) for kw in it.keywords)
 
 
 def _written_through_list(loop):
@@ -1185,8 +1224,7 @@ def _written_through_list(loop):
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and not it.keywords \
             and len(it.args) == 1 and _is_unpacking(target, 2) and isinstance(target.elts[0], ast.Name):
         index_name, target, it = target.elts[0].id, target.elts[1], it.args[0]
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" and not it.keywords \
-            and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args) and index_name is None:
+    if _zip_call(it) and isinstance(target, ast.Tuple) and len(target.elts) == len(it.args) and index_name is None:
         pairs = list(zip(target.elts, it.args))
     else:
         pairs = [(target, it)]

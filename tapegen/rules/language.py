@@ -62,6 +62,20 @@ def check_unpack(value, count, starred=False):
                          f"too many values to unpack (expected {expected})")
 
 
+def check_zip(sizes, *sequences):
+    """`zip(a, b, strict=True)`: Python's ValueError where its arguments' lengths differ. `sizes` tells how
+    many of `sequences` each argument walks together (a nested zip or enumerate: the shortest of them); a
+    number stands for a sequence whose length was known when transforming."""
+    lengths, k = [], 0
+    for size in sizes:
+        group, k = sequences[k:k + size], k + size
+        lengths.append(min(s if isinstance(s, int) else len(s) for s in group))
+    for k, n in enumerate(lengths[1:], 1):
+        if n != lengths[0]:
+            first = "argument 1" if k == 1 else f"arguments 1-{k}"
+            raise ValueError(f"zip() argument {k + 1} is {'shorter' if n < lengths[0] else 'longer'} than {first}")
+
+
 def caught_exception(exc):
     """`exc`, the exception an `except` block of generated code is handling, kept past the block (Python
     unbinds `except E as exc`'s name after it); one of tapegen's own (a guard of the generated code failing)
@@ -81,6 +95,7 @@ table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 table.nondiff(caught_exception, "exc", spelling="caught_exception")
 table.nondiff(check_unpack, "value, count, starred=False", spelling="check_unpack",
               inert=("value", "count", "starred"))
+table.nondiff(check_zip, "sizes, *sequences", spelling="check_zip", inert=("sizes", "sequences"))
 table.nondiff(exception_matches, "exc, classes", spelling="exception_matches")
 
 

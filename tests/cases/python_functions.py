@@ -3347,3 +3347,24 @@ def dict_read_out_of_a_list_changed_in_a_loop(x):
         p = ps[i]
         p["rm"] = x * i
     return np.sum(ps[1]["rm"] * x)
+
+
+def _step_strictly(params, grads, lr):
+    for p, g in zip(params, grads, strict=True):
+        p -= lr * g
+
+
+def zips_with_strict(x, W):
+    """`zip(..., strict=True)`, as linters (ruff's B905) ask for: in a loop, a comprehension, `dict(zip(...))`,
+    `zip(*pairs)` and an optimiser's step through its caller's lists. It was refused ("no derivative rule for
+    zip()")."""
+    s = 0.0
+    for a, w in zip(x, [1.0, 2.0, 3.0], strict=True):
+        s = s + a * w
+    s = s + sum(a * r for a, r in zip(x, W, strict=True))
+    named = dict(zip(["a", "b", "c"], x, strict=True))
+    for u, v in zip(*[(x[0], x[1]), (2.0, 3.0)], strict=True):
+        s = s + u * v
+    params = [W * 1.0, x * 2.0]
+    _step_strictly(params, [params[0] * 0.5, params[1] * 0.1], 0.1)
+    return s * named["c"] + np.sum(params[0] ** 2) + np.sum(params[1] ** 3)
