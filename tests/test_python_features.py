@@ -183,6 +183,7 @@ POINTS = {
     "dict_item_of_a_list_changed_by_a_helper": (_m(3),),
     "dict_item_of_an_attribute_changed_by_a_helper": (_m(3),),
     "zips_with_strict": (_m(3), _m(3, 2)),
+    "lambdas_made_by_a_comprehension_read_its_last_item": (_m(3), _m(2, 3, 3)),
 }
 
 

@@ -16,7 +16,7 @@ import math
 import operator
 import sys
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -1277,7 +1277,10 @@ class Expressions:
                 item = ast.copy_location(ast.Subscript(ast.Name(held, ast.Load()), ast.Constant(k), ast.Load()), node)
                 self.statement(ast.fix_missing_locations(ast.copy_location(ast.Assign([gen.target], item), node)))
                 items.append(self.value(element))
-        finally:
+            last = {name: self.env[name] for name in bound if name in self.env}
+            items = [replace(item, env=collections.ChainMap(last, item.env))  # [lambda v: v * k for k
+                     if isinstance(item, LocalFunction) else item for item in items]  # in ...]: Python's reads k's
+        finally:  # last value, the comprehension's, when called
             for name in bound:
                 self.env.pop(name, None)
             self.env.update(outer)

@@ -3368,3 +3368,14 @@ def zips_with_strict(x, W):
     params = [W * 1.0, x * 2.0]
     _step_strictly(params, [params[0] * 0.5, params[1] * 0.1], 0.1)
     return s * named["c"] + np.sum(params[0] ** 2) + np.sum(params[1] ** 3)
+
+
+def lambdas_made_by_a_comprehension_read_its_last_item(x, W):
+    """`[lambda v: v * k for k in ...]`: each function reads `k` when called, the comprehension's last item in
+    Python (the classic late-binding surprise, run as written); `k=k` binds each its own. It was refused ("name
+    `k` is not defined")."""
+    late = [lambda v: v * k for k in range(1, 4)]
+    Ws = [W[0], W[1] * 2.0]
+    rows = [lambda v: v @ w for w in Ws]
+    bound = [lambda v, k=k: v ** k for k in range(1, 3)]
+    return np.sum(late[0](x) + rows[0](x)) + sum(np.sum(f(x)) for f in bound)
