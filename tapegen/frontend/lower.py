@@ -30,6 +30,7 @@ from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, 
                                set_module_name, writable_argument)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
+from .defaults import rewrite_defaultdicts
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
 from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
@@ -435,6 +436,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.node = normalize(source.node, source, identifiers)
         self.scope = Scope(fn, local_names(self.node))
         _GettersAsLambdas(self.scope, identifiers).visit(self.node)
+        rewrite_defaultdicts(self.node, self.scope, identifiers)
         self.bindings: list = []  # what the scopes read functions, classes and objects from (Program.bindings)
         self.scope.record = self.bindings
         self.namer = namer or Namer(identifiers, reserved)

@@ -1759,6 +1759,12 @@ class Expressions:
         if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
+        if obj is collections.defaultdict:  # (one built into a name, its items read here, is a dict: defaults.py)
+            raise self.unsupported(node, "a defaultdict is followed where the function builds it into a name and "
+                                         "reads its items there; this one is returned, passed to a function, kept "
+                                         "elsewhere or asked what it is, where its missing items may be read unseen",
+                                   "build it into a name and read its items in this function (`d = defaultdict("
+                                   "list)`, then `d[k].append(v)`), or use a dict with d.setdefault(k, default)")
         if obj is zip and any(isinstance(a, ast.Starred) for a in node.args):  # zip(*rows), rows of a known length
             node = self._spread_known(node)
         if obj in (zip, enumerate) and node.args and (obj is zip and self.zip_strict(node) is not None or
@@ -2896,6 +2902,9 @@ class Expressions:
             return ()
         if func.attr == "update" and name and self.container_kind(receiver) == "dict" and len(args) <= 1:
             return self.dict_update(name, receiver, args[0] if args else None, kwargs, node)
+        if func.attr == "setdefault" and name and self.container_kind(receiver) == "dict" and 1 <= len(args) <= 2 \
+                and not kwargs:
+            return (self.dict_setdefault(func.value, args[0], args[1] if len(args) == 2 else Const(None), node),)
         if name and self.container_kind(receiver) == "list" and not kwargs and all(
                 isinstance(a, Const) and type(a.value) is int for a in args):
             if func.attr == "pop" and len(args) <= 1:  # v = xs.pop(k): v = xs[k]; xs = xs without it
@@ -2977,6 +2986,22 @@ class Expressions:
                                self.shared.get(name, name) if k == len(items) - 1 else None)
         self.store(name, merged, node)
         return ()
+
+    def dict_setdefault(self, name_node, key, default, node):
+        """`d.setdefault(key, default)` on a dict built here: `d[key] = d.get(key, default)`, then `d[key]` read
+        (the item itself, so `d.setdefault(k, []).append(v)` appends to the list `d` holds)."""
+        hidden = {self.namer.invented(part).name: atom for part, atom in (("key", key), ("default", default))}
+        self.env.update(hidden)
+        try:
+            key_name, default_name = (ast.copy_location(ast.Name(n, ast.Load()), node) for n in hidden)
+            target = ast.copy_location(ast.Subscript(name_node, key_name, ast.Store()), node)
+            got = ast.copy_location(ast.Call(ast.copy_location(ast.Attribute(name_node, "get", ast.Load()), node),
+                                             [key_name, default_name], []), node)
+            self.statement(ast.copy_location(ast.Assign([target], got), node))
+            return self.expr(ast.copy_location(ast.Subscript(name_node, key_name, ast.Load()), node))
+        finally:
+            for n in hidden:
+                del self.env[n]
 
     def _call_result(self, result, outputs, node, targets):
         """An inlined call's value, in the shape `call()` returns: a tuple of `outputs` atoms."""

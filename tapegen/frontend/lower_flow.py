@@ -1285,8 +1285,8 @@ def _copied(node):
 
 
 def _assigned_names(stmts) -> set:
-    """Names the statements bind, or may rebind: `xs[k] = v` and `xs.extend(ys)` and `xs.insert(i, v)` and
-    `d.pop(k, v)` rebind a list or dict."""
+    """Names the statements bind, or may rebind: `xs[k] = v`, `del xs[k]`, `xs.extend(ys)`, `xs.insert(i, v)`,
+    `d.pop(k, v)` and `d.setdefault(k, v)` rebind a list or dict."""
     names, items = set(), set()
     for stmt in stmts:
         local = {id(name) for sub in ast.walk(stmt) if isinstance(sub, ast.comprehension)
@@ -1294,7 +1294,8 @@ def _assigned_names(stmts) -> set:
         for sub in ast.walk(stmt):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and id(sub) not in local:
                 names.add(sub.id)
-            elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Name):
+            elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(sub.value, ast.Name):  # (`del xs[0]`: xs rebound to the list without it)
                 items.add(sub.value.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Subscript):
                 _add_root(sub.value, names, items)  # rows[i][j] = v: rows is rebound (its item i replaced by a copy)
@@ -1319,7 +1320,8 @@ def _assigned_names(stmts) -> set:
     return result
 
 
-_REBINDING = ("extend", "append", "insert", "pop", "update")  # methods whose list or dict is rebound to a copy
+_REBINDING = ("extend", "append", "insert", "pop", "update", "setdefault", "popitem", "remove", "reverse", "clear",
+              "sort")  # methods whose list or dict (or array: `a.sort()`) is rebound to a copy
 
 
 def _add_root(node, names, items):

@@ -704,7 +704,7 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 # Primitives whose value is a list, tuple or dict (by name): `+` and `*` on it join and repeat, and
 # its tangent contributions add item by item.
 CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict",
-                     "updated": "dict", "dict_without": "dict", "list": "list",
+                     "updated": "dict", "dict_without": "dict", "list": "list", "py_sorted": "list",
                      "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
                      "dsplit": "list"}
 

@@ -386,3 +386,69 @@ def product_of_a_list_of_sums(x, y):
     """np.prod of a list: its rules ask `is_duck(a)` of the list, which a second derivative differentiates (it
     was refused there as a list passed to a function that may change it)."""
     return np.prod([np.sum(x), np.sum(y * 2.0), np.sum(x * y)]) + np.sum(x ** 2)
+
+
+def setdefault_on_dicts_built_here(x):
+    """`d.setdefault(k, v)`: `d[k] = d.get(k, v)`, then the item itself (so `.append` on it changes the list `d`
+    holds), in a loop over keys known only when the code runs. It was refused."""
+    groups = {}
+    for i in range(3):
+        groups.setdefault(i % 2, []).append(x[i] * (i + 1))
+    sums = {}
+    for i in range(3):
+        sums[i % 2] = sums.setdefault(i % 2, 0.0) + x[i] ** 2
+    first = sums.setdefault("first", x * 2.0)
+    return sum(np.sum(np.stack(v) ** 2) for v in groups.values()) + sums[0] * sums[1] * len(sums) + \
+        np.sum(first * sums["first"])
+
+
+def list_changes_in_loops_and_branches(x):
+    """`del xs[0]`, `xs.clear()`, `xs.reverse()`, `xs.sort()` in a loop or branch rebind the list the loop
+    carries, or the branches join: on 5e8d915 `del xs[0]` in a loop changed a fresh copy each pass (a wrong
+    value and gradient with no error), `xs.clear()` in a branch left the name unset on the other path
+    (NameError), and `xs.sort()` in a loop that appends sorted the list as an array."""
+    xs = [x[0], x[1] * 2.0, x[2] * 3.0]
+    for i in range(2):
+        del xs[0]
+    ys = [x[2], x[0] * 2.0, x[1] * 3.0]
+    if x[0] > 0:
+        ys.clear()
+    ys.append(x[1] * 0.5)
+    zs = [x[1], x[2] * 2.0, x[0] * 3.0]
+    if x[1] > 0:
+        zs.reverse()
+    ws = [x[0] * 4.0, x[1], x[2] * 2.0]
+    for i in range(2):
+        ws.sort(reverse=i == 0)
+        ws.append(x[0] * i - 1.0)
+    return xs[0] * len(xs) + ys[0] * 3.0 * len(ys) + zs[0] * 5.0 + zs[2] + \
+        sum(w * (k + 1.0) for k, w in enumerate(ws))
+
+
+def defaultdicts_built_here(x, labels=(0, 1, 0, 2)):
+    """`collections.defaultdict`: a missing item is made when read (`totals[k] += v`, `groups[k].append(v)`,
+    `tree[a][b] = v` of a defaultdict(dict), a factory lambda, a function of the user's, `int` counts). It was
+    refused as a write into an array tapegen cannot follow."""
+    import collections
+    from collections import defaultdict
+    totals = collections.defaultdict(float)
+    groups = defaultdict(list)
+    counts = defaultdict(int)
+    for i, label in enumerate(labels):
+        totals[label] += x[i] ** 2
+        groups[label].append(x[i] * (i + 1))
+        counts[label] += 1
+    tree = defaultdict(dict)
+    tree["a"]["b"] = x[0] * 3.0
+    tree["a"]["c"] = x[1]
+    rows = defaultdict(lambda: np.zeros(2))
+    rows[labels[1] + 1] += x[:2] * 2.0
+    made = defaultdict(_two_ones)
+    made["w"] = made["w"] * x[2]
+    unread = totals[5] + len(totals)  # (a read makes the item: 0.0, and len counts it)
+    return sum(totals[k] * counts[k] for k in sorted(totals)) + sum(np.sum(np.stack(v) ** 2) for v in groups.values()) \
+        + tree["a"]["b"] * tree["a"]["c"] + np.sum(rows[2] ** 2) + len(rows) + np.sum(made["w"]) + unread
+
+
+def _two_ones():
+    return np.ones(2)
