@@ -14,7 +14,8 @@ position, keeping every comment and line) before it is compiled again:
   restores (forward mode needs to know whether it carries a tangent), and the
   tape is renamed `recorded` (`tape` is a name reserved for generated code);
 - `saved_region(A, i)` and reads `t = A[i]` of an array written into become
-  `copy_region(A, i)` (lowering refuses a named view of an array written later);
+  `copy_region(A, i)` (lowering refuses a named view of an array written later), but for a view a write is
+  put back through (`view_positions(A, row)`: the user's `row = out[i]; row[:] = v`), which stays one;
 - `np.s_[i, 1:]` becomes `(i, slice(1, None, None))`;
 - the final `return value, gradients` returns what the gradient function returns.
 
@@ -53,9 +54,22 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
 
     written = {node.targets[0].value.id for node in ast.walk(function) if isinstance(node, ast.Assign)
                and isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name)}
+    put_back = {node.args[1].id for node in ast.walk(function) if isinstance(node, ast.Call)  # views a write
+                and isinstance(node.func, ast.Name) and node.func.id == "view_positions"}  # is put back through,
+    made_from = [(node.targets[0].id, {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)})
+                 for node in ast.walk(function) if isinstance(node, ast.Assign) and len(node.targets) == 1
+                 and isinstance(node.targets[0], ast.Name)]
+    grown = True
+    while grown:  # and the views they are made from (`a = out[1:]; b = a[0]`), kept views too
+        grown = False
+        for target, sources in made_from:
+            if target in put_back and not sources <= put_back:
+                put_back |= sources
+                grown = True
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) \
-                and isinstance(node.value.value, ast.Name) and node.value.value.id in written:
+                and isinstance(node.value.value, ast.Name) and node.value.value.id in written \
+                and not any(isinstance(t, ast.Name) and t.id in put_back for t in node.targets):
             index = _index_value(node.value.slice, segment)  # a copy: lowering refuses a named view of an array
             edits.append((node.value, f"copy_region({node.value.value.id}, {index})"))  # that is written later
         elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "np.s_":

@@ -449,6 +449,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.free_sources: dict = {}  # free var name -> (function whose scope defines it, name there)
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
         self.views: dict = {}    # view var -> the var whose memory it shows
+        self.view_ops: dict = {}  # view var -> the name of the primitive that made it (`getitem`, `transpose`)
+        self.written_back: set = set()  # a view's items read to put a write through it back (write_back_view)
+        self.positions_of: dict = {}  # `where` of `where, pick = view_positions(base, view)` -> view
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
         #                          code runs, it is the same array as one of them
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
@@ -1303,6 +1306,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         fn = BINOPS.get(type(stmt.op))
         if fn is None:
             raise self.unsupported(stmt, "this augmented assignment operator is not supported")
+        if self.healed_base(current) is not None:  # inner = u[1:-1]; inner += d: NumPy writes into `u` too
+            whole = ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(name, ast.Load()), stmt.target),
+                                                    ast.Constant(Ellipsis), ast.Store()), stmt.target)
+            return self.assign_subscript(whole, stmt.value, fn)  # (as `inner[...] += d`, put back into `u`)
         value = self.expr(stmt.value)  # evaluated first, as Python does (`total += total`)
         cls = self.types.get(current) if isinstance(current, Var) else None
         if cls is not None and users_class(cls) and not issubclass(cls, (tuple, list, dict)):
@@ -1648,6 +1655,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if prim.differentiable and prim.name not in _OBJECT_SAFE and (prim.form != "opaque" or prim.fn not in _READS_NO_VALUES):
             self.check_not_read_whole(prim, args, kwargs, node)
         inputs = self.bind_arguments(prim, args, kwargs, node)
+        if prim.name == "view_positions":
+            self.check_put_back(*(atom for _, atom in inputs), node)
         targets = list(targets or []) + [None] * outputs
         outs = tuple(self._output_var(t) for t in targets[:outputs])
         reads = {v for _, atom in inputs for v in _vars(atom)}
@@ -1725,6 +1734,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _track_memory(self, prim, inputs, outs):
         source = inputs[0][1] if inputs else None
+        if prim.name == "view_positions" and outs:  # (gradient code putting back a write through a view)
+            self.positions_of[outs[0]] = inputs[1][1]
         if isinstance(source, Pack) and len(source.items) == 1:  # np.atleast_1d(a): of one array, a view of it
             source = source.items[0]
         if prim.name == "einsum":  # np.einsum("ii->i", M), "ij->ji": of one array, summing nothing, a view of it
@@ -1738,6 +1749,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 and isinstance(source, Var):  # copy=False): maybe `a`
             for out in outs:
                 self.views[out] = source
+                self.view_ops[out] = prim.name
                 self.fresh.discard(out)
         elif prim.name in ("assign", "iterated"):  # (what `for row in a` walks is `a` itself)
             source = inputs[0][1]

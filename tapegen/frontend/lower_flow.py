@@ -24,7 +24,8 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
 from ..rules.language import (assign, check_zip, in_place_result, integer_index, item_alone, item_not_shared,
-                               iterated, mutable_items, no_candidate, number_item, set_in_item, with_item)
+                               iterated, mutable_items, no_candidate, number_item, set_in_item, view_positions,
+                               with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
@@ -604,7 +605,10 @@ class ControlFlow:
             return self._assign_item(name, array, target, value_node, op)
         restoring = isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name) \
             and value_node.func.id == "tape_pop"  # generated code putting back what it overwrote
-        array = self.writable(name, array, target, restoring)  # x[i] = v on an argument: into a copy
+        healed = None if restoring else self.healed_base(array)  # row = out[i]; row[:] = v: out changes too
+        where = self.env.get(target.slice.id) if isinstance(target.slice, ast.Name) else None
+        putting_back = {self.positions_of[where]} if where in self.positions_of else ()  # (gradient code's
+        array = self.writable(name, array, target, restoring, healed, putting_back)  # `out[where] = row[pick]`)
         index = self.index(target.slice)
         if op is not None:  # A[i] += v  is  A[i] = A[i] + v
             old = self.emit(rules.lookup(operator.getitem), [array, index], {}, target, None)
@@ -612,6 +616,8 @@ class ControlFlow:
         else:
             value = self.expr(value_node)
         self.emit(rules.lookup(operator.setitem), [array, index, value], {}, target, array)
+        if healed is not None:
+            self.write_back_view(array, healed, target)
 
     def _array_root(self, node):
         """The value of the name `A` in `A[i][j]...` where the function made it with NumPy (an array, not a list
@@ -1001,7 +1007,7 @@ class ControlFlow:
                 return True
         return False
 
-    def writable(self, name, array, node, restoring=False):
+    def writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
         """The array `name` holds, about to be written into (`out=`, `np.add.at`, `.sort()`): an argument's private
         copy (bound to `name`; the caller's array is left as it was), else `array` itself, checked writable."""
         if array in self.root_params:
@@ -1009,10 +1015,10 @@ class ControlFlow:
             if copy is not None:
                 array = copy
                 self.store(name, copy, node)
-        self.check_writable(name, array, node, restoring)
+        self.check_writable(name, array, node, restoring, healed, putting_back)
         return array
 
-    def check_writable(self, name, array, node, restoring=False):
+    def check_writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
         """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.
 
         In a helper, that is also an array its caller made (`fill(buf, x)` writes into the caller's
@@ -1029,13 +1035,17 @@ class ControlFlow:
                 raise self.unsupported(node, f"`{name}` is also kept in a list or dict, which this assignment would "
                                              f"change too", f"write into a copy: {name} = {name}.copy()")
             return
-        base = self.view_base(array) if isinstance(array, Var) else None
+        base = healed if healed is not None else self.view_base(array) if isinstance(array, Var) else None
         if base is not array and isinstance(base, Var) and base in self.fresh and base not in self.root_params:
             if not (restoring or self.generated_code()):
-                return self.write_into_view(name, array, base, node)
+                return self.write_into_view(name, array, base, node, healed is base)
             if not restoring:  # (gradient code writes into a view only where its function did, and puts the
                 self.wrote_in_place(array, "[]=")  # values back before a rule reads the array)
             return
+        if restoring and self.generated_code() and isinstance(array, Var) \
+                and self.alias_reach(array) & set(self.positions_of.values()):
+            return self.wrote_in_place(array, "[]=")  # gradient code's backward pass restoring a view whose
+            # write it put back (`row[:] = tape.pop()`, `row` carried through its loop)
         if not isinstance(array, Var) or array in self.params or array not in self.fresh:
             raise self.unsupported(
                 node, f"assigning into `{name}` would change an array tapegen cannot follow: it may be an "
@@ -1043,7 +1053,9 @@ class ControlFlow:
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
         for other, atom in self.env.items():
             if other != name and isinstance(atom, Var) and self.view_base(atom) is array \
-                    and self.read_after(other, node):
+                    and atom not in putting_back and self.read_after(other, node) \
+                    and not (self.generated_code() and atom in self.positions_of.values()):  # (gradient code's
+                # backward pass restores a view a write was put back through: `interior[...] = tape.pop()`)
                 raise self.unsupported(node, f"`{other}` is a view of `{name}`, so this assignment changes it too",
                                        f"take a copy: {other} = {name}[...].copy()")
         others = [] if self.generated_code() else self.aliases_read_after(name, array, node)  # (tapegen's own
@@ -1078,22 +1090,59 @@ class ControlFlow:
             self.wrote_in_place(array, "[]=")
 
 
-    def write_into_view(self, name, view, base, node):
+    def write_into_view(self, name, view, base, node, healed=False):
         """`X[mask] = v` on a view of an array the code made (`X = scores.reshape(-1, n)`, perhaps the caller's:
         d2l's `sequence_mask(X.reshape(...))`): NumPy changes that array too. The view's value is followed
         (the write is an equation on its var); the array's and its other views' are not, so none may be read
-        after the write: checked when the whole program is lowered (`check_view_writes`)."""
+        after the write: checked when the whole program is lowered (`check_view_writes`). `healed`: the write
+        is put back into the array after it (`write_back_view`), whose reads are then followed."""
         held = [v for v in self.memory_of(base) if v in self.held_in]
         if held:
             raise self.unsupported(node, f"`{name}` is a view of an array that is also kept in "
                                          f"{self.held_in[held[0]]}, which this assignment would change too",
                                    f"write into a copy: {name} = {name}.copy()")
-        self.view_writes.append((name, view, base, node))
+        self.view_writes.append((name, view, base, node, healed))
         if base in self.held_by:  # an item of a list or tuple: the array it holds, or shows
             for root in {self.view_base(var) for var in self.held_by.get(base, ())} - {base}:
                 if isinstance(root, Var):
-                    self.view_writes.append((name, view, root, node))
+                    self.view_writes.append((name, view, root, node, False))
         self.wrote_in_place(view, "[]=")
+
+    def healed_base(self, array):
+        """The array (made here) that `array` is a view of, through views a write can be put back through
+        (`row = out[i]`, `inner = u[1:-1]`, `M.T`, `a.reshape(...)`: not `.real`, nor an einsum's), else None."""
+        if not isinstance(array, Var) or self.generated_code():
+            return None
+        link, through_view = array, False
+        while True:  # (through views, and names bound to one: `row` carried through an `if` writing into it)
+            if link in self.views:
+                if self.view_ops.get(link) not in _HEALABLE_VIEWS:
+                    return None
+                link, through_view = self.views[link], True
+            elif len(self.aliases.get(link, ())) == 1 and link not in self.fresh:
+                link = next(iter(self.aliases[link]))
+            else:
+                break
+        return link if through_view and isinstance(link, Var) and link in self.fresh \
+            and link not in self.root_params and link not in self.params else None
+
+    def check_put_back(self, base, view, node):
+        """Gradient code putting back a write through `view` into `base` (`view_positions(out, row)`), lowered
+        again: `view` must still be known as a view of `base` here, else NumPy's write through it is lost."""
+        if not (isinstance(view, Var) and base in self.alias_reach(view)):
+            raise self.unsupported(node, "a write through a view, put back into the array it shows, where "
+                                         "tapegen no longer knows the view as one (differentiating again)",
+                                   "write into a copy of the view, then assign it into the array")
+
+    def write_back_view(self, view, base, node):
+        """After a write into `view` (`row[:] = v`, `inner += d`), the array it shows changed in NumPy: `base`
+        takes the view's items back where they lie in it (`view_positions`, found when the code runs: in memory
+        a no-op), so a read of `base` after the write has the derivatives of what was written."""
+        where, pick = self.emit_multi(rules.lookup(view_positions), [base, view], {}, node, 2, [None, None])
+        value = self.emit(rules.lookup(operator.getitem), [view, pick], {}, node, None)
+        self.written_back.add(value)
+        self.emit(rules.lookup(operator.setitem), [base, where, value], {}, node, base)
+        self.wrote_in_place(base, "[]=")
 
     def memory_of(self, base) -> set:
         """`base` and every var that may show its memory (its views, names assigned from them)."""
@@ -1105,20 +1154,25 @@ class ControlFlow:
         rebound: NumPy changed those values, which tapegen took as they were."""
         order = _order_and_contexts(body) if self.view_writes else []
         returned = {v for atom in outputs for v in atom_vars(atom)}
-        for name, view, base, node in self.view_writes:
+        for name, view, base, node, healed in self.view_writes:
             for write, (stmt, context) in enumerate(order):
                 if not (isinstance(stmt, Eqn) and stmt.op.name == "setitem" and view in stmt.outputs):
                     continue  # (each write: a view made between two writes is changed by the second)
                 shown, around = self.memory_of(base) - {view}, set(context)
+                if healed:  # (the array, with the write put back into it; the view's items read to do so)
+                    shown -= {base} | self.written_back
 
-                def reads_before_rebound(part, rebound):  # reads of `shown` in `part` before their name is bound
-                    read = set()  # anew there (surely: not in a branch or loop the write is not in); and those
-                    for later, where in part:
-                        read |= set(later.reads) & (shown - rebound)
-                        if isinstance(later, Eqn) and later.op.name not in IN_PLACE and set(where) <= around:
+                def reads_before_rebound(part, rebound, before=None):  # reads of `shown` in `part` before their
+                    read = set()  # name is bound anew there (surely: not in a branch or loop the write is not in,
+                    for later, where in part:  # or a var first bound after the write: a view made after it);
+                        read |= set(later.reads) & (shown - rebound)  # and those
+                        if isinstance(later, Eqn) and later.op.name not in IN_PLACE and (
+                                set(where) <= around or before is not None and not set(later.outputs) & before):
                             rebound = rebound | set(later.outputs)
                     return read, rebound
-                read, rebound = reads_before_rebound(order[write + 1:], set())
+                bound_before = {v for earlier, _ in order[:write + 1] if isinstance(earlier, Eqn)
+                                for v in earlier.outputs}
+                read, rebound = reads_before_rebound(order[write + 1:], set(), bound_before if healed else None)
                 read |= returned & (shown - rebound)
                 loops = [c for c in context if not isinstance(c, tuple)]
                 if loops:  # its next pass: after the rest of this pass, from the pass's start to the write
@@ -1130,6 +1184,11 @@ class ControlFlow:
                                                  f"too, and that array (or another view of it) is read after it: "
                                                  f"tapegen cannot follow the change there",
                                            f"write into a copy: {name} = {name}.copy()")
+
+
+_HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
+                             "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
+                             "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit"})
 
 
 def _order_and_contexts(body):

@@ -76,6 +76,31 @@ def check_zip(sizes, *sequences):
             raise ValueError(f"zip() argument {k + 1} is {'shorter' if n < lengths[0] else 'longer'} than {first}")
 
 
+def view_positions(base, view):
+    """Where each item of `view`, written into as a view of `base` (a row, a slice, a transpose), is in `base`:
+    (index arrays shaped like `view`, an index taking all of `view`), so `base[where] = view[pick]` puts back what
+    NumPy's write through the view changed (in memory a no-op; for the derivatives, `base`'s new value). Where
+    `view` turned out a copy (`a[[0, 2]]`, a reshape that copied), both take nothing, as NumPy wrote nothing."""
+    nothing = (tuple(np.zeros(0, np.intp) for _ in np.shape(base)), tuple(np.zeros(0, np.intp) for _ in
+                                                                          range(np.ndim(view))))
+    if not (isinstance(base, np.ndarray) and isinstance(view, np.ndarray)) or base.size == 0 or view.size == 0 \
+            or not np.may_share_memory(base, view):
+        return nothing
+    if view.dtype != base.dtype or not (base.flags.c_contiguous or base.flags.f_contiguous):
+        raise UnsupportedSyntaxError(
+            "an array was written into through a view of it whose memory tapegen cannot map to the array's items "
+            "(another dtype, or an array not contiguous)", hint="write into a copy, and assign it into the array")
+    offsets = np.full(view.shape, view.__array_interface__["data"][0] - base.__array_interface__["data"][0],
+                      dtype=np.intp)
+    for axis, (n, stride) in enumerate(zip(view.shape, view.strides)):
+        offsets = offsets + (np.arange(n, dtype=np.intp) * stride).reshape((1,) * axis + (n,) + (1,) *
+                                                                           (view.ndim - axis - 1))
+    flat = offsets // base.itemsize
+    if offsets.size and (flat.min() < 0 or flat.max() >= base.size):
+        return nothing
+    return np.unravel_index(flat, base.shape, order="C" if base.flags.c_contiguous else "F"), ...
+
+
 def caught_exception(exc):
     """`exc`, the exception an `except` block of generated code is handling, kept past the block (Python
     unbinds `except E as exc`'s name after it); one of tapegen's own (a guard of the generated code failing)
@@ -96,6 +121,7 @@ table.nondiff(caught_exception, "exc", spelling="caught_exception")
 table.nondiff(check_unpack, "value, count, starred=False", spelling="check_unpack",
               inert=("value", "count", "starred"))
 table.nondiff(check_zip, "sizes, *sequences", spelling="check_zip", inert=("sizes", "sequences"))
+table.nondiff(view_positions, "base, view", spelling="view_positions", outputs=2, inert=("base", "view"))
 table.nondiff(exception_matches, "exc, classes", spelling="exception_matches")
 
 

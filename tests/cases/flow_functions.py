@@ -627,3 +627,73 @@ def view_made_between_two_writes(x):
     W = V[1]  # made after the first write, changed by the second
     V[1, 0] = x[1] ** 3
     return np.sum(W * x[:2])
+
+
+def rows_filled_through_views(x):
+    """`row = out[i]; row[:] = ...`, a column's `col **= 2`, a transpose's row, a strided slice's `+=`, np.flip,
+    in loops and a branch: NumPy changes the array each view shows, which is read after."""
+    out = np.zeros((3, 2))
+    for i in range(3):
+        row = out[i]
+        row[:] = x[i] * np.array([1.0, 2.0])
+    M = np.zeros((3, 3))
+    for j in range(3):
+        col = M[:, j]
+        col[:] = x[:3] * (j + 1.0)
+        col **= 2
+    T = np.zeros((2, 3))
+    TT = T.T
+    TT[0] = x[:2]
+    a = np.zeros(6)
+    b = a[::2]
+    b[1] = x[1]
+    b += x[0]
+    f = np.zeros(3)
+    flipped = np.flip(f)
+    flipped[0] = x[2] * 3.0
+    row = out[0]
+    if x[0] > 0:
+        row *= x[1]
+    return np.sum(out ** 2) + np.sum(M @ x[:3]) + np.sum(T ** 2) + np.sum(a * np.arange(6.0)) + \
+        np.sum(f * np.arange(1.0, 4.0))
+
+
+def heat_equation_through_an_interior_view(x):
+    """A PDE step written as NumPy users write it: `interior = u[1:-1]; interior += dt * lap`."""
+    u = np.concatenate([x, x[::-1]]) * 1.0
+    for t in range(4):
+        lap = u[2:] - 2.0 * u[1:-1] + u[:-2]
+        interior = u[1:-1]
+        interior += 0.2 * lap
+        u[0] = u[-1] = 0.0
+    return np.sum(u ** 2)
+
+
+def _fill(r, v):
+    r[:] = v
+
+
+def views_written_by_a_helper_and_views_of_views(x):
+    """A helper filling the view its caller passes (`fill(out[i], v)`), a view of a view, a view made in one pass
+    and written in later ones, and views that turn out copies (a reshape of a transpose, a fancy index: NumPy
+    writes nothing into the array there)."""
+    out = np.zeros((3, 2))
+    for i in range(3):
+        _fill(out[i], x[i] * np.array([1.0, 2.0]))
+    inner = out[1:]
+    first = inner[0]
+    first[:] = first * x[3]
+    acc = np.zeros((3, 2))
+    row = acc[2]
+    for t in range(3):
+        if t == 0:
+            row = acc[t]
+        row[0] += x[t]
+    a = np.ones((2, 3)) * x[0]
+    copied = a.T.reshape(-1)
+    copied[0] = x[1]
+    b = np.ones((2, 3)) * x[1]
+    rows = b[[0, 1]]
+    rows[0] = x[2]
+    return np.sum(out ** 2) + np.sum(acc ** 2 * np.arange(1.0, 7.0).reshape(3, 2)) + np.sum(a ** 2) + \
+        np.sum(copied * 3.0) + np.sum(rows ** 2) + np.sum(b ** 3)
