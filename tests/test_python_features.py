@@ -184,6 +184,7 @@ POINTS = {
     "dict_item_of_an_attribute_changed_by_a_helper": (_m(3),),
     "zips_with_strict": (_m(3), _m(3, 2)),
     "lambdas_made_by_a_comprehension_read_its_last_item": (_m(3), _m(2, 3, 3)),
+    "decorated_local_functions": (np.array([0.3, 0.7, -0.4]),),
 }
 
 

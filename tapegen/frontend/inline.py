@@ -277,10 +277,25 @@ class Calls:
     comprehensions: list  # for each comprehension being lowered, the values of the names it binds outside it
 
     def stmt_FunctionDef(self, stmt):
-        if stmt.decorator_list:
-            raise self.unsupported(stmt, "a decorated nested function is not supported",
-                                   "define it outside the differentiated function")
-        self.bind_static(stmt.name, self.local_function(stmt), stmt)
+        if not stmt.decorator_list:
+            return self.bind_static(stmt.name, self.local_function(stmt), stmt)
+        plain = copy.copy(stmt)  # @deco def h(...): the def, then h = deco(h), the decorators applied innermost
+        plain.decorator_list = []  # first, as Python does
+        self.bind_static(stmt.name, self.local_function(plain), stmt)
+        value = ast.copy_location(ast.Name(stmt.name, ast.Load()), stmt)
+        for decorator in reversed(stmt.decorator_list):
+            if not self._transparent_decorator(decorator):
+                value = ast.copy_location(ast.Call(decorator, [value], []), decorator)
+        if not isinstance(value, ast.Name):
+            self.statement(ast.copy_location(ast.Assign([ast.Name(stmt.name, ast.Store())], value), stmt))
+
+    def _transparent_decorator(self, node) -> bool:
+        """`@functools.wraps(g)` (it copies a name and a docstring), `@functools.cache` and `@lru_cache(...)` (a cache
+        of what the function returns, which tapegen computes at each call: the same values), left out."""
+        called = node.func if isinstance(node, ast.Call) else None
+        if called is not None and self.static(called) in (functools.wraps, functools.lru_cache):
+            return True
+        return called is None and self.static(node) in (functools.cache, functools.lru_cache)
 
     def local_function(self, node):
         """A lambda or `def` written here, reading this function's names when it is called."""

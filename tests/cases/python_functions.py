@@ -3379,3 +3379,40 @@ def lambdas_made_by_a_comprehension_read_its_last_item(x, W):
     rows = [lambda v: v @ w for w in Ws]
     bound = [lambda v, k=k: v ** k for k in range(1, 3)]
     return np.sum(late[0](x) + rows[0](x)) + sum(np.sum(f(x)) for f in bound)
+
+
+def _doubled(g):
+    @functools.wraps(g)
+    def inner(*args):
+        return g(*args) * 2.0
+    return inner
+
+
+def _applied_twice(g):
+    def inner(v):
+        return g(g(v))
+    return inner
+
+
+def decorated_local_functions(x):
+    """`@deco def h(...)` inside the function: `h = deco(h)` after the def, innermost decorator first, as Python
+    does (a decorator of the user's, stacked ones, `@np.vectorize`, `@functools.lru_cache`, `@functools.wraps`
+    inside a decorator). It was refused ("a decorated nested function is not supported")."""
+    @_doubled
+    def h(v):
+        return np.sin(v)
+
+    @_doubled
+    @_applied_twice
+    def k(v):
+        return v * 1.5 + np.cos(v)
+
+    @np.vectorize
+    def piecewise(v):
+        return v * v if v > 0.5 else -v
+
+    @functools.lru_cache(maxsize=None)
+    def scale(n):
+        return 1.0 / (n + 1)
+
+    return np.sum(h(x)) + np.sum(k(x) * scale(2)) + np.sum(piecewise(x)) * scale(0)
