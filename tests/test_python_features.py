@@ -185,6 +185,7 @@ POINTS = {
     "zips_with_strict": (_m(3), _m(3, 2)),
     "lambdas_made_by_a_comprehension_read_its_last_item": (_m(3), _m(2, 3, 3)),
     "decorated_local_functions": (np.array([0.3, 0.7, -0.4]),),
+    "lists_of_functions_joined_and_repeated": (np.array([0.3, 0.7, -0.4]),),
 }
 
 
@@ -1098,3 +1099,16 @@ def test_a_strict_zip_of_sequences_of_two_lengths_raises_as_python_does():
         tg.grad(walked)(_m(3), [1.0, 2.0])
     with pytest.raises(tg.UnsupportedSyntaxError, match=r"always raises ValueError: zip\(\) argument 2 is longer"):
         tg.grad(known)(1.5)
+
+
+def test_a_list_of_functions_changed_in_place_under_another_name_is_refused():
+    """`gs = fs; fs += [np.tanh]` changes the list both names hold: 5e8d915 left `gs` without np.tanh (a wrong
+    value and gradient with no error)."""
+    def f(x):
+        fs = [np.sin, np.cos]
+        gs = fs
+        fs += [np.tanh]
+        return sum(np.sum(g(x)) for g in gs)
+
+    with pytest.raises(tg.UnsupportedSyntaxError, match="changes the list `gs` holds too"):
+        tg.grad(f)(_m(3))

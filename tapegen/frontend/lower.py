@@ -1302,6 +1302,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             raise self.unsupported(stmt.target, "this augmented assignment target is not supported",
                                    "assign to a name or an array element")
         name = stmt.target.id
+        if isinstance(self.env.get(name), KnownItems) and isinstance(stmt.op, (ast.Add, ast.Mult)):
+            joined = self.known_joined(ast.copy_location(ast.BinOp(ast.Name(name, ast.Load()), stmt.op, stmt.value),
+                                                         stmt))
+            if joined is not None:  # fs += [np.tanh] on a list of functions: changed in place, known one by one
+                self.check_sole_holder(name, self.env[name], f"{name} {_OPSYM[type(stmt.op)]}= ...", stmt,
+                                       f"build a new list instead: {name} = {name} {_OPSYM[type(stmt.op)]} ...")
+                return self.store(name, joined, stmt)
         current = self.read_name(stmt.target)
         fn = BINOPS.get(type(stmt.op))
         if fn is None:

@@ -710,7 +710,25 @@ class Expressions:
         fn = BINOPS.get(type(node.op))
         if fn is None:
             raise self.unsupported(node, "this operator is not supported")
+        joined = self.known_joined(node)
+        if joined is not None:
+            return joined
         return self.binary(fn, self.expr(node.left), self.expr(node.right), node, target)
+
+    def known_joined(self, node):
+        """`fs + [np.tanh]`, `[relu] * 2`: lists (or tuples) of functions or objects known one by one, joined or
+        repeated, known one by one too (so a call through an item is that item's), else None."""
+        left, right = (self.known_joined(side) if isinstance(side, ast.BinOp) else self.known(side)
+                       for side in (node.left, node.right))
+        if isinstance(node.op, ast.Add) and isinstance(left, KnownItems) and isinstance(right, KnownItems) \
+                and left.kind == right.kind and left.kind in ("list", "tuple"):
+            return KnownItems(left.items + right.items, left.kind)
+        if isinstance(node.op, ast.Mult) and (isinstance(left, KnownItems) or isinstance(right, KnownItems)):
+            items, count = (left, node.right) if isinstance(left, KnownItems) else (right, node.left)
+            count = count.value if isinstance(count, ast.Constant) else None
+            if items.kind in ("list", "tuple") and type(count) is int and len(items.items) * count <= MAX_UNROLLED:
+                return KnownItems(items.items * max(count, 0), items.kind)
+        return None
 
     def binary(self, fn, left, right, node, target):
         """`left <op> right`: `+` and `*` join and repeat lists and tuples, and compute on arrays; an object of

@@ -3416,3 +3416,16 @@ def decorated_local_functions(x):
         return 1.0 / (n + 1)
 
     return np.sum(h(x)) + np.sum(k(x) * scale(2)) + np.sum(piecewise(x)) * scale(0)
+
+
+def lists_of_functions_joined_and_repeated(x):
+    """`fs + [np.tanh]`, `[np.sin] * 2 + [lambda ...]`, `(np.sin,) + (np.cos,)`, `fs += [g]`: still known one by one,
+    so each call is its item's. They were calls of objects run as written (refused), and `gs = fs; fs += [g]`
+    left `gs` without `g` (a wrong value, no error; now refused)."""
+    fs = [np.sin, np.cos]
+    gs = fs + [np.tanh]
+    hs = [np.sin] * 2 + [lambda v: v * 3.0]
+    ts = (np.sin,) + (np.cos, np.tanh)
+    fs += [np.arctan]
+    return sum(np.sum(f(x)) for f in gs) + sum(np.sum(h(x) * (k + 1)) for k, h in enumerate(hs)) + \
+        sum(np.sum(t(x)) for t in ts) + np.sum(fs[2](x) * 2.0)
