@@ -1053,7 +1053,8 @@ class ControlFlow:
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
         for other, atom in self.env.items():
             if other != name and isinstance(atom, Var) and self.view_base(atom) is array \
-                    and atom not in putting_back and self.read_after(other, node) \
+                    and atom not in putting_back and not any(self.apart(atom, back, array) for back in putting_back) \
+                    and self.read_after(other, node) \
                     and not (self.generated_code() and atom in self.positions_of.values()):  # (gradient code's
                 # backward pass restores a view a write was put back through: `interior[...] = tape.pop()`)
                 raise self.unsupported(node, f"`{other}` is a view of `{name}`, so this assignment changes it too",
@@ -1116,7 +1117,7 @@ class ControlFlow:
         link, through_view = array, False
         while True:  # (through views, and names bound to one: `row` carried through an `if` writing into it)
             if link in self.views:
-                if self.view_ops.get(link) not in _HEALABLE_VIEWS:
+                if _view_op(self.view_ops.get(link)) not in _HEALABLE_VIEWS:
                     return None
                 link, through_view = self.views[link], True
             elif len(self.aliases.get(link, ())) == 1 and link not in self.fresh:
@@ -1133,6 +1134,25 @@ class ControlFlow:
             raise self.unsupported(node, "a write through a view, put back into the array it shows, where "
                                          "tapegen no longer knows the view as one (differentiating again)",
                                    "write into a copy of the view, then assign it into the array")
+
+    def apart(self, one, other, base) -> bool:
+        """Whether views `one` and `other` of `base` surely share no item: made from rows of it (its first axis)
+        that do not meet, `theta[:4]` and `theta[4:]` (whatever is made of them after)."""
+        def rows(var):  # [start, stop) of the first axis that `var`'s view chain takes from `base`, else None
+            while var in self.views and self.views[var] is not base:
+                var = self.views[var]
+            op = self.view_ops.get(var)
+            index = op[1] if isinstance(op, tuple) and var in self.views else None
+            value = index.value if isinstance(index, Const) else None
+            value = value[0] if isinstance(value, tuple) and value else value
+            if type(value) is int and value >= 0:
+                return value, value + 1
+            if isinstance(value, slice) and value.step in (None, 1) and all(
+                    bound is None or type(bound) is int and bound >= 0 for bound in (value.start, value.stop)):
+                return value.start or 0, value.stop if value.stop is not None else float("inf")
+            return None
+        first, second = rows(one), rows(other)
+        return first is not None and second is not None and (first[1] <= second[0] or second[1] <= first[0])
 
     def write_back_view(self, view, base, node):
         """After a write into `view` (`row[:] = v`, `inner += d`), the array it shows changed in NumPy: `base`
@@ -1159,8 +1179,9 @@ class ControlFlow:
                 if not (isinstance(stmt, Eqn) and stmt.op.name == "setitem" and view in stmt.outputs):
                     continue  # (each write: a view made between two writes is changed by the second)
                 shown, around = self.memory_of(base) - {view}, set(context)
-                if healed:  # (the array, with the write put back into it; the view's items read to do so)
-                    shown -= {base} | self.written_back
+                if healed:  # (the array, with the write put back into it; the view's items read to do so; views
+                    shown -= {base} | self.written_back  # of rows the view does not reach: `theta[4:]`, `theta[:4]`)
+                    shown = {other for other in shown if not self.apart(other, view, base)}
 
                 def reads_before_rebound(part, rebound, before=None):  # reads of `shown` in `part` before their
                     read = set()  # name is bound anew there (surely: not in a branch or loop the write is not in,
@@ -1189,6 +1210,11 @@ class ControlFlow:
 _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                              "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
                              "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit"})
+
+
+def _view_op(op):
+    """The name of the primitive a view was made by (`view_ops` keeps getitem's index beside its name)."""
+    return op[0] if isinstance(op, tuple) else op
 
 
 def _order_and_contexts(body):

@@ -697,3 +697,23 @@ def views_written_by_a_helper_and_views_of_views(x):
     rows[0] = x[2]
     return np.sum(out ** 2) + np.sum(acc ** 2 * np.arange(1.0, 7.0).reshape(3, 2)) + np.sum(a ** 2) + \
         np.sum(copied * 3.0) + np.sum(rows ** 2) + np.sum(b ** 3)
+
+
+def gradient_packed_through_views_of_its_rows(x):
+    """A hand-written gradient packed into a flat vector through views of rows that do not meet
+    (`gW = grad[:6].reshape(2, 3)`, `gb = grad[6:]`): each write is put back, and the other view, made before
+    it, is still right (it shows rows the write does not reach)."""
+    grad = np.zeros(7)
+    gW = grad[:6].reshape(2, 3)
+    gb = grad[6:]
+    gW[:] = np.outer(x[:2], x[:3]) * 2.0
+    gb[:] = np.sum(x ** 2)
+    return np.sum(grad * np.arange(1.0, 8.0) ** 2) + np.sum(gb * x[3])
+
+
+def view_written_then_overlapping_view_read(x):
+    V = np.zeros(5)
+    W = V[:4]
+    b = V[3:]
+    W[:] = x[0]
+    return np.sum(b ** 2)
