@@ -281,6 +281,7 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
                                F.heat_equation_through_an_interior_view,
                                F.views_written_by_a_helper_and_views_of_views,
                                F.gradient_packed_through_views_of_its_rows,
+                               F.views_read_where_made_after_a_write,
                                F.view_written_base_read_before_its_name_is_rebound],  # (gave a wrong gradient
                          ids=lambda v: v.__name__)                                   # before it was refused)
 def test_a_write_into_a_view_is_put_back_into_its_array(f):
@@ -292,7 +293,8 @@ def test_a_write_into_a_view_is_put_back_into_its_array(f):
 
 
 @pytest.mark.parametrize("f", [F.view_written_then_other_view_read, F.view_made_between_two_writes,
-                               F.view_written_then_overlapping_view_read],
+                               F.view_written_then_overlapping_view_read,
+                               F.view_written_then_view_from_before_read_in_a_branch],
                          ids=lambda v: v.__name__)
 def test_writes_into_a_view_whose_other_views_are_read_after_are_refused(f):
     """Another view of the array, made before the write and read after it, is not followed through the write."""

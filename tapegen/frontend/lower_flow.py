@@ -1184,12 +1184,18 @@ class ControlFlow:
                     shown = {other for other in shown if not self.apart(other, view, base)}
 
                 def reads_before_rebound(part, rebound, before=None):  # reads of `shown` in `part` before their
-                    read = set()  # name is bound anew there (surely: not in a branch or loop the write is not in,
-                    for later, where in part:  # or a var first bound after the write: a view made after it);
-                        read |= set(later.reads) & (shown - rebound)  # and those
-                        if isinstance(later, Eqn) and later.op.name not in IN_PLACE and (
-                                set(where) <= around or before is not None and not set(later.outputs) & before):
+                    read, bound = set(), {}  # name is bound anew there (surely: not in a branch or loop the write
+                    for later, where in part:  # is not in); for a write put back (`healed`), also a var first
+                        reads = set(later.reads) & (shown - rebound)  # bound after the write (`before`: those
+                        if healed:  # bound up to it), and one bound earlier in a block around the read
+                            reads = {v for v in reads if not any(block <= set(where) for block in bound.get(v, ()))}
+                        read |= reads
+                        if not isinstance(later, Eqn) or later.op.name in IN_PLACE:
+                            continue
+                        if set(where) <= around or before is not None and not set(later.outputs) & before:
                             rebound = rebound | set(later.outputs)
+                        for v in later.outputs:
+                            bound.setdefault(v, []).append(set(where))
                     return read, rebound
                 bound_before = {v for earlier, _ in order[:write + 1] if isinstance(earlier, Eqn)
                                 for v in earlier.outputs}

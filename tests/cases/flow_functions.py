@@ -717,3 +717,35 @@ def view_written_then_overlapping_view_read(x):
     b = V[3:]
     W[:] = x[0]
     return np.sum(b ** 2)
+
+
+def views_read_where_made_after_a_write(x):
+    """Views made after a write, read in the block that made them (a branch, the inner loop reading `r[j - 1]`
+    of the row it fills): they show what was written, as NumPy's do."""
+    M = np.zeros((2, 3))
+    for i in range(2):
+        r = M[i]
+        for j in range(3):
+            r[j] = x[j] * (i + 1.0) + r[j - 1] if j > 0 else x[j]
+    out = np.zeros(3)
+    tail = out[1:]
+    s = 0.0
+    for k in range(3):
+        tail[0] = x[k]
+        if x[k] > 0.5:
+            head = out[:2]
+            s = s + np.sum(head * x[k])
+    return np.sum(M ** 2) + s
+
+
+def view_written_then_view_from_before_read_in_a_branch(x):
+    V = np.zeros(3)
+    r = V[1:]
+    t = V[:2]
+    s = 0.0
+    for k in range(3):
+        if k == 1:
+            t = V[:2]
+        r[0] = x[k]
+        s = s + np.sum(t * x[k])
+    return s
