@@ -856,11 +856,12 @@ class Builder(IdiomStatements):
     def fill(self, env, depth):
         """A fresh `np.zeros` array written row by row, by slices, by columns or cell by cell."""
         shape = self.c.choice([v.shape for v in env if v.ndim >= 1] + [(3,), (2, 3), (4, 2)])
-        name, form = self.name("Z"), self.c.choice(["rows", "slices", "recurrence", "columns", "cells", "rows+="])
+        name, form = self.name("Z"), self.c.choice(["rows", "slices", "recurrence", "columns", "cells", "rows+=",
+                                                    "rows through a view", "columns through a view"])
         self.note(f"fill:{form}")
         self.emit(f"{name} = np.zeros({shape if len(shape) > 1 else shape[0]})")
-        if form == "columns" and len(shape) < 2:
-            form = "rows"
+        if form.startswith("columns") and len(shape) < 2:
+            form = form.replace("columns", "rows")
         bound = 1.0
         if form == "slices":
             for target, rows in (("[0]", 0), ("[1:]", slice(1, None))):
@@ -878,7 +879,10 @@ class Builder(IdiomStatements):
         return env + [Var(name, shape, bound, fresh=True)]
 
     def fill_lines(self, env, name, shape, form, depth):
-        column = form == "columns"
+        """Each row (or column) of `name` set in a loop; through a view of it (`line = Z[i]; line[...] += e`, which
+        NumPy writes into `Z`) for the forms saying so."""
+        column = form.startswith("columns")
+        view = self.name("line") if form.endswith("through a view") else None
         count = shape[1] if column else shape[0]
         target_shape = (shape[0],) if column else shape[1:]
         i = "j" if column else "i"
@@ -893,8 +897,12 @@ class Builder(IdiomStatements):
             slot = f"[:, {i}]" if column else f"[{i}]"
             if form == "recurrence":
                 e = self.fmt(f"np.tanh(0.5 * {{1}}[{i} - 1] + {{0}})", e, ref(Var(name, shape, 1.0)), bound=1.0)
-            op = "+=" if form == "rows+=" else "="
-            self.emit(f"{name}{slot} {op} {e.plain}", f"{name}{slot} {op} {e.probe}")
+            op = "+=" if form == "rows+=" or view and self.c.flip(50) else "="
+            if view is not None:  # (a row of a vector is a number: its view is a slice of one item)
+                self.emit(f"{view} = {name}{slot if len(shape) > 1 else f'[{i}:{i} + 1]'}")
+                self.emit(f"{view}[...] {op} {e.plain}", f"{view}[...] {op} {e.probe}")
+            else:
+                self.emit(f"{name}{slot} {op} {e.plain}", f"{name}{slot} {op} {e.probe}")
         return e.bound
 
     def fill_cells(self, env, name, shape, depth):
