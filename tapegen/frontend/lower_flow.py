@@ -1001,10 +1001,8 @@ class ControlFlow:
                                                  for t in ast.walk(loop.target)):
                 continue  # the loop's target: set again as each pass starts
             inside = [(n.lineno, n.col_offset) for n in reads if _within((n.lineno, n.col_offset), loop)]
-            rebound = [(stmt.lineno, stmt.col_offset) for stmt in loop.body if isinstance(stmt, ast.Assign)
-                       and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
-            if inside and not (rebound and min(rebound) < min(inside)):  # (set again, first thing, each pass)
-                return True
+            if any(not _set_before(name, read, loop) for read in inside):  # (each read after the name is set
+                return True                                                # again in that pass, or an inner one)
         return False
 
     def writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
@@ -1221,6 +1219,17 @@ _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeez
 def _view_op(op):
     """The name of the primitive a view was made by (`view_ops` keeps getitem's index beside its name)."""
     return op[0] if isinstance(op, tuple) else op
+
+
+def _set_before(name, read, loop) -> bool:
+    """Whether `name` is set anew before the read at `read` in each pass of `loop`: by an assignment at the top of
+    the body of `loop`, or of a loop inside it around the read, coming before it (`line = Z[i]` in an inner loop
+    that then reads `line`)."""
+    loops = [loop] + [inner for inner in ast.walk(loop) if isinstance(inner, (ast.For, ast.While))
+                      and inner is not loop and _within(read, inner)]
+    return any(isinstance(stmt, ast.Assign) and (stmt.lineno, stmt.col_offset) < read
+               and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+               for inner in loops for stmt in inner.body)
 
 
 def _order_and_contexts(body):

@@ -749,3 +749,17 @@ def view_written_then_view_from_before_read_in_a_branch(x):
         r[0] = x[k]
         s = s + np.sum(t * x[k])
     return s
+
+
+def rows_filled_through_views_in_a_loop_then_masked(a):
+    """Found by the fuzzer: `line` (a view of Z2) is set anew in the inner loop before each read, so the write
+    `Z2[Z2 > 0.13] = 0.0` after it does not reach a read of it (it was refused as one)."""
+    acc = 0.0
+    for i in range(2):
+        Z2 = np.zeros((2, 2))
+        for i1 in range(2):
+            line = Z2[i1]
+            line[...] = np.sin(acc + a[i1:i1 + 2])
+        Z2[Z2 > 0.13] = 0.0
+        acc = 0.5 * acc + 0.5 * np.tanh(np.mean(np.sin(Z2)))
+    return acc
