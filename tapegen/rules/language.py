@@ -550,8 +550,9 @@ table.op(flat_cotangent, "value, ct", spelling="flat_cotangent", inert=("value",
 
 
 @table.vjp(flat_cotangent, "ct")
-def flat_cotangent_vjp(value, g):
-    return unflatten_tree(value, g)
+def flat_cotangent_vjp(value, ct, g):
+    return unflatten_tree(value, g) if isinstance(ct, (dict, list, tuple)) or ct is None else \
+        np.reshape(g, np.shape(ct))  # one array for a list of outputs (odeint's func returning a list)
 
 
 @table.jvp(flat_cotangent, "ct")
