@@ -1080,3 +1080,29 @@ def test_a_local_function_recursing_past_what_tapegen_unrolls_is_refused():
     runs, differentiated when the code runs)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="the local function `norm` calls itself deeper"):
         tg.grad(_local_recursion_over_items)(X3)
+
+
+def expected_improvement_masked(mu, sigma):
+    """Bayesian optimisation's acquisition as written in tutorials: `ei` first set in an errstate block,
+    then zeroed in place where sigma is 0."""
+    with np.errstate(divide="warn"):
+        imp = mu - 0.2
+        Z = imp / sigma
+        ei = imp * 0.5 * (1 + np.tanh(Z)) + sigma * np.exp(-0.5 * Z ** 2)
+        ei[sigma == 0.0] = 0.0
+    return np.sum(ei)
+
+
+def first_set_in_a_branch(x, flag):
+    if flag:
+        buf = x * 2.0
+    buf[0] = np.sin(x[1])
+    return np.sum(buf ** 2)
+
+
+def test_an_array_first_set_in_a_with_block_is_written_into_there_in_every_mode_and_second_order():
+    check_modes(expected_improvement_masked, np.array([0.3, -0.4, 1.1]), np.array([0.5, 1.5, 0.7]))
+
+
+def test_an_array_first_set_in_a_branch_is_its_own_after_it():
+    check_modes(first_set_in_a_branch, np.array([0.3, -0.4, 1.1]), True)

@@ -329,6 +329,8 @@ class _Construct:
                        for end, bound in zip(ends_fresh, ends_bound)) or is_loop and var not in self.unbound \
                     and var not in self.entry_fresh:  # loop may run no pass; a path leaving it unset is no
                 lowerer.fresh.discard(var)  # such path: `if y is None: return x` before `dx = x.copy()`)
+            elif not is_loop and any(var in end for end in ends_fresh):  # its own on every path setting it (the
+                lowerer.fresh.add(var)  # else branch starts from the entry's, where an `if` first sets it)
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
             if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
                 raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
