@@ -2368,7 +2368,7 @@ class Expressions:
             return (self.fold(obj, args, node, (targets or [None])[0]),)
         if prim is None and not self.reachable_from_root(func):  # re.match in another module's helper, or
             name = self.free_object(_root_name(func) or "called", lambda found=obj: found).name  # a local import
-            prim = _opaque(name, obj)
+            prim = _opaque(name, obj, ast.unparse(func))  # (errors name it as written)
         if prim is None:
             prim = _opaque(ast.unparse(func), obj)
         if prim.form == "custom":  # forward pass returns (output, residuals)
@@ -3287,12 +3287,34 @@ def _literal_constant(value) -> bool:
     return value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes, np.generic))
 
 
-def _opaque(spelling, obj):
-    """A callable with no rule: called as written; an error only if a gradient must flow through it."""
-    key = ("call", spelling, id(obj))
+def _opaque(spelling, obj, written=None):
+    """A callable with no rule: called as written; an error only if a gradient must flow through it, which
+    names it as `written` (the generated code calls it as `spelling`) and, for a library tapegen has no
+    rules for by design, the real fix."""
+    key = ("call", spelling, id(obj), written)
     if key not in _OPAQUE:
-        _OPAQUE[key] = Primitive(name=spelling, fn=obj, params=(), defaults={}, form="opaque", spelling=spelling)
+        _OPAQUE[key] = Primitive(name=written or spelling, fn=obj, params=(), defaults={}, form="opaque",
+                                 spelling=spelling, hint=_library_hint(obj))
     return _OPAQUE[key]
+
+
+# Libraries whose functions have no rules, and what differentiable code uses instead (module prefix -> hint).
+_LIBRARY_HINTS = {
+    "scipy.sparse": "tapegen differentiates dense arrays only: build the matrix dense (np.diag(v, k), np.zeros "
+                    "and A[i, j] = ...) and solve with np.linalg.solve or scipy.linalg.solve_banded",
+    "numpy.ma": "tapegen does not follow masked arrays: keep the mask as a boolean array and use np.where(mask, "
+                "x, 0.0), x[~mask], or np.nansum / np.nanmean on an array with NaN where masked",
+    "scipy.interpolate": "tapegen has no rules for scipy.interpolate: np.interp (linear) is differentiable; for a "
+                         "spline, write its formula in NumPy or register a rule with tapegen.register_vjp",
+}
+
+
+def _library_hint(obj) -> str:
+    module = getattr(obj, "__module__", None) or ""
+    if isinstance(obj, type) or not module:
+        module = module or getattr(type(obj), "__module__", "")
+    return next((hint for prefix, hint in _LIBRARY_HINTS.items()
+                 if module == prefix or module.startswith(prefix + ".")), "")
 
 
 def _opaque_method(method_name):
