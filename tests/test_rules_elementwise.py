@@ -264,6 +264,10 @@ def misc_rows():
     yield case("float-scalar", lambda x: float(x) * 3.0, (x,), float, {"x": x}, ("x",), covers=(float,))
     x = np.array([0.5, np.nan, -1.5, np.inf, -np.inf, 2.0])
     yield case("nan_to_num-(6,)-nonfinite", lambda x: np.nan_to_num(x), (x,), np.nan_to_num, {"x": x}, ("x",))
+    x = np.array([[0.1, 3.0, 6.0, -0.5], [2.0, -2.5, 1.0, 4.5]])  # jumps of more than pi along both axes
+    yield case("unwrap-(2,4)-jumps", lambda p: np.unwrap(p), (x,), np.unwrap, {"p": x}, ("p",))
+    yield case("unwrap-(2,4)-axis0-period", lambda p: np.unwrap(p, axis=0, period=4.0), (x,), np.unwrap,
+               {"p": x, "axis": 0, "period": 4.0}, ("p",))
     x = sample((3, 2))
     yield case("conjugate-(3,2)-method", lambda x: x.conj(), (x,), np.conjugate, {"x": x}, ("x",))
     x = sample((3, 2))
@@ -436,6 +440,15 @@ def test_untaken_branch_second_order(f):
         slope = tg.grad(f)
         curvature = tg.grad(lambda x: np.sum(slope(x)))(np.array([0.5, 0.0]))  # reverse over reverse
         np.testing.assert_allclose(curvature, [tg.grad(lambda x: np.sum(slope(x)))(np.array([0.5]))[0], 0.0])
+
+
+def phase_energy(x):  # a phase recovered from a complex signal, unwrapped (signal processing)
+    z = np.exp(1j * np.cumsum(x))
+    return np.sum(np.unwrap(np.angle(z)) ** 2)
+
+
+def test_unwrap_in_every_mode_and_second_order():
+    check_modes(phase_energy, np.array([1.0, 2.0, 2.5, 1.7]))
 
 
 def test_sinc_slope_is_zero_at_zero_and_accurate_near_it():

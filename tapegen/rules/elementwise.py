@@ -56,6 +56,7 @@ table.op(np.imag, "val")
 table.op(np.angle, "z, deg=False")
 table.op(np.real_if_close, "a, tol=100")
 table.op(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None")
+table.op(np.unwrap, "p, discont=None, axis=-1, *, period=6.283185307179586", inert=("discont", "axis", "period"))
 table.op(np.clip, "a, a_min, a_max")  # NumPy needs both, None for no bound (min=, max= too: lower.py)
 table.op(np.where, "condition, x1, x2")
 table.op(np.select, "condlist, choicelist, default=0", inert=("condlist",))  # conditions: booleans
@@ -1038,6 +1039,17 @@ def nan_to_num_vjp(x, g):
 @table.jvp(np.nan_to_num, "x")
 def nan_to_num_jvp(x, x_dot):
     return np.where(np.isfinite(x), x_dot, 0)
+
+
+# np.unwrap adds whole periods, constant between the jumps it removes: the derivative passes through
+@table.vjp(np.unwrap, "p")
+def unwrap_vjp(g):
+    return g
+
+
+@table.jvp(np.unwrap, "p")
+def unwrap_jvp(p_dot):
+    return p_dot
 
 
 # --- constructors whose values depend on an argument --------------------------------------------

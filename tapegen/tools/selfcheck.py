@@ -81,7 +81,7 @@ UNARY = [
     (np.arctan, _x), (np.arcsinh, _x), (np.arccosh, lambda *s: _x(*s, low=1.2, high=3.0)),
     (np.arctanh, lambda *s: _x(*s, low=-0.9, high=0.9)), (np.abs, _signed), (np.fabs, _signed), (np.sinc, _x),
     (np.deg2rad, _x), (np.radians, _x), (np.rad2deg, _x), (np.degrees, _x), (np.conjugate, _x), (np.real, _x),
-    (np.imag, _x), (np.angle, _signed), (np.nan_to_num, _x),
+    (np.imag, _x), (np.angle, _signed), (np.nan_to_num, _x), (np.unwrap, lambda *s: 3 * _x(*s)),
 ]
 
 # (callable, draw first, draw second) for elementwise functions of two arrays, broadcast (3, 1) with (4,)
