@@ -591,6 +591,11 @@ def _reduction_samples(m34, v5) -> list:
         Sample("gradient-(5,)", lambda f: np.gradient(f), (v5,)),
         Sample("interp-(4,)", lambda x, fp: np.interp(x, [0.0, 1.0, 2.0], fp), (_x(4, low=0.1, high=1.9), _x(3))),
         Sample("bincount-(5,)", lambda w: np.bincount([0, 3, 3, 1, 0], weights=w, minlength=5), (_x(5),)),
+        Sample("histogram-(6,)", lambda w: np.histogram([0.1, 0.5, 0.55, 0.9, 1.0, 2.0], bins=3, range=(0, 1),
+                                                        weights=w)[0], (_x(6),)),
+        Sample("histogram-(6,)-density", lambda w: np.histogram([0.1, 0.5, 0.55, 0.9, 1.0, 2.0], bins=3,
+                                                                range=(0, 1), density=True, weights=w)[0],
+               (_x(6, low=0.5, high=1.5),)),
     ]
 
 
