@@ -292,6 +292,11 @@ def cubic_interpolation(y):
     return float(np.sum(f(np.array([0.2, 0.45]))))
 
 
+def blurred_energy(x):
+    from scipy import ndimage
+    return np.sum(ndimage.gaussian_filter(x, sigma=1.0) ** 2)
+
+
 def masked_energy(x):
     m = np.ma.masked_less(x, 0.0)
     return float(np.ma.sum(m ** 2))
@@ -299,7 +304,9 @@ def masked_energy(x):
 
 @pytest.mark.parametrize("f, called, fix", [
     (sparse_poisson, "sp.diags()", "np.diag"), (cubic_interpolation, "interp1d()", "np.interp"),
-    (masked_energy, "np.ma.masked_less()", "np.where(mask")], ids=["scipy.sparse", "scipy.interpolate", "np.ma"])
+    (blurred_energy, "ndimage.gaussian_filter()", "scipy.signal.convolve"),
+    (masked_energy, "np.ma.masked_less()", "np.where(mask")],
+    ids=["scipy.sparse", "scipy.interpolate", "scipy.ndimage", "np.ma"])
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_library_without_rules_by_design_is_named_as_written_with_the_fix(f, called, fix, mode):
     if f is not masked_energy:

@@ -3306,6 +3306,9 @@ _LIBRARY_HINTS = {
                 "x, 0.0), x[~mask], or np.nansum / np.nanmean on an array with NaN where masked",
     "scipy.interpolate": "tapegen has no rules for scipy.interpolate: np.interp (linear) is differentiable; for a "
                          "spline, write its formula in NumPy or register a rule with tapegen.register_vjp",
+    "scipy.ndimage": "tapegen has no rules for scipy.ndimage: write the filter as scipy.signal.convolve(img, kernel, "
+                     "mode='same') (zeros outside), or np.pad(img, r, mode='symmetric') (ndimage's 'reflect') and a "
+                     "sum of shifted slices",
 }
 
 
