@@ -315,3 +315,18 @@ def test_a_library_without_rules_by_design_is_named_as_written_with_the_fix(f, c
     with pytest.raises(tg.NoRuleError) as info:
         tg.grad(f)(x) if mode == "grad" else tg.jvp(f, (x,), (np.ones(6),))
     assert f"rule for {called}:" in str(info.value) and fix in info.value.hint, str(info.value)
+
+
+def exponential_model(x, a, b, c):
+    return a * np.exp(-b * x) + c
+
+
+def log_parameter_residuals(p):  # the model called with *popt of a vector computed here
+    x = np.linspace(0.0, 1.0, 5)
+    return np.sum((exponential_model(x, *np.exp(p)) - 1.0) ** 2)
+
+
+def test_spreading_a_computed_array_into_arguments_names_unpacking_as_the_fix():
+    with pytest.raises(tg.UnsupportedSyntaxError) as info:
+        tg.grad(log_parameter_residuals)(np.array([1.0, 0.5, 0.2]))
+    assert "`*np.exp(p)`" in str(info.value) and "a, b, c = np.exp(p)" in info.value.hint, str(info.value)

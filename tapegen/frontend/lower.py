@@ -549,6 +549,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers[var], self.lengths[var] = self.statics["len", index]
             elif ("kind", index) in self.statics:  # one of any length (the code made for a list or tuple)
                 self.containers[var] = self.statics["kind", index]
+            elif ("rows", index) in self.statics:  # an array argument, the code made for its length (`f(*p)`)
+                self.lengths[var] = self.statics["rows", index]
             if ("str", index) in self.statics:  # a string argument, the code made for its text
                 self.env[arg.arg] = Const(self.statics["str", index])
             if ("obj", index) in self.statics:  # an object of the user's, the parameter's default

@@ -807,7 +807,8 @@ class Expressions:
 
     def known_lengths(self, args, kwargs=None) -> tuple:
         """(("len", position), (kind, length)) for each of `args` that is a list or tuple of a length known
-        now, and (("str", position), text) for each that is a string known now: statics as a call's
+        now, (("rows", position), length) for an array of a length known now (an array argument of code made
+        for its length), and (("str", position), text) for each that is a string known now: statics as a call's
         arguments give them (Target.length_statics), positions counted in `args`; of `kwargs`, by name, and
         (("keyword", name), None) for every keyword passed (a parameter it sets is not at its default)."""
         known = [(("keyword", name), None) for name in kwargs or {}]
@@ -818,6 +819,8 @@ class Expressions:
             kind, length = self.container_kind(arg), self._length(arg) if isinstance(arg, (Var, Pack)) else None
             if kind in ("list", "tuple") and length is not None:
                 known.append((("len", k), (kind, length)))
+            elif kind is None and isinstance(arg, Var) and length is not None:  # an array of a length known now
+                known.append((("rows", k), length))
         return tuple(known)
 
     def container_kind(self, atom):
@@ -1620,10 +1623,13 @@ class Expressions:
             return list(atom.items)
         n = self.lengths.get(atom) if isinstance(atom, Var) else None
         if n is None:
-            raise self.unsupported(node, f"`*{ast.unparse(node.value)}` passes a number of arguments tapegen cannot "
-                                         f"know when it transforms the function",
-                                   "build the list or tuple in the function (its length is then known), "
-                                   "or pass the arguments one by one")
+            written = ast.unparse(node.value)
+            raise self.unsupported(node, f"`*{written}` passes a number of arguments tapegen cannot "
+                                         f"know when it transforms the function (an array's length is known "
+                                         f"only when the code runs)",
+                                   f"unpack it into names first (`a, b, c = {written}`, as many as the function "
+                                   f"takes) and pass those, build the list or tuple in the function (its length is "
+                                   f"then known), or pass the arguments one by one")
         return [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, node, None) for k in range(n)]
 
     def keywords_by_parameters(self, fn, node):
