@@ -365,6 +365,8 @@ def _scipy_samples() -> list:
                  "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
         draw = draws.get(name, pos if name[0] in "gdrlyk" else real)
         out.append(Sample(f"scipy.special.{name}-(3,2)", (lambda f: lambda x: f(x))(getattr(sp, name)), (draw(),)))
+    out.append(Sample("scipy.special.wofz-(3,2)-complex", lambda x, y: np.real(sp.wofz(x + 1j * y)) * np.imag(
+        sp.wofz(x + 1j * y)), (real(), pos())))
     for name, d1 in (("beta", pos), ("betaln", pos), ("xlogy", real), ("xlog1py", real), ("rel_entr", pos),
                      ("kl_div", pos)):
         f = getattr(sp, name)
