@@ -168,7 +168,8 @@ class _Target:
         self.object_defaults = tuple((first + k, pipeline.Receiver(d)) for k, d in enumerate(self.defaults)
                                      if _plain_object(d))
         # the code is made for the lengths of the list and tuple arguments too (see `statics`): set when the
-        # code made for any length was refused and the code for the lengths of a call is not
+        # code made for any length was refused and the code for the lengths of a call is not; "rows": for the
+        # lengths of its array arguments too (`model(x, *p)`), where the lists' lengths were not enough
         self.lengths_matter = False
 
     def arguments(self, args, kwargs):
@@ -214,7 +215,7 @@ class _Target:
         if self.object_defaults and self.varargs is None:
             functions += tuple((("obj", i), known) for i, known in self.object_defaults if arguments[i] is known.obj)
         if self.lengths_matter:  # `[Dense(W, b) for W, b in params]`: made item by item, for len(params) items
-            functions += self.length_statics(arguments)
+            functions += self.mattering(self.length_statics(arguments))
         else:  # a list or tuple argument: `xs + ys` joins, `xs * 2` repeats (not NumPy's sum and product)
             functions += tuple((("kind", i), type(a).__name__) for i, a in enumerate(arguments)
                                if type(a) in (list, tuple))
@@ -227,12 +228,19 @@ class _Target:
 
     @staticmethod
     def length_statics(arguments) -> tuple:
-        """(("len", position), (kind, length)) for each list or tuple argument, and (("str", position), text)
-        for each string argument (`activation="relu"` picking a function from a dict): statics of code made
-        for them."""
+        """(("len", position), (kind, length)) for each list or tuple argument, (("str", position), text)
+        for each string argument (`activation="relu"` picking a function from a dict), and (("rows", position),
+        length) for each array argument (`model(x, *p)`, `tuple(p)` of curve fitting's parameter vector): statics
+        of code made for them."""
         return tuple((("len", i), (type(a).__name__, len(a))) for i, a in enumerate(arguments)
                      if type(a) in (list, tuple)) + \
-            tuple((("str", i), a) for i, a in enumerate(arguments) if type(a) is str)
+            tuple((("str", i), a) for i, a in enumerate(arguments) if type(a) is str) + \
+            tuple((("rows", i), len(a)) for i, a in enumerate(arguments) if type(a) is np.ndarray and a.ndim)
+
+    def mattering(self, lengths) -> tuple:
+        """Of `lengths` (length_statics), those the code is made for: an array's only where lengths_matter is
+        "rows" (code made for each length of an array argument is made again for each batch size)."""
+        return lengths if self.lengths_matter == "rows" else _lists_only(lengths)
 
     def call_lengths(self, positional, lengths):
         """The statics of a call's list lengths and strings (`length_statics`) where the function is called
@@ -823,7 +831,7 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
     if rest is not None and d._target.varargs is not None:
         statics = (("*", rest),) + statics
     if lengths and d._target.lengths_matter:
-        statics += lengths
+        statics += d._target.mattering(lengths)
     # (a lowering made before a module name was rebound is made again there, and the caches with it)
     generated, statics = _made_for_lengths(d._target, lambda made_for: _generic_gradient(d, wrt, made_for), statics,
                                            lengths)
@@ -842,19 +850,31 @@ def differentiable_gradient(gradient: GradFunction, reverse: bool = False, rest:
 
 def _made_for_lengths(target, make, statics, lengths):
     """(`make(statics)`, statics); where that is refused and `lengths` (the statics of a call's list and tuple
-    lengths) are given, `make(statics + lengths)` if that works, `target`'s code made for lengths from then on
-    (Target.lengths_matter); else the first refusal."""
+    lengths, and its arrays') are given, `make(statics + lengths)` if that works, the lists' lengths tried before
+    the arrays' too, `target`'s code made for lengths from then on (Target.lengths_matter); else the first
+    refusal."""
     try:
         return make(statics), statics
     except TapegenError as refused:
-        if isinstance(refused, ChangedSinceTransformError) or not lengths or target.lengths_matter:
+        if isinstance(refused, ChangedSinceTransformError) or not lengths or target.lengths_matter == "rows":
             raise
-        try:
-            made = make(statics + lengths)
-        except TapegenError:
-            raise refused from None
-        target.lengths_matter = True
-        return made, statics + lengths
+        levels = ((True, _lists_only(lengths)),) if not target.lengths_matter else ()
+        for level, made_for in levels + (("rows", lengths),):  # the lists' lengths first, then the arrays' too
+            made_for = statics + tuple(s for s in made_for if s not in statics)
+            if made_for == statics:
+                continue
+            try:
+                made = make(made_for)
+            except TapegenError:
+                continue
+            target.lengths_matter = level
+            return made, made_for
+        raise refused from None
+
+
+def _lists_only(lengths) -> tuple:
+    """`lengths` (Target.length_statics) without the lengths of array arguments."""
+    return tuple(s for s in lengths if s[0][0] != "rows")
 
 
 def _generic_gradient(d, wrt, statics=()):

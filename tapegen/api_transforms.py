@@ -200,7 +200,7 @@ def _jvp_code(d, positions, tuples=(), functions=()):
     statics = tuple(functions) + tuple(s for s in d._target.default_statics() if s[0] not in given)
     stand_in = _with_lengths(tuples)
     if stand_in is not None and d._target.lengths_matter:  # made for lengths already: for these
-        statics += d._target.length_statics(stand_in)
+        statics += d._target.mattering(d._target.length_statics(stand_in))
     entry = d._entry("jvp", positions, statics, lengths_from=stand_in)
     function = entry.function
     function.__tapegen_bindings__ = entry.bindings  # a function inlining it is checked against them too

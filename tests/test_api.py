@@ -446,3 +446,16 @@ def test_flatten_and_unflatten_are_differentiated():
     check_modes(_flat_loss, flat)
     check_modes(_flat_loss_unflattened_inside, flat, FLAT_PARAMS)
     np.testing.assert_allclose(tg.grad(_flat_loss)(flat), tg.flatten(tg.grad(_params_loss)(FLAT_PARAMS))[0])
+
+
+def two_outputs(x):
+    return [np.sin(x[0]) * x[1], x[0] ** 2]
+
+
+def pulled_back(x, ct):
+    out, pullback = tg.vjp(two_outputs, x)
+    return np.sum(pullback(-2.0 * ct) ** 2)
+
+
+def test_a_pullback_of_a_list_called_on_one_array_is_differentiated_in_that_array():
+    check_modes(pulled_back, np.array([0.3, 1.7]), np.array([0.5, -1.1]))

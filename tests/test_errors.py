@@ -277,3 +277,56 @@ def test_a_row_written_through_an_index_that_is_not_an_integer_is_refused_when_i
     np.testing.assert_allclose(tg.grad(f)(P, 1), [[1.0, 0.4], [0.0, 1.4]])
     with pytest.raises(tg.UnsupportedSyntaxError, match="the first index is a slice"):
         tg.grad(f)(P, slice(0, 2))
+
+
+def sparse_poisson(kappa):
+    import scipy.sparse as sp  # a local import, as in scipy-lectures' examples
+    n = kappa.size
+    A = sp.diags([-np.ones(n - 1), 2 + kappa, -np.ones(n - 1)], [-1, 0, 1], format="csc")
+    return np.sum(A @ np.ones(n))
+
+
+def cubic_interpolation(y):
+    from scipy.interpolate import interp1d
+    f = interp1d(np.linspace(0, 1, 6), y, kind="cubic")
+    return float(np.sum(f(np.array([0.2, 0.45]))))
+
+
+def blurred_energy(x):
+    from scipy import ndimage
+    return np.sum(ndimage.gaussian_filter(x, sigma=1.0) ** 2)
+
+
+def masked_energy(x):
+    m = np.ma.masked_less(x, 0.0)
+    return float(np.ma.sum(m ** 2))
+
+
+@pytest.mark.parametrize("f, called, fix", [
+    (sparse_poisson, "sp.diags()", "np.diag"), (cubic_interpolation, "interp1d()", "np.interp"),
+    (blurred_energy, "ndimage.gaussian_filter()", "scipy.signal.convolve"),
+    (masked_energy, "np.ma.masked_less()", "np.where(mask")],
+    ids=["scipy.sparse", "scipy.interpolate", "scipy.ndimage", "np.ma"])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_library_without_rules_by_design_is_named_as_written_with_the_fix(f, called, fix, mode):
+    if f is not masked_energy:
+        pytest.importorskip("scipy")
+    x = np.linspace(1.0, 2.0, 6)
+    with pytest.raises(tg.NoRuleError) as info:
+        tg.grad(f)(x) if mode == "grad" else tg.jvp(f, (x,), (np.ones(6),))
+    assert f"rule for {called}:" in str(info.value) and fix in info.value.hint, str(info.value)
+
+
+def exponential_model(x, a, b, c):
+    return a * np.exp(-b * x) + c
+
+
+def log_parameter_residuals(p):  # the model called with *popt of a vector computed here
+    x = np.linspace(0.0, 1.0, 5)
+    return np.sum((exponential_model(x, *np.exp(p)) - 1.0) ** 2)
+
+
+def test_spreading_a_computed_array_into_arguments_names_unpacking_as_the_fix():
+    with pytest.raises(tg.UnsupportedSyntaxError) as info:
+        tg.grad(log_parameter_residuals)(np.array([1.0, 0.5, 0.2]))
+    assert "`*np.exp(p)`" in str(info.value) and "a, b, c = np.exp(p)" in info.value.hint, str(info.value)

@@ -205,11 +205,11 @@ def test_jvp_keeps_float32_and_skips_integer_arguments():
 
 def test_jvp_without_a_rule_names_the_users_line():
     def f(x):
-        return np.sum(np.unwrap(x))
+        return np.sum(np.i0(x))
 
     with pytest.raises(tg.NoRuleError) as info:
         tg.jvp(f, (np.ones(3),), (np.ones(3),))
-    assert "np.unwrap(x)" in str(info.value)
+    assert "np.i0(x)" in str(info.value)
 
 
 # --- Jacobians ----------------------------------------------------------------------------------

@@ -1112,3 +1112,77 @@ def test_a_list_of_functions_changed_in_place_under_another_name_is_refused():
 
     with pytest.raises(tg.UnsupportedSyntaxError, match="changes the list `gs` holds too"):
         tg.grad(f)(_m(3))
+
+
+def expected_improvement_masked(mu, sigma):
+    """Bayesian optimisation's acquisition as written in tutorials: `ei` first set in an errstate block,
+    then zeroed in place where sigma is 0."""
+    with np.errstate(divide="warn"):
+        imp = mu - 0.2
+        Z = imp / sigma
+        ei = imp * 0.5 * (1 + np.tanh(Z)) + sigma * np.exp(-0.5 * Z ** 2)
+        ei[sigma == 0.0] = 0.0
+    return np.sum(ei)
+
+
+def first_set_in_a_branch(x, flag):
+    if flag:
+        buf = x * 2.0
+    buf[0] = np.sin(x[1])
+    return np.sum(buf ** 2)
+
+
+def test_an_array_first_set_in_a_with_block_is_written_into_there_in_every_mode_and_second_order():
+    check_modes(expected_improvement_masked, np.array([0.3, -0.4, 1.1]), np.array([0.5, 1.5, 0.7]))
+
+
+def test_an_array_first_set_in_a_branch_is_its_own_after_it():
+    check_modes(first_set_in_a_branch, np.array([0.3, -0.4, 1.1]), True)
+
+
+def exponential_model(x, a, b, c):
+    return a * np.exp(-b * x) + c
+
+
+def curve_fit_loss(p):  # scipy.optimize.curve_fit's convention: the model called with *popt
+    x = np.linspace(0.0, 1.0, 5)
+    return np.sum((exponential_model(x, *p) - np.cos(x)) ** 2) + np.sum(np.array(tuple(p)) ** 2)
+
+
+def quartic(x, a, b, c, d=0.0, e=0.0):
+    return a + b * x + c * x ** 2 + d * x ** 3 + e * x ** 4
+
+
+def polynomial_of_any_degree(c):
+    x = np.linspace(-1.0, 1.0, 4)
+    return np.sum(np.sin(quartic(x, *c))) + len(c)
+
+
+def test_an_array_argument_spread_into_arguments_in_every_mode_and_second_order():
+    check_modes(curve_fit_loss, np.array([1.0, 0.5, 0.2]))
+
+
+def test_code_made_for_an_array_arguments_length_is_made_again_for_another():
+    for n in (3, 5, 3):
+        c = np.linspace(0.2, 0.9, n)
+        check_modes(polynomial_of_any_degree, c)
+        assert np.shape(tg.grad(polynomial_of_any_degree)(c)) == (n,)
+
+
+def two_factors(a, b):
+    return a * b
+
+
+def spread_list_argument(xs, x):
+    return np.sum(two_factors(*xs) * x)
+
+
+def test_code_made_for_a_list_arguments_length_is_not_made_for_each_array_length():
+    """The lists' lengths are tried first: a function that needs only them is not made again per batch size."""
+    spread = tg.grad(spread_list_argument, wrt=1)
+    for n in (3, 4):
+        np.testing.assert_allclose(spread([1.5, 2.0], np.ones(n)), np.full(n, 3.0))
+    assert spread._differentiated._target.lengths_matter is True
+    fitted = tg.grad(curve_fit_loss)
+    fitted(np.array([1.0, 0.5, 0.2]))
+    assert fitted._differentiated._target.lengths_matter == "rows"

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tapegen as tg
+from modes import check_modes
 from rule_rows import Row, call_primitive, check_jvp_rules, check_vjp_row
 from tapegen import rules
 from tapegen.rules import elementwise
@@ -263,6 +264,10 @@ def misc_rows():
     yield case("float-scalar", lambda x: float(x) * 3.0, (x,), float, {"x": x}, ("x",), covers=(float,))
     x = np.array([0.5, np.nan, -1.5, np.inf, -np.inf, 2.0])
     yield case("nan_to_num-(6,)-nonfinite", lambda x: np.nan_to_num(x), (x,), np.nan_to_num, {"x": x}, ("x",))
+    x = np.array([[0.1, 3.0, 6.0, -0.5], [2.0, -2.5, 1.0, 4.5]])  # jumps of more than pi along both axes
+    yield case("unwrap-(2,4)-jumps", lambda p: np.unwrap(p), (x,), np.unwrap, {"p": x}, ("p",))
+    yield case("unwrap-(2,4)-axis0-period", lambda p: np.unwrap(p, axis=0, period=4.0), (x,), np.unwrap,
+               {"p": x, "axis": 0, "period": 4.0}, ("p",))
     x = sample((3, 2))
     yield case("conjugate-(3,2)-method", lambda x: x.conj(), (x,), np.conjugate, {"x": x}, ("x",))
     x = sample((3, 2))
@@ -404,14 +409,46 @@ def test_untaken_where_branch_gives_zero_not_nan(taken, f):
 
 
 @QUIET
-def test_untaken_branch_limit_is_documented():
-    """An infinite *value* in the untaken branch, multiplied by a cotangent later, still gives NaN
-    (x * log(x) at 0: the product rule forms 0 * -inf); moving the guard inside avoids it."""
+def test_untaken_branch_value_infinite_or_nan_gives_zero():
+    """An infinite or NaN *value* in the untaken branch, multiplied by a cotangent later (x * log(x)
+    at 0, exp overflowing, a product with sqrt of a negative) gives 0, as the guard inside would."""
     x = np.array([0.0, 2.0])
     naive = grad_of(lambda x: np.sum(np.where(x > 0, x * np.log(x), 0.0)), x)
     inside = grad_of(lambda x: np.sum(np.where(x > 0, x * np.log(np.where(x > 0, x, 1.0)), 0.0)), x)
-    assert np.isnan(naive[0])
-    np.testing.assert_allclose(inside, [0.0, np.log(2.0) + 1.0])
+    np.testing.assert_allclose(naive, [0.0, np.log(2.0) + 1.0])
+    np.testing.assert_allclose(inside, naive)
+    big = grad_of(lambda x: np.sum(np.where(x < 100, np.exp(10 * x), 0.0)), np.array([1000.0, 0.1]))
+    np.testing.assert_allclose(big, [0.0, 10 * np.exp(1.0)])
+
+
+UNTAKEN_SECOND = [  # branches whose untaken side is NaN or infinite, away from the switch: every mode, second order
+    lambda x: np.sum(np.where(x > 0, np.sqrt(x) * x, x ** 2)),
+    lambda x: np.sum(np.where(x > 0, np.log(x) * x ** 2, np.sin(x))),
+    lambda x: np.sum(np.where(x > 0.1, x / np.sqrt(x - 0.1), np.exp(x))),
+    lambda x: np.sum(np.where(x > -0.5, (x + 0.5) ** 1.5 * x, 0.0) ** 2),
+    lambda x: np.sum(np.where(x != 0, np.sin(x) / x, 1.0)),
+]
+
+
+@QUIET
+@pytest.mark.parametrize("f", UNTAKEN_SECOND, ids=["sqrt-product", "log-product", "quotient", "power-product",
+                                                   "sinc-like"])
+def test_untaken_branch_second_order(f):
+    x = np.array([0.5, -0.7, 1.3, -2.0, 0.05])
+    check_modes(f, x)
+    if f is UNTAKEN_SECOND[-1]:  # at 0 itself: the taken branch is the constant, whose derivatives are 0
+        slope = tg.grad(f)
+        curvature = tg.grad(lambda x: np.sum(slope(x)))(np.array([0.5, 0.0]))  # reverse over reverse
+        np.testing.assert_allclose(curvature, [tg.grad(lambda x: np.sum(slope(x)))(np.array([0.5]))[0], 0.0])
+
+
+def phase_energy(x):  # a phase recovered from a complex signal, unwrapped (signal processing)
+    z = np.exp(1j * np.cumsum(x))
+    return np.sum(np.unwrap(np.angle(z)) ** 2)
+
+
+def test_unwrap_in_every_mode_and_second_order():
+    check_modes(phase_energy, np.array([1.0, 2.0, 2.5, 1.7]))
 
 
 def test_sinc_slope_is_zero_at_zero_and_accurate_near_it():

@@ -12,6 +12,7 @@ import pytest
 import tapegen as tg
 from tapegen import rules
 from tapegen.rules import reductions
+from modes import check_modes
 from test_rules_elementwise import RNG, case, sample, table_tests
 
 AXES = ((None, False), (None, True), (1, False), (-1, True), ((0, 2), False), ((0, -1), True))
@@ -207,6 +208,22 @@ def bincount_rows():
                {"x": BINS, "weights": w, "minlength": 8}, ("weights",))
 
 
+SAMPLES = np.array([[0.1, 0.4, 0.45, 0.8], [1.0, 1.2, -0.3, 0.05]])  # outside the range, on its right edge
+
+
+def histogram_rows():  # (jvp=False: the rule-level JVP check takes outputs of one shape; check_modes below)
+    w = sample((2, 4), 0.5, 1.5)
+    yield case("histogram-(2,4)-weights-range", lambda w: np.histogram(SAMPLES, 3, (0, 1), weights=w)[0], (w,),
+               np.histogram, {"a": SAMPLES, "bins": 3, "range": (0, 1), "weights": w}, ("weights",), jvp=False)
+    yield case("histogram-(2,4)-weights-density", lambda w: np.histogram(SAMPLES, 4, density=True, weights=w)[0],
+               (w,), np.histogram, {"a": SAMPLES, "bins": 4, "density": True, "weights": w}, ("weights",), jvp=False)
+    edges = np.array([0.0, 0.3, 0.5, 1.0])
+    yield case("histogram-(2,4)-weights-edges-density", lambda w: np.histogram(SAMPLES, edges, density=True,
+                                                                               weights=w)[0],
+               (w,), np.histogram, {"a": SAMPLES, "bins": edges, "density": True, "weights": w}, ("weights",),
+               jvp=False)
+
+
 def method_rows():
     a = sample((3, 4))
     for name, call, prim, inputs in (
@@ -229,7 +246,7 @@ ROWS += [row for prim in (np.nansum, np.nanmean) for row in reduction_rows(prim,
 ROWS += [row for prim in (np.var, np.std) for row in ddof_rows(prim)]
 ROWS += [*quantile_rows(np.quantile, 1), *quantile_rows(np.percentile, 100), *median_rows(), *average_rows()]
 ROWS += [*scan_rows(np.cumsum), *scan_rows(np.cumprod), *prod_zero_rows(), *diff_rows(), *gradient_rows()]
-ROWS += [*trapezoid_rows(), *interp_rows(), *bincount_rows(), *method_rows()]
+ROWS += [*trapezoid_rows(), *interp_rows(), *bincount_rows(), *histogram_rows(), *method_rows()]
 
 test_vjp, test_jvp, test_rules_keep_float32, test_every_vjp_rule_has_a_jvp_rule, test_ids_are_unique = \
     table_tests(ROWS, reductions.table)
@@ -336,3 +353,18 @@ def test_second_order_of_np_gradient_over_several_axes():
     from modes import check_modes
     f = np.random.default_rng(3).standard_normal((4, 5))
     check_modes(lambda f: np.sum(np.sin(np.gradient(f)[0]) + np.gradient(f)[1] ** 2), f)
+
+
+def weighted_histogram_energy(w):
+    hist, edges = np.histogram(SAMPLES, bins=3, range=(0, 1), density=True, weights=w ** 2)
+    return np.sum(hist ** 3) + np.sum(edges)
+
+
+def test_histogram_in_every_mode_and_second_order():
+    check_modes(weighted_histogram_energy, RNG.uniform(0.5, 1.5, (2, 4)))
+
+
+def test_histogram_of_differentiated_samples_is_refused():
+    """The counts are piecewise constant in the samples, but the edges move with them: no rule, an error."""
+    with pytest.raises(tg.NoRuleError, match="histogram"):
+        tg.grad(lambda a: np.sum(np.histogram(a, bins=3)[1]))(np.array([0.1, 0.5, 0.9]))

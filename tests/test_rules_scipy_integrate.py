@@ -255,3 +255,33 @@ def decay_of_rate(rate, y0):
 def test_a_def_or_lambda_of_the_function_reading_its_values_is_the_dynamics(f):
     """`rhs` written as a function of its own taking the values it reads last (k, damping), passed in args."""
     check_modes(f, 1.3, np.array([1.0, 0.5]), order2=False)
+
+
+def kinetics(y, t, k1, k2):  # A -> B -> C, the right-hand side a list as the SciPy cookbook writes it
+    a, b = y
+    return [-k1 * a, k1 * a - k2 * b]
+
+
+def kinetics_yield(k):
+    sol = odeint(kinetics, [1.0, 0.0], np.linspace(0, 2, 5), args=(k[0], k[1]), rtol=TOL, atol=TOL)
+    return np.sum(sol[:, 1])
+
+
+def test_dynamics_returning_a_list_in_every_mode_and_second_order():
+    check_modes(kinetics_yield, np.array([1.2, 0.4]))
+
+
+
+def lotka_volterra(t, z, a, b, c, d):
+    x, y = z
+    return [a * x - b * x * y, -c * y + d * x * y]
+
+
+def prey_total(p):  # the parameters passed as args=tuple(p), as the SciPy cookbook does
+    sol = solve_ivp(lotka_volterra, [0, 1], [10.0, 5.0], args=tuple(p), t_eval=np.linspace(0, 1, 4),
+                    rtol=TOL, atol=TOL)
+    return np.sum(sol.y[0])
+
+
+def test_args_a_tuple_of_an_array_argument_in_every_mode_and_second_order():
+    check_modes(prey_total, np.array([1.0, 0.1, 1.5, 0.075]), rtol=1e-4, atol=1e-5)

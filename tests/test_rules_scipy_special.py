@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tapegen as tg
+from modes import check_modes
 from test_rules_elementwise import BINARY_SHAPES, QUIET, UNARY_SHAPES, case, sample, shape_text, signed, table_tests
 
 try:
@@ -141,12 +142,19 @@ def reduction_rows():
                scipy_special.weights_or_one, {"b": x}, ("b",))
 
 
+def complex_rows():
+    x = sample((3, 2))  # wofz of a real array is complex: rows of its real part and of a complex argument
+    yield case("wofz-(3,2)-real-part", lambda x: np.real(sp.wofz(x)), (x,), sp.wofz, {"x": x}, ("x",), jvp=False)
+    yield case("wofz-(3,2)-complex-imag", lambda x: np.imag(sp.wofz(x + 0.7j)), (x,), sp.wofz, {"x": x + 0.7j},
+               ("x",), jvp=False)
+
+
 if sp is None:
     ROWS = []
 else:
     ROWS = [row for name, draw in unary_table() for row in unary_rows(name, draw)]
     ROWS += [row for name, d1, d2 in binary_table() for row in binary_rows(name, d1, d2)]
-    ROWS += [*order_rows(), *reduction_rows()]
+    ROWS += [*order_rows(), *reduction_rows(), *complex_rows()]
 
 pytestmark = pytest.mark.skipif(sp is None, reason="SciPy is not installed")
 
@@ -241,3 +249,20 @@ def test_betainc_shape_derivatives_converge_where_the_density_is_singular(a, b, 
     for second, first, shift in ((ib.betainc_daa, ib.betainc_da, (h, 0)), (ib.betainc_dbb, ib.betainc_db, (0, h))):
         central = (first(a + shift[0], b + shift[1], x) - first(a - shift[0], b - shift[1], x)) / (2 * h)
         np.testing.assert_allclose(second(a, b, x), central, rtol=1e-4, atol=1e-6)
+
+
+def voigt_profile_sum(p):  # a Voigt line shape through the Faddeeva function, as spectroscopy fits write it
+    x = np.linspace(-2.0, 2.0, 9)
+    z = (x - p[0] + 1j * p[1]) / (p[2] * np.sqrt(2))
+    return np.sum(np.real(sp.wofz(z)) / (p[2] * np.sqrt(2 * np.pi)))
+
+
+def wofz_of_real(x):
+    w = sp.wofz(x)
+    return np.sum(np.real(w) * np.imag(w) + np.imag(w) ** 2)
+
+
+@pytest.mark.parametrize("f, x", [(voigt_profile_sum, np.array([0.1, 0.5, 0.8])),
+                                  (wofz_of_real, np.array([-1.5, 0.2, 0.9, 2.5]))], ids=["voigt", "real-input"])
+def test_wofz_in_every_mode_and_second_order(f, x):
+    check_modes(f, x)

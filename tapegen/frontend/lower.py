@@ -330,6 +330,8 @@ class _Construct:
                        for end, bound in zip(ends_fresh, ends_bound)) or is_loop and var not in self.unbound \
                     and var not in self.entry_fresh:  # loop may run no pass; a path leaving it unset is no
                 lowerer.fresh.discard(var)  # such path: `if y is None: return x` before `dx = x.copy()`)
+            elif not is_loop and any(var in end for end in ends_fresh):  # its own on every path setting it (the
+                lowerer.fresh.add(var)  # else branch starts from the entry's, where an `if` first sets it)
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
             if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
                 raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
@@ -552,6 +554,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers[var], self.lengths[var] = self.statics["len", index]
             elif ("kind", index) in self.statics:  # one of any length (the code made for a list or tuple)
                 self.containers[var] = self.statics["kind", index]
+            elif ("rows", index) in self.statics:  # an array argument, the code made for its length (`f(*p)`)
+                self.lengths[var] = self.statics["rows", index]
             if ("str", index) in self.statics:  # a string argument, the code made for its text
                 self.env[arg.arg] = Const(self.statics["str", index])
             if ("obj", index) in self.statics:  # an object of the user's, the parameter's default

@@ -825,7 +825,8 @@ class Expressions:
 
     def known_lengths(self, args, kwargs=None) -> tuple:
         """(("len", position), (kind, length)) for each of `args` that is a list or tuple of a length known
-        now, and (("str", position), text) for each that is a string known now: statics as a call's
+        now, (("rows", position), length) for an array of a length known now (an array argument of code made
+        for its length), and (("str", position), text) for each that is a string known now: statics as a call's
         arguments give them (Target.length_statics), positions counted in `args`; of `kwargs`, by name, and
         (("keyword", name), None) for every keyword passed (a parameter it sets is not at its default)."""
         known = [(("keyword", name), None) for name in kwargs or {}]
@@ -836,6 +837,8 @@ class Expressions:
             kind, length = self.container_kind(arg), self._length(arg) if isinstance(arg, (Var, Pack)) else None
             if kind in ("list", "tuple") and length is not None:
                 known.append((("len", k), (kind, length)))
+            elif kind is None and isinstance(arg, Var) and length is not None:  # an array of a length known now
+                known.append((("rows", k), length))
         return tuple(known)
 
     def container_kind(self, atom):
@@ -1641,10 +1644,13 @@ class Expressions:
             return list(atom.items)
         n = self.lengths.get(atom) if isinstance(atom, Var) else None
         if n is None:
-            raise self.unsupported(node, f"`*{ast.unparse(node.value)}` passes a number of arguments tapegen cannot "
-                                         f"know when it transforms the function",
-                                   "build the list or tuple in the function (its length is then known), "
-                                   "or pass the arguments one by one")
+            written = ast.unparse(node.value)
+            raise self.unsupported(node, f"`*{written}` passes a number of arguments tapegen cannot "
+                                         f"know when it transforms the function (an array's length is known "
+                                         f"only when the code runs)",
+                                   f"unpack it into names first (`a, b, c = {written}`, as many as the function "
+                                   f"takes) and pass those, build the list or tuple in the function (its length is "
+                                   f"then known), or pass the arguments one by one")
         return [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, node, None) for k in range(n)]
 
     def keywords_by_parameters(self, fn, node):
@@ -2396,7 +2402,7 @@ class Expressions:
             return (self.fold(obj, args, node, (targets or [None])[0]),)
         if prim is None and not self.reachable_from_root(func):  # re.match in another module's helper, or
             name = self.free_object(_root_name(func) or "called", lambda found=obj: found).name  # a local import
-            prim = _opaque(name, obj)
+            prim = _opaque(name, obj, ast.unparse(func))  # (errors name it as written)
         if prim is None:
             prim = _opaque(ast.unparse(func), obj)
         if prim.form == "custom":  # forward pass returns (output, residuals)
@@ -3334,12 +3340,37 @@ def _literal_constant(value) -> bool:
     return value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes, np.generic))
 
 
-def _opaque(spelling, obj):
-    """A callable with no rule: called as written; an error only if a gradient must flow through it."""
-    key = ("call", spelling, id(obj))
+def _opaque(spelling, obj, written=None):
+    """A callable with no rule: called as written; an error only if a gradient must flow through it, which
+    names it as `written` (the generated code calls it as `spelling`) and, for a library tapegen has no
+    rules for by design, the real fix."""
+    key = ("call", spelling, id(obj), written)
     if key not in _OPAQUE:
-        _OPAQUE[key] = Primitive(name=spelling, fn=obj, params=(), defaults={}, form="opaque", spelling=spelling)
+        _OPAQUE[key] = Primitive(name=written or spelling, fn=obj, params=(), defaults={}, form="opaque",
+                                 spelling=spelling, hint=_library_hint(obj))
     return _OPAQUE[key]
+
+
+# Libraries whose functions have no rules, and what differentiable code uses instead (module prefix -> hint).
+_LIBRARY_HINTS = {
+    "scipy.sparse": "tapegen differentiates dense arrays only: build the matrix dense (np.diag(v, k), np.zeros "
+                    "and A[i, j] = ...) and solve with np.linalg.solve or scipy.linalg.solve_banded",
+    "numpy.ma": "tapegen does not follow masked arrays: keep the mask as a boolean array and use np.where(mask, "
+                "x, 0.0), x[~mask], or np.nansum / np.nanmean on an array with NaN where masked",
+    "scipy.interpolate": "tapegen has no rules for scipy.interpolate: np.interp (linear) is differentiable; for a "
+                         "spline, write its formula in NumPy or register a rule with tapegen.register_vjp",
+    "scipy.ndimage": "tapegen has no rules for scipy.ndimage: write the filter as scipy.signal.convolve(img, kernel, "
+                     "mode='same') (zeros outside), or np.pad(img, r, mode='symmetric') (ndimage's 'reflect') and a "
+                     "sum of shifted slices",
+}
+
+
+def _library_hint(obj) -> str:
+    module = getattr(obj, "__module__", None) or ""
+    if isinstance(obj, type) or not module:
+        module = module or getattr(type(obj), "__module__", "")
+    return next((hint for prefix, hint in _LIBRARY_HINTS.items()
+                 if module == prefix or module.startswith(prefix + ".")), "")
 
 
 def _opaque_method(method_name):

@@ -14,11 +14,11 @@ Conventions at points where a derivative does not exist or is infinite:
   each half of the cotangent (a tie with a Python-number constant gives it none);
 - a zero cotangent stays zero through derivatives that are infinite or NaN
   outside their domain (`guarded_mul`, `guarded_div`), so the untaken branch
-  of `np.where(x > 0, np.sqrt(x), 0.0)` gives 0, not NaN. What this cannot
-  catch: an infinite *value* of the untaken branch multiplied by a
-  cotangent later, as in `np.where(x > 0, x * np.log(x), 0.0)` at 0, or
-  `np.exp` overflowing there (exp's rule is the plain `g * y`); move the
-  guard inside: `np.log(np.where(x > 0, x, 1.0))`.
+  of `np.where(x > 0, np.sqrt(x), 0.0)` gives 0, not NaN; so do products and
+  exponentials whose *value* is infinite or NaN there
+  (`np.where(x > 0, x * np.log(x), 0.0)` at 0, `np.exp` overflowing), and
+  second derivatives (the guards' own rules keep the guard). Where no
+  masking op can leave a zero these are the plain `*` and `/`.
 
 Rules multiply by Python floats (`math.log(2)`, not `np.log(2)`), so float32
 stays float32. Complex inputs follow JAX's convention (the gradient of a real
@@ -56,6 +56,7 @@ table.op(np.imag, "val")
 table.op(np.angle, "z, deg=False")
 table.op(np.real_if_close, "a, tol=100")
 table.op(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None")
+table.op(np.unwrap, "p, discont=None, axis=-1, *, period=6.283185307179586", inert=("discont", "axis", "period"))
 table.op(np.clip, "a, a_min, a_max")  # NumPy needs both, None for no bound (min=, max= too: lower.py)
 table.op(np.where, "condition, x1, x2")
 table.op(np.select, "condlist, choicelist, default=0", inert=("condlist",))  # conditions: booleans
@@ -97,6 +98,11 @@ def guarded_div(g, d):
         if not is_duck(q) and np.isfinite(np.sum(q)):  # a lazy q is masked without looking
             return q
     return np.where(np.equal(g, 0), 0, q)
+
+
+# The same quotient, guarded by the rule itself: the derivative of guarded_div(ct, d) in d is
+# -ct / d ** 2, zero wherever ct is, whether or not the cotangent reaching it can hold zeros.
+zero_safe_div = guarded_div
 
 
 def kink_div(g, d):
@@ -300,7 +306,7 @@ def positive_jvp(x_dot):
 @table.vjp(operator.mul, "x1")
 @table.vjp(np.multiply, "x1")
 def multiply_vjp_x1(x1_shape, x2, g):
-    return unbroadcast(g * x2, x1_shape)
+    return unbroadcast(guarded_mul(g, x2), x1_shape)
 
 
 @table.jvp(operator.mul, "x1")
@@ -312,7 +318,7 @@ def multiply_jvp_x1(x1_dot, x2):
 @table.vjp(operator.mul, "x2")
 @table.vjp(np.multiply, "x2")
 def multiply_vjp_x2(x1, x2_shape, g):
-    return unbroadcast(g * x1, x2_shape)
+    return unbroadcast(guarded_mul(g, x1), x2_shape)
 
 
 @table.jvp(operator.mul, "x2")
@@ -387,7 +393,7 @@ def fmod_jvp_x2(x1, x2, x2_dot):
 @table.vjp(operator.pow, "x1")
 @table.vjp(np.power, "x1")
 def power_vjp_x1(x1, x1_shape, x2, x2_is_const, g):
-    return unbroadcast(g * x2 * x1 ** (x2 - 1) if x2_is_const and x2 >= 1 else
+    return unbroadcast(guarded_mul(g * x2, x1 ** (x2 - 1)) if x2_is_const and x2 >= 1 else
                        zero_safe_mul(g * x2, np.power(x1, x2 - 1.0)), x1_shape)
 
 
@@ -494,7 +500,7 @@ def hypot_jvp_x2(x2, x2_dot, y):
 
 @table.vjp(np.exp, "x")
 def exp_vjp(y, g):
-    return g * y
+    return guarded_mul(g, y)
 
 
 @table.jvp(np.exp, "x")
@@ -504,7 +510,7 @@ def exp_jvp(x_dot, y):
 
 @table.vjp(np.exp2, "x")
 def exp2_vjp(y, g):
-    return g * y * math.log(2)
+    return guarded_mul(g, y) * math.log(2)
 
 
 @table.jvp(np.exp2, "x")
@@ -514,7 +520,7 @@ def exp2_jvp(x_dot, y):
 
 @table.vjp(np.expm1, "x")
 def expm1_vjp(y, g):
-    return g * (y + 1)
+    return guarded_mul(g, y + 1)
 
 
 @table.jvp(np.expm1, "x")
@@ -1033,6 +1039,17 @@ def nan_to_num_vjp(x, g):
 @table.jvp(np.nan_to_num, "x")
 def nan_to_num_jvp(x, x_dot):
     return np.where(np.isfinite(x), x_dot, 0)
+
+
+# np.unwrap adds whole periods, constant between the jumps it removes: the derivative passes through
+@table.vjp(np.unwrap, "p")
+def unwrap_vjp(g):
+    return g
+
+
+@table.jvp(np.unwrap, "p")
+def unwrap_jvp(p_dot):
+    return p_dot
 
 
 # --- constructors whose values depend on an argument --------------------------------------------

@@ -573,8 +573,8 @@ def flatten_tree_jvp(value_dot):
 table.op(unflatten_tree, "value, flat", spelling="unflatten_tree", inert=("value",))
 
 
-def flat_cotangent(value, ct):
-    """A cotangent `ct` of `value`'s structure (sparse: a Cotree, None where it has none) as one 1-D array."""
+def flat_cotangent(value, cotangent):
+    """A cotangent of `value`'s structure (sparse: a Cotree, None where it has none) as one 1-D array."""
     def pieces(like, part):
         if isinstance(like, dict):
             return [p for key in sorted(like) for p in pieces(like[key], item_cotangent(part, key))]
@@ -583,21 +583,22 @@ def flat_cotangent(value, ct):
         if like is None:
             return []
         return [np.zeros(np.size(like)) if part is None else np.ravel(part)]
-    parts = pieces(value, ct)
+    parts = pieces(value, cotangent)
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
-table.op(flat_cotangent, "value, ct", spelling="flat_cotangent", inert=("value",))
+table.op(flat_cotangent, "value, cotangent", spelling="flat_cotangent", inert=("value",))
 
 
-@table.vjp(flat_cotangent, "ct")
-def flat_cotangent_vjp(value, g):
-    return unflatten_tree(value, g)
+@table.vjp(flat_cotangent, "cotangent")
+def flat_cotangent_vjp(value, cotangent, g):
+    return unflatten_tree(value, g) if isinstance(cotangent, (dict, list, tuple)) or cotangent is None else \
+        np.reshape(g, np.shape(cotangent))  # one array for a list of outputs (odeint's func returning a list)
 
 
-@table.jvp(flat_cotangent, "ct")
-def flat_cotangent_jvp(value, ct_dot):
-    return flat_cotangent(value, ct_dot)
+@table.jvp(flat_cotangent, "cotangent")
+def flat_cotangent_jvp(value, cotangent_dot):
+    return flat_cotangent(value, cotangent_dot)
 
 
 @table.vjp(unflatten_tree, "flat")

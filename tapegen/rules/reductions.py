@@ -38,6 +38,9 @@ table.op(np.gradient, "f, axis=None, edge_order=1")
 table.op(np.trapezoid, "values, x=None, dx=1.0, axis=-1")  # NumPy's `y`: a rule's `y` is the output
 table.op(np.interp, "x, xp, fp, left=None, right=None")
 table.op(np.bincount, "x, weights=None, minlength=0", inert=("x",))  # linear in the weights
+# linear in the weights (density=True: divided by their sum within the range); the counts are piecewise constant
+# in `a`, but the edges move with it (range=None): no rule for `a`, `bins` or `range`
+table.op(np.histogram, "a, bins=10, range=None, density=None, weights=None", outputs=2)
 
 for method, fn in (("sum", np.sum), ("mean", np.mean), ("prod", np.prod), ("max", np.max), ("min", np.min),
                    ("var", np.var), ("std", np.std), ("ptp", np.ptp), ("cumsum", np.cumsum),
@@ -606,4 +609,36 @@ def interp_jvp_x(x, x_dot, xp, fp):
 
 
 table.vjp(np.interp, "fp")(interp_vjp_fp)
+
+
+def histogram_bin(a, edges):
+    """The bin of each element of `a` (flattened) among `edges`, -1 outside them (the last bin holds its right
+    edge, as np.histogram's does)."""
+    flat = np.ravel(a)
+    k = np.minimum(np.searchsorted(edges, flat, side="right") - 1, len(edges) - 2)
+    return np.where((flat >= edges[0]) & (flat <= edges[-1]), k, -1)
+
+
+def histogram_total(a, edges, weights):
+    """The sum of the weights within the edges: what density=True divides by."""
+    return np.sum(np.where(histogram_bin(a, edges) >= 0, np.ravel(weights), 0))
+
+
+@table.vjp(np.histogram, "weights")
+def histogram_vjp_weights(a, density, weights, weights_shape, y, g):
+    g_hist = piece_cotangents(g, list(y))[0]
+    b = histogram_bin(a, y[1])
+    if density:
+        total = histogram_total(a, y[1], weights)
+        g_hist = g_hist / (np.diff(y[1]) * total) - np.sum(g_hist * y[0]) / total
+    return np.reshape(np.where(b >= 0, g_hist[b], 0), weights_shape)
+
+
+@table.jvp(np.histogram, "weights")
+def histogram_jvp_weights(a, density, weights, weights_dot, y):
+    counts_dot = np.histogram(a, bins=y[1], weights=weights_dot)[0]
+    if density:
+        total = histogram_total(a, y[1], weights)
+        counts_dot = counts_dot / (np.diff(y[1]) * total) - y[0] * (np.sum(counts_dot) / total)
+    return counts_dot, np.zeros_like(y[1])
 table.jvp(np.interp, "fp")(interp_jvp_fp)

@@ -30,7 +30,8 @@ import numpy as np
 from ..errors import TapegenError
 from ..runtime import Cotree, add_cotangents, as_cotree, balanced_eq, conform, entries, safe_div, seed, unbroadcast
 from ..runtime import unindex, unreduce, zeros_like_tree
-from .elementwise import broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero
+from .elementwise import (broadcast_like, clip_inside, conj_sign, guarded_div, guarded_mul, kink_div, log_or_zero,
+                          zero_safe_div, zero_safe_mul)
 from .elementwise import angle_scale, fmax_share, fmin_share, real_like, select_taken, tie_split
 from .fft import fft_axes, fft_dual, fft_fit, fft_shape, irfft_weights
 from .linalg import dot_vjp_a, dot_vjp_b, linalg_mT, matmul_vjp_x1, matmul_vjp_x2
@@ -406,6 +407,9 @@ def add_cotangents_jvp(a_dot, b_dot, y):
 
 
 # --- products and quotients guarded at zeros -------------------------------------------------------
+# Each is zero wherever its cotangent argument `ct` is, whatever `d` holds (NaN in np.where's untaken
+# branch): so is its derivative in `d`, a guard the rules keep (zero_safe_*) even where their own
+# cotangent `g` cannot hold such zeros, or a second derivative picks up 0 * NaN.
 
 @table.vjp(guarded_mul, "ct")
 def guarded_mul_vjp_ct(ct_shape, d, g):
@@ -414,7 +418,7 @@ def guarded_mul_vjp_ct(ct_shape, d, g):
 
 @table.vjp(guarded_mul, "d")
 def guarded_mul_vjp_d(ct, d_shape, g):
-    return unbroadcast(guarded_mul(g, ct), d_shape)
+    return unbroadcast(zero_safe_mul(ct, g), d_shape)
 
 
 @table.jvp(guarded_mul, "ct")
@@ -424,7 +428,7 @@ def guarded_mul_jvp_ct(ct_dot, d):
 
 @table.jvp(guarded_mul, "d")
 def guarded_mul_jvp_d(ct, d_dot):
-    return guarded_mul(ct, d_dot)
+    return zero_safe_mul(ct, d_dot)
 
 
 @table.vjp(guarded_div, "ct")
@@ -434,7 +438,7 @@ def guarded_div_vjp_ct(ct_shape, d, g):
 
 @table.vjp(guarded_div, "d")
 def guarded_div_vjp_d(d, d_shape, y, g):
-    return unbroadcast(-guarded_div(guarded_mul(g, y), d), d_shape)
+    return unbroadcast(-zero_safe_div(zero_safe_mul(y, g), d), d_shape)
 
 
 @table.jvp(guarded_div, "ct")
@@ -444,7 +448,7 @@ def guarded_div_jvp_ct(ct_dot, d):
 
 @table.jvp(guarded_div, "d")
 def guarded_div_jvp_d(d, d_dot, y):
-    return -guarded_div(guarded_mul(y, d_dot), d)
+    return -zero_safe_div(zero_safe_mul(y, d_dot), d)
 
 
 @table.vjp(kink_div, "ct")
@@ -454,7 +458,7 @@ def kink_div_vjp_ct(ct_shape, d, g):
 
 @table.vjp(kink_div, "d")
 def kink_div_vjp_d(d, d_shape, y, g):
-    return unbroadcast(-kink_div(guarded_mul(g, y), d), d_shape)
+    return unbroadcast(-kink_div(zero_safe_mul(y, g), d), d_shape)
 
 
 @table.jvp(kink_div, "ct")
@@ -464,7 +468,7 @@ def kink_div_jvp_ct(ct_dot, d):
 
 @table.jvp(kink_div, "d")
 def kink_div_jvp_d(d, d_dot, y):
-    return -kink_div(guarded_mul(y, d_dot), d)
+    return -kink_div(zero_safe_mul(y, d_dot), d)
 
 
 @table.vjp(safe_div, "ct")
@@ -474,7 +478,7 @@ def safe_div_vjp_ct(ct_shape, d, g):
 
 @table.vjp(safe_div, "d")
 def safe_div_vjp_d(d, d_shape, y, g):
-    return unbroadcast(-safe_div(guarded_mul(g, y), d), d_shape)
+    return unbroadcast(-safe_div(zero_safe_mul(y, g), d), d_shape)
 
 
 @table.jvp(safe_div, "ct")
@@ -484,7 +488,7 @@ def safe_div_jvp_ct(ct_dot, d):
 
 @table.jvp(safe_div, "d")
 def safe_div_jvp_d(d, d_dot, y):
-    return -safe_div(guarded_mul(y, d_dot), d)
+    return -safe_div(zero_safe_mul(y, d_dot), d)
 
 
 # --- elementwise helpers ---------------------------------------------------------------------------

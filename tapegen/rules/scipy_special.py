@@ -66,7 +66,7 @@ weights_or_one.pure = joint_shape.pure = True  # called on constants, folded whe
 
 UNARY = ("gammaln", "gamma", "rgamma", "loggamma", "digamma", "erf", "erfc", "erfcx", "erfinv", "erfcinv",
          "dawsn", "expit", "logit", "log_expit", "ndtr", "log_ndtr", "ndtri", "entr", "expm1", "log1p",
-         "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e")
+         "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "wofz")
 BINARY = {"xlogy": "x1, x2", "xlog1py": "x1, x2", "rel_entr": "x1, x2", "kl_div": "x1, x2", "beta": "a, b",
           "betaln": "a, b", "iv": "v, z", "ive": "v, z", "jv": "v, z", "yv": "v, z", "kv": "v, z",
           "kve": "v, z", "gammainc": "a, x", "gammaincc": "a, x"}
@@ -133,6 +133,7 @@ UNARY_PARTIALS = {
     "k1": "-0.5 * (scipy.special.k0(x) + scipy.special.kv(2, x))",
     "k0e": "y - scipy.special.k1e(x)",
     "k1e": "y - 0.5 * (scipy.special.k0e(x) + scipy.special.kve(2, x))",
+    "wofz": f"{TWO_OVER_SQRT_PI!r}j - 2 * x * y",  # the Faddeeva function (Voigt profiles), holomorphic
 }
 
 BINARY_PARTIALS = {

@@ -81,7 +81,7 @@ UNARY = [
     (np.arctan, _x), (np.arcsinh, _x), (np.arccosh, lambda *s: _x(*s, low=1.2, high=3.0)),
     (np.arctanh, lambda *s: _x(*s, low=-0.9, high=0.9)), (np.abs, _signed), (np.fabs, _signed), (np.sinc, _x),
     (np.deg2rad, _x), (np.radians, _x), (np.rad2deg, _x), (np.degrees, _x), (np.conjugate, _x), (np.real, _x),
-    (np.imag, _x), (np.angle, _signed), (np.nan_to_num, _x),
+    (np.imag, _x), (np.angle, _signed), (np.nan_to_num, _x), (np.unwrap, lambda *s: 3 * _x(*s)),
 ]
 
 # (callable, draw first, draw second) for elementwise functions of two arrays, broadcast (3, 1) with (4,)
@@ -365,6 +365,8 @@ def _scipy_samples() -> list:
                  "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e"):
         draw = draws.get(name, pos if name[0] in "gdrlyk" else real)
         out.append(Sample(f"scipy.special.{name}-(3,2)", (lambda f: lambda x: f(x))(getattr(sp, name)), (draw(),)))
+    out.append(Sample("scipy.special.wofz-(3,2)-complex", lambda x, y: np.real(sp.wofz(x + 1j * y)) * np.imag(
+        sp.wofz(x + 1j * y)), (real(), pos())))
     for name, d1 in (("beta", pos), ("betaln", pos), ("xlogy", real), ("xlog1py", real), ("rel_entr", pos),
                      ("kl_div", pos)):
         f = getattr(sp, name)
@@ -591,6 +593,11 @@ def _reduction_samples(m34, v5) -> list:
         Sample("gradient-(5,)", lambda f: np.gradient(f), (v5,)),
         Sample("interp-(4,)", lambda x, fp: np.interp(x, [0.0, 1.0, 2.0], fp), (_x(4, low=0.1, high=1.9), _x(3))),
         Sample("bincount-(5,)", lambda w: np.bincount([0, 3, 3, 1, 0], weights=w, minlength=5), (_x(5),)),
+        Sample("histogram-(6,)", lambda w: np.histogram([0.1, 0.5, 0.55, 0.9, 1.0, 2.0], bins=3, range=(0, 1),
+                                                        weights=w)[0], (_x(6),)),
+        Sample("histogram-(6,)-density", lambda w: np.histogram([0.1, 0.5, 0.55, 0.9, 1.0, 2.0], bins=3,
+                                                                range=(0, 1), density=True, weights=w)[0],
+               (_x(6, low=0.5, high=1.5),)),
     ]
 
 

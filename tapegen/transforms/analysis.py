@@ -20,8 +20,11 @@ from ..runtime import shape as fast_shape
 
 # Ops whose cotangent is exactly zero where a branch or region was not taken (np.where's other
 # branch, the clipped part, the rest of an indexed array). Downstream of them, a rule's
-# derivative may be infinite where that zero lands: rules use guarded products there.
-_MASKING = {"where", "select", "maximum", "minimum", "fmax", "fmin", "clip", "getitem", "piecewise"}
+# derivative may be infinite where that zero lands: rules use guarded products there. A guarded
+# product of gradient code is one too: its factor's cotangent is zero wherever its cotangent was
+# (the second derivative of `np.where(x != 0, np.sin(x) / x, 1.0)` at 0).
+_MASKING = {"where", "select", "maximum", "minimum", "fmax", "fmin", "clip", "getitem", "piecewise",
+            "guarded_mul", "guarded_div", "kink_div", "safe_div", "zero_region"}
 
 
 def masked_cotangents(program) -> set:
