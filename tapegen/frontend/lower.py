@@ -1776,9 +1776,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             given = {v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is None}
             for out in outs if given else ():
                 self.maybe_same.setdefault(out, set()).update(given)
-        elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none"):
+        elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none",
+                                                                                       "metadata"):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
-            #                          on a list this function made)
+            #                          on a list this function made; nor is `x.shape` an array one writes into)
 
     def _track_item_sharers(self, prim, inputs, outs):
         """`ys = xs[1:]`, `list(xs)`, `dict(d)`: a new list or dict holding the same items (arrays, lists) as
