@@ -1123,7 +1123,8 @@ class ControlFlow:
             else:
                 break
         return link if through_view and isinstance(link, Var) and link in self.fresh \
-            and link not in self.root_params and link not in self.params else None
+            and self.container_kind(link) is None and link not in self.root_params and link not in self.params \
+            else None
 
     def check_put_back(self, base, view, node):
         """Gradient code putting back a write through `view` into `base` (`view_positions(out, row)`), lowered
