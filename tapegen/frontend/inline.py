@@ -668,6 +668,8 @@ class Calls:
         name: an array it made), that name now holds the helper's new value; else it stays unreadable. (A list
         or dict: `_write_back_items`.)"""
         names = [name for name, atom in self.env.items() if atom == passed]
+        if not names and passed in self.item_origin and isinstance(value, Var):
+            return self._write_back_into_item(passed, value, node)
         if len(names) != 1 or not isinstance(value, Var) or not (passed in self.fresh or passed in self.root_params) \
                 or passed in self.views or any(self.view_base(v) == passed for v in self.views):
             return
@@ -680,6 +682,44 @@ class Calls:
             self.written_params.setdefault(name, passed)
         else:
             self.stale.pop(passed, None)
+
+    def _write_back_into_item(self, passed, value, node):
+        """A helper changed in place the array its caller passed as an item of a list or dict (sklearn's
+        `hidden_activation(activations[i + 1])` doing `np.tanh(X, out=X)`): NumPy changed the array that item is.
+        Where one name holds the list or dict, its item is now the helper's new value, as `xs[k] += v` makes
+        it (checked when the code runs that nothing else holds the array); else it stays unreadable."""
+        container, key = self.item_origin[passed]
+        names = [name for name, atom in self.env.items() if isinstance(atom, Var) and atom == container]
+        if len(names) != 1 or self.container_kind(container) not in ("list", "dict") or any(
+                self._viewed_through(view, passed) for view in self.views if view != passed):
+            return  # (a view of the array, `a[1][:2]`, would not show the change)
+        root = self.view_base(passed)
+        for var in [v for v, (_, _, how) in self.stale.items() if how == "callee" and self.view_base(v) == root]:
+            del self.stale[var]  # (marked by `changes_callers_array` in the helper, now written back)
+        from .. import rules
+        from ..rules.language import in_place_result
+        self._carry_written(names[0], container)  # (a dispatch's branch, or a loop, around the call sets it)
+        key = key if isinstance(key, Var) else Const(key)
+        self.check_item_unshared(container, key, [(names[0], container)], node,
+                                 ast.unparse(node))
+        written = self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None)
+        hidden = {self.namer.invented("key").name: key, self.namer.invented("written").name: written}
+        self.env.update(hidden)
+        index, item = (ast.copy_location(ast.Name(name, ast.Load()), node) for name in hidden)
+        try:
+            self.statement(ast.copy_location(ast.Assign(
+                [ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(names[0], ast.Load()), node), index,
+                                                 ast.Store()), node)], item), node))
+        finally:
+            for name in hidden:
+                self.env.pop(name, None)
+
+    def _viewed_through(self, view, base) -> bool:
+        while view in self.views:
+            view = self.views[view]
+            if view == base:
+                return True
+        return False
 
     def _carry_written(self, name, passed):
         """A loop around the call must carry `name`, which the call rebinds, as if it assigned it."""

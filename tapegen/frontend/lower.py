@@ -787,7 +787,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             token = LocalToken.of(value.node, value.lowerer.source)
             return self.free_object("local_function", lambda t=token: t)
         obj = value.obj
-        return self.free_object(getattr(obj, "__name__", "function"), lambda o=obj: o)
+        name = getattr(obj, "__name__", "")
+        return self.free_object(name if name.isidentifier() else "function", lambda o=obj: o)  # (`<lambda>`)
 
     def facts_of(self, var):
         return tuple(getattr(self, tracker).get(var, _UNKNOWN) for tracker in FACTS)
@@ -823,6 +824,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return  # a function held in an attribute: known, not carried
         if held is None:
             self.check_untied_attribute(base, attr, node)
+        if held is None or not isinstance(held[0], (LocalFunction, KnownItems)):  # set before loops open now
+            self._carry_needed(key, held[0] if held is not None else None, node)  # (a method's branch in a loop)
         current = held[0] if held is not None else \
             self.emit(rules.lookup(attribute_or_none), [base, Const(attr)], {}, node, None)
         var = self.namer.user(f"{owner}_{attr}")
@@ -1557,7 +1560,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return self.assign(name, chosen)
         held = self.global_item(value_node)
         if isinstance(value_node, (ast.Name, ast.Attribute, ast.BoolOp)) or self.known(value_node) is not None \
-                or _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
+                or _function_like(held) or _users_class_object(held) or held is None and \
+                self.global_functions(value_node) is not None:  # (act = ACTIVATIONS["relu"]: known now, or one
+            #                                                       of them: [self.activation], a key computed then)
             value = self.value(value_node, target)
         elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
             value = self.display_value(value_node, target=target or name)

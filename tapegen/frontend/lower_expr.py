@@ -238,6 +238,8 @@ class Expressions:
         if held is not None and (_function_like(held) or _users_class_object(held)):  # act = ACTIVATIONS["relu"]
             # (or [kind], kind known now; a class of the user's: cls = LAYERS[kind], then cls(...))
             return StaticValue(native(held), self.expr(node))
+        if held is None and self.global_functions(node) is not None:  # act = ACTIVATIONS[self.activation]
+            return self.global_choice(node)
         obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
         if obj is not MISSING and (callable(obj) or isinstance(obj, types.ModuleType)) \
                 and not isinstance(obj, (Var, LocalFunction)):
@@ -551,6 +553,31 @@ class Expressions:
         if isinstance(container, (list, dict)):  # (made again if the item is another one when it is called)
             self.bindings.append(("item", container, index, item))
         return item
+
+    def global_functions(self, node):
+        """The list, tuple or dict of functions in the function's module or closure `node` reads an item of by
+        an index or key not known now (see `global_choice`), or None."""
+        if not isinstance(node, ast.Subscript) or isinstance(node.value, ast.Name) and node.value.id in self.env:
+            return None
+        container = self.static(node.value)
+        if not isinstance(container, (list, tuple, dict)) or not container or len(container) > MAX_UNROLLED:
+            return None
+        functions = container.values() if isinstance(container, dict) else container
+        return container if all(_function_like(f) and _hashable(f) for f in functions) else None
+
+    def global_choice(self, node):
+        """The item `node` reads from a list, tuple or dict of functions in the function's module or closure by
+        an index or key computed when the code runs (`ACTIVATIONS[self.activation]`), as a Choice among its
+        functions (a call through it dispatches on which one it is), or None."""
+        container = self.global_functions(node)
+        if container is None:
+            return None
+        functions = list(container.values() if isinstance(container, dict) else container)
+        if isinstance(container, (list, dict)):  # (made again if an item is another one when it is called)
+            for index in (container if isinstance(container, dict) else range(len(container))):
+                self.bindings.append(("item", container, index, container[index]))
+        candidates = tuple(StaticValue(f) for f in dict.fromkeys(functions))  # (each function once)
+        return Choice(candidates, self.expr(node))
 
     def known(self, node):
         """What `node` names, if it is a name bound to KnownItems or a LocalFunction (or a constant item of
@@ -1721,6 +1748,9 @@ class Expressions:
             self.know_object(callee, held)
             if self._own_method(callee, "__call__") is not None:
                 return self.call_instance(callee, node, outputs, targets)
+        choice = self.global_choice(func) if held is None else None
+        if choice is not None:  # ACTIVATIONS[self.activation](z): by a key computed when the code runs
+            return self.call_chosen(ast.unparse(func), choice, node, outputs)
         obj = self.static(func)
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), Pack):  # len(args) of a helper's *args: known now
@@ -1827,6 +1857,9 @@ class Expressions:
                 made = self.emit(rules.lookup(with_item), [made, Const(kw.arg), self.expr(kw.value)], {}, node,
                                  (targets or [None])[0] if k == len(node.keywords) else None)
             return (made,)
+        if obj in (list, tuple) and not node.args and not node.keywords:  # list(): an empty list
+            return (self.emit(rules.lookup(make_list if obj is list else make_tuple), [], {}, node,
+                              (targets or [None])[0]),)
         if obj is dict and not node.args:  # dict(W=W, b=b): a dict display
             keys = Const(tuple(kw.arg for kw in node.keywords))
             values = [self.expr(kw.value) for kw in node.keywords]
@@ -2603,11 +2636,6 @@ class Expressions:
         fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) and generated else None
         if fields is None and init is not object.__init__ and user_function(init) is None:
             return None
-        if fields is not None:  # a default_factory left to run: not followed (the call runs as written)
-            passed = {f.name for f in fields[:len(node.args)]} | {kw.arg for kw in node.keywords}
-            if any(f.init and f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING
-                   and f.name not in passed for f in fields):
-                return None
         known = self.env.get(node.func.id) if isinstance(node.func, ast.Name) else None
         made_by = self.free_object(cls.__name__, lambda c=cls: c) if isinstance(known, StaticValue) and \
             known.atom is None else self.expr(node.func)  # a class imported inside a function: read as itself
@@ -2701,6 +2729,14 @@ class Expressions:
                 value = kwargs[field.name]
             elif field.default is not dataclasses.MISSING:
                 value = Const(field.default)
+            elif field.default_factory is not dataclasses.MISSING:  # `field(default_factory=list)`: called, as
+                factory = self.namer.invented("factory").name  # the generated `__init__` does, once per object
+                self.env[factory] = StaticValue(field.default_factory)
+                try:
+                    value = self.call(ast.copy_location(ast.Call(ast.copy_location(ast.Name(factory, ast.Load()),
+                                                                                   node), [], []), node))[0]
+                finally:
+                    del self.env[factory]
             else:
                 raise self.unsupported(node, f"{cls.__name__}() is missing argument `{field.name}`")
             if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # a list of its own, as set_attribute
