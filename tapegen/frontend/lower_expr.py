@@ -1002,11 +1002,12 @@ class Expressions:
         return joined
 
     def expr_Dict(self, node, target):
-        if node.keys and node.keys[0] is None and all(isinstance(k, ast.Constant) for k in node.keys[1:]):
+        if node.keys and node.keys[0] is None and all(k is None or isinstance(k, ast.Constant) for k in node.keys):
             merged = self.emit(rules.lookup(dict), [self.expr(node.values[0])], {}, node, None)  # {**d, "b": b}
-            for key, value in zip(node.keys[1:], node.values[1:]):
-                merged = self.emit(rules.lookup(with_item), [merged, Const(key.value), self.expr(value)], {}, node,
-                                   target if key is node.keys[-1] else None)
+            for k, (key, value) in enumerate(zip(node.keys[1:], node.values[1:]), 2):  # {**base, **extra}: the
+                made = target if k == len(node.keys) else None  # items of each set in turn, as Python does
+                merged = self.emit(rules.lookup(updated), [merged, self.expr(value)], {}, node, made) if key is None \
+                    else self.emit(rules.lookup(with_item), [merged, Const(key.value), self.expr(value)], {}, node, made)
             return merged
         known = [k.value if isinstance(k, ast.Constant) else self.expr(k) if k is not None else None
                  for k in node.keys]  # {name: x} with `name = "layer_%d" % 2`: a key known now
