@@ -186,6 +186,7 @@ POINTS = {
     "items_of_a_list_changed_in_place_by_helpers": (_m(4, 3), _m(3, 2), _m(5, 4)),
     "optimiser_state_made_on_the_first_step_in_a_loop": (_m(3), _m(5, 3)),
     "state_a_method_sets_in_a_branch_read_in_the_next_pass": (_m(3),),
+    "steps_on_a_display_of_names": (_m(2, 1), _m(6, 2), _m(6, 1)),
 }
 
 
@@ -1109,3 +1110,14 @@ def test_a_helper_changing_a_list_item_another_name_or_item_holds_is_refused_whe
             tg.jvp(fn, (X3,), (X3,))
         else:
             tg.vjp(fn, X3)[1](1.0)
+
+
+@pytest.mark.parametrize("fn, says", [
+    (pf._a_display_whose_items_a_helper_replaces, "otherwise than an item in place"),
+    (pf._a_display_of_names_one_of_which_another_name_holds, "`w2` holds the same ndarray")])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_display_of_names_a_helper_changes_otherwise_is_refused(fn, says, mode):
+    """`f([w, b])` replacing the list's items leaves `w` and `b` as they were (tapegen cannot tell which item
+    each holds then); another name for `w` would show NumPy's change too."""
+    with pytest.raises(tg.TapegenError, match=says):
+        tg.grad(fn)(X3) if mode == "grad" else tg.jvp(fn, (X3,), (X3,))

@@ -454,6 +454,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         #                          container holding it, whether it keeps what it is given)}
         self.taken_out: dict = {}  # an item read out of a tuple built here -> the tuple
         self.maybe_lists: set = set()  # vars that may hold a list or tuple when the code runs (_track_lists_of_lists)
+        self.displays: dict = {}  # a list displayed of names, passed to a helper -> the names (`sgd([w, b], ...)`)
+        self.displays_changed: set = set()  # such lists a helper changed otherwise than an item in place
         self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
         self.live_items: dict = {}  # a list or dict var written into -> ((module's object, attribute), its own var)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later

@@ -3521,3 +3521,46 @@ def state_a_method_sets_in_a_branch_read_in_the_next_pass(w):
     for _ in range(2):
         params = opt.step(params, [p * 1.0 for p in params])
     return np.sum(params[0] ** 2)
+
+
+def _d2l_sgd(params, grads, lr, batch_size):
+    """d2l's `sgd`: each parameter changed in place."""
+    for param, grad in zip(params, grads):
+        param[:] = param - lr * grad / batch_size
+
+
+def _decayed_sgd(params, grads, lr):
+    _d2l_sgd(params, grads, lr, 1)
+    for k in range(len(params)):
+        params[k] *= 0.99
+
+
+def steps_on_a_display_of_names(w, x, y):
+    """d2l's `sgd([w, b], grads, lr, batch_size)` in its training loop: NumPy changes the arrays `w` and `b` hold.
+    Refused on 5e8d915 ("`w` holds the same ndarray")."""
+    w = w.copy()
+    b = np.zeros(1)
+    for _ in range(2):
+        err = x @ w + b - y
+        _d2l_sgd([w, b], [x.T @ err, err.sum(0)], 0.1, len(y))
+        _decayed_sgd([w, b], [x.T @ err, err.sum(0)], 0.05)
+    return np.sum((x @ w + b - y) ** 2)
+
+
+def _replacing_sgd(params, grads, lr):
+    for k in range(len(params)):
+        params[k] = params[k] - lr * grads[k]
+
+
+def _a_display_whose_items_a_helper_replaces(x):
+    w, b = x * 1.0, x * 2.0
+    _replacing_sgd([w, b], [x, x], 0.1)
+    return np.sum(w * b)
+
+
+def _a_display_of_names_one_of_which_another_name_holds(x):
+    w = x * 1.0
+    w2 = w
+    b = x * 2.0
+    _d2l_sgd([w, b], [x, x], 0.1, 1)
+    return np.sum(w2 * b)
