@@ -81,3 +81,28 @@ def test_a_class_pattern_is_refused_with_a_hint():
     with pytest.raises(tg.UnsupportedSyntaxError, match="case` pattern") as raised:
         tg.grad(_class_pattern)(X3)
     assert "isinstance" in str(raised.value)
+
+
+def columns_of_rows_made_in_a_loop(a, b):
+    """`zip(*pairs)` of a list whose length is known only when the code runs (a comprehension over
+    range(len(a))): the columns, as tuples; `map(list, zip(*pairs))` too."""
+    pairs = [(a[i], b[i] ** 2) for i in range(len(a))]
+    xs, ys = zip(*pairs)
+    firsts, seconds = map(list, zip(*pairs))
+    return sum(x * y for x, y in zip(xs, ys)) + np.sum(np.array(firsts) * np.sin(seconds))
+
+
+def test_zip_of_rows_counted_when_the_code_runs_matches_finite_differences():
+    check_modes(columns_of_rows_made_in_a_loop, X3, np.array([1.3, 0.2, -0.4]))
+
+
+def _zip_read_twice(a):
+    pairs = [(a[i], a[i] * 2) for i in range(len(a))]
+    columns = zip(*pairs)
+    first = list(columns)
+    return np.sum(np.array(first)) + len(list(columns))
+
+
+def test_a_zip_of_rows_read_twice_is_refused():
+    with pytest.raises(tg.TapegenError, match="read again"):
+        tg.grad(_zip_read_twice)(X3)

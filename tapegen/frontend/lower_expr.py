@@ -31,7 +31,7 @@ from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, joined_sum, stands_for, vectorized
+from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, joined_sum, stands_for, transposed, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class, _CHANGING_METHODS, _keeps_state_alone
@@ -1789,6 +1789,9 @@ class Expressions:
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
         if obj is zip and any(isinstance(a, ast.Starred) for a in node.args):  # zip(*rows), rows of a known length
             node = self._spread_known(node)
+            if len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and not node.keywords:  # of a number
+                rows = self.expr(node.args[0].value)  # known when the code runs: the columns, as a list
+                return (self.one_pass(self.inline(transposed, node, [rows], {})),)  # (read once, as zip's)
         if obj in (zip, enumerate) and node.args and not node.keywords and (obj is zip or len(node.args) == 1) \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # dict(zip(keys, values))
             return (self.one_pass(self.paired(node)),)

@@ -158,6 +158,20 @@ def accumulate(iterable, func=None, *, initial=None):
     return out
 
 
+def transposed(rows):
+    """`zip(*rows)` of rows whose number is known only when the code runs: the tuples of their items at each
+    position, as a list (as long as the shortest row)."""
+    rows = list(rows)
+    out = []
+    if rows:
+        for j in range(min(len(row) for row in rows)):
+            column = []
+            for row in rows:
+                column.append(row[j])
+            out.append(tuple(column))
+    return out
+
+
 def pairwise(iterable):
     """`itertools.pairwise(xs)`: each item with the next one, as a list of pairs."""
     items = list(iterable)
