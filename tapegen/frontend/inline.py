@@ -320,14 +320,14 @@ class Calls:
             source = function_source(fn)
         except UnsupportedSyntaxError:
             raise
-        listed = self.generator_as_list(source)
-        callee = type(self)(listed, fn, self.reserved, namer=self.namer)
-        callee.receiver, callee.self_var = self.receiver, None
-        if receiver is not None:
-            callee.receiver, callee.pending_self = receiver, True
-        elif self.receiver is not None and args and args[0] is self.self_var:
-            callee.pending_self = True
-        try:
+        try:  # (its statements are normalized as the callee is made: an installed package's `match` on a class
+            listed = self.generator_as_list(source)  # pattern is not followed either)
+            callee = type(self)(listed, fn, self.reserved, namer=self.namer)
+            callee.receiver, callee.self_var = self.receiver, None
+            if receiver is not None:
+                callee.receiver, callee.pending_self = receiver, True
+            elif self.receiver is not None and args and args[0] is self.self_var:
+                callee.pending_self = True
             if listed is not source and node not in self.whole_reads and not _keeps_state_alone(fn):
                 self.refuse_acting(node, f"the generator `{fn.__name__}(...)`")  # (a loop reading it interleaves)
             result = self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
