@@ -30,7 +30,7 @@ def seed_example(x1, x2):
 
 def uses_match(x):
     match x:
-        case _:
+        case float():
             return x
 
 
@@ -161,8 +161,8 @@ def test_wengert_graph_and_trace_commands(model, capsys):
 
 def test_errors_in_the_function_point_at_the_line(model):
     assert_tapegen_error(run("show", f"{model}:uses_match"),
-                         f"{model.name}:14:5: `match` is not supported inside a differentiated function",
-                         '    match x:\n    ^^^^', "hint: ")
+                         f"{model.name}:15:14: this `case` pattern (`float()`) is not supported inside a "
+                         f"differentiated function", '    case float():\n         ^^^^^^^', "hint: ")
 
 
 def test_invalid_python_points_at_the_column(tmp_path):

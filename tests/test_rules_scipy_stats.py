@@ -28,6 +28,7 @@ CONTINUOUS = {
     "expon": ((), lambda s: sample(s, 0.5, 3.0)), "t": ((3.5,), lambda s: sample(s, -2.0, 2.0)),
     "gamma": ((2.5,), lambda s: sample(s, 0.5, 3.0)), "chi2": ((3.3,), lambda s: sample(s, 0.5, 3.0)),
     "lognorm": ((0.8,), lambda s: sample(s, 0.5, 3.0)), "beta": ((2.5, 1.7), lambda s: sample(s, 0.45, 0.9)),
+    "halfnorm": ((), lambda s: sample(s, 0.5, 3.0)), "halfcauchy": ((), lambda s: sample(s, 0.5, 3.0)),
 }
 SHAPE_NAMES = {"t": ("df",), "gamma": ("a",), "chi2": ("df",), "lognorm": ("s",), "beta": ("a", "b")}
 
@@ -37,7 +38,7 @@ def continuous_rows():
         for method in scipy_stats.CONTINUOUS_METHODS:
             fn = getattr(getattr(st, name), method)
             x, loc, scale = draw((4,)), 0.3 * sample((4,), 0.0, 1.0) - 0.1, 1.2
-            if name in ("expon", "gamma", "chi2", "lognorm", "beta"):
+            if name in ("expon", "gamma", "chi2", "lognorm", "beta", "halfnorm", "halfcauchy"):
                 loc = -0.2  # every x + 0.2 inside the support
             with_shapes = (method in ("logpdf", "pdf") or name in ("gamma", "chi2", "lognorm", "t", "beta")) \
                 and shapes  # cdf & co.: in a, df, s, a and b

@@ -335,14 +335,14 @@ class Calls:
             source = function_source(fn)
         except UnsupportedSyntaxError:
             raise
-        listed = self.generator_as_list(source)
-        callee = type(self)(listed, fn, self.reserved, namer=self.namer)
-        callee.receiver, callee.self_var = self.receiver, None
-        if receiver is not None:
-            callee.receiver, callee.pending_self = receiver, True
-        elif self.receiver is not None and args and args[0] is self.self_var:
-            callee.pending_self = True
-        try:
+        try:  # (its statements are normalized as the callee is made: an installed package's `match` on a class
+            listed = self.generator_as_list(source)  # pattern is not followed either)
+            callee = type(self)(listed, fn, self.reserved, namer=self.namer)
+            callee.receiver, callee.self_var = self.receiver, None
+            if receiver is not None:
+                callee.receiver, callee.pending_self = receiver, True
+            elif self.receiver is not None and args and args[0] is self.self_var:
+                callee.pending_self = True
             if listed is not source and node not in self.whole_reads and not _keeps_state_alone(fn):
                 self.refuse_acting(node, f"the generator `{fn.__name__}(...)`")  # (a loop reading it interleaves)
             result = self._run_callee(callee, callee.node, node, args, kwargs, fn.__defaults__ or (), key,
@@ -644,7 +644,8 @@ class Calls:
         callee.views_at_entry = len(self.views)
         for shared in ("containers", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
                        "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders", "taken_out", "live_written", "live_items",
-                       "static_set", "maybe_lists", "view_ops", "written_back", "positions_of"):
+                       "static_set", "maybe_lists", "view_ops", "written_back", "positions_of", "displays",
+                       "displays_changed"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
@@ -652,6 +653,7 @@ class Calls:
         callee.caller = self
         callee.call_blocks = self.call_blocks + (self.open_blocks(),)
         bound = self._bind_call(fn_node.args, args, kwargs, defaults, node, name, kwdefaults)
+        self.note_displays_of_names(node, args)
         for param, expected in getattr(callee.fn, "__tapegen_statics__", {}).items():
             passed = bound.get(param)  # gradient code made for a function-valued default: that function only
             if not (isinstance(passed, StaticValue) and passed.obj is expected):
@@ -671,7 +673,7 @@ class Calls:
         else:
             outputs, as_tuple = callee._statements(fn_node.body)
         for param, passed in callee.written_params.items():
-            if self.container_kind(passed) in ("list", "dict"):
+            if self.container_kind(passed) in ("list", "dict") or isinstance(passed, Pack) and passed in self.displays:
                 self._write_back_items(passed, callee.env.get(param), node, param)
             else:
                 self._write_back(passed, callee.env.get(param), node)
@@ -683,6 +685,8 @@ class Calls:
         name: an array it made), that name now holds the helper's new value; else it stays unreadable. (A list
         or dict: `_write_back_items`.)"""
         names = [name for name, atom in self.env.items() if atom == passed]
+        if not names and passed in self.item_origin and isinstance(value, Var):
+            return self._write_back_into_item(passed, value, node)
         if len(names) != 1 or not isinstance(value, Var) or not (passed in self.fresh or passed in self.root_params) \
                 or passed in self.views or any(self.view_base(v) == passed for v in self.views):
             return
@@ -696,6 +700,44 @@ class Calls:
         else:
             self.stale.pop(passed, None)
 
+    def _write_back_into_item(self, passed, value, node):
+        """A helper changed in place the array its caller passed as an item of a list or dict (sklearn's
+        `hidden_activation(activations[i + 1])` doing `np.tanh(X, out=X)`): NumPy changed the array that item is.
+        Where one name holds the list or dict, its item is now the helper's new value, as `xs[k] += v` makes
+        it (checked when the code runs that nothing else holds the array); else it stays unreadable."""
+        container, key = self.item_origin[passed]
+        names = [name for name, atom in self.env.items() if isinstance(atom, Var) and atom == container]
+        if len(names) != 1 or self.container_kind(container) not in ("list", "dict") or any(
+                self._viewed_through(view, passed) for view in self.views if view != passed):
+            return  # (a view of the array, `a[1][:2]`, would not show the change)
+        root = self.view_base(passed)
+        for var in [v for v, (_, _, how) in self.stale.items() if how == "callee" and self.view_base(v) == root]:
+            del self.stale[var]  # (marked by `changes_callers_array` in the helper, now written back)
+        from .. import rules
+        from ..rules.language import in_place_result
+        self._carry_written(names[0], container)  # (a dispatch's branch, or a loop, around the call sets it)
+        key = key if isinstance(key, Var) else Const(key)
+        self.check_item_unshared(container, key, [(names[0], container)], node,
+                                 ast.unparse(node))
+        written = self.emit(rules.lookup(in_place_result), [passed, value], {}, node, None)
+        hidden = {self.namer.invented("key").name: key, self.namer.invented("written").name: written}
+        self.env.update(hidden)
+        index, item = (ast.copy_location(ast.Name(name, ast.Load()), node) for name in hidden)
+        try:
+            self.statement(ast.copy_location(ast.Assign(
+                [ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(names[0], ast.Load()), node), index,
+                                                 ast.Store()), node)], item), node))
+        finally:
+            for name in hidden:
+                self.env.pop(name, None)
+
+    def _viewed_through(self, view, base) -> bool:
+        while view in self.views:
+            view = self.views[view]
+            if view == base:
+                return True
+        return False
+
     def _carry_written(self, name, passed):
         """A loop around the call must carry `name`, which the call rebinds, as if it assigned it."""
         crossed = self.crossed_constructs(self.var_block.get(passed, self.blocks[0] if not self.outer_blocks
@@ -705,6 +747,38 @@ class Calls:
             if missing:
                 raise Recarry(missing)
 
+    def note_displays_of_names(self, node, args):
+        """`sgd([w, b], grads, lr)` (d2l's): a list or tuple display of names passed to a helper, which may change
+        its items in place (`param[:] = param - lr * grad`). NumPy changes the arrays the names hold: noted here
+        (`displays`: the list's atom -> the names), so the helper's check counts those names as the list's own
+        (`check_item_unshared`) and the names hold the list's items after the call (`_write_back_items`)."""
+        for arg, atom in zip(getattr(node, "args", ()), args):
+            if isinstance(arg, (ast.List, ast.Tuple)) and arg.elts and isinstance(atom, (Var, Pack)) and all(
+                    isinstance(elt, ast.Name) and isinstance(self.env.get(elt.id), Var) for elt in arg.elts):
+                names = tuple(elt.id for elt in arg.elts)
+                if len(set(names)) == len(names):  # ([w, w]: one array twice, refused when it runs)
+                    self.displays[atom] = names
+
+    def _write_back_display(self, passed, value, node):
+        """The names a display passed to a helper was made of (`sgd([w, b], ...)`) now hold the items of the
+        helper's new list: NumPy changed the arrays they hold in place. An item a number (rebound in the helper's
+        list only, as Python leaves the name) is kept as it was by `in_place_result`."""
+        names = self.displays[passed]
+        if passed in self.displays_changed:
+            raise self.unsupported(node, f"this call changes the list `[{', '.join(names)}]` it passes otherwise than "
+                                         f"an item in place (`xs[k] = v`, `xs.append(v)`): Python leaves the names "
+                                         f"as they were, and tapegen cannot tell which items each holds after it",
+                                   f"hold the list in a name and read the items back after the call: xs = "
+                                   f"[{', '.join(names)}]; f(xs, ...); {', '.join(names)} = xs")
+        from .. import rules
+        from ..rules.language import in_place_result
+        for k, name in enumerate(names):
+            before = self.env[name]
+            self._carry_written(name, before)
+            item = self.emit(rules.lookup(operator.getitem), [value, Const(k)], {}, node, None)
+            self.store(name, self.emit(rules.lookup(in_place_result), [before, item], {}, node, None), node)
+            self.stale.pop(before, None)
+
     def _write_back_items(self, passed, value, node, param):
         """A helper changed items of a list or dict its caller passed it (`bn_param["running_mean"] = m`,
         `params[k] -= lr * g`): Python changed the caller's, so the one name the caller holds it by now holds
@@ -713,6 +787,9 @@ class Calls:
         names = [name for name, atom in self.env.items() if atom is passed or isinstance(atom, Var) and atom == passed]
         if not names and passed in self.item_origin and isinstance(value, (Var, Pack)):
             return self.write_through_item(passed, value, node)  # `bn(x, self.bn_params[i])`: the list's item
+        if not names and passed in self.displays and isinstance(value, (Var, Pack)) and passed not in self.held_in \
+                and passed not in self.holders:
+            return self._write_back_display(passed, value, node)  # `sgd([w, b], ...)`: w and b changed
         elsewhere = len(names) != 1 or passed in self.held_in or passed in self.holders or \
             passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
         if elsewhere or not isinstance(value, (Var, Pack)):
@@ -725,7 +802,8 @@ class Calls:
                                    f"`{param}`), or have the helper return the new {kind}")
         self._carry_written(names[0], passed)
         self.store(names[0], value, node)
-        if passed in self.params and self.call_stack:  # a parameter here too: its caller's list or dict
+        if (passed in self.params or passed in self.displays) and self.call_stack:  # a parameter here too: its
+            #                                                         caller's list or dict (or display of names)
             self.written_params.setdefault(names[0], passed)
         else:
             self.stale.pop(passed, None)  # (not to be read until written back: `changes_callers`)

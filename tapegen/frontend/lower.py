@@ -461,6 +461,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         #                          container holding it, whether it keeps what it is given)}
         self.taken_out: dict = {}  # an item read out of a tuple built here -> the tuple
         self.maybe_lists: set = set()  # vars that may hold a list or tuple when the code runs (_track_lists_of_lists)
+        self.displays: dict = {}  # a list displayed of names, passed to a helper -> the names (`sgd([w, b], ...)`)
+        self.displays_changed: set = set()  # such lists a helper changed otherwise than an item in place
         self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
         self.live_items: dict = {}  # a list or dict var written into -> ((module's object, attribute), its own var)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
@@ -796,7 +798,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             token = LocalToken.of(value.node, value.lowerer.source)
             return self.free_object("local_function", lambda t=token: t)
         obj = value.obj
-        return self.free_object(getattr(obj, "__name__", "function"), lambda o=obj: o)
+        name = getattr(obj, "__name__", "")
+        return self.free_object(name if name.isidentifier() else "function", lambda o=obj: o)  # (`<lambda>`)
 
     def facts_of(self, var):
         return tuple(getattr(self, tracker).get(var, _UNKNOWN) for tracker in FACTS)
@@ -832,6 +835,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return  # a function held in an attribute: known, not carried
         if held is None:
             self.check_untied_attribute(base, attr, node)
+        if held is None or not isinstance(held[0], (LocalFunction, KnownItems)):  # set before loops open now
+            self._carry_needed(key, held[0] if held is not None else None, node)  # (a method's branch in a loop)
         current = held[0] if held is not None else \
             self.emit(rules.lookup(attribute_or_none), [base, Const(attr)], {}, node, None)
         var = self.namer.user(f"{owner}_{attr}")
@@ -1577,7 +1582,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return self.assign(name, chosen)
         held = self.global_item(value_node)
         if isinstance(value_node, (ast.Name, ast.Attribute, ast.BoolOp)) or self.known(value_node) is not None \
-                or _function_like(held) or _users_class_object(held):  # (act = ACTIVATIONS["relu"]: known now)
+                or _function_like(held) or _users_class_object(held) or held is None and \
+                self.global_functions(value_node) is not None:  # (act = ACTIVATIONS["relu"]: known now, or one
+            #                                                       of them: [self.activation], a key computed then)
             value = self.value(value_node, target)
         elif isinstance(value_node, (ast.List, ast.Tuple, ast.Dict)):
             value = self.display_value(value_node, target=target or name)

@@ -31,7 +31,7 @@ from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
-from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, joined_sum, stands_for, vectorized
+from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, joined_sum, stands_for, transposed, vectorized
 from ..rules.table import Primitive
 from .inline import DYNAMIC, Choice, KnownItems, LocalFunction, Recarry, StaticValue, Unsettled, function_for_call, \
     lowered_until_settled, user_function, users_class, _CHANGING_METHODS, _keeps_state_alone
@@ -238,6 +238,8 @@ class Expressions:
         if held is not None and (_function_like(held) or _users_class_object(held)):  # act = ACTIVATIONS["relu"]
             # (or [kind], kind known now; a class of the user's: cls = LAYERS[kind], then cls(...))
             return StaticValue(native(held), self.expr(node))
+        if held is None and self.global_functions(node) is not None:  # act = ACTIVATIONS[self.activation]
+            return self.global_choice(node)
         obj = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else MISSING
         if obj is not MISSING and (callable(obj) or isinstance(obj, types.ModuleType)) \
                 and not isinstance(obj, (Var, LocalFunction)):
@@ -551,6 +553,31 @@ class Expressions:
         if isinstance(container, (list, dict)):  # (made again if the item is another one when it is called)
             self.bindings.append(("item", container, index, item))
         return item
+
+    def global_functions(self, node):
+        """The list, tuple or dict of functions in the function's module or closure `node` reads an item of by
+        an index or key not known now (see `global_choice`), or None."""
+        if not isinstance(node, ast.Subscript) or isinstance(node.value, ast.Name) and node.value.id in self.env:
+            return None
+        container = self.static(node.value)
+        if not isinstance(container, (list, tuple, dict)) or not container or len(container) > MAX_UNROLLED:
+            return None
+        functions = container.values() if isinstance(container, dict) else container
+        return container if all(_function_like(f) and _hashable(f) for f in functions) else None
+
+    def global_choice(self, node):
+        """The item `node` reads from a list, tuple or dict of functions in the function's module or closure by
+        an index or key computed when the code runs (`ACTIVATIONS[self.activation]`), as a Choice among its
+        functions (a call through it dispatches on which one it is), or None."""
+        container = self.global_functions(node)
+        if container is None:
+            return None
+        functions = list(container.values() if isinstance(container, dict) else container)
+        if isinstance(container, (list, dict)):  # (made again if an item is another one when it is called)
+            for index in (container if isinstance(container, dict) else range(len(container))):
+                self.bindings.append(("item", container, index, container[index]))
+        candidates = tuple(StaticValue(f) for f in dict.fromkeys(functions))  # (each function once)
+        return Choice(candidates, self.expr(node))
 
     def known(self, node):
         """What `node` names, if it is a name bound to KnownItems or a LocalFunction (or a constant item of
@@ -996,11 +1023,12 @@ class Expressions:
         return joined
 
     def expr_Dict(self, node, target):
-        if node.keys and node.keys[0] is None and all(isinstance(k, ast.Constant) for k in node.keys[1:]):
+        if node.keys and node.keys[0] is None and all(k is None or isinstance(k, ast.Constant) for k in node.keys):
             merged = self.emit(rules.lookup(dict), [self.expr(node.values[0])], {}, node, None)  # {**d, "b": b}
-            for key, value in zip(node.keys[1:], node.values[1:]):
-                merged = self.emit(rules.lookup(with_item), [merged, Const(key.value), self.expr(value)], {}, node,
-                                   target if key is node.keys[-1] else None)
+            for k, (key, value) in enumerate(zip(node.keys[1:], node.values[1:]), 2):  # {**base, **extra}: the
+                made = target if k == len(node.keys) else None  # items of each set in turn, as Python does
+                merged = self.emit(rules.lookup(updated), [merged, self.expr(value)], {}, node, made) if key is None \
+                    else self.emit(rules.lookup(with_item), [merged, Const(key.value), self.expr(value)], {}, node, made)
             return merged
         known = [k.value if isinstance(k, ast.Constant) else self.expr(k) if k is not None else None
                  for k in node.keys]  # {name: x} with `name = "layer_%d" % 2`: a key known now
@@ -1748,6 +1776,9 @@ class Expressions:
             self.know_object(callee, held)
             if self._own_method(callee, "__call__") is not None:
                 return self.call_instance(callee, node, outputs, targets)
+        choice = self.global_choice(func) if held is None else None
+        if choice is not None:  # ACTIVATIONS[self.activation](z): by a key computed when the code runs
+            return self.call_chosen(ast.unparse(func), choice, node, outputs)
         obj = self.static(func)
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), Pack):  # len(args) of a helper's *args: known now
@@ -1791,6 +1822,9 @@ class Expressions:
                                    "list)`, then `d[k].append(v)`), or use a dict with d.setdefault(k, default)")
         if obj is zip and any(isinstance(a, ast.Starred) for a in node.args):  # zip(*rows), rows of a known length
             node = self._spread_known(node)
+            if len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and not node.keywords:  # of a number
+                rows = self.expr(node.args[0].value)  # known when the code runs: the columns, as a list
+                return (self.one_pass(self.inline(transposed, node, [rows], {})),)  # (read once, as zip's)
         if obj in (zip, enumerate) and node.args and (obj is zip and self.zip_strict(node) is not None or
                                                       not node.keywords and len(node.args) == 1) \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # dict(zip(keys, values))
@@ -1861,6 +1895,9 @@ class Expressions:
                 made = self.emit(rules.lookup(with_item), [made, Const(kw.arg), self.expr(kw.value)], {}, node,
                                  (targets or [None])[0] if k == len(node.keywords) else None)
             return (made,)
+        if obj in (list, tuple) and not node.args and not node.keywords:  # list(): an empty list
+            return (self.emit(rules.lookup(make_list if obj is list else make_tuple), [], {}, node,
+                              (targets or [None])[0]),)
         if obj is dict and not node.args:  # dict(W=W, b=b): a dict display
             keys = Const(tuple(kw.arg for kw in node.keywords))
             values = [self.expr(kw.value) for kw in node.keywords]
@@ -2637,11 +2674,6 @@ class Expressions:
         fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) and generated else None
         if fields is None and init is not object.__init__ and user_function(init) is None:
             return None
-        if fields is not None:  # a default_factory left to run: not followed (the call runs as written)
-            passed = {f.name for f in fields[:len(node.args)]} | {kw.arg for kw in node.keywords}
-            if any(f.init and f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING
-                   and f.name not in passed for f in fields):
-                return None
         known = self.env.get(node.func.id) if isinstance(node.func, ast.Name) else None
         made_by = self.free_object(cls.__name__, lambda c=cls: c) if isinstance(known, StaticValue) and \
             known.atom is None else self.expr(node.func)  # a class imported inside a function: read as itself
@@ -2735,6 +2767,14 @@ class Expressions:
                 value = kwargs[field.name]
             elif field.default is not dataclasses.MISSING:
                 value = Const(field.default)
+            elif field.default_factory is not dataclasses.MISSING:  # `field(default_factory=list)`: called, as
+                factory = self.namer.invented("factory").name  # the generated `__init__` does, once per object
+                self.env[factory] = StaticValue(field.default_factory)
+                try:
+                    value = self.call(ast.copy_location(ast.Call(ast.copy_location(ast.Name(factory, ast.Load()),
+                                                                                   node), [], []), node))[0]
+                finally:
+                    del self.env[factory]
             else:
                 raise self.unsupported(node, f"{cls.__name__}() is missing argument `{field.name}`")
             if isinstance(value, Pack) and value.kind in ("list", "tuple"):  # a list of its own, as set_attribute

@@ -675,6 +675,10 @@ class ControlFlow:
         changed = self.emit(rules.lookup(set_in_item), [item, index, value], {}, target, None)  # a new array, list
         self.fresh.add(changed)                                                              # or dict
         self.replace_item(holders, key, changed, inner, ast.unparse(inner))
+        for holder in (holder for holder, _ in holders if isinstance(holder, str)):
+            passed = self.callers_passed(holder)  # `sgd([w, b], ...)` doing `params[k][:] = ...`: w and b hold
+            if passed is not None and self.caller is not None and passed in self.caller.displays:  # the new
+                self.written_params.setdefault(holder, passed)  # items after the call (`_write_back_display`)
         return True
 
     def check_item_unshared(self, container, key, holders, node, statement=None):
@@ -692,9 +696,12 @@ class ControlFlow:
                         and value in defined and name not in holder_names and self.read_after(name, node))
         caller, seen = self.caller, {value for _, value in others}
         while caller is not None:  # in a helper or method: the names of the functions calling it (`W =
-            # m.params["W"]`, then `m.update(grads)` doing `self.params[k] -= ...`)
+            # m.params["W"]`, then `m.update(grads)` doing `self.params[k] -= ...`; not the names of a display
+            # it passed as the list, `sgd([w, b], ...)`, which hold its items after the call: `_write_back_display`)
+            displayed = {name for passed in written for name in caller.displays.get(passed, ())}
             others += sorted((name, value) for name, value in caller.env.items() if isinstance(value, Var)
-                             and value in defined and value not in seen and value not in written)
+                             and value in defined and value not in seen and value not in written
+                             and name not in displayed)
             seen.update(value for _, value in others)
             caller = caller.caller
         self.emit_multi(rules.lookup(item_not_shared), [container, key, Pack(tuple(value for _, value in others),
@@ -742,7 +749,7 @@ class ControlFlow:
                                    f"the change: {name} = {'dict' if kind == 'dict' else 'list'}({name})")
         held = self.live_holder(container)
         if held is None:
-            self.check_unshared(name, container, target)
+            self.check_unshared(name, container, target, items_in_place=op is not None)
         key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
         changed = self.emit(rules.lookup(with_item), [container, key, value], {}, target, self.shared.get(name, name))
@@ -913,11 +920,12 @@ class ControlFlow:
             self.check_item_unshared(container, key, holders, target, f"{ast.unparse(target)} {_OPSYM[op]}= ...")
         return self.binary(op, old, self.expr(value_node), target, None)
 
-    def check_unshared(self, name, container, node):
+    def check_unshared(self, name, container, node, items_in_place=False):
         """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it). A helper's
-        parameter holding a list or dict its caller made is changed as its caller's own (`changes_callers`)."""
+        parameter holding a list or dict its caller made is changed as its caller's own (`changes_callers`).
+        `items_in_place`: the change is of an item in place (`params[k] -= v`), not of the list itself."""
         others = [other for other, atom in self.env.items() if other != name and atom is container]
-        if not others and self.changes_callers(name, container, node):
+        if not others and self.changes_callers(name, container, node, items_in_place):
             return
         if container in self.params or others or container in self.holders:
             where = f"`{others[0]}`" if others else "an argument" if container in self.params \
@@ -926,7 +934,7 @@ class ControlFlow:
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
 
-    def changes_callers(self, name, container, node) -> bool:
+    def changes_callers(self, name, container, node, items_in_place=False) -> bool:
         """Whether `container`, changed in place through `name` (`xs.append(v)`, `d[k] = v`), is the list or dict
         a caller of this helper passed as `name` (or what a loop carries it in), held by no other name here
         nor by another list or dict: Python changes the caller's object, so tapegen's new value for `name` is
@@ -938,6 +946,8 @@ class ControlFlow:
             return False
         if not (container is passed and self.shared.get(name) is passed):  # (a loop carrying the caller's var
             self.written_params.setdefault(name, passed)  # itself, `sharing`: nothing to write back)
+        if passed in self.displays and not items_in_place:  # `sgd([w, b], ...)` setting `params[k] = v`: w and b
+            self.displays_changed.add(passed)  # stay as they are (refused at the write-back)
         return True
 
     def callers_container(self, name, var) -> bool:

@@ -60,6 +60,7 @@ class _Normalizer:
         self.names = names
 
     def block(self, stmts, in_loop):
+        stmts = [new for stmt in stmts for new in self.match_statement(stmt)]
         stmts = [new for stmt in stmts for new in self.try_statement(stmt)]
         stmts = [new for stmt in stmts for new in self.loop_else(stmt)]
         stmts = [new for stmt in stmts for new in self.return_after_with(stmt)]
@@ -108,6 +109,61 @@ class _Normalizer:
                 flag = ast.If(ast.Name(self.names.returned, ast.Load()), [exit_stmt], [])
                 return [stmt, _located(flag, stmt)]
         return stmt
+
+    def match_statement(self, stmt):
+        """`match s: case p if g: B ...` as `subject = s`, then an `if`/`elif` chain, one branch per case: the
+        pattern's test (`subject == "l2"`, `isinstance(subject, (list, tuple)) and len(subject) == 2 and
+        subject[0] == "scale"`, `True` for `_` or a name), and its guard with the names it captures read where
+        they are; the branch binds them (`s = subject[1]`), then runs B. Class, mapping and `*rest` patterns
+        are refused."""
+        if not isinstance(stmt, getattr(ast, "Match", ())):
+            return [stmt]
+        subject = self.names._fresh("subject")
+        chain = []
+        for case in stmt.cases:
+            binds = []
+            test = self._pattern(case.pattern, _located(ast.Name(subject, ast.Load()), stmt.subject), binds)
+            if case.guard is not None:
+                guard = _Substituted({name: path for name, path in binds}).visit(copy_tree(case.guard))
+                test = ast.BoolOp(ast.And(), [test, guard]) if not _is_true(test) else guard
+            body = [_assign(name, copy_tree(path), case.pattern) for name, path in binds] + case.body
+            chain.append((_located(test, case.pattern), body, case))
+        orelse = []
+        for test, body, case in reversed(chain):
+            orelse = body if _is_true(test) and not orelse else \
+                [_located(ast.If(test, body, orelse), case.pattern)]
+        return [_assign(subject, stmt.subject, stmt)] + orelse
+
+    def _pattern(self, pattern, path, binds):
+        """The test of `pattern` on the value `path` reads, appending (name, path) for each name it captures."""
+        if isinstance(pattern, ast.MatchValue):
+            return ast.Compare(path, [ast.Eq()], [pattern.value])
+        if isinstance(pattern, ast.MatchSingleton):
+            return ast.Compare(path, [ast.Is()], [ast.Constant(pattern.value)])
+        if isinstance(pattern, ast.MatchAs):
+            test = ast.Constant(True) if pattern.pattern is None else self._pattern(pattern.pattern, path, binds)
+            if pattern.name is not None:
+                binds.append((pattern.name, path))
+            return test
+        if isinstance(pattern, ast.MatchOr):
+            tests = [self._pattern(p, path, binds) for p in pattern.patterns]
+            if binds:
+                raise self.error(pattern, "an or-pattern that captures names is not supported inside a "
+                                          "differentiated function", "write one case per alternative")
+            return ast.BoolOp(ast.Or(), tests)
+        if isinstance(pattern, ast.MatchSequence) and not any(isinstance(p, ast.MatchStar) for p in pattern.patterns):
+            kinds = ast.Tuple([ast.Name("list", ast.Load()), ast.Name("tuple", ast.Load())], ast.Load())
+            tests = [ast.Call(ast.Name("isinstance", ast.Load()), [path, kinds], []),
+                     ast.Compare(ast.Call(ast.Name("len", ast.Load()), [path], []), [ast.Eq()],
+                                 [ast.Constant(len(pattern.patterns))])]
+            for k, item in enumerate(pattern.patterns):
+                test = self._pattern(item, ast.Subscript(path, ast.Constant(k), ast.Load()), binds)
+                if not _is_true(test):
+                    tests.append(test)
+            return ast.BoolOp(ast.And(), tests)
+        raise self.error(pattern, f"this `case` pattern (`{ast.unparse(pattern)}`) is not supported inside a "
+                                  f"differentiated function: only values, names, `_`, `|` and sequences of them are",
+                         "test the subject with `if`/`elif` (isinstance, keys, len) instead")
 
     def return_after_with(self, stmt):
         """`with m: ...; return v` as `with m: ...; result = v` then `return result` after the block, so the
@@ -418,6 +474,20 @@ def _reraising(stmts, caught) -> list:
             if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)) and hasattr(stmt, field):
                 _reraising(getattr(stmt, field), caught)
     return stmts
+
+
+def _is_true(test) -> bool:
+    return isinstance(test, ast.Constant) and test.value is True
+
+
+class _Substituted(ast.NodeTransformer):
+    """Names read replaced by the expressions given (a `case` guard reading what its pattern captures)."""
+
+    def __init__(self, paths):
+        self.paths = paths
+
+    def visit_Name(self, node):
+        return copy_tree(self.paths[node.id]) if isinstance(node.ctx, ast.Load) and node.id in self.paths else node
 
 
 def _assign(name, value, where):

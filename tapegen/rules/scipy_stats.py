@@ -47,6 +47,8 @@ LOCATION_SCALE = {
     "laplace": ((), "-np.sign({z})", {}),
     "cauchy": ((), "-2 * {z} / (1 + {z} * {z})", {}),
     "expon": ((), "-1.0", {}),
+    "halfnorm": ((), "-{z}", {}),  # (on z >= 0, the norm's and cauchy's doubled)
+    "halfcauchy": ((), "-2 * {z} / (1 + {z} * {z})", {}),
     "t": (("df",), "-(df + 1) * {z} / (df + {z} * {z})",
           {"df": "0.5 * (scipy.special.digamma(0.5 * (df + 1)) - scipy.special.digamma(0.5 * df) - 1 / df"
                  " - np.log1p({z} * {z} / df) + (df + 1) * {z} * {z} / (df * (df + {z} * {z})))"}),
@@ -79,7 +81,7 @@ CDF_SHAPE_PARTIALS = {
 
 # name: {shape parameter: d entropy / d parameter}; every entropy is the standard one's plus log(scale)
 ENTROPY_PARTIALS = {
-    "norm": {}, "logistic": {}, "laplace": {}, "cauchy": {}, "expon": {},
+    "norm": {}, "logistic": {}, "laplace": {}, "cauchy": {}, "expon": {}, "halfnorm": {}, "halfcauchy": {},
     "t": {"df": "(df + 1) / 4 * (scipy.special.polygamma(1, (df + 1) / 2) - scipy.special.polygamma(1, df / 2))"
                 " + 1 / (2 * df)"},
     "gamma": {"a": "1 + (1 - a) * scipy.special.polygamma(1, a)"},

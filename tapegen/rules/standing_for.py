@@ -158,6 +158,26 @@ def accumulate(iterable, func=None, *, initial=None):
     return out
 
 
+def transposed(rows):
+    """`zip(*rows)` of rows whose number is known only when the code runs: the tuples of their items at each
+    position, as a list (as long as the shortest row)."""
+    rows = list(rows)
+    out = []
+    if rows:
+        for j in range(min(len(row) for row in rows)):
+            column = []
+            for row in rows:
+                column.append(row[j])
+            out.append(tuple(column))
+    return out
+
+
+def pairwise(iterable):
+    """`itertools.pairwise(xs)`: each item with the next one, as a list of pairs."""
+    items = list(iterable)
+    return [(items[k], items[k + 1]) for k in range(len(items) - 1)]
+
+
 def filtered(function, iterable):
     """`filter(f, xs)`: the items for which `f` holds (for `None`, the items that are true), as a list."""
     if function is None:
@@ -629,6 +649,7 @@ STANDING_FOR = {functools.reduce: reduce, itertools.chain: chain, itertools.prod
                 np.place: place, np.put_along_axis: put_along_axis, np.gradient: gradient, np.cov: cov,
                 np.corrcoef: corrcoef, np.broadcast_arrays: broadcast_arrays, np.compress: compress,
                 np.extract: extract, np.diff: diff, np.take: take, itertools.accumulate: accumulate,
+                **({itertools.pairwise: pairwise} if hasattr(itertools, "pairwise") else {}),  # (Python 3.10)
                 filter: filtered, math.fsum: fsum, math.prod: product_of, divmod: divmod_of, complex: complex_of,
                 _windows: sliding_window_view, _strided: as_strided, np.nanvar: nanvar, np.nanstd: nanstd, np.diagflat: diagflat,
                 np.ediff1d: ediff1d, np.resize: resize, np.piecewise: piecewise, np.linalg.cond: condition_number,

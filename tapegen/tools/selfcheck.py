@@ -512,8 +512,10 @@ def _scipy_stats_samples() -> list:
     from ..rules.scipy_stats import CONTINUOUS_METHODS
     out = []
     shapes = {"t": (3.5,), "gamma": (2.5,), "chi2": (3.3,), "lognorm": (0.8,), "beta": (2.5, 1.7)}
-    for name in ("norm", "logistic", "laplace", "cauchy", "expon", "t", "gamma", "chi2", "lognorm", "beta"):
-        x = _x(4, low=0.45, high=0.9) if name == "beta" else _pos(4) if name in shapes or name == "expon" else _x(4)
+    for name in ("norm", "logistic", "laplace", "cauchy", "expon", "t", "gamma", "chi2", "lognorm", "beta",
+                 "halfnorm", "halfcauchy"):
+        x = _x(4, low=0.45, high=0.9) if name == "beta" else _pos(4) if name in shapes or name in (
+            "expon", "halfnorm", "halfcauchy") else _x(4)
         params = shapes.get(name, ())
         for method in CONTINUOUS_METHODS:
             f = getattr(getattr(st, name), method)

@@ -297,6 +297,8 @@ def check_kept(body, activity, outputs) -> None:
         if not (isinstance(eqn, Eqn) and eqn.op.form == "opaque" and getattr(eqn.op, "fn", None) not in _PURE
                 and any(v in activity.varying for v in eqn.reads)):
             continue
+        if eqn.op.spelling == "()" and eqn.op.fn is None:  # fns[i](h): a function tapegen could not tell may
+            _check_not_changed(eqn, index, loops, order, activity, returned)  # change h in place (h *= h)
         # obj.m(v): obj may keep v; f(a, v) and np.add.at(a, i, v): v may be written into a (and into
         # what a was taken from: `self.cache["A"].append(h)` changes self.cache)
         holders = []
@@ -330,6 +332,21 @@ def check_kept(body, activity, outputs) -> None:
                     f"{what}, and that is used afterwards: tapegen cannot follow a gradient through it", eqn.span,
                     "keep the value in a local variable (or a list the function builds) instead, or wrap it in "
                     "tapegen.stop_gradient if no gradient should flow there")
+
+
+def _check_not_changed(eqn, index, loops, order, activity, returned) -> None:
+    """A call of a function tapegen could not tell when transforming (`fns[i](h)`, `pick(k)(h)`), given a
+    differentiated array that is used afterwards: the function may change the array in place (sklearn's
+    `ACTIVATIONS[name](X)` does, by `np.tanh(X, out=X)`), and the derivative would then be that of the value
+    before the change. Raise."""
+    for _, atom in eqn.inputs[1:]:
+        for v in atom_vars(atom):
+            if v in activity.varying and (v in returned or _used_after(v, eqn, index, loops, order, activity)):
+                raise NoRuleError(
+                    f"`{v.name}` holds a differentiated value, is passed to {eqn.op.name}(), and is used "
+                    f"afterwards{eqn.op.note}: that function may change it in place, which tapegen cannot follow",
+                    eqn.span, eqn.op.hint or "call the function where tapegen knows which one it is: by name, or "
+                                             "take it from a list or dict by a constant")
 
 
 def _check_not_written(eqn, activity) -> None:

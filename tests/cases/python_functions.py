@@ -3429,3 +3429,220 @@ def lists_of_functions_joined_and_repeated(x):
     fs += [np.arctan]
     return sum(np.sum(f(x)) for f in gs) + sum(np.sum(h(x) * (k + 1)) for k, h in enumerate(hs)) + \
         sum(np.sum(t(x)) for t in ts) + np.sum(fs[2](x) * 2.0)
+
+
+def _inplace_tanh(X):
+    np.tanh(X, out=X)
+
+
+def _inplace_square(X):
+    X *= X
+
+
+def _inplace_identity(X):
+    """sklearn's: leaves X as it is."""
+
+
+IN_PLACE_ACTIVATIONS = {"tanh": _inplace_tanh, "square": _inplace_square, "identity": _inplace_identity}
+
+
+class _InPlaceMLP:
+    def __init__(self, activation="tanh"):
+        self.activation = activation
+        self.out_activation_ = "identity"
+
+
+def activations_picked_by_a_key_the_code_computes(W1, W2, x, output="square"):
+    """sklearn's MLP: `ACTIVATIONS[self.activation](X)` changes X in place (`np.tanh(X, out=X)`), by a key the
+    code reads from an attribute or a default. On 5e8d915 the call ran as written, its change unseen: a wrong
+    derivative with no error."""
+    net = _InPlaceMLP("tanh")
+    h = x @ W1
+    hidden = IN_PLACE_ACTIVATIONS[net.activation]
+    hidden(h)
+    out = h @ W2
+    IN_PLACE_ACTIVATIONS[net.out_activation_](out)
+    IN_PLACE_ACTIVATIONS[output](out)
+    return np.sum(out)
+
+
+def _pick_in_place(k):
+    if k > 0.5:
+        return _inplace_tanh
+    return _inplace_square
+
+
+def function_a_helper_returns_given_an_array_used_after(x, k=1.0):
+    h = x * 2.0
+    _pick_in_place(k)(h)
+    return np.sum(h)
+
+
+def function_item_of_an_argument_given_an_array_used_after(x, fns=(_inplace_tanh,), i=0):
+    h = x * 2.0
+    fns[i](h)
+    return np.sum(h)
+
+
+def _inplace_logistic(X):
+    np.divide(1.0, 1.0 + np.exp(-X), out=X)
+
+
+IN_PLACE_ACTIVATIONS["logistic"] = _inplace_logistic
+
+
+class _PreallocatedMLP:
+    """sklearn's MLP: `_forward_pass` fills a list made beforehand (`activations[i + 1] = ...`), then changes
+    its items in place through functions picked by the names an attribute holds."""
+
+    def __init__(self, coefs, intercepts, activation="tanh", out_activation="logistic"):
+        self.coefs_ = coefs
+        self.intercepts_ = intercepts
+        self.n_layers_ = len(coefs) + 1
+        self.activation = activation
+        self.out_activation_ = out_activation
+
+    def _forward_pass(self, activations):
+        hidden_activation = IN_PLACE_ACTIVATIONS[self.activation]
+        for i in range(self.n_layers_ - 1):
+            activations[i + 1] = np.dot(activations[i], self.coefs_[i])
+            activations[i + 1] += self.intercepts_[i]
+            if (i + 1) != (self.n_layers_ - 1):
+                hidden_activation(activations[i + 1])
+        output_activation = IN_PLACE_ACTIVATIONS[self.out_activation_]
+        output_activation(activations[i + 1])
+        return activations
+
+
+def items_of_a_list_changed_in_place_by_helpers(W1, W2, x):
+    """A helper changing in place an array its caller passed as a list's item (`f(acts[i + 1])`, sklearn's
+    `hidden_activation(activations[i + 1])`): the list's item is the changed array, in a loop, a branch and a
+    dispatch. Refused on 5e8d915 ("`activations` was changed in place ... in a function it was passed to")."""
+    net = _PreallocatedMLP([W1, W2], [np.zeros(3), np.full(2, 0.1)])
+    activations = [x] + [None] * (net.n_layers_ - 1)
+    activations = net._forward_pass(activations)
+    d = {"h": x * 2.0}
+    _inplace_tanh(d["h"])
+    return np.sum(activations[-1] ** 2) + np.sum(activations[1]) + np.sum(d["h"] * x)
+
+
+def _array_item_changed_by_a_helper_seen_by_a_name(x):
+    a = [x * 2.0, x]
+    h = a[0]
+    _inplace_tanh(a[0])
+    return np.sum(h)
+
+
+def _array_item_changed_by_a_helper_held_twice(x):
+    h = x * 2.0
+    a = [h, h]
+    _inplace_tanh(a[0])
+    return np.sum(a[1])
+
+
+def _array_item_changed_by_a_helper_seen_through_a_view(x):
+    a = [x * 2.0]
+    v = a[0][:1]
+    _inplace_tanh(a[0])
+    return np.sum(v) + np.sum(a[0])
+
+
+class _LazyMomentum:
+    """An optimiser making its state on its first step (`if not self.m: self.m = [...]`), then changing it
+    item by item."""
+
+    def __init__(self, beta=0.9):
+        self.beta = beta
+        self.m = []
+
+    def step(self, params, grads):
+        if not self.m:
+            self.m = [np.zeros_like(p) for p in params]
+        for i in range(len(params)):
+            self.m[i] = self.beta * self.m[i] + grads[i]
+        return [p - 0.1 * m for p, m in zip(params, self.m)]
+
+
+@dataclass
+class _DataclassAdam:
+    lr: float = 0.1
+    b1: float = 0.9
+    m: list = field(default_factory=list)
+    t: int = 0
+
+    def step(self, params: list, grads: list) -> list:
+        if not self.m:
+            self.m = [np.zeros_like(p) for p in params]
+        self.t += 1
+        out = []
+        for i, (p, g) in enumerate(zip(params, grads)):
+            self.m[i] = self.b1 * self.m[i] + (1 - self.b1) * g
+            out.append(p - self.lr * self.m[i] / (1 - self.b1 ** self.t))
+        return out
+
+
+def optimiser_state_made_on_the_first_step_in_a_loop(w, x):
+    """The step called in a loop: the loop carries `opt.m`, which the step's branch sets. On 5e8d915 each pass
+    read the empty list from before the loop (a wrong value, with no error), and the dataclass's
+    `field(default_factory=list)` left its objects opaque (refused); `list()` was refused too."""
+    history = list()
+    for opt in (_LazyMomentum(), _DataclassAdam(lr=0.05)):
+        params = [w, np.zeros(1)]
+        for _ in range(3):
+            r = x @ params[0] + params[1] - 1.0
+            params = opt.step(params, [x.T @ r, np.sum(r, keepdims=True)])
+        history.append(np.sum((x @ params[0] + params[1] - 1.0) ** 2))
+    return history[0] + history[1]
+
+
+def state_a_method_sets_in_a_branch_read_in_the_next_pass(w):
+    """`opt.m`, set by the step's `if not self.m:` branch, read by the next pass's step. On 5e8d915 the loop did
+    not carry it: every pass read the empty list from before the loop (value 0.0 where Python gives 1.45)."""
+    opt = _LazyMomentum()
+    params = [w, w * 2]
+    for _ in range(2):
+        params = opt.step(params, [p * 1.0 for p in params])
+    return np.sum(params[0] ** 2)
+
+
+def _d2l_sgd(params, grads, lr, batch_size):
+    """d2l's `sgd`: each parameter changed in place."""
+    for param, grad in zip(params, grads):
+        param[:] = param - lr * grad / batch_size
+
+
+def _decayed_sgd(params, grads, lr):
+    _d2l_sgd(params, grads, lr, 1)
+    for k in range(len(params)):
+        params[k] *= 0.99
+
+
+def steps_on_a_display_of_names(w, x, y):
+    """d2l's `sgd([w, b], grads, lr, batch_size)` in its training loop: NumPy changes the arrays `w` and `b` hold.
+    Refused on 5e8d915 ("`w` holds the same ndarray")."""
+    w = w.copy()
+    b = np.zeros(1)
+    for _ in range(2):
+        err = x @ w + b - y
+        _d2l_sgd([w, b], [x.T @ err, err.sum(0)], 0.1, len(y))
+        _decayed_sgd([w, b], [x.T @ err, err.sum(0)], 0.05)
+    return np.sum((x @ w + b - y) ** 2)
+
+
+def _replacing_sgd(params, grads, lr):
+    for k in range(len(params)):
+        params[k] = params[k] - lr * grads[k]
+
+
+def _a_display_whose_items_a_helper_replaces(x):
+    w, b = x * 1.0, x * 2.0
+    _replacing_sgd([w, b], [x, x], 0.1)
+    return np.sum(w * b)
+
+
+def _a_display_of_names_one_of_which_another_name_holds(x):
+    w = x * 1.0
+    w2 = w
+    b = x * 2.0
+    _d2l_sgd([w, b], [x, x], 0.1, 1)
+    return np.sum(w2 * b)
