@@ -248,6 +248,15 @@ def test_docs_rules_md_is_the_generated_listing():
         "docs/rules.md is stale: run `python -m tapegen rules --markdown > docs/rules.md`"
 
 
+def test_no_file_keeps_a_merge_conflict_marker():
+    """A merge left `<<<<<<< HEAD` ... `>>>>>>> probe13` in docs/syntax.md once, unnoticed for a session."""
+    marked = [f"{path.relative_to(ROOT)}:{number}" for folder in ("tapegen", "tests", "docs", "examples", "benchmarks")
+              for path in sorted((ROOT / folder).rglob("*")) if path.suffix in (".py", ".md", ".txt", ".toml")
+              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+              if line.startswith(("<<<<<<< ", ">>>>>>> ")) or line == "======="]
+    assert not marked, f"merge conflict markers left at {marked}"
+
+
 def test_check_passes_for_every_built_in_rule(capsys):
     assert cli.main(["check", "--quiet"]) == 0
     out = capsys.readouterr().out
