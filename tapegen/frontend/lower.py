@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import dataclasses
 import importlib
 import importlib.util
@@ -36,7 +37,7 @@ from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _loc
 from .resolve import MISSING, library_object
 from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
-from .normalize import normalize
+from .normalize import _located as _located_where_unset, normalize
 from .resolve import Scope, all_identifiers, code_of, local_names, native
 from .source import FunctionSource
 
@@ -1413,6 +1414,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             shape = self.expr(value_node)
             return self.store(name, self.emit(rules.lookup(np.reshape), [base, shape], {}, target,
                                               self.shared.get(name, name)), target)
+        if target.attr in ("real", "imag", "flat") and isinstance(target.value, ast.Subscript) and isinstance(base, Var) \
+                and base not in self.types and base not in self.live:  # z[:2].real = v: written into z's items
+            if target.attr == "flat":
+                raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into the array in place, which "
+                                               f"tapegen cannot follow", "assign the items: a[...] = ...")
+            read = lambda: copy.deepcopy(target.value)  # noqa: E731  (z[:2], read again)
+            part = ast.Attribute(read(), target.attr, ast.Load())
+            if target.attr == "real":  # z[:2] = z[:2] - z[:2].real + v
+                new = ast.BinOp(ast.BinOp(read(), ast.Sub(), part), ast.Add(), value_node)
+            else:  # z[:2] = z[:2] - 1j * z[:2].imag + 1j * v
+                new = ast.BinOp(ast.BinOp(read(), ast.Sub(), ast.BinOp(ast.Constant(1j), ast.Mult(), part)), ast.Add(),
+                                ast.BinOp(ast.Constant(1j), ast.Mult(), value_node))
+            stored = ast.Subscript(target.value.value, target.value.slice, ast.Store())
+            return self.statement(_located_where_unset(ast.Assign([stored], new), target))
         if target.attr in ("real", "imag", "flat") and isinstance(target.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:  # z.real = v: written into z, in place
             name = target.value.id

@@ -52,6 +52,10 @@ METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
 # Context managers that change only warnings and printing: `with` blocks of them run their body as written.
 WARNING_CONTEXTS = (np.errstate, np.printoptions, __import__("warnings").catch_warnings)
 # Methods that change their list, dict, set or array in place.
+IN_PLACE_OPERATORS = {operator.iadd: ast.Add, operator.isub: ast.Sub, operator.imul: ast.Mult,
+                      operator.itruediv: ast.Div, operator.ifloordiv: ast.FloorDiv, operator.imod: ast.Mod,
+                      operator.ipow: ast.Pow, operator.imatmul: ast.MatMult, operator.ior: ast.BitOr,
+                      operator.iand: ast.BitAnd, operator.ixor: ast.BitXor, operator.iconcat: ast.Add}
 MUTATORS = {"extend", "insert", "remove", "pop", "popitem", "clear", "reverse", "sort", "update", "setdefault",
             "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update", "fill",
             "put", "itemset", "resize", "partition", "setfield", "byteswap", "__setitem__", "__delitem__",
@@ -2253,9 +2257,27 @@ class Expressions:
                  (self.emit(rules.lookup(operator.not_), [is_str], {}, node, None), interleaved)]
         return self.dispatched(node, outputs, cases, args[0], "np.einsum's first argument", "a string or an array")
 
+    def in_place_operator(self, obj, node):
+        """`operator.iadd(xs, ys)` (isub, imul, ior, ...) with `xs` a name of a list or dict built here: lowered as
+        `xs += ys`, which changes it in place as the call does; its value is `xs` after it. Another (an array, a
+        number: whether the name is rebound depends on the value) is refused. (Run as written, its change was
+        made where the gradient code did not see it: a derivative lost with no error.)"""
+        if len(node.args) != 2 or node.keywords or not isinstance(node.args[0], ast.Name) \
+                or any(isinstance(a, ast.Starred) for a in node.args) \
+                or self.container_kind(self.env.get(node.args[0].id)) not in ("list", "dict"):
+            raise self.unsupported(node, f"`{ast.unparse(node)}` changes its first argument in place (an array or "
+                                         f"list) or not (a number), which tapegen follows only for a list or dict "
+                                         f"the function built, by name", "write the statement: a += b")
+        name = node.args[0].id
+        target = ast.copy_location(ast.Name(name, ast.Store()), node.args[0])
+        self.statement(ast.copy_location(ast.AugAssign(target, IN_PLACE_OPERATORS[obj](), node.args[1]), node))
+        return self.expr(ast.copy_location(ast.Name(name, ast.Load()), node.args[0]))
+
     def call_object(self, obj, node, outputs, targets, atom=None):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call.
         `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
+        if obj in IN_PLACE_OPERATORS:  # operator.iadd(xs, ys): `xs += ys`, then its value
+            return (self.in_place_operator(obj, node),)[:max(outputs, 1)]
         if obj in (operator.add, operator.mul) and len(node.args) == 2 and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # reduce(operator.add, rows): as `+`
             left, right = self.expr(node.args[0]), self.expr(node.args[1])  # (joins lists, adds arrays)
@@ -2754,11 +2776,15 @@ class Expressions:
                 tuple_ = self.taken_out.get(receiver)
                 named = [name for name, atom in self.env.items() if isinstance(atom, Var)
                          and (tuple_, False) in self.holders.get(atom, ()) and self.read_after(name, node)]
-                if named and len(args) == 1 and self.may_carry(args[0]):
+                callers = not named and self.call_stack and any((tuple_, False) in held  # (a helper given
+                                                                for held in self.holders.values())  # `pair[0]`)
+                if (named or callers) and len(args) == 1 and self.may_carry(args[0]):
+                    which = f"the one `{named[0]}` names" if named else "one the caller names too"
                     raise self.unsupported(node, f"`{ast.unparse(node)}` changes a list the tuple holds, which may be "
-                                                 f"the one `{named[0]}` names (Python's change shows there): tapegen "
+                                                 f"{which} (Python's change shows there): tapegen "
                                                  f"cannot follow a gradient through that one",
-                                           f"append through the name: {named[0]}.append(...)")
+                                           "append through the list's own name: "
+                                           f"{named[0] if named else 'xs'}.append(...), not through the tuple")
                 self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
                 return ()
             raise self.unsupported(node, "append to a list tapegen cannot follow (an argument, or shared)",

@@ -691,7 +691,7 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict",
                      "updated": "dict", "dict_without": "dict", "list": "list",
                      "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
-                     "dsplit": "list"}
+                     "dsplit": "list", "py_sorted": "list"}
 
 def make_list(*items):
     """`[a, b]` stored in a variable."""

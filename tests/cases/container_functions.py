@@ -386,3 +386,56 @@ def product_of_a_list_of_sums(x, y):
     """np.prod of a list: its rules ask `is_duck(a)` of the list, which a second derivative differentiates (it
     was refused there as a list passed to a function that may change it)."""
     return np.prod([np.sum(x), np.sum(y * 2.0), np.sum(x * y)]) + np.sum(x ** 2)
+
+
+def items_deleted_and_sorted_in_a_loop(x):
+    """`del xs[0]`, `xs.sort()`, `xs.reverse()` and `xs.clear()` in a loop rebind the list each pass, as
+    `xs.pop()` does (after `del xs[0]` twice, the loop gave the list as it was before it: 26.45 where Python gives
+    35.65, no error; `xs.sort()` in a loop was NumPy's sort of the list, whose tangent code raised)."""
+    xs = [x, x * 2.0, x * 3.0, x * 4.0]
+    for _ in range(2):
+        del xs[0]
+    ys = [x[0], x[1] * 2.0, x[2]]
+    for _ in range(2):
+        ys.sort()
+        ys[0] = ys[0] + 2.0
+    zs = [x, x * 3.0]
+    for k in range(3):
+        zs.reverse()
+        if k == 1:
+            zs.clear()
+        zs.append(x * (k + 2.0))
+    return np.sum(xs[0] + xs[1] * 7.0) + ys[0] * 3.0 + ys[1] * 2.0 + ys[2] + np.sum(zs[0] * zs[-1]) * len(zs)
+
+
+def items_read_past_a_slice_at_second_order(x):
+    """`ys = xs[1:]` (as `xs.pop(0)` leaves it): the gradient code adds one item's cotangent to the
+    slice's, whose tangent, differentiated again, lacked the other items (None * 3.0 in tg.hessian's code)."""
+    xs = [x, np.sin(x), x * 3.0]
+    ys = xs[1:]
+    return np.sum(xs[0] * ys[0] + ys[1])
+
+
+def _reversed_in_place(xs):
+    xs[:] = [v * 2.0 for v in xs[::-1]]
+
+
+def slices_of_a_list_assigned(x):
+    """`xs[:] = ...` (here by a helper, on its caller's list) and `xs[1:3] = ...` replace the items, as many as
+    given: with_item's rules took one item's key (TypeError: unhashable type: 'slice', in the gradient code)."""
+    xs = [x, x * 3.0, np.sin(x)]
+    _reversed_in_place(xs)
+    xs[1:3] = (x * 5.0, xs[1] * 6.0, xs[2] * 7.0)
+    return np.sum(xs[0] * 2.0 + xs[-1] * xs[1]) * len(xs)
+
+
+def lists_joined_by_operator_iadd(x):
+    """`operator.iadd(xs, ys)` on a list built here is `xs += ys`: it extends `xs` (run as written, the items
+    it added had no derivative: a gradient lost with no error where another name read the list)."""
+    import operator
+    xs, ds = [], {"a": x}
+    for k in range(3):
+        operator.iadd(xs, [x * k])
+    joined = operator.iadd(xs, [np.sin(x)])
+    operator.ior(ds, {"b": x * 3.0})
+    return np.sum(xs[2] * joined[-1]) + np.sum(ds["b"] * ds["a"])
