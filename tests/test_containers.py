@@ -86,6 +86,9 @@ POINTS = {
     "items_read_past_a_slice_at_second_order": (np.array([0.3, -0.7, 1.1]),),
     "slices_of_a_list_assigned": (np.array([0.3, -0.7, 1.1]),),
     "lists_joined_by_operator_iadd": (np.array([0.3, -0.7, 1.1]),),
+    "a_helpers_helper_changing_the_callers_dict_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
+    "params_flattened_after_a_helper_changes_them": (np.array([0.3, -0.7, 1.1]),),
+    "items_of_an_ordered_dict_set_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
 }
 
 

@@ -117,6 +117,7 @@ POINTS = {
     "batchnorm_keeping_running_averages": (_m(4, 3), _m(3)),
     "parts_of_arrays_set": (np.array([0.3, -0.2, 0.5]),),
     "parts_of_array_slices_set": (np.array([0.3, -0.2, 0.5]),),
+    "subtracted_at_by_a_helper": (np.array([0.3, -0.2, 0.5, 0.9]),),
     "picked_by_itemgetter_and_attrgetter": (np.array([0.3, -0.2, 0.5]),),
     "sorted_in_place": (np.array([0.3, -0.2, 0.5]), np.array([[0.4, -0.1, 0.9], [-0.3, 0.7, 0.2]])),
     "layer_set_up_before_behind_a_flag": (_m(4, 3),),

@@ -718,8 +718,9 @@ class Calls:
                                    f"`{param}`), or have the helper return the new {kind}")
         self._carry_written(names[0], passed)
         self.store(names[0], value, node)
-        if passed in self.params and self.call_stack:  # a parameter here too: its caller's list or dict
-            self.written_params.setdefault(names[0], passed)
+        callers = passed if passed in self.params else self.callers_passed(names[0])  # (in a loop: what it carries)
+        if callers is not None and self.call_stack:  # a parameter here too: its caller's list or dict
+            self.written_params.setdefault(names[0], callers)
         else:
             self.stale.pop(passed, None)  # (not to be read until written back: `changes_callers`)
 

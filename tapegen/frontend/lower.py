@@ -661,8 +661,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         saved_construct = self.construct_number
         self.construct_number = self.constructs[0] = self.constructs[0] + 1
         carried = self.carried.get(self.construct_number, ())
-        item_writes = getattr(names, "item_writes", ())
-        names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
+        forced = {base for base, how in carried if how == "=" and base in self.env}  # (a dict found to be one
+        item_writes = set(getattr(names, "item_writes", ())) - forced               # in the body: carried)
+        names = set(names) | forced
         known = frozenset({base for base, how in carried if how in ("known", "dispatch")}  # set to one here, or holding one now
                           | {name for name in names if isinstance(self.env.get(name), _KNOWN_KINDS)})
         names -= known
@@ -1829,7 +1830,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def _track_containers(self, prim, inputs, outs):
         """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
         kind = CONTAINER_OUTPUTS.get(prim.name)
-        if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item", "append") and inputs:
+        if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item", "append", "unflatten_tree") \
+                and inputs:  # (unflatten(v) of tg.flatten(params): params' kind)
             kind = self.container_kind(inputs[0][1])
         if prim.name == "repeat_items" and not isinstance(inputs[1][1], Const) and \
                 len(_numbers_written(inputs[0][1]) or ()) > 1:  # x * [1.0, 2.0, 3.0]: meant as NumPy's product

@@ -2109,6 +2109,8 @@ class Expressions:
             values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
         self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
                                    self.shared.get(name, name)), node)
+        if array in self.params:  # a helper's parameter: its caller's array, which NumPy adds into
+            self.changes_callers_array(name, array, node)
         return (Const(None),)[:outputs]
 
     def composed(self, transform, node, outputs, targets):

@@ -566,6 +566,7 @@ class ControlFlow:
                 array = self.emit(rules.lookup(dict), [array], {}, target, self.shared.get(name))  # argument's
                 self.store(name, array, target)  # copy, as for an array (the caller's dict is left as it was)
             self.containers[array] = "dict"
+            self._carry_written(name, array)  # (a loop around: it rebinds the name, as for a dict built here)
         if self.container_kind(array) in ("list", "dict"):
             return self._assign_item(name, array, target, value_node, op)
         restoring = isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name) \

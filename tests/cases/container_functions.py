@@ -439,3 +439,47 @@ def lists_joined_by_operator_iadd(x):
     joined = operator.iadd(xs, [np.sin(x)])
     operator.ior(ds, {"b": x * 3.0})
     return np.sum(xs[2] * joined[-1]) + np.sum(ds["b"] * ds["a"])
+
+
+def _scaled_item(d, x):
+    d["x"] = d["x"] * x
+
+
+def _scaled_in_a_loop(d, x):
+    for _ in range(2):
+        _scaled_item(d, x)
+
+
+def a_helpers_helper_changing_the_callers_dict_in_a_loop(x):
+    """A helper's loop calling another helper that changes the dict its caller passed down: the change reaches the
+    first caller (it stopped at the helper's loop: x where Python gives x ** 3, no error)."""
+    d = {"x": x}
+    _scaled_in_a_loop(d, x)
+    return np.sum(d["x"])
+
+
+def _decayed(params, x):
+    for k in params:
+        params[k] = params[k] * x[0]
+
+
+def params_flattened_after_a_helper_changes_them(x):
+    """A helper's loop writing `params[k]` of the dict `unflatten` made a pass before (tg.flatten in an optimizer
+    loop): it was taken for an array's item write (AttributeError in the gradient code)."""
+    import tapegen as tg
+    params = {"a": x, "b": x[:2] * 2.0}
+    for _ in range(2):
+        _decayed(params, x)
+        v, unflatten = tg.flatten(params)
+        params = unflatten(v + 0.1 * v ** 2)
+    return np.sum(params["a"]) + np.sum(params["b"] ** 2)
+
+
+def items_of_an_ordered_dict_set_in_a_loop(x):
+    """A dict the function did not build as a display (collections.OrderedDict()), its items set by string keys in
+    a loop: a new dict each pass, which the loop did not carry (2.3 where Python gives 3.45, no error)."""
+    import collections
+    d = collections.OrderedDict()
+    for k in range(3):
+        d["a"] = d.get("a", 0.0) + x * k
+    return np.sum(d["a"] * x)
