@@ -1993,8 +1993,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         `maybe_lists`: what may be a list when the code runs (an item of a list or tuple argument, or of a dict
         read by a key, a module's object's list attribute): `a + b` of two of them is joined or added, and `a * 3`
         repeated or multiplied, as they turn out to be."""
-        is_list = lambda atom: self.container_kind(atom) == "list" or atom in self.list_items \
-            or atom in self.maybe_lists  # noqa: E731
+        is_list = lambda atom: self.container_kind(atom) in ("list", "tuple") or atom in self.list_items \
+            or atom in self.maybe_lists  # noqa: E731  (a tuple is joined and repeated as a list is)
         if prim.name == "make_list":
             holds = all(is_list(item) for item in values["items"].items)
         elif prim.name == "append":

@@ -824,6 +824,10 @@ class Expressions:
                 known.append((("len", k), (kind, length)))
         return tuple(known)
 
+    def names_sequence(self, node) -> bool:
+        """Whether `node` is a name of a list or tuple built here."""
+        return isinstance(node, ast.Name) and self.container_kind(self.env.get(node.id)) in ("list", "tuple")
+
     def container_kind(self, atom):
         """"list", "tuple" or "dict" for an atom known to be one at transform time, else None."""
         if isinstance(atom, Pack) and atom.kind in ("list", "tuple"):
@@ -1755,8 +1759,9 @@ class Expressions:
                 kw.arg == "key" and isinstance(self.known(kw.value) or kw.value, (ast.Lambda, LocalFunction))
                 for kw in node.keywords):
             helper = BY_KEY[obj]
-        if obj is sum and len(node.args) == 2 and not node.keywords and isinstance(node.args[1], (ast.List, ast.Tuple)):
-            helper = joined_sum  # sum(rows, []): the rows joined (py_sum's rules add)
+        if obj is sum and len(node.args) == 2 and not node.keywords and (isinstance(node.args[1], (ast.List, ast.Tuple))
+                                                                        or self.names_sequence(node.args[1])):
+            helper = joined_sum  # sum(rows, []) (or sum(rows, start) of a list): the rows joined (py_sum's rules add)
         if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)

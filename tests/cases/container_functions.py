@@ -483,3 +483,18 @@ def items_of_an_ordered_dict_set_in_a_loop(x):
     for k in range(3):
         d["a"] = d.get("a", 0.0) + x * k
     return np.sum(d["a"] * x)
+
+
+def tuples_in_a_list_joined_and_repeated(x):
+    """Tuples a list holds are joined by `+` and repeated by `*` when read out, as lists are: functools.reduce(
+    operator.add, [(x,), (2x,)]) was NumPy's sum (a wrong gradient, no error), `rows[0] + rows[1]` and
+    `rows[1] * 3` crashed; `sum(rows, start)` with a list named `start` joins too (py_sum's rules raised)."""
+    import functools
+    import operator
+    rows = [(x, x * 2.0), (np.sin(x),)]
+    reduced = functools.reduce(operator.add, rows)
+    joined, repeated = rows[0] + rows[1], rows[1] * 3
+    start = [x * 5.0]
+    summed = sum([[x], [x * 3.0]], start)
+    return np.sum(reduced[1] * reduced[0] + joined[2] * repeated[1]) * len(repeated) + \
+        np.sum(summed[0] * summed[2]) * len(summed)
