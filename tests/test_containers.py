@@ -90,6 +90,7 @@ POINTS = {
     "params_flattened_after_a_helper_changes_them": (np.array([0.3, -0.7, 1.1]),),
     "items_of_an_ordered_dict_set_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
     "tuples_in_a_list_joined_and_repeated": (np.array([0.3, -0.7, 1.1]),),
+    "a_dict_read_out_of_a_list_changed_by_a_helper": (np.array([0.3, -0.7, 1.1]),),
 }
 
 
@@ -245,7 +246,23 @@ def _multiplied_by_operator_imul(w):
     return np.sum(c)
 
 
+def _rows_grown_through_the_loop_target(w):
+    rows = [[w], [w * 2.0]]
+    for row in rows:
+        row.append(row[0] * 3.0)  # (the loop did not carry `rows`: 8.05 where Python gives 10.35, no error)
+    return np.sum(rows[0][-1] + rows[1][-1])
+
+
+def _dicts_changed_by_a_helper_in_a_loop(w):
+    layers = [{"w": w}, {"w": w * 2.0}]
+    for layer in layers:
+        cf._tripled(layer)  # (only `layer` was rebound: 3.99 where Python gives 35.9, no error)
+    return np.sum(layers[0]["w"] * layers[1]["w"])
+
+
 @pytest.mark.parametrize("fn, says", [
+    (_rows_grown_through_the_loop_target, "changes in place an item of `rows` inside a loop"),
+    (_dicts_changed_by_a_helper_in_a_loop, "changes in place a list or dict read out of another one"),
     (_appended_through_a_tuple_by_a_helper, "may be one the caller names too"),
     (_grown_by_a_recursion, "changes its argument `xs` in place"),
     (_multiplied_by_operator_imul, "changes its first argument in place"),

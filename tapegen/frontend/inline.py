@@ -718,6 +718,8 @@ class Calls:
                                    f"`{param}`), or have the helper return the new {kind}")
         self._carry_written(names[0], passed)
         self.store(names[0], value, node)
+        if passed in self.item_origin and self.callers_passed(names[0]) is None:  # `layer = layers[i]` passed:
+            self.write_through_item(passed, value, node)  # the list holding it changes too, as in Python
         callers = passed if passed in self.params else self.callers_passed(names[0])  # (in a loop: what it carries)
         if callers is not None and self.call_stack:  # a parameter here too: its caller's list or dict
             self.written_params.setdefault(names[0], callers)

@@ -2828,6 +2828,7 @@ class Expressions:
         for holder, current in holders:
             updated = self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
             if isinstance(holder, str):
+                self.check_holder_carried(holder, current, node, text)
                 self.store(holder, updated, node)
             else:
                 base, attr = holder
@@ -2840,6 +2841,18 @@ class Expressions:
             same = other_key == (key.value if isinstance(key, Const) else key) or container in containers
             if same and var is not value:  # the item as it was: not to be read again
                 self.stale.setdefault(var, (text, node, "item"))
+
+    def check_holder_carried(self, holder, current, node, text):
+        """Refuses changing an item of the list or dict `holder` names inside a loop or branch that does not carry
+        `holder` (`for row in rows: row.append(v)`): the change would last only to the end of the pass (a wrong
+        value, no error)."""
+        block = self.var_block.get(current, self.blocks[0] if not self.outer_blocks else self.outer_blocks[0])
+        if holder not in self.shared and self.crossed_constructs(block):
+            raise self.unsupported(node, f"`{text}` changes in place an item of `{holder}` inside a loop or branch "
+                                         f"that tapegen does not see change `{holder}` (its loop target, or a name "
+                                         f"for an item read out of it)", f"change the item through `{holder}` "
+                                                                         f"itself: `{holder}[i].append(v)` in a loop "
+                                                                         f"over `range(len({holder}))`")
 
     def _holders(self, container, key):
         """[(name or (object, attribute), its value now)] for each name and attribute whose value is

@@ -498,3 +498,16 @@ def tuples_in_a_list_joined_and_repeated(x):
     summed = sum([[x], [x * 3.0]], start)
     return np.sum(reduced[1] * reduced[0] + joined[2] * repeated[1]) * len(repeated) + \
         np.sum(summed[0] * summed[2]) * len(summed)
+
+
+def _tripled(layer):
+    layer["w"] = layer["w"] * 3.0
+
+
+def a_dict_read_out_of_a_list_changed_by_a_helper(x):
+    """`layer = layers[1]; _tripled(layer)`: the helper changes the dict the list holds, as Python does (only the
+    name `layer` was rebound: 10.9 where Python gives 18.9, no error)."""
+    layers = [{"w": x}, {"w": x * 2.0}]
+    layer = layers[1]
+    _tripled(layer)
+    return np.sum(layers[0]["w"] * layers[1]["w"] + layer["w"])
