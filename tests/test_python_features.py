@@ -434,7 +434,21 @@ def _flat_of_a_slice_set(x):
     return np.sum(a)
 
 
+class _Holder:
+    pass
+
+
+def _getattr_of_a_computed_name(x):
+    o = _Holder()
+    o.a = x * 2.0
+    total = 0.0
+    for name in ["a", "b"]:
+        total = total + np.sum(getattr(o, name, x * 5.0))  # (it said getattr() takes 2 arguments)
+    return total
+
+
 @pytest.mark.parametrize("fn, says", [
+    (_getattr_of_a_computed_name, "tapegen picks the attribute or the default when it transforms"),
     (_flat_of_a_slice_set, r"`a\[:2\]\.flat = \.\.\.` writes into the array in place"),
     (_asynchronous, "async functions cannot be differentiated"),
     (_evaluates, "runs code or reads names"),  # (a zero gradient on d0f02f4)

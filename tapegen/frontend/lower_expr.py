@@ -1794,6 +1794,12 @@ class Expressions:
                 self.known_hasattr(plain, absent_too=True)  # (a module's attribute, or an object's it knows)
             if known is not None:  # the attribute where it is there, else the default
                 return (self.expr(plain, (targets or [None])[0]) if known.value else self.expr(node.args[2]),)
+            raise self.unsupported(node, f"`{ast.unparse(node)}`: tapegen picks the attribute or the default when "
+                                         f"it transforms the function, and here it cannot tell then whether the "
+                                         f"object has it (the name is computed when the code runs, or the object "
+                                         f"is not one whose attributes it knows)",
+                                   "write the attribute's name as a string, on an object the function makes or "
+                                   "reads from its module")
         if obj is hasattr and len(node.args) == 2 and not node.keywords:
             known = self.known_hasattr(node)
             if known is not None:  # hasattr(self, "conv2") on an object of the module that has it: decided now
