@@ -742,7 +742,7 @@ def joined(x1, x2):
 
 def with_item(a, key, value):
     """`xs[key] = v` on a list or dict the function built: a copy of `a` with item `key` set to `value`."""
-    new = type(a)(a)
+    new = a.copy() if hasattr(a, "default_factory") else type(a)(a)  # (a defaultdict keeps its factory)
     new[key] = value
     if isinstance(key, slice) and isinstance(a, list) and len(new) != len(a):
         raise UnsupportedSyntaxError(f"`xs[{key.start}:{key.stop}] = ...` changes the length of a list, which tapegen "

@@ -61,12 +61,21 @@ def zero_tangent(x):
     if x is None:
         return None
     if isinstance(x, dict):
-        return type(x)((k, zero_tangent(v)) for k, v in x.items())
+        return _copied_dict(x, ((k, zero_tangent(v)) for k, v in x.items()))
     if isinstance(x, (list, tuple)):
         return type(x)(zero_tangent(v) for v in x)
     if isinstance(x, float):
         return 0.0
     return np.zeros_like(x)
+
+
+def _copied_dict(d, items):
+    """A dict of `d`'s class holding `items` (a defaultdict keeps its factory)."""
+    if hasattr(d, "default_factory"):
+        new = d.copy()
+        new.update(items)
+        return new
+    return type(d)(items)
 
 
 def float_zeros(x):

@@ -511,3 +511,13 @@ def a_dict_read_out_of_a_list_changed_by_a_helper(x):
     layer = layers[1]
     _tripled(layer)
     return np.sum(layers[0]["w"] * layers[1]["w"] + layer["w"])
+
+
+def items_of_a_defaultdict_added_to_in_a_loop(x):
+    """`d = defaultdict(float); d["a"] += v` in a loop: a copy keeps the dict's factory (`type(d)(d)` raised
+    TypeError in the gradient code)."""
+    import collections
+    d = collections.defaultdict(float)
+    for k in range(3):
+        d["a"] += x * k
+    return np.sum(d["a"] * x)
