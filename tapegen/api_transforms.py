@@ -150,7 +150,7 @@ def jacobian(f, wrt=0, mode="auto", *, argnums=None, argnum=None):
             _check_array(arguments[i], i - target.offset)
         chosen = mode
         if mode == "auto":
-            out = target.fn(*arguments)
+            out = target.fn(*_copies(arguments))  # (run as written: a write into an argument stays in the copy)
             chosen = choose_mode(sum(np.size(arguments[i]) for i in indices),
                                  sum(np.size(o) for o in output_leaves(out)))
         positions = tuple(i - target.offset for i in indices)
@@ -325,6 +325,18 @@ def output_leaves(out) -> list:
     if isinstance(out, (list, tuple)):
         return [leaf for item in out for leaf in output_leaves(item)]
     return [out]
+
+
+def _copies(tree):
+    """`tree` with each array copied, whatever lists, tuples and dicts hold it (other values as they are)."""
+    if isinstance(tree, np.ndarray):
+        return tree.copy()
+    if isinstance(tree, dict):
+        return type(tree)((key, _copies(value)) for key, value in tree.items())
+    if isinstance(tree, (list, tuple)):
+        items = [_copies(item) for item in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    return tree
 
 
 def output_like(out, leaves):

@@ -4,6 +4,7 @@ Every function in tests/cases/container_functions.py is checked in grad, vjp, jv
 grad-of-grad against central differences (tests/modes.py).
 """
 import collections
+import operator
 
 import numpy as np
 import pytest
@@ -85,6 +86,16 @@ POINTS = {
     "lists_joined_by_sum_and_reduce": ({"weights": [np.array([0.3, -0.2]), np.array([0.5, 0.4])],
                                         "biases": [np.array([0.1, 0.7]), np.array([0.2, 0.3])]},),
     "list_argument_joined_and_repeated": ([np.array([0.3, -0.6]), np.array([0.9, 0.2])], (np.array([0.5, 0.1]),)),
+    "items_deleted_and_sorted_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
+    "items_read_past_a_slice_at_second_order": (np.array([0.3, -0.7, 1.1]),),
+    "slices_of_a_list_assigned": (np.array([0.3, -0.7, 1.1]),),
+    "lists_joined_by_operator_iadd": (np.array([0.3, -0.7, 1.1]),),
+    "a_helpers_helper_changing_the_callers_dict_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
+    "params_flattened_after_a_helper_changes_them": (np.array([0.3, -0.7, 1.1]),),
+    "items_of_an_ordered_dict_set_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
+    "tuples_in_a_list_joined_and_repeated": (np.array([0.3, -0.7, 1.1]),),
+    "a_dict_read_out_of_a_list_changed_by_a_helper": (np.array([0.3, -0.7, 1.1]),),
+    "items_of_a_defaultdict_added_to_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
 }
 
 
@@ -209,7 +220,57 @@ def _extended_under_two_names_in_a_loop(w):
     return np.sum(ys[1])
 
 
+def _append(xs, v):
+    xs.append(v)
+
+
+def _appended_through_a_tuple_by_a_helper(w):
+    xs = [w]
+    pair = (xs, 3)
+    _append(pair[0], w * 2.0)  # (its derivative was lost: 0.74 where 1.48 is right, no error)
+    return np.sum(xs[-1])
+
+
+def _grown(xs, n):
+    if n == 0:
+        return xs
+    xs.append(xs[-1] * xs[0])
+    return _grown(xs, n - 1)
+
+
+def _grown_by_a_recursion(w):
+    xs = [w[0], w[1]]
+    _grown(xs, 3)  # (deeper than unrolled: run as written, the items it appended had no derivative)
+    return sum(xs)
+
+
+def _multiplied_by_operator_imul(w):
+    a = w * 1.0
+    c = a
+    operator.imul(a, w)  # (run as written: `c` changed where the gradient code did not see it)
+    return np.sum(c)
+
+
+def _rows_grown_through_the_loop_target(w):
+    rows = [[w], [w * 2.0]]
+    for row in rows:
+        row.append(row[0] * 3.0)  # (the loop did not carry `rows`: 8.05 where Python gives 10.35, no error)
+    return np.sum(rows[0][-1] + rows[1][-1])
+
+
+def _dicts_changed_by_a_helper_in_a_loop(w):
+    layers = [{"w": w}, {"w": w * 2.0}]
+    for layer in layers:
+        cf._tripled(layer)  # (only `layer` was rebound: 3.99 where Python gives 35.9, no error)
+    return np.sum(layers[0]["w"] * layers[1]["w"])
+
+
 @pytest.mark.parametrize("fn, says", [
+    (_rows_grown_through_the_loop_target, "changes in place an item of `rows` inside a loop"),
+    (_dicts_changed_by_a_helper_in_a_loop, "changes in place a list or dict read out of another one"),
+    (_appended_through_a_tuple_by_a_helper, "may be one the caller names too"),
+    (_grown_by_a_recursion, "changes its argument `xs` in place"),
+    (_multiplied_by_operator_imul, "changes its first argument in place"),
     (_insert, "changing `xs` in place would also change `ys`"), (_update, "would also change `e`"),
     (_sort_a_row_in_place, "`.sort()` changes `a"), (_aliased, "would also change `ys`"),
     (_held_in_another, "would also change another list"), (_popped_under_two_names, "would also change `ys`"),
@@ -543,3 +604,13 @@ def test_a_defaultdict_passed_to_a_helper_or_returned_is_refused():
     for f in (passed, returned):
         with pytest.raises(tg.UnsupportedSyntaxError, match="defaultdict is followed where the function builds"):
             tg.grad(f)(np.ones(2)) if f is passed else tg.jacobian(f)(np.ones(2))
+
+
+def test_hessian_of_items_read_past_a_slice():
+    """tg.hessian (forward over reverse) of a list sliced and popped: the tangent of the slice's cotangent had no
+    items where only the other summand had a derivative (TypeError: None * float, in the gradient's JVP code)."""
+    x = np.array([0.3, -0.7, 1.1])
+    gradient = tg.grad(cf.items_read_past_a_slice_at_second_order)
+    columns = [(gradient(x + 1e-6 * e) - gradient(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)]
+    np.testing.assert_allclose(tg.hessian(cf.items_read_past_a_slice_at_second_order)(x), np.stack(columns, -1),
+                               rtol=1e-5, atol=1e-6)

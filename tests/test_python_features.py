@@ -116,6 +116,8 @@ POINTS = {
     "attributes_read_with_a_default": (_m(2, 3), _m(3)),
     "batchnorm_keeping_running_averages": (_m(4, 3), _m(3)),
     "parts_of_arrays_set": (np.array([0.3, -0.2, 0.5]),),
+    "parts_of_array_slices_set": (np.array([0.3, -0.2, 0.5]),),
+    "subtracted_at_by_a_helper": (np.array([0.3, -0.2, 0.5, 0.9]),),
     "picked_by_itemgetter_and_attrgetter": (np.array([0.3, -0.2, 0.5]),),
     "sorted_in_place": (np.array([0.3, -0.2, 0.5]), np.array([[0.4, -0.1, 0.9], [-0.3, 0.7, 0.2]])),
     "layer_set_up_before_behind_a_flag": (_m(4, 3),),
@@ -255,6 +257,21 @@ def test_writing_into_an_argument_leaves_the_callers_array_alone():
     tg.grad(pf.writes_into_arguments, wrt=(0, 1))(x, v)
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(v, v0)
+
+
+def _sorted_in_place(x):
+    x.sort()  # (the caller's array, as Python sorts it)
+    return x * np.arange(1.0, 5.0)
+
+
+@pytest.mark.parametrize("mode", ["auto", "forward", "reverse"])
+def test_jacobian_of_a_function_writing_into_its_argument_is_taken_where_it_is_called(mode):
+    """tg.jacobian's "auto" ran the function as written to see its output's size, which sorted the caller's
+    array: the Jacobian was then taken at the sorted array (rows in the wrong places, no error)."""
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    expected = np.stack([(_sorted_in_place(x + 1e-6 * e) - _sorted_in_place(x - 1e-6 * e)) / 2e-6
+                         for e in np.eye(4)], -1)
+    np.testing.assert_allclose(tg.jacobian(_sorted_in_place, mode=mode)(x.copy()), expected, atol=1e-6)
 
 
 def _fd(f, p, field, x, eps=1e-6):
@@ -420,7 +437,28 @@ def _reads_locals(x):
     return np.sum(locals()["y"])
 
 
+def _flat_of_a_slice_set(x):
+    a = x * 2.0
+    a[:2].flat = x[1:] ** 2  # (written into `a` where the gradient code did not see it)
+    return np.sum(a)
+
+
+class _Holder:
+    pass
+
+
+def _getattr_of_a_computed_name(x):
+    o = _Holder()
+    o.a = x * 2.0
+    total = 0.0
+    for name in ["a", "b"]:
+        total = total + np.sum(getattr(o, name, x * 5.0))  # (it said getattr() takes 2 arguments)
+    return total
+
+
 @pytest.mark.parametrize("fn, says", [
+    (_getattr_of_a_computed_name, "tapegen picks the attribute or the default when it transforms"),
+    (_flat_of_a_slice_set, r"`a\[:2\]\.flat = \.\.\.` writes into the array in place"),
     (_asynchronous, "async functions cannot be differentiated"),
     (_evaluates, "runs code or reads names"),  # (a zero gradient on d0f02f4)
     (_executes, "runs code or reads names"),

@@ -418,6 +418,14 @@ class Calls:
         `self`), the call is opaque: an error only if a derivative must flow through it, and that error says
         it is recursion."""
         from ..rules.table import Primitive
+        changed = [name for name, atom in _bound_parameters(fn, args, kwargs)
+                   if name in _parameters_changed(fn) and self.may_carry(atom)]
+        if changed:  # run as written, its change to the caller's list, dict or array is not seen by the tape
+            raise self.unsupported(node, f"{fn.__name__}() calls itself deeper than tapegen unrolls (the end is known "
+                                         f"only when the code runs), so the call runs as written, and it changes "
+                                         f"its argument `{changed[0]}` in place: tapegen cannot follow a derivative "
+                                         f"through that change", f"return the new value instead of changing "
+                                                                 f"`{changed[0]}` (or rewrite the recursion as a loop)")
         if self.runs_when_called(fn, args, kwargs):
             return self.emit_multi(_RECURSIVE["rules", id(fn)], args, kwargs, node, 1, [None])[0]
         if any(isinstance(v, (StaticValue, LocalFunction, KnownItems)) for v in [*args, *kwargs.values()]):
@@ -802,9 +810,12 @@ class Calls:
                                    f"`{param}`), or have the helper return the new {kind}")
         self._carry_written(names[0], passed)
         self.store(names[0], value, node)
-        if (passed in self.params or passed in self.displays) and self.call_stack:  # a parameter here too: its
-            #                                                         caller's list or dict (or display of names)
-            self.written_params.setdefault(names[0], passed)
+        if passed in self.item_origin and self.callers_passed(names[0]) is None:  # `layer = layers[i]` passed:
+            self.write_through_item(passed, value, node)  # the list holding it changes too, as in Python
+        callers = passed if passed in self.params or passed in self.displays else \
+            self.callers_passed(names[0])  # (in a loop: what it carries; a display of names: the caller's)
+        if callers is not None and self.call_stack:  # a parameter here too: its caller's list or dict
+            self.written_params.setdefault(names[0], callers)
         else:
             self.stale.pop(passed, None)  # (not to be read until written back: `changes_callers`)
 
@@ -1012,6 +1023,37 @@ def _own_nodes(node):
 _CHANGING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
                                "popitem", "sort", "reverse", "fill", "put", "itemset", "resize", "add", "discard",
                                "__setitem__", "__delitem__", "__iadd__", "send", "write"})
+
+
+def _parameters_changed(fn) -> set:
+    """The parameters of function `fn` of the user's it may change in place (`xs.append(v)`, `xs[k] = v`,
+    `del xs[k]`, `xs += ys`), where the object is its caller's; all of them where its source cannot be read."""
+    try:
+        tree = function_source(fn).node
+    except Exception:
+        return set(inspect.signature(fn).parameters)
+    params = {a.arg for a in (*tree.args.posonlyargs, *tree.args.args, *tree.args.kwonlyargs)}
+    changed = set()
+    for sub in _own_nodes(tree):
+        if isinstance(sub, ast.Subscript) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            root = sub.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            changed.add(getattr(root, "id", None))
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CHANGING_METHODS:
+            changed.add(getattr(sub.func.value, "id", None))
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            changed.add(sub.target.id)
+    return changed & params
+
+
+def _bound_parameters(fn, args, kwargs) -> list:
+    """(parameter name, atom) for each argument of a call of `fn` with `args` and `kwargs`."""
+    try:
+        bound = inspect.signature(fn).bind_partial(*args, **kwargs)
+    except TypeError:
+        return []
+    return list(bound.arguments.items())
 
 
 def _keeps_state_alone(fn, depth=3, tree=None) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import dataclasses
 import importlib
 import importlib.util
@@ -37,7 +38,7 @@ from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _loc
 from .resolve import MISSING, library_object
 from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
-from .normalize import normalize
+from .normalize import _located as _located_where_unset, normalize
 from .resolve import Scope, all_identifiers, code_of, local_names, native
 from .source import FunctionSource
 
@@ -671,8 +672,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         saved_construct = self.construct_number
         self.construct_number = self.constructs[0] = self.constructs[0] + 1
         carried = self.carried.get(self.construct_number, ())
-        item_writes = getattr(names, "item_writes", ())
-        names = set(names) | {base for base, how in carried if how == "=" and base in self.env}
+        forced = {base for base, how in carried if how == "=" and base in self.env}  # (a dict found to be one
+        item_writes = set(getattr(names, "item_writes", ())) - forced               # in the body: carried)
+        names = set(names) | forced
         known = frozenset({base for base, how in carried if how in ("known", "dispatch")}  # set to one here, or holding one now
                           | {name for name in names if isinstance(self.env.get(name), _KNOWN_KINDS)})
         names -= known
@@ -1438,6 +1440,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             shape = self.expr(value_node)
             return self.store(name, self.emit(rules.lookup(np.reshape), [base, shape], {}, target,
                                               self.shared.get(name, name)), target)
+        if target.attr in ("real", "imag", "flat") and isinstance(target.value, ast.Subscript) and isinstance(base, Var) \
+                and base not in self.types and base not in self.live:  # z[:2].real = v: written into z's items
+            if target.attr == "flat":
+                raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into the array in place, which "
+                                               f"tapegen cannot follow", "assign the items: a[...] = ...")
+            read = lambda: copy.deepcopy(target.value)  # noqa: E731  (z[:2], read again)
+            part = ast.Attribute(read(), target.attr, ast.Load())
+            if target.attr == "real":  # z[:2] = z[:2] - z[:2].real + v
+                new = ast.BinOp(ast.BinOp(read(), ast.Sub(), part), ast.Add(), value_node)
+            else:  # z[:2] = z[:2] - 1j * z[:2].imag + 1j * v
+                new = ast.BinOp(ast.BinOp(read(), ast.Sub(), ast.BinOp(ast.Constant(1j), ast.Mult(), part)), ast.Add(),
+                                ast.BinOp(ast.Constant(1j), ast.Mult(), value_node))
+            stored = ast.Subscript(target.value.value, target.value.slice, ast.Store())
+            return self.statement(_located_where_unset(ast.Assign([stored], new), target))
         if target.attr in ("real", "imag", "flat") and isinstance(target.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:  # z.real = v: written into z, in place
             name = target.value.id
@@ -1847,7 +1863,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def _track_containers(self, prim, inputs, outs):
         """Remember the vars that hold a list, tuple or dict built here (`+` joins them, `*` repeats)."""
         kind = CONTAINER_OUTPUTS.get(prim.name)
-        if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item", "append") and inputs:
+        if kind is None and prim.name in ("assign", "concat", "repeat_items", "with_item", "append", "unflatten_tree") \
+                and inputs:  # (unflatten(v) of tg.flatten(params): params' kind)
             kind = self.container_kind(inputs[0][1])
         if prim.name == "repeat_items" and not isinstance(inputs[1][1], Const) and \
                 len(_numbers_written(inputs[0][1]) or ()) > 1:  # x * [1.0, 2.0, 3.0]: meant as NumPy's product
@@ -2009,8 +2026,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         `maybe_lists`: what may be a list when the code runs (an item of a list or tuple argument, or of a dict
         read by a key, a module's object's list attribute): `a + b` of two of them is joined or added, and `a * 3`
         repeated or multiplied, as they turn out to be."""
-        is_list = lambda atom: self.container_kind(atom) == "list" or atom in self.list_items \
-            or atom in self.maybe_lists  # noqa: E731
+        is_list = lambda atom: self.container_kind(atom) in ("list", "tuple") or atom in self.list_items \
+            or atom in self.maybe_lists  # noqa: E731  (a tuple is joined and repeated as a list is)
         if prim.name == "make_list":
             holds = all(is_list(item) for item in values["items"].items)
         elif prim.name == "append":

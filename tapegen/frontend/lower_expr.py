@@ -52,6 +52,10 @@ METADATA_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
 # Context managers that change only warnings and printing: `with` blocks of them run their body as written.
 WARNING_CONTEXTS = (np.errstate, np.printoptions, __import__("warnings").catch_warnings)
 # Methods that change their list, dict, set or array in place.
+IN_PLACE_OPERATORS = {operator.iadd: ast.Add, operator.isub: ast.Sub, operator.imul: ast.Mult,
+                      operator.itruediv: ast.Div, operator.ifloordiv: ast.FloorDiv, operator.imod: ast.Mod,
+                      operator.ipow: ast.Pow, operator.imatmul: ast.MatMult, operator.ior: ast.BitOr,
+                      operator.iand: ast.BitAnd, operator.ixor: ast.BitXor, operator.iconcat: ast.Add}
 MUTATORS = {"extend", "insert", "remove", "pop", "popitem", "clear", "reverse", "sort", "update", "setdefault",
             "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update", "fill",
             "put", "itemset", "resize", "partition", "setfield", "byteswap", "__setitem__", "__delitem__",
@@ -867,6 +871,10 @@ class Expressions:
             elif kind is None and isinstance(arg, Var) and length is not None:  # an array of a length known now
                 known.append((("rows", k), length))
         return tuple(known)
+
+    def names_sequence(self, node) -> bool:
+        """Whether `node` is a name of a list or tuple built here."""
+        return isinstance(node, ast.Name) and self.container_kind(self.env.get(node.id)) in ("list", "tuple")
 
     def container_kind(self, atom):
         """"list", "tuple" or "dict" for an atom known to be one at transform time, else None."""
@@ -1809,8 +1817,9 @@ class Expressions:
                 kw.arg == "key" and isinstance(self.known(kw.value) or kw.value, (ast.Lambda, LocalFunction))
                 for kw in node.keywords):
             helper = BY_KEY[obj]
-        if obj is sum and len(node.args) == 2 and not node.keywords and isinstance(node.args[1], (ast.List, ast.Tuple)):
-            helper = joined_sum  # sum(rows, []): the rows joined (py_sum's rules add)
+        if obj is sum and len(node.args) == 2 and not node.keywords and (isinstance(node.args[1], (ast.List, ast.Tuple))
+                                                                        or self.names_sequence(node.args[1])):
+            helper = joined_sum  # sum(rows, []) (or sum(rows, start) of a list): the rows joined (py_sum's rules add)
         if helper is not None:  # functools.reduce(f, xs), np.convolve(a, v): the code they stand for
             args, kwargs = self.arguments(node, static=True)
             return self._call_result(self.inline(helper, node, args, kwargs), outputs, node, targets)
@@ -1853,6 +1862,12 @@ class Expressions:
                 self.known_hasattr(plain, absent_too=True)  # (a module's attribute, or an object's it knows)
             if known is not None:  # the attribute where it is there, else the default
                 return (self.expr(plain, (targets or [None])[0]) if known.value else self.expr(node.args[2]),)
+            raise self.unsupported(node, f"`{ast.unparse(node)}`: tapegen picks the attribute or the default when "
+                                         f"it transforms the function, and here it cannot tell then whether the "
+                                         f"object has it (the name is computed when the code runs, or the object "
+                                         f"is not one whose attributes it knows)",
+                                   "write the attribute's name as a string, on an object the function makes or "
+                                   "reads from its module")
         if obj is hasattr and len(node.args) == 2 and not node.keywords:
             known = self.known_hasattr(node)
             if known is not None:  # hasattr(self, "conv2") on an object of the module that has it: decided now
@@ -2176,6 +2191,8 @@ class Expressions:
             values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
         self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
                                    self.shared.get(name, name)), node)
+        if array in self.params:  # a helper's parameter: its caller's array, which NumPy adds into
+            self.changes_callers_array(name, array, node)
         return (Const(None),)[:outputs]
 
     def composed(self, transform, node, outputs, targets):
@@ -2324,9 +2341,27 @@ class Expressions:
                  (self.emit(rules.lookup(operator.not_), [is_str], {}, node, None), interleaved)]
         return self.dispatched(node, outputs, cases, args[0], "np.einsum's first argument", "a string or an array")
 
+    def in_place_operator(self, obj, node):
+        """`operator.iadd(xs, ys)` (isub, imul, ior, ...) with `xs` a name of a list or dict built here: lowered as
+        `xs += ys`, which changes it in place as the call does; its value is `xs` after it. Another (an array, a
+        number: whether the name is rebound depends on the value) is refused. (Run as written, its change was
+        made where the gradient code did not see it: a derivative lost with no error.)"""
+        if len(node.args) != 2 or node.keywords or not isinstance(node.args[0], ast.Name) \
+                or any(isinstance(a, ast.Starred) for a in node.args) \
+                or self.container_kind(self.env.get(node.args[0].id)) not in ("list", "dict"):
+            raise self.unsupported(node, f"`{ast.unparse(node)}` changes its first argument in place (an array or "
+                                         f"list) or not (a number), which tapegen follows only for a list or dict "
+                                         f"the function built, by name", "write the statement: a += b")
+        name = node.args[0].id
+        target = ast.copy_location(ast.Name(name, ast.Store()), node.args[0])
+        self.statement(ast.copy_location(ast.AugAssign(target, IN_PLACE_OPERATORS[obj](), node.args[1]), node))
+        return self.expr(ast.copy_location(ast.Name(name, ast.Load()), node.args[0]))
+
     def call_object(self, obj, node, outputs, targets, atom=None):
         """A call of `obj`, known now: a primitive, a class or function of the user's, or an opaque call.
         `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
+        if obj in IN_PLACE_OPERATORS:  # operator.iadd(xs, ys): `xs += ys`, then its value
+            return (self.in_place_operator(obj, node),)[:max(outputs, 1)]
         if obj in (operator.add, operator.mul) and len(node.args) == 2 and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # reduce(operator.add, rows): as `+`
             left, right = self.expr(node.args[0]), self.expr(node.args[1])  # (joins lists, adds arrays)
@@ -2828,11 +2863,15 @@ class Expressions:
                 tuple_ = self.taken_out.get(receiver)
                 named = [name for name, atom in self.env.items() if isinstance(atom, Var)
                          and (tuple_, False) in self.holders.get(atom, ()) and self.read_after(name, node)]
-                if named and len(args) == 1 and self.may_carry(args[0]):
+                callers = not named and self.call_stack and any((tuple_, False) in held  # (a helper given
+                                                                for held in self.holders.values())  # `pair[0]`)
+                if (named or callers) and len(args) == 1 and self.may_carry(args[0]):
+                    which = f"the one `{named[0]}` names" if named else "one the caller names too"
                     raise self.unsupported(node, f"`{ast.unparse(node)}` changes a list the tuple holds, which may be "
-                                                 f"the one `{named[0]}` names (Python's change shows there): tapegen "
+                                                 f"{which} (Python's change shows there): tapegen "
                                                  f"cannot follow a gradient through that one",
-                                           f"append through the name: {named[0]}.append(...)")
+                                           "append through the list's own name: "
+                                           f"{named[0] if named else 'xs'}.append(...), not through the tuple")
                 self.emit_multi(_opaque_method("append"), [receiver] + args, {}, node, 0, [])
                 return ()
             raise self.unsupported(node, "append to a list tapegen cannot follow (an argument, or shared)",
@@ -2869,6 +2908,7 @@ class Expressions:
         for holder, current in holders:
             updated = self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
             if isinstance(holder, str):
+                self.check_holder_carried(holder, current, node, text)
                 self.store(holder, updated, node)
             else:
                 base, attr = holder
@@ -2881,6 +2921,18 @@ class Expressions:
             same = other_key == (key.value if isinstance(key, Const) else key) or container in containers
             if same and var is not value:  # the item as it was: not to be read again
                 self.stale.setdefault(var, (text, node, "item"))
+
+    def check_holder_carried(self, holder, current, node, text):
+        """Refuses changing an item of the list or dict `holder` names inside a loop or branch that does not carry
+        `holder` (`for row in rows: row.append(v)`): the change would last only to the end of the pass (a wrong
+        value, no error)."""
+        block = self.var_block.get(current, self.blocks[0] if not self.outer_blocks else self.outer_blocks[0])
+        if holder not in self.shared and self.crossed_constructs(block):
+            raise self.unsupported(node, f"`{text}` changes in place an item of `{holder}` inside a loop or branch "
+                                         f"that tapegen does not see change `{holder}` (its loop target, or a name "
+                                         f"for an item read out of it)", f"change the item through `{holder}` "
+                                                                         f"itself: `{holder}[i].append(v)` in a loop "
+                                                                         f"over `range(len({holder}))`")
 
     def _holders(self, container, key):
         """[(name or (object, attribute), its value now)] for each name and attribute whose value is

@@ -24,8 +24,8 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
 from ..rules.language import (assign, check_zip, in_place_result, integer_index, item_alone, item_not_shared,
-                               iterated, mutable_items, no_candidate, number_item, set_in_item, view_positions,
-                               with_item)
+                               iterated, make_list, mutable_items, no_candidate, number_item, set_in_item,
+                               view_positions, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
@@ -601,6 +601,7 @@ class ControlFlow:
                 array = self.emit(rules.lookup(dict), [array], {}, target, self.shared.get(name))  # argument's
                 self.store(name, array, target)  # copy, as for an array (the caller's dict is left as it was)
             self.containers[array] = "dict"
+            self._carry_written(name, array)  # (a loop around: it rebinds the name, as for a dict built here)
         if self.container_kind(array) in ("list", "dict"):
             return self._assign_item(name, array, target, value_node, op)
         restoring = isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name) \
@@ -752,13 +753,36 @@ class ControlFlow:
             self.check_unshared(name, container, target, items_in_place=op is not None)
         key = self.container_key(container, target.slice)
         value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
-        changed = self.emit(rules.lookup(with_item), [container, key, value], {}, target, self.shared.get(name, name))
+        if isinstance(key, Const) and isinstance(key.value, slice) and self.container_kind(container) == "list":
+            changed = self.spliced(container, key.value, value, target, self.shared.get(name, name))
+        else:
+            changed = self.emit(rules.lookup(with_item), [container, key, value], {}, target,
+                                self.shared.get(name, name))
         if held is None and container in self.item_origin and self.callers_passed(name) is None:
             self.write_through_item(container, changed, target)  # `p = ps[i]; p["rm"] = m`: Python changed the
             #                  dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
         self.store(name, changed, target)
         if held is not None:
             self.live_write(held, name, container, key, value, target)
+
+    def spliced(self, container, part, value, target, out):
+        """`xs[i:j] = ys` on a list built here (`xs[:] = ...` too): `xs[:i] + list(ys) + xs[j:]`, as Python
+        replaces the items, however many `ys` holds. (with_item's rules take one item's key: a TypeError in
+        the gradient code.) A step, or bounds that are not plain non-negative ints in order, are refused."""
+        start, stop = part.start, part.stop
+        if part.step is not None or any(b is not None and (type(b) is not int or b < 0) for b in (start, stop)) \
+                or start is not None and stop is not None and stop < start:
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` replaces a slice tapegen follows only "
+                                           f"with bounds 0 <= i <= j and no step", "build the new list: "
+                                                                                   "xs = xs[:i] + new + xs[j:]")
+        def part_of(lo, hi):
+            return self.emit(rules.lookup(operator.getitem), [container, Const(slice(lo, hi))], {}, target, None)
+        new = self.emit(rules.lookup(list), [value], {}, target, None)
+        head = part_of(None, start) if start is not None else self.emit(rules.lookup(make_list), [], {}, target, None)
+        joined = self.binary(operator.add, head, new, target, None)
+        if stop is None:
+            return self.emit(rules.lookup(assign), [joined], {}, target, out)
+        return self.binary(operator.add, joined, part_of(stop, None), target, out)
 
     def live_holder(self, var, depth=0):
         """(object, attribute): the module's object whose list or dict attribute `var` is, or holds through items
@@ -1406,16 +1430,16 @@ def _assigned_names(stmts) -> set:
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and id(sub) not in local:
                 names.add(sub.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, (ast.Store, ast.Del)) \
-                    and isinstance(sub.value, ast.Name):  # (`del xs[0]`: xs rebound to the list without it)
+                    and isinstance(sub.value, ast.Name):  # (`del xs[k]` rebinds xs to the list without the item)
                 items.add(sub.value.id)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) and isinstance(sub.value, ast.Subscript):
                 _add_root(sub.value, names, items)  # rows[i][j] = v: rows is rebound (its item i replaced by a copy)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) \
                     and isinstance(sub.value, ast.Attribute) and isinstance(sub.value.value, ast.Name):
                 names.add(f"{sub.value.value.id}.{sub.value.attr}")  # self.params[k] = v rebinds self.params
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "at" \
-                    and sub.args and isinstance(sub.args[0], ast.Name):
-                names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.args \
+                    and isinstance(sub.args[0], ast.Name) and (sub.func.attr == "at" or sub.func.attr in _IN_PLACE):
+                names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums; so does operator.iadd(xs, ys)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _REBINDING \
                     and isinstance(sub.func.value, ast.Name):  # xs.append(v) on an item of a dict, d.pop(k, v): rebind
                 items.add(sub.func.value.id)
@@ -1431,6 +1455,8 @@ def _assigned_names(stmts) -> set:
     return result
 
 
+_IN_PLACE = ("iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul", "ior", "iand", "ixor",
+             "iconcat")  # operator's functions of `a += b` and the others
 _REBINDING = ("extend", "append", "insert", "pop", "update", "setdefault", "popitem", "remove", "reverse", "clear",
               "sort")  # methods whose list or dict (or array: `a.sort()`) is rebound to a copy
 

@@ -733,7 +733,7 @@ table.nondiff(saved_region, "a, index", spelling="saved_region")
 CONTAINER_OUTPUTS = {"make_list": "list", "make_tuple": "tuple", "make_dict": "dict", "dict_copy": "dict",
                      "updated": "dict", "dict_without": "dict", "list": "list", "py_sorted": "list",
                      "tuple": "tuple", "split": "list", "array_split": "list", "hsplit": "list", "vsplit": "list",
-                     "dsplit": "list"}
+                     "dsplit": "list", "py_sorted": "list"}
 
 def make_list(*items):
     """`[a, b]` stored in a variable."""
@@ -784,7 +784,7 @@ def joined(x1, x2):
 
 def with_item(a, key, value):
     """`xs[key] = v` on a list or dict the function built: a copy of `a` with item `key` set to `value`."""
-    new = type(a)(a)
+    new = a.copy() if hasattr(a, "default_factory") else type(a)(a)  # (a defaultdict keeps its factory)
     new[key] = value
     if isinstance(key, slice) and isinstance(a, list) and len(new) != len(a):
         raise UnsupportedSyntaxError(f"`xs[{key.start}:{key.stop}] = ...` changes the length of a list, which tapegen "

@@ -62,12 +62,21 @@ def zero_tangent(x):
     if x is None:
         return None
     if isinstance(x, dict):
-        return type(x)((k, zero_tangent(v)) for k, v in x.items())
+        return _copied_dict(x, ((k, zero_tangent(v)) for k, v in x.items()))
     if isinstance(x, (list, tuple)):
         return type(x)(zero_tangent(v) for v in x)
     if isinstance(x, float):
         return 0.0
     return np.zeros_like(x)
+
+
+def _copied_dict(d, items):
+    """A dict of `d`'s class holding `items` (a defaultdict keeps its factory)."""
+    if hasattr(d, "default_factory"):
+        new = d.copy()
+        new.update(items)
+        return new
+    return type(d)(items)
 
 
 def float_zeros(x):
@@ -1312,8 +1321,19 @@ def item_cotangent_vjp(ct_meta, key, g):
 
 
 @table.jvp(item_cotangent, "ct")
-def item_cotangent_jvp(ct_dot, key):
-    return item_cotangent(ct_dot, key)
+def item_cotangent_jvp(ct, ct_dot, key):
+    return _zero_where_missing(item_cotangent(ct_dot, key), item_cotangent(ct, key))
+
+
+def _zero_where_missing(dot, primal):
+    """The tangent `dot` of a cotangent `primal` an item was read out of: zeros where `primal` has a value and
+    `dot` has none (a sum of list cotangents whose tangent came from one summand only lacks the other's
+    items; gradient code testing `if g is not None` on the value then used the tangent: None * 3.0)."""
+    return zero_tangent(primal) if dot is None else dot
+
+
+def _zeros_where_missing(dots, primals):
+    return [_zero_where_missing(dot, primal) for dot, primal in zip(dots, primals)]
 
 
 @table.vjp(one_item, "ct", partial=True)
@@ -1362,8 +1382,8 @@ def make_list_vjp_vjp(ct_meta, g):
 
 
 @table.jvp(make_list_vjp, "ct")
-def make_list_vjp_jvp(items, ct_dot):
-    return make_list_vjp(items, ct_dot)
+def make_list_vjp_jvp(items, ct, ct_dot):
+    return _zeros_where_missing(make_list_vjp(items, ct_dot), make_list_vjp(items, ct))
 
 
 @table.vjp(make_dict_vjp, "ct")
@@ -1372,8 +1392,8 @@ def make_dict_vjp_vjp(keys, g):
 
 
 @table.jvp(make_dict_vjp, "ct")
-def make_dict_vjp_jvp(keys, ct_dot):
-    return make_dict_vjp(keys, ct_dot)
+def make_dict_vjp_jvp(keys, ct, ct_dot):
+    return _zeros_where_missing(make_dict_vjp(keys, ct_dot), make_dict_vjp(keys, ct))
 
 
 @table.vjp(keyed, "ct")

@@ -452,3 +452,138 @@ def defaultdicts_built_here(x, labels=(0, 1, 0, 2)):
 
 def _two_ones():
     return np.ones(2)
+
+
+def items_deleted_and_sorted_in_a_loop(x):
+    """`del xs[0]`, `xs.sort()`, `xs.reverse()` and `xs.clear()` in a loop rebind the list each pass, as
+    `xs.pop()` does (after `del xs[0]` twice, the loop gave the list as it was before it: 26.45 where Python gives
+    35.65, no error; `xs.sort()` in a loop was NumPy's sort of the list, whose tangent code raised)."""
+    xs = [x, x * 2.0, x * 3.0, x * 4.0]
+    for _ in range(2):
+        del xs[0]
+    ys = [x[0], x[1] * 2.0, x[2]]
+    for _ in range(2):
+        ys.sort()
+        ys[0] = ys[0] + 2.0
+    zs = [x, x * 3.0]
+    for k in range(3):
+        zs.reverse()
+        if k == 1:
+            zs.clear()
+        zs.append(x * (k + 2.0))
+    return np.sum(xs[0] + xs[1] * 7.0) + ys[0] * 3.0 + ys[1] * 2.0 + ys[2] + np.sum(zs[0] * zs[-1]) * len(zs)
+
+
+def items_read_past_a_slice_at_second_order(x):
+    """`ys = xs[1:]` (as `xs.pop(0)` leaves it): the gradient code adds one item's cotangent to the
+    slice's, whose tangent, differentiated again, lacked the other items (None * 3.0 in tg.hessian's code)."""
+    xs = [x, np.sin(x), x * 3.0]
+    ys = xs[1:]
+    return np.sum(xs[0] * ys[0] + ys[1])
+
+
+def _reversed_in_place(xs):
+    xs[:] = [v * 2.0 for v in xs[::-1]]
+
+
+def slices_of_a_list_assigned(x):
+    """`xs[:] = ...` (here by a helper, on its caller's list) and `xs[1:3] = ...` replace the items, as many as
+    given: with_item's rules took one item's key (TypeError: unhashable type: 'slice', in the gradient code)."""
+    xs = [x, x * 3.0, np.sin(x)]
+    _reversed_in_place(xs)
+    xs[1:3] = (x * 5.0, xs[1] * 6.0, xs[2] * 7.0)
+    return np.sum(xs[0] * 2.0 + xs[-1] * xs[1]) * len(xs)
+
+
+def lists_joined_by_operator_iadd(x):
+    """`operator.iadd(xs, ys)` on a list built here is `xs += ys`: it extends `xs` (run as written, the items
+    it added had no derivative: a gradient lost with no error where another name read the list)."""
+    import operator
+    xs, ds = [], {"a": x}
+    for k in range(3):
+        operator.iadd(xs, [x * k])
+    joined = operator.iadd(xs, [np.sin(x)])
+    operator.ior(ds, {"b": x * 3.0})
+    return np.sum(xs[2] * joined[-1]) + np.sum(ds["b"] * ds["a"])
+
+
+def _scaled_item(d, x):
+    d["x"] = d["x"] * x
+
+
+def _scaled_in_a_loop(d, x):
+    for _ in range(2):
+        _scaled_item(d, x)
+
+
+def a_helpers_helper_changing_the_callers_dict_in_a_loop(x):
+    """A helper's loop calling another helper that changes the dict its caller passed down: the change reaches the
+    first caller (it stopped at the helper's loop: x where Python gives x ** 3, no error)."""
+    d = {"x": x}
+    _scaled_in_a_loop(d, x)
+    return np.sum(d["x"])
+
+
+def _decayed(params, x):
+    for k in params:
+        params[k] = params[k] * x[0]
+
+
+def params_flattened_after_a_helper_changes_them(x):
+    """A helper's loop writing `params[k]` of the dict `unflatten` made a pass before (tg.flatten in an optimizer
+    loop): it was taken for an array's item write (AttributeError in the gradient code)."""
+    import tapegen as tg
+    params = {"a": x, "b": x[:2] * 2.0}
+    for _ in range(2):
+        _decayed(params, x)
+        v, unflatten = tg.flatten(params)
+        params = unflatten(v + 0.1 * v ** 2)
+    return np.sum(params["a"]) + np.sum(params["b"] ** 2)
+
+
+def items_of_an_ordered_dict_set_in_a_loop(x):
+    """A dict the function did not build as a display (collections.OrderedDict()), its items set by string keys in
+    a loop: a new dict each pass, which the loop did not carry (2.3 where Python gives 3.45, no error)."""
+    import collections
+    d = collections.OrderedDict()
+    for k in range(3):
+        d["a"] = d.get("a", 0.0) + x * k
+    return np.sum(d["a"] * x)
+
+
+def tuples_in_a_list_joined_and_repeated(x):
+    """Tuples a list holds are joined by `+` and repeated by `*` when read out, as lists are: functools.reduce(
+    operator.add, [(x,), (2x,)]) was NumPy's sum (a wrong gradient, no error), `rows[0] + rows[1]` and
+    `rows[1] * 3` crashed; `sum(rows, start)` with a list named `start` joins too (py_sum's rules raised)."""
+    import functools
+    import operator
+    rows = [(x, x * 2.0), (np.sin(x),)]
+    reduced = functools.reduce(operator.add, rows)
+    joined, repeated = rows[0] + rows[1], rows[1] * 3
+    start = [x * 5.0]
+    summed = sum([[x], [x * 3.0]], start)
+    return np.sum(reduced[1] * reduced[0] + joined[2] * repeated[1]) * len(repeated) + \
+        np.sum(summed[0] * summed[2]) * len(summed)
+
+
+def _tripled(layer):
+    layer["w"] = layer["w"] * 3.0
+
+
+def a_dict_read_out_of_a_list_changed_by_a_helper(x):
+    """`layer = layers[1]; _tripled(layer)`: the helper changes the dict the list holds, as Python does (only the
+    name `layer` was rebound: 10.9 where Python gives 18.9, no error)."""
+    layers = [{"w": x}, {"w": x * 2.0}]
+    layer = layers[1]
+    _tripled(layer)
+    return np.sum(layers[0]["w"] * layers[1]["w"] + layer["w"])
+
+
+def items_of_a_defaultdict_added_to_in_a_loop(x):
+    """`d = defaultdict(float); d["a"] += v` in a loop: a copy keeps the dict's factory (`type(d)(d)` raised
+    TypeError in the gradient code)."""
+    import collections
+    d = collections.defaultdict(float)
+    for k in range(3):
+        d["a"] += x * k
+    return np.sum(d["a"] * x)
