@@ -1324,10 +1324,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         fn = BINOPS.get(type(stmt.op))
         if fn is None:
             raise self.unsupported(stmt, "this augmented assignment operator is not supported")
-        if self.healed_base(current) is not None:  # inner = u[1:-1]; inner += d: NumPy writes into `u` too
+        if self.healed_base(current) is not None and current not in self.params:  # inner = u[1:-1]; inner += d:
+            #   NumPy writes into `u` too (a helper's parameter: its caller's array, changed as such below)
             whole = ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(name, ast.Load()), stmt.target),
                                                     ast.Constant(Ellipsis), ast.Store()), stmt.target)
-            return self.assign_subscript(whole, stmt.value, fn)  # (as `inner[...] += d`, put back into `u`)
+            return self.assign_subscript(whole, stmt.value, fn)  # as `inner[...] += d`, put back into `u`
         value = self.expr(stmt.value)  # evaluated first, as Python does (`total += total`)
         cls = self.types.get(current) if isinstance(current, Var) else None
         if cls is not None and users_class(cls) and not issubclass(cls, (tuple, list, dict)):

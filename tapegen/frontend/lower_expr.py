@@ -1336,8 +1336,9 @@ class Expressions:
                 items.append(self.value(element))
             last = {name: self.env[name] for name in bound if name in self.env}
             items = [replace(item, env=collections.ChainMap(last, item.env))  # [lambda v: v * k for k
-                     if isinstance(item, LocalFunction) else item for item in items]  # in ...]: Python's reads k's
-        finally:  # last value, the comprehension's, when called
+                     if isinstance(item, LocalFunction) and item.env is self.env else item  # in ...]: Python's reads
+                     for item in items]  # k's last value, the comprehension's, when called (not a helper's closure
+        finally:  # over its own `k`: `[make_scaler(k) for k in ...]`)
             for name in bound:
                 self.env.pop(name, None)
             self.env.update(outer)
