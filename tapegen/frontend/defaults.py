@@ -96,16 +96,10 @@ def _default(factory, scope, name, identifiers):
         return [], lambda: ast.Constant(_BUILTIN_DEFAULTS[known])
     if isinstance(known, type) and known in _BUILTIN_DISPLAYS:
         return [], _BUILTIN_DISPLAYS[known]
-    if isinstance(factory, ast.Lambda) and not _has_parameters(factory.args):
-        body = factory.body  # lambda: np.zeros(3): its body, read where the item is made (as the call reads it)
-        return [], lambda: copy.deepcopy(body)
-    held = _fresh(f"{name}_factory", identifiers)  # a function of the user's: called at each read, as Python does
+    held = _fresh(f"{name}_factory", identifiers)  # a lambda or a function of the user's: called at each read,
+    #                                                  as Python does (reading its names then, where it was written)
     made = ast.Assign([ast.Name(held, ast.Store())], factory)
     return [made], lambda: ast.Call(ast.Name(held, ast.Load()), [], [])
-
-
-def _has_parameters(args) -> bool:
-    return bool(args.posonlyargs or args.args or args.vararg or args.kwonlyargs or args.kwarg)
 
 
 def _fresh(base, identifiers) -> str:
