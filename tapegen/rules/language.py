@@ -81,15 +81,16 @@ def view_positions(base, view):
     (index arrays shaped like `view`, an index taking all of `view`), so `base[where] = view[pick]` puts back what
     NumPy's write through the view changed (in memory a no-op; for the derivatives, `base`'s new value). Where
     `view` turned out a copy (`a[[0, 2]]`, a reshape that copied), both take nothing, as NumPy wrote nothing."""
-    nothing = (tuple(np.zeros(0, np.intp) for _ in np.shape(base)), tuple(np.zeros(0, np.intp) for _ in
-                                                                          range(np.ndim(view))))
     if not (isinstance(base, np.ndarray) and isinstance(view, np.ndarray)) or base.size == 0 or view.size == 0 \
             or not np.may_share_memory(base, view):
-        return nothing
+        return _nothing(base, view)
     if view.dtype != base.dtype or not (base.flags.c_contiguous or base.flags.f_contiguous):
         raise UnsupportedSyntaxError(
             "an array was written into through a view of it whose memory tapegen cannot map to the array's items "
             "(another dtype, or an array not contiguous)", hint="write into a copy, and assign it into the array")
+    basic = _basic_index(base, view)
+    if basic is not None:  # a row, a block, a column: `base[i]`, `base[1:-1]`, `base[:, j]` (quick to write back)
+        return basic, ...
     offsets = np.full(view.shape, view.__array_interface__["data"][0] - base.__array_interface__["data"][0],
                       dtype=np.intp)
     for axis, (n, stride) in enumerate(zip(view.shape, view.strides)):
@@ -97,8 +98,38 @@ def view_positions(base, view):
                                                                            (view.ndim - axis - 1))
     flat = offsets // base.itemsize
     if offsets.size and (flat.min() < 0 or flat.max() >= base.size):
-        return nothing
+        return _nothing(base, view)
     return np.unravel_index(flat, base.shape, order="C" if base.flags.c_contiguous else "F"), ...
+
+
+def _nothing(base, view):
+    """`view_positions` of a view that turned out a copy: indices taking no item of either."""
+    return tuple(np.zeros(0, np.intp) for _ in np.shape(base)), tuple(np.zeros(0, np.intp) for _ in
+                                                                     range(np.ndim(view)))
+
+
+def _basic_index(base, view):
+    """A tuple of integers and slices taking `view` out of `base` (its rows, a block, every other column), found
+    from their memory, or None (a transpose, a reshape across rows: `view_positions` lists each item then)."""
+    start = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
+    index, axis = [0] * base.ndim, 0
+    for k in (range(base.ndim - 1, -1, -1) if base.flags.c_contiguous else range(base.ndim)):
+        start, index[k] = divmod(start, base.shape[k])  # (the corner's position, as np.unravel_index gives it)
+    for n, stride in zip(view.shape, view.strides):
+        while axis < base.ndim and (stride % base.strides[axis] or abs(stride // base.strides[axis]) * (n - 1)
+                                    >= base.shape[axis]) and n > 1:
+            axis += 1
+        if axis == base.ndim:
+            return None
+        step = stride // base.strides[axis] if n > 1 else 1
+        stop = index[axis] + step * (n - 1) + (1 if step > 0 else -1)
+        index[axis] = slice(index[axis], stop if stop >= 0 else None, step)
+        axis += 1
+    index = tuple(index)
+    taken = base[index]
+    same = taken.shape == view.shape and taken.strides == view.strides and \
+        taken.__array_interface__["data"][0] == view.__array_interface__["data"][0]
+    return index if same else None
 
 
 def caught_exception(exc):
