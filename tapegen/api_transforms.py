@@ -150,7 +150,8 @@ def jacobian(f, wrt=0, mode="auto", *, argnums=None, argnum=None):
             _check_array(arguments[i], i - target.offset)
         chosen = mode
         if mode == "auto":
-            out = target.fn(*_copies(arguments))  # (run as written: a write into an argument stays in the copy)
+            out = target.fn(*_copies(args), **_copies(kwargs))  # (run as written, as called: a write into an
+            #                                                     argument stays in the copy)
             chosen = choose_mode(sum(np.size(arguments[i]) for i in indices),
                                  sum(np.size(o) for o in output_leaves(out)))
         positions = tuple(i - target.offset for i in indices)
@@ -335,7 +336,9 @@ def _copies(tree):
         return type(tree)((key, _copies(value)) for key, value in tree.items())
     if isinstance(tree, (list, tuple)):
         items = [_copies(item) for item in tree]
-        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+        if hasattr(tree, "_fields"):  # a namedtuple
+            return type(tree)(*items)
+        return type(tree)(items)
     return tree
 
 

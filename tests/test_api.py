@@ -413,6 +413,22 @@ def test_jacobian_of_a_star_args_function_counts_its_values():
         np.testing.assert_allclose(tg.jacobian(dotted, wrt=0, mode=mode)(x, y, v), v * np.cos(x) * y)
 
 
+def test_jacobian_in_auto_mode_of_functions_taking_star_args_or_options():
+    """The run sizing the output calls the function as it was called: a **options function's keywords were
+    passed positionally (TypeError on 5e8d915; since that run took copies, a TypeError making them, which
+    autograd's tensor_jacobian_product tests met). A *args function is the guard beside it."""
+    def scaled(x, **options):
+        return np.sin(x) * options.get("scale", 1.0)
+
+    def dotted(*args):
+        return np.sin(args[0]) * args[1]
+    x, y = np.array([0.3, -0.7]), np.array([1.0, 2.0])
+    jacobian = tg.jacobian(scaled)(x, scale=2.0)
+    columns = [(scaled(x + 1e-6 * e, scale=2.0) - scaled(x - 1e-6 * e, scale=2.0)) / 2e-6 for e in np.eye(2)]
+    np.testing.assert_allclose(jacobian, np.stack(columns, -1), rtol=1e-6)
+    np.testing.assert_allclose(tg.jacobian(dotted)(x, y), np.diag(np.cos(x) * y), rtol=1e-9)
+
+
 FLAT_PARAMS = {"W": np.array([[0.3, -0.2], [0.1, 0.4]]), "b": np.array([0.05, -0.1]), "layers": [np.array([0.5, 0.7])]}
 FLAT_X = np.array([[0.5, -1.0], [1.5, 0.2]])
 _, UNFLATTEN = tg.flatten(FLAT_PARAMS)
