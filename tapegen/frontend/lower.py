@@ -452,7 +452,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.free_sources: dict = {}  # free var name -> (function whose scope defines it, name there)
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
         self.views: dict = {}    # view var -> the var whose memory it shows
-        self.view_ops: dict = {}  # view var -> the primitive that made it (its name; `getitem`'s with its index)
+        self.view_ops: dict = {}  # view var -> (the name of the primitive that made it, its `index` or None)
         self.written_back: set = set()  # a view's items read to put a write through it back (write_back_view)
         self.positions_of: dict = {}  # `where` of `where, pick = view_positions(base, view)` -> view
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
@@ -1784,7 +1784,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 and isinstance(source, Var):  # copy=False): maybe `a`
             for out in outs:
                 self.views[out] = source
-                self.view_ops[out] = prim.name if prim.name != "getitem" else ("getitem", dict(inputs).get("index"))
+                self.view_ops[out] = (prim.name, dict(inputs).get("index"))
                 self.fresh.discard(out)
         elif prim.name in ("assign", "iterated"):  # (what `for row in a` walks is `a` itself)
             source = inputs[0][1]

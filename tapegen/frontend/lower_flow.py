@@ -1149,7 +1149,7 @@ class ControlFlow:
         link, through_view = array, False
         while True:  # (through views, and names bound to one: `row` carried through an `if` writing into it)
             if link in self.views:
-                if _view_op(self.view_ops.get(link)) not in _HEALABLE_VIEWS:
+                if self.view_ops.get(link, (None,))[0] not in _HEALABLE_VIEWS:
                     return None
                 link, through_view = self.views[link], True
             elif len(self.aliases.get(link, ())) == 1 and link not in self.fresh:
@@ -1174,9 +1174,8 @@ class ControlFlow:
         def rows(var):  # [start, stop) of the first axis that `var`'s view chain takes from `base`, else None
             while var in self.views and self.views[var] is not base:
                 var = self.views[var]
-            op = self.view_ops.get(var)
-            index = op[1] if isinstance(op, tuple) and var in self.views else None
-            value = index.value if isinstance(index, Const) else None
+            name, index = self.view_ops.get(var, (None, None)) if var in self.views else (None, None)
+            value = index.value if name == "getitem" and isinstance(index, Const) else None
             value = value[0] if isinstance(value, tuple) and value else value
             if type(value) is int and value >= 0:
                 return value, value + 1
@@ -1249,11 +1248,6 @@ class ControlFlow:
 _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                              "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
                              "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit"})
-
-
-def _view_op(op):
-    """The name of the primitive a view was made by (`view_ops` keeps getitem's index beside its name)."""
-    return op[0] if isinstance(op, tuple) else op
 
 
 def _set_before(name, read, loop) -> bool:
