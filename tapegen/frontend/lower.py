@@ -173,6 +173,9 @@ class _Construct:
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
         self.entry_fresh = {var for var in vars_unbound if var in lowerer.fresh}
+        self.entry_nones = {var for var in vars_unbound if var in lowerer.nones}
+        self.ends_nones = []  # each branch's vars holding None at its end: no say in the facts joined after it
+        self.kinds_bound = {}  # var -> the kinds of container ("list", None for None, ...) bound to it inside
         self.entry_iterators = dict(lowerer.iterators)  # (a generator read in one branch is unread in the other)
         self.iterators_read = set()
         self.ends = []
@@ -223,6 +226,7 @@ class _Construct:
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
         self.ends_fresh.append({var for var in self.entry if var in self.lowerer.fresh})
+        self.ends_nones.append({var for var in self.entry if var in self.lowerer.nones})
         self.ends_bound.append(self.bound_here)
         self.bound_here = set()
         iterators = self.lowerer.iterators
@@ -236,6 +240,7 @@ class _Construct:
                 self.lowerer.fresh.discard(var)
             if var in self.entry_mixed:
                 self.lowerer.mixed[var] = set(self.entry_mixed[var])
+            (self.lowerer.nones.add if var in self.entry_nones else self.lowerer.nones.discard)(var)
         self.known_ends.append({name: self.lowerer.env.get(name, _UNKNOWN) for name in self.known})
         for name, value in self.known_entry.items():
             self._bind(name, value)
@@ -350,24 +355,41 @@ class _Construct:
                 else ()
             if set(others) - lowerer.carried.get(("aliases", lowerer.construct_number), set()):
                 raise Recarry({("aliases", lowerer.construct_number): others})  # (`prev = vel` later in the pass)
+        ends_nones = self.ends_nones + [{var for var in self.entry if var in lowerer.nones}]
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
             assumed = self.entry_mixed.get(var)
             if is_loop and assumed is not None and self.ends_mixed[-1][var] - assumed:  # a class the top missed
                 raise Recarry({("classes", self.number): {(var.name, cls) for cls in self.ends_mixed[-1][var]}})
+            kinds = self.kinds_bound.get(var, set()) - {None}
+            if is_loop and var in self.entry_nones and len(kinds) == 1 and kinds <= {"list", "tuple", "dict"} and \
+                    before[FACTS.index("containers")] is _UNKNOWN:  # `self.m = None` before the loop, and
+                raise Recarry({("kinds", self.number): {(var.name, kinds.pop())}})  # `self.m = [...]` in it
             if is_loop and var not in self.unbound:
                 changed = [tracker for tracker, end, start in zip(FACTS, ends[0], before)
                            if start is not _UNKNOWN and not _same(end, start)]
                 if changed:  # a fact the body read at its top, changed by its end: lowered again without it
                     raise Recarry(self._forgotten(var, before, ends[0], changed))
                 ends.append(before)  # no pass at all
-            agreed = all(_same(end, ends[0]) for end in ends)  # each fact kept where every path agrees on it
-            self.set_facts(var, ends[0] if agreed else tuple(
-                fact if all(_same(end[k], fact) for end in ends) else _UNKNOWN for k, fact in enumerate(ends[0])))
+            nones = [var in held for held in ends_nones] + [var in self.entry_nones] * (len(ends) - len(ends_nones))
+            self.set_facts(var, _joined_facts(ends, nones))
+            (lowerer.nones.add if all(nones) else lowerer.nones.discard)(var)
+            if any(nones) and not all(nones) or var in lowerer.maybe_none:
+                lowerer.maybe_none.add(var)
             classes = ({end[FACTS.index("types")] for end in ends} - {_UNKNOWN}).union(
                 assumed or (), *(end[var] for end in self.ends_mixed))
             if classes and var not in lowerer.types:  # an object of one class or another: a call of its
                 lowerer.mixed[var] = classes  # method dispatches on its class
+
+
+def _joined_facts(ends, nones):
+    """The facts of a var after a construct: each kept where every path agrees on it. A path leaving the var
+    None has no say in the kind of container it is when not None (`m = None`, then `if c: m = [x]`: a list,
+    or None, where reading an item raises as Python's does); the var is then in `maybe_none`."""
+    says = [end for end, is_none in zip(ends, nones) if not is_none] or ends
+    kinds = (FACTS.index("containers"), FACTS.index("item_types"))
+    return tuple(fact if all(_same(end[k], fact) for end in (says if k in kinds else ends)) else _UNKNOWN
+                 for k, fact in enumerate(says[0] if says is not ends else ends[0]))
 
 
 def _function_order(carried):
@@ -458,6 +480,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
         #                          code runs, it is the same array as one of them
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
+        self.nones: set = set()  # vars holding None, set here (`m = None`): a branch or loop joining one with a
+        #                          list keeps the list's kind (`if m is None: m = [...]`, then `m[0] = ...`)
+        self.maybe_none: set = set()  # ... such vars after the join: `containers` says their kind, not that
+        #                               they are not None
         self.holders: dict = {}  # a container held inside another (changing one in place changes both) -> {(the
         #                          container holding it, whether it keeps what it is given)}
         self.taken_out: dict = {}  # an item read out of a tuple built here -> the tuple
@@ -734,6 +760,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for base, classes in _item_classes(self.carried.get(("items", self.construct_number), ())).items():
             if len(classes) == 1 and None not in classes:  # all its items of one class, pass after pass
                 self.item_types[Var(base)] = classes.pop()
+                construct.entry[Var(base)] = construct.facts(Var(base))
+        if isinstance(node, (ast.For, ast.While)):  # None before the loop, a list a pass made after it
+            self.nones -= construct.entry_nones
+            forgotten = {base for base, how in carried if not how or how.startswith("~") and "containers" in how}
+            for base, kind in self.carried.get(("kinds", self.construct_number), ()):
+                if base in forgotten:  # a pass changed it to another kind: not known at the top
+                    continue
+                self.containers[Var(base)] = kind
+                self.maybe_none.add(Var(base))
                 construct.entry[Var(base)] = construct.facts(Var(base))
         for name in sorted(base for base, how in carried if how == "dispatch"):
             self._track_token(construct, name, node)
@@ -1908,6 +1943,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers.pop(out, None)
             else:
                 self.containers[out] = kind
+        if prim.name not in IN_PLACE:
+            is_none = prim.name == "assign" and isinstance(inputs[0][1], Const) and inputs[0][1].value is None
+            for out in outs:
+                (self.nones.add if is_none else self.nones.discard)(out)
+                self.maybe_none.discard(out)
+                for construct in self.open_constructs:
+                    construct.kinds_bound.setdefault(out, set()).add(None if is_none else kind or _UNKNOWN)
 
     def _track_constant_items(self, prim, inputs, outs):
         """The items of a dict built here that are constants (`{"running_mean": None}`), by key, so a test

@@ -957,7 +957,8 @@ class Expressions:
                 return (left.value in keys) != isinstance(op, ast.NotIn)
             return None
         pair = (left, right) if self._is_container(left) else (right, left)
-        if self._is_container(pair[0]) and isinstance(pair[1], Const) and isinstance(pair[1].value, _PLAIN):
+        if self._is_container(pair[0]) and isinstance(pair[1], Const) and isinstance(pair[1].value, _PLAIN) \
+                and not (pair[1].value is None and pair[0] in self.maybe_none):  # (`self.m = None` before)
             return isinstance(op, (ast.NotEq, ast.IsNot))
         pair = (left, right) if isinstance(left, Var) else (right, left)
         if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \

@@ -587,3 +587,43 @@ def items_of_a_defaultdict_added_to_in_a_loop(x):
     for k in range(3):
         d["a"] += x * k
     return np.sum(d["a"] * x)
+
+
+class _MomentumFirstSetInStep:
+    """An optimiser written the usual way: its state is None until the first step makes it."""
+
+    def __init__(self, rate=0.1):
+        self.rate, self.velocity, self.seen = rate, None, None
+
+    def step(self, params, grads):
+        if self.velocity is None:
+            self.velocity = [np.zeros_like(p) for p in params]
+        if self.seen is None:
+            self.seen = {}
+        for i, (p, g) in enumerate(zip(params, grads)):
+            self.velocity[i] = 0.9 * self.velocity[i] + g
+            self.seen[i] = self.seen.get(i, 0.0) + g * g
+            params[i] = p - self.rate * self.velocity[i] / np.sqrt(1.0 + self.seen[i])
+        return params
+
+
+def a_list_first_set_where_it_is_none(x, fresh=True):
+    """A list or dict set in a branch or loop on a name that held None (`self.velocity = None` in
+    `__init__`, `if self.velocity is None: self.velocity = [...]` in `step`), then written item by item:
+    the item writes went the way of an array's (a TypeError in NumPy's code, then 'NoneType' object is
+    not subscriptable), since None on one path made the list's kind unknown after the join."""
+    m = None
+    if fresh:
+        m = [x * 0.0, x]
+    m[0] = m[0] + np.sin(x)
+    opt = _MomentumFirstSetInStep()
+    params = [x, x * 2.0]
+    for _ in range(3):
+        grads = [np.cos(p) * m[1] for p in params]
+        params = opt.step(params, grads)
+    cache = None
+    for k in range(2):
+        if cache is None:
+            cache = {"h": x}
+        cache["h"] = np.tanh(cache["h"]) * (k + 1.0)
+    return np.sum(params[0] * params[1] + m[0]) + np.sum(cache["h"] ** 2) + (m is None)
