@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tapegen as tg
+from modes import check_modes
 
 _rng = np.random.default_rng(17)
 
@@ -262,3 +263,17 @@ def test_a_padded_real_signal_under_complex_intermediates():
         return np.sum(np.abs(basis @ padded) ** 2)
     x = np.real(Z4)
     tg.gradcheck(f, x, order=2, rtol=1e-5, atol=1e-6)
+
+
+def _complex_items_written_in_a_loop(x):
+    z = np.zeros(3, dtype=complex)
+    for i in range(3):
+        z[i] = x[i] * (1.0 + 2.0j) + np.exp(1j * x[i + 1])
+    return np.sum(np.abs(z) ** 2)
+
+
+def test_a_real_gradient_added_to_in_a_loop_from_complex_items():
+    """Items of a complex array written from a real argument in a loop: the code specialized to the
+    shapes added each complex contribution in place to a float64 buffer of zeros (numpy's casting error,
+    once the function was called twice)."""
+    check_modes(_complex_items_written_in_a_loop, np.array([0.3, -0.5, 0.7, 1.1]))

@@ -109,6 +109,7 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     program, derived = with_saved_shapes(program, activity, known)
     builder = _Backward(program, activity, derived)
     builder.known = known
+    builder.complex_known = any(dtype is not None and dtype.kind == "c" for _, dtype in known.values())
     seeds = builder.seed(targets)
     backward = builder.block(program.body)
     backward, unsaved = _drop_dead_region_restores(backward, builder.region_writes, _view_bases(program))
@@ -204,6 +205,7 @@ class _Backward:
         self.masked = masked_cotangents(program)
         self.loop_depth = 0
         self.known: dict = {}
+        self.complex_known = False  # whether a value `known` is complex
         self.flagged: set = set()  # ids of If statements whose branch is recorded on the tape
         self.counted: set = set()  # ids of loops whose trip count is recorded on the tape
 
@@ -295,12 +297,15 @@ class _Backward:
         With shapes known (specialized code), `g = np.zeros(S)` before the loop makes every
         contribution in it a plain `g + c` instead of `add_cotangents(g, c)`, which must check
         for None on every iteration (a microsecond each time for a 64 x 64 gradient). Only a var the
-        body `touched` can be zero before the loop and maybe set on entering it.
+        body `touched` can be zero before the loop and maybe set on entering it. Where the function computes
+        with complex numbers, a real array's cotangent may be complex (`conform` takes its real part at the
+        end), so only complex arrays' start at zeros.
         """
+        kinds = "c" if self.complex_known else "fc"
         return sorted((v for v in touched
                        if entry.get(v) == MAYBE and before.get(v, ZERO) == ZERO and exit_state.get(v, ZERO) == LIVE
                        and v in self.known and self.known[v][0] != () and self.known[v][1] is not None
-                       and self.known[v][1].kind in "fc"), key=lambda v: v.name)
+                       and self.known[v][1].kind in kinds), key=lambda v: v.name)
 
     # --- equations ----------------------------------------------------------------------
 
