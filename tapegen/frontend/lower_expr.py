@@ -1879,6 +1879,10 @@ class Expressions:
         method = ufunc_methods.method_function(self.static(func.value), func.attr) \
             if isinstance(func, ast.Attribute) else None
         if method is not None:  # np.multiply.outer(a, b), np.add.reduce(a): the NumPy calls they stand for
+            into = "out" if _out_argument(None, node) == "out" else 3 if len(node.args) == 4 and \
+                func.attr in ("reduce", "accumulate") else None
+            if into is not None:  # np.add.reduce(a, 0, out=y): y = np.add.reduce(a, 0)
+                return self.call_into(obj, node, into, outputs, targets, method=True)
             args, kwargs = self.arguments(node, static=True)
             ufunc = [StaticValue(self.static(func.value), None)] if method[1] else []
             return self._call_result(self.inline(method[0], node, ufunc + args, kwargs), outputs, node, targets)
@@ -2504,20 +2508,31 @@ class Expressions:
             return atom
         return self.emit(rules.lookup(np.asarray), [Const(value)], {}, node, None)
 
-    def call_into(self, obj, node, into, outputs, targets):
+    def call_into(self, obj, node, into, outputs, targets, method=False):
         """`np.clip(y, eps, 1 - eps, y)` (numpy-ml's NCELoss) or `f(..., out=y)`: NumPy writes the result into
         `y`. Where `y` is a name for an array the function made (or an argument, copied first) and nothing
         else shows that array, it is the same as `y = f(...)`: `y` is rebound to the result."""
         out = next(kw.value for kw in node.keywords if kw.arg == "out") if isinstance(into, str) else node.args[into]
+        call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
+                                          [kw for kw in node.keywords if kw.arg != "out"]), node)
+        if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and _basic_index(out.slice):
+            # np.sin(x, out=X[:, 1]): into a view of X, so X[:, 1] = np.sin(x), and the result is that view
+            self.assign_subscript(ast.copy_location(ast.Subscript(out.value, out.slice, ast.Store()), out), call)
+            return (self.expr(out),)[:outputs]
         if not isinstance(out, ast.Name):
             raise self.unsupported(out, f"`{ast.unparse(node)}` writes its result into `{ast.unparse(out)}` in place, "
                                         f"which tapegen cannot follow", f"assign the result instead: "
                                                                         f"{ast.unparse(out)} = ...")
-        call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
-                                          [kw for kw in node.keywords if kw.arg != "out"]), node)
         name, array = out.id, self.read_name(out)
+        if array in self.views and array not in self.params:  # `row = X[i]; np.sin(x, out=row)`: NumPy writes
+            # into X's memory, as `row[...] = np.sin(x)` does (put back into X, or X's reads after refused)
+            everything = ast.copy_location(ast.Constant(Ellipsis), out)
+            self.assign_subscript(ast.copy_location(ast.Subscript(out, everything, ast.Store()), out), call)
+            return (self.read_name(out),)[:outputs]
+        self._carry_written(name, array)  # (a loop around the call rebinds `name`)
         array = self.writable(name, array, node)
-        result = self.call_object(obj, call, 1, [self.shared.get(name)])[0]
+        result = (self.call(call, 1, [self.shared.get(name)]) if method else
+                  self.call_object(obj, call, 1, [self.shared.get(name)]))[0]
         if array in self.params:  # a helper's parameter: its caller's array, which NumPy writes into
             self.changes_callers_array(name, array, node)
         self.store(name, result, node)
@@ -3235,6 +3250,15 @@ def _out_argument(obj, node):
     if isinstance(obj, np.ufunc) and len(node.args) == obj.nin + 1 or obj is np.clip and len(node.args) == 4:
         return len(node.args) - 1
     return None
+
+
+def _basic_index(node) -> bool:
+    """An index written with slices, constant integers, `...` and `None` only (`X[:, 1]`, `out[2:, ...]`): NumPy's
+    basic indexing, which gives a view of the array."""
+    parts = node.elts if isinstance(node, ast.Tuple) else [node]
+    return all(isinstance(part, ast.Slice) or isinstance(part, ast.Constant) and (
+        part.value is None or part.value is Ellipsis or type(part.value) is int) or _constant_index(part)
+        and not isinstance(part, ast.Constant) for part in parts)
 
 
 def _constant_index(node) -> bool:

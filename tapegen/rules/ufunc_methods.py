@@ -85,7 +85,7 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     if out is not None:
         raise TypeError(f"np.{ufunc.__name__}.accumulate(..., out=...) writes into an array")
     rows = np.moveaxis(array, axis, 0)
-    running = [rows[0]]
+    running = [np.copy(rows[0])]  # (not a view of `array` kept in a list: `out=` may write into `array` after)
     for row in rows[1:]:
         running.append(ufunc(running[-1], row))
     return np.moveaxis(np.stack(running), 0, axis)

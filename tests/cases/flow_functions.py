@@ -763,3 +763,31 @@ def rows_filled_through_views_in_a_loop_then_masked(a):
         Z2[Z2 > 0.13] = 0.0
         acc = 0.5 * acc + 0.5 * np.tanh(np.mean(np.sin(Z2)))
     return acc
+
+
+def results_written_into_views_by_out(x):
+    """`out=` given a view: NumPy writes into the array the view shows (`np.sin(x, out=row)` with `row = X[1]`,
+    `np.multiply(x, 2.0, out=X[:, 2])`, `np.maximum.accumulate(..., out=X[:, 3])`). tapegen rebound the name to
+    the result and read X unchanged after (a wrong value and gradient, no error); `out=X[:, 2]` was refused."""
+    X = np.outer(x, x)
+    row = X[1]
+    r = np.sin(x, out=row) * x
+    np.multiply(x, 2.0, out=X[:, 2])
+    np.maximum.accumulate(X[:, 0], out=X[:, 3])
+    flat = X.reshape(-1)
+    np.tanh(flat, out=flat)
+    return np.sum(X * X) + np.sum(r)
+
+
+def results_written_by_out_in_a_loop(x):
+    """`np.add(y, v, out=y)` and `np.add.reduce(v, out=s)` in a loop: the loop carries `y` and `s`, which it did
+    not, as its syntax shows no assignment to them (each pass started from the array before the loop: a wrong
+    value, no error); `np.add.reduce(..., out=s)` raised TypeError when it ran."""
+    y = np.zeros(4)
+    s = np.zeros(())
+    total = 0.0
+    for k in range(3):
+        np.add(y, x * (k + 1.0), out=y)
+        np.add.reduce(np.sin(x) * k + s, out=s)
+        total = total + s * y[0]
+    return np.sum(y * x) + total
