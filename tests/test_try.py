@@ -113,8 +113,25 @@ def branch_inside_try(K, y):
     return np.sum(z ** 2)
 
 
+def suppressed(K, y):
+    """`with contextlib.suppress(E):` is `try: ... except E: pass` (it was refused: tapegen could not see what the
+    manager does on entry and exit), also named otherwise and with another manager after it."""
+    import contextlib
+    from contextlib import suppress as quietly
+    total = np.sum(y * y)
+    with contextlib.suppress(np.linalg.LinAlgError):
+        L = np.linalg.cholesky(K)
+        total = total + np.sum(L * np.outer(y, y))
+    with quietly(ValueError, np.linalg.LinAlgError), np.errstate(divide="ignore"):
+        total = total * np.sum(np.linalg.cholesky(K + 0.01 * np.eye(3)))
+    with quietly():
+        total = total + np.sum(K) * y[0]
+    return total
+
+
 @pytest.mark.parametrize("fn", [jittered_solve, jitter_loop, two_statements, returns_from_try,
-                                with_else_and_finally, several_handlers, calls_a_helper_with_try, branch_inside_try])
+                                with_else_and_finally, several_handlers, calls_a_helper_with_try, branch_inside_try,
+                                suppressed])
 @pytest.mark.parametrize("K", [K_GOOD, K_BAD], ids=["body-finishes", "body-raises"])
 def test_both_paths_in_every_mode(fn, K):
     check_modes(fn, K, Y, rtol=1e-4, atol=1e-6)

@@ -458,7 +458,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def __init__(self, source: FunctionSource, fn, reserved, namer=None):
         self.source = source
         identifiers = all_identifiers(source.node)
-        self.node = normalize(source.node, source, identifiers)
+        self.node = normalize(source.node, source, identifiers, Scope(fn, local_names(source.node)).static)
         self.scope = Scope(fn, local_names(self.node))
         _GettersAsLambdas(self.scope, identifiers).visit(self.node)
         rewrite_defaultdicts(self.node, self.scope, identifiers)

@@ -20,6 +20,8 @@ only ever sees exits at the end of a branch, which the tape can record as
 from __future__ import annotations
 
 import ast
+import contextlib
+import sys
 
 from ..errors import UnsupportedSyntaxError
 from .source import copy_tree
@@ -27,16 +29,44 @@ from .source import copy_tree
 ALWAYS, MAYBE, NEVER = "always", "maybe", "never"
 
 
-def normalize(node, source, identifiers) -> ast.AST:
-    """A copy of function `node` whose exits all end their branch."""
+def normalize(node, source, identifiers, static=None) -> ast.AST:
+    """A copy of function `node` whose exits all end their branch. `static`: the object an expression names
+    in the function's scope (resolve.py's `Scope.static`), to know `contextlib.suppress`."""
     node = copy_tree(node)
     if isinstance(node, ast.Lambda):
         return node
     names = _Names(identifiers)
-    node.body = _Normalizer(source, names).block(node.body, in_loop=False)
+    normalizer = _Normalizer(source, names, static)
+    normalizer.imported = _imported_here(node)
+    node.body = normalizer.block(node.body, in_loop=False)
     if names.used:
         node.body.insert(0, _assign(names.returned, ast.Constant(False), node.body[0]))
     return node
+
+
+def _imported_here(node) -> dict:
+    """{name: module or object} for the function's own `import m` and `from m import o` of modules imported
+    already (`import contextlib` inside it)."""
+    found = {}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Import):
+            for alias in sub.names:
+                top = alias.name if alias.asname else alias.name.split(".")[0]
+                if top in sys.modules:
+                    found[alias.asname or top] = sys.modules[top]
+        elif isinstance(sub, ast.ImportFrom) and not sub.level and sub.module in sys.modules:
+            for alias in sub.names:
+                found[alias.asname or alias.name] = getattr(sys.modules[sub.module], alias.name, None)
+    return found
+
+
+def _named(node, static, imported):
+    """The object `node` (a name or a chain of attributes) names: the function's own imports first."""
+    if isinstance(node, ast.Name) and node.id in imported:
+        return imported[node.id]
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in imported:
+        return getattr(imported[node.value.id], node.attr, None)
+    return static(node)
 
 
 class _Names:
@@ -55,12 +85,15 @@ class _Names:
 
 
 class _Normalizer:
-    def __init__(self, source, names):
+    def __init__(self, source, names, static=None):
         self.source = source
         self.names = names
+        self.static = static
+        self.imported = {}  # name -> what the function's own `import` binds it to (`_imported_here`)
 
     def block(self, stmts, in_loop):
         stmts = [new for stmt in stmts for new in self.match_statement(stmt)]
+        stmts = [self.suppressing(stmt) for stmt in stmts]
         stmts = [new for stmt in stmts for new in self.try_statement(stmt)]
         stmts = [new for stmt in stmts for new in self.loop_else(stmt)]
         stmts = [new for stmt in stmts for new in self.return_after_with(stmt)]
@@ -164,6 +197,24 @@ class _Normalizer:
         raise self.error(pattern, f"this `case` pattern (`{ast.unparse(pattern)}`) is not supported inside a "
                                   f"differentiated function: only values, names, `_`, `|` and sequences of them are",
                          "test the subject with `if`/`elif` (isinstance, keys, len) instead")
+
+    def suppressing(self, stmt):
+        """`with contextlib.suppress(E, F): B` as `try: B except (E, F): pass`, which it is (a manager named
+        after it, `with suppress(E), open(p) as f:`, wraps the rest in a `with` of its own)."""
+        if not isinstance(stmt, ast.With) or self.static is None or not isinstance(stmt.items[0].context_expr,
+                                                                                      ast.Call):
+            return stmt
+        call = stmt.items[0].context_expr
+        if _named(call.func, self.static, self.imported) is not contextlib.suppress or call.keywords \
+                or stmt.items[0].optional_vars:
+            return stmt
+        body = stmt.body if len(stmt.items) == 1 else \
+            [self.suppressing(_located(ast.With(stmt.items[1:], stmt.body), stmt.items[1].context_expr))]
+        if not call.args:  # suppress(): nothing suppressed
+            return _located(ast.If(ast.Constant(True), body, []), stmt)
+        kinds = call.args[0] if len(call.args) == 1 else _located(ast.Tuple(call.args, ast.Load()), call)
+        handler = _located(ast.ExceptHandler(kinds, None, [_located(ast.Pass(), stmt)]), stmt)
+        return _located(ast.Try(body, [handler], [], []), stmt)
 
     def return_after_with(self, stmt):
         """`with m: ...; return v` as `with m: ...; result = v` then `return result` after the block, so the
