@@ -73,6 +73,7 @@ MUTATOR_HINTS = {
     "resize": "a = np.resize(a, shape)",
     "partition": "a = np.partition(a, k)",
     "clear": "start a new list or dict: xs = []",
+    "popitem": "pop the items by key (v = d.pop(k)): d.popitem() is followed where the transform knows d's keys",
 }
 
 
@@ -3053,6 +3054,12 @@ class Expressions:
             if func.attr == "pop" and name and 1 <= len(args) <= 2 and not kwargs and isinstance(args[0], Const):
                 return (self.dict_pop(name, known if isinstance(known, KnownItems) else receiver, args[0].value,
                                       args[1] if len(args) == 2 else None, node),)
+            keys = self.known_keys(receiver) if func.attr == "popitem" and name and not args and not kwargs \
+                and not isinstance(known, KnownItems) else None
+            if keys:  # k, v = d.popitem(): the last key set, its item, and `d` without it
+                return (self.emit(rules.lookup(make_tuple), [Const(keys[-1]), self.dict_pop(name, receiver, keys[-1],
+                                                                                             None, node)],
+                                  {}, node, None),)
         if func.attr == "sort" and name and isinstance(receiver, Var) and self.container_kind(receiver) is None \
                 and receiver not in self.types:  # a.sort(axis): a = np.sort(a, axis), into the array itself
             array = self.writable(name, receiver, node)

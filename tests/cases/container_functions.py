@@ -627,3 +627,13 @@ def a_list_first_set_where_it_is_none(x, fresh=True):
             cache = {"h": x}
         cache["h"] = np.tanh(cache["h"]) * (k + 1.0)
     return np.sum(params[0] * params[1] + m[0]) + np.sum(cache["h"] ** 2) + (m is None)
+
+
+def items_popped_from_a_dict(x):
+    """`k, v = d.popitem()` on a dict whose keys are known when transforming: its last key's item, and the dict
+    without it (it was refused as a change tapegen cannot follow)."""
+    d = {"a": x, "b": x * 2.0}
+    d["c"] = np.sin(x)
+    k, v = d.popitem()
+    pair = d.popitem()
+    return np.sum(v * d["a"]) * len(d) + np.sum(pair[1] ** 2) * (k == "c") * len(pair[0])
