@@ -1201,8 +1201,20 @@ def polynomial_of_any_degree(c):
     return np.sum(np.sin(quartic(x, *c))) + len(c)
 
 
+def log_parameterised_fit(log_p):  # positive parameters fitted on a log scale: `model(x, *np.exp(log_p))`
+    x = np.linspace(0.0, 1.0, 5)
+    return np.sum((exponential_model(x, *np.exp(log_p)) - np.cos(x)) ** 2) + \
+        np.sum(quartic(x, *(2.0 * np.tanh(-log_p))))
+
+
 def test_an_array_argument_spread_into_arguments_in_every_mode_and_second_order():
     check_modes(curve_fit_loss, np.array([1.0, 0.5, 0.2]))
+
+
+def test_an_elementwise_function_of_an_array_argument_spread_into_arguments():
+    """`*np.exp(log_p)` has as many items as `log_p`, which the code is made for (it was refused: an array's
+    length known only when the code runs)."""
+    check_modes(log_parameterised_fit, np.array([0.1, -0.5, 0.2]))
 
 
 def test_code_made_for_an_array_arguments_length_is_made_again_for_another():

@@ -382,6 +382,9 @@ class _Construct:
                 lowerer.mixed[var] = classes  # method dispatches on its class
 
 
+_ELEMENTWISE_OPERATORS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
+
+
 def _joined_facts(ends, nones):
     """The facts of a var after a construct: each kept where every path agrees on it. A path leaving the var
     None has no say in the kind of container it is when not None (`m = None`, then `if c: m = [x]`: a list,
@@ -2119,6 +2122,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name == "getitem" and isinstance(values.get("index"), Const) \
                 and isinstance(values["index"].value, slice) and self._length(values["a"]) is not None:
             length = len(range(self._length(values["a"]))[values["index"].value])  # args[1:]
+        elif self._elementwise_of(prim, inputs) is not None:
+            length = self._elementwise_of(prim, inputs)  # np.exp(p) of an array of a length known now (`*np.exp(p)`)
         elif prim.name == "with_item" and not (isinstance(values["key"], Const) and isinstance(values["key"].value, slice)):
             length = self._length(values["a"])  # xs[i] = v: one item replaced (a slice computed then is refused)
             keys = self.dict_keys.get(values["a"]) if isinstance(values["key"], Const) else None
@@ -2136,6 +2141,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.lengths[out] = length
             if keys is not None:
                 self.dict_keys[out] = keys
+
+    def _elementwise_of(self, prim, inputs):
+        """The length of an array whose length is known now (code made for its length: `model(t, *p)`), where
+        `prim` applies an elementwise function to it alone, or with a number (`np.exp(p)`, `p * 2.0`), else None."""
+        fn = prim.fn
+        unary = isinstance(fn, np.ufunc) and fn.nin == 1 or fn in (operator.neg, operator.pos)
+        binary = isinstance(fn, np.ufunc) and fn.nin == 2 or fn in _ELEMENTWISE_OPERATORS
+        if not (unary and len(inputs) == 1 or binary and len(inputs) == 2):
+            return None
+        arrays = [atom for _, atom in inputs if not (isinstance(atom, Const) and type(atom.value) in (int, float))]
+        if len(arrays) != 1 or not isinstance(arrays[0], Var) or self.container_kind(arrays[0]) is not None:
+            return None
+        return self.lengths.get(arrays[0])
 
     def _length(self, atom):
         if isinstance(atom, Pack):
