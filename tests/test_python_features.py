@@ -193,6 +193,7 @@ POINTS = {
     "optimiser_state_made_on_the_first_step_in_a_loop": (_m(3), _m(5, 3)),
     "state_a_method_sets_in_a_branch_read_in_the_next_pass": (_m(3),),
     "steps_on_a_display_of_names": (_m(2, 1), _m(6, 2), _m(6, 1)),
+    "sets_of_labels_and_keys": (_m(3),),
 }
 
 
@@ -456,7 +457,12 @@ def _getattr_of_a_computed_name(x):
     return total
 
 
+def _set_of_values_carrying_derivatives(x):
+    return sum(sorted({v * 2.0 for v in x}))  # (a set has no order: what goes in cannot be followed out)
+
+
 @pytest.mark.parametrize("fn, says", [
+    (_set_of_values_carrying_derivatives, r"set\(\)(.|\n)*keep such values in a list"),
     (_getattr_of_a_computed_name, "tapegen picks the attribute or the default when it transforms"),
     (_flat_of_a_slice_set, r"`a\[:2\]\.flat = \.\.\.` writes into the array in place"),
     (_asynchronous, "async functions cannot be differentiated"),

@@ -993,13 +993,18 @@ class Expressions:
 
     def expr_Set(self, node, target):
         """`{0, 2}` of constants: a frozenset, for `in` tests and loops (changing it is refused, as any
-        change of a constant is)."""
+        change of a constant is); of computed values, `set([...])`, which no derivative flows through."""
         try:
             items = [ast.literal_eval(e) for e in node.elts]
         except ValueError:
-            raise self.unsupported(node, "a set of computed values is not supported inside a differentiated function",
-                                   "use a list (or a set of constants)") from None
+            return self.as_set(ast.List(node.elts, ast.Load()), node, target)
         return Const(frozenset(items))
+
+    def as_set(self, items, node, target):
+        """`set(items)` (a list display or comprehension): a set holds no order, so a value carrying a derivative
+        put into one is refused (set's NoRuleError); labels, keys and shapes are fine."""
+        call = ast.copy_location(ast.Call(ast.Name("set", ast.Load()), [ast.copy_location(items, node)], []), node)
+        return self.call_object(set, call, 1, [target])[0]
 
     def expr_Tuple(self, node, target):
         return self.display(node, "tuple", target)
@@ -1368,8 +1373,8 @@ class Expressions:
         return held(iterable)
 
     def expr_SetComp(self, node, target):
-        raise self.unsupported(node, "a set comprehension has no order to differentiate through",
-                               "use a list comprehension")
+        """`{k for k in labels}`: `set([k for k in labels])` (see as_set)."""
+        return self.as_set(ast.ListComp(node.elt, node.generators), node, target)
 
     def _expression_block(self, value_node, result, node):
         self.blocks.append([])
@@ -3490,7 +3495,15 @@ _LIBRARY_HINTS = {
 }
 
 
+_BUILTIN_HINTS = {set: "a set has no order, so a value put into it cannot be followed out of it: keep such values in "
+                      "a list (`sorted(set(labels))` of values that carry no derivative is fine)",
+                  frozenset: "a set has no order, so a value put into it cannot be followed out of it: keep such "
+                             "values in a list"}
+
+
 def _library_hint(obj) -> str:
+    if _hashable(obj) and obj in _BUILTIN_HINTS:
+        return _BUILTIN_HINTS[obj]
     module = getattr(obj, "__module__", None) or ""
     if isinstance(obj, type) or not module:
         module = module or getattr(type(obj), "__module__", "")

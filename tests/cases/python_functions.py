@@ -3672,3 +3672,16 @@ def _a_display_of_names_one_of_which_another_name_holds(x):
     b = x * 2.0
     _d2l_sgd([w, b], [x, x], 0.1, 1)
     return np.sum(w2 * b)
+
+
+def sets_of_labels_and_keys(x, labels=(0, 2, 2, 1)):
+    """Sets of labels, keys and shapes (`{k for k in ...}`, `{a, b}` of computed values): a set comprehension
+    and a set display of computed values were refused (no order to differentiate through), although nothing
+    carrying a derivative goes into them. One that would is refused (set's NoRuleError)."""
+    classes = {int(c) for c in labels}
+    names = {name.upper() for name in ("w", "b", "w")}
+    dims = {x.shape[0], len(labels)}
+    total = 0.0
+    for c in sorted(classes):
+        total = total + x[c] * c
+    return total * len(names) * ("W" in names) + np.sum(x) * len(dims)
