@@ -169,6 +169,19 @@ def added_in_a_helper(x):
     return np.sum(total ** 2) + np.sum(r) * s
 
 
+def named_twice_then_added_to(x):
+    """`prev = vel` in a pass, then `vel += ...`: prev holds the new value where it is that very array when the
+    code runs (changed_with), its own where not (the first pass)."""
+    vel, prev = x * 2.0, x * 0.5
+    total = 0.0
+    for k in range(3):
+        vel += np.sin(prev) * x
+        total = total + np.sum(prev * vel)
+        if k < 2:
+            prev = vel
+    return total
+
+
 def dict_get(x):
     """`d.get(k)` on a key present and `d.get(k, default)` on one missing (item_or)."""
     d = {"a": x * 2.0, "b": np.sin(x)}
@@ -226,6 +239,7 @@ ROWS = [
     Row("dict_without-(4,)-float64", dict_popped, (V, ("u", "v")), covers=(language.dict_without,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
+    Row("changed_with-(4,)-float64", named_twice_then_added_to, (V,), covers=(language.changed_with,)),
     Row("copy_array-(4,)-float64", lambda x: np.sum(_steps_through_a_loop(x, 0.5) ** 2), (V,),
         covers=(language.copy_array,)),
     Row("written_region-(4,)-float64", kept_writes, (V,), covers=(language.written_region,)),

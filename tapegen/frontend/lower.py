@@ -26,7 +26,7 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, copy_array, make_dict, make_list, make_tuple, not_shared,
+from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, changed_with, copy_array, in_place_result, make_dict, make_list, make_tuple, not_shared, same_object,
                                number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
                                set_module_name, writable_argument)
 from ..rules.shape import attribute_or_none
@@ -1392,17 +1392,45 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 stmt, f"`{name} {_OPSYM.get(type(stmt.op), '?')}= ...` would change `{name}` in place, "
                       f"and `{name}` may share memory with an argument or another variable",
                 f"write `{name} = {name} {_OPSYM.get(type(stmt.op), '?')} ...` to make a new array")
+        others = ()
         if isinstance(current, Var) and current in self.fresh and (
                 current in self.held_in or not self.sole_name(name, current)
                 or any(self.shared.get(name) == Var(held) for _, (held, how) in self._carried_all() if how == "+=")):
-            # held elsewhere too: a number (a counter) is rebound, as Python does; an array raises when it runs
-            self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])
-        elif isinstance(current, Var) and current in self.fresh:
-            self.check_not_shared(name, current, stmt, self.aliases_read_after(name, current, stmt))
+            others = self.other_names_only(name, current)
+            if others is None:  # held elsewhere too: a number (a counter) is rebound, as Python does; an array
+                self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt,
+                                0, [])  # raises when it runs
+                others = ()
+            for other in others:  # `b = a; a += d`: NumPy changes the array `b` holds too
+                self._carry_written(other, current)
+        maybe = {}
+        if isinstance(current, Var) and current in self.fresh and not others:  # `prev = h` in a loop, `h += v`:
+            for other in self.names_maybe_sharing(name, current, stmt, self.aliases_read_after(name, current, stmt)):
+                self._carry_written(other, self.env[other])  # (a loop around rebinds it: carried)
+                maybe[other] = self.emit(rules.lookup(same_object), [  # `prev` is `h`'s array when the code runs?
+                    self.env[other], current, Const(ast.unparse(stmt)), Const(name), Const(other)], {}, stmt, None)
         if isinstance(current, Var):
             self.wrote_in_place(self.shared.get(name, current), "+=")
         target = self.shared.get(name, name)
-        self.store(name, self.binary(fn, current, value, stmt, target), stmt)
+        result = self.binary(fn, current, value, stmt, target)
+        self.store(name, result, stmt)
+        for other in others:  # (an array's new value; a number's left as it was, as Python rebinds `a` only)
+            self.store(other, self.emit(rules.lookup(in_place_result), [current, result], {}, stmt,
+                                        self.shared.get(other, other)), stmt)
+        for other, same in maybe.items():  # then it holds the new value too, as NumPy changed that array
+            self.store(other, self.emit(rules.lookup(changed_with), [same, result, self.env[other]], {}, stmt,
+                                        self.shared.get(other, other)), stmt)
+
+    def other_names_only(self, name, current):
+        """The other names holding array `current` (`b = a`, then `a += d`), where only names hold it (no list,
+        dict, attribute, view or loop-carried alias: those are checked when the code runs), else None."""
+        if current in self.held_in or any(self.shared.get(name) == Var(held) for _, (held, how)
+                                          in self._carried_all() if how == "+="):
+            return None
+        others = sorted(other for other, atom in self.env.items() if other != name and atom is current)
+        views = any(atom is not current and isinstance(atom, Var) and self.view_base(atom) is current
+                    for atom in self.env.values())
+        return None if views or not others else others
 
     def changes_callers_array(self, name, current, stmt):
         """`total += x` (or `np.multiply(v, 2, out=total)`) in a helper on an array its caller passed: NumPy changes
@@ -1450,15 +1478,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                                    Const(tuple(ast.unparse(values[k]) for k, _ in pending))],
                         {}, stmt, 0, [])
 
-    def check_not_shared(self, name, current, stmt, aliases=()):
-        """`name += v` or `name[i] = v` on an array other names may hold too when the code runs, through
-        assignments in a loop or branch (`aliases`, or `prev = vel` later in the pass): checked then, by what
-        they hold."""
+    def names_maybe_sharing(self, name, current, stmt, aliases=()) -> list:
+        """The other names, read after `stmt`, that may hold the array `name` holds (`current`) when the code runs,
+        through assignments in a loop or branch (`aliases`, or `prev = vel` later in the pass)."""
         var = self.shared.get(name, current)
         later = {other for key, entries in self.carried.items() if isinstance(key, tuple) and key[0] == "aliases"
                  for held, other in entries if held == var.name}
-        others = sorted({other for other in later if other != name and isinstance(self.env.get(other), Var)
-                         and self.read_after(other, stmt)} | set(aliases))
+        return sorted({other for other in later if other != name and isinstance(self.env.get(other), Var)
+                       and self.read_after(other, stmt)} | set(aliases))
+
+    def check_not_shared(self, name, current, stmt, aliases=()):
+        """`name[i] = v` on an array other names may hold too when the code runs (names_maybe_sharing): checked
+        then, by what they hold."""
+        others = self.names_maybe_sharing(name, current, stmt, aliases)
         if others:
             self.emit_multi(rules.lookup(not_shared), [current, Pack(tuple(self.env[o] for o in others), "tuple"),
                                                        Const(ast.unparse(stmt) if isinstance(stmt, ast.stmt) else

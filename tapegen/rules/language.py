@@ -483,6 +483,52 @@ def in_place_result_jvp(before, before_dot, after, after_dot):
     return zeros_like_tree(before) if before_dot is None else before_dot
 
 
+def same_object(other, item, statement, name, other_name) -> bool:
+    """Whether `other_name` holds the very array (or list, dict) `item` that `statement` (`h += v`) changes in place
+    in `name` (`prev = h` in a loop): it then holds the new value too (`changed_with`). An array sharing only part
+    of its memory (a view of it) cannot be followed: an error."""
+    if other is item:
+        return isinstance(item, (np.ndarray, list, dict))
+    if isinstance(item, np.ndarray) and isinstance(other, np.ndarray) and np.may_share_memory(item, other):
+        raise UnsupportedSyntaxError(f"`{statement}` changes the array in `{name}` in place, and `{other_name}` "
+                                     f"holds a view of it here: tapegen does not follow that change",
+                                     hint=f"store a new value instead (`{name} = {name} + ...`), or keep a copy in "
+                                          f"`{other_name}` (`{other_name} = {other_name}.copy()`)")
+    return False
+
+
+table.nondiff(same_object, "other, item, statement, name, other_name", spelling="same_object",
+              inert=("other", "item", "statement", "name", "other_name"))
+
+
+def changed_with(same, after, before):
+    """What a name holds after another name's array (or list) it may hold changed in place: the new value `after`
+    where it held that very one (`same`), else its own `before`."""
+    return after if same else before
+
+
+table.op(changed_with, "same, after, before", spelling="changed_with", inert=("same",))
+
+
+@table.vjp(changed_with, "after")
+def changed_with_vjp_after(same, after, g):
+    return g if same else zeros_like_tree(after)
+
+
+@table.vjp(changed_with, "before")
+def changed_with_vjp_before(same, before, g):
+    return zeros_like_tree(before) if same else g
+
+
+@table.jvp(changed_with, "after")
+@table.jvp(changed_with, "before")
+def changed_with_jvp(same, after, after_dot, before, before_dot):
+    """The tangent of the value it picks (one rule for both, as in_place_result's)."""
+    if same:
+        return zeros_like_tree(after) if after_dot is None else after_dot
+    return zeros_like_tree(before) if before_dot is None else before_dot
+
+
 def copy_array(x):
     """A private copy of an argument a loop changes through its target (`for p in [W, b]: p -= g`): an array's
     copy; a number as it is (np.copy would make it a 0-d array, which the loop would then change as an array)."""

@@ -263,6 +263,14 @@ def in_place_sample(a):
     return total * total
 
 
+def changed_with_sample(a):
+    vel, prev = a * 2.0, a * 0.5
+    for _ in range(2):  # (`prev` is `vel`'s array in the second pass: NumPy's `+=` changes both)
+        vel += np.sin(prev) * a
+        prev = vel
+    return vel * prev
+
+
 def copy_array_sample(a, b):
     for _ in range(2):  # (numbers changed through the loop's target: only `p` is rebound; an array argument
         for p in [a, b]:  # would be changed in place, for every call of the check)
@@ -730,6 +738,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("as_record-(4,)", record_sample, (v4,)),
         Sample("added_at-(4,)", added_at_sample, (v4,)),
         Sample("in_place_result-(4,)", in_place_sample, (v4,)),
+        Sample("changed_with-(4,)", changed_with_sample, (v4,)),
         Sample("copy_array-in_place_result-numbers", copy_array_sample, (0.7, -0.4)),
         Sample("item_or-(4,)", dict_get_sample, (v4,)),
         Sample("sorted-(4,)", sorted_sample, (v4,)),

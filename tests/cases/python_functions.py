@@ -3685,3 +3685,25 @@ def sets_of_labels_and_keys(x, labels=(0, 2, 2, 1)):
     for c in sorted(classes):
         total = total + x[c] * c
     return total * len(names) * ("W" in names) + np.sum(x) * len(dims)
+
+
+def arrays_two_names_hold_changed_in_place(x):
+    """`b = a; a += d`: NumPy changes the array both names hold, so `b` reads the new value (a number is only
+    rebound in `a`, as Python does); `prev = h` in a loop, then `h += v`: `prev` holds the new value where it
+    held that very array when the code runs. Both were refused (an error when the code ran)."""
+    a = x * 1.0
+    b = a
+    a += x ** 2
+    n = 1.0
+    m = n
+    n += np.sum(x)
+    c = x * 2.0
+    keep = c
+    for _ in range(3):
+        c *= 1.5 + np.sin(x)
+    h = x * 1.0
+    for k in range(2):
+        prev = h
+        h += np.tanh(prev)
+        h = h * 0.5
+    return np.sum(b * x) + m * n + np.sum(keep * x) + np.sum(h * prev)
