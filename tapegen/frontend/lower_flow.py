@@ -1024,8 +1024,12 @@ class ControlFlow:
         for stmt in ast.walk(self.node):  # the whole statement `node` is in: its value is read before the write
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)) and _within(where, stmt):
                 end = max(end, (stmt.end_lineno, stmt.end_col_offset))
+        shapes_only = {id(arg) for call in ast.walk(self.node) if isinstance(call, ast.Call) and isinstance(
+            call.func, ast.Name) and call.func.id in _SHAPE_READERS
+            for arg in call.args[_SHAPE_READERS[call.func.id]:]} if self.generated_code() \
+            else ()  # (gradient code's `meta(t1)`: the shapes of what `t1` holds, which no write changes)
         reads = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == name
-                 and not isinstance(n.ctx, ast.Store)]
+                 and not isinstance(n.ctx, ast.Store) and id(n) not in shapes_only]
         if any((n.lineno, n.col_offset) > end for n in reads):  # (a read in the statement itself comes first)
             return True
         for loop in ast.walk(self.node):
@@ -1184,7 +1188,22 @@ class ControlFlow:
                 return value.start or 0, value.stop if value.stop is not None else float("inf")
             return None
         first, second = rows(one), rows(other)
-        return first is not None and second is not None and (first[1] <= second[0] or second[1] <= first[0])
+        if first is not None and second is not None and (first[1] <= second[0] or second[1] <= first[0]):
+            return True
+        first, second = self.split_piece(one), self.split_piece(other)  # `p, q = np.split(a, 2)`: p[0] = v
+        return first is not None and second is not None and first[0] is second[0] and first[1] != second[1]
+
+    def split_piece(self, var):
+        """(the list np.split made, which of its pieces) where `var` is a piece of it (or a view of one, as it
+        is made of it), else None: the pieces of one split share no item."""
+        while var in self.views:
+            parent = self.views[var]
+            name, index = self.view_ops.get(var, (None, None))
+            if name == "getitem" and self.view_ops.get(parent, (None,))[0] in _SPLITS and isinstance(index, Const) \
+                    and type(index.value) is int and index.value >= 0:
+                return parent, index.value
+            var = parent
+        return None
 
     def write_back_view(self, view, base, node):
         """After a write into `view` (`row[:] = v`, `inner += d`), the array it shows changed in NumPy: `base`
@@ -1245,6 +1264,9 @@ class ControlFlow:
                                            f"write into a copy: {name} = {name}.copy()")
 
 
+_SHAPE_READERS = {"meta": 0, "shape": 0, "piece_cotangents": 1}  # runtime helpers reading only the shapes of
+#                                                                   their arguments from this one on
+_SPLITS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
 _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                              "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
                              "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit"})

@@ -791,3 +791,14 @@ def results_written_by_out_in_a_loop(x):
         np.add.reduce(np.sin(x) * k + s, out=s)
         total = total + s * y[0]
     return np.sum(y * x) + total
+
+
+def pieces_of_one_split_written_and_read(x):
+    """`p, q = np.split(a, 2)`, a write into `p`, then `q` and `a` read: the pieces of one split share no item,
+    so `q` is as it was and `a` has the write put back (it was refused: `q`, another view of `a` read after)."""
+    a = x * 1.0
+    p, q = np.split(a, 2)
+    p[0] = np.sin(q[0])
+    first, second = np.array_split(np.outer(a, a), 2, axis=1)
+    second[1:] *= 2.0
+    return np.sum(q * p) + np.sum(a ** 2) + np.sum(first * np.cos(second))
