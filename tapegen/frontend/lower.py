@@ -1392,7 +1392,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 stmt, f"`{name} {_OPSYM.get(type(stmt.op), '?')}= ...` would change `{name}` in place, "
                       f"and `{name}` may share memory with an argument or another variable",
                 f"write `{name} = {name} {_OPSYM.get(type(stmt.op), '?')} ...` to make a new array")
-        others = ()
+        others, maybe = (), {}
         if isinstance(current, Var) and current in self.fresh and (
                 current in self.held_in or not self.sole_name(name, current)
                 or any(self.shared.get(name) == Var(held) for _, (held, how) in self._carried_all() if how == "+=")):
@@ -1403,8 +1403,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 others = ()
             for other in others:  # `b = a; a += d`: NumPy changes the array `b` holds too
                 self._carry_written(other, current)
-        maybe = {}
-        if isinstance(current, Var) and current in self.fresh and not others:  # `prev = h` in a loop, `h += v`:
+        elif isinstance(current, Var) and current in self.fresh:  # `prev = h` in a loop, then `h += v`:
             for other in self.names_maybe_sharing(name, current, stmt, self.aliases_read_after(name, current, stmt)):
                 self._carry_written(other, self.env[other])  # (a loop around rebinds it: carried)
                 maybe[other] = self.emit(rules.lookup(same_object), [  # `prev` is `h`'s array when the code runs?
@@ -2154,8 +2153,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name == "getitem" and isinstance(values.get("index"), Const) \
                 and isinstance(values["index"].value, slice) and self._length(values["a"]) is not None:
             length = len(range(self._length(values["a"]))[values["index"].value])  # args[1:]
-        elif self._elementwise_of(prim, inputs) is not None:
-            length = self._elementwise_of(prim, inputs)  # np.exp(p) of an array of a length known now (`*np.exp(p)`)
+        elif (elementwise := self._elementwise_of(prim, inputs)) is not None:
+            length = elementwise  # np.exp(p) of an array of a length known now (`*np.exp(p)`)
         elif prim.name == "with_item" and not (isinstance(values["key"], Const) and isinstance(values["key"].value, slice)):
             length = self._length(values["a"])  # xs[i] = v: one item replaced (a slice computed then is refused)
             keys = self.dict_keys.get(values["a"]) if isinstance(values["key"], Const) else None
