@@ -637,3 +637,15 @@ def items_popped_from_a_dict(x):
     k, v = d.popitem()
     pair = d.popitem()
     return np.sum(v * d["a"]) * len(d) + np.sum(pair[1] ** 2) * (k == "c") * len(pair[0])
+
+
+def lists_and_dicts_two_names_hold_changed_in_place(w):
+    """`ys = xs; xs += [v]` and `e = d; d |= {...}`: Python changes the list or dict both names hold (it was
+    refused when the code ran)."""
+    xs = [w]
+    ys = xs
+    xs += [w * 2.0]
+    d = {"a": w}
+    e = d
+    d |= {"b": w * 3.0}
+    return np.sum(ys[1] * ys[0]) * len(ys) + np.sum(e["b"] * e["a"])
