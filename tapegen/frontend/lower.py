@@ -483,6 +483,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
         #                          code runs, it is the same array as one of them
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
+        self.maybe_absent: set = set()  # (object, attribute) carried through a construct from maybe not set
         self.nones: set = set()  # vars holding None, set here (`m = None`): a branch or loop joining one with a
         #                          list keeps the list's kind (`if m is None: m = [...]`, then `m[0] = ...`)
         self.maybe_none: set = set()  # ... such vars after the join: `containers` says their kind, not that
@@ -879,6 +880,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self._carry_needed(key, held[0] if held is not None else None, node)  # (a method's branch in a loop)
         current = held[0] if held is not None else \
             self.emit(rules.lookup(attribute_or_none), [base, Const(attr)], {}, node, None)
+        if held is None:  # (the object may not have it on entering: `hasattr` is then a test when the code runs)
+            self.maybe_absent.add(key)
         var = self.namer.user(f"{owner}_{attr}")
         self.emit(rules.lookup(assign_primitive), [current], {}, node, var)
         self.constant_items.pop(var, None)  # its items may change from one pass to the next

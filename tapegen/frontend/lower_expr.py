@@ -2154,7 +2154,7 @@ class Expressions:
         if base in self.live and (absent_too or hasattr(self.live[base], name.value)) and \
                 not any(attr == name.value for _, attr in self.attributes):
             has = hasattr(self.live[base], name.value)  # (absent: `getattr(layer, "b", None)`, not a lazy set-up)
-        elif base in self.made_objects and base in self.types:
+        elif base in self.made_objects and base in self.types and (base, name.value) not in self.maybe_absent:
             has = (base, name.value) in self.attributes or hasattr(self.types[base], name.value)
         else:
             return None

@@ -3707,3 +3707,37 @@ def arrays_two_names_hold_changed_in_place(x):
         h += np.tanh(prev)
         h = h * 0.5
     return np.sum(b * x) + m * n + np.sum(keep * x) + np.sum(h * prev)
+
+
+class _DenseForMomentum:
+    def __init__(self, W):
+        self.weights = W
+
+    def forward(self, inputs):
+        self.output = np.tanh(inputs @ self.weights)
+        return self.output
+
+
+class _SGDWithMomentum:  # nnfs's optimiser: its state made on a layer the first time it sees it
+    def __init__(self, learning_rate=0.1, momentum=0.5):
+        self.learning_rate, self.momentum = learning_rate, momentum
+
+    def update_params(self, layer, dweights):
+        if not hasattr(layer, "weight_momentums"):
+            layer.weight_momentums = np.zeros_like(layer.weights)
+        updates = self.momentum * layer.weight_momentums - self.learning_rate * dweights
+        layer.weight_momentums = updates
+        layer.weights = layer.weights + updates
+
+
+def state_made_where_hasattr_says_it_is_missing(W, X):
+    """nnfs's `if not hasattr(layer, "weight_momentums"): layer.weight_momentums = ...` in a training loop: false
+    on the first pass, true after. tapegen took it as true (the attribute carried through the loop) and raised
+    when the code ran; it is now tested when the code runs."""
+    layer, optimizer = _DenseForMomentum(W), _SGDWithMomentum()
+    total = 0.0
+    for _ in range(3):
+        out = layer.forward(X)
+        total = total + np.sum(out ** 2)
+        optimizer.update_params(layer, X.T @ out * 0.1)
+    return total + np.sum(layer.weights ** 2)
