@@ -96,6 +96,7 @@ POINTS = {
     "a_list_first_set_where_it_is_none": (np.array([0.3, -0.7, 1.1]),),
     "items_popped_from_a_dict": (np.array([0.3, -0.7, 1.1]),),
     "lists_and_dicts_two_names_hold_changed_in_place": (np.array([0.3, -0.7, 1.1]),),
+    "items_removed_where_the_code_finds_them": (np.array([0.3, -0.7, 1.1]),),
     "tuples_in_a_list_joined_and_repeated": (np.array([0.3, -0.7, 1.1]),),
     "a_dict_read_out_of_a_list_changed_by_a_helper": (np.array([0.3, -0.7, 1.1]),),
     "items_of_a_defaultdict_added_to_in_a_loop": (np.array([0.3, -0.7, 1.1]),),

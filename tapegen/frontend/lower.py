@@ -1137,10 +1137,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             kind = self.container_kind(self.env.get(target.value.id)) if isinstance(target, ast.Subscript) \
                 and isinstance(target.value, ast.Name) else None
             key = self.expr(target.slice) if kind in ("list", "dict") else None
-            if isinstance(key, Const) and (kind == "dict" or type(key.value) is int):  # del xs[k]: xs rebound
+            if isinstance(key, Const) and (kind == "dict" or type(key.value) is int) or kind == "list" and \
+                    isinstance(key, Var):  # del xs[k]: xs rebound (k known when the code runs: checked then)
                 without = self.list_without if kind == "list" else \
                     lambda name, container, k, node: self.dict_pop(name, container, k, None, node)
-                without(target.value.id, self.read_name(target.value), key.value, target)
+                without(target.value.id, self.read_name(target.value), key.value if isinstance(key, Const) else key,
+                        target)
                 continue
             if not isinstance(target, ast.Name) or target.id not in self.env or target.id in self.shared:
                 raise self.unsupported(target, f"`del {ast.unparse(target)}` is not supported here",

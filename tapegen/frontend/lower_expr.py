@@ -24,7 +24,7 @@ from .. import rules
 from ..ir import Const, Eqn, If, Pack, Var, atom_vars as _vars, walk
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
-from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
+from ..rules.language import as_record, concat, contained_in, list_position, make_dict, removed_position, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
 from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known
 from ..rules.language import py_sorted, py_sum, repeat_items
@@ -3044,6 +3044,11 @@ class Expressions:
         if func.attr == "setdefault" and name and self.container_kind(receiver) == "dict" and 1 <= len(args) <= 2 \
                 and not kwargs:
             return (self.dict_setdefault(func.value, args[0], args[1] if len(args) == 2 else Const(None), node),)
+        if func.attr == "remove" and name and self.container_kind(receiver) == "list" and len(args) == 1 \
+                and not kwargs:  # xs.remove(v): xs without the first item equal to v (found as xs.index(v) is)
+            at = self.emit(rules.lookup(removed_position), [receiver, args[0]], {}, node, None)
+            self.list_without(name, receiver, at, node)
+            return (Const(None),)
         if name and self.container_kind(receiver) == "list" and not kwargs and all(
                 isinstance(a, Const) and type(a.value) is int for a in args):
             if func.attr == "pop" and len(args) <= 1:  # v = xs.pop(k): v = xs[k]; xs = xs without it
@@ -3080,8 +3085,19 @@ class Expressions:
 
     def list_without(self, name, receiver, index, node):
         """`xs.pop(index)` (or `del xs[index]`) on a list built here, `index` a constant: the item, and `xs` rebound
-        to the list without it (`xs[:-1]` for the last; an empty list raises IndexError as Python's does)."""
+        to the list without it (`xs[:-1]` for the last; an empty list raises IndexError as Python's does). An
+        index known only when the code runs (`del xs[k]` in a loop, `xs.remove(v)`) is an atom: `xs[:k] + xs[k +
+        1:]`, the position checked and counted from 0 then (list_position)."""
         self.check_unshared(name, receiver, node)
+        if not isinstance(index, int):
+            at = self.emit(rules.lookup(list_position), [receiver, index, Const(ast.unparse(node))], {}, node, None)
+            after = self.emit(rules.lookup(operator.add), [at, Const(1)], {}, node, None)
+            item = self.emit(rules.lookup(operator.getitem), [receiver, at], {}, node, None)
+            parts = [self.emit(rules.lookup(operator.getitem), [receiver, self.emit(
+                rules.lookup(slice), [start, stop], {}, node, None)], {}, node, None)
+                for start, stop in ((Const(None), at), (after, Const(None)))]
+            self.store(name, self.binary(operator.add, *parts, node, None), node)
+            return item
         item = self.emit(rules.lookup(operator.getitem), [receiver, Const(index)], {}, node, None)
 
         def part(start, stop):

@@ -349,6 +349,32 @@ table.nondiff(item_not_shared, "container, key, others, statement, other_names, 
               inert=("container", "key", "others", "statement", "other_names", "where"))
 
 
+def list_position(xs, key, statement):
+    """The position `del xs[key]` (`statement`) removes, as a number from 0: Python's IndexError where there is
+    none."""
+    if not isinstance(xs, list):
+        raise TypeError(f"`{statement}` deletes an item of a {type(xs).__name__}, which tapegen follows on a list")
+    if not isinstance(key, (int, np.integer)) or isinstance(key, bool):
+        raise TypeError(f"list indices must be integers, not {type(key).__name__}")
+    if not -len(xs) <= key < len(xs):
+        raise IndexError("list assignment index out of range")
+    return int(key) % len(xs)
+
+
+table.nondiff(list_position, "xs, key, statement", spelling="list_position", inert=("xs", "key", "statement"))
+
+
+def removed_position(xs, value):
+    """The position `xs.remove(value)` removes: the first item equal to `value` (Python's ValueError if none)."""
+    try:
+        return xs.index(value)
+    except ValueError:
+        raise ValueError("list.remove(x): x not in list") from None
+
+
+table.nondiff(removed_position, "xs, value", spelling="removed_position", inert=("xs", "value"))
+
+
 def integer_index(array, index, statement, where):
     """`index`, checked to be an integer and `array` an ndarray: `A[i][j] = v` writes into `A` (through the
     view `A[i]`) as `A[i, j] = v` does only then; a slice or an array of indices first makes another array."""

@@ -649,3 +649,17 @@ def lists_and_dicts_two_names_hold_changed_in_place(w):
     e = d
     d |= {"b": w * 3.0}
     return np.sum(ys[1] * ys[0]) * len(ys) + np.sum(e["b"] * e["a"])
+
+
+def items_removed_where_the_code_finds_them(x):
+    """`xs.remove(v)` (the first item equal to v) and `del xs[k]` with `k` known only when the code runs (a loop's
+    variable): the list without that item, its position found when the code runs (both were refused)."""
+    names = ["w", "b", "c"]
+    names.remove("b")
+    xs = [x[0], x[1] * 2.0, 3.0, np.sin(x[2])]
+    xs.remove(3.0)
+    rows = [x, x * 2.0, x ** 2, np.cos(x)]
+    for k in range(2):
+        del rows[k]
+    del rows[-len(names)]
+    return sum(xs) * len(names) + np.sum(rows[0] * x) * len(rows)
