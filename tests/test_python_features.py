@@ -196,6 +196,7 @@ POINTS = {
     "sets_of_labels_and_keys": (_m(3),),
     "arrays_two_names_hold_changed_in_place": (_m(3),),
     "state_made_where_hasattr_says_it_is_missing": (_m(3, 2), _m(4, 3)),
+    "steps_on_a_tuple_display_of_names": (_m(2, 1), _m(6, 2), _m(6, 1)),
 }
 
 

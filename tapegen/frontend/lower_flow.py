@@ -411,6 +411,7 @@ class ControlFlow:
         if found is None:
             return None
         pairs, index_name, augmented, changed = found
+        as_lists = []
         for k, (target, seq) in enumerate(pairs):
             if target not in changed:  # only read: under a name of its own (`zip(params, [gW, gb])`)
                 if not isinstance(seq, ast.Name):
@@ -424,7 +425,10 @@ class ControlFlow:
             else:
                 base = self.env.get(seq.value.id)
                 held = self.attributes.get((base, seq.attr), (None,))[0] if isinstance(base, Var) else None
-            if self.container_kind(held) != "list":
+            if isinstance(seq, ast.Name) and isinstance(held, Pack) and held.kind == "tuple" \
+                    and held in self.displays and not self.read_outside(seq.id, stmt):  # `sgd((w, b), ...)`: the arrays the tuple holds
+                as_lists.append(seq)  # change as a list's items would (walked as one, the tuple not read again)
+            elif self.container_kind(held) != "list":
                 return None
         if any(self.static(ast.Name(fn, ast.Load())) is not getattr(builtins, fn) for fn in ("range", "len", "min")):
             return None
@@ -443,6 +447,11 @@ class ControlFlow:
                         isinstance(n, ast.Name) and n.id == sub.id for n in ast.walk(loop.target))  # its own)
                                 for loop in rebinding):
                 return None
+        for seq in as_lists:
+            tuple_ = self.env[seq.id]  # (a list of the same names' arrays, as `sgd([w, b], ...)` passes)
+            listed = self.emit(rules.lookup(make_list), list(tuple_.items), {}, stmt, self.shared.get(seq.id, seq.id))
+            self.displays[listed] = self.displays[tuple_]
+            self.store(seq.id, listed, stmt)
         if isinstance(stmt.iter, ast.Call) and self.zip_strict(stmt.iter):
             self.checked_zip([[(target, self.expr(seq))] for target, seq in pairs], stmt.iter)
         for target, seq in pairs:
@@ -464,6 +473,17 @@ class ControlFlow:
         body = [ByIndex().visit(_copied(inner)) for inner in stmt.body]
         loop = ast.For(ast.Name(index, ast.Store()), _call("range", count), body, [])
         return ast.fix_missing_locations(ast.copy_location(loop, stmt))
+
+    def read_outside(self, name, stmt) -> bool:
+        """Whether `name` is read outside statement `stmt`: after it, or in a loop around it."""
+        span = (stmt.lineno, stmt.col_offset)
+        around = [loop for loop in ast.walk(self.node) if isinstance(loop, (ast.For, ast.While)) and loop is not stmt
+                  and _within(span, loop)]
+        return any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load)
+                   and not _within((sub.lineno, sub.col_offset), stmt)
+                   and ((sub.lineno, sub.col_offset) > span or any(_within((sub.lineno, sub.col_offset), loop)
+                                                                   for loop in around))
+                   for sub in ast.walk(self.node))
 
     def changed_item(self, before, after, node):
         """What a name holds once its array went through a loop target changed in place (`d *= 0.5`): the new
@@ -984,7 +1004,8 @@ class ControlFlow:
         """The list or dict a helper's parameter `name` holds as its caller passed it, where the helper never
         rebinds the name (so in a loop too, `for k in params: params[k] -= lr * grads[k]`), else None."""
         passed = self.entry_params.get(name)
-        if not self.call_stack or passed is None or self.container_kind(passed) not in ("list", "dict"):
+        if not self.call_stack or passed is None or self.container_kind(passed) not in ("list", "dict") and not (
+                isinstance(passed, Pack) and passed in self.displays):  # (`sgd((w, b), ...)`: a tuple of names)
             return None
         if any(isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load)
                or isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(self.node)):

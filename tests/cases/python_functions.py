@@ -3741,3 +3741,20 @@ def state_made_where_hasattr_says_it_is_missing(W, X):
         total = total + np.sum(out ** 2)
         optimizer.update_params(layer, X.T @ out * 0.1)
     return total + np.sum(layer.weights ** 2)
+
+
+def _augmented_sgd(params, grads, lr):
+    for p, g in zip(params, grads):
+        p -= lr * g
+
+
+def steps_on_a_tuple_display_of_names(w, x, y):
+    """`sgd((w, b), grads, lr)` with a tuple of names, the helper doing `p -= lr * g` for each: NumPy changes the
+    arrays `w` and `b` hold, as with a list (the tuple was refused when the code ran: `p` held elsewhere)."""
+    w = w.copy()
+    b = np.zeros(1)
+    for _ in range(2):
+        err = x @ w + b - y
+        _augmented_sgd((w, b), (x.T @ err, err.sum(0)), 0.1)
+        _d2l_sgd((w, b), [x.T @ err, err.sum(0)], 0.05, len(y))
+    return np.sum((x @ w + b - y) ** 2)
