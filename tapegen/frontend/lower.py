@@ -478,6 +478,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.view_ops: dict = {}  # view var -> (the name of the primitive that made it, its `index` or None)
+        self.view_made: dict = {}  # view var -> (that primitive, its inputs, its number of outputs): made again
+        #                            after a write into its array (`refreshed_views`)
         self.written_back: set = set()  # a view's items read to put a write through it back (write_back_view)
         self.positions_of: dict = {}  # `where` of `where, pick = view_positions(base, view)` -> view
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
@@ -1766,6 +1768,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         inputs = self.bind_arguments(prim, args, kwargs, node)
         if prim.name == "view_positions":
             self.check_put_back(*(atom for _, atom in inputs), node)
+        return self.emit_bound(prim, inputs, node, outputs, targets)
+
+    def emit_bound(self, prim: Primitive, inputs, node, outputs, targets):
+        """`emit_multi` of inputs already bound to the primitive's parameters ((name, atom) pairs)."""
         targets = list(targets or []) + [None] * outputs
         outs = tuple(self._output_var(t) for t in targets[:outputs])
         reads = {v for _, atom in inputs for v in _vars(atom)}
@@ -1859,6 +1865,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             for out in outs:
                 self.views[out] = source
                 self.view_ops[out] = (prim.name, dict(inputs).get("index"))
+                self.view_made[out] = (prim, inputs, len(outs))
                 self.fresh.discard(out)
         elif prim.name in ("assign", "iterated"):  # (what `for row in a` walks is `a` itself)
             source = inputs[0][1]

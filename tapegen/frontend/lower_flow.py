@@ -629,7 +629,13 @@ class ControlFlow:
         healed = None if restoring else self.healed_base(array)  # row = out[i]; row[:] = v: out changes too
         where = self.env.get(target.slice.id) if isinstance(target.slice, ast.Name) else None
         putting_back = {self.positions_of[where]} if where in self.positions_of else ()  # (gradient code's
-        array = self.writable(name, array, target, restoring, healed, putting_back)  # `out[where] = row[pick]`)
+        stale = self.stale_views(array, array, target) if healed is None and not restoring and isinstance(
+            array, Var) and array in self.fresh and array not in self.views else []  # `W = B[:2]`, then `B[0] = v`
+        self.refreshing = {view for _, view in stale}
+        try:
+            array = self.writable(name, array, target, restoring, healed, putting_back)  # `out[where] = row[pick]`)
+        finally:
+            self.refreshing = set()
         index = self.index(target.slice)
         if op is not None:  # A[i] += v  is  A[i] = A[i] + v
             old = self.emit(rules.lookup(operator.getitem), [array, index], {}, target, None)
@@ -639,6 +645,8 @@ class ControlFlow:
         self.emit(rules.lookup(operator.setitem), [array, index, value], {}, target, array)
         if healed is not None:
             self.write_back_view(array, healed, target)
+        elif stale:
+            self.refresh_views(array, array, target, stale)
 
     def _array_root(self, node):
         """The value of the name `A` in `A[i][j]...` where the function made it with NumPy (an array, not a list
@@ -1110,6 +1118,7 @@ class ControlFlow:
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
         for other, atom in self.env.items():
             if other != name and isinstance(atom, Var) and self.view_base(atom) is array \
+                    and atom not in getattr(self, "refreshing", ()) \
                     and atom not in putting_back and not any(self.apart(atom, back, array) for back in putting_back) \
                     and self.read_after(other, node) \
                     and not (self.generated_code() and atom in self.positions_of.values()):  # (gradient code's
@@ -1229,12 +1238,51 @@ class ControlFlow:
     def write_back_view(self, view, base, node):
         """After a write into `view` (`row[:] = v`, `inner += d`), the array it shows changed in NumPy: `base`
         takes the view's items back where they lie in it (`view_positions`, found when the code runs: in memory
-        a no-op), so a read of `base` after the write has the derivatives of what was written."""
+        a no-op), so a read of `base` after the write has the derivatives of what was written; so do the other
+        views of it that names hold (`refresh_views`)."""
         where, pick = self.emit_multi(rules.lookup(view_positions), [base, view], {}, node, 2, [None, None])
         value = self.emit(rules.lookup(operator.getitem), [view, pick], {}, node, None)
         self.written_back.add(value)
         self.emit(rules.lookup(operator.setitem), [base, where, value], {}, node, base)
         self.wrote_in_place(base, "[]=")
+        self.refresh_views(base, view, node)
+
+    def stale_views(self, base, written, node) -> list:
+        """[(name, view)]: the names read after `node` holding a view of `base` made before a write into it
+        (through the view `written`, or into `base` itself) that shares items with it, where that view can be made
+        again from `base` (`view_made`: one primitive's one result, link after link) and nothing but names holds
+        it (`refresh_views`)."""
+        if self.generated_code():
+            return []
+        found = []
+        for name, atom in self.env.items():
+            if not (isinstance(atom, Var) and atom in self.views and atom is not written
+                    and self.view_base(atom) is base) or atom in self.held_in \
+                    or written is not base and self.apart(atom, written, base) or not self.read_after(name, node):
+                continue
+            link = atom
+            while link is not base and link is not written and self.view_made.get(link, (None, None, 0))[2] == 1:
+                link = self.views[link]
+            if link is base or link is written:
+                found.append((name, atom))
+        return found
+
+    def refresh_views(self, base, written, node, stale=None):
+        """NumPy's views of `base` show a write into it: each name holding one made before the write (`W =
+        B[:2]`, then `B[0] = v` or a write through `V = B.reshape(2, 2)`), read after it, holds the view made again
+        (the same primitive, on `base` as it is now) from then on."""
+        made = {base: base, written: written}
+
+        def again(view):
+            if view not in made:
+                prim, inputs, _ = self.view_made[view]
+                parent = again(self.views[view])
+                made[view] = self.emit_bound(prim, tuple((k, parent if a is self.views[view] else a)
+                                                         for k, a in inputs), node, 1, [None])[0]
+            return made[view]
+        for name, view in self.stale_views(base, written, node) if stale is None else stale:
+            self._carry_written(name, view)  # (a loop around: it rebinds the name)
+            self.store(name, again(view), node)
 
     def memory_of(self, base) -> set:
         """`base` and every var that may show its memory (its views, names assigned from them)."""

@@ -802,3 +802,27 @@ def pieces_of_one_split_written_and_read(x):
     first, second = np.array_split(np.outer(a, a), 2, axis=1)
     second[1:] *= 2.0
     return np.sum(q * p) + np.sum(a ** 2) + np.sum(first * np.cos(second))
+
+
+def views_of_an_array_written_directly_then_read(x):
+    """`W = B[1:3]`, then `B[1] = v`, then `W` read (and a view of a row, and a piece of a split): NumPy's views
+    show the write; they were refused ("`W` is a view of `B`, so this assignment changes it too")."""
+    B = x * 2.0
+    W = B[1:3]
+    B[1] = np.cos(x[0])
+    M = np.outer(x, x)
+    row = M[1]
+    part = row[1:]
+    M[1, 2] = 5.0 * x[0]
+    p, q = np.split(x * 1.0, 2)
+    return np.sum(W ** 2) + np.sum(B) + np.sum(part) * np.sum(row ** 2) + np.sum(p * q)
+
+
+def view_read_in_a_loop_writing_its_array(x):
+    B = x * 1.0
+    W = B[:2]
+    total = 0.0
+    for k in range(3):
+        B[2] = B[2] + W[0] * x[k]
+        total = total + np.sum(W)
+    return total
