@@ -23,7 +23,7 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
-from ..rules.language import (assign, check_zip, in_place_result, integer_index, item_alone, item_not_shared,
+from ..rules.language import (assign, changed_with, check_zip, in_place_result, same_object, integer_index, item_alone, item_not_shared,
                                iterated, make_list, mutable_items, no_candidate, number_item, set_in_item,
                                view_positions, with_item)
 from ..rules.standing_for import flat_get, flat_set
@@ -710,11 +710,12 @@ class ControlFlow:
                 self.written_params.setdefault(holder, passed)  # items after the call (`_write_back_display`)
         return True
 
-    def check_item_unshared(self, container, key, holders, node, statement=None):
+    def check_item_unshared(self, container, key, holders, node, statement=None, follow=False) -> list:
         """`xs[t][i] = v` changes in place the array (or list, dict) `xs[t]`, which tapegen's code makes a new
         value held in `xs` only: checked when the code runs that no other item of `xs`, and no name read
         afterwards that may hold it (put in a list or dict, read out of one, or a list or dict itself:
-        `h = ...; xs[t] = h`, then `h` read), holds the same one."""
+        `h = ...; xs[t] = h`, then `h` read), holds the same one. With `follow`, this function's names are
+        not checked but returned, [(name, its value)], for the caller to follow (`same_object`)."""
         holder_names = {holder for holder, _ in holders if isinstance(holder, str)}
         written = [self.callers_passed(holder) for holder in holder_names]  # (a helper's caller's list or
         written = {passed for passed in written if passed is not None}  # dict holds its new value after it)
@@ -724,6 +725,8 @@ class ControlFlow:
         others = sorted((name, value) for name, value in self.env.items() if isinstance(value, Var)
                         and value in defined and name not in holder_names and self.read_after(name, node))
         caller, seen = self.caller, {value for _, value in others}
+        followed = others if follow else []
+        others = [] if follow else others
         while caller is not None:  # in a helper or method: the names of the functions calling it (`W =
             # m.params["W"]`, then `m.update(grads)` doing `self.params[k] -= ...`; not the names of a display
             # it passed as the list, `sgd([w, b], ...)`, which hold its items after the call: `_write_back_display`)
@@ -739,6 +742,7 @@ class ControlFlow:
                                                         Const(tuple(name for name, _ in others)),
                                                         Const(where)],
                         {}, node, 0, [])
+        return followed
 
     def defined_here(self) -> set:
         """The vars the code has set where the statement being lowered runs (in this function and the
@@ -968,9 +972,18 @@ class ControlFlow:
             old = known[key.value]
         else:
             old = self.emit(rules.lookup(operator.getitem), [container, key], {}, target, None)
+        followed = []
         if not (isinstance(old, Const) and isinstance(old.value, (int, float, complex, np.generic))):
-            self.check_item_unshared(container, key, holders, target, f"{ast.unparse(target)} {_OPSYM[op]}= ...")
-        return self.binary(op, old, self.expr(value_node), target, None)
+            statement = f"{ast.unparse(target)} {_OPSYM[op]}= ..."
+            for name, value in self.check_item_unshared(container, key, holders, target, statement, follow=True):
+                self._carry_written(name, value)  # `h = hs[0]`, then `hs[0] += v`: h is that array when the code
+                followed.append((name, self.emit(rules.lookup(same_object), [  # runs? (then NumPy changed it too)
+                    value, old, Const(statement), Const(ast.unparse(target)), Const(name)], {}, target, None)))
+        new = self.binary(op, old, self.expr(value_node), target, None)
+        for name, same in followed:
+            self.store(name, self.emit(rules.lookup(changed_with), [same, new, self.env[name]], {}, target,
+                                       self.shared.get(name, name)), target)
+        return new
 
     def check_unshared(self, name, container, node, items_in_place=False):
         """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it). A helper's

@@ -515,9 +515,10 @@ def same_object(other, item, statement, name, other_name) -> bool:
     of its memory (a view of it) cannot be followed: an error."""
     if other is item:
         return isinstance(item, (np.ndarray, list, dict))
-    if isinstance(item, np.ndarray) and isinstance(other, np.ndarray) and np.may_share_memory(item, other):
-        raise UnsupportedSyntaxError(f"`{statement}` changes the array in `{name}` in place, and `{other_name}` "
-                                     f"holds a view of it here: tapegen does not follow that change",
+    if isinstance(item, (np.ndarray, list, dict)) and _holds(other, item, None):
+        raise UnsupportedSyntaxError(f"`{statement}` changes the {type(item).__name__} in `{name}` in place, and "
+                                     f"`{other_name}` holds a view of it here, or holds it in a list, dict or "
+                                     f"object: tapegen does not follow that change",
                                      hint=f"store a new value instead (`{name} = {name} + ...`), or keep a copy in "
                                           f"`{other_name}` (`{other_name} = {other_name}.copy()`)")
     return False

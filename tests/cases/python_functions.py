@@ -3758,3 +3758,16 @@ def steps_on_a_tuple_display_of_names(w, x, y):
         _augmented_sgd((w, b), (x.T @ err, err.sum(0)), 0.1)
         _d2l_sgd((w, b), [x.T @ err, err.sum(0)], 0.05, len(y))
     return np.sum((x @ w + b - y) ** 2)
+
+
+def items_of_a_list_other_names_hold_changed_in_place(x):
+    """`h = hs[0]; hs[0] += v` and `params = [W1, b1]` changed through the list: NumPy changes the arrays the
+    other names hold; they hold the new values after (both refused when the code ran)."""
+    hs = [x * 1.0, x * 2.0]
+    h = hs[0]
+    hs[0] += np.sin(x)
+    W1, b1 = x * 3.0, x[:1] * 1.0
+    params = [W1, b1]
+    for p in params:
+        p *= 0.5
+    return np.sum(h * x) + np.sum(W1 * b1) + np.sum(hs[1])
