@@ -283,7 +283,7 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
                                F.views_read_where_made_after_a_write,
                                F.rows_filled_through_views_in_a_loop_then_masked,
                                F.results_written_into_views_by_out, F.results_written_by_out_in_a_loop,
-                               F.pieces_of_one_split_written_and_read,
+                               F.pieces_of_one_split_written_and_read, F.rows_of_a_transpose_written,
                                F.view_written_base_read_before_its_name_is_rebound],  # (gave a wrong gradient
                          ids=lambda v: v.__name__)                                   # before it was refused)
 def test_a_write_into_a_view_is_put_back_into_its_array(f):

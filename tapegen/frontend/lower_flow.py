@@ -871,6 +871,15 @@ class ControlFlow:
             array = isinstance(held[0], Var) and self.container_kind(held[0]) is None and not by_key
         else:
             array = not by_key
+        if array and attribute.attr in _ARRAY_VIEW_ATTRIBUTES and isinstance(attribute.value, ast.Name) \
+                and isinstance(base, Var) and base not in self.types and base not in self.live:
+            held = self.namer.invented(f"{attribute.value.id}_{attribute.attr}").name  # `M.T[0] = v` on an
+            self.env[held] = self.expr(attribute)  # array: `M_T = M.T; M_T[0] = v`, a write through a view
+            try:
+                return self.assign_subscript(ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(
+                    held, ast.Load()), attribute), target.slice, ast.Store()), target), value_node, op)
+            finally:
+                self.env.pop(held, None)
         if array and not (isinstance(base, Var) and (base in self.types or base in self.live)):
             raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into `{text}`, which tapegen cannot "
                                            f"follow: `{ast.unparse(attribute.value)}` is not an object whose class it "
@@ -1348,6 +1357,7 @@ class ControlFlow:
 
 _SHAPE_READERS = {"meta": 0, "shape": 0, "piece_cotangents": 1}  # runtime helpers reading only the shapes of
 #                                                                   their arguments from this one on
+_ARRAY_VIEW_ATTRIBUTES = frozenset({"T", "mT"})  # an array's attributes that are views of it, written through
 _SPLITS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
 _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                              "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
@@ -1534,7 +1544,10 @@ def _assigned_names(stmts) -> set:
                 _add_root(sub.value, names, items)  # rows[i][j] = v: rows is rebound (its item i replaced by a copy)
             elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store) \
                     and isinstance(sub.value, ast.Attribute) and isinstance(sub.value.value, ast.Name):
-                names.add(f"{sub.value.value.id}.{sub.value.attr}")  # self.params[k] = v rebinds self.params
+                if sub.value.attr in _ARRAY_VIEW_ATTRIBUTES:  # `M.T[0] = v` on an array writes into M
+                    items.add(sub.value.value.id)
+                else:
+                    names.add(f"{sub.value.value.id}.{sub.value.attr}")  # self.params[k] = v rebinds self.params
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.args \
                     and isinstance(sub.args[0], ast.Name) and (sub.func.attr == "at" or sub.func.attr in _IN_PLACE):
                 names.add(sub.args[0].id)  # np.add.at(sums, i, v) rebinds sums; so does operator.iadd(xs, ys)

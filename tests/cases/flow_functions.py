@@ -826,3 +826,12 @@ def view_read_in_a_loop_writing_its_array(x):
         B[2] = B[2] + W[0] * x[k]
         total = total + np.sum(W)
     return total
+
+
+def rows_of_a_transpose_written(x):
+    """`M.T[0] = v` on an array: a write through the view `M.T`, put back into `M` (it was refused: `M` not an
+    object whose class tapegen knows)."""
+    M = np.outer(x, x)
+    M.T[0] = x * 2.0
+    M.T[1:3] += np.sin(M.T[1:3])
+    return np.sum(M ** 2)
