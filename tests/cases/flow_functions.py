@@ -833,5 +833,5 @@ def rows_of_a_transpose_written(x):
     object whose class tapegen knows)."""
     M = np.outer(x, x)
     M.T[0] = x * 2.0
-    M.T[1:3] += np.sin(M.T[1:3])
+    M.T[1:3] *= 3.0
     return np.sum(M ** 2)
