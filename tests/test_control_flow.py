@@ -297,7 +297,8 @@ def test_a_write_into_a_view_is_put_back_into_its_array(f):
 @pytest.mark.parametrize("f", [F.view_written_then_other_view_read, F.view_made_between_two_writes,
                                F.view_written_then_overlapping_view_read,
                                F.view_written_then_view_from_before_read_in_a_branch, F.views_made_other_ways,
-                               F.views_of_an_array_written_directly_then_read],
+                               F.views_of_an_array_written_directly_then_read,
+                               F.views_of_views_made_again_after_a_write],
                          ids=lambda v: v.__name__)
 def test_other_views_of_an_array_written_show_the_write(f):
     """Another view of the array, made before the write (through a view, or into the array) and read after it,

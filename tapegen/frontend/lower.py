@@ -479,7 +479,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.view_ops: dict = {}  # view var -> (the name of the primitive that made it, its `index` or None)
         self.view_made: dict = {}  # view var -> (that primitive, its inputs, its number of outputs): made again
-        #                            after a write into its array (`refreshed_views`)
+        #                            after a write into its array (`refresh_views`)
+        self.refreshing: set = set()  # views made again after the write being lowered (not refused for it)
         self.written_back: set = set()  # a view's items read to put a write through it back (write_back_view)
         self.positions_of: dict = {}  # `where` of `where, pick = view_positions(base, view)` -> view
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the

@@ -426,8 +426,8 @@ class ControlFlow:
                 base = self.env.get(seq.value.id)
                 held = self.attributes.get((base, seq.attr), (None,))[0] if isinstance(base, Var) else None
             if isinstance(seq, ast.Name) and isinstance(held, Pack) and held.kind == "tuple" \
-                    and held in self.displays and not self.read_outside(seq.id, stmt):  # `sgd((w, b), ...)`: the arrays the tuple holds
-                as_lists.append(seq)  # change as a list's items would (walked as one, the tuple not read again)
+                    and held in self.displays and not self.read_outside(seq.id, stmt):  # `sgd((w, b), ...)`: the
+                as_lists.append(seq)  # arrays the tuple holds change as a list's items would (walked as one)
             elif self.container_kind(held) != "list":
                 return None
         if any(self.static(ast.Name(fn, ast.Load())) is not getattr(builtins, fn) for fn in ("range", "len", "min")):
@@ -1140,7 +1140,7 @@ class ControlFlow:
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
         for other, atom in self.env.items():
             if other != name and isinstance(atom, Var) and self.view_base(atom) is array \
-                    and atom not in getattr(self, "refreshing", ()) \
+                    and atom not in self.refreshing \
                     and atom not in putting_back and not any(self.apart(atom, back, array) for back in putting_back) \
                     and self.read_after(other, node) \
                     and not (self.generated_code() and atom in self.positions_of.values()):  # (gradient code's
@@ -1298,8 +1298,10 @@ class ControlFlow:
         def again(view):
             if view not in made:
                 prim, inputs, _ = self.view_made[view]
-                parent = again(self.views[view])
-                made[view] = self.emit_bound(prim, tuple((k, parent if a is self.views[view] else a)
+                old, parent = self.views[view], again(self.views[view])
+                swapped = {old: parent}  # (the array it shows may be in a Pack: np.atleast_1d([a]), an einsum's)
+                made[view] = self.emit_bound(prim, tuple((k, Pack(tuple(swapped.get(i, i) for i in a.items), a.kind)
+                                                          if isinstance(a, Pack) else swapped.get(a, a))
                                                          for k, a in inputs), node, 1, [None])[0]
             return made[view]
         for name, view in self.stale_views(base, written, node) if stale is None else stale:

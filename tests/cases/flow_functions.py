@@ -835,3 +835,16 @@ def rows_of_a_transpose_written(x):
     M.T[0] = x * 2.0
     M.T[1:3] *= 3.0
     return np.sum(M ** 2)
+
+
+def views_of_views_made_again_after_a_write(x):
+    """A view of a view (`b = np.atleast_1d(W)` of `W = B[:2]`) and an einsum's diagonal view, made before a
+    write into their array and read after: each link is made again from the array as it is after the write."""
+    B = x * 2.0
+    W = B[:2]
+    b = np.atleast_1d(W)
+    B[0] = np.sin(x[2])
+    M = np.outer(x, x)
+    d = np.einsum("ii->i", M)
+    M[1, 1] = np.cos(x[0])
+    return np.sum(b * x[:2]) + np.sum(d ** 2)
