@@ -491,10 +491,16 @@ def _array_a_helper_adds_to_held_by_the_caller(w):
     return _added_to_in_a_helper(W) + np.sum(W * w)
 
 
+def test_adding_in_place_to_an_item_another_name_holds_changes_it_there_too():
+    """`first = grads[0]`, then `grads[i] += v` in a loop: NumPy changes the array `first` holds, which it holds
+    after (refused when the code ran)."""
+    check_modes(_an_item_another_name_holds_added_to, np.array([0.3, -0.8, 0.1]))
+
+
 @pytest.mark.parametrize("fn, other", [
     (_parameter_a_method_updates_held_by_the_caller, "`W` holds"),
     (_array_a_helper_adds_to_held_by_the_caller, "`W` holds"), (_a_view_in_a_dict_added_to, "`A` holds"), (_a_view_in_a_dict_written_into, "`A` holds"),
-    (_an_item_another_name_holds_added_to, "`first` holds"), (_item_an_object_holds, "`box` holds"), (_item_of_a_name, "`z` holds"), (_item_by_key_of_a_name, "`z` holds"), (_item_of_another_list, "`xs` holds"),
+    (_item_an_object_holds, "`box` holds"), (_item_of_a_name, "`z` holds"), (_item_by_key_of_a_name, "`z` holds"), (_item_of_another_list, "`xs` holds"),
     (_item_read_out_of_another_list, "`a` holds"), (_one_array_in_every_item, "`z` holds"),
     (_one_array_in_two_items, "another of its items is"),
 ])

@@ -710,12 +710,13 @@ class ControlFlow:
                 self.written_params.setdefault(holder, passed)  # items after the call (`_write_back_display`)
         return True
 
-    def check_item_unshared(self, container, key, holders, node, statement=None, follow=False) -> list:
+    def check_item_unshared(self, container, key, holders, node, statement=None, follow=None) -> list:
         """`xs[t][i] = v` changes in place the array (or list, dict) `xs[t]`, which tapegen's code makes a new
         value held in `xs` only: checked when the code runs that no other item of `xs`, and no name read
         afterwards that may hold it (put in a list or dict, read out of one, or a list or dict itself:
-        `h = ...; xs[t] = h`, then `h` read), holds the same one. With `follow`, this function's names are
-        not checked but returned, [(name, its value)], for the caller to follow (`same_object`)."""
+        `h = ...; xs[t] = h`, then `h` read), holds the same one. `follow`: a test of the values of this
+        function's names that are not checked but returned, [(name, its value)], for the caller to follow
+        (`same_object`: the container's items put in it or taken out of it)."""
         holder_names = {holder for holder, _ in holders if isinstance(holder, str)}
         written = [self.callers_passed(holder) for holder in holder_names]  # (a helper's caller's list or
         written = {passed for passed in written if passed is not None}  # dict holds its new value after it)
@@ -725,8 +726,8 @@ class ControlFlow:
         others = sorted((name, value) for name, value in self.env.items() if isinstance(value, Var)
                         and value in defined and name not in holder_names and self.read_after(name, node))
         caller, seen = self.caller, {value for _, value in others}
-        followed = others if follow else []
-        others = [] if follow else others
+        followed = [(name, value) for name, value in others if follow and follow(value)]
+        others = [(name, value) for name, value in others if (name, value) not in followed]
         while caller is not None:  # in a helper or method: the names of the functions calling it (`W =
             # m.params["W"]`, then `m.update(grads)` doing `self.params[k] -= ...`; not the names of a display
             # it passed as the list, `sgd([w, b], ...)`, which hold its items after the call: `_write_back_display`)
@@ -984,7 +985,10 @@ class ControlFlow:
         followed = []
         if not (isinstance(old, Const) and isinstance(old.value, (int, float, complex, np.generic))):
             statement = f"{ast.unparse(target)} {_OPSYM[op]}= ..."
-            for name, value in self.check_item_unshared(container, key, holders, target, statement, follow=True):
+            held = self.held_by.get(container, set())
+            for name, value in self.check_item_unshared(container, key, holders, target, statement,
+                                                        follow=lambda v: v in held or  # (put in it, or taken out)
+                                                        self.item_origin.get(v, (None,))[0] is container):
                 self._carry_written(name, value)  # `h = hs[0]`, then `hs[0] += v`: h is that array when the code
                 followed.append((name, self.emit(rules.lookup(same_object), [  # runs? (then NumPy changed it too)
                     value, old, Const(statement), Const(ast.unparse(target)), Const(name)], {}, target, None)))
