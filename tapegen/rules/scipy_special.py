@@ -27,7 +27,7 @@ import scipy
 import scipy.special
 
 from ..runtime import unbroadcast, unreduce
-from .elementwise import broadcast_like, guarded_mul
+from .elementwise import broadcast_like, guarded_mul, zero_safe_mul
 from .formulas import Formulas
 from .incomplete_beta import betainc_da, betainc_daa, betainc_dab, betainc_db, betainc_dbb
 from .incomplete_gamma import gammainc_da, gammainc_daa
@@ -42,6 +42,11 @@ def polygamma_like(n, x):
     out = sp.polygamma(n, x)
     dtype = np.result_type(getattr(x, "dtype", np.float64), np.float16)
     return out if dtype == np.float64 else out.astype(dtype)
+
+
+def gaussian(x):
+    """exp(-x * x): the error functions' and ndtr's derivatives, 0 at x = +-inf (so is its own derivative there)."""
+    return np.exp(-x * x)
 
 
 def half_steps(d, a):
@@ -87,6 +92,7 @@ table.op(sp.logsumexp, "a, axis=None, b=None, keepdims=False", name="logsumexp",
 table.op(sp.softmax, "x, axis=None", name="softmax", spelling="scipy.special.softmax")
 table.op(sp.log_softmax, "x, axis=None", name="log_softmax", spelling="scipy.special.log_softmax")
 table.op(polygamma_like, "n, x", spelling="polygamma_like", inert=("n",))
+table.op(gaussian, "x", spelling="gaussian")
 table.op(gammainc_da, "a, x", spelling="gammainc_da")  # dP/da and d2P/da2 (incomplete_gamma.py)
 table.op(gammainc_daa, "a, x", spelling="gammainc_daa")
 table.op(weights_or_one, "b", spelling="weights_or_one")
@@ -98,6 +104,7 @@ table.nondiff(joint_shape, "a_shape, b_shape", spelling="joint_shape")
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+SQRT_HALF = math.sqrt(0.5)
 SQRT_2PI = math.sqrt(2 * math.pi)
 
 UNARY_PARTIALS = {
@@ -106,8 +113,8 @@ UNARY_PARTIALS = {
     "gamma": "y * scipy.special.digamma(x)",
     "rgamma": "-y * scipy.special.digamma(x)",
     "digamma": "polygamma_like(1, x)",
-    "erf": f"{TWO_OVER_SQRT_PI!r} * np.exp(-x * x)",
-    "erfc": f"-{TWO_OVER_SQRT_PI!r} * np.exp(-x * x)",
+    "erf": f"{TWO_OVER_SQRT_PI!r} * gaussian(x)",
+    "erfc": f"-{TWO_OVER_SQRT_PI!r} * gaussian(x)",
     "erfcx": f"2 * x * y - {TWO_OVER_SQRT_PI!r}",
     "erfinv": f"{SQRT_PI_OVER_TWO!r} * np.exp(y * y)",
     "erfcinv": f"-{SQRT_PI_OVER_TWO!r} * np.exp(y * y)",
@@ -115,7 +122,7 @@ UNARY_PARTIALS = {
     "expit": "y * (1 - y)",
     "logit": "1 / (x * (1 - x))",
     "log_expit": "scipy.special.expit(-x)",
-    "ndtr": f"{INV_SQRT_2PI!r} * np.exp(-0.5 * x * x)",
+    "ndtr": f"{INV_SQRT_2PI!r} * gaussian({SQRT_HALF!r} * x)",
     "log_ndtr": f"{INV_SQRT_2PI!r} * np.exp(-0.5 * x * x - y)",  # pdf / cdf without underflow
     "ndtri": f"{SQRT_2PI!r} * np.exp(0.5 * y * y)",
     "entr": "-(np.log(x) + 1)",
@@ -187,6 +194,8 @@ formulas.derive(betainc_dab, "betainc_dab", {"x": f"{BETA_DENSITY} * ({LOG_A} * 
 formulas.derive(betainc_dbb, "betainc_dbb", {"x": f"{BETA_DENSITY} * ({LOG_B} ** 2 - polygamma_like(1, b) "
                                                   f"+ polygamma_like(1, a + b))"}, guard=True)
 formulas.derive(polygamma_like, "polygamma_like", {"x": "polygamma_like(n + 1, x)"})
+# exp(-x^2) is never negative: where it is 0 (|x| large or infinite) so is its derivative, not 0 * inf
+formulas.derive(gaussian, "gaussian", {"x": "zero_safe_mul(y, -2 * x)"}, unbroadcast=False)
 formulas.derive(sp.multigammaln, "multigammaln",
                 {"a": "np.sum(scipy.special.digamma(np.expand_dims(a, -1) - half_steps(d, a)), axis=-1)"},
                 unbroadcast=False)
@@ -242,4 +251,5 @@ def log_softmax_jvp(x_dot, axis, y):
 
 
 __all__ = ["table", "gammainc_da", "gammainc_daa", "betainc_da", "betainc_db", "betainc_daa", "betainc_dab",
-           "betainc_dbb", "polygamma_like", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul"]
+           "betainc_dbb", "polygamma_like", "gaussian", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul",
+           "zero_safe_mul"]
