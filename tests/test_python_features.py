@@ -123,6 +123,7 @@ POINTS = {
     "layer_set_up_before_behind_a_flag": (_m(4, 3),),
     "dicts_updated": (X3, _m(3, 3), {"a": _m(3), "e": _m(3)}),
     "ufunc_methods": (np.array([0.3, -0.2, 0.5]), _m(4, 2)),
+    "ufunc_reduceat": (_m(12), _m(3, 9)),
     "zip_and_enumerate_as_values": (_m(2, 3), _m(2), X3),
     "assignment_expressions": (np.array([0.5, -0.7, 1.2]),),
     "loss_keeping_its_inputs": (np.array([0.5, -0.7, 1.2]),),

@@ -2542,6 +2542,18 @@ def ufunc_methods(a, b):
     return np.sum(np.exp(-pairwise)) + np.sum(log_total) + np.sum(running) * np.sum(np.hypot.reduce(np.abs(b) + 1.0))
 
 
+
+SEGMENTS = np.array([0, 3, 3, 5, 9])  # segment starts (one empty: the item at 3 alone)
+
+
+def ufunc_reduceat(x, m):
+    """`reduceat`, segment reductions as grouped statistics code writes them: `np.add.reduceat` (sums over
+    sorted groups), `np.maximum.reduceat` along an axis (starts not increasing), `np.multiply.reduceat`."""
+    sums = np.add.reduceat(x, SEGMENTS)
+    peaks = np.maximum.reduceat(m, [0, 4, 2, 7], axis=1)
+    products = np.multiply.reduceat(m[:, :4], np.array([1, 2]), axis=1)
+    return np.sum(sums ** 2) + np.sum(np.sin(peaks)) + np.sum(products * np.arange(3.0)[:, None])
+
 PARAMETER_NAMES = ["W", "b"]
 
 
