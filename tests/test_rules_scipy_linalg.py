@@ -286,3 +286,41 @@ def test_sqrtm_where_it_has_no_derivative_is_refused(a, match):
         tg.grad(f)(a)
     with pytest.raises(tg.TapegenError, match=match):
         tg.jvp(f, (a,), (np.ones((3, 3)),))
+
+
+def var1_stationary_loglik(phi, method):
+    """A VAR(1)'s stationary state covariance (statsmodels' initial state): x - a x a^T = q, then a Gaussian
+    log-likelihood of one observation under it."""
+    a = np.array([[phi[0], phi[1]], [0.2 * phi[1], phi[2]]])
+    q = np.array([[1.0, 0.3], [0.3, 0.5]])
+    p = sl.solve_discrete_lyapunov(a, q, method)
+    y = np.array([0.4, -0.7])
+    return -0.5 * (np.linalg.slogdet(p)[1] + y @ np.linalg.solve(p, y))
+
+
+def lyapunov_of_ten(a, q):
+    """Ten rows: SciPy's default is the bilinear method."""
+    return np.sum(np.sin(sl.solve_discrete_lyapunov(0.3 * a, q)))
+
+
+Q = np.array([[1.0, 0.3, -0.2], [0.1, 0.8, 0.4], [-0.5, 0.2, 1.5]])
+
+
+@pytest.mark.parametrize("f, args", [
+    (lambda a, q: np.sum(np.sin(sl.solve_continuous_lyapunov(a, q))), (A - 6 * np.eye(3), Q)),
+    (lambda a, q: np.sum(np.cos(sl.solve_lyapunov(a, q @ q.T))), (A - 6 * np.eye(3), Q)),
+    (lambda phi: var1_stationary_loglik(phi, None), (np.array([0.5, 0.3, -0.4]),)),
+    (lambda phi: var1_stationary_loglik(phi, "bilinear"), (np.array([0.5, 0.3, -0.4]),)),
+    (lyapunov_of_ten, (RNG.standard_normal((10, 10)) / 4, RNG.standard_normal((10, 10)))),
+], ids=["continuous", "solve_lyapunov", "discrete-direct", "discrete-bilinear", "discrete-10-rows"])
+def test_lyapunov_equations_in_every_mode(f, args):
+    """solve_continuous_lyapunov is the Sylvester equation a x + x a^H = q, solve_discrete_lyapunov SciPy's own
+    methods written with solves that have rules: every mode, second order, in a and q, against differences."""
+    check_modes(f, *args)
+
+
+def test_lyapunov_values_are_scipys():
+    a, q = 0.3 * A, Q @ Q.T
+    for method in (None, "direct", "bilinear"):
+        x = tg.value_and_grad(lambda a: np.sum(sl.solve_discrete_lyapunov(a, q, method)))(a)[0]
+        assert x == pytest.approx(np.sum(sl.solve_discrete_lyapunov(a, q, method)), rel=1e-12)

@@ -520,6 +520,32 @@ def lfilter(b, a, x, axis=-1):
     return np.stack(y)
 
 
+def solve_continuous_lyapunov(a, q):
+    """`scipy.linalg.solve_continuous_lyapunov(a, q)`: x with a x + x a^H = q, the Sylvester equation it is."""
+    import scipy.linalg
+    return scipy.linalg.solve_sylvester(a, np.conj(np.swapaxes(a, -1, -2)), q)
+
+
+def solve_discrete_lyapunov(a, q, method=None):
+    """`scipy.linalg.solve_discrete_lyapunov(a, q)`: x with x - a x a^H = q, by SciPy's own methods: 'direct'
+    (below 10 rows) solves (I - a (x) conj(a)) vec x = vec q, 'bilinear' maps it to a continuous equation."""
+    import scipy.linalg
+    n = np.shape(a)[0]
+    if method is None:
+        method = "direct" if n < 10 else "bilinear"
+    if method == "direct":
+        lhs = np.eye(n * n) - np.kron(a, np.conj(a))
+        return np.reshape(np.linalg.solve(lhs, np.ravel(q)), np.shape(q))
+    if method != "bilinear":
+        raise ValueError(f"Unknown solver {method}")
+    eye = np.eye(n)
+    a_h = np.conj(np.swapaxes(a, -1, -2))
+    a_h_plus_inv = np.linalg.inv(a_h + eye)
+    b = (a_h - eye) @ a_h_plus_inv
+    c = 2 * np.linalg.inv(a + eye) @ q @ a_h_plus_inv
+    return solve_continuous_lyapunov(np.conj(np.swapaxes(b, -1, -2)), -c)
+
+
 def float64(x=0.0):
     """`np.float64(x)`: the number (or array) as float64."""
     return np.asarray(x, dtype=np.float64)[()]
@@ -637,6 +663,11 @@ def stands_for(obj, positional: int, keywords) -> object:
     if inspect.isfunction(obj) and obj.__name__ == "lfilter" and str(obj.__module__).startswith("scipy.signal"):
         # (a function's own names: an object of the user's may answer any name through its __getattr__)
         return lfilter if positional <= 3 and not set(keywords) - {"axis"} else None  # (not with zi)
+    if inspect.isfunction(obj) and str(obj.__module__).startswith("scipy.linalg"):
+        if obj.__name__ == "solve_continuous_lyapunov":  # (also scipy.linalg.solve_lyapunov)
+            return solve_continuous_lyapunov if positional <= 2 and not keywords else None
+        if obj.__name__ == "solve_discrete_lyapunov":
+            return solve_discrete_lyapunov if positional <= 3 and not set(keywords) - {"method"} else None
     return STANDING_FOR.get(obj)
 
 
