@@ -88,7 +88,7 @@ for _fn in (betainc_da, betainc_db, betainc_daa, betainc_dab, betainc_dbb):  # i
 table.nondiff(sp.gammasgn, "x", name="gammasgn", spelling="scipy.special.gammasgn")  # piecewise constant
 table.op(sp.multigammaln, "a, d", name="multigammaln", spelling="scipy.special.multigammaln", inert=("d",))
 table.op(sp.logsumexp, "a, axis=None, b=None, keepdims=False", name="logsumexp",
-         spelling="scipy.special.logsumexp")  # return_sign=True (two outputs) is refused
+         spelling="scipy.special.logsumexp")  # (return_sign=True: standing_for.logsumexp)
 table.op(sp.softmax, "x, axis=None", name="softmax", spelling="scipy.special.softmax")
 table.op(sp.log_softmax, "x, axis=None", name="log_softmax", spelling="scipy.special.log_softmax")
 table.op(polygamma_like, "n, x", spelling="polygamma_like", inert=("n",))

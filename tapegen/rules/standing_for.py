@@ -546,6 +546,22 @@ def solve_discrete_lyapunov(a, q, method=None):
     return solve_continuous_lyapunov(np.conj(np.swapaxes(b, -1, -2)), -c)
 
 
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """`scipy.special.logsumexp(a, axis, b, keepdims, return_sign=True)`: log |sum(b exp(a))| and the sum's sign,
+    the sum taken with the largest item of `a` factored out (without return_sign, SciPy's own)."""
+    import scipy.special
+    if not return_sign:
+        return scipy.special.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
+    top = stop_gradient(np.max(a, axis=axis, keepdims=True))  # (any shift gives the same value and slope)
+    top = np.where(np.isfinite(top), top, 0.0)
+    terms = np.exp(a - top) if b is None else b * np.exp(a - top)
+    total = np.sum(terms, axis=axis, keepdims=True)
+    value, sign = np.log(np.abs(total)) + top, np.sign(total)
+    if keepdims:
+        return value, sign
+    return np.squeeze(value, axis=axis), np.squeeze(sign, axis=axis)
+
+
 def float64(x=0.0):
     """`np.float64(x)`: the number (or array) as float64."""
     return np.asarray(x, dtype=np.float64)[()]
@@ -663,6 +679,9 @@ def stands_for(obj, positional: int, keywords) -> object:
     if inspect.isfunction(obj) and obj.__name__ == "lfilter" and str(obj.__module__).startswith("scipy.signal"):
         # (a function's own names: an object of the user's may answer any name through its __getattr__)
         return lfilter if positional <= 3 and not set(keywords) - {"axis"} else None  # (not with zi)
+    if inspect.isfunction(obj) and obj.__name__ == "logsumexp" and str(obj.__module__).startswith("scipy.special"):
+        signed = positional == 5 or "return_sign" in keywords  # (else SciPy's own, with its rules)
+        return logsumexp if signed and positional <= 5 else None
     if inspect.isfunction(obj) and str(obj.__module__).startswith("scipy.linalg"):
         if obj.__name__ == "solve_continuous_lyapunov":  # (also scipy.linalg.solve_lyapunov)
             return solve_continuous_lyapunov if positional <= 2 and not keywords else None
