@@ -59,6 +59,8 @@ POINTS = {
     "namedtuple_class_made_inside": (_m(3), _m(3), _m(3)),
     "numpy_writes_in_place": (np.array([0.7, -1.2, 0.4]), np.array([0.3, 0.9, -0.5])),
     "more_of_numpy": (np.array([0.7, -1.2, 0.4]), np.array([0.3, 0.9, -0.2])),
+    "numpy_polynomial_series": (np.array([0.3, -0.2, 0.5, 0.7, 0.1]), np.linspace(-0.9, 0.8, 6),
+                                np.linspace(0.5, 1.5, 6)),
     "reductions_where": (np.array([[0.3, -1.2, 2.0], [0.7, 0.2, -0.5]]),),
     "list_used_as_items_and_as_an_array": (np.array([0.7, -1.2, 0.4]),),
     "helper_with_a_bare_return": (_m(3), _m(3)),

@@ -562,6 +562,101 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     return np.squeeze(value, axis=axis), np.squeeze(sign, axis=axis)
 
 
+def polynomial_basis(kind, x, deg):
+    """[P_0(x), ..., P_deg(x)] of a numpy.polynomial family, by its three-term recurrence."""
+    one = np.ones(np.shape(x))
+    if kind == "polynomial":
+        basis = [one]
+        for k in range(deg):
+            basis.append(basis[-1] * x)
+        return basis
+    first = {"chebyshev": x * one, "legendre": x * one, "hermite": 2 * x * one, "hermite_e": x * one,
+             "laguerre": 1 - x * one}[kind]
+    basis = [one, first]
+    for k in range(1, deg):
+        p, q = basis[-1], basis[-2]
+        if kind == "chebyshev":
+            basis.append(2 * x * p - q)
+        elif kind == "legendre":
+            basis.append(((2 * k + 1) * x * p - k * q) / (k + 1))
+        elif kind == "hermite":
+            basis.append(2 * x * p - 2 * k * q)
+        elif kind == "hermite_e":
+            basis.append(x * p - k * q)
+        else:
+            basis.append(((2 * k + 1 - x) * p - k * q) / (k + 1))
+    return basis[:deg + 1]
+
+
+def polynomial_value(kind, x, c, tensor=True):
+    """`np.polynomial.<kind>.<prefix>val(x, c)`: sum_k c[k] P_k(x); with `tensor`, each column of a
+    many-dimensional `c` evaluated at every x (c's trailing shape, then x's)."""
+    if isinstance(x, (tuple, list)):
+        x = np.asarray(x)
+    c = np.asarray(c)
+    if tensor:
+        c = np.reshape(c, np.shape(c) + (1,) * np.ndim(x))
+    total = 0.0
+    for k, p in enumerate(polynomial_basis(kind, x, np.shape(c)[0] - 1)):
+        total = total + c[k] * p
+    return total
+
+
+def polynomial_vander(kind, x, deg):
+    """`np.polynomial.<kind>.<prefix>vander(x, deg)`: the basis at x along a last axis (x at least 1-d)."""
+    x = np.atleast_1d(x) + 0.0
+    return np.stack(polynomial_basis(kind, x, int(deg)), axis=-1)
+
+
+def polynomial_fit(kind, x, y, deg, rcond=None, full=False, w=None):
+    """`np.polynomial.<kind>.<prefix>fit(x, y, deg)`: least-squares coefficients, lowest degree first, the
+    basis columns scaled to unit norm as NumPy does (the solution does not depend on the scale)."""
+    if full or not isinstance(deg, int):
+        raise NoRuleError("tapegen follows np.polynomial's fit of one degree, without full=True",
+                          hint="pass deg as an int, and compute the residuals from the coefficients")
+    lhs, rhs = polynomial_vander(kind, x, deg), np.asarray(y) + 0.0
+    if w is not None:
+        lhs = lhs * np.reshape(w, (-1, 1))
+        rhs = rhs * (w if np.ndim(rhs) == 1 else np.reshape(w, (-1, 1)))
+    if rcond is None:
+        rcond = np.shape(lhs)[0] * np.finfo(np.result_type(lhs, np.float64)).eps
+    scale = stop_gradient(np.sqrt(np.sum(lhs * lhs, axis=0)))
+    scale = np.where(scale == 0, 1.0, scale)
+    coef = np.linalg.lstsq(lhs / scale, rhs, rcond=rcond)[0]
+    return coef / (scale if np.ndim(coef) == 1 else np.reshape(scale, (-1, 1)))
+
+
+POLYNOMIAL_PREFIXES = {"polynomial": "poly", "chebyshev": "cheb", "legendre": "leg", "hermite": "herm",
+                       "hermite_e": "herme", "laguerre": "lag"}
+
+
+def polynomial_function(obj):
+    """The function here standing for a numpy.polynomial family's `<prefix>val`, `vander` or `fit`, or None."""
+    module = str(getattr(obj, "__module__", ""))
+    kind = module[len("numpy.polynomial."):] if module.startswith("numpy.polynomial.") else None
+    prefix = POLYNOMIAL_PREFIXES.get(kind)
+    name = getattr(obj, "__name__", "")
+    if prefix is None or not name.startswith(prefix) or not inspect.isfunction(obj):
+        return None
+    return POLYNOMIAL_FUNCTIONS.get((kind, name[len(prefix):]))
+
+
+def _of_family(kind):
+    """The `val`, `vander` and `fit` of one numpy.polynomial family, as functions here."""
+    def val(x, c, tensor=True):
+        return polynomial_value(kind, x, c, tensor)
+
+    def vander(x, deg):
+        return polynomial_vander(kind, x, deg)
+
+    def fit(x, y, deg, rcond=None, full=False, w=None):
+        return polynomial_fit(kind, x, y, deg, rcond, full, w)
+    return {(kind, "val"): val, (kind, "vander"): vander, (kind, "fit"): fit}
+
+
+POLYNOMIAL_FUNCTIONS = {key: fn for kind in POLYNOMIAL_PREFIXES for key, fn in _of_family(kind).items()}
+
+
 def float64(x=0.0):
     """`np.float64(x)`: the number (or array) as float64."""
     return np.asarray(x, dtype=np.float64)[()]
@@ -679,6 +774,9 @@ def stands_for(obj, positional: int, keywords) -> object:
     if inspect.isfunction(obj) and obj.__name__ == "lfilter" and str(obj.__module__).startswith("scipy.signal"):
         # (a function's own names: an object of the user's may answer any name through its __getattr__)
         return lfilter if positional <= 3 and not set(keywords) - {"axis"} else None  # (not with zi)
+    polynomial = polynomial_function(obj)
+    if polynomial is not None:
+        return polynomial
     if inspect.isfunction(obj) and obj.__name__ == "logsumexp" and str(obj.__module__).startswith("scipy.special"):
         signed = positional == 5 or "return_sign" in keywords  # (else SciPy's own, with its rules)
         return logsumexp if signed and positional <= 5 else None
