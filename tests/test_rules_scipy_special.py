@@ -37,7 +37,8 @@ def unary_table():
         ("ndtr", real), ("log_ndtr", between(-6.0, 2.0)), ("ndtri", unit), ("entr", between(0.2, 2.0)),
         ("expm1", real), ("log1p", between(-0.5, 2.0)), ("i0", real), ("i1", real), ("i0e", away),
         ("i1e", away), ("j0", real), ("j1", real), ("y0", positive), ("y1", positive), ("k0", positive),
-        ("k1", positive), ("k0e", positive), ("k1e", positive),
+        ("k1", positive), ("k0e", positive), ("k1e", positive), ("exp1", positive),
+        ("expi", lambda shape: signed(shape, 0.3, 3.0)), ("ellipk", between(0.1, 0.9)), ("ellipe", between(0.1, 0.9)),
     ]
 
 
@@ -90,6 +91,20 @@ def order_rows():
     for n in (0, 2):
         x = sample((3, 2), 0.8, 3.0)
         yield case(f"yn-n={n}-(3,2)", (lambda n: lambda x: sp.yn(n, x))(n), (x,), sp.yn, {"n": n, "x": x}, ("x",))
+    for n in (0, 1, 3):  # E_n' = -E_(n-1), E_0 = exp(-x) / x
+        x = sample((3, 2), 0.3, 3.0)
+        yield case(f"expn-n={n}-(3,2)", (lambda n: lambda x: sp.expn(n, x))(n), (x,), sp.expn, {"n": n, "x": x},
+                   ("x",))
+    z = sample((4,), -0.6, 0.6)
+    yield case("hyp2f1-in-z-(4,)", lambda z: sp.hyp2f1(0.5, 1.5, 2.0, z), (z,), sp.hyp2f1,
+               {"a": 0.5, "b": 1.5, "c": 2.0, "z": z}, ("z",))
+    for df, shape in ((3.5, (4,)), (1.0, (3, 2))):  # (df = 1: the Cauchy cdf)
+        t, df = sample(shape, -3.0, 3.0), np.full(shape, df)
+        yield case(f"stdtr-df={df[0]}-{shape_text(t)}", (lambda df: lambda t: sp.stdtr(df, t))(df), (t,), sp.stdtr,
+                   {"df": df, "t": t}, ("t",))
+    h, a = sample((4,), -2.0, 2.0), sample((4,), -1.5, 1.5)
+    yield case("owens_t-(4,)-(4,)", lambda h, a: sp.owens_t(h, a), (h, a), sp.owens_t, {"h": h, "a": a}, ("h", "a"),
+               wrt=(0, 1))
     for shape in ((), (4,)):
         a, b, x = sample(shape, 1.2, 3.0), sample(shape, 1.2, 3.0), sample(shape, 0.2, 0.8)
         yield case(f"betainc-{shape_text(x)}", (lambda a, b: lambda x: sp.betainc(a, b, x))(a, b), (x,), sp.betainc,

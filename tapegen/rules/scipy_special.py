@@ -71,10 +71,11 @@ weights_or_one.pure = joint_shape.pure = True  # called on constants, folded whe
 
 UNARY = ("gammaln", "gamma", "rgamma", "loggamma", "digamma", "erf", "erfc", "erfcx", "erfinv", "erfcinv",
          "dawsn", "expit", "logit", "log_expit", "ndtr", "log_ndtr", "ndtri", "entr", "expm1", "log1p",
-         "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "wofz")
+         "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "wofz", "exp1", "expi",
+         "ellipk", "ellipe")
 BINARY = {"xlogy": "x1, x2", "xlog1py": "x1, x2", "rel_entr": "x1, x2", "kl_div": "x1, x2", "beta": "a, b",
           "betaln": "a, b", "iv": "v, z", "ive": "v, z", "jv": "v, z", "yv": "v, z", "kv": "v, z",
-          "kve": "v, z", "gammainc": "a, x", "gammaincc": "a, x"}
+          "kve": "v, z", "gammainc": "a, x", "gammaincc": "a, x", "stdtr": "df, t", "owens_t": "h, a"}
 
 for _name in UNARY:
     table.op(getattr(sp, _name), "x", name=_name, spelling=f"scipy.special.{_name}")
@@ -82,6 +83,8 @@ for _name, _signature in BINARY.items():  # ufuncs take no keywords: the names a
     table.op(getattr(sp, _name), _signature, name=_name, spelling=f"scipy.special.{_name}")
 table.op(sp.polygamma, "n, x", name="polygamma", spelling="scipy.special.polygamma", inert=("n",))
 table.op(sp.yn, "n, x", name="yn", spelling="scipy.special.yn", inert=("n",))  # integer order n
+table.op(sp.expn, "n, x", name="expn", spelling="scipy.special.expn", inert=("n",))  # integer order n
+table.op(sp.hyp2f1, "a, b, c, z", name="hyp2f1", spelling="scipy.special.hyp2f1")  # (a rule in z only)
 table.op(sp.betainc, "a, b, x", name="betainc", spelling="scipy.special.betainc")
 for _fn in (betainc_da, betainc_db, betainc_daa, betainc_dab, betainc_dbb):  # incomplete_beta.py
     table.op(_fn, "a, b, x", spelling=_fn.__name__)
@@ -140,6 +143,11 @@ UNARY_PARTIALS = {
     "k1": "-0.5 * (scipy.special.k0(x) + scipy.special.kv(2, x))",
     "k0e": "y - scipy.special.k1e(x)",
     "k1e": "y - 0.5 * (scipy.special.k0e(x) + scipy.special.kve(2, x))",
+    "exp1": "-np.exp(-x) / x",
+    "expi": "np.exp(x) / x",
+    # the complete elliptic integrals of parameter m: dK/dm = (E - (1 - m) K) / (2 m (1 - m)), dE/dm = (E - K) / 2m
+    "ellipk": "(scipy.special.ellipe(x) - (1 - x) * y) / (2 * x * (1 - x))",
+    "ellipe": "(y - scipy.special.ellipk(x)) / (2 * x)",
     "wofz": f"{TWO_OVER_SQRT_PI!r}j - 2 * x * y",  # the Faddeeva function (Voigt profiles), holomorphic
 }
 
@@ -165,6 +173,15 @@ BINARY_PARTIALS = {
     "gammainc_daa": {"x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"
                           " * ((np.log(x) - scipy.special.digamma(a)) ** 2 - polygamma_like(1, a))"},
     "yn": {"x": "0.5 * (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x))"},
+    # E_n' = -E_(n-1), and E_0 = exp(-x) / x (whose own is -E_0 (1 + 1 / x))
+    "expn": {"x": "np.where(n == 0, -y * (1 + 1 / x), -scipy.special.expn(np.maximum(n - 1, 0), x))"},
+    "hyp2f1": {"z": "a * b / c * scipy.special.hyp2f1(a + 1, b + 1, c + 1, z)"},
+    # Student's t cdf in t: the t density (in df: no rule)
+    "stdtr": {"t": "np.exp(scipy.special.gammaln((df + 1) / 2) - scipy.special.gammaln(df / 2) - 0.5 * np.log(df * np.pi)"
+                   " - (df + 1) / 2 * np.log1p(t * t / df))"},
+    # Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx
+    "owens_t": {"h": f"-0.5 * {INV_SQRT_2PI!r} * gaussian({SQRT_HALF!r} * h) * scipy.special.erf(a * h * {SQRT_HALF!r})",
+                "a": f"gaussian({SQRT_HALF!r} * h) * gaussian({SQRT_HALF!r} * a * h) / (2 * np.pi * (1 + a * a))"},
 }
 
 BETA_DENSITY = "np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - scipy.special.betaln(a, b))"
