@@ -324,3 +324,43 @@ def test_lyapunov_values_are_scipys():
     for method in (None, "direct", "bilinear"):
         x = tg.value_and_grad(lambda a: np.sum(sl.solve_discrete_lyapunov(a, q, method)))(a)[0]
         assert x == pytest.approx(np.sum(sl.solve_discrete_lyapunov(a, q, method)), rel=1e-12)
+
+
+def ar1_exact_loglik(params):
+    """An AR(1)'s exact likelihood through its Toeplitz autocovariance matrix."""
+    phi, log_s = np.tanh(params[0]), params[1]
+    acov = np.exp(2 * log_s) / (1 - phi ** 2) * phi ** np.arange(6)
+    sigma = sl.toeplitz(acov)
+    y = np.array([0.3, -0.1, 0.4, 0.2, -0.5, 0.1])
+    return -0.5 * (np.linalg.slogdet(sigma)[1] + y @ np.linalg.solve(sigma, y))
+
+
+def structured_matrices(c, r):
+    return (np.sum(np.sin(sl.toeplitz(c, r))) + np.sum(np.cos(sl.toeplitz(c))) + np.sum(sl.hankel(c, r) ** 2)
+            + np.sum(np.sin(sl.hankel(c))) + np.sum(sl.circulant(r) ** 3))
+
+
+def state_space_transition(a, b):
+    """A block-diagonal transition (a local linear trend and an AR(1)) propagated a few steps."""
+    T = sl.block_diag(np.array([[a[0], 1.0], [0.0, a[1]]]), b[0], 0.3 * np.outer(b[1:], b[1:]))
+    P = np.eye(T.shape[1])
+    for _ in range(3):
+        P = T @ P @ T.T + 0.1 * np.eye(T.shape[0])
+    return np.trace(P)
+
+
+@pytest.mark.parametrize("f, args", [
+    (ar1_exact_loglik, (np.array([0.5, -0.2]),)),
+    (structured_matrices, (np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, 0.7, -0.3]))),
+    (lambda a, b: state_space_transition(a, b) + np.sum(sl.block_diag(a, b, np.ones((1, 2))) @ np.arange(8.0)),
+     (np.array([0.6, 0.3]), np.array([0.2, 0.4, 0.1, 0.5]))),
+], ids=["toeplitz-ar1", "toeplitz-hankel-circulant", "block_diag"])
+def test_structured_matrix_builders_in_every_mode(f, args):
+    """toeplitz, hankel, circulant and block_diag as the gathers and writes that build them."""
+    check_modes(f, *args)
+    assert tg.value_and_grad(f)(*args)[0] == pytest.approx(f(*args), rel=1e-12)
+
+
+def test_a_toeplitz_of_a_matrix_is_refused_with_a_hint():
+    with pytest.raises(tg.NoRuleError, match="1-d arrays"):
+        tg.grad(lambda c: np.sum(sl.toeplitz(np.outer(c, c))))(np.array([0.3, 0.5]))

@@ -657,6 +657,62 @@ def _of_family(kind):
 POLYNOMIAL_FUNCTIONS = {key: fn for kind in POLYNOMIAL_PREFIXES for key, fn in _of_family(kind).items()}
 
 
+def _one_dimensional(name, *arrays):
+    if any(np.ndim(a) > 1 for a in arrays):
+        raise NoRuleError(f"tapegen follows scipy.linalg.{name} of 1-d arrays",
+                          hint=f"make one matrix a call: np.stack([{name}(row) for row in c])")
+
+
+def toeplitz(c, r=None):
+    """`scipy.linalg.toeplitz(c, r)`: t[i, j] = c[i - j] below the diagonal, r[j - i] above (r's first item
+    unused; r = conj(c) unless given), gathered from one vector of both."""
+    _one_dimensional("toeplitz", c, r)
+    c = np.ravel(c)
+    r = np.conj(c) if r is None else np.ravel(r)
+    values = np.concatenate((r[:0:-1], c))
+    rows, cols = np.shape(c)[0], np.shape(r)[0]
+    return values[(cols - 1) + np.arange(rows)[:, None] - np.arange(cols)[None, :]]
+
+
+def circulant(c):
+    """`scipy.linalg.circulant(c)`: c as its first column, each next column c rolled down by one."""
+    _one_dimensional("circulant", c)
+    c = np.ravel(c)
+    n = np.shape(c)[0]
+    return c[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
+
+
+def hankel(c, r=None):
+    """`scipy.linalg.hankel(c, r)`: h[i, j] = c[i + j] while that is in c, then r (its first item unused;
+    zeros unless given)."""
+    _one_dimensional("hankel", c, r)
+    c = np.ravel(c)
+    r = np.zeros_like(c) if r is None else np.ravel(r)
+    values = np.concatenate((c, r[1:]))
+    return values[np.arange(np.shape(c)[0])[:, None] + np.arange(np.shape(r)[0])[None, :]]
+
+
+def block_diag(*arrs):
+    """`scipy.linalg.block_diag(a, b, ...)`: the arrays (numbers and 1-d arrays as one row) along the diagonal
+    of a matrix of zeros."""
+    if not arrs:
+        return np.empty((1, 0))
+    blocks = [np.atleast_2d(a) for a in arrs]
+    if any(np.ndim(b) > 2 for b in blocks):
+        raise ValueError("arguments in the following positions have dimension greater than 2")
+    out = np.zeros((sum(np.shape(b)[0] for b in blocks), sum(np.shape(b)[1] for b in blocks)),
+                   dtype=np.result_type(*blocks))
+    row = col = 0
+    for b in blocks:
+        rows, cols = np.shape(b)
+        out[row:row + rows, col:col + cols] = b
+        row, col = row + rows, col + cols
+    return out
+
+
+SPECIAL_MATRICES = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag}
+
+
 def float64(x=0.0):
     """`np.float64(x)`: the number (or array) as float64."""
     return np.asarray(x, dtype=np.float64)[()]
@@ -781,6 +837,8 @@ def stands_for(obj, positional: int, keywords) -> object:
         signed = positional == 5 or "return_sign" in keywords  # (else SciPy's own, with its rules)
         return logsumexp if signed and positional <= 5 else None
     if inspect.isfunction(obj) and str(obj.__module__).startswith("scipy.linalg"):
+        if obj.__name__ in SPECIAL_MATRICES and not keywords:
+            return SPECIAL_MATRICES[obj.__name__]
         if obj.__name__ == "solve_continuous_lyapunov":  # (also scipy.linalg.solve_lyapunov)
             return solve_continuous_lyapunov if positional <= 2 and not keywords else None
         if obj.__name__ == "solve_discrete_lyapunov":
