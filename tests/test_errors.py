@@ -330,3 +330,13 @@ def test_spreading_a_computed_array_into_arguments_names_unpacking_as_the_fix():
     with pytest.raises(tg.UnsupportedSyntaxError) as info:
         tg.grad(log_parameter_residuals)(np.array([1.0, 0.5, 0.2]))
     assert "`*np.exp(p)`" in str(info.value) and "a, b, c = np.exp(p)" in info.value.hint, str(info.value)
+
+
+def test_a_numpy_polynomial_fit_with_full_output_is_refused_with_a_hint():
+    from numpy.polynomial import chebyshev
+
+    def f(y):
+        coef, (resid, rank, sv, rcond) = chebyshev.chebfit(np.linspace(-1, 1, 5), y, 2, full=True)
+        return np.sum(coef ** 2)
+    with pytest.raises(tg.NoRuleError, match="compute the residuals from the coefficients"):
+        tg.grad(f)(np.arange(5.0))

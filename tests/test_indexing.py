@@ -417,3 +417,13 @@ def _counted_at_into_an_attribute(x):
 
 def test_a_ufuncs_at_on_an_array_without_derivatives_runs_as_written():
     check_modes(_counted_at_into_an_attribute, np.array([0.5, -1.5, 2.0, 0.7]))
+
+
+def test_index_helpers_of_an_array_read_its_shape_only():
+    """np.diag_indices_from(K) and np.tril/triu_indices_from of a differentiated K: the GP jitter idiom."""
+    def f(theta):
+        K = np.outer(theta, theta) + 2 * np.eye(3)
+        K[np.diag_indices_from(K)] += theta ** 2
+        K[np.triu_indices_from(K, 1)] *= 0.5
+        return np.linalg.slogdet(K)[1] + np.sum(K[np.tril_indices_from(K)] ** 2)
+    check_modes(f, np.array([0.3, -0.2, 0.5]))

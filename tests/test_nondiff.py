@@ -93,6 +93,10 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
      + np.sum(np.outer(x, x)[np.triu_indices(5, 1)]) + np.sum(np.outer(x, x)[np.diag_indices(5)])
      + np.sum(np.indices((5,))[0] * x),
      (np.tril_indices, np.triu_indices, np.diag_indices, np.indices)),
+    ("index-constructors-of-an-array", lambda x: np.sum(np.outer(x, x)[np.tril_indices_from(np.outer(x, x))])
+     + np.sum(np.outer(x, x)[np.triu_indices_from(np.outer(x, x), 1)])
+     + np.sum(np.outer(x, x)[np.diag_indices_from(np.outer(x, x))]),
+     (np.tril_indices_from, np.triu_indices_from, np.diag_indices_from)),
     ("iscomplexobj", lambda x: np.sum(x) * (np.iscomplexobj(x) + np.isrealobj(x)), (np.iscomplexobj, np.isrealobj)),
     ("result_type", lambda x: np.sum(x.astype(np.result_type(x, 1.0))), (np.result_type,)),
 ]

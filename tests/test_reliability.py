@@ -139,3 +139,31 @@ def test_a_module_list_the_function_only_appends_to_does_not_remake_its_code():
         np.testing.assert_allclose(tg.grad(_walks_a_module_list)(x), -np.sin(t) * (1 - t ** 2) * np.cos(x))
     finally:
         UNROLLED.pop()
+
+
+def _log_potential(t):
+    return -np.sum(t ** 4) - np.sum(np.exp(t)) + t[0] * t[1]
+
+
+def _laplace_evidence(theta):
+    """A Laplace approximation as written: the Hessian of a lambda made in the function, by tapegen."""
+    neg = lambda t: -_log_potential(t)  # noqa: E731
+    H = tg.hessian(neg)(theta)
+    return -neg(theta) - 0.5 * np.linalg.slogdet(H)[1]
+
+
+def test_a_derivative_of_a_lambda_made_inside_does_not_remake_the_code_on_every_call():
+    """The lambda is lifted to a function object while lowering, and its derivative's code held a check on that
+    object's code through a weak reference: the object gone, every later call forgot every transform and made
+    them again (200 times slower, with a warning after ten)."""
+    import tapegen.api as api
+    from modes import check_modes
+    x = np.array([0.3, -0.2])
+    check_modes(_laplace_evidence, x)
+    gradient = tg.grad(_laplace_evidence)
+    gradient(x)
+    gc.collect()
+    before = api._REMADE[0]
+    for k in range(3):
+        gradient(x + 0.1 * k)
+    assert api._REMADE[0] == before

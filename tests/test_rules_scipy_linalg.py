@@ -286,3 +286,81 @@ def test_sqrtm_where_it_has_no_derivative_is_refused(a, match):
         tg.grad(f)(a)
     with pytest.raises(tg.TapegenError, match=match):
         tg.jvp(f, (a,), (np.ones((3, 3)),))
+
+
+def var1_stationary_loglik(phi, method):
+    """A VAR(1)'s stationary state covariance (statsmodels' initial state): x - a x a^T = q, then a Gaussian
+    log-likelihood of one observation under it."""
+    a = np.array([[phi[0], phi[1]], [0.2 * phi[1], phi[2]]])
+    q = np.array([[1.0, 0.3], [0.3, 0.5]])
+    p = sl.solve_discrete_lyapunov(a, q, method)
+    y = np.array([0.4, -0.7])
+    return -0.5 * (np.linalg.slogdet(p)[1] + y @ np.linalg.solve(p, y))
+
+
+def lyapunov_of_ten(a, q):
+    """Ten rows: SciPy's default is the bilinear method."""
+    return np.sum(np.sin(sl.solve_discrete_lyapunov(0.3 * a, q)))
+
+
+Q = np.array([[1.0, 0.3, -0.2], [0.1, 0.8, 0.4], [-0.5, 0.2, 1.5]])
+
+
+@pytest.mark.parametrize("f, args", [
+    (lambda a, q: np.sum(np.sin(sl.solve_continuous_lyapunov(a, q))), (A - 6 * np.eye(3), Q)),
+    (lambda a, q: np.sum(np.cos(sl.solve_lyapunov(a, q @ q.T))), (A - 6 * np.eye(3), Q)),
+    (lambda phi: var1_stationary_loglik(phi, None), (np.array([0.5, 0.3, -0.4]),)),
+    (lambda phi: var1_stationary_loglik(phi, "bilinear"), (np.array([0.5, 0.3, -0.4]),)),
+    (lyapunov_of_ten, (RNG.standard_normal((10, 10)) / 4, RNG.standard_normal((10, 10)))),
+], ids=["continuous", "solve_lyapunov", "discrete-direct", "discrete-bilinear", "discrete-10-rows"])
+def test_lyapunov_equations_in_every_mode(f, args):
+    """solve_continuous_lyapunov is the Sylvester equation a x + x a^H = q, solve_discrete_lyapunov SciPy's own
+    methods written with solves that have rules: every mode, second order, in a and q, against differences."""
+    check_modes(f, *args)
+
+
+def test_lyapunov_values_are_scipys():
+    a, q = 0.3 * A, Q @ Q.T
+    for method in (None, "direct", "bilinear"):
+        x = tg.value_and_grad(lambda a: np.sum(sl.solve_discrete_lyapunov(a, q, method)))(a)[0]
+        assert x == pytest.approx(np.sum(sl.solve_discrete_lyapunov(a, q, method)), rel=1e-12)
+
+
+def ar1_exact_loglik(params):
+    """An AR(1)'s exact likelihood through its Toeplitz autocovariance matrix."""
+    phi, log_s = np.tanh(params[0]), params[1]
+    acov = np.exp(2 * log_s) / (1 - phi ** 2) * phi ** np.arange(6)
+    sigma = sl.toeplitz(acov)
+    y = np.array([0.3, -0.1, 0.4, 0.2, -0.5, 0.1])
+    return -0.5 * (np.linalg.slogdet(sigma)[1] + y @ np.linalg.solve(sigma, y))
+
+
+def structured_matrices(c, r):
+    return (np.sum(np.sin(sl.toeplitz(c, r))) + np.sum(np.cos(sl.toeplitz(c))) + np.sum(sl.hankel(c, r) ** 2)
+            + np.sum(np.sin(sl.hankel(c))) + np.sum(sl.circulant(r) ** 3))
+
+
+def state_space_transition(a, b):
+    """A block-diagonal transition (a local linear trend and an AR(1)) propagated a few steps."""
+    T = sl.block_diag(np.array([[a[0], 1.0], [0.0, a[1]]]), b[0], 0.3 * np.outer(b[1:], b[1:]))
+    P = np.eye(T.shape[1])
+    for _ in range(3):
+        P = T @ P @ T.T + 0.1 * np.eye(T.shape[0])
+    return np.trace(P)
+
+
+@pytest.mark.parametrize("f, args", [
+    (ar1_exact_loglik, (np.array([0.5, -0.2]),)),
+    (structured_matrices, (np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, 0.7, -0.3]))),
+    (lambda a, b: state_space_transition(a, b) + np.sum(sl.block_diag(a, b, np.ones((1, 2))) @ np.arange(8.0)),
+     (np.array([0.6, 0.3]), np.array([0.2, 0.4, 0.1, 0.5]))),
+], ids=["toeplitz-ar1", "toeplitz-hankel-circulant", "block_diag"])
+def test_structured_matrix_builders_in_every_mode(f, args):
+    """toeplitz, hankel, circulant and block_diag as the gathers and writes that build them."""
+    check_modes(f, *args)
+    assert tg.value_and_grad(f)(*args)[0] == pytest.approx(f(*args), rel=1e-12)
+
+
+def test_a_toeplitz_of_a_matrix_is_refused_with_a_hint():
+    with pytest.raises(tg.NoRuleError, match="1-d arrays"):
+        tg.grad(lambda c: np.sum(sl.toeplitz(np.outer(c, c))))(np.array([0.3, 0.5]))

@@ -364,3 +364,32 @@ def frozen_before_a_loop(mu, x):
 
 def test_frozen_distribution_keeps_its_arguments_values():
     check_modes(frozen_before_a_loop, 0.4, np.array([0.3, 0.9]))
+
+
+def ordered_probit(params, y, x):
+    """An ordered probit as published: cutpoints padded with -inf and inf, differences of normal cdfs."""
+    cuts = np.cumsum(np.concatenate([params[:1], np.exp(params[1:3])]))
+    c = np.concatenate([[-np.inf], cuts, [np.inf]])
+    xb = params[3] * x
+    return np.sum(np.log(st.norm.cdf(c[y + 1] - xb) - st.norm.cdf(c[y] - xb)))
+
+
+@pytest.mark.parametrize("f", [
+    lambda p: np.sum(st.norm.pdf(np.array([-np.inf, 0.3, np.inf]) - p)),
+    lambda p: np.sum(st.norm.cdf(np.array([-np.inf, 0.3, np.inf]), p, 1.3)),
+], ids=["norm.pdf", "norm.cdf-loc"])
+def test_densities_where_they_are_zero_have_zero_derivative(f):
+    """A density is never negative, so where it is 0 (z = +-inf, outside the support) so is its derivative:
+    not 0 * inf = NaN from its score (-z for the normal); a cdf's second derivative is its density's first."""
+    check_modes(f, 0.4, order2="pdf" not in f.__code__.co_names)
+
+
+def test_ordered_probit_with_infinite_outer_cutpoints():
+    params = np.array([-0.4, -0.2, 0.1, 0.7])
+    check_modes(lambda params: ordered_probit(params, np.array([0, 1, 3, 2, 0, 3]),
+                                              np.array([0.3, -0.5, 1.2, 0.1, -1.0, 2.0])), params)
+
+
+def test_cdf_in_its_scale_where_z_is_infinite():
+    """norm.cdf(inf, loc, scale) is 1 for every scale: its derivative in scale, -pdf(z) z / scale, is 0."""
+    check_modes(lambda s: np.sum(st.norm.cdf(np.array([-np.inf, 0.3, np.inf]), 0.2, s)), 1.4, order2=False)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .. import rules
 from ..errors import TapegenError, UnsupportedSyntaxError
 from ..ir import Const, Pack, Var
-from .resolve import MISSING, code_of, local_names, native
+from .resolve import MISSING, code_of, local_names, marker, native
 from .source import FunctionSource, function_source, register_source
 
 
@@ -319,8 +319,8 @@ class Calls:
             fn, args, receiver = self.bound_call(fn, args, receiver)
         code = fn.__code__  # with its closure: egrad(egrad(f)) nests two closures of one code, not recursion
         self.bindings.extend(getattr(fn, "__tapegen_bindings__", ()))  # gradient code: the names it was made for
-        if not str(getattr(fn, "__module__", "")).startswith("tapegen."):  # (made again if they change)
-            self.bindings.append(("code", fn, None, code_of(fn)))
+        if not str(getattr(fn, "__module__", "")).startswith("tapegen.") and not marker(fn, "__tapegen_lifted__"):
+            self.bindings.append(("code", fn, None, code_of(fn)))  # (made again if they change)
         key = (code, id(fn.__globals__), tuple(id(cell) for cell in fn.__closure__ or ()))
         if self.call_stack.count(key) >= RECURSION_DEPTH:
             return self.recursive_call(fn, node, args, kwargs)
@@ -580,6 +580,8 @@ class Calls:
                     if hasattr(c, "co_code") and c.co_name == name)
         closure = tuple(cells[n] if isinstance(cells[n], type(_cell())) else _cell(cells[n]) for n in code.co_freevars)
         fn = types.FunctionType(code, home.fn.__globals__, name, None, closure or None)
+        fn.__tapegen_lifted__ = True  # its code is the enclosing function's: no "code" binding of its own (one on
+        # this object, dropped once lowered, would have the enclosing code made again on every call)
         register_source(code, FunctionSource(lifted, home.source.file, home.source.lines, home.source.line_offset))
         return fn, [value for _, value in captured]
 

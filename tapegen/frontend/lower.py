@@ -39,7 +39,7 @@ from .resolve import MISSING, library_object
 from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
 from .normalize import _located as _located_where_unset, normalize
-from .resolve import Scope, all_identifiers, code_of, local_names, native
+from .resolve import Scope, all_identifiers, code_of, local_names, marker, native
 from .source import FunctionSource
 
 
@@ -609,8 +609,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.params = set(params)
         self.root_params = self.params  # the differentiated function's own (callees share these)
         self.bindings.extend(getattr(self.fn, "__tapegen_bindings__", ()))  # gradient code: what it was made for
-        if isinstance(self.fn, types.FunctionType):  # its code and defaults (replaced in place by autoreload)
-            self.bindings.append(("code", self.fn, None, code_of(self.fn)))
+        if isinstance(self.fn, types.FunctionType) and not marker(self.fn, "__tapegen_lifted__"):
+            self.bindings.append(("code", self.fn, None, code_of(self.fn)))  # (replaced in place by autoreload)
         self.self_var = params[0] if params and self.receiver is not None else None
         if self.self_var is not None and self.receiver_object is not None:
             self.know_object(self.self_var, self.receiver_object)

@@ -101,6 +101,9 @@ table.nondiff(np.indices, "dimensions, dtype=None")
 for fn in (np.tril_indices, np.triu_indices):
     table.nondiff(fn, "n, k=0, m=None")
 table.nondiff(np.diag_indices, "n, ndim=2")
+for fn in (np.tril_indices_from, np.triu_indices_from):  # (the indices of an array's shape)
+    table.nondiff(fn, "arr, k=0")
+table.nondiff(np.diag_indices_from, "arr")
 table.nondiff(builtins.range, "start, stop=None, step=None")
 # Python's own rounding: `round(x)` and math.floor / ceil / trunc give an int (a length, an index, a count:
 # `n = round(stride * fs)`), `round(x, 2)` a float; NumPy's np.round / np.floor would give a float

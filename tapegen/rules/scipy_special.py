@@ -27,7 +27,7 @@ import scipy
 import scipy.special
 
 from ..runtime import unbroadcast, unreduce
-from .elementwise import broadcast_like, guarded_mul
+from .elementwise import broadcast_like, guarded_mul, zero_safe_mul
 from .formulas import Formulas
 from .incomplete_beta import betainc_da, betainc_daa, betainc_dab, betainc_db, betainc_dbb
 from .incomplete_gamma import gammainc_da, gammainc_daa
@@ -42,6 +42,11 @@ def polygamma_like(n, x):
     out = sp.polygamma(n, x)
     dtype = np.result_type(getattr(x, "dtype", np.float64), np.float16)
     return out if dtype == np.float64 else out.astype(dtype)
+
+
+def gaussian(x):
+    """exp(-x * x): the error functions' and ndtr's derivatives, 0 at x = +-inf (so is its own derivative there)."""
+    return np.exp(-x * x)
 
 
 def half_steps(d, a):
@@ -66,10 +71,11 @@ weights_or_one.pure = joint_shape.pure = True  # called on constants, folded whe
 
 UNARY = ("gammaln", "gamma", "rgamma", "loggamma", "digamma", "erf", "erfc", "erfcx", "erfinv", "erfcinv",
          "dawsn", "expit", "logit", "log_expit", "ndtr", "log_ndtr", "ndtri", "entr", "expm1", "log1p",
-         "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "wofz")
+         "i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "wofz", "exp1", "expi",
+         "ellipk", "ellipe")
 BINARY = {"xlogy": "x1, x2", "xlog1py": "x1, x2", "rel_entr": "x1, x2", "kl_div": "x1, x2", "beta": "a, b",
           "betaln": "a, b", "iv": "v, z", "ive": "v, z", "jv": "v, z", "yv": "v, z", "kv": "v, z",
-          "kve": "v, z", "gammainc": "a, x", "gammaincc": "a, x"}
+          "kve": "v, z", "gammainc": "a, x", "gammaincc": "a, x", "stdtr": "df, t", "owens_t": "h, a"}
 
 for _name in UNARY:
     table.op(getattr(sp, _name), "x", name=_name, spelling=f"scipy.special.{_name}")
@@ -77,16 +83,19 @@ for _name, _signature in BINARY.items():  # ufuncs take no keywords: the names a
     table.op(getattr(sp, _name), _signature, name=_name, spelling=f"scipy.special.{_name}")
 table.op(sp.polygamma, "n, x", name="polygamma", spelling="scipy.special.polygamma", inert=("n",))
 table.op(sp.yn, "n, x", name="yn", spelling="scipy.special.yn", inert=("n",))  # integer order n
+table.op(sp.expn, "n, x", name="expn", spelling="scipy.special.expn", inert=("n",))  # integer order n
+table.op(sp.hyp2f1, "a, b, c, z", name="hyp2f1", spelling="scipy.special.hyp2f1")  # (a rule in z only)
 table.op(sp.betainc, "a, b, x", name="betainc", spelling="scipy.special.betainc")
 for _fn in (betainc_da, betainc_db, betainc_daa, betainc_dab, betainc_dbb):  # incomplete_beta.py
     table.op(_fn, "a, b, x", spelling=_fn.__name__)
 table.nondiff(sp.gammasgn, "x", name="gammasgn", spelling="scipy.special.gammasgn")  # piecewise constant
 table.op(sp.multigammaln, "a, d", name="multigammaln", spelling="scipy.special.multigammaln", inert=("d",))
 table.op(sp.logsumexp, "a, axis=None, b=None, keepdims=False", name="logsumexp",
-         spelling="scipy.special.logsumexp")  # return_sign=True (two outputs) is refused
+         spelling="scipy.special.logsumexp")  # (return_sign=True: standing_for.logsumexp)
 table.op(sp.softmax, "x, axis=None", name="softmax", spelling="scipy.special.softmax")
 table.op(sp.log_softmax, "x, axis=None", name="log_softmax", spelling="scipy.special.log_softmax")
 table.op(polygamma_like, "n, x", spelling="polygamma_like", inert=("n",))
+table.op(gaussian, "x", spelling="gaussian")
 table.op(gammainc_da, "a, x", spelling="gammainc_da")  # dP/da and d2P/da2 (incomplete_gamma.py)
 table.op(gammainc_daa, "a, x", spelling="gammainc_daa")
 table.op(weights_or_one, "b", spelling="weights_or_one")
@@ -98,6 +107,7 @@ table.nondiff(joint_shape, "a_shape, b_shape", spelling="joint_shape")
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+SQRT_HALF = math.sqrt(0.5)
 SQRT_2PI = math.sqrt(2 * math.pi)
 
 UNARY_PARTIALS = {
@@ -106,8 +116,8 @@ UNARY_PARTIALS = {
     "gamma": "y * scipy.special.digamma(x)",
     "rgamma": "-y * scipy.special.digamma(x)",
     "digamma": "polygamma_like(1, x)",
-    "erf": f"{TWO_OVER_SQRT_PI!r} * np.exp(-x * x)",
-    "erfc": f"-{TWO_OVER_SQRT_PI!r} * np.exp(-x * x)",
+    "erf": f"{TWO_OVER_SQRT_PI!r} * gaussian(x)",
+    "erfc": f"-{TWO_OVER_SQRT_PI!r} * gaussian(x)",
     "erfcx": f"2 * x * y - {TWO_OVER_SQRT_PI!r}",
     "erfinv": f"{SQRT_PI_OVER_TWO!r} * np.exp(y * y)",
     "erfcinv": f"-{SQRT_PI_OVER_TWO!r} * np.exp(y * y)",
@@ -115,7 +125,7 @@ UNARY_PARTIALS = {
     "expit": "y * (1 - y)",
     "logit": "1 / (x * (1 - x))",
     "log_expit": "scipy.special.expit(-x)",
-    "ndtr": f"{INV_SQRT_2PI!r} * np.exp(-0.5 * x * x)",
+    "ndtr": f"{INV_SQRT_2PI!r} * gaussian({SQRT_HALF!r} * x)",
     "log_ndtr": f"{INV_SQRT_2PI!r} * np.exp(-0.5 * x * x - y)",  # pdf / cdf without underflow
     "ndtri": f"{SQRT_2PI!r} * np.exp(0.5 * y * y)",
     "entr": "-(np.log(x) + 1)",
@@ -133,6 +143,11 @@ UNARY_PARTIALS = {
     "k1": "-0.5 * (scipy.special.k0(x) + scipy.special.kv(2, x))",
     "k0e": "y - scipy.special.k1e(x)",
     "k1e": "y - 0.5 * (scipy.special.k0e(x) + scipy.special.kve(2, x))",
+    "exp1": "-np.exp(-x) / x",
+    "expi": "np.exp(x) / x",
+    # the complete elliptic integrals of parameter m: dK/dm = (E - (1 - m) K) / (2 m (1 - m)), dE/dm = (E - K) / 2m
+    "ellipk": "(scipy.special.ellipe(x) - (1 - x) * y) / (2 * x * (1 - x))",
+    "ellipe": "(y - scipy.special.ellipk(x)) / (2 * x)",
     "wofz": f"{TWO_OVER_SQRT_PI!r}j - 2 * x * y",  # the Faddeeva function (Voigt profiles), holomorphic
 }
 
@@ -158,6 +173,15 @@ BINARY_PARTIALS = {
     "gammainc_daa": {"x": "np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))"
                           " * ((np.log(x) - scipy.special.digamma(a)) ** 2 - polygamma_like(1, a))"},
     "yn": {"x": "0.5 * (scipy.special.yn(n - 1, x) - scipy.special.yn(n + 1, x))"},
+    # E_n' = -E_(n-1), and E_0 = exp(-x) / x (whose own is -E_0 (1 + 1 / x))
+    "expn": {"x": "np.where(n == 0, -y * (1 + 1 / x), -scipy.special.expn(np.maximum(n - 1, 0), x))"},
+    "hyp2f1": {"z": "a * b / c * scipy.special.hyp2f1(a + 1, b + 1, c + 1, z)"},
+    # Student's t cdf in t: the t density (in df: no rule)
+    "stdtr": {"t": "np.exp(scipy.special.gammaln((df + 1) / 2) - scipy.special.gammaln(df / 2) - 0.5 * np.log(df * np.pi)"
+                   " - (df + 1) / 2 * np.log1p(t * t / df))"},
+    # Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx
+    "owens_t": {"h": f"-0.5 * {INV_SQRT_2PI!r} * gaussian({SQRT_HALF!r} * h) * scipy.special.erf(a * h * {SQRT_HALF!r})",
+                "a": f"gaussian({SQRT_HALF!r} * h) * gaussian({SQRT_HALF!r} * a * h) / (2 * np.pi * (1 + a * a))"},
 }
 
 BETA_DENSITY = "np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - scipy.special.betaln(a, b))"
@@ -187,6 +211,8 @@ formulas.derive(betainc_dab, "betainc_dab", {"x": f"{BETA_DENSITY} * ({LOG_A} * 
 formulas.derive(betainc_dbb, "betainc_dbb", {"x": f"{BETA_DENSITY} * ({LOG_B} ** 2 - polygamma_like(1, b) "
                                                   f"+ polygamma_like(1, a + b))"}, guard=True)
 formulas.derive(polygamma_like, "polygamma_like", {"x": "polygamma_like(n + 1, x)"})
+# exp(-x^2) is never negative: where it is 0 (|x| large or infinite) so is its derivative, not 0 * inf
+formulas.derive(gaussian, "gaussian", {"x": "zero_safe_mul(y, -2 * x)"}, unbroadcast=False)
 formulas.derive(sp.multigammaln, "multigammaln",
                 {"a": "np.sum(scipy.special.digamma(np.expand_dims(a, -1) - half_steps(d, a)), axis=-1)"},
                 unbroadcast=False)
@@ -242,4 +268,5 @@ def log_softmax_jvp(x_dot, axis, y):
 
 
 __all__ = ["table", "gammainc_da", "gammainc_daa", "betainc_da", "betainc_db", "betainc_daa", "betainc_dab",
-           "betainc_dbb", "polygamma_like", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul"]
+           "betainc_dbb", "polygamma_like", "gaussian", "half_steps", "weights_or_one", "joint_shape", "broadcast_like", "guarded_mul",
+           "zero_safe_mul"]

@@ -30,7 +30,7 @@ import scipy.special
 import scipy.stats
 
 from ..runtime import unbroadcast
-from .elementwise import broadcast_like
+from .elementwise import broadcast_like, zero_safe_mul
 from .linalg import linalg_mT, pinv_jvp, pinv_vjp
 from .formulas import Formulas
 from .incomplete_beta import betainc_da, betainc_db
@@ -143,7 +143,9 @@ for _name, (_shapes, _score, _shape_partials) in LOCATION_SCALE.items():
     logpdf = {"x": f"({_s}) / scale", "loc": f"-({_s}) / scale", "scale": f"-(1 + {_z} * ({_s})) / scale",
               **{p: d.format(z=_z) for p, d in _shape_partials.items()}}
     formulas.derive(method(_name, "logpdf"), f"{_name}_logpdf", logpdf)
-    formulas.derive(method(_name, "pdf"), f"{_name}_pdf", {p: f"y * ({d})" for p, d in logpdf.items()})
+    # a density is never negative: where it is 0 (z infinite, outside the support) so is its derivative,
+    # never 0 * inf (the normal's score -z at z = -inf, an ordered probit's outer cutpoints)
+    formulas.derive(method(_name, "pdf"), f"{_name}_pdf", {p: f"zero_safe_mul(y, {d})" for p, d in logpdf.items()})
     _pdf = f"scipy.stats.{_name}.pdf(x, {_args})"
     _ratio = f"np.exp(scipy.stats.{_name}.logpdf(x, {_args}) - y)"  # pdf / cdf (or / sf) without underflow
     for _method, _slope, _sign in (("cdf", _pdf, ""), ("logcdf", _ratio, ""), ("sf", _pdf, "-"),
@@ -153,7 +155,8 @@ for _name, (_shapes, _score, _shape_partials) in LOCATION_SCALE.items():
         _shaped = {p: f"{_sign}{d}" + (" * np.exp(-y)" if _method.startswith("log") else "")
                    for p, d in _shaped.items()}
         formulas.derive(method(_name, _method), f"{_name}_{_method}",
-                        {"x": f"{_sign}{_slope}", "loc": f"{_other}{_slope}", "scale": f"{_other}{_slope} * {_z}",
+                        {"x": f"{_sign}{_slope}", "loc": f"{_other}{_slope}",
+                         "scale": f"{_other}zero_safe_mul({_slope}, {_z})",  # (0, not NaN, at z = +-inf)
                          **_shaped})
     table.op(method(_name, "entropy"), _signature, name=f"{_name}.entropy", spelling=f"scipy.stats.{_name}.entropy")
     formulas.derive(method(_name, "entropy"), f"{_name}_entropy",
@@ -175,7 +178,7 @@ for _name, (_signature, _inert, _partials) in DISCRETE.items():
         table.op(method(_name, _method), _signature, name=f"{_name}.{_method}",
                  spelling=f"scipy.stats.{_name}.{_method}", inert=_inert)
     formulas.derive(method(_name, "logpmf"), f"{_name}_logpmf", _partials)
-    formulas.derive(method(_name, "pmf"), f"{_name}_pmf", {p: f"y * ({d})" for p, d in _partials.items()})
+    formulas.derive(method(_name, "pmf"), f"{_name}_pmf", {p: f"zero_safe_mul(y, {d})" for p, d in _partials.items()})
 
 # poisson's cdf in mu: d P(K <= k) / d mu = -pmf(floor(k - loc), mu), its sf the opposite; logs divide by y
 for _method, _slope in (("cdf", "-{pmf}"), ("sf", "{pmf}"), ("logcdf", "-{pmf} / np.exp(y)"),

@@ -520,6 +520,199 @@ def lfilter(b, a, x, axis=-1):
     return np.stack(y)
 
 
+def solve_continuous_lyapunov(a, q):
+    """`scipy.linalg.solve_continuous_lyapunov(a, q)`: x with a x + x a^H = q, the Sylvester equation it is."""
+    import scipy.linalg
+    return scipy.linalg.solve_sylvester(a, np.conj(np.swapaxes(a, -1, -2)), q)
+
+
+def solve_discrete_lyapunov(a, q, method=None):
+    """`scipy.linalg.solve_discrete_lyapunov(a, q)`: x with x - a x a^H = q, by SciPy's own methods: 'direct'
+    (below 10 rows) solves (I - a (x) conj(a)) vec x = vec q, 'bilinear' maps it to a continuous equation."""
+    import scipy.linalg
+    n = np.shape(a)[0]
+    if method is None:
+        method = "direct" if n < 10 else "bilinear"
+    if method == "direct":
+        lhs = np.eye(n * n) - np.kron(a, np.conj(a))
+        return np.reshape(np.linalg.solve(lhs, np.ravel(q)), np.shape(q))
+    if method != "bilinear":
+        raise ValueError(f"Unknown solver {method}")
+    eye = np.eye(n)
+    a_h = np.conj(np.swapaxes(a, -1, -2))
+    a_h_plus_inv = np.linalg.inv(a_h + eye)
+    b = (a_h - eye) @ a_h_plus_inv
+    c = 2 * np.linalg.inv(a + eye) @ q @ a_h_plus_inv
+    return solve_continuous_lyapunov(np.conj(np.swapaxes(b, -1, -2)), -c)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """`scipy.special.logsumexp(a, axis, b, keepdims, return_sign=True)`: log |sum(b exp(a))| and the sum's sign,
+    the sum taken with the largest item of `a` factored out (without return_sign, SciPy's own)."""
+    import scipy.special
+    if not return_sign:
+        return scipy.special.logsumexp(a, axis=axis, b=b, keepdims=keepdims)
+    top = stop_gradient(np.max(a, axis=axis, keepdims=True))  # (any shift gives the same value and slope)
+    top = np.where(np.isfinite(top), top, 0.0)
+    terms = np.exp(a - top) if b is None else b * np.exp(a - top)
+    total = np.sum(terms, axis=axis, keepdims=True)
+    value, sign = np.log(np.abs(total)) + top, np.sign(total)
+    if keepdims:
+        return value, sign
+    return np.squeeze(value, axis=axis), np.squeeze(sign, axis=axis)
+
+
+def polynomial_basis(kind, x, deg):
+    """[P_0(x), ..., P_deg(x)] of a numpy.polynomial family, by its three-term recurrence."""
+    one = np.ones(np.shape(x))
+    if kind == "polynomial":
+        basis = [one]
+        for k in range(deg):
+            basis.append(basis[-1] * x)
+        return basis
+    first = {"chebyshev": x * one, "legendre": x * one, "hermite": 2 * x * one, "hermite_e": x * one,
+             "laguerre": 1 - x * one}[kind]
+    basis = [one, first]
+    for k in range(1, deg):
+        p, q = basis[-1], basis[-2]
+        if kind == "chebyshev":
+            basis.append(2 * x * p - q)
+        elif kind == "legendre":
+            basis.append(((2 * k + 1) * x * p - k * q) / (k + 1))
+        elif kind == "hermite":
+            basis.append(2 * x * p - 2 * k * q)
+        elif kind == "hermite_e":
+            basis.append(x * p - k * q)
+        else:
+            basis.append(((2 * k + 1 - x) * p - k * q) / (k + 1))
+    return basis[:deg + 1]
+
+
+def polynomial_value(kind, x, c, tensor=True):
+    """`np.polynomial.<kind>.<prefix>val(x, c)`: sum_k c[k] P_k(x); with `tensor`, each column of a
+    many-dimensional `c` evaluated at every x (c's trailing shape, then x's)."""
+    if isinstance(x, (tuple, list)):
+        x = np.asarray(x)
+    c = np.asarray(c)
+    if tensor:
+        c = np.reshape(c, np.shape(c) + (1,) * np.ndim(x))
+    total = 0.0
+    for k, p in enumerate(polynomial_basis(kind, x, np.shape(c)[0] - 1)):
+        total = total + c[k] * p
+    return total
+
+
+def polynomial_vander(kind, x, deg):
+    """`np.polynomial.<kind>.<prefix>vander(x, deg)`: the basis at x along a last axis (x at least 1-d)."""
+    x = np.atleast_1d(x) + 0.0
+    return np.stack(polynomial_basis(kind, x, int(deg)), axis=-1)
+
+
+def polynomial_fit(kind, x, y, deg, rcond=None, full=False, w=None):
+    """`np.polynomial.<kind>.<prefix>fit(x, y, deg)`: least-squares coefficients, lowest degree first, the
+    basis columns scaled to unit norm as NumPy does (the solution does not depend on the scale)."""
+    if full or not isinstance(deg, int):
+        raise NoRuleError("tapegen follows np.polynomial's fit of one degree, without full=True",
+                          hint="pass deg as an int, and compute the residuals from the coefficients")
+    lhs, rhs = polynomial_vander(kind, x, deg), np.asarray(y) + 0.0
+    if w is not None:
+        lhs = lhs * np.reshape(w, (-1, 1))
+        rhs = rhs * (w if np.ndim(rhs) == 1 else np.reshape(w, (-1, 1)))
+    if rcond is None:
+        rcond = np.shape(lhs)[0] * np.finfo(np.result_type(lhs, np.float64)).eps
+    scale = stop_gradient(np.sqrt(np.sum(lhs * lhs, axis=0)))
+    scale = np.where(scale == 0, 1.0, scale)
+    coef = np.linalg.lstsq(lhs / scale, rhs, rcond=rcond)[0]
+    return coef / (scale if np.ndim(coef) == 1 else np.reshape(scale, (-1, 1)))
+
+
+POLYNOMIAL_PREFIXES = {"polynomial": "poly", "chebyshev": "cheb", "legendre": "leg", "hermite": "herm",
+                       "hermite_e": "herme", "laguerre": "lag"}
+
+
+def polynomial_function(obj):
+    """The function here standing for a numpy.polynomial family's `<prefix>val`, `vander` or `fit`, or None."""
+    module = str(getattr(obj, "__module__", ""))
+    kind = module[len("numpy.polynomial."):] if module.startswith("numpy.polynomial.") else None
+    prefix = POLYNOMIAL_PREFIXES.get(kind)
+    name = getattr(obj, "__name__", "")
+    if prefix is None or not name.startswith(prefix) or not inspect.isfunction(obj):
+        return None
+    return POLYNOMIAL_FUNCTIONS.get((kind, name[len(prefix):]))
+
+
+def _of_family(kind):
+    """The `val`, `vander` and `fit` of one numpy.polynomial family, as functions here."""
+    def val(x, c, tensor=True):
+        return polynomial_value(kind, x, c, tensor)
+
+    def vander(x, deg):
+        return polynomial_vander(kind, x, deg)
+
+    def fit(x, y, deg, rcond=None, full=False, w=None):
+        return polynomial_fit(kind, x, y, deg, rcond, full, w)
+    return {(kind, "val"): val, (kind, "vander"): vander, (kind, "fit"): fit}
+
+
+POLYNOMIAL_FUNCTIONS = {key: fn for kind in POLYNOMIAL_PREFIXES for key, fn in _of_family(kind).items()}
+
+
+def _one_dimensional(name, *arrays):
+    if any(np.ndim(a) > 1 for a in arrays):
+        raise NoRuleError(f"tapegen follows scipy.linalg.{name} of 1-d arrays",
+                          hint=f"make one matrix a call: np.stack([{name}(row) for row in c])")
+
+
+def toeplitz(c, r=None):
+    """`scipy.linalg.toeplitz(c, r)`: t[i, j] = c[i - j] below the diagonal, r[j - i] above (r's first item
+    unused; r = conj(c) unless given), gathered from one vector of both."""
+    _one_dimensional("toeplitz", c, r)
+    c = np.ravel(c)
+    r = np.conj(c) if r is None else np.ravel(r)
+    values = np.concatenate((r[:0:-1], c))
+    rows, cols = np.shape(c)[0], np.shape(r)[0]
+    return values[(cols - 1) + np.arange(rows)[:, None] - np.arange(cols)[None, :]]
+
+
+def circulant(c):
+    """`scipy.linalg.circulant(c)`: c as its first column, each next column c rolled down by one."""
+    _one_dimensional("circulant", c)
+    c = np.ravel(c)
+    n = np.shape(c)[0]
+    return c[(np.arange(n)[:, None] - np.arange(n)[None, :]) % n]
+
+
+def hankel(c, r=None):
+    """`scipy.linalg.hankel(c, r)`: h[i, j] = c[i + j] while that is in c, then r (its first item unused;
+    zeros unless given)."""
+    _one_dimensional("hankel", c, r)
+    c = np.ravel(c)
+    r = np.zeros_like(c) if r is None else np.ravel(r)
+    values = np.concatenate((c, r[1:]))
+    return values[np.arange(np.shape(c)[0])[:, None] + np.arange(np.shape(r)[0])[None, :]]
+
+
+def block_diag(*arrs):
+    """`scipy.linalg.block_diag(a, b, ...)`: the arrays (numbers and 1-d arrays as one row) along the diagonal
+    of a matrix of zeros."""
+    if not arrs:
+        return np.empty((1, 0))
+    blocks = [np.atleast_2d(a) for a in arrs]
+    if any(np.ndim(b) > 2 for b in blocks):
+        raise ValueError("arguments in the following positions have dimension greater than 2")
+    out = np.zeros((sum(np.shape(b)[0] for b in blocks), sum(np.shape(b)[1] for b in blocks)),
+                   dtype=np.result_type(*blocks))
+    row = col = 0
+    for b in blocks:
+        rows, cols = np.shape(b)
+        out[row:row + rows, col:col + cols] = b
+        row, col = row + rows, col + cols
+    return out
+
+
+SPECIAL_MATRICES = {"toeplitz": toeplitz, "circulant": circulant, "hankel": hankel, "block_diag": block_diag}
+
+
 def float64(x=0.0):
     """`np.float64(x)`: the number (or array) as float64."""
     return np.asarray(x, dtype=np.float64)[()]
@@ -637,6 +830,19 @@ def stands_for(obj, positional: int, keywords) -> object:
     if inspect.isfunction(obj) and obj.__name__ == "lfilter" and str(obj.__module__).startswith("scipy.signal"):
         # (a function's own names: an object of the user's may answer any name through its __getattr__)
         return lfilter if positional <= 3 and not set(keywords) - {"axis"} else None  # (not with zi)
+    polynomial = polynomial_function(obj)
+    if polynomial is not None:
+        return polynomial
+    if inspect.isfunction(obj) and obj.__name__ == "logsumexp" and str(obj.__module__).startswith("scipy.special"):
+        signed = positional == 5 or "return_sign" in keywords  # (else SciPy's own, with its rules)
+        return logsumexp if signed and positional <= 5 else None
+    if inspect.isfunction(obj) and str(obj.__module__).startswith("scipy.linalg"):
+        if obj.__name__ in SPECIAL_MATRICES and not keywords:
+            return SPECIAL_MATRICES[obj.__name__]
+        if obj.__name__ == "solve_continuous_lyapunov":  # (also scipy.linalg.solve_lyapunov)
+            return solve_continuous_lyapunov if positional <= 2 and not keywords else None
+        if obj.__name__ == "solve_discrete_lyapunov":
+            return solve_discrete_lyapunov if positional <= 3 and not set(keywords) - {"method"} else None
     return STANDING_FOR.get(obj)
 
 

@@ -5,8 +5,8 @@ Lowering inlines the function here for such a call, as it inlines the user's own
 rules package counts as the user's), so its derivative is that of ordinary NumPy calls with rules:
 `np.multiply.outer(a, b)` is `np.multiply(a` with an axis per dimension of `b`, `b)`; `np.add.reduce(a,
 axis)` is `np.sum(a, axis)` (along axis 0 unless told, as the method has it); other reductions and
-accumulations apply the ufunc item after item. Other methods (`reduceat`; `at` but `np.add.at`) stay calls
-tapegen runs as written (an error if a derivative must flow through them).
+accumulations apply the ufunc item after item; `reduceat` reduces each slice between its indices so. `at`
+(but `np.add.at`) stays a call tapegen runs as written (an error if a derivative must flow through it).
 """
 from __future__ import annotations
 
@@ -91,6 +91,21 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     return np.moveaxis(np.stack(running), 0, axis)
 
 
+def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
+    """`ufunc.reduceat`: the reduction of each slice indices[i]:indices[i + 1] along `axis` (the item at
+    indices[i] alone where the next index is not larger), the last running to the end (`np.add.reduceat`:
+    segment sums)."""
+    if out is not None:
+        raise TypeError(f"np.{ufunc.__name__}.reduceat(..., out=...) writes into an array")
+    rows = np.moveaxis(array, axis, 0)
+    starts = [int(start) for start in np.ravel(indices)]
+    ends = starts[1:] + [len(rows)]
+    pieces = []
+    for start, end in zip(starts, ends):
+        pieces.append(reduce(ufunc, rows[start:end], axis=0) if start < end else rows[start])
+    return np.moveaxis(np.stack(pieces), 0, axis)
+
+
 METHODS = {("add", "reduce"): add_reduce, ("multiply", "reduce"): multiply_reduce,
            ("maximum", "reduce"): maximum_reduce, ("minimum", "reduce"): minimum_reduce,
            ("logaddexp", "reduce"): logaddexp_reduce, ("add", "accumulate"): add_accumulate,
@@ -98,7 +113,7 @@ METHODS = {("add", "reduce"): add_reduce, ("multiply", "reduce"): multiply_reduc
 
 
 def method_function(ufunc, name):
-    """`(function, passes the ufunc)` standing for `ufunc.<name>` (`outer`, `reduce` or `accumulate` of a
+    """`(function, passes the ufunc)` standing for `ufunc.<name>` (`outer`, `reduce`, `accumulate` or `reduceat` of a
     ufunc of two arguments), or None."""
     if not isinstance(ufunc, np.ufunc):
         return None
@@ -107,5 +122,5 @@ def method_function(ufunc, name):
     found = METHODS.get((ufunc.__name__, name))
     if found is not None:
         return found, False
-    generic = {"outer": outer, "reduce": reduce, "accumulate": accumulate}.get(name)
+    generic = {"outer": outer, "reduce": reduce, "accumulate": accumulate, "reduceat": reduceat}.get(name)
     return None if generic is None else (generic, True)

@@ -2542,6 +2542,18 @@ def ufunc_methods(a, b):
     return np.sum(np.exp(-pairwise)) + np.sum(log_total) + np.sum(running) * np.sum(np.hypot.reduce(np.abs(b) + 1.0))
 
 
+
+SEGMENTS = np.array([0, 3, 3, 5, 9])  # segment starts (one empty: the item at 3 alone)
+
+
+def ufunc_reduceat(x, m):
+    """`reduceat`, segment reductions as grouped statistics code writes them: `np.add.reduceat` (sums over
+    sorted groups), `np.maximum.reduceat` along an axis (starts not increasing), `np.multiply.reduceat`."""
+    sums = np.add.reduceat(x, SEGMENTS)
+    peaks = np.maximum.reduceat(m, [0, 4, 2, 7], axis=1)
+    products = np.multiply.reduceat(m[:, :4], np.array([1, 2]), axis=1)
+    return np.sum(sums ** 2) + np.sum(np.sin(peaks)) + np.sum(products * np.arange(3.0)[:, None])
+
 PARAMETER_NAMES = ["W", "b"]
 
 
@@ -2805,6 +2817,19 @@ def more_of_numpy(x, v):
     total = total + np.float64(x[0]) * v[1] + np.sum(np.float64(x * v)) + np.sum(np.fromiter((t ** 2 for t in x), float))
     return total + np.sum(x.clip(min=-0.5) ** 2) + np.sum(np.clip(v, max=0.4) * x)
 
+
+def numpy_polynomial_series(c, x, w):
+    """numpy.polynomial's functions as spectral and fitting code writes them: each family's `val` (a
+    Chebyshev expansion, Hermite functions, a Laguerre series of two columns, tensor=False too), `vander`
+    and `fit` (weighted, of two columns), differentiated in the coefficients, the points and the weights."""
+    from numpy.polynomial import chebyshev, hermite, hermite_e, laguerre, legendre
+    from numpy.polynomial import polynomial as power
+    total = np.sum(chebyshev.chebval(x, c) ** 2) + np.sum(hermite.hermval(x, c) * np.exp(-x ** 2 / 2))
+    total = total + np.sum(laguerre.lagval(x, np.outer(c, [1.0, -0.5])) ** 2) + legendre.legval(0.3, c)
+    total = total + np.sum(hermite_e.hermeval(x[:2], np.reshape(c[:4], (2, 2)), tensor=False))
+    total = total + np.sum(power.polyvander(x, 3) @ c[:4]) + np.sum(legendre.legvander(x, 2) ** 2)
+    data = np.stack([np.sin(3 * x), np.cos(x) * c[0]], axis=1)
+    return total + np.sum(chebyshev.chebfit(x, data, 2, w=w) ** 2) + np.sum(power.polyfit(x, c[1] * x ** 2, 2) ** 2)
 
 def list_used_as_items_and_as_an_array(x):
     """numpy-ml's GMM E-step: a list of numbers passed whole to logsumexp and np.exp, and walked item by
