@@ -463,12 +463,19 @@ def _getattr_of_a_computed_name(x):
     return total
 
 
+def _written_into_what_a_call_returns(x):
+    K = np.outer(x, x)
+    np.einsum("ii->i", K)[:] += 0.1  # (a view of K: it said "nested subscript", "index once with a tuple")
+    return np.sum(K)
+
+
 def _set_of_values_carrying_derivatives(x):
     return sum(sorted({v * 2.0 for v in x}))  # (a set has no order: what goes in cannot be followed out)
 
 
 @pytest.mark.parametrize("fn, says", [
     (_set_of_values_carrying_derivatives, r"set\(\)(.|\n)*keep such values in a list"),
+    (_written_into_what_a_call_returns, r"writes into the array a call returns(.|\n)*np.diag_indices_from"),
     (_getattr_of_a_computed_name, "tapegen picks the attribute or the default when it transforms"),
     (_flat_of_a_slice_set, r"`a\[:2\]\.flat = \.\.\.` writes into the array in place"),
     (_asynchronous, "async functions cannot be differentiated"),

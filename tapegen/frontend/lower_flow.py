@@ -595,6 +595,12 @@ class ControlFlow:
                 return self.assign_subscript(joined, value_node, op)
             finally:
                 self.env.pop(holder, None)
+        if isinstance(target.value, ast.Call):  # np.einsum("ii->i", K)[:] += v: into what a call returns
+            raise self.unsupported(target, f"`{ast.unparse(target)} = ...` writes into the array a call returns, "
+                                           f"which may be a view of another array (NumPy would change that one "
+                                           f"too): tapegen does not follow that write",
+                                   "write into the array itself (`K[np.diag_indices_from(K)] += v` for a diagonal), "
+                                   "or into a copy of the result")
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
                                    "index once with a tuple: a[i, j] = v")
