@@ -193,12 +193,30 @@ POINTS = {
     "optimiser_state_made_on_the_first_step_in_a_loop": (_m(3), _m(5, 3)),
     "state_a_method_sets_in_a_branch_read_in_the_next_pass": (_m(3),),
     "steps_on_a_display_of_names": (_m(2, 1), _m(6, 2), _m(6, 1)),
+    "classes_and_functions_of_defaults_read_as_values": (_m(3), _m(3, 2)),
+    "star_of_comprehensions_over_displays": (_m(3), {"q": _m(3), "k": _m(3), "v": _m(3)}),
+    "returns_of_two_shapes_picked_by_module_labels": (_m(4, 3), _m(3, 4)),
+    "returns_of_two_shapes_picked_by_argument_labels": (_m(4, 3), _m(3, 4), np.array([0, 2, 1])),
+    "keywords_from_items_of_dicts": (_m(2, 3), {"mlp": {"w": _m(3, 3), "b": _m(3)},
+                                                "ln": {"g": 1 + _m(3), "b": _m(3)}}),
 }
 
 
 @pytest.mark.parametrize("name", sorted(POINTS))
 def test_every_mode_matches_finite_differences(name):
     check_modes(getattr(pf, name.split("[")[0]), *POINTS[name])
+
+
+def test_module_labels_set_to_none_later_have_the_code_made_again(monkeypatch):
+    """`y is None` was decided for the module's labels: once they are None, the code is made again."""
+    W, X = POINTS["returns_of_two_shapes_picked_by_module_labels"]
+    gradient = tg.grad(pf.returns_of_two_shapes_picked_by_module_labels)
+    for labels in (pf._Y_TRAIN, None, np.array([1, 1, 0])):
+        monkeypatch.setattr(pf, "_Y_TRAIN", labels)
+        for _ in range(2):  # (the first call's code, then the specialized code)
+            expected = _numeric_gradient(lambda w_: pf.returns_of_two_shapes_picked_by_module_labels(w_, X), W)
+            assert np.allclose(gradient(W, X), expected, atol=1e-6)
+        check_modes(pf.returns_of_two_shapes_picked_by_module_labels, W, X)
 
 
 def test_two_global_layers_made_one_object_later_have_the_code_made_again(monkeypatch):

@@ -27,7 +27,8 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, copy_array, make_dict, make_list, make_tuple, not_shared,
-                               number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
+                               number_item, raise_error, same_noneness_as_transformed, same_shape_as_transformed,
+                               same_value_as_transformed,
                                set_module_name, writable_argument)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
@@ -523,6 +524,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.dict_keys = _ReadsNoted()  # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
         self.free_values: dict = {}  # free var -> (the int or str it held, its name): an item's key, checked too
+        # var -> (whether it is None, the module's name it was read by or None): where the transform knows
+        # (`y is None` decided then); a module's name relied on so is checked when the code runs (`nones_read`)
+        self.nones: dict = {}
+        self.nones_read: set = set()
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
         self.params: set = set()
         self.results = None      # result vars, when the function returns from inside branches
@@ -559,6 +564,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers[var] = self.statics["kind", index]
             elif ("rows", index) in self.statics:  # an array argument, the code made for its length (`f(*p)`)
                 self.lengths[var] = self.statics["rows", index]
+            if any((kind, index) in self.statics for kind in ("len", "kind", "rows")):  # (so not None: `y is None`
+                self.nones[var] = (False, None)  # decided, for code made for these lengths)
             if ("str", index) in self.statics:  # a string argument, the code made for its text
                 self.env[arg.arg] = Const(self.statics["str", index])
             if ("obj", index) in self.statics:  # an object of the user's, the parameter's default
@@ -594,6 +601,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         checks += [Eqn(rules.lookup(same_value_as_transformed), (("value", var), ("expected", Const(value)),
                                                                  ("name", Const(user_name))), (), self.span(node))
                    for var, (value, user_name) in self.free_values.items()]
+        checks += [Eqn(rules.lookup(same_noneness_as_transformed), (("value", var), ("none", Const(self.nones[var][0])),
+                                                                    ("name", Const(self.nones[var][1]))), (),
+                       self.span(node)) for var in self.nones_read]
         self.check_view_writes(self.current, outputs)
         return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),

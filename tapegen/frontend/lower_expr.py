@@ -698,6 +698,7 @@ class Expressions:
             self.namer.assigned.add(var.name)
             self.free[key] = var
             self.know_free_shape(var, value, name)
+            self.nones[var] = (value is None, name)  # (`y is None` decided now, checked when the code runs)
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
             twin = self.twin_of(var)
@@ -963,6 +964,12 @@ class Expressions:
         if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \
                 and pair[0] in self.types and pair[0] not in self.mixed:
             return isinstance(op, ast.IsNot)  # `act_fn is None` on an object of the user's (`ReLU()`): False
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \
+                and pair[0] in self.nones:  # `y is None` for the module's `y_train`, or an array argument of code
+            none, name = self.nones[pair[0]]  # made for its length: known (CS231n's `if y is None: return scores`)
+            if name is not None:
+                self.nones_read.add(pair[0])
+            return none != isinstance(op, ast.IsNot)
         return None
 
     def _is_container(self, atom):
@@ -1193,13 +1200,23 @@ class Expressions:
         else:
             inner = ast.Expr(ast.Call(ast.Attribute(ast.Name(holder, ast.Load()), "append", ast.Load()), [element], []))
         first = node.generators[0].iter
-        iterated_var = self.env.get(first.id) if isinstance(first, ast.Name) else None
-        length = self._length(iterated_var) if not is_dict and len(node.generators) == 1 \
-            and not node.generators[0].ifs and isinstance(iterated_var, (Var, Pack)) else None
+        length = self._iterated_length(first) if not is_dict and len(node.generators) == 1 \
+            and not node.generators[0].ifs else None
         result = self.comprehension_loop(node, [inner], holders)[0]
         if length is not None and isinstance(result, Var):  # [p * 0.9 for p in params]: one item per item, so
             self.lengths[result] = length  # `f(*new)` passes as many (in a loop too, where each pass agrees)
         return result
+
+    def _iterated_length(self, iterated):
+        """How many items a comprehension's (first) iterable has, if the transform knows it: a name's list or
+        tuple of known length, a display without `*` (`[params[k] for k in ("Wq", "Wk", "Wv")]`), a constant
+        tuple; else None."""
+        if isinstance(iterated, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in iterated.elts):
+            return len(iterated.elts)
+        if isinstance(iterated, ast.Constant) and isinstance(iterated.value, (tuple, str, bytes)):
+            return len(iterated.value)
+        held = self.env.get(iterated.id) if isinstance(iterated, ast.Name) else None
+        return self._length(held) if isinstance(held, (Var, Pack)) else None
 
     def comprehension_loop(self, node, inner, holders, guard=None, after=()):
         """The loop a comprehension stands for, `inner` (statements) its innermost body, run with the names
@@ -1739,6 +1756,33 @@ class Expressions:
         return {key: self.emit(rules.lookup(operator.getitem), [atom, Const(key)], {}, node, None) for key in keys}
 
     def call(self, node, outputs=1, targets=None):
+        node, holders = self._named_keyword_spreads(node)
+        try:
+            return self._call(node, outputs, targets)
+        finally:
+            for holder in holders:
+                self.env.pop(holder, None)
+
+    def _named_keyword_spreads(self, node):
+        """`f(x, **params["blocks"][0])`, `f(x, **self.cfg)`: the dict read first (a path of subscripts and
+        attributes, which reads nothing else) and spread under a name, as `d = params["blocks"][0]; f(x, **d)`
+        is: its keys, known or not, are then those of a name (picoGPT's `mha(x, **block["attn"])`). Returns
+        the call as rewritten and the names to forget after it."""
+        holders, keywords = [], []
+        for kw in node.keywords:
+            if kw.arg is None and not isinstance(kw.value, ast.Name) and _plain_path(kw.value) \
+                    and not isinstance(self.known(kw.value), KnownItems):
+                holder = self.namer.invented("spread").name
+                self.env[holder] = self.expr(kw.value)
+                holders.append(holder)
+                kw = ast.copy_location(ast.keyword(None, ast.copy_location(ast.Name(holder, ast.Load()), kw.value)),
+                                       kw)
+            keywords.append(kw)
+        if not holders:
+            return node, holders
+        return ast.copy_location(ast.Call(node.func, node.args, keywords), node), holders
+
+    def _call(self, node, outputs=1, targets=None):
         func = node.func
         if len(node.args) == 1 and isinstance(node.args[0], (ast.GeneratorExp, ast.Name, ast.Call)) \
                 and _reads_whole(self.static(func)):  # sum(f(v) for v in xs): its items computed before it runs
@@ -3240,6 +3284,16 @@ def _constant_index(node) -> bool:
     """`fs[0]`, `fs[-1]`, `acts["tanh"]`: an index written as a constant."""
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
                                               and isinstance(node.operand, ast.Constant))
+
+
+def _plain_path(node) -> bool:
+    """`params["blocks"][0]`, `self.cfg`, `layers[i]["attn"]`: subscripts and attributes of a name, each
+    index a constant or a name (reading it calls nothing of the user's beyond a container's own lookup)."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and not (_constant_index(node.slice) or isinstance(node.slice, ast.Name)):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _described(value):

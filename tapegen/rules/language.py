@@ -433,6 +433,21 @@ table.nondiff(same_shape_as_transformed, "value, size, name", spelling="same_sha
               inert=("value", "size", "name"))
 
 
+def same_noneness_as_transformed(value, none, name):
+    """Checks that a name the function reads from its module or closure is still None (`none`), or still
+    not, as when tapegen transformed the function and decided `y is None` there (CS231n's
+    `loss(X, y=None)`, given the module's `y_train`)."""
+    if (value is None) != none:
+        raise ChangedSinceTransformError(
+            f"`{name}` was {'None' if none else 'not None'} when tapegen transformed the function, and the "
+            f"generated code decided `{name} is None` so; it now is {'not None' if none else 'None'}",
+            hint=f"pass `{name}` to the function as an argument")
+
+
+table.nondiff(same_noneness_as_transformed, "value, none, name", spelling="same_noneness_as_transformed",
+              inert=("value", "none", "name"))
+
+
 def same_value_as_transformed(value, expected, name):
     """Checks that an int or string the function reads from its module or closure and uses as an item's key
     (`a[argnum] = x` in a wrapper) still is what the generated code was written for."""

@@ -2839,6 +2839,95 @@ def keywords_from_dict_arguments(x, blocks):
     return np.sum(x ** 2)
 
 
+_GPT = {"blocks": [{"mlp": {"w": np.linspace(-0.5, 0.5, 9).reshape(3, 3), "b": np.full(3, 0.1)},
+                    "ln": {"g": np.array([1.1, 0.9, 1.0]), "b": np.array([0.0, 0.2, -0.1])}}],
+        "ln_f": {"g": np.array([0.8, 1.2, 1.0]), "b": np.zeros(3)}}
+
+
+def keywords_from_items_of_dicts(x, params):
+    """picoGPT's `mha(x, **block["attn"])`: `**` of an item of a dict (an argument's, the module's, one built
+    here), a name's keys or not: read first, then bound as a name's are (by the callee's parameters)."""
+    x = _block(x, **_GPT["blocks"][0], scale=0.5)  # the module's
+    x = x + _linear(x, **params["mlp"])  # an argument's
+    made = {"ln": {"g": params["ln"]["g"] * 2.0, "b": params["ln"]["b"]}}
+    x = _layer_norm(x, **made["ln"])  # one built here
+    return np.sum(_layer_norm(x, **_GPT["ln_f"]) * x)
+
+
+def _cast(x, dtype=np.float64, act=np.tanh, kinds=(np.float32, np.float64)):
+    table = {"act": act}  # a default function held in a dict, called through it
+    return x.astype(dtype) * 2.0 + table["act"](x) + x.astype(kinds[1]) ** 2
+
+
+class _CastNet:
+    """CS231n's FullyConnectedNet: `dtype=np.float64` kept on the object and given to `astype`."""
+    def __init__(self, w, dtype=np.float64):
+        self.dtype = dtype
+        self.params = {"w": w}
+        for k, v in self.params.items():
+            self.params[k] = v.astype(dtype)
+
+    def loss(self, X):
+        X = X.astype(self.dtype)
+        return np.sum(np.tanh(X @ self.params["w"]) ** 2)
+
+
+def classes_and_functions_of_defaults_read_as_values(x, w):
+    """A default that is a class or function (`dtype=np.float64`, `act=np.tanh`) read as a value, not
+    called: the default itself."""
+    return np.sum(_cast(x) ** 2) + _CastNet(w).loss(x.reshape(1, 3) * np.ones((2, 1)))
+
+
+def _attend(q, k, v):
+    return np.tanh(q * k) + v
+
+
+def star_of_comprehensions_over_displays(x, p):
+    """`f(*[params[k] for k in ("Wq", "Wk", "Wv")])`: a comprehension over a display (or a constant tuple)
+    has one item per item of it, so `*` of it passes that many arguments."""
+    out = _attend(*[p[k] for k in ("q", "k", "v")])
+    out = out + _attend(*[x * s for s in [1.0, 2.0, 0.5]])
+    return np.sum(out * _attend(*(x ** n for n in (1, 2, 3)))) + np.sum(_attend(*[x[i] for i in (0, 1, 2)]))
+
+
+_Y_TRAIN = np.array([0, 2, 1])
+
+
+class _TwoLayer:
+    """CS231n's `loss(X, y=None)`: the scores alone without labels, else (loss, grads)."""
+    def __init__(self, W):
+        self.params = {"W": W}
+        self.reg = 0.1
+
+    def loss(self, X, y=None):
+        scores = np.tanh(X @ self.params["W"])
+        if y is None:
+            return scores
+        loss, grads = 0, {}
+        shifted = scores - np.max(scores, axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+        loss = -np.sum(log_probs[np.arange(X.shape[0]), y]) / X.shape[0]
+        loss += 0.5 * self.reg * np.sum(self.params["W"] ** 2)
+        return loss, grads
+
+
+def returns_of_two_shapes_picked_by_module_labels(W, X):
+    """`y is None` for the module's labels (or None) is known when the function is transformed, so the
+    returns of one or two values are those of the branch taken (checked when the code runs)."""
+    model = _TwoLayer(W)
+    out = model.loss(X, _Y_TRAIN)
+    if _Y_TRAIN is None:
+        return np.sum(out ** 2)
+    loss, _ = out
+    return loss + np.sum(model.loss(X) ** 2)
+
+
+def returns_of_two_shapes_picked_by_argument_labels(W, X, y):
+    """The same with the labels an array argument: known not None in code made for its length."""
+    loss, grads = _TwoLayer(W).loss(X, y)
+    return loss + len(grads)
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
