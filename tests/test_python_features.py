@@ -197,6 +197,7 @@ POINTS = {
     "star_of_comprehensions_over_displays": (_m(3), {"q": _m(3), "k": _m(3), "v": _m(3)}),
     "returns_of_two_shapes_picked_by_module_labels": (_m(4, 3), _m(3, 4)),
     "returns_of_two_shapes_picked_by_argument_labels": (_m(4, 3), _m(3, 4), np.array([0, 2, 1])),
+    "star_of_a_shape_into_a_helper": (_m(4, 6), _m(2, 3)),
     "keywords_from_items_of_dicts": (_m(2, 3), {"mlp": {"w": _m(3, 3), "b": _m(3)},
                                                 "ln": {"g": 1 + _m(3), "b": _m(3)}}),
 }
@@ -205,6 +206,16 @@ POINTS = {
 @pytest.mark.parametrize("name", sorted(POINTS))
 def test_every_mode_matches_finite_differences(name):
     check_modes(getattr(pf, name.split("[")[0]), *POINTS[name])
+
+
+def test_a_star_of_another_length_than_the_parameters_raises_as_python_does():
+    def spread(w):
+        return np.sum(pf._scaled(*w, scale=2.0))
+    with pytest.raises(TypeError):
+        spread(np.ones((3, 2)))
+    with pytest.raises(TypeError, match="_scaled\\(\\) takes 2 values from `\\*`"):
+        tg.grad(spread)(np.ones((3, 2)))
+    assert np.allclose(tg.grad(spread)(np.ones((2, 2))), 2.0)
 
 
 def test_module_labels_set_to_none_later_have_the_code_made_again(monkeypatch):

@@ -26,7 +26,7 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known
+from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
@@ -1657,12 +1657,14 @@ class Expressions:
             result = self.emit(rules.lookup(fn), [result, arg], {}, node, target if k == len(args) else None)
         return result
 
-    def arguments(self, node, static=False, spread_later=False):
+    def arguments(self, node, static=False, spread_later=False, callee=None):
         """A call's (positional atoms, keyword atoms), `*xs` and `**d` spread out item by item.
 
         `static`: functions and modules passed stay known (`StaticValue`), for calls that are inlined.
         `spread_later`: for a call run as written (no rule, not inlined), `*xs` of a length known only
         when the code runs (`rs.randn(*mean.shape)`) stays a `Spread`, written `*xs` in generated code.
+        `callee`: the function of yours the call inlines, whose parameters tell how many items a `*xs` of a
+        length known only when the code runs must have (`positional_encoding(*x.shape)`).
         """
         def read(node):  # a frozen distribution passed to a helper stays one
             frozen = self.frozen(node) if static else None
@@ -1674,8 +1676,15 @@ class Expressions:
                 args += [item if static else self.as_atom(item, arg) for item in known.items]
             elif isinstance(arg, ast.Starred):
                 atom = self.expr(arg.value)
-                if spread_later and not isinstance(atom, Pack) and self.lengths.get(atom) is None:
+                unknown = not isinstance(atom, Pack) and self.lengths.get(atom) is None
+                count = self._spread_count(callee, node, arg) if unknown and callee is not None else None
+                if spread_later and unknown:
                     args.append(Spread(atom))
+                elif count is not None:  # as many as the parameters it fills: checked when the code runs
+                    self.emit_multi(rules.lookup(spread_known), [atom, Const(count), Const(callee.__name__)], {},
+                                    arg, 0, [])
+                    args += [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, arg, None)
+                             for k in range(count)]
                 else:
                     args += self.spread(atom, arg)
             else:
@@ -1691,6 +1700,26 @@ class Expressions:
             else:
                 kwargs[kw.arg] = read(kw.value)
         return args, kwargs
+
+    @staticmethod
+    def _spread_count(fn, node, starred):
+        """How many items `*xs` (`starred`, the one `*` of the call `node`) must have for `fn` (a function of
+        yours taking no `*args`) to be called: the positional parameters it fills, up to the first one passed
+        by keyword (or the last), none of them with a default (else as many would do: None)."""
+        if not inspect.isfunction(fn) or sum(isinstance(a, ast.Starred) for a in node.args) != 1 \
+                or any(kw.arg is None for kw in node.keywords):
+            return None
+        params = list(inspect.signature(fn).parameters.values())
+        if any(p.kind is p.VAR_POSITIONAL for p in params):
+            return None
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        named = {kw.arg for kw in node.keywords}
+        end = next((k for k, p in enumerate(positional) if p.name in named), len(positional))
+        before = node.args.index(starred)
+        start, stop = before, end - (len(node.args) - 1 - before)
+        if stop < start or any(p.default is not p.empty for p in positional[start:stop]):
+            return None
+        return stop - start
 
     def spread(self, atom, node):
         """The items of `*xs`, when the transform knows how many there are."""
@@ -2506,7 +2535,7 @@ class Expressions:
         if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None
                              or inspect.ismethod(obj) and user_function(obj.__func__) is not None) \
                 and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
-            args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
+            args, kwargs = self.arguments(node, static=True, callee=obj)  # functions passed along stay known
             called = function_for_call(obj, len(args), self.known_lengths(args, kwargs)) if not inspect.ismethod(obj) \
                 or hasattr(type(obj), "__tapegen_inline_call__") else obj  # (a bound method: with its object)
             return self._call_result(self.inline(called, node, args, kwargs), outputs, node, targets)

@@ -941,6 +941,16 @@ def keywords_known(d, names, given, function):
 table.nondiff(keywords_known, "d, names, given, function", spelling="keywords_known")
 
 
+def spread_known(value, count, function):
+    """Raises Python's TypeError where `function(*value)` would: `value` fills `count` positional
+    parameters without defaults (`positional_encoding(*x.shape)`), and has more or fewer items."""
+    if len(value) != count:
+        raise TypeError(f"{function}() takes {count} values from `*` here (its parameters), {len(value)} given")
+
+
+table.nondiff(spread_known, "value, count, function", spelling="spread_known")
+
+
 def item_or(d, key, default=None):
     """`d.get(key, default)`: the item at `key` of a dict, or `default` where it has none."""
     return d.get(key, default)

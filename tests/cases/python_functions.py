@@ -2928,6 +2928,26 @@ def returns_of_two_shapes_picked_by_argument_labels(W, X, y):
     return loss + len(grads)
 
 
+def _positional_encoding(seq_len, d_model):
+    pos = np.arange(seq_len)[:, np.newaxis]
+    i = np.arange(d_model)[np.newaxis, :]
+    angle_rads = pos / np.power(10000, (2 * (i // 2)) / np.float32(d_model))
+    angle_rads[:, 0::2] = np.sin(angle_rads[:, 0::2])
+    angle_rads[:, 1::2] = np.cos(angle_rads[:, 1::2])
+    return angle_rads
+
+
+def _scaled(a, b, scale=1.0):
+    return a * b * scale
+
+
+def star_of_a_shape_into_a_helper(x, w):
+    """`positional_encoding(*x.shape)`: `*` of a value whose length is known only when the code runs, into
+    a helper of yours: as many items as the parameters it fills (checked when the code runs)."""
+    x = x + _positional_encoding(*x.shape)
+    return np.sum(x ** 2) + np.sum(_scaled(*np.tanh(w), scale=3.0)) + np.sum(_scaled(w[0], *w[1:2]))
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
