@@ -798,8 +798,11 @@ class Calls:
         if not names and passed in self.displays and isinstance(value, (Var, Pack)) and passed not in self.held_in \
                 and passed not in self.holders:
             return self._write_back_display(passed, value, node)  # `sgd([w, b], ...)`: w and b changed
-        elsewhere = len(names) != 1 or passed in self.held_in or passed in self.holders or \
-            passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
+        held = passed in self.held_in or passed in self.holders or passed in self.free.values() or \
+            any(held[0] is passed for held in self.attributes.values())
+        if not names and not held and passed in self.fresh and isinstance(passed, Var):
+            return  # made for the call alone (`rmsprop(w, dw, {"learning_rate": 0.05})`): nothing else shows it
+        elsewhere = len(names) != 1 or held
         if elsewhere or not isinstance(value, (Var, Pack)):
             kind = self.container_kind(passed)
             where = f"`{names[0]}` and `{names[1]}` hold" if len(names) > 1 else \

@@ -43,6 +43,7 @@ class ControlFlow:
             cond = self.if_condition(stmt)
         if isinstance(cond, Const):  # decided at transform time: lower only the branch taken, in place
             taken = stmt.body if cond.value else stmt.orelse
+            self.skipped.update(id(s) for s in (stmt.orelse if cond.value else stmt.body))  # (never run)
             if any(isinstance(s, ast.Return) for s in taken):
                 self.current.extend(self.block(taken))
             else:
@@ -987,8 +988,9 @@ class ControlFlow:
         if not self.call_stack or passed is None or self.container_kind(passed) not in ("list", "dict"):
             return None
         if any(isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load)
-               or isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(self.node)):
-            return None
+               or isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names
+               for sub in _walk_run(self.node, self.skipped)):  # (CS231n's `if config is None: config = {}`,
+            return None  # given a dict: not rebound)
         return passed
 
     def generated_code(self) -> bool:
@@ -1479,3 +1481,15 @@ def _opaque_builtin(fn):
 
 
 __all__ = ["ControlFlow", "Const", "Pack"]
+
+
+def _walk_run(node, skipped):
+    """`ast.walk(node)` without the statements in `skipped` (ids: branches a test known when transforming
+    skipped, which never run)."""
+    todo = [node]
+    while todo:
+        sub = todo.pop()
+        if id(sub) in skipped:
+            continue
+        yield sub
+        todo.extend(ast.iter_child_nodes(sub))

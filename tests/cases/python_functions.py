@@ -2948,6 +2948,31 @@ def star_of_a_shape_into_a_helper(x, w):
     return np.sum(x ** 2) + np.sum(_scaled(*np.tanh(w), scale=3.0)) + np.sum(_scaled(w[0], *w[1:2]))
 
 
+def _rmsprop(w, dw, config=None):
+    """CS231n's optim.py: the config made when None, its defaults set in place, its cache replaced."""
+    if config is None:
+        config = {}
+    config.setdefault("learning_rate", 1e-2)
+    config.setdefault("decay_rate", 0.99)
+    config.setdefault("cache", np.zeros_like(w))
+    config["cache"] = config["decay_rate"] * config["cache"] + (1 - config["decay_rate"]) * dw ** 2
+    next_w = w - config["learning_rate"] * dw / (np.sqrt(config["cache"]) + 1e-8)
+    return next_w, config
+
+
+def update_rules_setting_defaults_of_their_config(w):
+    """The config a caller passes (a dict display made for the call, a dict it holds, one the first call made
+    and returned), changed in place by the update rule: `if config is None: config = {}` is skipped for a
+    dict, so the parameter is the caller's dict, which the caller sees changed (in a loop too)."""
+    v, config = _rmsprop(w, w ** 3 - w)  # made by the rule
+    v, config = _rmsprop(v, v ** 3 - v, config)
+    u, _ = _rmsprop(w, np.sin(w), {"learning_rate": 0.05})  # a display made for the call alone
+    held = {"learning_rate": 0.1}
+    for _ in range(2):
+        u, returned = _rmsprop(u, u ** 3 - u, held)
+    return np.sum(v ** 2) + np.sum(u ** 2) + np.sum(held["cache"]) + np.sum(config["cache"] * returned["cache"])
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
