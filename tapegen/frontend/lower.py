@@ -491,7 +491,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
         self.entry_params: dict = {}  # a helper's: parameter name -> the atom its caller passed
-        self.skipped: set = set()  # ids of the statements of branches a test known when transforming skips
+        # ids of the statements of branches a test known when transforming skips (True), or that ran (False)
+        self.skipped: dict = {}
         self.var_block: dict = {}  # var -> the block it was first assigned in
         self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")

@@ -43,13 +43,15 @@ class ControlFlow:
             cond = self.if_condition(stmt)
         if isinstance(cond, Const):  # decided at transform time: lower only the branch taken, in place
             taken = stmt.body if cond.value else stmt.orelse
-            self.skipped.update(id(s) for s in (stmt.orelse if cond.value else stmt.body))  # (never run)
+            for skipped in stmt.orelse if cond.value else stmt.body:  # (never run, unless lowered again so)
+                self.skipped.setdefault(id(skipped), True)
             if any(isinstance(s, ast.Return) for s in taken):
                 self.current.extend(self.block(taken))
             else:
                 for inner in taken:
                     self.statement(inner)
             return
+        self.skipped.update((id(branch), False) for branch in stmt.body + stmt.orelse)
         with self.sharing(_assigned_names(stmt.body + stmt.orelse), stmt) as construct:
             then = self.block(stmt.body)
             construct.branch_done()
@@ -1484,12 +1486,12 @@ __all__ = ["ControlFlow", "Const", "Pack"]
 
 
 def _walk_run(node, skipped):
-    """`ast.walk(node)` without the statements in `skipped` (ids: branches a test known when transforming
-    skipped, which never run)."""
+    """`ast.walk(node)` without the statements `skipped` marks True (ids: of branches a test known when
+    transforming skipped, which never run)."""
     todo = [node]
     while todo:
         sub = todo.pop()
-        if id(sub) in skipped:
+        if skipped.get(id(sub)):
             continue
         yield sub
         todo.extend(ast.iter_child_nodes(sub))
