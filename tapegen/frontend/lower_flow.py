@@ -24,7 +24,7 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
 from ..rules.language import (assign, check_zip, in_place_result, integer_index, item_alone, item_not_shared,
-                               iterated, make_list, mutable_items, no_candidate, number_item, set_in_item,
+                               iterated, joined_index, make_list, mutable_items, no_candidate, number_item, set_in_item,
                                view_positions, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
@@ -643,6 +643,12 @@ class ControlFlow:
                              Const(f"{span.file}:{span.line}:{span.col + 1}" if span is not None else "?")],
                             {}, inner.slice, None)
         holder = self.namer.invented("index").name
+        if not isinstance(target.slice, (ast.Tuple, ast.Slice, ast.Constant)):  # `C[k][np.diag_indices(3)]`:
+            checked = self.emit(rules.lookup(joined_index), [checked, self.expr(target.slice)], {}, target.slice,
+                                None)  # a tuple is spread after `k` (as `C[k][r, c]`), anything else follows it
+            self.env[holder] = checked
+            joined = ast.copy_location(ast.Name(holder, ast.Load()), target.slice)
+            return ast.copy_location(ast.Subscript(inner.value, joined, ast.Store()), target), holder
         self.env[holder] = checked
         first = ast.copy_location(ast.Name(holder, ast.Load()), inner.slice)
         rest = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]

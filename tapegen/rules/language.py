@@ -365,6 +365,15 @@ def integer_index(array, index, statement, where):
 table.nondiff(integer_index, "array, index, statement, where", spelling="integer_index",
               inert=("array", "statement", "where"))
 
+def joined_index(first, rest):
+    """The index `A[first][rest]` writes into `A` with: `(first, *rest)` for a tuple `rest` (`C[k][r, c]`),
+    else `(first, rest)`."""
+    return (first, *rest) if type(rest) is tuple else (first, rest)
+
+
+table.nondiff(joined_index, "first, rest", spelling="joined_index")
+
+
 def item_alone(container, key, item, others, statement, other_names):
     """Checks `statement` (`rows[0][1] = v`) changing `item`, the list, dict or array `container[key]`, which
     tapegen's code replaces by a changed copy: no other item of `container` may be that object (`[row] * 2`

@@ -2973,6 +2973,19 @@ def update_rules_setting_defaults_of_their_config(w):
     return np.sum(v ** 2) + np.sum(u ** 2) + np.sum(held["cache"]) + np.sum(config["cache"] * returned["cache"])
 
 
+def writes_through_an_item_by_a_computed_index(x):
+    """`C[k][np.diag_indices(3)] += reg` (a GMM's covariances regularised one by one): the second index a tuple
+    computed when the code runs is `C[k][r, c]`, the diagonal; an index array is `C[k][idx]`, rows."""
+    C = np.empty((2, 3, 3))
+    diagonal = np.diag_indices(3)
+    for k in range(2):
+        C[k] = np.outer(x, x) * (k + 1)
+        C[k][np.diag_indices(3)] += 0.5
+        C[k][diagonal] *= x
+        C[k][np.array([0, 2])] = C[k][np.array([0, 2])] * 2.0
+    return np.sum(C ** 2)
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
