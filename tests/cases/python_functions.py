@@ -2986,6 +2986,17 @@ def writes_through_an_item_by_a_computed_index(x):
     return np.sum(C ** 2)
 
 
+def rows_filled_into_an_ndarray_constructed_by_shape(y, P):
+    """sklearn t-SNE's `grad = np.ndarray((n_samples, n_components), dtype=params.dtype)`, filled row by row:
+    np.empty's array, the function's own to write into."""
+    Y = y.reshape(3, 2)
+    dist = 1.0 / (1.0 + np.sum((Y[:, None] - Y[None]) ** 2, axis=-1))
+    grad = np.ndarray((3, 2), dtype=y.dtype)
+    for i in range(3):
+        grad[i] = np.dot((P[i] - dist[i]) * dist[i], Y[i] - Y)
+    return np.sum(grad.ravel() ** 2)
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
