@@ -1244,8 +1244,8 @@ def test_code_made_for_an_array_arguments_length_is_made_again_for_another():
         assert np.shape(tg.grad(polynomial_of_any_degree)(c)) == (n,)
 
 
-def two_factors(a, b):
-    return a * b
+def two_factors(a, b, scale=1.0):  # (`*xs` may fill `scale` too: how many items xs has decides)
+    return a * b * scale
 
 
 def spread_list_argument(xs, x):
