@@ -1259,8 +1259,14 @@ def test_code_made_for_a_list_arguments_length_is_not_made_for_each_array_length
         np.testing.assert_allclose(spread([1.5, 2.0], np.ones(n)), np.full(n, 3.0))
     assert spread._differentiated._target.lengths_matter is True
     fitted = tg.grad(curve_fit_loss)
-    fitted(np.array([1.0, 0.5, 0.2]))
-    assert fitted._differentiated._target.lengths_matter == "rows"
+    p = np.array([1.0, 0.5, 0.2])
+    np.testing.assert_allclose(fitted(p), _numeric_gradient(curve_fit_loss, p), atol=1e-6)
+    # (`exponential_model(x, *p)`: its parameters, none with a default, take `*p` of any length, checked when
+    # the code runs; the code for any length is not refused, so not made per length: quartic's defaults are)
+    assert fitted._differentiated._target.lengths_matter is False
+    polynomial = tg.grad(polynomial_of_any_degree)
+    polynomial(np.array([0.2, 0.5, 0.9]))
+    assert polynomial._differentiated._target.lengths_matter == "rows"
 
 
 @pytest.mark.parametrize("fn", [pf.function_a_helper_returns_given_an_array_used_after,
