@@ -220,6 +220,11 @@ def test_a_star_of_another_length_than_the_parameters_raises_as_python_does():
         tg.grad(spread)(np.ones((3, 2)))
     assert np.allclose(tg.grad(spread)(np.ones((2, 2))), 2.0)
 
+    def spread_keys(x, d):  # a dict spreads its keys: the items are not read by position
+        return np.sum(pf._scaled(*d) * x)
+    with pytest.raises(tg.TapegenError, match="only a list, tuple or array"):
+        tg.grad(spread_keys)(np.ones(2), {0: 5.0, 1: 7.0})
+
 
 def test_module_labels_set_to_none_later_have_the_code_made_again(monkeypatch):
     """`y is None` was decided for the module's labels: once they are None, the code is made again."""

@@ -952,7 +952,12 @@ table.nondiff(keywords_known, "d, names, given, function", spelling="keywords_kn
 
 def spread_known(value, count, function):
     """Raises Python's TypeError where `function(*value)` would: `value` fills `count` positional
-    parameters without defaults (`positional_encoding(*x.shape)`), and has more or fewer items."""
+    parameters without defaults (`positional_encoding(*x.shape)`), and has more or fewer items. The code
+    reads its items by position, so `value` must be a list, tuple or array (a dict spreads its keys)."""
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise UnsupportedSyntaxError(f"`*` of a {type(value).__name__} passed to {function}(): tapegen reads the "
+                                     f"items by position, which only a list, tuple or array has",
+                                     hint="make it a list first: f(*list(...))")
     if len(value) != count:
         raise TypeError(f"{function}() takes {count} values from `*` here (its parameters), {len(value)} given")
 
