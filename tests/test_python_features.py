@@ -221,9 +221,9 @@ def test_a_star_of_another_length_than_the_parameters_raises_as_python_does():
     assert np.allclose(tg.grad(spread)(np.ones((2, 2))), 2.0)
 
     def spread_keys(x, d):  # a dict spreads its keys: the items are not read by position
-        return np.sum(pf._scaled(*d) * x)
+        return np.sum(pf._attend(*d) * x)
     with pytest.raises(tg.TapegenError, match="only a list, tuple or array"):
-        tg.grad(spread_keys)(np.ones(2), {0: 5.0, 1: 7.0})
+        tg.grad(spread_keys)(np.ones(2), {0: 5.0, 1: 7.0, 2: 3.0})
 
 
 def test_module_labels_set_to_none_later_have_the_code_made_again(monkeypatch):
