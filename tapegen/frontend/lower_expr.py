@@ -1798,9 +1798,11 @@ class Expressions:
         is: its keys, known or not, are then those of a name (picoGPT's `mha(x, **block["attn"])`). Returns
         the call as rewritten and the names to forget after it."""
         holders, keywords = [], []
-        for kw in node.keywords:
+        for k, kw in enumerate(node.keywords):
+            before = node.args + [earlier.value for earlier in node.keywords[:k]]  # (read after these in Python:
             if kw.arg is None and not isinstance(kw.value, ast.Name) and _plain_path(kw.value) \
-                    and not isinstance(self.known(kw.value), KnownItems):
+                    and not isinstance(self.known(kw.value), KnownItems) \
+                    and not any(self.may_act(arg) for arg in before):  # read first only where they change nothing)
                 holder = self.namer.invented("spread").name
                 self.env[holder] = self.expr(kw.value)
                 holders.append(holder)
