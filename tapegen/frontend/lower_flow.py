@@ -23,9 +23,9 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
-from ..rules.language import (assign, check_zip, in_place_result, integer_index, item_alone, item_not_shared,
-                               iterated, joined_index, make_list, mutable_items, no_candidate, number_item, set_in_item,
-                               view_positions, with_item)
+from ..rules.language import (assign, check_zip, flat_coordinates, in_place_result, integer_index, item_alone,
+                               item_not_shared, iterated, joined_index, make_list, mutable_items, no_candidate,
+                               number_item, set_in_item, view_positions, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
@@ -832,6 +832,9 @@ class ControlFlow:
         """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute
         becomes a copy with the item replaced (as `xs[k] = v` rebinds a name)."""
         attribute = target.value
+        if attribute.attr == "flat" and isinstance(attribute.value, ast.Subscript) \
+                and self._array_root(attribute.value) is not None:
+            return self._assign_flat_of_item(target, value_node, op)
         base = self.expr(attribute.value)
         if attribute.attr == "flat" and isinstance(attribute.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:
@@ -894,6 +897,22 @@ class ControlFlow:
             old = self.inline(user_function(flat_get), target, [array, index], {})
             value = self.emit(rules.lookup(op), [old, value], {}, target, None)
         self.inline(user_function(flat_set), target, [array, index, value], {})
+
+    def _assign_flat_of_item(self, target, value_node, op):
+        """`C[k].flat[::n + 1] += reg` (sklearn's GaussianMixture regularising each covariance) into an array
+        the function made: `C[k][coordinates] += reg`, the coordinates in `C[k]` of the items `.flat` names,
+        so a write into `C` through `[k][...]` (checked when the code runs: `k` an integer)."""
+        item = target.value.value
+        coordinates = self.emit(rules.lookup(flat_coordinates), [self.expr(item), self.index(target.slice)], {},
+                                target.slice, None)
+        holder = self.namer.invented("coordinates").name
+        self.env[holder] = coordinates
+        try:
+            written = ast.copy_location(ast.Subscript(item, ast.copy_location(ast.Name(holder, ast.Load()),
+                                                                              target.slice), ast.Store()), target)
+            return self.assign_subscript(written, value_node, op)
+        finally:
+            self.env.pop(holder, None)
 
     def _assign_attribute_array_item(self, target, value_node, op, base):
         """`self.Q[i, :] = q` into an array an attribute holds (numpy-ml's GMM): as `Q = self.Q; Q[i, :] = q;

@@ -374,6 +374,15 @@ def joined_index(first, rest):
 table.nondiff(joined_index, "first, rest", spelling="joined_index")
 
 
+def flat_coordinates(a, index):
+    """The coordinates in `a` of the items `a.flat[index]` names (`index` an int, a slice, a list or a mask):
+    `C[k].flat[::n + 1] += reg` writes into `C` as `C[k][flat_coordinates(C[k], ::n + 1)] += reg`."""
+    return np.unravel_index(np.arange(np.size(a))[index], np.shape(a))
+
+
+table.nondiff(flat_coordinates, "a, index", spelling="flat_coordinates", inert=("a",))
+
+
 def item_alone(container, key, item, others, statement, other_names):
     """Checks `statement` (`rows[0][1] = v`) changing `item`, the list, dict or array `container[key]`, which
     tapegen's code replaces by a changed copy: no other item of `container` may be that object (`[row] * 2`

@@ -2997,6 +2997,24 @@ def rows_filled_into_an_ndarray_constructed_by_shape(y, P):
     return np.sum(grad.ravel() ** 2)
 
 
+def covariances_regularised_through_flat_of_an_item(X, resp):
+    """sklearn's GaussianMixture M-step: `covariances[k].flat[::n_features + 1] += reg_covar`, the diagonal of
+    each covariance, written into `covariances` (also `.flat` of an item of a transposed array, and `=`)."""
+    n_components, n_features = resp.shape[1], X.shape[1]
+    nk = resp.sum(axis=0) + 10 * np.finfo(resp.dtype).eps
+    means = np.dot(resp.T, X) / nk[:, np.newaxis]
+    covariances = np.empty((n_components, n_features, n_features))
+    for k in range(n_components):
+        diff = X - means[k]
+        covariances[k] = np.dot(resp[:, k] * diff.T, diff) / nk[k]
+        covariances[k].flat[:: n_features + 1] += 1e-2 * X[0, 0] ** 2
+    turned = np.zeros((n_features, n_features, n_components)).transpose(2, 1, 0)
+    for k in range(n_components):
+        turned[k] = covariances[k] * 2.0
+        turned[k].flat[[0, n_features * n_features - 1]] = means[k, 0]
+    return np.sum(np.linalg.slogdet(covariances)[1]) + np.sum(turned ** 2)
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
