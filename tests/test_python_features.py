@@ -202,6 +202,7 @@ POINTS = {
     "writes_through_an_item_by_a_computed_index": (np.array([0.3, -0.5, 0.8]),),
     "rows_filled_into_an_ndarray_constructed_by_shape": (_m(6), RNG.uniform(0.1, 0.5, (3, 3))),
     "covariances_regularised_through_flat_of_an_item": (_m(6, 2), RNG.uniform(0.2, 1.0, (6, 2))),
+    "rmsprop_over_model_items_with_buffers_reset": (_m(4, 3), _m(4)),
     "keywords_from_items_of_dicts": (_m(2, 3), {"mlp": {"w": _m(3, 3), "b": _m(3)},
                                                 "ln": {"g": 1 + _m(3), "b": _m(3)}}),
 }
@@ -225,6 +226,17 @@ def test_a_star_of_another_length_than_the_parameters_raises_as_python_does():
         return np.sum(pf._attend(*d) * x)
     with pytest.raises(tg.TapegenError, match="only a list, tuple or array"):
         tg.grad(spread_keys)(np.ones(2), {0: 5.0, 1: 7.0, 2: 3.0})
+
+
+def test_a_list_item_extended_in_place_then_its_length_read_by_another_name_is_refused():
+    def extended(x):
+        rows = {"a": [x, x * 2.0]}
+        for k, v in rows.items():
+            rows[k] += [x * 3.0]
+            n = len(v)  # the same list, three items long in Python
+        return np.sum(np.stack(rows["a"])) * n
+    with pytest.raises(tg.TapegenError, match="holds the same list"):
+        tg.grad(extended)(np.array([0.5, 1.0]))
 
 
 def test_module_labels_set_to_none_later_have_the_code_made_again(monkeypatch):

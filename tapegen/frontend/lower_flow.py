@@ -704,6 +704,7 @@ class ControlFlow:
         defined = self.defined_here()  # (a name a loop sets later in its pass holds nothing yet)
         others = sorted((name, value) for name, value in self.env.items() if isinstance(value, Var)
                         and value in defined and name not in holder_names and self.read_after(name, node))
+        shapes = tuple(name for name, _ in others if not self.read_after(name, node, values_only=True))
         caller, seen = self.caller, {value for _, value in others}
         while caller is not None:  # in a helper or method: the names of the functions calling it (`W =
             # m.params["W"]`, then `m.update(grads)` doing `self.params[k] -= ...`; not the names of a display
@@ -718,7 +719,7 @@ class ControlFlow:
                                                                              "tuple"),
                                                         Const(statement or f"{ast.unparse(node)} = ..."),
                                                         Const(tuple(name for name, _ in others)),
-                                                        Const(where)],
+                                                        Const(where), Const(shapes)],
                         {}, node, 0, [])
 
     def defined_here(self) -> set:
@@ -1043,18 +1044,19 @@ class ControlFlow:
                 found.append(other)
         return found
 
-    def read_after(self, name, node) -> bool:
+    def read_after(self, name, node, values_only=False) -> bool:
         """Whether this function may read `name` after statement `node` runs: a read of it later in the
         function, or anywhere in a loop around `node` (the next pass reads it again). Another name for an array
         written into is harmless if it is never read again (`self_Q = t2` in generated code, then writes
-        into self_Q)."""
+        into self_Q). `values_only`: not counting reads of its shape and dtype alone (`_shape_only_reads`)."""
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
         end = (getattr(node, "end_lineno", None) or where[0], getattr(node, "end_col_offset", None) or where[1])
         for stmt in ast.walk(self.node):  # the whole statement `node` is in: its value is read before the write
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)) and _within(where, stmt):
                 end = max(end, (stmt.end_lineno, stmt.end_col_offset))
+        shape_only = self._shape_only_reads(name) if values_only else ()
         reads = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == name
-                 and not isinstance(n.ctx, ast.Store)]
+                 and not isinstance(n.ctx, ast.Store) and id(n) not in shape_only]
         if any((n.lineno, n.col_offset) > end for n in reads):  # (a read in the statement itself comes first)
             return True
         for loop in ast.walk(self.node):
@@ -1067,6 +1069,21 @@ class ControlFlow:
             if any(not _set_before(name, read, loop) for read in inside):  # (each read after the name is set
                 return True                                                # again in that pass, or an inner one)
         return False
+
+    def _shape_only_reads(self, name) -> set:
+        """Ids of the reads of `name` that look only at its shape and dtype, which writing into an array in
+        place never changes (a list's `+=` does): `np.zeros_like(v)` (Karpathy's `grad_buffer[k] =
+        np.zeros_like(v)` after `model[k] += ...`), `len(v)`, `v.shape`, `v.dtype`, `v.ndim`, `v.size`."""
+        found = set()
+        for sub in ast.walk(self.node):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == name \
+                    and sub.attr in ("shape", "dtype", "ndim", "size"):
+                found.add(id(sub.value))
+            elif isinstance(sub, ast.Call) and len(sub.args) == 1 and isinstance(sub.args[0], ast.Name) \
+                    and sub.args[0].id == name and all(kw.arg == "dtype" for kw in sub.keywords) \
+                    and self.static(sub.func) in _SHAPE_READERS:
+                found.add(id(sub.args[0]))
+        return found
 
     def writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
         """The array `name` holds, about to be written into (`out=`, `np.add.at`, `.sort()`): an argument's private
@@ -1520,3 +1537,6 @@ def _walk_run(node, skipped):
             continue
         yield sub
         todo.extend(ast.iter_child_nodes(sub))
+
+
+_SHAPE_READERS = (np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim, np.size, len)

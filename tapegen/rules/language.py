@@ -326,17 +326,20 @@ def _may_share(a, owner, b) -> bool:
     return np.may_share_memory(a, b)
 
 
-def item_not_shared(container, key, others, statement, other_names, where):
+def item_not_shared(container, key, others, statement, other_names, where, shapes=()):
     """Checks `statement` (`xs[t][i] = v`, `d[k] += v`), which changes in place the item `container[key]` (an
     array, list or dict): tapegen's code makes it a new value in `container` only, so neither another item of
     `container` nor a name in `other_names` (holding `others` now, perhaps in a list, dict or object) may hold
-    it, as NumPy would change it there too (`xs[t] = h` with `h` read afterwards)."""
+    it, as NumPy would change it there too (`xs[t] = h` with `h` read afterwards). The names in `shapes` are
+    read afterwards for their shape and dtype only, which an array changed in place keeps."""
     item = container[key]
     if not isinstance(item, (np.ndarray, list, dict)):  # a number, a tuple: rebound, as Python does
         return
     rest = [value for k, value in (container.items() if isinstance(container, dict) else enumerate(container))
             if k != (key if isinstance(container, dict) or key >= 0 else key + len(container))]
     for other, other_name in [(rest, None), *zip(others, other_names)]:
+        if other_name in shapes and isinstance(item, np.ndarray) and isinstance(other, np.ndarray):
+            continue  # (`np.zeros_like(v)` of the same array: its shape and dtype are as they were)
         if _holds(other, item, container):
             holds = f"`{other_name}` holds" if other_name else "another of its items is"
             raise UnsupportedSyntaxError(f"{where}: `{statement}` changes in place the item it writes into, and {holds} the "
@@ -345,8 +348,9 @@ def item_not_shared(container, key, others, statement, other_names, where):
                                               "item anew before writing into it")
 
 
-table.nondiff(item_not_shared, "container, key, others, statement, other_names, where", spelling="item_not_shared",
-              inert=("container", "key", "others", "statement", "other_names", "where"))
+table.nondiff(item_not_shared, "container, key, others, statement, other_names, where, shapes=()",
+              spelling="item_not_shared", inert=("container", "key", "others", "statement", "other_names", "where",
+                                                 "shapes"))
 
 
 def integer_index(array, index, statement, where):

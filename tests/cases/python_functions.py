@@ -3015,6 +3015,25 @@ def covariances_regularised_through_flat_of_an_item(X, resp):
     return np.sum(np.linalg.slogdet(covariances)[1]) + np.sum(turned ** 2)
 
 
+def rmsprop_over_model_items_with_buffers_reset(W1, W2):
+    """Karpathy's pong: `for k, v in model.items(): ...; model[k] += ...; grad_buffer[k] = np.zeros_like(v)`:
+    `v` is the array changed in place, read afterwards for its shape and dtype only."""
+    model = {"W1": W1, "W2": W2 * 1.0}
+    grad_buffer = {k: np.zeros_like(v) for k, v in model.items()}
+    rmsprop_cache = {k: np.zeros_like(v) for k, v in model.items()}
+    for t in range(2):
+        h = np.maximum(model["W1"] @ np.full(3, 0.5 + t), 0.0)
+        p = 1.0 / (1.0 + np.exp(-model["W2"] @ h))
+        grad_buffer["W2"] += (1.0 - p) * h
+        grad_buffer["W1"] += np.outer((1.0 - p) * model["W2"] * (h > 0), np.full(3, 0.5 + t))
+    for k, v in model.items():
+        g = grad_buffer[k]
+        rmsprop_cache[k] = 0.9 * rmsprop_cache[k] + 0.1 * g ** 2
+        model[k] += 1e-2 * g / (np.sqrt(rmsprop_cache[k]) + 1e-5)
+        grad_buffer[k] = np.zeros_like(v) + v.shape[0]
+    return np.sum(model["W1"] ** 2) + np.sum(model["W2"]) + np.sum(grad_buffer["W2"])
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
