@@ -1657,14 +1657,15 @@ class Expressions:
             result = self.emit(rules.lookup(fn), [result, arg], {}, node, target if k == len(args) else None)
         return result
 
-    def arguments(self, node, static=False, spread_later=False, callee=None):
+    def arguments(self, node, static=False, spread_later=False, callee=None, bound=0):
         """A call's (positional atoms, keyword atoms), `*xs` and `**d` spread out item by item.
 
         `static`: functions and modules passed stay known (`StaticValue`), for calls that are inlined.
         `spread_later`: for a call run as written (no rule, not inlined), `*xs` of a length known only
         when the code runs (`rs.randn(*mean.shape)`) stays a `Spread`, written `*xs` in generated code.
         `callee`: the function of yours the call inlines, whose parameters tell how many items a `*xs` of a
-        length known only when the code runs must have (`positional_encoding(*x.shape)`).
+        length known only when the code runs must have (`positional_encoding(*x.shape)`); its first `bound`
+        parameters are not the call's (a class's `__init__`: self).
         """
         def read(node):  # a frozen distribution passed to a helper stays one
             frozen = self.frozen(node) if static else None
@@ -1677,7 +1678,7 @@ class Expressions:
             elif isinstance(arg, ast.Starred):
                 atom = self.expr(arg.value)
                 unknown = not isinstance(atom, Pack) and self.lengths.get(atom) is None
-                count = self._spread_count(callee, node, arg) if unknown and callee is not None else None
+                count = self._spread_count(callee, node, arg, bound) if unknown and callee is not None else None
                 if spread_later and unknown:
                     args.append(Spread(atom))
                 elif count is not None:  # as many as the parameters it fills: checked when the code runs
@@ -1702,7 +1703,7 @@ class Expressions:
         return args, kwargs
 
     @staticmethod
-    def _spread_count(fn, node, starred):
+    def _spread_count(fn, node, starred, bound=0):
         """How many items `*xs` (`starred`, the one `*` of the call `node`) must have for `fn` (a function of
         yours taking no `*args`) to be called: the positional parameters it fills, up to the first one passed
         by keyword (or the last), none of them with a default (else as many would do: None)."""
@@ -1712,7 +1713,7 @@ class Expressions:
         params = list(inspect.signature(fn).parameters.values())
         if any(p.kind is p.VAR_POSITIONAL for p in params):
             return None
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][bound:]
         named = {kw.arg for kw in node.keywords}
         end = next((k for k, p in enumerate(positional) if p.name in named), len(positional))
         before = node.args.index(starred)
@@ -2791,7 +2792,8 @@ class Expressions:
         obj = self.emit(_opaque("object.__new__", object.__new__), [made_by], {}, node, (targets or [None])[0])
         self.types[obj] = cls
         self.made_objects.add(obj)
-        args, kwargs = self.arguments(node, static=True)
+        args, kwargs = self.arguments(node, static=True, callee=user_function(init) if fields is None else None,
+                                      bound=1)
         if fields is not None:
             self._dataclass_init(obj, cls, [f for f in fields if f.init], args, kwargs, node)
         elif init is not object.__init__:

@@ -2941,11 +2941,22 @@ def _scaled(a, b, scale=1.0):
     return a * b * scale
 
 
+class _Gate:
+    def __init__(self, w, b, scale):
+        self.w, self.b, self.scale = w, b, scale
+
+    def __call__(self, x):
+        return np.tanh(x * self.w + self.b) * self.scale
+
+
 def star_of_a_shape_into_a_helper(x, w):
     """`positional_encoding(*x.shape)`: `*` of a value whose length is known only when the code runs, into
-    a helper of yours: as many items as the parameters it fills (checked when the code runs)."""
+    a helper of yours (or a class's `__init__`): as many items as the parameters it fills (checked when the
+    code runs)."""
     x = x + _positional_encoding(*x.shape)
-    return np.sum(x ** 2) + np.sum(_scaled(*np.tanh(w), scale=3.0)) + np.sum(_scaled(w[0], *w[1:2]))
+    gate = _Gate(w[0], *w[1:] * 2.0)
+    return np.sum(x ** 2) + np.sum(_scaled(*np.tanh(w[:2]), scale=3.0)) + np.sum(_scaled(w[0], *w[1:2])) \
+        + np.sum(gate(w[2]))
 
 
 def _rmsprop(w, dw, config=None):
