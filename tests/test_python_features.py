@@ -239,6 +239,29 @@ def test_a_list_item_extended_in_place_then_its_length_read_by_another_name_is_r
         tg.grad(extended)(np.array([0.5, 1.0]))
 
 
+def test_a_module_name_rebound_after_being_read_keeps_the_value_read(monkeypatch):
+    weights, x, u = np.array([1.0, 2.0]), np.array([0.3, -0.7]), np.array([0.4, 1.1])
+
+    def fresh(f, *args):
+        monkeypatch.setattr(pf, "_WEIGHTS", weights.copy())
+        return f(*args)
+    f = pf.module_weights_rebound_after_being_read
+    expected = _numeric_gradient(lambda v: fresh(f, v), x)
+    gradient = tg.grad(f)
+    for _ in range(2):  # (the first call's code, then the specialized code)
+        assert np.allclose(fresh(gradient, x), expected, atol=1e-6)
+        assert pf._WEIGHTS is not weights and np.allclose(pf._WEIGHTS, weights)  # (rebound, as Python does)
+        assert np.isclose(fresh(tg.jvp, f, (x,), (u,))[1], expected @ u, atol=1e-6)
+        _, pullback = fresh(tg.vjp, f, x)
+        assert np.allclose(pullback(1.0), expected, atol=1e-6)
+    check_modes(f, x)
+
+
+def test_a_module_name_a_helper_rebinds_after_the_caller_set_it_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="rebound here and before in a function calling this one"):
+        tg.grad(pf.module_weights_set_then_rebound_by_a_helper)(np.array([0.3, -0.7]))
+
+
 def test_module_labels_set_to_none_later_have_the_code_made_again(monkeypatch):
     """`y is None` was decided for the module's labels: once they are None, the code is made again."""
     W, X = POINTS["returns_of_two_shapes_picked_by_module_labels"]

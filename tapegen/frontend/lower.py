@@ -883,6 +883,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             atom is not var and not (isinstance(atom, Frozen) and var in atom.reads())
             for other, atom in self.env.items() if other != name) and var not in self.free.values()
 
+    def _module_reads_kept(self, name, node):
+        """`global Y; ... Y = Y * 2` after `Y` was read as the module's: generated code reads a module's name as
+        it is when that line runs, so the backward pass would read the new value. Lowered again with each
+        read of `Y` kept in a name of its own (`read_name`), which the backward pass reads. Refused where a
+        function calling this one declared `Y` global and set it: it reads its own value afterwards."""
+        caller = self.caller
+        while caller is not None:  # a calling function that declared the name global and set it reads the value
+            if name in getattr(caller, "module_names", ()) and name in caller.env:  # it set (Python: this one)
+                raise self.unsupported(node, f"`{name}` is the module's name, rebound here and before in a function "
+                                             f"calling this one, which would read its own value afterwards: "
+                                             f"tapegen does not follow the change there",
+                                       f"return the new value and assign it there: {name} = f(...)")
+            caller = caller.caller
+        kept = self.carried.get(("module reads", 0), ())
+        if self.generated_code():  # gradient code differentiated again: it reads the module's name under names
+            name = "*"  # of its own (`_WEIGHTS_`), so every array or number it reads from outside is kept
+        if name not in kept and any(isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int)
+                                    and (key[1] == name or name == "*") for key in self.free):
+            raise Recarry({("module reads", 0): {name}})
+
     def shared_var(self, name):
         return self.shared[name]
 
@@ -897,6 +917,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
             atom = self.emit(maker, list(atom.items), {}, node, var or name)
         if name in getattr(self, "module_names", ()):  # `global name`: the module's name is rebound too
+            self._module_reads_kept(name, node)
             namespace = self.free_object("module_names", lambda g=self.fn.__globals__: g)
             self.emit_multi(rules.lookup(set_module_name), [namespace, Const(name), atom], {}, node, 0, [])
         if var is None:

@@ -27,6 +27,7 @@ from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, make_dict, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
 from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
+from ..rules.language import set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
@@ -706,7 +707,10 @@ class Expressions:
                 self.same_object(twin, var, name, node)  # whose attributes set in one are read in the other
                 self.free[(id(self.fn), name, "read")] = var
                 self.free[key] = twin
-        return self.free[key]
+        kept = self.carried.get(("module reads", 0), ())
+        if name in kept or "*" in kept and isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+            return self.emit(rules.lookup(assign_primitive), [self.free[key]], {}, node, None)  # rebound by the
+        return self.free[key]  # code (`global`): the value read here, kept (for the backward pass)
 
     def know_items(self, var, value):
         """A list or tuple of objects all of one class of the user's, read from the module (`BLOCKS = [Sine(),
@@ -2547,6 +2551,8 @@ class Expressions:
         if prim is not None and prim.form == "custom":  # fixed_point(rev_iter, ...) in fixed_point's own bwd
             node = self.functions_as_values(node)
         args, kwargs = self.arguments(node, spread_later=prim is None)
+        if obj is set_module_name and len(args) == 3 and isinstance(args[1], Const):  # gradient code differentiated
+            self._module_reads_kept(args[1].value, node)  # again: `global` names it rebinds (read before: kept)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
         if prim is None and not self.reachable_from_root(func):  # re.match in another module's helper, or

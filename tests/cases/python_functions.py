@@ -3045,6 +3045,43 @@ def rmsprop_over_model_items_with_buffers_reset(W1, W2):
     return np.sum(model["W1"] ** 2) + np.sum(model["W2"]) + np.sum(grad_buffer["W2"])
 
 
+_WEIGHTS = np.array([1.0, 2.0])
+
+
+def _weighted(x):
+    return np.sum(np.cos(x * _WEIGHTS))
+
+
+def _weights_doubled():
+    global _WEIGHTS
+    _WEIGHTS = _WEIGHTS * 2.0
+
+
+def module_weights_rebound_after_being_read(x):
+    """`global _WEIGHTS` rebound after being read (here, and in a helper, read after by a helper): the backward
+    pass needs the values read, where generated code reads a module's name as it is when the line runs. (Set
+    back as it was at the end, so each call starts from the same weights.)"""
+    global _WEIGHTS
+    a = np.sum(np.sin(x * _WEIGHTS)) + _weighted(x)
+    _weights_doubled()
+    b = _weighted(x ** 2)
+    _WEIGHTS = _WEIGHTS + 1.0
+    c = np.sum(np.cos(x * _WEIGHTS))
+    _WEIGHTS = (_WEIGHTS - 1.0) / 2.0
+    return a + b + c
+
+
+def module_weights_set_then_rebound_by_a_helper(x):
+    """Set here (`global`), then rebound by a helper: Python reads the helper's value afterwards, this function's
+    own binding would not show it (refused)."""
+    global _WEIGHTS
+    _WEIGHTS = _WEIGHTS + 1.0
+    _weights_doubled()
+    out = np.sum(x * _WEIGHTS)
+    _WEIGHTS = (_WEIGHTS / 2.0) - 1.0
+    return out
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
