@@ -203,6 +203,7 @@ POINTS = {
     "rows_filled_into_an_ndarray_constructed_by_shape": (_m(6), RNG.uniform(0.1, 0.5, (3, 3))),
     "covariances_regularised_through_flat_of_an_item": (_m(6, 2), RNG.uniform(0.2, 1.0, (6, 2))),
     "rmsprop_over_model_items_with_buffers_reset": (_m(4, 3), _m(4)),
+    "module_rate_decayed_in_a_loop": (_m(3),),
     "keywords_from_items_of_dicts": (_m(2, 3), {"mlp": {"w": _m(3, 3), "b": _m(3)},
                                                 "ln": {"g": 1 + _m(3), "b": _m(3)}}),
 }

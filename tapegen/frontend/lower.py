@@ -703,6 +703,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if name in self.shared:
                 continue
             current = self.env.get(name)
+            if current is None and name in getattr(self, "module_names", ()) and self.scope.lookup(name) is not MISSING:
+                current = self.read_name(ast.copy_location(ast.Name(name, ast.Load()), node))  # `global LR` set in
+                # the construct: it starts from the module's value (not None, as a name first set there would)
             if name in item_writes and self.container_kind(current) not in ("list", "dict") \
                     and not (current in self.root_params and name in self.written) and current not in self.item_origin:
                 continue  # A[i] = v writes into the array in place: the same var throughout
@@ -899,9 +902,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         kept = self.carried.get(("module reads", 0), ())
         if self.generated_code():  # gradient code differentiated again: it reads the module's name under names
             name = "*"  # of its own (`_WEIGHTS_`), so every array or number it reads from outside is kept
-        if name not in kept and any(isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int)
-                                    and (key[1] == name or name == "*") for key in self.free):
-            raise Recarry({("module reads", 0): {name}})
+        if (name, "kept") not in kept and any(isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int)
+                                              and (key[1] == name or name == "*") for key in self.free):
+            raise Recarry({("module reads", 0): {(name, "kept")}})
 
     def shared_var(self, name):
         return self.shared[name]

@@ -708,7 +708,8 @@ class Expressions:
                 self.free[(id(self.fn), name, "read")] = var
                 self.free[key] = twin
         kept = self.carried.get(("module reads", 0), ())
-        if name in kept or "*" in kept and isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+        if (name, "kept") in kept or ("*", "kept") in kept and isinstance(value, (np.ndarray, np.generic, int, float,
+                                                                                complex)):
             return self.emit(rules.lookup(assign_primitive), [self.free[key]], {}, node, None)  # rebound by the
         return self.free[key]  # code (`global`): the value read here, kept (for the backward pass)
 

@@ -3071,6 +3071,20 @@ def module_weights_rebound_after_being_read(x):
     return a + b + c
 
 
+_RATE = 0.5
+
+
+def module_rate_decayed_in_a_loop(w):
+    """`global _RATE` first set inside a loop: each pass starts from the module's value (the first from the
+    one before the call), read before being set; set back at the end."""
+    global _RATE
+    for step in range(3):
+        w = w - _RATE * np.tanh(w)
+        _RATE = _RATE * 0.5
+    _RATE = 0.5
+    return np.sum(w ** 2)
+
+
 def module_weights_set_then_rebound_by_a_helper(x):
     """Set here (`global`), then rebound by a helper: Python reads the helper's value afterwards, this function's
     own binding would not show it (refused)."""
