@@ -204,6 +204,8 @@ POINTS = {
     "covariances_regularised_through_flat_of_an_item": (_m(6, 2), RNG.uniform(0.2, 1.0, (6, 2))),
     "rmsprop_over_model_items_with_buffers_reset": (_m(4, 3), _m(4)),
     "module_rate_decayed_in_a_loop": (_m(3),),
+    "scores_or_loss_by_argument_labels": (_m(4, 3), _m(3, 4), np.array([2, 0, 1])),
+    "scores_or_loss_by_argument_labels[none]": (_m(4, 3), _m(3, 4), None),
     "keywords_from_items_of_dicts": (_m(2, 3), {"mlp": {"w": _m(3, 3), "b": _m(3)},
                                                 "ln": {"g": 1 + _m(3), "b": _m(3)}}),
 }

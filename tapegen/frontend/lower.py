@@ -570,6 +570,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.nones[var] = (False, None)  # decided, for code made for these lengths)
             if ("str", index) in self.statics:  # a string argument, the code made for its text
                 self.env[arg.arg] = Const(self.statics["str", index])
+            if ("none", index) in self.statics:  # None, the code made for it (`y is None` decided)
+                self.env[arg.arg] = Const(None)
             if ("obj", index) in self.statics:  # an object of the user's, the parameter's default
                 self.know_object(var, self.statics["obj", index].obj)
             params.append(var)

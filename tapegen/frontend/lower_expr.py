@@ -863,13 +863,17 @@ class Expressions:
     def known_lengths(self, args, kwargs=None) -> tuple:
         """(("len", position), (kind, length)) for each of `args` that is a list or tuple of a length known
         now, (("rows", position), length) for an array of a length known now (an array argument of code made
-        for its length), and (("str", position), text) for each that is a string known now: statics as a call's
-        arguments give them (Target.length_statics), positions counted in `args`; of `kwargs`, by name, and
-        (("keyword", name), None) for every keyword passed (a parameter it sets is not at its default)."""
+        for its length), (("str", position), text) for each that is a string known now, and (("none",
+        position), True) for each None: statics as a call's arguments give them (Target.length_statics),
+        positions counted in `args`; of `kwargs`, by name, and (("keyword", name), None) for every keyword
+        passed (a parameter it sets is not at its default)."""
         known = [(("keyword", name), None) for name in kwargs or {}]
         for k, arg in [*enumerate(args), *(kwargs or {}).items()]:
             if isinstance(arg, Const) and type(arg.value) is str:
                 known.append((("str", k), arg.value))
+                continue
+            if isinstance(arg, Const) and arg.value is None:  # (None: `y is None` decided in its code)
+                known.append((("none", k), True))
                 continue
             kind, length = self.container_kind(arg), self._length(arg) if isinstance(arg, (Var, Pack)) else None
             if kind in ("list", "tuple") and length is not None:

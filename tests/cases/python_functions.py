@@ -2928,6 +2928,15 @@ def returns_of_two_shapes_picked_by_argument_labels(W, X, y):
     return loss + len(grads)
 
 
+def scores_or_loss_by_argument_labels(W, X, y=None):
+    """`model.loss(X, y)` with `y` an argument that is None (the scores) or labels (loss, grads): the code
+    made for None, or for the labels' length, takes the branch known."""
+    out = _TwoLayer(W).loss(X, y)
+    if y is None:
+        return np.sum(out ** 2)
+    return out[0]
+
+
 def _positional_encoding(seq_len, d_model):
     pos = np.arange(seq_len)[:, np.newaxis]
     i = np.arange(d_model)[np.newaxis, :]
