@@ -225,6 +225,11 @@ def test_a_star_of_another_length_than_the_parameters_raises_as_python_does():
         tg.grad(spread)(np.ones((3, 2)))
     assert np.allclose(tg.grad(spread)(np.ones((2, 2))), 2.0)
 
+    def spread_then_more(x):  # `b` filled by the argument after, `scale` left at its default: xs fills `a`
+        return np.sum(pf._scaled(*x[:1], 5.0) * x[1])
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(tg.grad(spread_then_more)(x), _numeric_gradient(spread_then_more, x), atol=1e-6)
+
     def spread_keys(x, d):  # a dict spreads its keys: the items are not read by position
         return np.sum(pf._attend(*d) * x)
     with pytest.raises(tg.TapegenError, match="only a list, tuple or array"):

@@ -1715,7 +1715,8 @@ class Expressions:
     def _spread_count(fn, node, starred, bound=0):
         """How many items `*xs` (`starred`, the one `*` of the call `node`) must have for `fn` (a function of
         yours taking no `*args`) to be called: the positional parameters it fills, up to the first one passed
-        by keyword (or the last), none of them with a default (else as many would do: None)."""
+        by keyword (or the last), none of them nor of those the arguments after it fill with a default (else
+        another number would do: None)."""
         if not inspect.isfunction(fn) or sum(isinstance(a, ast.Starred) for a in node.args) != 1 \
                 or any(kw.arg is None for kw in node.keywords):
             return None
@@ -1727,8 +1728,8 @@ class Expressions:
         end = next((k for k, p in enumerate(positional) if p.name in named), len(positional))
         before = node.args.index(starred)
         start, stop = before, end - (len(node.args) - 1 - before)
-        if stop < start or any(p.default is not p.empty for p in positional[start:stop]):
-            return None
+        if stop < start or any(p.default is not p.empty for p in positional[start:end]):  # (a default among
+            return None  # those the arguments after it fill: fewer items would do too, `f(*xs, 5)`)
         return stop - start
 
     def spread(self, atom, node):
