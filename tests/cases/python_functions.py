@@ -3057,7 +3057,7 @@ def rmsprop_over_model_items_with_buffers_reset(W1, W2):
 _WEIGHTS = np.array([1.0, 2.0])
 
 
-def _weighted(x):
+def _cosine_of_weighted(x):
     return np.sum(np.cos(x * _WEIGHTS))
 
 
@@ -3071,9 +3071,9 @@ def module_weights_rebound_after_being_read(x):
     pass needs the values read, where generated code reads a module's name as it is when the line runs. (Set
     back as it was at the end, so each call starts from the same weights.)"""
     global _WEIGHTS
-    a = np.sum(np.sin(x * _WEIGHTS)) + _weighted(x)
+    a = np.sum(np.sin(x * _WEIGHTS)) + _cosine_of_weighted(x)
     _weights_doubled()
-    b = _weighted(x ** 2)
+    b = _cosine_of_weighted(x ** 2)
     _WEIGHTS = _WEIGHTS + 1.0
     c = np.sum(np.cos(x * _WEIGHTS))
     _WEIGHTS = (_WEIGHTS - 1.0) / 2.0
