@@ -229,12 +229,14 @@ class _Target:
     @staticmethod
     def length_statics(arguments) -> tuple:
         """(("len", position), (kind, length)) for each list or tuple argument, (("str", position), text)
-        for each string argument (`activation="relu"` picking a function from a dict), and (("rows", position),
+        for each string argument (`activation="relu"` picking a function from a dict), (("none", position), True)
+        for each None (`loss(X, y=None)` returning the scores alone), and (("rows", position),
         length) for each array argument (`model(x, *p)`, `tuple(p)` of curve fitting's parameter vector): statics
         of code made for them."""
         return tuple((("len", i), (type(a).__name__, len(a))) for i, a in enumerate(arguments)
                      if type(a) in (list, tuple)) + \
             tuple((("str", i), a) for i, a in enumerate(arguments) if type(a) is str) + \
+            tuple((("none", i), True) for i, a in enumerate(arguments) if a is None) + \
             tuple((("rows", i), len(a)) for i, a in enumerate(arguments) if type(a) is np.ndarray and a.ndim)
 
     def mattering(self, lengths) -> tuple:

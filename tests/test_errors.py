@@ -321,9 +321,13 @@ def exponential_model(x, a, b, c):
     return a * np.exp(-b * x) + c
 
 
-def sorted_parameter_residuals(p):  # the model called with *popt of a vector computed here
-    x = np.linspace(0.0, 1.0, 5)
-    return np.sum((exponential_model(x, *np.sort(p)) - 1.0) ** 2)
+def exponential_model_with_offset(x, a, b, c=0.0):
+    return a * np.exp(-b * x) + c
+
+
+def sorted_parameter_residuals(p):  # the model called with *popt of a vector computed here: as many as its
+    x = np.linspace(0.0, 1.0, 5)  # parameters without defaults take, or one fewer (c's default)
+    return np.sum((exponential_model_with_offset(x, *np.sort(p)) - 1.0) ** 2)
 
 
 def test_spreading_a_computed_array_into_arguments_names_unpacking_as_the_fix():
@@ -341,3 +345,13 @@ def test_a_numpy_polynomial_fit_with_full_output_is_refused_with_a_hint():
         return np.sum(coef ** 2)
     with pytest.raises(tg.NoRuleError, match="compute the residuals from the coefficients"):
         tg.grad(f)(np.arange(5.0))
+
+
+def log_parameter_residuals_of_a_model_without_defaults(p):
+    x = np.linspace(0.0, 1.0, 5)
+    return np.sum((exponential_model(x, *np.exp(p)) - 1.0) ** 2)
+
+
+def test_spreading_a_computed_array_into_parameters_without_defaults_takes_that_many():
+    from modes import check_modes
+    check_modes(log_parameter_residuals_of_a_model_without_defaults, np.array([0.1, -0.5, 0.2]))

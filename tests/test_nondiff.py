@@ -89,6 +89,7 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
     ("constructors", lambda x: np.sum(x * np.ones(5) + np.zeros(5)) + np.sum(np.eye(5) @ x)
      + np.sum(np.identity(5) @ x) + np.sum(np.tri(5) @ x) + 0 * np.sum(np.empty(5)),
      (np.ones, np.zeros, np.eye, np.identity, np.tri, np.empty)),
+    ("ndarray-constructor", lambda x: np.sum(x * 0 * np.ndarray((5,), dtype=x.dtype)) + np.sum(x), (np.ndarray,)),
     ("index-constructors", lambda x: np.sum(np.outer(x, x)[np.tril_indices(5)])
      + np.sum(np.outer(x, x)[np.triu_indices(5, 1)]) + np.sum(np.outer(x, x)[np.diag_indices(5)])
      + np.sum(np.indices((5,))[0] * x),

@@ -200,12 +200,93 @@ POINTS = {
     "arrays_two_names_hold_changed_in_place": (_m(3),),
     "state_made_where_hasattr_says_it_is_missing": (_m(3, 2), _m(4, 3)),
     "steps_on_a_tuple_display_of_names": (_m(2, 1), _m(6, 2), _m(6, 1)),
+    "classes_and_functions_of_defaults_read_as_values": (_m(3), _m(3, 2)),
+    "star_of_comprehensions_over_displays": (_m(3), {"q": _m(3), "k": _m(3), "v": _m(3)}),
+    "returns_of_two_shapes_picked_by_module_labels": (_m(4, 3), _m(3, 4)),
+    "returns_of_two_shapes_picked_by_argument_labels": (_m(4, 3), _m(3, 4), np.array([0, 2, 1])),
+    "star_of_a_shape_into_a_helper": (_m(4, 6), _m(3, 3)),
+    "update_rules_setting_defaults_of_their_config": (np.array([0.35, -0.7, 1.1]),),  # (not where a step lands on 0)
+    "writes_through_an_item_by_a_computed_index": (np.array([0.3, -0.5, 0.8]),),
+    "rows_filled_into_an_ndarray_constructed_by_shape": (_m(6), RNG.uniform(0.1, 0.5, (3, 3))),
+    "covariances_regularised_through_flat_of_an_item": (_m(6, 2), RNG.uniform(0.2, 1.0, (6, 2))),
+    "rmsprop_over_model_items_with_buffers_reset": (_m(4, 3), _m(4)),
+    "module_rate_decayed_in_a_loop": (_m(3),),
+    "scores_or_loss_by_argument_labels": (_m(4, 3), _m(3, 4), np.array([2, 0, 1])),
+    "scores_or_loss_by_argument_labels[none]": (_m(4, 3), _m(3, 4), None),
+    "keywords_from_items_of_dicts": (_m(2, 3), {"mlp": {"w": _m(3, 3), "b": _m(3)},
+                                                "ln": {"g": 1 + _m(3), "b": _m(3)}}),
 }
 
 
 @pytest.mark.parametrize("name", sorted(POINTS))
 def test_every_mode_matches_finite_differences(name):
     check_modes(getattr(pf, name.split("[")[0]), *POINTS[name])
+
+
+def test_a_star_of_another_length_than_the_parameters_raises_as_python_does():
+    def spread(w):
+        return np.sum(pf._scaled(*w, scale=2.0))
+    with pytest.raises(TypeError):
+        spread(np.ones((3, 2)))
+    with pytest.raises(TypeError, match="_scaled\\(\\) takes 2 values from `\\*`"):
+        tg.grad(spread)(np.ones((3, 2)))
+    assert np.allclose(tg.grad(spread)(np.ones((2, 2))), 2.0)
+
+    def spread_then_more(x):  # `b` filled by the argument after, `scale` left at its default: xs fills `a`
+        return np.sum(pf._scaled(*x[:1], 5.0) * x[1])
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(tg.grad(spread_then_more)(x), _numeric_gradient(spread_then_more, x), atol=1e-6)
+
+    def spread_keys(x, d):  # a dict spreads its keys: the items are not read by position
+        return np.sum(pf._attend(*d) * x)
+    with pytest.raises(tg.TapegenError, match="only a list, tuple or array"):
+        tg.grad(spread_keys)(np.ones(2), {0: 5.0, 1: 7.0, 2: 3.0})
+
+
+def test_a_list_item_extended_in_place_then_its_length_read_by_another_name_is_refused():
+    def extended(x):
+        rows = {"a": [x, x * 2.0]}
+        for k, v in rows.items():
+            rows[k] += [x * 3.0]
+            n = len(v)  # the same list, three items long in Python
+        return np.sum(np.stack(rows["a"])) * n
+    with pytest.raises(tg.TapegenError, match="holds the same list"):
+        tg.grad(extended)(np.array([0.5, 1.0]))
+
+
+def test_a_module_name_rebound_after_being_read_keeps_the_value_read(monkeypatch):
+    weights, x, u = np.array([1.0, 2.0]), np.array([0.3, -0.7]), np.array([0.4, 1.1])
+
+    def fresh(f, *args):
+        monkeypatch.setattr(pf, "_WEIGHTS", weights.copy())
+        return f(*args)
+    f = pf.module_weights_rebound_after_being_read
+    expected = _numeric_gradient(lambda v: fresh(f, v), x)
+    gradient = tg.grad(f)
+    for _ in range(2):  # (the first call's code, then the specialized code)
+        assert np.allclose(fresh(gradient, x), expected, atol=1e-6)
+        assert pf._WEIGHTS is not weights and np.allclose(pf._WEIGHTS, weights)  # (rebound, as Python does)
+        assert np.isclose(fresh(tg.jvp, f, (x,), (u,))[1], expected @ u, atol=1e-6)
+        _, pullback = fresh(tg.vjp, f, x)
+        assert np.allclose(pullback(1.0), expected, atol=1e-6)
+    check_modes(f, x)
+
+
+def test_a_module_name_a_helper_rebinds_after_the_caller_set_it_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="rebound here and before in a function calling this one"):
+        tg.grad(pf.module_weights_set_then_rebound_by_a_helper)(np.array([0.3, -0.7]))
+
+
+def test_module_labels_set_to_none_later_have_the_code_made_again(monkeypatch):
+    """`y is None` was decided for the module's labels: once they are None, the code is made again."""
+    W, X = POINTS["returns_of_two_shapes_picked_by_module_labels"]
+    gradient = tg.grad(pf.returns_of_two_shapes_picked_by_module_labels)
+    for labels in (pf._Y_TRAIN, None, np.array([1, 1, 0])):
+        monkeypatch.setattr(pf, "_Y_TRAIN", labels)
+        for _ in range(2):  # (the first call's code, then the specialized code)
+            expected = _numeric_gradient(lambda w_: pf.returns_of_two_shapes_picked_by_module_labels(w_, X), W)
+            assert np.allclose(gradient(W, X), expected, atol=1e-6)
+        check_modes(pf.returns_of_two_shapes_picked_by_module_labels, W, X)
 
 
 def test_two_global_layers_made_one_object_later_have_the_code_made_again(monkeypatch):
@@ -1259,8 +1340,8 @@ def test_code_made_for_an_array_arguments_length_is_made_again_for_another():
         assert np.shape(tg.grad(polynomial_of_any_degree)(c)) == (n,)
 
 
-def two_factors(a, b):
-    return a * b
+def two_factors(a, b, scale=1.0):  # (`*xs` may fill `scale` too: how many items xs has decides)
+    return a * b * scale
 
 
 def spread_list_argument(xs, x):
@@ -1274,8 +1355,14 @@ def test_code_made_for_a_list_arguments_length_is_not_made_for_each_array_length
         np.testing.assert_allclose(spread([1.5, 2.0], np.ones(n)), np.full(n, 3.0))
     assert spread._differentiated._target.lengths_matter is True
     fitted = tg.grad(curve_fit_loss)
-    fitted(np.array([1.0, 0.5, 0.2]))
-    assert fitted._differentiated._target.lengths_matter == "rows"
+    p = np.array([1.0, 0.5, 0.2])
+    np.testing.assert_allclose(fitted(p), _numeric_gradient(curve_fit_loss, p), atol=1e-6)
+    # (`exponential_model(x, *p)`: its parameters, none with a default, take `*p` of any length, checked when
+    # the code runs; the code for any length is not refused, so not made per length: quartic's defaults are)
+    assert fitted._differentiated._target.lengths_matter is False
+    polynomial = tg.grad(polynomial_of_any_degree)
+    polynomial(np.array([0.2, 0.5, 0.9]))
+    assert polynomial._differentiated._target.lengths_matter == "rows"
 
 
 @pytest.mark.parametrize("fn", [pf.function_a_helper_returns_given_an_array_used_after,

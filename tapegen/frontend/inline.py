@@ -653,10 +653,10 @@ class Calls:
         callee.construct_number = self.construct_number
         callee.free, callee.fresh, callee.views, callee.aliases = self.free, self.fresh, self.views, self.aliases
         callee.views_at_entry = len(self.views)
-        for shared in ("containers", "lengths", "dict_keys", "free_shapes", "free_values", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
+        for shared in ("containers", "lengths", "dict_keys", "free_shapes", "free_values", "nones", "nones_read", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
                        "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders", "taken_out", "live_written", "live_items",
                        "static_set", "maybe_lists", "view_ops", "written_back", "positions_of", "displays",
-                       "displays_changed", "nones", "maybe_none", "maybe_absent", "view_made"):
+                       "displays_changed", "none_vars", "maybe_none", "maybe_absent", "view_made"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
@@ -801,8 +801,11 @@ class Calls:
         if not names and passed in self.displays and isinstance(value, (Var, Pack)) and passed not in self.held_in \
                 and passed not in self.holders:
             return self._write_back_display(passed, value, node)  # `sgd([w, b], ...)`: w and b changed
-        elsewhere = len(names) != 1 or passed in self.held_in or passed in self.holders or \
-            passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
+        held = passed in self.held_in or passed in self.holders or passed in self.free.values() or \
+            any(held[0] is passed for held in self.attributes.values())
+        if not names and not held and passed in self.fresh and isinstance(passed, Var):
+            return  # made for the call alone (`rmsprop(w, dw, {"learning_rate": 0.05})`): nothing else shows it
+        elsewhere = len(names) != 1 or held
         if elsewhere or not isinstance(value, (Var, Pack)):
             kind = self.container_kind(passed)
             where = f"`{names[0]}` and `{names[1]}` hold" if len(names) > 1 else \
@@ -1102,7 +1105,9 @@ def _default(value, param, lowerer):
     if isinstance(value, tuple) and all(v is None or isinstance(v, (bool, int, float, complex, str)) for v in value):
         return Const(value)  # lengths=(1.0, 0.8, 0.5)
     if (callable(value) or inspect.ismodule(value)) and (inspect.isclass(value) or not users_class(type(value))):
-        return StaticValue(native(value))  # `act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh
+        return StaticValue(native(value), lowerer.free_object(f"{param}_default", lambda default=value: default))
+        # (`act=np.tanh` under `import autograd.numpy as np`: NumPy's tanh; read as a value, `x.astype(dtype)`
+        # of `dtype=np.float64`, the default itself)
     atom = lowerer.free_object(f"{param}_default", lambda default=value: default)
     lowerer.know_object(atom, value)  # an object of the user's: its methods (`__call__`) are inlined
     return atom

@@ -26,8 +26,10 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, check_assertion, check_unpack, changed_with, copy_array, in_place_result, make_dict, make_list, make_tuple, not_shared, same_object,
-                               number_item, raise_error, same_shape_as_transformed, same_value_as_transformed,
+from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_unpack, copy_array,
+                               in_place_result, make_dict, make_list, make_tuple, not_shared, number_item, raise_error,
+                               same_noneness_as_transformed, same_object, same_shape_as_transformed,
+                               same_value_as_transformed,
                                set_module_name, writable_argument)
 from ..rules.shape import attribute_or_none
 from ..rules.table import Primitive
@@ -173,7 +175,7 @@ class _Construct:
         self.unbound = {var for var, is_unbound in vars_unbound.items() if is_unbound}
         self.entry = {var: self.facts(var) for var in vars_unbound}
         self.entry_fresh = {var for var in vars_unbound if var in lowerer.fresh}
-        self.entry_nones = {var for var in vars_unbound if var in lowerer.nones}
+        self.entry_nones = {var for var in vars_unbound if var in lowerer.none_vars}
         self.ends_nones = []  # each branch's vars holding None at its end: no say in the facts joined after it
         self.kinds_bound = {}  # var -> the kinds of container ("list", None for None, ...) bound to it inside
         self.entry_iterators = dict(lowerer.iterators)  # (a generator read in one branch is unread in the other)
@@ -226,7 +228,7 @@ class _Construct:
         self.ends.append({var: self.facts(var) for var in self.entry})
         self.ends_mixed.append(self.classes_now())
         self.ends_fresh.append({var for var in self.entry if var in self.lowerer.fresh})
-        self.ends_nones.append({var for var in self.entry if var in self.lowerer.nones})
+        self.ends_nones.append({var for var in self.entry if var in self.lowerer.none_vars})
         self.ends_bound.append(self.bound_here)
         self.bound_here = set()
         iterators = self.lowerer.iterators
@@ -240,7 +242,7 @@ class _Construct:
                 self.lowerer.fresh.discard(var)
             if var in self.entry_mixed:
                 self.lowerer.mixed[var] = set(self.entry_mixed[var])
-            (self.lowerer.nones.add if var in self.entry_nones else self.lowerer.nones.discard)(var)
+            (self.lowerer.none_vars.add if var in self.entry_nones else self.lowerer.none_vars.discard)(var)
         self.known_ends.append({name: self.lowerer.env.get(name, _UNKNOWN) for name in self.known})
         for name, value in self.known_entry.items():
             self._bind(name, value)
@@ -355,7 +357,7 @@ class _Construct:
                 else ()
             if set(others) - lowerer.carried.get(("aliases", lowerer.construct_number), set()):
                 raise Recarry({("aliases", lowerer.construct_number): others})  # (`prev = vel` later in the pass)
-        ends_nones = self.ends_nones + [{var for var in self.entry if var in lowerer.nones}]
+        ends_nones = self.ends_nones + [{var for var in self.entry if var in lowerer.none_vars}]
         for var, before in self.entry.items():
             ends = [end[var] for end in self.ends]
             assumed = self.entry_mixed.get(var)
@@ -373,7 +375,7 @@ class _Construct:
                 ends.append(before)  # no pass at all
             nones = [var in held for held in ends_nones] + [var in self.entry_nones] * (len(ends) - len(ends_nones))
             self.set_facts(var, _joined_facts(ends, nones))
-            (lowerer.nones.add if all(nones) else lowerer.nones.discard)(var)
+            (lowerer.none_vars.add if all(nones) else lowerer.none_vars.discard)(var)
             if any(nones) and not all(nones) or var in lowerer.maybe_none:
                 lowerer.maybe_none.add(var)
             classes = ({end[FACTS.index("types")] for end in ends} - {_UNKNOWN}).union(
@@ -487,7 +489,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         #                          code runs, it is the same array as one of them
         self.containers: dict = {}  # var -> "list", "tuple" or "dict": a container built here
         self.maybe_absent: set = set()  # (object, attribute) carried through a construct from maybe not set
-        self.nones: set = set()  # vars holding None, set here (`m = None`): a branch or loop joining one with a
+        self.none_vars: set = set()  # vars holding None, set here (`m = None`): a branch or loop joining one with a
         #                          list keeps the list's kind (`if m is None: m = [...]`, then `m[0] = ...`)
         self.maybe_none: set = set()  # ... such vars after the join: `containers` says their kind, not that
         #                               they are not None
@@ -523,6 +525,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.mixed: dict = {}  # var -> the classes it may hold an object of, set in different branches or passes
         self.written_params: dict = {}  # a helper's: parameter name -> the caller's var it changed in place
         self.entry_params: dict = {}  # a helper's: parameter name -> the atom its caller passed
+        # ids of the statements of branches a test known when transforming skips (True), or that ran (False)
+        self.skipped: dict = {}
         self.var_block: dict = {}  # var -> the block it was first assigned in
         self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
@@ -556,6 +560,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.dict_keys = _ReadsNoted()  # dict var -> its keys, where the transform knows them (`f(**d)`)
         self.free_shapes: dict = {}  # free var -> (its length or keys, its name): checked when the code runs
         self.free_values: dict = {}  # free var -> (the int or str it held, its name): an item's key, checked too
+        # var -> (whether it is None, the module's name it was read by or None): where the transform knows
+        # (`y is None` decided then); a module's name relied on so is checked when the code runs (`nones_read`)
+        self.nones: dict = {}
+        self.nones_read: set = set()
         self.shared: dict = {}   # name -> its var, while inside a branch or loop that assigns it
         self.params: set = set()
         self.results = None      # result vars, when the function returns from inside branches
@@ -592,8 +600,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.containers[var] = self.statics["kind", index]
             elif ("rows", index) in self.statics:  # an array argument, the code made for its length (`f(*p)`)
                 self.lengths[var] = self.statics["rows", index]
+            if any((kind, index) in self.statics for kind in ("len", "kind", "rows")):  # (so not None: `y is None`
+                self.nones[var] = (False, None)  # decided, for code made for these lengths)
             if ("str", index) in self.statics:  # a string argument, the code made for its text
                 self.env[arg.arg] = Const(self.statics["str", index])
+            if ("none", index) in self.statics:  # None, the code made for it (`y is None` decided)
+                self.env[arg.arg] = Const(None)
             if ("obj", index) in self.statics:  # an object of the user's, the parameter's default
                 self.know_object(var, self.statics["obj", index].obj)
             params.append(var)
@@ -627,6 +639,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         checks += [Eqn(rules.lookup(same_value_as_transformed), (("value", var), ("expected", Const(value)),
                                                                  ("name", Const(user_name))), (), self.span(node))
                    for var, (value, user_name) in self.free_values.items()]
+        checks += [Eqn(rules.lookup(same_noneness_as_transformed), (("value", var), ("none", Const(self.nones[var][0])),
+                                                                    ("name", Const(self.nones[var][1]))), (),
+                       self.span(node)) for var in self.nones_read]
         self.check_view_writes(self.current, outputs)
         return Program(name, tuple(params), tuple(checks + self.current), outputs, self.span(node), returns_tuple,
                        self.return_span, tuple(dict.fromkeys(self.free.values())), frozenset(self.namer.identifiers),
@@ -724,6 +739,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if name in self.shared:
                 continue
             current = self.env.get(name)
+            if current is None and name in getattr(self, "module_names", ()) and self.scope.lookup(name) is not MISSING:
+                current = self.read_name(ast.copy_location(ast.Name(name, ast.Load()), node))  # `global LR` set in
+                # the construct: it starts from the module's value (not None, as a name first set there would)
             if name in item_writes and self.container_kind(current) not in ("list", "dict") \
                     and not (current in self.root_params and name in self.written) and current not in self.item_origin:
                 continue  # A[i] = v writes into the array in place: the same var throughout
@@ -769,7 +787,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self.item_types[Var(base)] = classes.pop()
                 construct.entry[Var(base)] = construct.facts(Var(base))
         if isinstance(node, (ast.For, ast.While)):  # None before the loop, a list a pass made after it
-            self.nones -= construct.entry_nones
+            self.none_vars -= construct.entry_nones
             forgotten = {base for base, how in carried if not how or how.startswith("~") and "containers" in how}
             for base, kind in self.carried.get(("kinds", self.construct_number), ()):
                 if base in forgotten:  # a pass changed it to another kind: not known at the top
@@ -915,6 +933,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             atom is not var and not (isinstance(atom, Frozen) and var in atom.reads())
             for other, atom in self.env.items() if other != name) and var not in self.free.values()
 
+    def _module_reads_kept(self, name, node):
+        """`global Y; ... Y = Y * 2` after `Y` was read as the module's: generated code reads a module's name as
+        it is when that line runs, so the backward pass would read the new value. Lowered again with each
+        read of `Y` kept in a name of its own (`read_name`), which the backward pass reads. Refused where a
+        function calling this one declared `Y` global and set it: it reads its own value afterwards."""
+        caller = self.caller
+        while caller is not None:  # a calling function that declared the name global and set it reads the value
+            if name in getattr(caller, "module_names", ()) and name in caller.env:  # it set (Python: this one)
+                raise self.unsupported(node, f"`{name}` is the module's name, rebound here and before in a function "
+                                             f"calling this one, which would read its own value afterwards: "
+                                             f"tapegen does not follow the change there",
+                                       f"return the new value and assign it there: {name} = f(...)")
+            caller = caller.caller
+        kept = self.carried.get(("module reads", 0), ())
+        if self.generated_code():  # gradient code differentiated again: it reads the module's name under names
+            name = "*"  # of its own (`_WEIGHTS_`), so every array or number it reads from outside is kept
+        if (name, "kept") not in kept and any(isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], int)
+                                              and (key[1] == name or name == "*") for key in self.free):
+            raise Recarry({("module reads", 0): {(name, "kept")}})
+
     def shared_var(self, name):
         return self.shared[name]
 
@@ -929,6 +967,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             maker = rules.lookup(make_list if atom.kind == "list" else make_tuple)
             atom = self.emit(maker, list(atom.items), {}, node, var or name)
         if name in getattr(self, "module_names", ()):  # `global name`: the module's name is rebound too
+            self._module_reads_kept(name, node)
             namespace = self.free_object("module_names", lambda g=self.fn.__globals__: g)
             self.emit_multi(rules.lookup(set_module_name), [namespace, Const(name), atom], {}, node, 0, [])
         if var is None:
@@ -1993,7 +2032,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if prim.name not in IN_PLACE:
             is_none = prim.name == "assign" and isinstance(inputs[0][1], Const) and inputs[0][1].value is None
             for out in outs:
-                (self.nones.add if is_none else self.nones.discard)(out)
+                (self.none_vars.add if is_none else self.none_vars.discard)(out)
                 self.maybe_none.discard(out)
                 for construct in self.open_constructs:
                     construct.kinds_bound.setdefault(out, set()).add(None if is_none else kind or _UNKNOWN)

@@ -26,7 +26,8 @@ from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, list_position, make_dict, removed_position, make_list, make_tuple, not_contained_in, plus
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known
+from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
+from ..rules.language import set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, with_item
 from ..rules.shape import BOUND_METHOD, added_at
@@ -699,6 +700,7 @@ class Expressions:
             self.namer.assigned.add(var.name)
             self.free[key] = var
             self.know_free_shape(var, value, name)
+            self.nones[var] = (value is None, name)  # (`y is None` decided now, checked when the code runs)
             if var.name != name or self.call_stack:
                 self.free_sources[var.name] = (self.fn, name)
             twin = self.twin_of(var)
@@ -706,7 +708,11 @@ class Expressions:
                 self.same_object(twin, var, name, node)  # whose attributes set in one are read in the other
                 self.free[(id(self.fn), name, "read")] = var
                 self.free[key] = twin
-        return self.free[key]
+        kept = self.carried.get(("module reads", 0), ())
+        if (name, "kept") in kept or ("*", "kept") in kept and isinstance(value, (np.ndarray, np.generic, int, float,
+                                                                                complex)):
+            return self.emit(rules.lookup(assign_primitive), [self.free[key]], {}, node, None)  # rebound by the
+        return self.free[key]  # code (`global`): the value read here, kept (for the backward pass)
 
     def know_items(self, var, value):
         """A list or tuple of objects all of one class of the user's, read from the module (`BLOCKS = [Sine(),
@@ -858,13 +864,17 @@ class Expressions:
     def known_lengths(self, args, kwargs=None) -> tuple:
         """(("len", position), (kind, length)) for each of `args` that is a list or tuple of a length known
         now, (("rows", position), length) for an array of a length known now (an array argument of code made
-        for its length), and (("str", position), text) for each that is a string known now: statics as a call's
-        arguments give them (Target.length_statics), positions counted in `args`; of `kwargs`, by name, and
-        (("keyword", name), None) for every keyword passed (a parameter it sets is not at its default)."""
+        for its length), (("str", position), text) for each that is a string known now, and (("none",
+        position), True) for each None: statics as a call's arguments give them (Target.length_statics),
+        positions counted in `args`; of `kwargs`, by name, and (("keyword", name), None) for every keyword
+        passed (a parameter it sets is not at its default)."""
         known = [(("keyword", name), None) for name in kwargs or {}]
         for k, arg in [*enumerate(args), *(kwargs or {}).items()]:
             if isinstance(arg, Const) and type(arg.value) is str:
                 known.append((("str", k), arg.value))
+                continue
+            if isinstance(arg, Const) and arg.value is None:  # (None: `y is None` decided in its code)
+                known.append((("none", k), True))
                 continue
             kind, length = self.container_kind(arg), self._length(arg) if isinstance(arg, (Var, Pack)) else None
             if kind in ("list", "tuple") and length is not None:
@@ -965,6 +975,12 @@ class Expressions:
         if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \
                 and pair[0] in self.types and pair[0] not in self.mixed:
             return isinstance(op, ast.IsNot)  # `act_fn is None` on an object of the user's (`ReLU()`): False
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(pair[1], Const) and pair[1].value is None \
+                and pair[0] in self.nones:  # `y is None` for the module's `y_train`, or an array argument of code
+            none, name = self.nones[pair[0]]  # made for its length: known (CS231n's `if y is None: return scores`)
+            if name is not None:
+                self.nones_read.add(pair[0])
+            return none != isinstance(op, ast.IsNot)
         return None
 
     def _is_container(self, atom):
@@ -1200,13 +1216,23 @@ class Expressions:
         else:
             inner = ast.Expr(ast.Call(ast.Attribute(ast.Name(holder, ast.Load()), "append", ast.Load()), [element], []))
         first = node.generators[0].iter
-        iterated_var = self.env.get(first.id) if isinstance(first, ast.Name) else None
-        length = self._length(iterated_var) if not is_dict and len(node.generators) == 1 \
-            and not node.generators[0].ifs and isinstance(iterated_var, (Var, Pack)) else None
+        length = self._iterated_length(first) if not is_dict and len(node.generators) == 1 \
+            and not node.generators[0].ifs else None
         result = self.comprehension_loop(node, [inner], holders)[0]
         if length is not None and isinstance(result, Var):  # [p * 0.9 for p in params]: one item per item, so
             self.lengths[result] = length  # `f(*new)` passes as many (in a loop too, where each pass agrees)
         return result
+
+    def _iterated_length(self, iterated):
+        """How many items a comprehension's (first) iterable has, if the transform knows it: a name's list or
+        tuple of known length, a display without `*` (`[params[k] for k in ("Wq", "Wk", "Wv")]`), a constant
+        tuple; else None."""
+        if isinstance(iterated, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in iterated.elts):
+            return len(iterated.elts)
+        if isinstance(iterated, ast.Constant) and isinstance(iterated.value, (tuple, str, bytes)):
+            return len(iterated.value)
+        held = self.env.get(iterated.id) if isinstance(iterated, ast.Name) else None
+        return self._length(held) if isinstance(held, (Var, Pack)) else None
 
     def comprehension_loop(self, node, inner, holders, guard=None, after=()):
         """The loop a comprehension stands for, `inner` (statements) its innermost body, run with the names
@@ -1647,12 +1673,15 @@ class Expressions:
             result = self.emit(rules.lookup(fn), [result, arg], {}, node, target if k == len(args) else None)
         return result
 
-    def arguments(self, node, static=False, spread_later=False):
+    def arguments(self, node, static=False, spread_later=False, callee=None, bound=0):
         """A call's (positional atoms, keyword atoms), `*xs` and `**d` spread out item by item.
 
         `static`: functions and modules passed stay known (`StaticValue`), for calls that are inlined.
         `spread_later`: for a call run as written (no rule, not inlined), `*xs` of a length known only
         when the code runs (`rs.randn(*mean.shape)`) stays a `Spread`, written `*xs` in generated code.
+        `callee`: the function of yours the call inlines, whose parameters tell how many items a `*xs` of a
+        length known only when the code runs must have (`positional_encoding(*x.shape)`); its first `bound`
+        parameters are not the call's (a class's `__init__`: self).
         """
         def read(node):  # a frozen distribution passed to a helper stays one
             frozen = self.frozen(node) if static else None
@@ -1664,8 +1693,15 @@ class Expressions:
                 args += [item if static else self.as_atom(item, arg) for item in known.items]
             elif isinstance(arg, ast.Starred):
                 atom = self.expr(arg.value)
-                if spread_later and not isinstance(atom, Pack) and self.lengths.get(atom) is None:
+                unknown = not isinstance(atom, Pack) and self.lengths.get(atom) is None
+                count = self._spread_count(callee, node, arg, bound) if unknown and callee is not None else None
+                if spread_later and unknown:
                     args.append(Spread(atom))
+                elif count is not None:  # as many as the parameters it fills: checked when the code runs
+                    self.emit_multi(rules.lookup(spread_known), [atom, Const(count), Const(callee.__name__)], {},
+                                    arg, 0, [])
+                    args += [self.emit(rules.lookup(operator.getitem), [atom, Const(k)], {}, arg, None)
+                             for k in range(count)]
                 else:
                     args += self.spread(atom, arg)
             else:
@@ -1681,6 +1717,27 @@ class Expressions:
             else:
                 kwargs[kw.arg] = read(kw.value)
         return args, kwargs
+
+    @staticmethod
+    def _spread_count(fn, node, starred, bound=0):
+        """How many items `*xs` (`starred`, the one `*` of the call `node`) must have for `fn` (a function of
+        yours taking no `*args`) to be called: the positional parameters it fills, up to the first one passed
+        by keyword (or the last), none of them nor of those the arguments after it fill with a default (else
+        another number would do: None)."""
+        if not inspect.isfunction(fn) or sum(isinstance(a, ast.Starred) for a in node.args) != 1 \
+                or any(kw.arg is None for kw in node.keywords):
+            return None
+        params = list(inspect.signature(fn).parameters.values())
+        if any(p.kind is p.VAR_POSITIONAL for p in params):
+            return None
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][bound:]
+        named = {kw.arg for kw in node.keywords}
+        end = next((k for k, p in enumerate(positional) if p.name in named), len(positional))
+        before = node.args.index(starred)
+        start, stop = before, end - (len(node.args) - 1 - before)
+        if stop < start or any(p.default is not p.empty for p in positional[start:end]):  # (a default among
+            return None  # those the arguments after it fill: fewer items would do too, `f(*xs, 5)`)
+        return stop - start
 
     def spread(self, atom, node):
         """The items of `*xs`, when the transform knows how many there are."""
@@ -1746,6 +1803,35 @@ class Expressions:
         return {key: self.emit(rules.lookup(operator.getitem), [atom, Const(key)], {}, node, None) for key in keys}
 
     def call(self, node, outputs=1, targets=None):
+        node, holders = self._named_keyword_spreads(node)
+        try:
+            return self._call(node, outputs, targets)
+        finally:
+            for holder in holders:
+                self.env.pop(holder, None)
+
+    def _named_keyword_spreads(self, node):
+        """`f(x, **params["blocks"][0])`, `f(x, **self.cfg)`: the dict read first (a path of subscripts and
+        attributes, which reads nothing else) and spread under a name, as `d = params["blocks"][0]; f(x, **d)`
+        is: its keys, known or not, are then those of a name (picoGPT's `mha(x, **block["attn"])`). Returns
+        the call as rewritten and the names to forget after it."""
+        holders, keywords = [], []
+        for k, kw in enumerate(node.keywords):
+            before = node.args + [earlier.value for earlier in node.keywords[:k]]  # (read after these in Python:
+            if kw.arg is None and not isinstance(kw.value, ast.Name) and _plain_path(kw.value) \
+                    and not isinstance(self.known(kw.value), KnownItems) \
+                    and not any(self.may_act(arg) for arg in before):  # read first only where they change nothing)
+                holder = self.namer.invented("spread").name
+                self.env[holder] = self.expr(kw.value)
+                holders.append(holder)
+                kw = ast.copy_location(ast.keyword(None, ast.copy_location(ast.Name(holder, ast.Load()), kw.value)),
+                                       kw)
+            keywords.append(kw)
+        if not holders:
+            return node, holders
+        return ast.copy_location(ast.Call(node.func, node.args, keywords), node), holders
+
+    def _call(self, node, outputs=1, targets=None):
         func = node.func
         if len(node.args) == 1 and isinstance(node.args[0], (ast.GeneratorExp, ast.Name, ast.Call)) \
                 and _reads_whole(self.static(func)):  # sum(f(v) for v in xs): its items computed before it runs
@@ -2473,7 +2559,7 @@ class Expressions:
         if prim is None and (hasattr(type(obj), "__tapegen_inline_call__") or user_function(obj) is not None
                              or inspect.ismethod(obj) and user_function(obj.__func__) is not None) \
                 and not unknown:  # (with `**kwargs` of keys known only when the code runs, it is called as written)
-            args, kwargs = self.arguments(node, static=True)  # functions passed along stay known
+            args, kwargs = self.arguments(node, static=True, callee=obj)  # functions passed along stay known
             called = function_for_call(obj, len(args), self.known_lengths(args, kwargs)) if not inspect.ismethod(obj) \
                 or hasattr(type(obj), "__tapegen_inline_call__") else obj  # (a bound method: with its object)
             return self._call_result(self.inline(called, node, args, kwargs), outputs, node, targets)
@@ -2482,6 +2568,8 @@ class Expressions:
         if prim is not None and prim.form == "custom":  # fixed_point(rev_iter, ...) in fixed_point's own bwd
             node = self.functions_as_values(node)
         args, kwargs = self.arguments(node, spread_later=prim is None)
+        if obj is set_module_name and len(args) == 3 and isinstance(args[1], Const):  # gradient code differentiated
+            self._module_reads_kept(args[1].value, node)  # again: `global` names it rebinds (read before: kept)
         if obj in (np.maximum, np.minimum) and len(args) > 2 and not kwargs:  # max(a, b, c)
             return (self.fold(obj, args, node, (targets or [None])[0]),)
         if prim is None and not self.reachable_from_root(func):  # re.match in another module's helper, or
@@ -2738,7 +2826,8 @@ class Expressions:
         obj = self.emit(_opaque("object.__new__", object.__new__), [made_by], {}, node, (targets or [None])[0])
         self.types[obj] = cls
         self.made_objects.add(obj)
-        args, kwargs = self.arguments(node, static=True)
+        args, kwargs = self.arguments(node, static=True, callee=user_function(init) if fields is None else None,
+                                      bound=1)
         if fields is not None:
             self._dataclass_init(obj, cls, [f for f in fields if f.init], args, kwargs, node)
         elif init is not object.__init__:
@@ -3293,6 +3382,16 @@ def _constant_index(node) -> bool:
     """`fs[0]`, `fs[-1]`, `acts["tanh"]`: an index written as a constant."""
     return isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
                                               and isinstance(node.operand, ast.Constant))
+
+
+def _plain_path(node) -> bool:
+    """`params["blocks"][0]`, `self.cfg`, `layers[i]["attn"]`: subscripts and attributes of a name, each
+    index a constant or a name (reading it calls nothing of the user's beyond a container's own lookup)."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and not (_constant_index(node.slice) or isinstance(node.slice, ast.Name)):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _described(value):

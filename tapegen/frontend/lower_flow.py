@@ -23,9 +23,9 @@ import numpy as np
 from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
-from ..rules.language import (assign, changed_with, check_zip, in_place_result, same_object, integer_index, item_alone, item_not_shared,
-                               iterated, make_list, mutable_items, no_candidate, number_item, set_in_item,
-                               view_positions, with_item)
+from ..rules.language import (assign, changed_with, check_zip, flat_coordinates, in_place_result, integer_index,
+                               item_alone, item_not_shared, iterated, joined_index, make_list, mutable_items,
+                               no_candidate, number_item, same_object, set_in_item, view_positions, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
@@ -43,12 +43,15 @@ class ControlFlow:
             cond = self.if_condition(stmt)
         if isinstance(cond, Const):  # decided at transform time: lower only the branch taken, in place
             taken = stmt.body if cond.value else stmt.orelse
+            for skipped in stmt.orelse if cond.value else stmt.body:  # (never run, unless lowered again so)
+                self.skipped.setdefault(id(skipped), True)
             if any(isinstance(s, ast.Return) for s in taken):
                 self.current.extend(self.block(taken))
             else:
                 for inner in taken:
                     self.statement(inner)
             return
+        self.skipped.update((id(branch), False) for branch in stmt.body + stmt.orelse)
         with self.sharing(_assigned_names(stmt.body + stmt.orelse), stmt) as construct:
             then = self.block(stmt.body)
             construct.branch_done()
@@ -674,6 +677,12 @@ class ControlFlow:
                              Const(f"{span.file}:{span.line}:{span.col + 1}" if span is not None else "?")],
                             {}, inner.slice, None)
         holder = self.namer.invented("index").name
+        if not isinstance(target.slice, (ast.Tuple, ast.Slice, ast.Constant)):  # `C[k][np.diag_indices(3)]`:
+            checked = self.emit(rules.lookup(joined_index), [checked, self.expr(target.slice)], {}, target.slice,
+                                None)  # a tuple is spread after `k` (as `C[k][r, c]`), anything else follows it
+            self.env[holder] = checked
+            joined = ast.copy_location(ast.Name(holder, ast.Load()), target.slice)
+            return ast.copy_location(ast.Subscript(inner.value, joined, ast.Store()), target), holder
         self.env[holder] = checked
         first = ast.copy_location(ast.Name(holder, ast.Load()), inner.slice)
         rest = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
@@ -731,6 +740,7 @@ class ControlFlow:
         defined = self.defined_here()  # (a name a loop sets later in its pass holds nothing yet)
         others = sorted((name, value) for name, value in self.env.items() if isinstance(value, Var)
                         and value in defined and name not in holder_names and self.read_after(name, node))
+        shapes = tuple(name for name, _ in others if not self.read_after(name, node, values_only=True))
         caller, seen = self.caller, {value for _, value in others}
         followed = [(name, value) for name, value in others if follow and follow(value)]
         others = [(name, value) for name, value in others if (name, value) not in followed]
@@ -747,7 +757,7 @@ class ControlFlow:
                                                                              "tuple"),
                                                         Const(statement or f"{ast.unparse(node)} = ..."),
                                                         Const(tuple(name for name, _ in others)),
-                                                        Const(where)],
+                                                        Const(where), Const(shapes)],
                         {}, node, 0, [])
         return followed
 
@@ -862,6 +872,9 @@ class ControlFlow:
         """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute
         becomes a copy with the item replaced (as `xs[k] = v` rebinds a name)."""
         attribute = target.value
+        if attribute.attr == "flat" and isinstance(attribute.value, ast.Subscript) \
+                and self._array_root(attribute.value) is not None:
+            return self._assign_flat_of_item(target, value_node, op)
         base = self.expr(attribute.value)
         if attribute.attr == "flat" and isinstance(attribute.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:
@@ -933,6 +946,22 @@ class ControlFlow:
             old = self.inline(user_function(flat_get), target, [array, index], {})
             value = self.emit(rules.lookup(op), [old, value], {}, target, None)
         self.inline(user_function(flat_set), target, [array, index, value], {})
+
+    def _assign_flat_of_item(self, target, value_node, op):
+        """`C[k].flat[::n + 1] += reg` (sklearn's GaussianMixture regularising each covariance) into an array
+        the function made: `C[k][coordinates] += reg`, the coordinates in `C[k]` of the items `.flat` names,
+        so a write into `C` through `[k][...]` (checked when the code runs: `k` an integer)."""
+        item = target.value.value
+        coordinates = self.emit(rules.lookup(flat_coordinates), [self.expr(item), self.index(target.slice)], {},
+                                target.slice, None)
+        holder = self.namer.invented("coordinates").name
+        self.env[holder] = coordinates
+        try:
+            written = ast.copy_location(ast.Subscript(item, ast.copy_location(ast.Name(holder, ast.Load()),
+                                                                              target.slice), ast.Store()), target)
+            return self.assign_subscript(written, value_node, op)
+        finally:
+            self.env.pop(holder, None)
 
     def _assign_attribute_array_item(self, target, value_node, op, base):
         """`self.Q[i, :] = q` into an array an attribute holds (numpy-ml's GMM): as `Q = self.Q; Q[i, :] = q;
@@ -1048,8 +1077,9 @@ class ControlFlow:
                 isinstance(passed, Pack) and passed in self.displays):  # (`sgd((w, b), ...)`: a tuple of names)
             return None
         if any(isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load)
-               or isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(self.node)):
-            return None
+               or isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names
+               for sub in _walk_run(self.node, self.skipped)):  # (CS231n's `if config is None: config = {}`,
+            return None  # given a dict: not rebound)
         return passed
 
     def generated_code(self) -> bool:
@@ -1075,22 +1105,23 @@ class ControlFlow:
                 found.append(other)
         return found
 
-    def read_after(self, name, node) -> bool:
+    def read_after(self, name, node, values_only=False) -> bool:
         """Whether this function may read `name` after statement `node` runs: a read of it later in the
         function, or anywhere in a loop around `node` (the next pass reads it again). Another name for an array
         written into is harmless if it is never read again (`self_Q = t2` in generated code, then writes
-        into self_Q)."""
+        into self_Q). `values_only`: not counting reads of its shape and dtype alone (`_shape_only_reads`)."""
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
         end = (getattr(node, "end_lineno", None) or where[0], getattr(node, "end_col_offset", None) or where[1])
         for stmt in ast.walk(self.node):  # the whole statement `node` is in: its value is read before the write
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)) and _within(where, stmt):
                 end = max(end, (stmt.end_lineno, stmt.end_col_offset))
-        shapes_only = {id(arg) for call in ast.walk(self.node) if isinstance(call, ast.Call) and isinstance(
-            call.func, ast.Name) and call.func.id in _SHAPE_READERS
-            for arg in call.args[_SHAPE_READERS[call.func.id]:]} if self.generated_code() \
-            else ()  # (gradient code's `meta(t1)`: the shapes of what `t1` holds, which no write changes)
+        shape_only = self._shape_only_reads(name) if values_only else set()
+        if self.generated_code():  # (gradient code's `meta(t1)`: the shapes of what `t1` holds, which no write
+            shape_only |= {id(arg) for call in ast.walk(self.node) if isinstance(call, ast.Call)  # changes)
+                           and isinstance(call.func, ast.Name) and call.func.id in _GENERATED_SHAPE_READERS
+                           for arg in call.args[_GENERATED_SHAPE_READERS[call.func.id]:]}
         reads = [n for n in ast.walk(self.node) if isinstance(n, ast.Name) and n.id == name
-                 and not isinstance(n.ctx, ast.Store) and id(n) not in shapes_only]
+                 and not isinstance(n.ctx, ast.Store) and id(n) not in shape_only]
         if any((n.lineno, n.col_offset) > end for n in reads):  # (a read in the statement itself comes first)
             return True
         for loop in ast.walk(self.node):
@@ -1103,6 +1134,21 @@ class ControlFlow:
             if any(not _set_before(name, read, loop) for read in inside):  # (each read after the name is set
                 return True                                                # again in that pass, or an inner one)
         return False
+
+    def _shape_only_reads(self, name) -> set:
+        """Ids of the reads of `name` that look only at its shape and dtype, which writing into an array in
+        place never changes (a list's `+=` does): `np.zeros_like(v)` (Karpathy's `grad_buffer[k] =
+        np.zeros_like(v)` after `model[k] += ...`), `len(v)`, `v.shape`, `v.dtype`, `v.ndim`, `v.size`."""
+        found = set()
+        for sub in ast.walk(self.node):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == name \
+                    and sub.attr in ("shape", "dtype", "ndim", "size"):
+                found.add(id(sub.value))
+            elif isinstance(sub, ast.Call) and len(sub.args) == 1 and isinstance(sub.args[0], ast.Name) \
+                    and sub.args[0].id == name and all(kw.arg == "dtype" for kw in sub.keywords) \
+                    and self.static(sub.func) in _SHAPE_READERS:
+                found.add(id(sub.args[0]))
+        return found
 
     def writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
         """The array `name` holds, about to be written into (`out=`, `np.add.at`, `.sort()`): an argument's private
@@ -1367,8 +1413,8 @@ class ControlFlow:
                                            f"write into a copy: {name} = {name}.copy()")
 
 
-_SHAPE_READERS = {"meta": 0, "shape": 0, "piece_cotangents": 1}  # runtime helpers reading only the shapes of
-#                                                                   their arguments from this one on
+_GENERATED_SHAPE_READERS = {"meta": 0, "shape": 0, "piece_cotangents": 1}  # runtime helpers gradient code calls
+#                                                      that read only the shapes of their arguments from this one on
 _ARRAY_VIEW_ATTRIBUTES = frozenset({"T", "mT"})  # an array's attributes that are views of it, written through
 _SPLITS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
 _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -1608,3 +1654,18 @@ def _opaque_builtin(fn):
 
 
 __all__ = ["ControlFlow", "Const", "Pack"]
+
+
+def _walk_run(node, skipped):
+    """`ast.walk(node)` without the statements `skipped` marks True (ids: of branches a test known when
+    transforming skipped, which never run)."""
+    todo = [node]
+    while todo:
+        sub = todo.pop()
+        if skipped.get(id(sub)):
+            continue
+        yield sub
+        todo.extend(ast.iter_child_nodes(sub))
+
+
+_SHAPE_READERS = (np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim, np.size, len)

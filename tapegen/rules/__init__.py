@@ -256,6 +256,7 @@ def _fixed_names() -> dict:
                                                 language.raise_error, language.check_assertion,
                                                 language.number_item, language.same_shape_as_transformed,
                                                 language.same_value_as_transformed,
+                                                language.same_noneness_as_transformed,
                                                 language.identity_check,
                                                 language.in_place_result, language.item_or,
                                                 language.sorted_order, language.flatten_tree,

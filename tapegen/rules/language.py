@@ -326,17 +326,20 @@ def _may_share(a, owner, b) -> bool:
     return np.may_share_memory(a, b)
 
 
-def item_not_shared(container, key, others, statement, other_names, where):
+def item_not_shared(container, key, others, statement, other_names, where, shapes=()):
     """Checks `statement` (`xs[t][i] = v`, `d[k] += v`), which changes in place the item `container[key]` (an
     array, list or dict): tapegen's code makes it a new value in `container` only, so neither another item of
     `container` nor a name in `other_names` (holding `others` now, perhaps in a list, dict or object) may hold
-    it, as NumPy would change it there too (`xs[t] = h` with `h` read afterwards)."""
+    it, as NumPy would change it there too (`xs[t] = h` with `h` read afterwards). The names in `shapes` are
+    read afterwards for their shape and dtype only, which an array changed in place keeps."""
     item = container[key]
     if not isinstance(item, (np.ndarray, list, dict)):  # a number, a tuple: rebound, as Python does
         return
     rest = [value for k, value in (container.items() if isinstance(container, dict) else enumerate(container))
             if k != (key if isinstance(container, dict) or key >= 0 else key + len(container))]
     for other, other_name in [(rest, None), *zip(others, other_names)]:
+        if other_name in shapes and isinstance(item, np.ndarray) and isinstance(other, np.ndarray):
+            continue  # (`np.zeros_like(v)` of the same array: its shape and dtype are as they were)
         if _holds(other, item, container):
             holds = f"`{other_name}` holds" if other_name else "another of its items is"
             raise UnsupportedSyntaxError(f"{where}: `{statement}` changes in place the item it writes into, and {holds} the "
@@ -345,8 +348,9 @@ def item_not_shared(container, key, others, statement, other_names, where):
                                               "item anew before writing into it")
 
 
-table.nondiff(item_not_shared, "container, key, others, statement, other_names, where", spelling="item_not_shared",
-              inert=("container", "key", "others", "statement", "other_names", "where"))
+table.nondiff(item_not_shared, "container, key, others, statement, other_names, where, shapes=()",
+              spelling="item_not_shared", inert=("container", "key", "others", "statement", "other_names", "where",
+                                                 "shapes"))
 
 
 def list_position(xs, key, statement):
@@ -390,6 +394,24 @@ def integer_index(array, index, statement, where):
 
 table.nondiff(integer_index, "array, index, statement, where", spelling="integer_index",
               inert=("array", "statement", "where"))
+
+def joined_index(first, rest):
+    """The index `A[first][rest]` writes into `A` with: `(first, *rest)` for a tuple `rest` (`C[k][r, c]`),
+    else `(first, rest)`."""
+    return (first, *rest) if type(rest) is tuple else (first, rest)
+
+
+table.nondiff(joined_index, "first, rest", spelling="joined_index")
+
+
+def flat_coordinates(a, index):
+    """The coordinates in `a` of the items `a.flat[index]` names (`index` an int, a slice, a list or a mask):
+    `C[k].flat[::n + 1] += reg` writes into `C` as `C[k][flat_coordinates(C[k], ::n + 1)] += reg`."""
+    return np.unravel_index(np.arange(np.size(a))[index], np.shape(a))
+
+
+table.nondiff(flat_coordinates, "a, index", spelling="flat_coordinates", inert=("a",))
+
 
 def item_alone(container, key, item, others, statement, other_names):
     """Checks `statement` (`rows[0][1] = v`) changing `item`, the list, dict or array `container[key]`, which
@@ -457,6 +479,21 @@ def same_shape_as_transformed(value, size, name):
 
 table.nondiff(same_shape_as_transformed, "value, size, name", spelling="same_shape_as_transformed",
               inert=("value", "size", "name"))
+
+
+def same_noneness_as_transformed(value, none, name):
+    """Checks that a name the function reads from its module or closure is still None (`none`), or still
+    not, as when tapegen transformed the function and decided `y is None` there (CS231n's
+    `loss(X, y=None)`, given the module's `y_train`)."""
+    if (value is None) != none:
+        raise ChangedSinceTransformError(
+            f"`{name}` was {'None' if none else 'not None'} when tapegen transformed the function, and the "
+            f"generated code decided `{name} is None` so; it now is {'not None' if none else 'None'}",
+            hint=f"pass `{name}` to the function as an argument")
+
+
+table.nondiff(same_noneness_as_transformed, "value, none, name", spelling="same_noneness_as_transformed",
+              inert=("value", "none", "name"))
 
 
 def same_value_as_transformed(value, expected, name):
@@ -997,6 +1034,21 @@ def keywords_known(d, names, given, function):
 
 
 table.nondiff(keywords_known, "d, names, given, function", spelling="keywords_known")
+
+
+def spread_known(value, count, function):
+    """Raises Python's TypeError where `function(*value)` would: `value` fills `count` positional
+    parameters without defaults (`positional_encoding(*x.shape)`), and has more or fewer items. The code
+    reads its items by position, so `value` must be a list, tuple or array (a dict spreads its keys)."""
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise UnsupportedSyntaxError(f"`*` of a {type(value).__name__} passed to {function}(): tapegen reads the "
+                                     f"items by position, which only a list, tuple or array has",
+                                     hint="make it a list first: f(*list(...))")
+    if len(value) != count:
+        raise TypeError(f"{function}() takes {count} values from `*` here (its parameters), {len(value)} given")
+
+
+table.nondiff(spread_known, "value, count, function", spelling="spread_known")
 
 
 def item_or(d, key, default=None):

@@ -92,6 +92,8 @@ for _type in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uin
 
 for fn in (np.zeros, np.ones, np.empty):
     table.nondiff(fn, "shape, dtype=None")
+# np.ndarray(shape, dtype) as sklearn's t-SNE calls it: np.empty's array (with `buffer=`, a view: not taken)
+table.nondiff(np.ndarray, "shape, dtype=None", name="ndarray", spelling="np.ndarray")
 for fn in (np.zeros_like, np.ones_like, np.empty_like):
     table.nondiff(fn, "a, dtype=None")
 table.nondiff(np.eye, "N, M=None, k=0, dtype=None")

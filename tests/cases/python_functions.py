@@ -2864,6 +2864,272 @@ def keywords_from_dict_arguments(x, blocks):
     return np.sum(x ** 2)
 
 
+_GPT = {"blocks": [{"mlp": {"w": np.linspace(-0.5, 0.5, 9).reshape(3, 3), "b": np.full(3, 0.1)},
+                    "ln": {"g": np.array([1.1, 0.9, 1.0]), "b": np.array([0.0, 0.2, -0.1])}}],
+        "ln_f": {"g": np.array([0.8, 1.2, 1.0]), "b": np.zeros(3)}}
+
+
+def keywords_from_items_of_dicts(x, params):
+    """picoGPT's `mha(x, **block["attn"])`: `**` of an item of a dict (an argument's, the module's, one built
+    here), a name's keys or not: read first, then bound as a name's are (by the callee's parameters)."""
+    x = _block(x, **_GPT["blocks"][0], scale=0.5)  # the module's
+    x = x + _linear(x, **params["mlp"])  # an argument's
+    made = {"ln": {"g": params["ln"]["g"] * 2.0, "b": params["ln"]["b"]}}
+    x = _layer_norm(x, **made["ln"])  # one built here
+    return np.sum(_layer_norm(x, **_GPT["ln_f"]) * x)
+
+
+def _cast(x, dtype=np.float64, act=np.tanh, kinds=(np.float32, np.float64)):
+    table = {"act": act}  # a default function held in a dict, called through it
+    return x.astype(dtype) * 2.0 + table["act"](x) + x.astype(kinds[1]) ** 2
+
+
+class _CastNet:
+    """CS231n's FullyConnectedNet: `dtype=np.float64` kept on the object and given to `astype`."""
+    def __init__(self, w, dtype=np.float64):
+        self.dtype = dtype
+        self.params = {"w": w}
+        for k, v in self.params.items():
+            self.params[k] = v.astype(dtype)
+
+    def loss(self, X):
+        X = X.astype(self.dtype)
+        return np.sum(np.tanh(X @ self.params["w"]) ** 2)
+
+
+def classes_and_functions_of_defaults_read_as_values(x, w):
+    """A default that is a class or function (`dtype=np.float64`, `act=np.tanh`) read as a value, not
+    called: the default itself."""
+    return np.sum(_cast(x) ** 2) + _CastNet(w).loss(x.reshape(1, 3) * np.ones((2, 1)))
+
+
+def _attend(q, k, v):
+    return np.tanh(q * k) + v
+
+
+def star_of_comprehensions_over_displays(x, p):
+    """`f(*[params[k] for k in ("Wq", "Wk", "Wv")])`: a comprehension over a display (or a constant tuple)
+    has one item per item of it, so `*` of it passes that many arguments."""
+    out = _attend(*[p[k] for k in ("q", "k", "v")])
+    out = out + _attend(*[x * s for s in [1.0, 2.0, 0.5]])
+    return np.sum(out * _attend(*(x ** n for n in (1, 2, 3)))) + np.sum(_attend(*[x[i] for i in (0, 1, 2)]))
+
+
+_Y_TRAIN = np.array([0, 2, 1])
+
+
+class _TwoLayer:
+    """CS231n's `loss(X, y=None)`: the scores alone without labels, else (loss, grads)."""
+    def __init__(self, W):
+        self.params = {"W": W}
+        self.reg = 0.1
+
+    def loss(self, X, y=None):
+        scores = np.tanh(X @ self.params["W"])
+        if y is None:
+            return scores
+        loss, grads = 0, {}
+        shifted = scores - np.max(scores, axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+        loss = -np.sum(log_probs[np.arange(X.shape[0]), y]) / X.shape[0]
+        loss += 0.5 * self.reg * np.sum(self.params["W"] ** 2)
+        return loss, grads
+
+
+def returns_of_two_shapes_picked_by_module_labels(W, X):
+    """`y is None` for the module's labels (or None) is known when the function is transformed, so the
+    returns of one or two values are those of the branch taken (checked when the code runs)."""
+    model = _TwoLayer(W)
+    out = model.loss(X, _Y_TRAIN)
+    if _Y_TRAIN is None:
+        return np.sum(out ** 2)
+    loss, _ = out
+    return loss + np.sum(model.loss(X) ** 2)
+
+
+def returns_of_two_shapes_picked_by_argument_labels(W, X, y):
+    """The same with the labels an array argument: known not None in code made for its length."""
+    loss, grads = _TwoLayer(W).loss(X, y)
+    return loss + len(grads)
+
+
+def scores_or_loss_by_argument_labels(W, X, y=None):
+    """`model.loss(X, y)` with `y` an argument that is None (the scores) or labels (loss, grads): the code
+    made for None, or for the labels' length, takes the branch known."""
+    out = _TwoLayer(W).loss(X, y)
+    if y is None:
+        return np.sum(out ** 2)
+    return out[0]
+
+
+def _positional_encoding(seq_len, d_model):
+    pos = np.arange(seq_len)[:, np.newaxis]
+    i = np.arange(d_model)[np.newaxis, :]
+    angle_rads = pos / np.power(10000, (2 * (i // 2)) / np.float32(d_model))
+    angle_rads[:, 0::2] = np.sin(angle_rads[:, 0::2])
+    angle_rads[:, 1::2] = np.cos(angle_rads[:, 1::2])
+    return angle_rads
+
+
+def _scaled(a, b, scale=1.0):
+    return a * b * scale
+
+
+class _Gate:
+    def __init__(self, w, b, scale):
+        self.w, self.b, self.scale = w, b, scale
+
+    def __call__(self, x):
+        return np.tanh(x * self.w + self.b) * self.scale
+
+
+def star_of_a_shape_into_a_helper(x, w):
+    """`positional_encoding(*x.shape)`: `*` of a value whose length is known only when the code runs, into
+    a helper of yours (or a class's `__init__`): as many items as the parameters it fills (checked when the
+    code runs)."""
+    x = x + _positional_encoding(*x.shape)
+    gate = _Gate(w[0], *w[1:] * 2.0)
+    return np.sum(x ** 2) + np.sum(_scaled(*np.tanh(w[:2]), scale=3.0)) + np.sum(_scaled(w[0], *w[1:2])) \
+        + np.sum(gate(w[2]))
+
+
+def _rmsprop(w, dw, config=None):
+    """CS231n's optim.py: the config made when None, its defaults set in place, its cache replaced."""
+    if config is None:
+        config = {}
+    config.setdefault("learning_rate", 1e-2)
+    config.setdefault("decay_rate", 0.99)
+    config.setdefault("cache", np.zeros_like(w))
+    config["cache"] = config["decay_rate"] * config["cache"] + (1 - config["decay_rate"]) * dw ** 2
+    next_w = w - config["learning_rate"] * dw / (np.sqrt(config["cache"]) + 1e-8)
+    return next_w, config
+
+
+def update_rules_setting_defaults_of_their_config(w):
+    """The config a caller passes (a dict display made for the call, a dict it holds, one the first call made
+    and returned), changed in place by the update rule: `if config is None: config = {}` is skipped for a
+    dict, so the parameter is the caller's dict, which the caller sees changed (in a loop too)."""
+    v, config = _rmsprop(w, w ** 3 - w)  # made by the rule
+    v, config = _rmsprop(v, v ** 3 - v, config)
+    u, _ = _rmsprop(w, np.sin(w), {"learning_rate": 0.05})  # a display made for the call alone
+    held = {"learning_rate": 0.1}
+    for _ in range(2):
+        u, returned = _rmsprop(u, u ** 3 - u, held)
+    return np.sum(v ** 2) + np.sum(u ** 2) + np.sum(held["cache"]) + np.sum(config["cache"] * returned["cache"])
+
+
+def writes_through_an_item_by_a_computed_index(x):
+    """`C[k][np.diag_indices(3)] += reg` (a GMM's covariances regularised one by one): the second index a tuple
+    computed when the code runs is `C[k][r, c]`, the diagonal; an index array is `C[k][idx]`, rows."""
+    C = np.empty((2, 3, 3))
+    diagonal = np.diag_indices(3)
+    for k in range(2):
+        C[k] = np.outer(x, x) * (k + 1)
+        C[k][np.diag_indices(3)] += 0.5
+        C[k][diagonal] *= x
+        C[k][np.array([0, 2])] = C[k][np.array([0, 2])] * 2.0
+    return np.sum(C ** 2)
+
+
+def rows_filled_into_an_ndarray_constructed_by_shape(y, P):
+    """sklearn t-SNE's `grad = np.ndarray((n_samples, n_components), dtype=params.dtype)`, filled row by row:
+    np.empty's array, the function's own to write into."""
+    Y = y.reshape(3, 2)
+    dist = 1.0 / (1.0 + np.sum((Y[:, None] - Y[None]) ** 2, axis=-1))
+    grad = np.ndarray((3, 2), dtype=y.dtype)
+    for i in range(3):
+        grad[i] = np.dot((P[i] - dist[i]) * dist[i], Y[i] - Y)
+    return np.sum(grad.ravel() ** 2)
+
+
+def covariances_regularised_through_flat_of_an_item(X, resp):
+    """sklearn's GaussianMixture M-step: `covariances[k].flat[::n_features + 1] += reg_covar`, the diagonal of
+    each covariance, written into `covariances` (also `.flat` of an item of a transposed array, and `=`)."""
+    n_components, n_features = resp.shape[1], X.shape[1]
+    nk = resp.sum(axis=0) + 10 * np.finfo(resp.dtype).eps
+    means = np.dot(resp.T, X) / nk[:, np.newaxis]
+    covariances = np.empty((n_components, n_features, n_features))
+    for k in range(n_components):
+        diff = X - means[k]
+        covariances[k] = np.dot(resp[:, k] * diff.T, diff) / nk[k]
+        covariances[k].flat[:: n_features + 1] += 1e-2 * X[0, 0] ** 2
+    turned = np.zeros((n_features, n_features, n_components)).transpose(2, 1, 0)
+    for k in range(n_components):
+        turned[k] = covariances[k] * 2.0
+        turned[k].flat[[0, n_features * n_features - 1]] = means[k, 0]
+    return np.sum(np.linalg.slogdet(covariances)[1]) + np.sum(turned ** 2)
+
+
+def rmsprop_over_model_items_with_buffers_reset(W1, W2):
+    """Karpathy's pong: `for k, v in model.items(): ...; model[k] += ...; grad_buffer[k] = np.zeros_like(v)`:
+    `v` is the array changed in place, read afterwards for its shape and dtype only."""
+    model = {"W1": W1, "W2": W2 * 1.0}
+    grad_buffer = {k: np.zeros_like(v) for k, v in model.items()}
+    rmsprop_cache = {k: np.zeros_like(v) for k, v in model.items()}
+    for t in range(2):
+        h = np.maximum(model["W1"] @ np.full(3, 0.5 + t), 0.0)
+        p = 1.0 / (1.0 + np.exp(-model["W2"] @ h))
+        grad_buffer["W2"] += (1.0 - p) * h
+        grad_buffer["W1"] += np.outer((1.0 - p) * model["W2"] * (h > 0), np.full(3, 0.5 + t))
+    for k, v in model.items():
+        g = grad_buffer[k]
+        rmsprop_cache[k] = 0.9 * rmsprop_cache[k] + 0.1 * g ** 2
+        model[k] += 1e-2 * g / (np.sqrt(rmsprop_cache[k]) + 1e-5)
+        grad_buffer[k] = np.zeros_like(v) + v.shape[0]
+    return np.sum(model["W1"] ** 2) + np.sum(model["W2"]) + np.sum(grad_buffer["W2"])
+
+
+_WEIGHTS = np.array([1.0, 2.0])
+
+
+def _cosine_of_weighted(x):
+    return np.sum(np.cos(x * _WEIGHTS))
+
+
+def _weights_doubled():
+    global _WEIGHTS
+    _WEIGHTS = _WEIGHTS * 2.0
+
+
+def module_weights_rebound_after_being_read(x):
+    """`global _WEIGHTS` rebound after being read (here, and in a helper, read after by a helper): the backward
+    pass needs the values read, where generated code reads a module's name as it is when the line runs. (Set
+    back as it was at the end, so each call starts from the same weights.)"""
+    global _WEIGHTS
+    a = np.sum(np.sin(x * _WEIGHTS)) + _cosine_of_weighted(x)
+    _weights_doubled()
+    b = _cosine_of_weighted(x ** 2)
+    _WEIGHTS = _WEIGHTS + 1.0
+    c = np.sum(np.cos(x * _WEIGHTS))
+    _WEIGHTS = (_WEIGHTS - 1.0) / 2.0
+    return a + b + c
+
+
+_RATE = 0.5
+
+
+def module_rate_decayed_in_a_loop(w):
+    """`global _RATE` first set inside a loop: each pass starts from the module's value (the first from the
+    one before the call), read before being set; set back at the end."""
+    global _RATE
+    for step in range(3):
+        w = w - _RATE * np.tanh(w)
+        _RATE = _RATE * 0.5
+    _RATE = 0.5
+    return np.sum(w ** 2)
+
+
+def module_weights_set_then_rebound_by_a_helper(x):
+    """Set here (`global`), then rebound by a helper: Python reads the helper's value afterwards, this function's
+    own binding would not show it (refused)."""
+    global _WEIGHTS
+    _WEIGHTS = _WEIGHTS + 1.0
+    _weights_doubled()
+    out = np.sum(x * _WEIGHTS)
+    _WEIGHTS = (_WEIGHTS / 2.0) - 1.0
+    return out
+
+
 def _logged(fn):
     """A decorator passing every argument through: a function passed by keyword goes through **kwargs."""
     @functools.wraps(fn)
