@@ -283,7 +283,8 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
                                F.gradient_packed_through_views_of_its_rows,
                                F.views_read_where_made_after_a_write,
                                F.rows_filled_through_views_in_a_loop_then_masked,
-                               F.view_written_base_read_before_its_name_is_rebound],  # (gave a wrong gradient
+                               F.view_written_base_read_before_its_name_is_rebound,  # (gave a wrong gradient
+                               F.results_written_into_views_in_place],  # (a wrong value, no error, on 481258e)
                          ids=lambda v: v.__name__)                                   # before it was refused)
 def test_a_write_into_a_view_is_put_back_into_its_array(f):
     """NumPy changes the array a view shows: its reads after the write have the derivatives of what was written
@@ -295,7 +296,9 @@ def test_a_write_into_a_view_is_put_back_into_its_array(f):
 
 @pytest.mark.parametrize("f", [F.view_written_then_other_view_read, F.view_made_between_two_writes,
                                F.view_written_then_overlapping_view_read,
-                               F.view_written_then_view_from_before_read_in_a_branch],
+                               F.view_written_then_view_from_before_read_in_a_branch,
+                               F.result_written_into_a_view_whose_other_view_is_read,
+                               F.result_written_into_a_view_overlapping_another],
                          ids=lambda v: v.__name__)
 def test_writes_into_a_view_whose_other_views_are_read_after_are_refused(f):
     """Another view of the array, made before the write and read after it, is not followed through the write."""

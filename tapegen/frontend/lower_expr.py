@@ -2186,12 +2186,16 @@ class Expressions:
         np.subtract.at, the values subtracted)."""
         name = node.args[0].id
         array = self.read_name(node.args[0])
+
+        def added(array, target):
+            index, values = self.index(node.args[1]), self.expr(node.args[2])
+            if negated:
+                values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
+            return self.emit(rules.lookup(added_at), [array, index, values], {}, node, target)
+        if self.wrote_into_view(name, array, node, lambda: added(array, None)):  # np.add.at(row, ...), row = M[i]
+            return (Const(None),)[:outputs]
         array = self.writable(name, array, node)
-        index, values = self.index(node.args[1]), self.expr(node.args[2])
-        if negated:
-            values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
-        self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
-                                   self.shared.get(name, name)), node)
+        self.store(name, added(array, self.shared.get(name, name)), node)
         if array in self.params:  # a helper's parameter: its caller's array, which NumPy adds into
             self.changes_callers_array(name, array, node)
         return (Const(None),)[:outputs]
@@ -2515,6 +2519,8 @@ class Expressions:
         call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
                                           [kw for kw in node.keywords if kw.arg != "out"]), node)
         name, array = out.id, self.read_name(out)
+        if self.wrote_into_view(name, array, node, lambda: self.call_object(obj, call, 1, [None])[0]):
+            return (self.read_name(out),)[:outputs]  # np.tanh(r, out=r), r = M[1]: r[...] = np.tanh(r)
         array = self.writable(name, array, node)
         result = self.call_object(obj, call, 1, [self.shared.get(name)])[0]
         if array in self.params:  # a helper's parameter: its caller's array, which NumPy writes into
@@ -3039,6 +3045,9 @@ class Expressions:
                                       args[1] if len(args) == 2 else None, node),)
         if func.attr == "sort" and name and isinstance(receiver, Var) and self.container_kind(receiver) is None \
                 and receiver not in self.types:  # a.sort(axis): a = np.sort(a, axis), into the array itself
+            if self.wrote_into_view(name, receiver, node, lambda: self.emit(rules.lookup(np.sort), [receiver] + args,
+                                                                            kwargs, node, None)):
+                return ()  # row.sort(), row = M[i]: row[...] = np.sort(row)
             array = self.writable(name, receiver, node)
             self.store(name, self.emit(rules.lookup(np.sort), [array] + args, kwargs, node,
                                        self.shared.get(name, name)), node)

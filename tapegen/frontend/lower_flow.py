@@ -1050,6 +1050,24 @@ class ControlFlow:
         self.check_writable(name, array, node, restoring, healed, putting_back)
         return array
 
+    def wrote_into_view(self, name, array, node, result) -> bool:
+        """NumPy writing a result into the array `name` holds in place (`out=r`, `r.sort()`, `np.add.at(r, ...)`),
+        where that array is a view of one the function made (`r = M[1]`): written as `r[...] = result()`, so the
+        array it shows changes too (put back into it, or refused where it is read after, as `r[:] = v` is).
+        False, doing nothing, where `array` is no such view (`name` is then rebound to the result)."""
+        if not isinstance(array, Var) or array in self.params or self.generated_code() or not (
+                array in self.views or self.healed_base(array) is not None):
+            return False
+        holder = self.namer.invented("value").name
+        self.env[holder] = result()
+        whole = ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(name, ast.Load()), node),
+                                                ast.Constant(Ellipsis), ast.Store()), node)
+        try:
+            self.assign_subscript(whole, ast.copy_location(ast.Name(holder, ast.Load()), node))
+        finally:
+            del self.env[holder]
+        return True
+
     def check_writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
         """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.
 

@@ -763,3 +763,42 @@ def rows_filled_through_views_in_a_loop_then_masked(a):
         Z2[Z2 > 0.13] = 0.0
         acc = 0.5 * acc + 0.5 * np.tanh(np.mean(np.sin(Z2)))
     return acc
+
+
+def results_written_into_views_in_place(x):
+    """NumPy writing a result into a view in place: `out=r` (a keyword or the position after the inputs), a view's
+    `.sort()`, `np.add.at` into a view; the array each shows changes too (each left it as it was: a wrong value)."""
+    M = np.outer(x, x)
+    r = M[1]
+    np.multiply(r, x, out=r)
+    top = M[:2]
+    y = np.tanh(top, out=top)
+    s = np.sum(y * x[:2, None])  # (y is top: read before the writes below change it)
+    col = M[:, 3]
+    np.clip(col, -0.5, 2.0, col)
+    out = np.zeros((3, 4))
+    for i in range(3):
+        row = out[i]
+        np.multiply(x, i + 1.0, out=row)
+        row += x ** 2
+    last = M[3]
+    last.sort()
+    third = M[2]
+    np.add.at(third, [0, 0, 2], x[:3])
+    return np.sum(M * np.arange(16.0).reshape(4, 4)) + np.sum(out ** 2) + s
+
+
+def result_written_into_a_view_whose_other_view_is_read(x):
+    M = np.outer(x, x[:2])
+    c0 = M[:, 0]
+    c1 = M[:, 1]
+    np.square(c0, out=c0)
+    return np.sum(c1) + np.sum(M)
+
+
+def result_written_into_a_view_overlapping_another(x):
+    u = x * 1.0
+    a = u[:3]
+    b = u[1:]
+    np.negative(a, out=a)
+    return np.sum(b * np.arange(3.0))
