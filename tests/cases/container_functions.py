@@ -587,3 +587,18 @@ def items_of_a_defaultdict_added_to_in_a_loop(x):
     for k in range(3):
         d["a"] += x * k
     return np.sum(d["a"] * x)
+
+
+def keys_of_dict_items_used_as_numbers(x):
+    """`for k, v in d.items(): total += k * v` with number keys (a defaultdict's too): a key is a constant, its
+    tangent zero (forward mode took the key itself for its tangent: a wrong jvp, no error, on 481258e)."""
+    d = {0: x[0], 1: x[1] * 2.0}
+    counts = collections.defaultdict(float)
+    for i in range(3):
+        counts[i % 2 + 1] += x[i] ** 2
+    total = 0.0
+    for k, v in d.items():
+        total = total + k * v
+    for k, v in counts.items():
+        total = total + v * k
+    return total
