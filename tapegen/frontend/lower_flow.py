@@ -1152,12 +1152,30 @@ class ControlFlow:
             raise self.unsupported(node, f"`{name}` is a view of an array that is also kept in "
                                          f"{self.held_in[held[0]]}, which this assignment would change too",
                                    f"write into a copy: {name} = {name}.copy()")
+        if healed:  # put back into `base`: another name that may hold it (`rows = M` in a loop) does not see that
+            names = [other for other, atom in self.env.items() if atom is base]
+            others = [other for other in self.aliases_read_after(names[0] if names else None, base, node)
+                      if other not in names and other != name and not self._a_view(self.env[other])]
+            if others:
+                raise self.unsupported(node, f"`{name}` is a view of an array that `{others[0]}` may hold too "
+                                             f"(assigned from another name for it, in a loop or branch), which this "
+                                             f"assignment changes, and tapegen cannot follow the change there",
+                                       f"take the view of `{others[0]}` itself, or write into a copy: "
+                                       f"{name} = {name}.copy()")
         self.view_writes.append((name, view, base, node, healed))
         if base in self.held_by:  # an item of a list or tuple: the array it holds, or shows
             for root in {self.view_base(var) for var in self.held_by.get(base, ())} - {base}:
                 if isinstance(root, Var):
                     self.view_writes.append((name, view, root, node, False))
         self.wrote_in_place(view, "[]=")
+
+    def _a_view(self, atom, seen=frozenset()) -> bool:
+        """Whether `atom` is surely a view (not the array itself): made as one, or a name for views only (`row`
+        carried through a loop, `acc[2]` before it and `acc[t]` in it)."""
+        if atom in self.views:
+            return True
+        others = [a for a in self.aliases.get(atom, ()) if a is not atom and a not in seen]
+        return bool(others) and all(self._a_view(a, seen | {atom}) for a in others)
 
     def healed_base(self, array):
         """The array (made here) that `array` is a view of, through views a write can be put back through

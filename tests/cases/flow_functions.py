@@ -802,3 +802,14 @@ def result_written_into_a_view_overlapping_another(x):
     b = u[1:]
     np.negative(a, out=a)
     return np.sum(b * np.arange(3.0))
+
+
+def view_of_a_second_name_for_an_array_in_a_loop(x):
+    """`rows = M` bound again in a loop, a view of `rows` written: NumPy changes M, which the write put back into
+    `rows` only (the gradient through M was zero, no error, on 481258e)."""
+    M = np.zeros((3, 4))
+    for i in range(3):
+        rows = M
+        r = rows[i]
+        r += x
+    return np.sum(M * np.arange(12.0).reshape(3, 4))
