@@ -453,6 +453,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.fresh: set = set()  # vars that own their memory (not a parameter, not a view)
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.view_ops: dict = {}  # view var -> (the name of the primitive that made it, its `index` or None)
+        self.unset_names: dict = {}  # a name's var in a construct before the construct sets it: the construct
         self.written_back: set = set()  # a view's items read to put a write through it back (write_back_view)
         self.positions_of: dict = {}  # `where` of `where, pick = view_positions(base, view)` -> view
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
@@ -712,6 +713,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 elif isinstance(node, (ast.For, ast.While)) and _read_before_set(node, name):  # first set in
                     self.emit(rules.lookup(assign_primitive), [Const(None)], {}, node, var)  # the body, read in a
                     # later pass (`prev` of the pass before): None until then, as it is unset in Python
+                else:  # first set in the construct, its value from before never read: no var holds one yet
+                    self.unset_names[var] = node
             self.shared[name] = var
             self.env[name] = var
             self.constant_items.pop(var, None)  # its items may change from one pass to the next
@@ -1412,6 +1415,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                                    Const(tuple(ast.unparse(values[k]) for k, _ in pending))],
                         {}, stmt, 0, [])
 
+    def rebound_after(self, other, stmt, name) -> bool:
+        """Whether `other` holds no value yet at `stmt` writing into `name` in a loop (set later in the pass:
+        `r = M[i]` after `M[i] = v`), and its value from the pass before is never read: the body sets it each pass.
+        Raises where it may hold an earlier pass's value, read later (set in a branch), which a check when the code
+        runs cannot see here."""
+        construct = self.unset_names.get(self.env[other])
+        if construct is None:
+            return False
+        if any(isinstance(t, ast.Name) and t.id == other for s in construct.body if isinstance(s, ast.Assign)
+               for t in s.targets):
+            return True
+        raise self.unsupported(stmt, f"`{other}` may hold this array from an earlier pass of the loop (it is set "
+                                     f"in a branch), and this assignment changes it in place",
+                               f"keep a copy in it: {other} = {name}.copy()")
+
     def check_not_shared(self, name, current, stmt, aliases=()):
         """`name += v` or `name[i] = v` on an array other names may hold too when the code runs, through
         assignments in a loop or branch (`aliases`, or `prev = vel` later in the pass): checked then, by what
@@ -1421,6 +1439,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                  for held, other in entries if held == var.name}
         others = sorted({other for other in later if other != name and isinstance(self.env.get(other), Var)
                          and self.read_after(other, stmt)} | set(aliases))
+        others = [other for other in others if not self.rebound_after(other, stmt, name)]
         if others:
             self.emit_multi(rules.lookup(not_shared), [current, Pack(tuple(self.env[o] for o in others), "tuple"),
                                                        Const(ast.unparse(stmt) if isinstance(stmt, ast.stmt) else

@@ -813,3 +813,36 @@ def view_of_a_second_name_for_an_array_in_a_loop(x):
         r = rows[i]
         r += x
     return np.sum(M * np.arange(12.0).reshape(3, 4))
+
+
+def row_bound_after_its_array_is_written_in_a_loop(x):
+    """`M[i] = v`, then `r = M[i]` written through, each pass: at the write `r` holds nothing of this pass yet
+    (the check that no other name holds M read `r` before it was set: an internal error on 481258e)."""
+    M = np.zeros((3, 4))
+    for i in range(3):
+        M[i] = x * i
+        r = M[i]
+        r[0] = r[0] + x[3]
+    vel = x * 1.0
+    for i in range(3):
+        vel[0] = vel[0] * x[i]
+        prev = vel
+    return np.sum(M * np.arange(12.0).reshape(3, 4)) + np.sum(prev * x)
+
+
+def name_set_in_a_branch_of_a_loop_holding_the_array_written(x):
+    vel = x * 1.0
+    for i in range(3):
+        vel[0] = vel[0] * x[i]
+        if i == 0:
+            prev = vel  # the same array, changed by the later passes' writes, read after the loop
+    return np.sum(prev * x)
+
+
+def row_set_in_a_branch_of_a_loop_writing_its_array(x):
+    M = np.zeros((3, 4))
+    for i in range(3):
+        M[i] = x * i
+        if i == 0:
+            r = M[2]  # a row the later passes write
+    return np.sum(r * x) + np.sum(M)
