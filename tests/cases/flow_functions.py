@@ -846,3 +846,12 @@ def row_set_in_a_branch_of_a_loop_writing_its_array(x):
         if i == 0:
             r = M[2]  # a row the later passes write
     return np.sum(r * x) + np.sum(M)
+
+
+def write_into_an_as_strided_view_then_its_array_read(x):
+    """as_strided's result is a view in NumPy (a copy in tapegen's stand-in): a write into it changes the array,
+    read after (refused; it gave the array unchanged, a wrong value with no error, on 481258e)."""
+    A = x * 1.0
+    B = np.lib.stride_tricks.as_strided(A, shape=(2,), strides=(16,))
+    B[1] = x[0] * 5.0
+    return np.sum(A * np.arange(4.0))
