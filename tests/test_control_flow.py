@@ -301,7 +301,8 @@ def test_a_write_into_a_view_is_put_back_into_its_array(f):
                                F.result_written_into_a_view_whose_other_view_is_read,
                                F.result_written_into_a_view_overlapping_another,
                                F.view_of_a_second_name_for_an_array_in_a_loop,
-                               F.write_into_an_as_strided_view_then_its_array_read],
+                               F.write_into_an_as_strided_view_then_its_array_read,
+                               F.view_of_a_name_that_may_hold_the_array_after_a_branch],
                          ids=lambda v: v.__name__)
 def test_writes_into_a_view_whose_other_views_are_read_after_are_refused(f):
     """Another view of the array, made before the write and read after it, is not followed through the write."""

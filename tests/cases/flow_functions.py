@@ -855,3 +855,13 @@ def write_into_an_as_strided_view_then_its_array_read(x):
     B = np.lib.stride_tricks.as_strided(A, shape=(2,), strides=(16,))
     B[1] = x[0] * 5.0
     return np.sum(A * np.arange(4.0))
+
+
+def view_of_a_name_that_may_hold_the_array_after_a_branch(x):
+    """`Z = M if ... else a copy`, then a view of Z written: M changes where Z is M (it put the write back into Z
+    only: a wrong gradient with no error on 481258e)."""
+    M = x * 1.0
+    Z = M if x[0] > 0 else M * 1.0
+    r = Z[1:]
+    r *= 2.0
+    return np.sum(M ** 2)
