@@ -193,6 +193,7 @@ POINTS = {
     "optimiser_state_made_on_the_first_step_in_a_loop": (_m(3), _m(5, 3)),
     "state_a_method_sets_in_a_branch_read_in_the_next_pass": (_m(3),),
     "steps_on_a_display_of_names": (_m(2, 1), _m(6, 2), _m(6, 1)),
+    "closures_made_by_a_local_function_read_names_when_called": (np.array([0.3, -0.7, 1.1]),),
 }
 
 

@@ -3672,3 +3672,26 @@ def _a_display_of_names_one_of_which_another_name_holds(x):
     b = x * 2.0
     _d2l_sgd([w, b], [x, x], 0.1, 1)
     return np.sum(w2 * b)
+
+
+def closures_made_by_a_local_function_read_names_when_called(x):
+    """A function a local function makes (a decorator's wrapper, a factory's lambda) reads the names of the
+    function around both when it is called, as Python's closure cells do: `scale` rebound after `@deco` (they
+    read it as it was when the wrapper was made: a wrong value and gradient with no error on 481258e)."""
+    scale = x * 2.0
+
+    def deco(g):
+        def wrapper(v):
+            return g(v) * scale
+        return wrapper
+
+    @deco
+    def wavy(v):
+        return np.sin(v)
+
+    def factory(k):
+        return lambda v: v * scale + k
+
+    shifted = factory(x[0])
+    scale = scale + x ** 2
+    return np.sum(wavy(x)) + np.sum(shifted(x) * x)
