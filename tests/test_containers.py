@@ -100,6 +100,7 @@ POINTS = {
     "tuples_in_a_list_joined_and_repeated": (np.array([0.3, -0.7, 1.1]),),
     "a_dict_read_out_of_a_list_changed_by_a_helper": (np.array([0.3, -0.7, 1.1]),),
     "items_of_a_defaultdict_added_to_in_a_loop": (np.array([0.3, -0.7, 1.1]),),
+    "keys_of_dict_items_used_as_numbers": (np.array([0.3, -0.7, 1.1]),),
 }
 
 

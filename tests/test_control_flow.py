@@ -284,6 +284,8 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
                                F.rows_filled_through_views_in_a_loop_then_masked,
                                F.results_written_into_views_by_out, F.results_written_by_out_in_a_loop,
                                F.pieces_of_one_split_written_and_read, F.rows_of_a_transpose_written,
+                               F.results_written_into_views_in_place,
+                               F.row_bound_after_its_array_is_written_in_a_loop,  # (a wrong value, no error, on 481258e)
                                F.view_written_base_read_before_its_name_is_rebound],  # (gave a wrong gradient
                          ids=lambda v: v.__name__)                                   # before it was refused)
 def test_a_write_into_a_view_is_put_back_into_its_array(f):
@@ -313,6 +315,28 @@ def test_a_view_a_loop_carries_read_after_its_array_is_written_is_refused():
     """A view bound before the loop and read in it, its array written in the loop: not followed (yet)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="may be the same array as `B`"):
         tg.jacobian(F.view_read_in_a_loop_writing_its_array)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+@pytest.mark.parametrize("f", [F.result_written_into_a_view_whose_other_view_is_read,
+                               F.result_written_into_a_view_overlapping_another,
+                               F.view_of_a_second_name_for_an_array_in_a_loop,
+                               F.write_into_an_as_strided_view_then_its_array_read,
+                               F.view_of_a_name_that_may_hold_the_array_after_a_branch],
+                         ids=lambda v: v.__name__)
+def test_writes_into_a_view_whose_other_views_are_read_after_are_refused(f):
+    """Another view of the array, made before the write and read after it, is not followed through the write."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="is a view of an array(,| that `M` may hold too .*,) which "
+                                                         "this assignment changes"):
+        tg.jacobian(f)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+@pytest.mark.parametrize("f", [F.name_set_in_a_branch_of_a_loop_holding_the_array_written,
+                               F.row_set_in_a_branch_of_a_loop_writing_its_array], ids=lambda v: v.__name__)
+def test_a_name_a_loop_may_leave_holding_an_array_written_after_is_refused(f):
+    """A name set in a branch of a loop may hold an array from an earlier pass that a later pass writes into
+    (it was an internal error: the check when the code runs read it before it was set)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="may hold this array from an earlier pass of the loop"):
+        tg.grad(f)(np.array([1.0, 2.0, 3.0, 4.0]))
 
 
 def qr_in_a_loop(a):

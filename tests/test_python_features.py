@@ -215,6 +215,7 @@ POINTS = {
     "scores_or_loss_by_argument_labels[none]": (_m(4, 3), _m(3, 4), None),
     "keywords_from_items_of_dicts": (_m(2, 3), {"mlp": {"w": _m(3, 3), "b": _m(3)},
                                                 "ln": {"g": 1 + _m(3), "b": _m(3)}}),
+    "closures_made_by_a_local_function_read_names_when_called": (np.array([0.3, -0.7, 1.1]),),
 }
 
 

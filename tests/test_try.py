@@ -172,6 +172,22 @@ def test_errors_numpy_raises_under_errstate(fn, x):
         check_modes(fn, np.array(x), order2=False)
 
 
+def loop_whose_body_cannot_raise_in_a_try(x):
+    """A `try` whose only statement is a loop with nothing in its body that may raise: the loop runs as it is
+    (it read the name of the exception caught, never set: refused with 'name `caught` is not defined')."""
+    out = x[3]
+    try:
+        for k in range(2):
+            pass
+    except ValueError:
+        return x[0] * 2.0
+    return out * x[1]
+
+
+def test_a_loop_in_a_try_whose_body_cannot_raise():
+    check_modes(loop_whose_body_cannot_raise_in_a_try, np.array([0.3, -0.7, 1.1, 0.45]))
+
+
 def reraises(x):
     try:
         y = np.linalg.cholesky(x)

@@ -56,10 +56,17 @@ class LocalFunction:
     lowerer: object = None
     depth: int = 0
     defaults: tuple | None = None  # its default values, evaluated where it was written (`lambda v, W=W: ...`)
+    enclosing: tuple | None = None  # written in a local function: (that function, the names it binds itself,
+    #                                 what its names held when it was called)
 
     def names(self) -> dict:
-        """The names it reads, as they are now where it was written."""
+        """The names it reads, as they are now where it was written; those the local function it was written in
+        reads from further out (a decorator's wrapper reading `scale`), as they are now there (Python's cells)."""
         env = dict(self.env)
+        if self.enclosing is not None:  # (not one the local function rebound since it was called: `nonlocal`
+            outer, own, entry = self.enclosing  # writes of a def inside it)
+            env.update({name: atom for name, atom in outer.names().items()
+                        if name not in own and (name not in env or env[name] is entry.get(name))})
         for hidden in getattr(self.lowerer, "comprehensions", [])[self.depth:]:
             for name, outer in hidden.items():
                 if outer is None:
@@ -301,7 +308,7 @@ class Calls:
     def local_function(self, node):
         """A lambda or `def` written here, reading this function's names when it is called."""
         defaults = tuple(self._default_value(d) for d in node.args.defaults)  # evaluated here, as Python does
-        return LocalFunction(node, self.env, self, len(self.comprehensions), defaults)
+        return LocalFunction(node, self.env, self, len(self.comprehensions), defaults, getattr(self, "enclosing", None))
 
     def _default_value(self, node):
         try:
@@ -457,6 +464,10 @@ class Calls:
             self.refuse_acting(node, f"the generator `{getattr(local.node, 'name', 'lambda')}(...)`")
         callee = type(self)(source, home.fn, self.reserved, namer=self.namer)
         callee.env.update(local.names())
+        arguments = local.node.args
+        callee.enclosing = (local, frozenset(_own_locals(local.node) - _nonlocal_names(local.node)) | {
+            a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+                            arguments.kwarg] if a is not None}, dict(callee.env))
         callee.scope = home.scope
         defaults = local.defaults if local.defaults is not None else \
             tuple(_literal(d, self) for d in local.node.args.defaults)

@@ -483,6 +483,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.view_made: dict = {}  # view var -> (that primitive, its inputs, its number of outputs): made again
         #                            after a write into its array (`refresh_views`)
         self.refreshing: set = set()  # views made again after the write being lowered (not refused for it)
+        self.unset_names: dict = {}  # a name's var in a construct before the construct sets it: the construct
         self.written_back: set = set()  # a view's items read to put a write through it back (write_back_view)
         self.positions_of: dict = {}  # `where` of `where, pick = view_positions(base, view)` -> view
         self.aliases: dict = {}  # var -> the vars it was assigned from (`b = a` in a loop or branch): when the
@@ -763,6 +764,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 elif isinstance(node, (ast.For, ast.While)) and _read_before_set(node, name):  # first set in
                     self.emit(rules.lookup(assign_primitive), [Const(None)], {}, node, var)  # the body, read in a
                     # later pass (`prev` of the pass before): None until then, as it is unset in Python
+                else:  # first set in the construct, its value from before never read: no var holds one yet
+                    self.unset_names[var] = node
             self.shared[name] = var
             self.env[name] = var
             self.constant_items.pop(var, None)  # its items may change from one pass to the next
@@ -1524,14 +1527,31 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                                    Const(tuple(ast.unparse(values[k]) for k, _ in pending))],
                         {}, stmt, 0, [])
 
+    def rebound_after(self, other, stmt, name) -> bool:
+        """Whether `other` holds no value yet at `stmt` writing into `name` in a loop (set later in the pass:
+        `r = M[i]` after `M[i] = v`), and its value from the pass before is never read: the body sets it each pass.
+        Raises where it may hold an earlier pass's value, read later (set in a branch), which a check when the code
+        runs cannot see here."""
+        construct = self.unset_names.get(self.env[other])
+        if construct is None:
+            return False
+        if any(isinstance(t, ast.Name) and t.id == other for s in construct.body if isinstance(s, ast.Assign)
+               for t in s.targets):
+            return True
+        raise self.unsupported(stmt, f"`{other}` may hold this array from an earlier pass of the loop (it is set "
+                                     f"in a branch), and this assignment changes it in place",
+                               f"keep a copy in it: {other} = {name}.copy()")
+
     def names_maybe_sharing(self, name, current, stmt, aliases=()) -> list:
         """The other names, read after `stmt`, that may hold the array `name` holds (`current`) when the code runs,
-        through assignments in a loop or branch (`aliases`, or `prev = vel` later in the pass)."""
+        through assignments in a loop or branch (`aliases`, or `prev = vel` later in the pass), and hold a value
+        there (`rebound_after`)."""
         var = self.shared.get(name, current)
         later = {other for key, entries in self.carried.items() if isinstance(key, tuple) and key[0] == "aliases"
                  for held, other in entries if held == var.name}
-        return sorted({other for other in later if other != name and isinstance(self.env.get(other), Var)
-                       and self.read_after(other, stmt)} | set(aliases))
+        others = sorted({other for other in later if other != name and isinstance(self.env.get(other), Var)
+                         and self.read_after(other, stmt)} | set(aliases))
+        return [other for other in others if not self.rebound_after(other, stmt, name)]
 
     def check_not_shared(self, name, current, stmt, aliases=()):
         """`name[i] = v` on an array other names may hold too when the code runs (names_maybe_sharing): checked

@@ -2283,12 +2283,16 @@ class Expressions:
         np.subtract.at, the values subtracted)."""
         name = node.args[0].id
         array = self.read_name(node.args[0])
+
+        def added(array, target):
+            index, values = self.index(node.args[1]), self.expr(node.args[2])
+            if negated:
+                values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
+            return self.emit(rules.lookup(added_at), [array, index, values], {}, node, target)
+        if self.wrote_into_view(name, array, node, lambda: added(array, None)):  # np.add.at(row, ...), row = M[i]
+            return (Const(None),)[:outputs]
         array = self.writable(name, array, node)
-        index, values = self.index(node.args[1]), self.expr(node.args[2])
-        if negated:
-            values = self.emit(rules.lookup(np.negative), [values], {}, node, None)
-        self.store(name, self.emit(rules.lookup(added_at), [array, index, values], {}, node,
-                                   self.shared.get(name, name)), node)
+        self.store(name, added(array, self.shared.get(name, name)), node)
         if array in self.params:  # a helper's parameter: its caller's array, which NumPy adds into
             self.changes_callers_array(name, array, node)
         return (Const(None),)[:outputs]
@@ -2618,11 +2622,10 @@ class Expressions:
                                         f"which tapegen cannot follow", f"assign the result instead: "
                                                                         f"{ast.unparse(out)} = ...")
         name, array = out.id, self.read_name(out)
-        if array in self.views and array not in self.params:  # `row = X[i]; np.sin(x, out=row)`: NumPy writes
-            # into X's memory, as `row[...] = np.sin(x)` does (put back into X, or X's reads after refused)
-            everything = ast.copy_location(ast.Constant(Ellipsis), out)
-            self.assign_subscript(ast.copy_location(ast.Subscript(out, everything, ast.Store()), out), call)
-            return (self.read_name(out),)[:outputs]
+        result = (lambda: self.call(call, 1, [None])[0]) if method else \
+            (lambda: self.call_object(obj, call, 1, [None])[0])
+        if self.wrote_into_view(name, array, node, result):
+            return (self.read_name(out),)[:outputs]  # np.tanh(r, out=r), r = M[1]: r[...] = np.tanh(r)
         self._carry_written(name, array)  # (a loop around the call rebinds `name`)
         array = self.writable(name, array, node)
         result = (self.call(call, 1, [self.shared.get(name)]) if method else
@@ -3161,6 +3164,9 @@ class Expressions:
                                   {}, node, None),)
         if func.attr == "sort" and name and isinstance(receiver, Var) and self.container_kind(receiver) is None \
                 and receiver not in self.types:  # a.sort(axis): a = np.sort(a, axis), into the array itself
+            if self.wrote_into_view(name, receiver, node, lambda: self.emit(rules.lookup(np.sort), [receiver] + args,
+                                                                            kwargs, node, None)):
+                return ()  # row.sort(), row = M[i]: row[...] = np.sort(row)
             array = self.writable(name, receiver, node)
             self.store(name, self.emit(rules.lookup(np.sort), [array] + args, kwargs, node,
                                        self.shared.get(name, name)), node)

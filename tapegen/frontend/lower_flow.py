@@ -1161,6 +1161,24 @@ class ControlFlow:
         self.check_writable(name, array, node, restoring, healed, putting_back)
         return array
 
+    def wrote_into_view(self, name, array, node, result) -> bool:
+        """NumPy writing a result into the array `name` holds in place (`out=r`, `r.sort()`, `np.add.at(r, ...)`),
+        where that array is a view of one the function made (`r = M[1]`): written as `r[...] = result()`, so the
+        array it shows changes too (put back into it, or refused where it is read after, as `r[:] = v` is).
+        False, doing nothing, where `array` is no such view (`name` is then rebound to the result)."""
+        if not isinstance(array, Var) or array in self.params or self.generated_code() or not (
+                array in self.views or self.healed_base(array) is not None):
+            return False
+        holder = self.namer.invented("value").name
+        self.env[holder] = result()
+        whole = ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(name, ast.Load()), node),
+                                                ast.Constant(Ellipsis), ast.Store()), node)
+        try:
+            self.assign_subscript(whole, ast.copy_location(ast.Name(holder, ast.Load()), node))
+        finally:
+            del self.env[holder]
+        return True
+
     def check_writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
         """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.
 
@@ -1246,12 +1264,30 @@ class ControlFlow:
             raise self.unsupported(node, f"`{name}` is a view of an array that is also kept in "
                                          f"{self.held_in[held[0]]}, which this assignment would change too",
                                    f"write into a copy: {name} = {name}.copy()")
+        if healed:  # put back into `base`: another name that may hold it (`rows = M` in a loop) does not see that
+            names = [other for other, atom in self.env.items() if atom is base]
+            others = [other for other in self.aliases_read_after(names[0] if names else None, base, node)
+                      if other not in names and other != name and not self._a_view(self.env[other])]
+            if others:
+                raise self.unsupported(node, f"`{name}` is a view of an array that `{others[0]}` may hold too "
+                                             f"(assigned from another name for it, in a loop or branch), which this "
+                                             f"assignment changes, and tapegen cannot follow the change there",
+                                       f"take the view of `{others[0]}` itself, or write into a copy: "
+                                       f"{name} = {name}.copy()")
         self.view_writes.append((name, view, base, node, healed))
         if base in self.held_by:  # an item of a list or tuple: the array it holds, or shows
             for root in {self.view_base(var) for var in self.held_by.get(base, ())} - {base}:
                 if isinstance(root, Var):
                     self.view_writes.append((name, view, root, node, False))
         self.wrote_in_place(view, "[]=")
+
+    def _a_view(self, atom, seen=frozenset()) -> bool:
+        """Whether `atom` is surely a view (not the array itself): made as one, or a name for views only (`row`
+        carried through a loop, `acc[2]` before it and `acc[t]` in it)."""
+        if atom in self.views:
+            return True
+        others = [a for a in self.aliases.get(atom, ()) if a is not atom and a not in seen]
+        return bool(others) and all(self._a_view(a, seen | {atom}) for a in others)
 
     def healed_base(self, array):
         """The array (made here) that `array` is a view of, through views a write can be put back through

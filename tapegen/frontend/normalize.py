@@ -493,8 +493,9 @@ class _Protecting:
             stmt.body = self.block(stmt.body)
             return [stmt]
         if isinstance(stmt, (ast.For, ast.While)):  # the body protected; a pass that raised leaves the loop
-            stmt.body = self.block(stmt.body)
-            if exits_block(stmt.body, loop_exits=True) != ALWAYS:
+            stmt.body = self.block(stmt.body)  # (a body where nothing may raise: no check, as `caught` may be unset)
+            if any(isinstance(sub, Protected) for s in stmt.body for sub in ast.walk(s)) \
+                    and exits_block(stmt.body, loop_exits=True) != ALWAYS:
                 left = _located(ast.UnaryOp(ast.Not(), self.ran(stmt)), stmt)
                 stmt.body.append(_located(ast.If(left, [ast.Break()], []), stmt))
             return [stmt]

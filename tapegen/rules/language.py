@@ -1330,7 +1330,7 @@ def dict_items_vjp(d, g):
 
 @table.jvp(dict_items, "d")
 def dict_items_jvp(d_dot):
-    return dict_items(d_dot)
+    return [(zeros_like_tree(key), value) for key, value in d_dot.items()]  # (a key is constant: `k * v` has v's)
 
 
 @table.vjp(dict_values, "d")

@@ -432,7 +432,9 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     positions = np.arange(np.size(x))
     strides = strides if strides is not None else np.asarray(x).strides
     steps = tuple(s // itemsize * positions.itemsize for s in strides)
-    return np.ravel(x)[_strided(positions, shape if shape is not None else np.shape(x), steps)]
+    items = np.ravel(x)[_strided(positions, shape if shape is not None else np.shape(x), steps)]
+    return np.einsum("...->...", items)  # (a view that is no row or block of `x`: a write into it, which NumPy's
+    #                                       view would put into `x`, is refused where `x` is read after)
 
 
 def nanvar(a, axis=None, ddof=0, keepdims=False):

@@ -663,3 +663,18 @@ def items_removed_where_the_code_finds_them(x):
         del rows[k]
     del rows[-len(names)]
     return sum(xs) * len(names) + np.sum(rows[0] * x) * len(rows)
+
+
+def keys_of_dict_items_used_as_numbers(x):
+    """`for k, v in d.items(): total += k * v` with number keys (a defaultdict's too): a key is a constant, its
+    tangent zero (forward mode took the key itself for its tangent: a wrong jvp, no error, on 481258e)."""
+    d = {0: x[0], 1: x[1] * 2.0}
+    counts = collections.defaultdict(float)
+    for i in range(3):
+        counts[i % 2 + 1] += x[i] ** 2
+    total = 0.0
+    for k, v in d.items():
+        total = total + k * v
+    for k, v in counts.items():
+        total = total + v * k
+    return total

@@ -848,3 +848,105 @@ def views_of_views_made_again_after_a_write(x):
     d = np.einsum("ii->i", M)
     M[1, 1] = np.cos(x[0])
     return np.sum(b * x[:2]) + np.sum(d ** 2)
+
+
+def results_written_into_views_in_place(x):
+    """NumPy writing a result into a view in place: `out=r` (a keyword or the position after the inputs), a view's
+    `.sort()`, `np.add.at` into a view; the array each shows changes too (each left it as it was: a wrong value)."""
+    M = np.outer(x, x)
+    r = M[1]
+    np.multiply(r, x, out=r)
+    top = M[:2]
+    y = np.tanh(top, out=top)
+    s = np.sum(y * x[:2, None])  # (y is top: read before the writes below change it)
+    col = M[:, 3]
+    np.clip(col, -0.5, 2.0, col)
+    out = np.zeros((3, 4))
+    for i in range(3):
+        row = out[i]
+        np.multiply(x, i + 1.0, out=row)
+        row += x ** 2
+    last = M[3]
+    last.sort()
+    third = M[2]
+    np.add.at(third, [0, 0, 2], x[:3])
+    return np.sum(M * np.arange(16.0).reshape(4, 4)) + np.sum(out ** 2) + s
+
+
+def result_written_into_a_view_whose_other_view_is_read(x):
+    M = np.outer(x, x[:2])
+    c0 = M[:, 0]
+    c1 = M[:, 1]
+    np.square(c0, out=c0)
+    return np.sum(c1) + np.sum(M)
+
+
+def result_written_into_a_view_overlapping_another(x):
+    u = x * 1.0
+    a = u[:3]
+    b = u[1:]
+    np.negative(a, out=a)
+    return np.sum(b * np.arange(3.0))
+
+
+def view_of_a_second_name_for_an_array_in_a_loop(x):
+    """`rows = M` bound again in a loop, a view of `rows` written: NumPy changes M, which the write put back into
+    `rows` only (the gradient through M was zero, no error, on 481258e)."""
+    M = np.zeros((3, 4))
+    for i in range(3):
+        rows = M
+        r = rows[i]
+        r += x
+    return np.sum(M * np.arange(12.0).reshape(3, 4))
+
+
+def row_bound_after_its_array_is_written_in_a_loop(x):
+    """`M[i] = v`, then `r = M[i]` written through, each pass: at the write `r` holds nothing of this pass yet
+    (the check that no other name holds M read `r` before it was set: an internal error on 481258e)."""
+    M = np.zeros((3, 4))
+    for i in range(3):
+        M[i] = x * i
+        r = M[i]
+        r[0] = r[0] + x[3]
+    vel = x * 1.0
+    for i in range(3):
+        vel[0] = vel[0] * x[i]
+        prev = vel
+    return np.sum(M * np.arange(12.0).reshape(3, 4)) + np.sum(prev * x)
+
+
+def name_set_in_a_branch_of_a_loop_holding_the_array_written(x):
+    vel = x * 1.0
+    for i in range(3):
+        vel[0] = vel[0] * x[i]
+        if i == 0:
+            prev = vel  # the same array, changed by the later passes' writes, read after the loop
+    return np.sum(prev * x)
+
+
+def row_set_in_a_branch_of_a_loop_writing_its_array(x):
+    M = np.zeros((3, 4))
+    for i in range(3):
+        M[i] = x * i
+        if i == 0:
+            r = M[2]  # a row the later passes write
+    return np.sum(r * x) + np.sum(M)
+
+
+def write_into_an_as_strided_view_then_its_array_read(x):
+    """as_strided's result is a view in NumPy (a copy in tapegen's stand-in): a write into it changes the array,
+    read after (refused; it gave the array unchanged, a wrong value with no error, on 481258e)."""
+    A = x * 1.0
+    B = np.lib.stride_tricks.as_strided(A, shape=(2,), strides=(16,))
+    B[1] = x[0] * 5.0
+    return np.sum(A * np.arange(4.0))
+
+
+def view_of_a_name_that_may_hold_the_array_after_a_branch(x):
+    """`Z = M if ... else a copy`, then a view of Z written: M changes where Z is M (it put the write back into Z
+    only: a wrong gradient with no error on 481258e)."""
+    M = x * 1.0
+    Z = M if x[0] > 0 else M * 1.0
+    r = Z[1:]
+    r *= 2.0
+    return np.sum(M ** 2)

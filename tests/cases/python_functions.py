@@ -4062,3 +4062,26 @@ def items_of_a_list_other_names_hold_changed_in_place(x):
     for p in params:
         p *= 0.5
     return np.sum(h * x) + np.sum(W1 * b1) + np.sum(hs[1])
+
+
+def closures_made_by_a_local_function_read_names_when_called(x):
+    """A function a local function makes (a decorator's wrapper, a factory's lambda) reads the names of the
+    function around both when it is called, as Python's closure cells do: `scale` rebound after `@deco` (they
+    read it as it was when the wrapper was made: a wrong value and gradient with no error on 481258e)."""
+    scale = x * 2.0
+
+    def deco(g):
+        def wrapper(v):
+            return g(v) * scale
+        return wrapper
+
+    @deco
+    def wavy(v):
+        return np.sin(v)
+
+    def factory(k):
+        return lambda v: v * scale + k
+
+    shifted = factory(x[0])
+    scale = scale + x ** 2
+    return np.sum(wavy(x)) + np.sum(shifted(x) * x)
