@@ -364,11 +364,13 @@ class _Construct:
             if is_loop and assumed is not None and self.ends_mixed[-1][var] - assumed:  # a class the top missed
                 raise Recarry({("classes", self.number): {(var.name, cls) for cls in self.ends_mixed[-1][var]}})
             kinds = self.kinds_bound.get(var, set()) - {None}
-            if is_loop and var in self.entry_nones and len(kinds) == 1 and kinds <= {"list", "tuple", "dict"} and \
+            if is_loop and var in self.entry_nones and len(kinds) == 1 and kinds <= {"list", "dict"} and \
                     before[FACTS.index("containers")] is _UNKNOWN and (var.name, next(iter(kinds))) not in \
-                    lowerer.carried.get(("kinds", self.number), ()):  # `self.m = None` before the loop, and
-                raise Recarry({("kinds", self.number): {(var.name, kinds.pop())}})  # `self.m = [...]` in it (once:
-                #                                                   not where a pass changes the kind, `forget`)
+                    lowerer.carried.get(("kinds", self.number), ()) and not lowerer.generated_code():
+                # `self.m = None` before the loop, `self.m = [...]` in it: lowered again knowing it is a list
+                # (once: not where a pass changes the kind again; not in gradient code, which writes no items
+                # of the lists it makes so, and would be lowered again for nothing)
+                raise Recarry({("kinds", self.number): {(var.name, kinds.pop())}})
             if is_loop and var not in self.unbound:
                 changed = [tracker for tracker, end, start in zip(FACTS, ends[0], before)
                            if start is not _UNKNOWN and not _same(end, start)]

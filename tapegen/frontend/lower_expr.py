@@ -24,7 +24,7 @@ from .. import rules
 from ..ir import Const, Eqn, If, Pack, Var, atom_vars as _vars, walk
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
-from ..rules.language import as_record, concat, contained_in, list_position, make_dict, removed_position, make_list, make_tuple, not_contained_in, plus
+from ..rules.language import as_record, concat, contained_in, list_position, make_dict, make_list, make_tuple, not_contained_in, plus, removed_position
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
 from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
 from ..rules.language import set_module_name
