@@ -1539,9 +1539,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         construct = self.unset_names.get(self.env[other])
         if construct is None:
             return False
-        if any(isinstance(t, ast.Name) and t.id == other for s in construct.body if isinstance(s, ast.Assign)
-               for t in s.targets):
-            return True
+        sets = [(s.lineno, s.col_offset) for s in construct.body if isinstance(s, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == other for t in s.targets)]
+        if sets:  # (set before the write in the pass, `prev = vel` then `vel += a`: it holds a value there)
+            return min(sets) > (getattr(stmt, "lineno", 0), getattr(stmt, "col_offset", 0))
         raise self.unsupported(stmt, f"`{other}` may hold this array from an earlier pass of the loop (it is set "
                                      f"in a branch), and this assignment changes it in place",
                                f"keep a copy in it: {other} = {name}.copy()")
