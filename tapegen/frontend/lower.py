@@ -2059,8 +2059,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             for out in outs:
                 (self.none_vars.add if is_none else self.none_vars.discard)(out)
                 self.maybe_none.discard(out)
-                for construct in self.open_constructs:
-                    construct.kinds_bound.setdefault(out, set()).add(None if is_none else kind or _UNKNOWN)
+                for construct in self.open_constructs:  # (only the vars a construct shares are asked about)
+                    if out in construct.entry:
+                        construct.kinds_bound.setdefault(out, set()).add(None if is_none else kind or _UNKNOWN)
 
     def _track_constant_items(self, prim, inputs, outs):
         """The items of a dict built here that are constants (`{"running_mean": None}`), by key, so a test
