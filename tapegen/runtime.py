@@ -93,6 +93,10 @@ def seed(out):
 
     An output with one element (shape (1,) or (1, 1)) counts as a scalar, as in autograd.
     """
+    if out is None:
+        raise NonScalarOutputError("grad needs a scalar output, but the function returned None (a path that ends "
+                                   "without `return <value>` returns None)",
+                                   hint="return a number on every path the code takes")
     out_shape = shape(out)
     if out_shape != () and (out_shape is None or int(np.prod(out_shape)) != 1):
         raise NonScalarOutputError(

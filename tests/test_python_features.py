@@ -3,6 +3,8 @@
 
 Each function in tests/cases/python_functions.py is checked in grad, vjp, jvp and grad-of-grad.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -1259,6 +1261,77 @@ def test_a_strict_zip_of_sequences_of_two_lengths_raises_as_python_does():
         tg.grad(walked)(_m(3), [1.0, 2.0])
     with pytest.raises(tg.UnsupportedSyntaxError, match=r"always raises ValueError: zip\(\) argument 2 is longer"):
         tg.grad(known)(1.5)
+
+
+def _strict_zip_left_early(x, ys):
+    s = 0.0
+    for a, y in zip(x, ys, strict=True):
+        if y > 2.5:
+            break
+        s = s + a * y
+    else:
+        s = s * 3.0
+    return s
+
+
+def _strict_zip_returned_from(x, ys):
+    s = 0.0
+    for a, y in zip(x, ys, strict=True):
+        s = s + a * y
+        if s > 10.0:
+            return s
+    return s * 2.0
+
+
+def test_a_strict_zip_left_early_checks_lengths_only_where_the_loop_runs_to_its_end():
+    """Python's zip is lazy: `strict=True` raises where the shortest argument runs out, so a loop left by
+    `break` or `return` before that raises nothing. fb8f5d2 checked the lengths before the loop: a ValueError
+    Python does not raise."""
+    x = np.array([1.0, 2.0, 3.0])
+    check_modes(_strict_zip_left_early, x, [1.0, 2.0, 3.0, 4.0])   # leaves at the third item, as Python
+    check_modes(_strict_zip_left_early, x, [1.0, 2.0, 1.0])         # runs to its end: the else clause
+    check_modes(_strict_zip_returned_from, x, [4.0, 2.0, 3.0, 4.0])  # returns at the second item
+    check_modes(_strict_zip_returned_from, x, [1.0, 1.0, 1.0])
+    for f, ys in [(_strict_zip_left_early, [1.0, 2.0]), (_strict_zip_left_early, [1.0, 1.0, 1.0, 1.0]),
+                  (_strict_zip_returned_from, [1.0, 1.0, 1.0, 1.0])]:
+        with pytest.raises(ValueError, match=r"zip\(\) argument 2 is (shorter|longer) than argument 1") as python:
+            f(x, ys)
+        with pytest.raises(ValueError, match=re.escape(str(python.value))):
+            tg.grad(f)(x, ys)
+
+
+def _returns_on_one_path(x):
+    if np.sum(x) > 0:
+        return x * 2.0
+
+
+def _helper_falling_off_its_end(x):
+    y = _returns_on_one_path(x)
+    if y is None:
+        return np.sum(np.sin(x))
+    return np.sum(y ** 2)
+
+
+def _matched_on_a_numpy_bool(x):
+    match np.sum(x) > 0:  # `case True` matches only True itself: np.True_ is not True
+        case True:
+            return np.sum(x ** 2)
+        case False:
+            return np.sum(x)
+
+
+def test_a_function_falling_off_its_end_returns_none_as_python():
+    """A path ending without `return` returns None. fb8f5d2 left the result unbound there: an
+    UnboundLocalError from the generated code (a helper's None, read by its caller, or the function's own)."""
+    check_modes(_helper_falling_off_its_end, np.array([-1.0, 0.5, -2.0]))
+    check_modes(_helper_falling_off_its_end, np.array([1.0, 0.5, 2.0]))
+    assert _matched_on_a_numpy_bool(np.ones(2)) is None
+    with pytest.raises(tg.NonScalarOutputError, match="returned None"):
+        tg.grad(_matched_on_a_numpy_bool)(np.ones(2))
+    with pytest.raises(tg.NonScalarOutputError, match="returned None"):
+        tg.grad(_helper_falling_off_its_end.__globals__["_returns_on_one_path"])(np.ones(2) * -1)
+    value, tangent = tg.jvp(_matched_on_a_numpy_bool, (np.ones(2),), (np.ones(2),))
+    assert value is None and tangent is None
 
 
 def test_a_list_of_functions_changed_in_place_under_another_name_is_refused():

@@ -38,6 +38,8 @@ def normalize(node, source, identifiers, static=None) -> ast.AST:
     names = _Names(identifiers)
     normalizer = _Normalizer(source, names, static)
     normalizer.imported = _imported_here(node)
+    if contains_return(node.body) and _reaches_end(node.body):  # `if c: return v` at the end: Python returns
+        node.body.append(_located(ast.Return(ast.Constant(None)), node.body[-1]))  # None where it falls off
     node.body = normalizer.block(node.body, in_loop=False)
     if names.used:
         node.body.insert(0, _assign(names.returned, ast.Constant(False), node.body[0]))
@@ -95,6 +97,7 @@ class _Normalizer:
         stmts = [new for stmt in stmts for new in self.match_statement(stmt)]
         stmts = [self.suppressing(stmt) for stmt in stmts]
         stmts = [new for stmt in stmts for new in self.try_statement(stmt)]
+        stmts = [new for stmt in stmts for new in self.zip_checked_at_end(stmt)]
         stmts = [new for stmt in stmts for new in self.loop_else(stmt)]
         stmts = [new for stmt in stmts for new in self.return_after_with(stmt)]
         out = []
@@ -282,6 +285,30 @@ class _Normalizer:
             raised = _located(ast.Compare(ast.Name(caught, ast.Load()), [ast.IsNot()], [ast.Constant(None)]), stmt)
             out.append(_located(ast.If(raised, handled, []), stmt.handlers[0]))
         return out + finally_
+
+    def zip_checked_at_end(self, stmt):
+        """`for ... in zip(a, b, strict=True):` left early (`break`, `return`) checks the lengths only where it
+        runs to its end, as Python's lazy zip does: `for ... in zip(a, b): ... else: for _ in zip(a, b,
+        strict=True): pass` (the else clause runs only then). Where the arguments are names or their attributes
+        or items the loop does not change; other arguments are checked before the loop."""
+        it = stmt.iter if isinstance(stmt, ast.For) else None
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip"
+                and self.static is not None and self.static(it.func) is zip
+                and len(it.keywords) == 1 and it.keywords[0].arg == "strict"
+                and isinstance(it.keywords[0].value, ast.Constant) and it.keywords[0].value.value is True
+                and it.args and any(_leaves_loop(stmt.body))):
+            return [stmt]
+        changed = {n.id for sub in stmt.body for n in ast.walk(sub)
+                   if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        changed |= {n.func.value.id for sub in stmt.body for n in ast.walk(sub) if isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
+        if any(_pure_root(arg) is None or {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & changed
+               for arg in it.args):
+            return [stmt]
+        check = ast.For(ast.Name(self.names._fresh("zipped"), ast.Store()), copy_tree(it), [ast.Pass()], [])
+        stmt.iter = ast.copy_location(ast.Call(it.func, it.args, []), it)
+        stmt.orelse = [_located(check, it)] + stmt.orelse
+        return [stmt]
 
     def loop_else(self, stmt):
         """`for ...: ... else: E` as `broke = False; for ...: ...; if not broke: E`, `broke = True` set before
@@ -570,6 +597,57 @@ def exits(stmt, loop_exits) -> str:
     if isinstance(stmt, (ast.For, ast.While)):
         return MAYBE if contains_return(stmt.body) else NEVER
     return NEVER
+
+
+def _pure_root(node):
+    """The name `node` reads, where it is a name, or attributes or items (at constants or names) of one: read
+    again, it gives the same object. Else None."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Constant, ast.Name)):
+            return None
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _reaches_end(stmts) -> bool:
+    """Whether running `stmts` (a function's body) may come to their end: not when the last statement returns
+    or raises, or is an `if`, `with`, `try` or `match` none of whose ways through does, or a `while True:` that
+    only a `return` leaves."""
+    if not stmts:
+        return True
+    last = stmts[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return False
+    if isinstance(last, ast.If):
+        return _reaches_end(last.body) or _reaches_end(last.orelse)
+    if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value and not last.orelse:
+        return any(True for _ in _breaks_of(last.body))
+    if isinstance(last, ast.With):  # (a manager that suppresses an exception raised in it goes on after it)
+        return _reaches_end(last.body) or any("suppress" in ast.unparse(item.context_expr) for item in last.items)
+    if isinstance(last, ast.Try):
+        if last.finalbody and not _reaches_end(last.finalbody):
+            return False
+        return (_reaches_end(last.body) and _reaches_end(last.orelse)) \
+            or any(_reaches_end(handler.body) for handler in last.handlers)
+    if isinstance(last, getattr(ast, "Match", ())):
+        final = last.cases[-1]
+        irrefutable = isinstance(final.pattern, ast.MatchAs) and final.pattern.pattern is None and final.guard is None
+        return not irrefutable or any(_reaches_end(case.body) for case in last.cases)
+    return True
+
+
+def _breaks_of(stmts):
+    """The `break`s of the loop whose body is `stmts` (not a nested loop's)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Break):
+            yield stmt
+        elif isinstance(stmt, (ast.For, ast.While)):
+            yield from _breaks_of(stmt.orelse)
+        elif isinstance(stmt, (ast.If, ast.With, ast.Try)) or isinstance(stmt, getattr(ast, "Match", ())):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _breaks_of(getattr(stmt, field, []))
+            for sub in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+                yield from _breaks_of(sub.body)
 
 
 def exits_block(stmts, loop_exits) -> str:
