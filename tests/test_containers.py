@@ -18,6 +18,7 @@ RNG = np.random.default_rng(3)
 VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
 
 POINTS = {
+    "items_read_out_then_rebound_and_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
     "defaultdicts_built_here": (np.array([0.3, -0.8, 1.2, 0.5]),),
     "setdefault_on_dicts_built_here": (np.array([0.3, -0.8, 1.2]),),
     "list_changes_in_loops_and_branches": (np.array([0.3, -0.8, 1.2]),),

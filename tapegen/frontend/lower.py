@@ -1459,6 +1459,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 self._carry_written(other, current)
         elif isinstance(current, Var) and current in self.fresh:  # `prev = h` in a loop, then `h += v`:
             for other in self.names_maybe_sharing(name, current, stmt, self.aliases_read_after(name, current, stmt)):
+                if not self.may_be_changed_by(self.env[other], current, stmt.op):
+                    continue
                 self._carry_written(other, self.env[other])  # (a loop around rebinds it: carried)
                 maybe[other] = self.emit(rules.lookup(same_object), [  # `prev` is `h`'s array when the code runs?
                     self.env[other], current, Const(ast.unparse(stmt)), Const(name), Const(other)], {}, stmt, None)
@@ -1473,6 +1475,20 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for other, same in maybe.items():  # then it holds the new value too, as NumPy changed that array
             self.store(other, self.emit(rules.lookup(changed_with), [same, result, self.env[other]], {}, stmt,
                                         self.shared.get(other, other)), stmt)
+
+    def may_be_changed_by(self, other, current, op) -> bool:
+        """Whether `other` may be the object `current op= v` changes in place: not a tuple (rebound), nor a dict
+        but by `|=`, nor a list or dict `current` is an item of (`h = hs[t - 1]`, then `h += v`: the item)."""
+        kind = self.container_kind(other)
+        if kind == "tuple" or kind == "dict" and not isinstance(op, ast.BitOr):
+            return False
+        if kind in ("list", "dict"):
+            link = current
+            while link in self.views:
+                link = self.views[link]
+                if link is other:
+                    return False
+        return True
 
     def other_names_only(self, name, current):
         """The other names holding array `current` (`b = a`, then `a += d`), where only names hold it (no list,

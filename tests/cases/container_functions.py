@@ -678,3 +678,25 @@ def keys_of_dict_items_used_as_numbers(x):
     for k, v in counts.items():
         total = total + v * k
     return total
+
+
+def items_read_out_then_rebound_and_changed_in_place(x):
+    """RNN-style history: `h = hs[t - 1]`, a new array bound to `h`, then `h += v`: the new array changes, not
+    the item (on fb8f5d2 an internal KeyError or TypeError from the generated code: `h` was taken for a view
+    of the dict or list, whose kind the loop then forgot)."""
+    hs = {-1: np.zeros(3)}
+    for t in range(3):
+        h = hs[t - 1]
+        h = h * 0.5
+        h += x * t
+        hs[t] = h
+    rows = [x * 1.0]
+    for t in range(3):
+        h = rows[t]
+        if t % 2:
+            h = h * 0.5
+        else:
+            h = np.tanh(h)
+        h *= x
+        rows.append(h)
+    return np.sum(hs[2] ** 2) + np.sum(rows[3] * rows[1]) + np.sum(rows[0])
