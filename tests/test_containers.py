@@ -18,6 +18,10 @@ RNG = np.random.default_rng(3)
 VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
 
 POINTS = {
+    "dicts_of_a_list_changed_in_a_loop_through_the_item": (RNG.standard_normal((3, 3)) * 0.5,
+                                                           RNG.standard_normal((4, 3))),
+    "an_item_replaced_before_a_change_through_its_old_name": (np.array([0.3, -0.8, 1.2]),),
+    "lists_of_dicts_joined": (np.array([0.3, -0.8, 1.2]),),
     "items_read_out_then_rebound_and_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
     "defaultdicts_built_here": (np.array([0.3, -0.8, 1.2, 0.5]),),
     "setdefault_on_dicts_built_here": (np.array([0.3, -0.8, 1.2]),),
@@ -626,3 +630,78 @@ def test_hessian_of_items_read_past_a_slice():
     columns = [(gradient(x + 1e-6 * e) - gradient(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)]
     np.testing.assert_allclose(tg.hessian(cf.items_read_past_a_slice_at_second_order)(x), np.stack(columns, -1),
                                rtol=1e-5, atol=1e-6)
+
+
+def _dict_another_list_holds(x):
+    caches = [{} for _ in range(2)]
+    c = caches[0]
+    other = [c]
+    c["in"] = x * 2.0
+    return np.sum(other[0]["in"])
+
+
+def _dict_of_a_list_another_name_holds(x):
+    caches = [{} for _ in range(2)]
+    alias = caches
+    for i in range(2):
+        c = caches[i]
+        c["in"] = x * (i + 1.0)
+    return np.sum(alias[1]["in"])
+
+
+def _item_of_the_pass_before_changed(x):
+    caches = [{"a": x}, {"a": x}, {"a": x}]
+    c = {"a": x}
+    for i in range(3):
+        c["a"] = x * (i + 2.0)
+        c = caches[i]
+    return np.sum(caches[0]["a"]) + np.sum(caches[1]["a"] ** 2)
+
+
+def _dict_kept_in_a_list_changed_next_pass(x):
+    rows = []
+    d = {"a": x}
+    for i in range(2):
+        d["a"] = x * (i + 2.0)
+        rows.append(d)
+    return np.sum(rows[0]["a"])
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_dict_another_list_holds, "another list, tuple or dict holds too"),
+    (_dict_of_a_list_another_name_holds, "`alias` is the list or dict `caches` held before"),
+    (_item_of_the_pass_before_changed, "an item of `c` is set in this loop while it holds"),
+    (_dict_kept_in_a_list_changed_next_pass, "an item of `d` is set in this loop while it holds"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_change_through_an_item_tapegen_cannot_put_back_is_refused(fn, says):
+    """A dict changed in place where Python shows the change somewhere tapegen's code would not: another list
+    holding it, another name for its list, the item a name held in the pass before. The last two gave wrong
+    gradients on fb8f5d2 (the list kept the dict as it was)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+        tg.grad(fn)(np.array([0.3, -0.8, 1.2]))
+
+
+def _item_moved_before_the_change(x):
+    caches = [{"a": x}, {"a": x}]
+    for i in range(2):
+        c = caches[i]
+        caches.insert(0, {"a": x * 3.0})
+        c["a"] = x * 2.0
+    return np.sum(caches[0]["a"]) + np.sum(caches[2]["a"] * caches[3]["a"])
+
+
+def _one_dict_repeated(x):
+    caches = [{}] * 2
+    for i in range(2):
+        c = caches[i]
+        c["a"] = x * (i + 1.0)
+    return np.sum(caches[0]["a"])
+
+
+@pytest.mark.parametrize("fn, says", [(_item_moved_before_the_change, "no longer holds it where it was read"),
+                                      (_one_dict_repeated, "holds more than once")],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_a_change_through_an_item_no_longer_where_it_was_read_is_refused_when_it_runs(fn, says):
+    for mode in (lambda: tg.grad(fn)(np.array([0.3, -0.8])), lambda: tg.jvp(fn, (np.ones(2),), (np.ones(2),))):
+        with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+            mode()

@@ -667,7 +667,7 @@ class Calls:
         for shared in ("containers", "lengths", "dict_keys", "free_shapes", "free_values", "nones", "nones_read", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
                        "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders", "taken_out", "live_written", "live_items",
                        "static_set", "maybe_lists", "view_ops", "written_back", "positions_of", "displays",
-                       "displays_changed", "none_vars", "maybe_none", "maybe_absent", "view_made"):
+                       "displays_changed", "none_vars", "maybe_none", "maybe_absent", "view_made", "times_held", "put_back", "version_of"):
             setattr(callee, shared, getattr(self, shared))  # what the caller knows of its values holds inside
         callee.free_sources = self.free_sources
         callee.bindings = callee.scope.record = self.bindings  # (the caller's program checks the callee's names)
@@ -826,9 +826,12 @@ class Calls:
                                    f"hold it in one local name before the call (`{param} = ...`, then pass "
                                    f"`{param}`), or have the helper return the new {kind}")
         self._carry_written(names[0], passed)
+        through = passed in self.item_origin and self.callers_passed(names[0]) is None
+        if through:  # (checked before the name's var, in a loop, holds the new value)
+            self.check_still_item(passed, node)
         self.store(names[0], value, node)
-        if passed in self.item_origin and self.callers_passed(names[0]) is None:  # `layer = layers[i]` passed:
-            self.write_through_item(passed, value, node)  # the list holding it changes too, as in Python
+        if through:  # `layer = layers[i]` passed: the list holding it changes too, as in Python
+            self.write_through_item(passed, value, node, checked=True)
         callers = passed if passed in self.params or passed in self.displays else \
             self.callers_passed(names[0])  # (in a loop: what it carries; a display of names: the caller's)
         if callers is not None and self.call_stack:  # a parameter here too: its caller's list or dict

@@ -341,6 +341,13 @@ class _Construct:
             elif not is_loop and any(var in end for end in ends_fresh):  # its own on every path setting it (the
                 lowerer.fresh.add(var)  # else branch starts from the entry's, where an `if` first sets it)
         for var, how in self.early_writes.items():  # changed in place before the pass rebinds it, and kept
+            if is_loop and how == "item" and (lowerer.held_in.get(var) == "a list or dict" or var in lowerer.item_origin):
+                raise lowerer.unsupported(self.node, f"an item of `{var.name}` is set in this loop while it holds the "
+                                                     f"list or dict of the pass before, which a list or dict holds "
+                                                     f"too (kept there, or read out of it): Python changes it there "
+                                                     f"as well, which tapegen does not follow",
+                                          f"make a new one each pass before setting its items (`{var.name} = "
+                                          f"dict({var.name})`), or set the item through the list or dict holding it")
             if is_loop and how == "[]=" and lowerer.held_in.get(var) == "a list or dict":
                 raise lowerer.unsupported(self.node, f"`{var}` is written into in this loop and kept in "
                                                      f"{lowerer.held_in[var]}: each pass would change the same array",
@@ -535,6 +542,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.var_block: dict = {}  # var -> the block it was first assigned in
         self.attribute_reads: dict = {}  # (object, name) -> vars read from an attribute this function did not set
         self.held_in: dict = {}  # var -> what else holds it ("a list or dict", "an attribute")
+        self.version_of: dict = {}  # var -> the list or dict it is a version of (an item replaced, or rebound)
+        self.times_held: dict = {}  # var -> how many lists, dicts and attributes were made holding it
+        self.put_back: dict = {}  # var -> how many of those put it back where it was read out of (replace_item)
         self.view_writes: list = []  # (view var written into, the array it shows, node): checked in program()
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
@@ -727,13 +737,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         carried = self.carried.get(self.construct_number, ())
         forced = {base for base, how in carried if how == "=" and base in self.env}  # (a dict found to be one
         item_writes = set(getattr(names, "item_writes", ())) - forced               # in the body: carried)
-        names = set(names) | forced
+        items_written = {base for base, how in carried if how == "[]" and base in self.env}  # (`c = caches[i]`,
+        item_writes |= items_written  # then `c["h"] = h`: caches' items are changed through another name)
+        names = set(names) | forced | items_written
         known = frozenset({base for base, how in carried if how in ("known", "dispatch")}  # set to one here, or holding one now
                           | {name for name in names if isinstance(self.env.get(name), _KNOWN_KINDS)})
         names -= known
         unbound = {name for name in names if "." not in name and self.env.get(name) is None}
         for base, attr in sorted(carried):
-            if attr and attr not in ("=", "+=", "known", "dispatch") and not attr.startswith("~"):
+            if attr and attr not in ("=", "+=", "[]", "known", "dispatch") and not attr.startswith("~"):
                 self._share_attribute_of(Var(base), attr, base, node)
         for name in sorted(names):
             if "." in name and name.split(".")[0] in unbound:  # `for l in layers: l.w = ...`: an object the
@@ -2065,6 +2077,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if key in held or (prim.name == "setattr" and key == "_2"):
                 for v in _vars(atom):  # an array kept in a container or attribute: changing it changes that
                     self.held_in.setdefault(v, "an attribute" if prim.name == "setattr" else "a list or dict")
+                    self.times_held[v] = self.times_held.get(v, 0) + 1
         for out in outs:
             if kind is None:
                 self.containers.pop(out, None)
@@ -2164,6 +2177,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         elif prim.name == "with_item" and isinstance(values["key"], Const) and _hashable(values["key"].value):
             for out in outs:
                 self.item_parent[out] = (values["a"], values["key"].value)
+        if prim.name in ("with_item", "assign") and isinstance(values.get("a", values.get("x")), Var) \
+                and self.container_kind(values.get("a", values.get("x"))) in ("list", "dict"):
+            for out in outs:  # (the list or dict it is a new version of: `ps` with an item replaced)
+                self.version_of[out] = values.get("a", values.get("x"))
         elif prim.name == "assign" and values["x"] in self.item_origin:
             for out in outs:
                 self.item_origin[out] = self.item_origin[values["x"]]

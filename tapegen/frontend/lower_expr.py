@@ -3022,6 +3022,7 @@ class Expressions:
         `value`: each is rebound to a copy with it replaced. Names for the item as it was go stale."""
         for holder, current in holders:
             updated = self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
+            self.put_back[value] = self.put_back.get(value, 0) + 1
             if isinstance(holder, str):
                 self.check_holder_carried(holder, current, node, text)
                 self.store(holder, updated, node)
@@ -3032,10 +3033,29 @@ class Expressions:
             self.item_origin[value] = (self.shared.get(holder, updated) if isinstance(holder, str) else updated,
                                        key.value if isinstance(key, Const) else key)
         containers = {current for _, current in holders}
+        versions = None
         for var, (container, other_key) in list(self.item_origin.items()):
-            same = other_key == (key.value if isinstance(key, Const) else key) or container in containers
+            same = container in containers
+            if not same and other_key == (key.value if isinstance(key, Const) else key):  # (an item of another
+                if versions is None:  # list at the same index: not the one changed)
+                    versions = set().union(*(self.versions(current) for current in containers))
+                same = container in versions
             if same and var is not value:  # the item as it was: not to be read again
                 self.stale.setdefault(var, (text, node, "item"))
+
+    def versions(self, var) -> set:
+        """`var` and the lists or dicts it was made from, or made into, by replacing an item or rebinding
+        (`version_of`): one list or dict as Python sees it."""
+        made_into = {}
+        for v, made_from in self.version_of.items():
+            made_into.setdefault(made_from, []).append(v)
+        found, todo = set(), [var]
+        while todo:
+            v = todo.pop()
+            if v not in found:
+                found.add(v)
+                todo += ([self.version_of[v]] if v in self.version_of else []) + made_into.get(v, [])
+        return found
 
     def check_holder_carried(self, holder, current, node, text):
         """Refuses changing an item of the list or dict `holder` names inside a loop or branch that does not carry
@@ -3053,9 +3073,11 @@ class Expressions:
         """[(name or (object, attribute), its value now)] for each name and attribute whose value is
         `container`, or a dict made from it with items other than `key` replaced."""
         def comes_from(value):
-            while value is not None:
+            seen = set()
+            while value is not None and value not in seen:  # (a loop's var may be its own item's parent)
                 if value == container:
                     return True
+                seen.add(value)
                 parent = self.item_parent.get(value)
                 if parent is None or parent[1] == key:
                     return False

@@ -25,9 +25,10 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
 from ..rules.language import (assign, changed_with, check_zip, flat_coordinates, in_place_result, integer_index,
                                item_alone, item_not_shared, iterated, joined_index, make_list, mutable_items,
-                               no_candidate, number_item, same_object, set_in_item, view_positions, with_item)
+                               no_candidate, number_item, same_object, set_in_item, still_item, view_positions,
+                               with_item)
 from ..rules.standing_for import flat_get, flat_set
-from .inline import Choice, KnownItems, LocalFunction, StaticValue, user_function, users_class
+from .inline import Choice, KnownItems, LocalFunction, Recarry, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
 from .normalize import Caught, Matches
 from .resolve import MISSING
@@ -801,14 +802,23 @@ class ControlFlow:
         if held is None:
             self.check_unshared(name, container, target, items_in_place=op is not None)
         key = self.container_key(container, target.slice)
+        self.wrote_in_place(container, "item")  # (in a loop, before the pass rebinds it: checked at its end)
         value = self._augmented_item(container, key, target, value_node, op, [(name, container)])
+        for var, (origin, at) in list(self.item_origin.items()) if op is None else ():  # `c = caches[i]`, then
+            if origin is container and (at is key if isinstance(key, Var) else isinstance(key, Const) and not
+                                        isinstance(at, Var) and _hashable(at) and at == key.value):
+                del self.item_origin[var]  # `caches[i] = {}`: `c` holds an object no longer in it (a change
+                #                            through `c` is not made there)
+        through = held is None and container in self.item_origin and self.callers_passed(name) is None
+        if through:  # (checked before `name`'s var, in a loop, holds the changed copy)
+            self.check_still_item(container, target)
         if isinstance(key, Const) and isinstance(key.value, slice) and self.container_kind(container) == "list":
             changed = self.spliced(container, key.value, value, target, self.shared.get(name, name))
         else:
             changed = self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                 self.shared.get(name, name))
-        if held is None and container in self.item_origin and self.callers_passed(name) is None:
-            self.write_through_item(container, changed, target)  # `p = ps[i]; p["rm"] = m`: Python changed the
+        if through:
+            self.write_through_item(container, changed, target, checked=True)  # `p = ps[i]; p["rm"] = m`: Python changed the
             #                  dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
         self.store(name, changed, target)
         if held is not None:
@@ -850,22 +860,44 @@ class ControlFlow:
         if self.may_carry(value):
             self.live_written.setdefault(held, (ast.unparse(node), node))
 
-    def write_through_item(self, item, changed, node):
+    def check_still_item(self, item, node):
+        """Checked when the code runs: `item` is still the item of the list or dict it was read out of, where a
+        change through it is put back (`write_through_item`)."""
+        container, key = self.item_origin[item]
+        self.emit_multi(rules.lookup(still_item), [container, key if isinstance(key, Var) else Const(key), item,
+                                                   Const(ast.unparse(node))], {}, node, 0, [])
+
+    def write_through_item(self, item, changed, node, checked=False):
         """`item`, read out of a list or dict (`p = ps[i]`, or passed as `ps[i]` to a helper), is now `changed`
         (an item set on it, in place in Python): the list or dict holding it is rebound to hold `changed`,
-        checked when the code runs that nothing else holds `item` (as `d[k].append(v)` is). Refused where
-        tapegen cannot tell which list or dict that is."""
+        checked when the code runs that `item` is still there (`checked`: already) and nothing else holds it
+        (as `d[k].append(v)` is). Refused where tapegen cannot tell which list or dict that is."""
+        if not checked:
+            self.check_still_item(item, node)
         container, key = self.item_origin[item]
         text = ast.unparse(node)
-        holders = [] if self.open_constructs else self._holders(container, key)  # (not in a loop or branch yet)
+        holders = self._holders(container, key)
         if not holders:
             raise self.unsupported(node, f"`{text}` changes in place a list or dict read out of another one, which "
-                                         f"Python shows there too; tapegen follows that only outside loops and "
-                                         f"branches, into a list or dict a name or attribute holds",
+                                         f"Python shows there too; tapegen follows that only into a list or dict "
+                                         f"a name or attribute holds",
                                    "set the item through the list or dict holding it (`ps[i][\"k\"] = v`), or "
                                    "work on a copy (`p = dict(ps[i])`)")
+        if self.times_held.get(item) and not self.held_where_read(item):  # (`other = [p]`: would not show it)
+            raise self.unsupported(node, f"`{text}` changes in place a list or dict that another list, tuple or "
+                                         f"dict holds too, besides the one it was read out of: tapegen does not "
+                                         f"follow the change there", "work on a copy (`p = dict(ps[i])`), and put "
+                                                                     "it back where it is read")
+        for holder, current in holders:  # in a loop or branch: each around carries the name whose items it
+            if isinstance(holder, str) and holder not in self.shared:  # changes (`c = caches[i]; c["h"] = h`)
+                block = self.var_block.get(current, self.blocks[0] if not self.outer_blocks else self.outer_blocks[0])
+                missing = {c: {(holder, "[]")} for c in self.crossed_constructs(block)
+                           if (holder, "[]") not in self.carried.get(c, ())}
+                if missing:
+                    raise Recarry(missing)
         key = key if isinstance(key, Var) else Const(key)
-        self.check_item_alone(container, key, item, node, text)
+        held = self.emit(rules.lookup(operator.getitem), [container, key], {}, node, None)  # (`item`'s var, in a
+        self.check_item_alone(container, key, held, node, text)  # loop, may hold the changed copy by now)
         self.replace_item(holders, key, changed, node, text)
 
     def _assign_attribute_item(self, target, value_node, op):
@@ -1040,12 +1072,23 @@ class ControlFlow:
         others = [other for other, atom in self.env.items() if other != name and atom is container]
         if not others and self.changes_callers(name, container, node, items_in_place):
             return
-        if container in self.params or others or container in self.holders:
+        if container in self.params or others or container in self.holders and not self.held_where_read(container):
             where = f"`{others[0]}`" if others else "an argument" if container in self.params \
                 else "another list, tuple or dict"
             raise self.unsupported(node, f"changing `{name}` in place would also change {where}, "
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
+
+    def held_where_read(self, container) -> bool:
+        """Whether the list or dict `container` is held only by the list or dict it was read out of (`c =
+        caches[i]`, then `c["in"] = h` put the changed dict back there), which a change through it rebinds
+        (`write_through_item`)."""
+        origin = self.item_origin.get(container)
+        if origin is None:
+            return False
+        if len(self._holders(*origin)) != 1:  # (`alias = caches`: each name would get its own copy)
+            return False
+        return self.times_held.get(container, 0) <= self.put_back.get(container, 0)
 
     def changes_callers(self, name, container, node, items_in_place=False) -> bool:
         """Whether `container`, changed in place through `name` (`xs.append(v)`, `d[k] = v`), is the list or dict

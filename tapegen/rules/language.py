@@ -447,6 +447,24 @@ table.nondiff(item_alone, "container, key, item, others, statement, other_names"
               inert=("container", "key", "item", "others", "statement", "other_names"))
 
 
+def still_item(container, key, item, statement):
+    """Checks `statement` (`p["rm"] = m`, `p` read out of `container` as its item `key`), whose change tapegen's
+    code puts back at `key`: `item` must still be there (not replaced, nor moved by an insert or a pop)."""
+    try:
+        there = container[key]
+    except (IndexError, KeyError, TypeError):
+        there = None
+    if there is not item:
+        raise UnsupportedSyntaxError(f"`{statement}` changes a list or dict read out of another one, which no "
+                                     f"longer holds it where it was read (an item replaced, inserted or removed "
+                                     f"since): tapegen does not follow where Python's change shows",
+                                     hint="read it out of the list or dict again before changing it")
+
+
+table.nondiff(still_item, "container, key, item, statement", spelling="still_item",
+              inert=("container", "key", "item", "statement"))
+
+
 def set_in_item(item, index, value):
     """`rows[i][j] = v`, `params["l1"]["W"] = v`: a copy of `item` (an array, list or dict a container
     holds) with `[index]` set to `value`; the holder is then rebound to hold the copy."""

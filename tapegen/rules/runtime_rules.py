@@ -95,11 +95,18 @@ def zero_cotangent(x):
 
 
 def add_tangents(*parts):
-    """Add tangent contributions; tuples and lists (several outputs) item by item; None is zero."""
+    """Add tangent contributions; tuples and lists (several outputs) item by item, dicts (a list of dicts
+    joined) key by key; None is zero."""
     total = parts[0]
     for part in parts[1:]:
         if isinstance(total, (tuple, list)) and isinstance(part, (tuple, list)):
             total = type(total)(add_tangents(a, b) for a, b in zip(total, part))
+        elif isinstance(total, dict) and isinstance(part, dict):
+            added = {key: add_tangents(total.get(key), part.get(key)) for key in {**total, **part}}
+            try:  # (scipy's OdeResult, a dict whose items are attributes too)
+                total = added if type(total) is dict else type(total)(added)
+            except TypeError:  # (a defaultdict's first argument is its factory)
+                total = added
         else:
             total = add_cotangents(total, part)
     return total

@@ -700,3 +700,61 @@ def items_read_out_then_rebound_and_changed_in_place(x):
         h *= x
         rows.append(h)
     return np.sum(hs[2] ** 2) + np.sum(rows[3] * rows[1]) + np.sum(rows[0])
+
+
+def _batchnorm_forward(x, gamma, beta, bn_param):
+    """cs231n's batchnorm_forward (train mode): it keeps running averages in the dict it is given."""
+    eps = bn_param.get("eps", 1e-5)
+    momentum = bn_param.get("momentum", 0.9)
+    N, D = x.shape
+    running_mean = bn_param.get("running_mean", np.zeros(D, dtype=x.dtype))
+    running_var = bn_param.get("running_var", np.zeros(D, dtype=x.dtype))
+    mu = x.mean(axis=0)
+    var = x.var(axis=0)
+    out = gamma * (x - mu) / np.sqrt(var + eps) + beta
+    bn_param["running_mean"] = momentum * running_mean + (1 - momentum) * mu
+    bn_param["running_var"] = momentum * running_var + (1 - momentum) * var
+    return out
+
+
+def dicts_of_a_list_changed_in_a_loop_through_the_item(W, X):
+    """cs231n's FullyConnectedNet with batchnorm: `for bn_param in self.bn_params: bn_param["mode"] = mode`,
+    then layer i calls `batchnorm_forward(..., self.bn_params[i])`, which sets items of that dict; and a cache
+    per layer set through `c = caches[i]`. Python changes the dicts the list holds (refused in a loop on
+    fb8f5d2)."""
+    bn_params = [{"mode": "test"} for _ in range(2)]
+    for bn_param in bn_params:
+        bn_param["mode"] = "train"
+    caches = [{} for _ in range(2)]
+    h = X
+    for i in range(2):
+        c = caches[i]
+        c["in"] = h
+        h = np.tanh(_batchnorm_forward(h @ W, 1.5, 0.1, bn_params[i]))
+        c["out"] = h
+    return np.sum(h ** 2) + np.sum(bn_params[1]["running_var"] * bn_params[0]["running_mean"]) \
+        + np.sum(caches[0]["out"] * caches[1]["in"]) * (bn_params[0]["mode"] == "train")
+
+
+def an_item_replaced_before_a_change_through_its_old_name(x):
+    """`c = caches[i]`, then `caches[i] = {...}` (or another item replaced): a change through `c` changes the
+    old dict only, or the item it still is."""
+    caches = [{"a": x}, {"a": x}]
+    for i in range(2):
+        c = caches[i]
+        caches[i] = {"a": x * 3.0}
+        c["a"] = x * 2.0
+    other = [{"a": x}, {"a": x}]
+    for i in range(2):
+        c = other[i]
+        other[1 - i] = {"a": x * 3.0}
+        c["a"] = x * 2.0
+    return np.sum(caches[0]["a"] * c["a"]) + np.sum(other[0]["a"]) + np.sum(other[1]["a"] ** 2)
+
+
+def lists_of_dicts_joined(x):
+    """`caches.insert(0, {...})` is the list joined with a list of a dict: forward mode added the dict tangents
+    with `+` (TypeError on fb8f5d2)."""
+    caches = [{"a": x}, {"a": x * 2.0}]
+    caches.insert(1, {"a": np.sin(x)})
+    return np.sum(caches[0]["a"] * caches[1]["a"]) + np.sum(caches[2]["a"])
