@@ -18,6 +18,8 @@ RNG = np.random.default_rng(3)
 VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
 
 POINTS = {
+    "dict_of_a_list_set_then_passed_to_a_helper_that_sets_more": (RNG.standard_normal((3, 3)) * 0.5,
+                                                                  RNG.standard_normal((4, 3))),
     "dicts_of_a_list_changed_in_a_loop_through_the_item": (RNG.standard_normal((3, 3)) * 0.5,
                                                            RNG.standard_normal((4, 3))),
     "an_item_replaced_before_a_change_through_its_old_name": (np.array([0.3, -0.8, 1.2]),),

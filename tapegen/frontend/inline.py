@@ -812,8 +812,8 @@ class Calls:
         if not names and passed in self.displays and isinstance(value, (Var, Pack)) and passed not in self.held_in \
                 and passed not in self.holders:
             return self._write_back_display(passed, value, node)  # `sgd([w, b], ...)`: w and b changed
-        held = passed in self.held_in or passed in self.holders or passed in self.free.values() or \
-            any(held[0] is passed for held in self.attributes.values())
+        held = (passed in self.held_in or passed in self.holders) and not (len(names) == 1 and self.held_where_read(
+            passed)) or passed in self.free.values() or any(held[0] is passed for held in self.attributes.values())
         if not names and not held and passed in self.fresh and isinstance(passed, Var):
             return  # made for the call alone (`rmsprop(w, dw, {"learning_rate": 0.05})`): nothing else shows it
         elsewhere = len(names) != 1 or held

@@ -1086,7 +1086,10 @@ class ControlFlow:
         origin = self.item_origin.get(container)
         if origin is None:
             return False
-        if len(self._holders(*origin)) != 1:  # (`alias = caches`: each name would get its own copy)
+        lowerer, names = self, []
+        while lowerer is not None and not names:  # (in a helper: its caller's names, when it returns)
+            names, lowerer = lowerer._holders(*origin), getattr(lowerer, "caller", None)
+        if len(names) != 1:  # (`alias = caches`: each name would get its own copy)
             return False
         return self.times_held.get(container, 0) <= self.put_back.get(container, 0)
 
@@ -1097,7 +1100,7 @@ class ControlFlow:
         written back to the caller's name when the helper returns (`_write_back_items`, which refuses where
         the caller holds it elsewhere too)."""
         passed = self.callers_passed(name)
-        if passed is None or container in self.holders or any(
+        if passed is None or container in self.holders and not self.held_where_read(container) or any(
                 atom is passed for other, atom in self.env.items() if other != name):
             return False
         if not (container is passed and self.shared.get(name) is passed):  # (a loop carrying the caller's var

@@ -758,3 +758,19 @@ def lists_of_dicts_joined(x):
     caches = [{"a": x}, {"a": x * 2.0}]
     caches.insert(1, {"a": np.sin(x)})
     return np.sum(caches[0]["a"] * caches[1]["a"]) + np.sum(caches[2]["a"])
+
+
+def dict_of_a_list_set_then_passed_to_a_helper_that_sets_more(W, X):
+    """`bp = bn_params[i]; bp["momentum"] = 0.5`, then `batchnorm_forward(..., bp)` setting more of its items:
+    the list's dict, changed in the caller and then in the helper (refused as an argument's on fb8f5d2)."""
+    bn_params = [{"mode": "train", "eps": 1e-5} for _ in range(2)]
+    h = X
+    for i in range(2):
+        bp = bn_params[i]
+        bp["momentum"] = 0.5
+        h = np.tanh(_batchnorm_forward(h @ W, 1.0, 0.0, bp))
+    first = bn_params[0]
+    first["scale"] = 2.0
+    out = _batchnorm_forward(X @ W, 1.0, 0.0, first)
+    return np.sum(h ** 2) + np.sum(bn_params[1]["running_var"]) + np.sum(out * bn_params[0]["running_mean"]) \
+        * bn_params[0]["scale"]
