@@ -485,6 +485,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.view_ops: dict = {}  # view var -> (the name of the primitive that made it, its `index` or None)
         self.view_made: dict = {}  # view var -> (that primitive, its inputs, its number of outputs): made again
+        self.view_block: dict = {}  # view var -> the block it was made in: a view made in a branch or loop that has
+        #                             ended may be another (the other branch's), not made again after a write
         #                            after a write into its array (`refresh_views`)
         self.refreshing: set = set()  # views made again after the write being lowered (not refused for it)
         self.unset_names: dict = {}  # a name's var in a construct before the construct sets it: the construct
@@ -1926,11 +1928,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.fresh.update(outs)
         elif (prim.name in VIEW_OPS or prim.name == "einsum" or prim.name == "astype" and any(  # a.astype(float,
                 key == "copy" and isinstance(atom, Const) and atom.value is False for key, atom in inputs)) \
-                and isinstance(source, Var):  # copy=False): maybe `a`
+                and isinstance(source, Var) and not (prim.name == "getitem" and _advanced_index(  # copy=False): maybe
+                    dict(inputs).get("index"))):  # `a`; `a[[0, 2]]`, `a[a > 0]`: a copy
             for out in outs:
                 self.views[out] = source
                 self.view_ops[out] = (prim.name, dict(inputs).get("index"))
                 self.view_made[out] = (prim, inputs, len(outs))
+                self.view_block[out] = self.current
                 self.fresh.discard(out)
         elif prim.name in ("assign", "iterated"):  # (what `for row in a` walks is `a` itself)
             source = inputs[0][1]
@@ -2442,3 +2446,12 @@ def _inside_nested_def(target, root) -> bool:
 
 _OPSYM = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@",
           ast.FloorDiv: "//", ast.Mod: "%"}
+
+
+def _advanced_index(index) -> bool:
+    """Whether an index known when transforming is NumPy's advanced indexing (a list, an array, a bool), whose
+    result is a copy of the array, not a view of it."""
+    if not isinstance(index, Const):
+        return False
+    parts = index.value if isinstance(index.value, tuple) else (index.value,)
+    return any(isinstance(part, (list, np.ndarray, bool, np.bool_)) for part in parts)
