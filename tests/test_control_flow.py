@@ -313,7 +313,8 @@ def test_other_views_of_an_array_written_show_the_write(f):
     check_modes(f, np.array([-0.5, 0.7, -1.3, 0.4]))
 
 
-@pytest.mark.parametrize("f", [F.copies_taken_like_views_then_the_array_written], ids=lambda v: v.__name__)
+@pytest.mark.parametrize("f", [F.copies_taken_like_views_then_the_array_written,
+                               F.copies_of_rows_made_by_arithmetic_then_the_array_written], ids=lambda v: v.__name__)
 def test_copies_do_not_show_a_later_write_into_the_array(f):
     """A fancy index, a mask, an index array, a reshape that copies, or arithmetic on a row gives a new array: a
     later write into the array does not change it, in the value, the gradient or forward mode's tangent."""

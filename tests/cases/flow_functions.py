@@ -980,3 +980,18 @@ def view_made_in_either_branch_then_its_array_written(x):
         W = B[2:]
     B[0] = np.sin(x[3])
     return np.sum(W * x[:2]) + np.sum(B)
+
+
+def copies_of_rows_made_by_arithmetic_then_the_array_written(x):
+    """`old = X[1] * 1.0` (or `+ 0.0`, `+X[1]`, `np.ravel(X[1:2]) * 1.0`) is a new array: the write into X after
+    does not change it. Forward mode's tangent of it was the row's own tangent, a view of X's, which the write's
+    tangent changed (a wrong jvp, no error, on fb8f5d2; the gradient was right)."""
+    X = np.outer(x, x)
+    old = X[1] * 1.0
+    shifted = X[2] + 0.0
+    plus = +X[3]
+    flat = np.ravel(X[0:1]) * 1.0
+    X[1] = np.sin(x)
+    X[2:] = X[2:] * x
+    X[0] = 3.0 * x
+    return np.sum(old * X[1] * x) + np.sum(shifted * X[2]) + np.sum(plus * X[3]) + np.sum(flat * X[0])
