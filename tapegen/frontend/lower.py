@@ -485,8 +485,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.view_ops: dict = {}  # view var -> (the name of the primitive that made it, its `index` or None)
         self.view_made: dict = {}  # view var -> (that primitive, its inputs, its number of outputs): made again
-        self.view_block: dict = {}  # view var -> the block it was made in: a view made in a branch or loop that has
-        #                             ended may be another (the other branch's), not made again after a write
+        self.view_block: dict = {}  # view var -> the block it was made in, and var -> how it was made (None where
+        self.made_as: dict = {}  # two ways): a view made in a branch or loop that has ended may be another (the other
+        #                          branch's), not made again after a write unless made one way only
         #                            after a write into its array (`refresh_views`)
         self.refreshing: set = set()  # views made again after the write being lowered (not refused for it)
         self.unset_names: dict = {}  # a name's var in a construct before the construct sets it: the construct
@@ -1916,6 +1917,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _track_memory(self, prim, inputs, outs):
         source = inputs[0][1] if inputs else None
+        made = self.made_as.get(source) if prim.name == "assign" and isinstance(source, Var) else (prim.name,
+                                                                                                 repr(inputs))
+        for out in outs:
+            self.made_as[out] = made if self.made_as.get(out, made) == made else None
         if prim.name == "view_positions" and outs:  # (gradient code putting back a write through a view)
             self.positions_of[outs[0]] = inputs[1][1]
         if isinstance(source, Pack) and len(source.items) == 1:  # np.atleast_1d(a): of one array, a view of it

@@ -1377,7 +1377,8 @@ class ControlFlow:
                 continue
             link = atom
             while link is not base and link is not written and self.view_made.get(link, (None, None, 0))[2] == 1 \
-                    and self.is_open(self.view_block.get(link)):  # (made in a branch that has ended: maybe not this)
+                    and (self.is_open(self.view_block.get(link)) or self.made_as.get(link) is not None):  # (made in
+                #                              a branch that has ended, another way in the other: maybe not this one)
                 link = self.views[link]
             if link is base or link is written:
                 found.append((name, atom))
@@ -1415,7 +1416,8 @@ class ControlFlow:
 
     def may_be_a_copy(self, view, base, written):
         """`base` or `written` (the one `view` is made from) where a step from it to `view` may have made a copy
-        when the code ran: an index holding a value known only then (an index array, a mask, or an int), a reshape
+        when the code ran: an index holding a value known only then (an index array, a mask, or an int), integers
+        only (`B[2]` of a vector is a number, not a view), a reshape
         or ravel (of an array not contiguous), np.diag (of a vector), np.asarray or astype with a dtype; else
         None."""
         link, copies = view, False
@@ -1423,7 +1425,7 @@ class ControlFlow:
             prim, inputs, _ = self.view_made.get(link, (None, (), 0))
             index = dict(inputs).get("index")
             copies = copies or prim is None or prim.name in ("reshape", "ravel", "diag", "asarray", "astype") \
-                or prim.name == "getitem" and not isinstance(index, Const)
+                or prim.name == "getitem" and (not isinstance(index, Const) or _integers(index.value))
             link = self.views[link]
         return link if copies else None
 
@@ -1450,6 +1452,8 @@ class ControlFlow:
                     read, bound = set(), {}  # name is bound anew there (surely: not in a branch or loop the write
                     for later, where in part:  # is not in); for a write put back (`healed`), also a var first
                         reads = set(later.reads) & (shown - rebound)  # bound after the write (`before`: those
+                        if isinstance(later, Eqn) and later.op.name == "view_again":  # (a view made before it read
+                            reads -= {later.input("before")}  # only where it turned out a copy: refresh_views)
                         if healed:  # bound up to it), and one bound earlier in a block around the read
                             reads = {v for v in reads if not any(block <= set(where) for block in bound.get(v, ()))}
                         read |= reads
@@ -1732,3 +1736,9 @@ def _walk_run(node, skipped):
 
 
 _SHAPE_READERS = (np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim, np.size, len)
+
+
+def _integers(index) -> bool:
+    """An index of integers only (`2`, `(1, 3)`): of an array with that many axes, an item (a copy), not a view."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(part, (int, np.integer)) and not isinstance(part, bool) for part in parts)

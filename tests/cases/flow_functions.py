@@ -953,13 +953,14 @@ def view_of_a_name_that_may_hold_the_array_after_a_branch(x):
 
 
 def copies_taken_like_views_then_the_array_written(x):
-    """`B[[0, 1]]`, `B[B > 0]`, `B[idx]` (an index array), `A.T.reshape(-1)` and `np.asarray(B, dtype=complex)`
-    are copies in NumPy: a write into the array after does not show in them. They were made again from the
-    array after the write, as its views are (a wrong value and gradient, no error, on fb8f5d2)."""
+    """`B[[0, 1]]`, `B[B > 0]`, `B[idx]` (an index array), `B[2]`, `A.T.reshape(-1)` and `np.asarray(B,
+    dtype=complex)` are copies in NumPy: a write into the array after does not show in them. They were made
+    again from the array after the write, as its views are (a wrong value and gradient, no error, on
+    fb8f5d2)."""
     B = x * 2.0
     A = np.outer(x, x[::-1])
     idx = np.array([1, 2])
-    picked, masked, indexed = B[[0, 1]], B[B > 0], B[idx]
+    picked, masked, indexed, item = B[[0, 1]], B[B > 0], B[idx], B[2]  # (B[2] of a vector: a number)
     first = np.outer(x, x)[[1]][0]
     flat = A.T.reshape(-1)
     wide = np.asarray(B, dtype=complex)
@@ -967,7 +968,7 @@ def copies_taken_like_views_then_the_array_written(x):
     B[1:3] *= x[:2]
     A[0, 1] = np.cos(x[2])
     return np.sum(picked * x[:2]) + np.sum(masked ** 2) + np.sum(indexed * x[2:]) + np.sum(first * x) \
-        + np.sum(flat * np.arange(16.0)) + np.sum(np.real(wide) * x) + np.sum(B) + np.sum(A)
+        + np.sum(flat * np.arange(16.0)) + np.sum(np.real(wide) * x) + np.sum(B) + np.sum(A) + item * x[1]
 
 
 def view_made_in_either_branch_then_its_array_written(x):
