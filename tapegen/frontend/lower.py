@@ -36,7 +36,7 @@ from ..rules.table import Primitive
 from .defaults import rewrite_defaultdicts
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
-from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
+from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _holds, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING, library_object
 from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
@@ -1403,6 +1403,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(stmt.target, ast.Attribute):  # self.steps += 1 is self.steps = self.steps + 1
             load = ast.copy_location(ast.Attribute(stmt.target.value, stmt.target.attr, ast.Load()), stmt.target)
             value = ast.copy_location(ast.BinOp(load, stmt.op, stmt.value), stmt)
+            current = self.expr(load)
+            if isinstance(current, Var) and self.held_elsewhere(current):  # `layer = Layer(w)`, `layer.W -= d`:
+                self.emit_multi(rules.lookup(number_item), [  # NumPy changes the array `w` holds too (a number is
+                    current, Const(ast.unparse(stmt)), Const(ast.unparse(stmt.target))], {}, stmt, 0, [])  # rebound)
             return self.assign_attribute(stmt.target, value)
         if not isinstance(stmt.target, ast.Name):
             raise self.unsupported(stmt.target, "this augmented assignment target is not supported",
@@ -1476,6 +1480,17 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for other, same in maybe.items():  # then it holds the new value too, as NumPy changed that array
             self.store(other, self.emit(rules.lookup(changed_with), [same, result, self.env[other]], {}, stmt,
                                         self.shared.get(other, other)), stmt)
+
+    def held_elsewhere(self, var) -> bool:
+        """Whether a name (of this function or its callers), a list or dict, or a second attribute holds `var`,
+        the value of an attribute changed by `+=`."""
+        frame = self
+        while frame is not None:
+            if any(atom is var or isinstance(atom, KnownItems) and _holds(atom, var) for atom in frame.env.values()):
+                return True
+            frame = frame.caller
+        return sum(value is var or isinstance(value, KnownItems) and _holds(value, var)
+                   for value, _ in self.attributes.values()) > 1
 
     def other_names_only(self, name, current):
         """The other names holding array `current` (`b = a`, then `a += d`), where only names hold it (no list,

@@ -81,6 +81,10 @@ def view_positions(base, view):
     (index arrays shaped like `view`, an index taking all of `view`), so `base[where] = view[pick]` puts back what
     NumPy's write through the view changed (in memory a no-op; for the derivatives, `base`'s new value). Where
     `view` turned out a copy (`a[[0, 2]]`, a reshape that copied), both take nothing, as NumPy wrote nothing."""
+    if isinstance(base, (list, tuple, dict)) and isinstance(view, np.ndarray):  # `for v in d.values(): v *= 2`
+        raise UnsupportedSyntaxError(
+            "an array taken out of a list or dict as a loop walks it is changed in place, which tapegen cannot "
+            "follow into the list or dict", hint="write the item itself: `for k in d: d[k] = d[k] * 2`")
     if not (isinstance(base, np.ndarray) and isinstance(view, np.ndarray)) or base.size == 0 or view.size == 0 \
             or not np.may_share_memory(base, view):
         return _nothing(base, view)
