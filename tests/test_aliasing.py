@@ -145,6 +145,16 @@ def attribute_changed_in_place_another_name_holds(x):
     return np.sum(w * x)
 
 
+def attribute_changed_in_place_in_a_loop_another_name_holds(x):
+    """The same through a loop, which carries the attribute: the array `w` holds when the code runs (a wrong value
+    and gradient, no error, on fb8f5d2)."""
+    w = x * 1.0
+    layer = _Weights(w)
+    for _ in range(2):
+        _nudge(layer, np.sin(layer.w))
+    return np.sum(w * x)
+
+
 def attribute_changed_in_place_another_attribute_holds(x):
     a = x * 1.0
     one, two = _Weights(a), _Weights(a)
@@ -154,6 +164,7 @@ def attribute_changed_in_place_another_attribute_holds(x):
 
 @pytest.mark.parametrize("f", [halves_swapped_through_views, rows_swapped_through_views,
                                attribute_changed_in_place_another_name_holds,
+                               attribute_changed_in_place_in_a_loop_another_name_holds,
                                attribute_changed_in_place_another_attribute_holds,
                                halves_of_an_attribute_swapped_through_views, halves_of_two_arrays_swapped_through_views,
                                rows_repeated,

@@ -27,7 +27,8 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_unpack, copy_array,
-                               in_place_result, make_dict, make_list, make_tuple, not_shared, number_item, raise_error,
+                               in_place_result, make_dict, make_list, make_tuple, not_held_by, not_shared, number_item,
+                               raise_error,
                                same_noneness_as_transformed, same_object, same_shape_as_transformed,
                                same_value_as_transformed,
                                set_module_name, writable_argument)
@@ -1407,6 +1408,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if isinstance(current, Var) and self.held_elsewhere(current):  # `layer = Layer(w)`, `layer.W -= d`:
                 self.emit_multi(rules.lookup(number_item), [  # NumPy changes the array `w` holds too (a number is
                     current, Const(ast.unparse(stmt)), Const(ast.unparse(stmt.target))], {}, stmt, 0, [])  # rebound)
+            elif isinstance(current, Var):  # (the same in a loop, whose attribute may be `w`'s array when it runs)
+                for other_name, other in self.names_reaching(current):
+                    self.emit_multi(rules.lookup(not_held_by), [current, other, Const(ast.unparse(stmt)), Const(
+                        ast.unparse(stmt.target)), Const(other_name)], {}, stmt, 0, [])
             return self.assign_attribute(stmt.target, value)
         if not isinstance(stmt.target, ast.Name):
             raise self.unsupported(stmt.target, "this augmented assignment target is not supported",
@@ -1491,6 +1496,16 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             frame = frame.caller
         return sum(value is var or isinstance(value, KnownItems) and _holds(value, var)
                    for value, _ in self.attributes.values()) > 1
+
+    def names_reaching(self, var) -> list:
+        """[(name, var)]: the names (of this function or its callers) whose arrays `var` may have been assigned from
+        (`layer.w` carried through a loop from `w`'s array)."""
+        reach, found, frame = self.alias_reach(var), [], self
+        while frame is not None:
+            found += [(name, atom) for name, atom in frame.env.items() if isinstance(atom, Var) and atom is not var
+                      and atom in reach]
+            frame = frame.caller
+        return found
 
     def other_names_only(self, name, current):
         """The other names holding array `current` (`b = a`, then `a += d`), where only names hold it (no list,
