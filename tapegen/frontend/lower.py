@@ -27,8 +27,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_unpack, copy_array,
-                               in_place_result, make_dict, make_list, make_tuple, not_held_by, not_shared, number_item,
-                               raise_error,
+                               in_place_result, make_dict, make_list, make_tuple, not_shared, number_item, raise_error,
                                same_noneness_as_transformed, same_object, same_shape_as_transformed,
                                same_value_as_transformed,
                                set_module_name, writable_argument)
@@ -1408,10 +1407,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if isinstance(current, Var) and self.held_elsewhere(current):  # `layer = Layer(w)`, `layer.W -= d`:
                 self.emit_multi(rules.lookup(number_item), [  # NumPy changes the array `w` holds too (a number is
                     current, Const(ast.unparse(stmt)), Const(ast.unparse(stmt.target))], {}, stmt, 0, [])  # rebound)
-            elif isinstance(current, Var):  # (the same in a loop, whose attribute may be `w`'s array when it runs)
-                for other_name, other in self.names_reaching(current):
-                    self.emit_multi(rules.lookup(not_held_by), [current, other, Const(ast.unparse(stmt)), Const(
-                        ast.unparse(stmt.target)), Const(other_name)], {}, stmt, 0, [])
+            elif isinstance(current, Var) and self.names_reaching(current):  # (the same in a loop, whose attribute
+                reaching = self.names_reaching(current)  # may be `w`'s array when it runs)
+                self.emit_multi(rules.lookup(not_shared), [current, Pack(tuple(var for _, var in reaching), "tuple"),
+                                                           Const(ast.unparse(stmt)), Const(ast.unparse(stmt.target)),
+                                                           Const(tuple(name for name, _ in reaching))], {}, stmt, 0, [])
             return self.assign_attribute(stmt.target, value)
         if not isinstance(stmt.target, ast.Name):
             raise self.unsupported(stmt.target, "this augmented assignment target is not supported",

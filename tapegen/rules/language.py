@@ -279,21 +279,6 @@ def number_item(item, statement, name):
 table.nondiff(number_item, "item, statement, name", spelling="number_item", inert=("item", "statement", "name"))
 
 
-def not_held_by(item, other, statement, name, other_name):
-    """Checks `statement` (`layer.w -= g` in a loop) where `other_name` may hold the very array `name` holds when
-    the code runs (`layer = Layer(w)` before the loop): NumPy's `-=` would change it there too, which tapegen does
-    not follow."""
-    if item is other and isinstance(item, np.ndarray):
-        raise UnsupportedSyntaxError(f"`{statement}` changes the ndarray in `{name}` in place, and `{other_name}` "
-                                     f"holds it too: tapegen does not follow that change there",
-                                     hint=f"store a new value instead: `{name} = {name} - ...`, or keep a copy in "
-                                          f"`{name}` (`{name} = {other_name}.copy()`)")
-
-
-table.nondiff(not_held_by, "item, other, statement, name, other_name", spelling="not_held_by",
-              inert=("item", "other", "statement", "name", "other_name"))
-
-
 def mutable_items(seq, text, target):
     """Checks, before `for p, g in zip(params, grads): p -= lr * g` runs as `params[k] -= lr * grads[k]`, that
     each item of `seq` (`text`) is an array, list or dict, which `p -= ...` changes in place as the item does; a
