@@ -127,7 +127,45 @@ def test_a_write_into_a_view_held_in_a_list_or_made_on_one_path_is_refused(f):
         tg.jvp(f, (X.copy(),), (np.ones(4),))
 
 
+class _Weights:
+    def __init__(self, w):
+        self.w = w
+
+
+def _nudge(layer, g):
+    layer.w -= 0.1 * g  # NumPy changes the array, whichever names hold it
+
+
+def attribute_changed_in_place_another_name_holds(x):
+    """`o.w -= g` on an array the name `w` holds too (a layer made from it): `w` shows the change (it was read
+    unchanged: a wrong value and gradient, no error, on fb8f5d2)."""
+    w = x * 1.0
+    layer = _Weights(w)
+    _nudge(layer, np.sin(x))
+    return np.sum(w * x)
+
+
+def attribute_changed_in_place_in_a_loop_another_name_holds(x):
+    """The same through a loop, which carries the attribute: the array `w` holds when the code runs (a wrong value
+    and gradient, no error, on fb8f5d2)."""
+    w = x * 1.0
+    layer = _Weights(w)
+    for _ in range(2):
+        _nudge(layer, np.sin(layer.w))
+    return np.sum(w * x)
+
+
+def attribute_changed_in_place_another_attribute_holds(x):
+    a = x * 1.0
+    one, two = _Weights(a), _Weights(a)
+    one.w *= 3.0
+    return np.sum(two.w * x)
+
+
 @pytest.mark.parametrize("f", [halves_swapped_through_views, rows_swapped_through_views,
+                               attribute_changed_in_place_another_name_holds,
+                               attribute_changed_in_place_in_a_loop_another_name_holds,
+                               attribute_changed_in_place_another_attribute_holds,
                                halves_of_an_attribute_swapped_through_views, halves_of_two_arrays_swapped_through_views,
                                rows_repeated,
                                arrays_repeated, rows_repeated_appended_to, array_in_a_list_changed_through_it],
@@ -139,6 +177,33 @@ def test_a_change_another_name_would_show_is_refused(f, mode):
             tg.grad(f)(X.copy())
         else:
             tg.jvp(f, (X.copy(),), (np.ones(4),))
+
+
+def values_of_a_dict_changed_in_place_as_a_loop_walks_them(x):
+    W = x * 1.0
+    params = {"W": W}
+    for v in params.values():
+        v *= 2.0
+    return np.sum(W * x)
+
+
+def test_values_of_a_dict_changed_in_place_as_a_loop_walks_them_are_refused():
+    """`for v in d.values(): v *= 2` changes the dict's arrays: refused (an internal TypeError on fb8f5d2)."""
+    for run in (lambda f: tg.grad(f)(X.copy()), lambda f: tg.jvp(f, (X.copy(),), (np.ones(4),))):
+        with pytest.raises(tg.UnsupportedSyntaxError, match="taken out of a list or dict"):
+            run(values_of_a_dict_changed_in_place_as_a_loop_walks_them)
+
+
+def attributes_changed_in_place_held_nowhere_else(x):
+    """`layer.w -= g` on an array only the attribute holds (in a loop, a method), and `o.n += 1.0` on a number a
+    name holds too (Python rebinds the attribute only): followed."""
+    layer = _Weights(x * 1.0)
+    for _ in range(2):
+        _nudge(layer, np.sin(layer.w))
+    n = 1.0
+    counter = _Weights(n)
+    counter.w += 1.0
+    return np.sum(layer.w * x) * counter.w + n
 
 
 def numbers_swapped(x):
@@ -175,6 +240,7 @@ def lists_of_their_own_appended_to(x):
 
 
 @pytest.mark.parametrize("f", [numbers_swapped, rows_swapped_as_copies, rows_of_their_own, arrays_of_their_own,
+                               attributes_changed_in_place_held_nowhere_else,
                                lists_of_their_own_appended_to], ids=lambda f: f.__name__)
 def test_changes_no_other_name_sees_match_finite_differences(f):
     check_modes(f, X.copy())

@@ -277,3 +277,22 @@ def test_a_real_gradient_added_to_in_a_loop_from_complex_items():
     shapes added each complex contribution in place to a float64 buffer of zeros (numpy's casting error,
     once the function was called twice)."""
     check_modes(_complex_items_written_in_a_loop, np.array([0.3, -0.5, 0.7, 1.1]))
+
+
+def _complex_items_of_real_items_read_at_computed_positions(x):
+    z = np.zeros(4, dtype=complex)
+    for k in range(4):
+        z[k] = np.exp(1j * x[k]) * x[(k + 1) % 4]
+    return np.sum(np.abs(z) ** 2 + np.real(z) * np.imag(z))
+
+
+def test_a_real_gradient_of_items_read_at_computed_positions_from_complex_items():
+    """The same with the real items read at a position computed in the loop (`x[(k + 1) % 4]`): the shapes the
+    specialized code knew showed no complex value (only the argument's and the items'), so it still started the
+    real gradient at float64 zeros and added complex contributions in place (numpy's casting error on the second
+    call, on fb8f5d2); a complex constant or dtype in the function now counts."""
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    gradient = tg.grad(_complex_items_of_real_items_read_at_computed_positions)
+    first = gradient(x)
+    np.testing.assert_allclose(gradient(x), first)
+    check_modes(_complex_items_of_real_items_read_at_computed_positions, x)

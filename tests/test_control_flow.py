@@ -313,6 +313,22 @@ def test_other_views_of_an_array_written_show_the_write(f):
     check_modes(f, np.array([-0.5, 0.7, -1.3, 0.4]))
 
 
+@pytest.mark.parametrize("f", [F.copies_taken_like_views_then_the_array_written,
+                               F.copies_of_rows_made_by_arithmetic_then_the_array_written], ids=lambda v: v.__name__)
+def test_copies_do_not_show_a_later_write_into_the_array(f):
+    """A fancy index, a mask, an index array, a reshape that copies, or arithmetic on a row gives a new array: a
+    later write into the array does not change it, in the value, the gradient or forward mode's tangent."""
+    from modes import check_modes
+    check_modes(f, np.array([1.0, 2.0, 3.0, 4.0]))
+    check_modes(f, np.array([-0.5, 0.7, -1.3, 0.4]))
+
+
+def test_a_view_made_in_a_branch_read_after_its_array_is_written_is_refused():
+    """Which view a name holds after a branch is known only when the code runs: not made again after the write."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="`W`"):
+        tg.grad(F.view_made_in_either_branch_then_its_array_written)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
 def test_a_view_a_loop_carries_read_after_its_array_is_written_is_refused():
     """A view bound before the loop and read in it, its array written in the loop: not followed (yet)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="may be the same array as `B`"):

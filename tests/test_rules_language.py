@@ -182,6 +182,16 @@ def named_twice_then_added_to(x):
     return total
 
 
+def views_made_again_or_kept(x):
+    """`W = B[idx]` (a copy: an index array) and `V = B[k]` (a view: an int known when the code runs), then `B[0] =
+    v`: V is made again from B, W kept as it was (shows_memory_of, view_again)."""
+    B = x * 2.0
+    idx, k = np.array([0, 1]), int(np.argmax(np.abs(x) * 0.0))
+    W, V = B[idx], B[k:k + 2]
+    B[0] = np.sin(x[3])
+    return np.sum(W * x[:2]) + np.sum(V ** 2 * x[2:])
+
+
 def dict_get(x):
     """`d.get(k)` on a key present and `d.get(k, default)` on one missing (item_or)."""
     d = {"a": x * 2.0, "b": np.sin(x)}
@@ -240,6 +250,7 @@ ROWS = [
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),
     Row("changed_with-(4,)-float64", named_twice_then_added_to, (V,), covers=(language.changed_with,)),
+    Row("view_again-(4,)-float64", views_made_again_or_kept, (V,), covers=(language.view_again,)),
     Row("copy_array-(4,)-float64", lambda x: np.sum(_steps_through_a_loop(x, 0.5) ** 2), (V,),
         covers=(language.copy_array,)),
     Row("written_region-(4,)-float64", kept_writes, (V,), covers=(language.written_region,)),

@@ -24,7 +24,7 @@ from tapegen.rules.linalg import dot_vjp_a, dot_vjp_b, inner_vjp_a, inner_vjp_b,
 from tapegen.rules.linalg import linalg_mT, matmul_vjp_x1, matmul_vjp_x2, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from tapegen.rules.reductions import centered, cumsum_vjp, diff_vjp
 from tapegen.rules.shape import undiagonal, unpad, unrepeat, unsort, untake, untake_along_axis, untile
-from tapegen.rules.runtime_rules import add_tangents, copy_region, output_cotangent, tape_pop, unconform
+from tapegen.rules.runtime_rules import add_tangents, copy_region, output_cotangent, tape_pop, unconform, unshared
 from tapegen.rules.elementwise import conj_sign, real_like
 from tapegen.rules.linalg import _gap_inverse, _safe_reciprocal, einsum_jvp, einsum_vjp, norm_direction
 from tapegen.rules.linalg import linalg_adjugate, linalg_adjugate_tangent
@@ -100,6 +100,7 @@ ROWS = [
     _row("safe_div", lambda ct, d: safe_div(ct, d), M34, POSITIVE, wrt=(0, 1), covers=(safe_div,)),
     _row("broadcast_like-(4,)-to-(3,4)", lambda t, like: broadcast_like(t, like), V4, M34, wrt=(0, 1),
          covers=(broadcast_like,)),
+    _row("unshared-(3,4)", lambda x, shown: unshared(x, shown), M34, M34, wrt=(0, 1), covers=(unshared,)),
     _row("tie_split", lambda ct: tie_split(ct, WINS, TIE, True), M34, covers=(tie_split,)),
     _row("fmax_share", lambda ct, mine, other: fmax_share(ct, mine, other, True), M34, POSITIVE, M34,
          wrt=(0, 1, 2), covers=(fmax_share,)),

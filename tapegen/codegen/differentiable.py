@@ -54,8 +54,10 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
 
     written = {node.targets[0].value.id for node in ast.walk(function) if isinstance(node, ast.Assign)
                and isinstance(node.targets[0], ast.Subscript) and isinstance(node.targets[0].value, ast.Name)}
-    put_back = {node.args[1].id for node in ast.walk(function) if isinstance(node, ast.Call)  # views a write
-                and isinstance(node.func, ast.Name) and node.func.id == "view_positions"}  # is put back through,
+    viewed = {"view_positions": 1, "shows_memory_of": 0}  # (the position of the view in each's arguments)
+    put_back = {node.args[viewed[node.func.id]].id for node in ast.walk(function)  # views a write is put back
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in viewed}  # through
+    #                                          (or asked whether they show the array's memory when the code runs),
     made_from = [(node.targets[0].id, {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)})
                  for node in ast.walk(function) if isinstance(node, ast.Assign) and len(node.targets) == 1
                  and isinstance(node.targets[0], ast.Name)]
@@ -66,12 +68,20 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
             if target in put_back and not sources <= put_back:
                 put_back |= sources
                 grown = True
+    flags = {node.targets[0].id for node in ast.walk(function) if isinstance(node, ast.Assign)
+             and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _calls(node.value, "shows_memory_of")}
+    stale = {node.args[2].id for node in ast.walk(function) if _calls(node, "view_again")  # a view made before a
+             and isinstance(node.args[0], ast.Name) and node.args[0].id in flags  # write, kept where it turned out a
+             and isinstance(node.args[2], ast.Name)} - put_back  # copy (`refresh_views`): a copy here, read after it
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript) \
                 and isinstance(node.value.value, ast.Name) and node.value.value.id in written \
                 and not any(isinstance(t, ast.Name) and t.id in put_back for t in node.targets):
             index = _index_value(node.value.slice, segment)  # a copy: lowering refuses a named view of an array
             edits.append((node.value, f"copy_region({node.value.value.id}, {index})"))  # that is written later
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in stale:
+            edits.append((node.value, f"np.copy({segment(node.value)})"))
         elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "np.s_":
             edits.append((node, _index_value(node.slice, segment)))
         elif isinstance(node, ast.Delete) and isinstance(node.targets[0], ast.Subscript):  # `del tape[mark:]`
@@ -110,6 +120,10 @@ def _differentiable_source(text: str, has_aux: bool, with_value: bool) -> str:
     source = _edited(source, starts, edits)
     kept = [line for number, line in enumerate(source.splitlines(keepends=True), 1) if number not in dropped]
     return b"".join(kept).decode("utf-8")
+
+
+def _calls(node, name) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
 def _segments(text):

@@ -107,6 +107,8 @@ def tangent_statement(eqn: Eqn) -> ast.stmt:
         value = ast.Call(ast.Name("add_tangents", ast.Load()), values, [])
     else:
         value = functools.reduce(lambda a, b: ast.BinOp(a, ast.Add(), b), values)
+    for shown in eqn.op.shown:  # (`old = t * 1.0`: NumPy's `old` is a new array, `old_dot` not `t_dot`)
+        value = ast.Call(ast.Name("unshared", ast.Load()), [value, ast.Name(shown.name, ast.Load())], [])
     if len(eqn.outputs) == 1:
         target = ast.Name(eqn.outputs[0].name, ast.Store())
     else:

@@ -36,7 +36,7 @@ from ..rules.table import Primitive
 from .defaults import rewrite_defaultdicts
 from .inline import (Calls, Choice, KnownItems, LocalFunction, LocalToken, Recarry, StaticValue, Unsettled,
                      lowered_until_settled, user_function, users_class)
-from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
+from .lower_expr import _HINTS, BINOPS, OPERATOR_METHODS, _as_if_statement, _located, WARNING_CONTEXTS, Expressions, Frozen, Spread, _describe, _function_like, _holds, _users_class_object, _hashable, _literal_constant, _numbers_written, _opaque
 from .resolve import MISSING, library_object
 from .lower_flow import ControlFlow, _assigned_names, _written_through_target
 from .names import Namer
@@ -492,6 +492,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.views: dict = {}    # view var -> the var whose memory it shows
         self.view_ops: dict = {}  # view var -> (the name of the primitive that made it, its `index` or None)
         self.view_made: dict = {}  # view var -> (that primitive, its inputs, its number of outputs): made again
+        self.view_block: dict = {}  # view var -> the block it was made in, and var -> how it was made (None where
+        self.made_as: dict = {}  # two ways): a view made in a branch or loop that has ended may be another (the other
+        #                          branch's), not made again after a write unless made one way only
         #                            after a write into its array (`refresh_views`)
         self.refreshing: set = set()  # views made again after the write being lowered (not refused for it)
         self.unset_names: dict = {}  # a name's var in a construct before the construct sets it: the construct
@@ -1412,6 +1415,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(stmt.target, ast.Attribute):  # self.steps += 1 is self.steps = self.steps + 1
             load = ast.copy_location(ast.Attribute(stmt.target.value, stmt.target.attr, ast.Load()), stmt.target)
             value = ast.copy_location(ast.BinOp(load, stmt.op, stmt.value), stmt)
+            current = self.expr(load)
+            if isinstance(current, Var) and self.held_elsewhere(current):  # `layer = Layer(w)`, `layer.W -= d`:
+                self.emit_multi(rules.lookup(number_item), [  # NumPy changes the array `w` holds too (a number is
+                    current, Const(ast.unparse(stmt)), Const(ast.unparse(stmt.target))], {}, stmt, 0, [])  # rebound)
+            elif isinstance(current, Var) and self.names_reaching(current):  # (the same in a loop, whose attribute
+                reaching = self.names_reaching(current)  # may be `w`'s array when it runs)
+                self.emit_multi(rules.lookup(not_shared), [current, Pack(tuple(var for _, var in reaching), "tuple"),
+                                                           Const(ast.unparse(stmt)), Const(ast.unparse(stmt.target)),
+                                                           Const(tuple(name for name, _ in reaching))], {}, stmt, 0, [])
             return self.assign_attribute(stmt.target, value)
         if not isinstance(stmt.target, ast.Name):
             raise self.unsupported(stmt.target, "this augmented assignment target is not supported",
@@ -1501,6 +1513,27 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 if link is other:
                     return False
         return True
+
+    def held_elsewhere(self, var) -> bool:
+        """Whether a name (of this function or its callers), a list or dict, or a second attribute holds `var`,
+        the value of an attribute changed by `+=`."""
+        frame = self
+        while frame is not None:
+            if any(atom is var or isinstance(atom, KnownItems) and _holds(atom, var) for atom in frame.env.values()):
+                return True
+            frame = frame.caller
+        return sum(value is var or isinstance(value, KnownItems) and _holds(value, var)
+                   for value, _ in self.attributes.values()) > 1
+
+    def names_reaching(self, var) -> list:
+        """[(name, var)]: the names (of this function or its callers) whose arrays `var` may have been assigned from
+        (`layer.w` carried through a loop from `w`'s array)."""
+        reach, found, frame = self.alias_reach(var), [], self
+        while frame is not None:
+            found += [(name, atom) for name, atom in frame.env.items() if isinstance(atom, Var) and atom is not var
+                      and atom in reach]
+            frame = frame.caller
+        return found
 
     def other_names_only(self, name, current):
         """The other names holding array `current` (`b = a`, then `a += d`), where only names hold it (no list,
@@ -1942,6 +1975,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
 
     def _track_memory(self, prim, inputs, outs):
         source = inputs[0][1] if inputs else None
+        made = self.made_as.get(source) if prim.name == "assign" and isinstance(source, Var) else (prim.name,
+                                                                                                 repr(inputs))
+        for out in outs:
+            self.made_as[out] = made if self.made_as.get(out, made) == made else None
         if prim.name == "view_positions" and outs:  # (gradient code putting back a write through a view)
             self.positions_of[outs[0]] = inputs[1][1]
         if isinstance(source, Pack) and len(source.items) == 1:  # np.atleast_1d(a): of one array, a view of it
@@ -1954,11 +1991,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.fresh.update(outs)
         elif (prim.name in VIEW_OPS or prim.name == "einsum" or prim.name == "astype" and any(  # a.astype(float,
                 key == "copy" and isinstance(atom, Const) and atom.value is False for key, atom in inputs)) \
-                and isinstance(source, Var):  # copy=False): maybe `a`
+                and isinstance(source, Var) and not (prim.name == "getitem" and _advanced_index(  # copy=False): maybe
+                    dict(inputs).get("index"))):  # `a`; `a[[0, 2]]`, `a[a > 0]`: a copy
             for out in outs:
                 self.views[out] = source
                 self.view_ops[out] = (prim.name, dict(inputs).get("index"))
                 self.view_made[out] = (prim, inputs, len(outs))
+                self.view_block[out] = self.current
                 self.fresh.discard(out)
         elif prim.name in ("assign", "iterated"):  # (what `for row in a` walks is `a` itself)
             source = inputs[0][1]
@@ -2475,3 +2514,12 @@ def _inside_nested_def(target, root) -> bool:
 
 _OPSYM = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@",
           ast.FloorDiv: "//", ast.Mod: "%"}
+
+
+def _advanced_index(index) -> bool:
+    """Whether an index known when transforming is NumPy's advanced indexing (a list, an array, a bool), whose
+    result is a copy of the array, not a view of it."""
+    if not isinstance(index, Const):
+        return False
+    parts = index.value if isinstance(index.value, tuple) else (index.value,)
+    return any(isinstance(part, (list, np.ndarray, bool, np.bool_)) for part in parts)

@@ -25,8 +25,8 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, Catch, Const, Eqn, Exit, If, Loop, Pack, Var, assigned, atom_vars, walk
 from ..rules.language import (assign, changed_with, check_zip, flat_coordinates, in_place_result, integer_index,
                                item_alone, item_not_shared, iterated, joined_index, make_list, mutable_items,
-                               no_candidate, number_item, same_object, set_in_item, still_item, view_positions,
-                               with_item)
+                               no_candidate, number_item, same_object, set_in_item, shows_memory_of, still_item,
+                               view_again, view_positions, with_item)
 from ..rules.standing_for import flat_get, flat_set
 from .inline import Choice, KnownItems, LocalFunction, Recarry, StaticValue, user_function, users_class
 from .lower_expr import MAX_UNROLLED, _function_like, _hashable, _opaque, _opaque_method
@@ -1421,7 +1421,9 @@ class ControlFlow:
                     or written is not base and self.apart(atom, written, base) or not self.read_after(name, node):
                 continue
             link = atom
-            while link is not base and link is not written and self.view_made.get(link, (None, None, 0))[2] == 1:
+            while link is not base and link is not written and self.view_made.get(link, (None, None, 0))[2] == 1 \
+                    and (self.is_open(self.view_block.get(link)) or self.made_as.get(link) is not None):  # (made in
+                #                              a branch that has ended, another way in the other: maybe not this one)
                 link = self.views[link]
             if link is base or link is written:
                 found.append((name, atom))
@@ -1444,7 +1446,33 @@ class ControlFlow:
             return made[view]
         for name, view in self.stale_views(base, written, node) if stale is None else stale:
             self._carry_written(name, view)  # (a loop around: it rebinds the name)
-            self.store(name, again(view), node)
+            fresh = again(view)
+            shown = self.may_be_a_copy(view, base, written)  # `B[idx]`, `A.T.reshape(-1)`: made again where it
+            if shown is not None:  # shows the memory of `base` (or of the view written) when the code runs
+                shows = self.emit(rules.lookup(shows_memory_of), [fresh, shown], {}, node, None)  # (made again
+                #     now, so gradient code lowered again asks it of a view made after the write, not before)
+                picked = self.emit(rules.lookup(view_again), [shows, fresh, view], {}, node, None)
+                self.views[picked], self.view_ops[picked] = self.views[fresh], self.view_ops[fresh]
+                self.view_made[picked] = self.view_made[fresh]  # (a view of it still, where it is one)
+                self.view_block[picked] = self.current
+                self.fresh.discard(picked)
+                fresh = picked
+            self.store(name, fresh, node)
+
+    def may_be_a_copy(self, view, base, written):
+        """`base` or `written` (the one `view` is made from) where a step from it to `view` may have made a copy
+        when the code ran: an index holding a value known only then (an index array, a mask, or an int), integers
+        only (`B[2]` of a vector is a number, not a view), a reshape
+        or ravel (of an array not contiguous), np.diag (of a vector), np.asarray or astype with a dtype; else
+        None."""
+        link, copies = view, False
+        while link in self.views and link is not base and link is not written:
+            prim, inputs, _ = self.view_made.get(link, (None, (), 0))
+            index = dict(inputs).get("index")
+            copies = copies or prim is None or prim.name in ("reshape", "ravel", "diag", "asarray", "astype") \
+                or prim.name == "getitem" and (not isinstance(index, Const) or _integers(index.value))
+            link = self.views[link]
+        return link if copies else None
 
     def memory_of(self, base) -> set:
         """`base` and every var that may show its memory (its views, names assigned from them)."""
@@ -1469,6 +1497,8 @@ class ControlFlow:
                     read, bound = set(), {}  # name is bound anew there (surely: not in a branch or loop the write
                     for later, where in part:  # is not in); for a write put back (`healed`), also a var first
                         reads = set(later.reads) & (shown - rebound)  # bound after the write (`before`: those
+                        if isinstance(later, Eqn) and later.op.name == "view_again":  # (a view made before it read
+                            reads -= {later.input("before")}  # only where it turned out a copy: refresh_views)
                         if healed:  # bound up to it), and one bound earlier in a block around the read
                             reads = {v for v in reads if not any(block <= set(where) for block in bound.get(v, ()))}
                         read |= reads
@@ -1751,3 +1781,9 @@ def _walk_run(node, skipped):
 
 
 _SHAPE_READERS = (np.zeros_like, np.ones_like, np.empty_like, np.shape, np.ndim, np.size, len)
+
+
+def _integers(index) -> bool:
+    """An index of integers only (`2`, `(1, 3)`): of an array with that many axes, an item (a copy), not a view."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(part, (int, np.integer)) and not isinstance(part, bool) for part in parts)

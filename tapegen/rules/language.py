@@ -81,6 +81,10 @@ def view_positions(base, view):
     (index arrays shaped like `view`, an index taking all of `view`), so `base[where] = view[pick]` puts back what
     NumPy's write through the view changed (in memory a no-op; for the derivatives, `base`'s new value). Where
     `view` turned out a copy (`a[[0, 2]]`, a reshape that copied), both take nothing, as NumPy wrote nothing."""
+    if isinstance(base, (list, tuple, dict)) and isinstance(view, np.ndarray):  # `for v in d.values(): v *= 2`
+        raise UnsupportedSyntaxError(
+            "an array taken out of a list or dict as a loop walks it is changed in place, which tapegen cannot "
+            "follow into the list or dict", hint="write the item itself: `for k in d: d[k] = d[k] * 2`")
     if not (isinstance(base, np.ndarray) and isinstance(view, np.ndarray)) or base.size == 0 or view.size == 0 \
             or not np.may_share_memory(base, view):
         return _nothing(base, view)
@@ -153,6 +157,45 @@ table.nondiff(check_unpack, "value, count, starred=False", spelling="check_unpac
               inert=("value", "count", "starred"))
 table.nondiff(check_zip, "sizes, *sequences", spelling="check_zip", inert=("sizes", "sequences"))
 table.nondiff(view_positions, "base, view", spelling="view_positions", outputs=2, inert=("base", "view"))
+
+
+def shows_memory_of(view, base) -> bool:
+    """Whether `view`, made from `base` by steps that may copy (`B[idx]` with an index known when the code runs,
+    a reshape, np.asarray with a dtype), is a view of it when the code runs: only then did NumPy's write into
+    `base` show in the name holding such a view made before the write (`refresh_views` picks it made again, else
+    keeps its own value)."""
+    return isinstance(view, np.ndarray) and isinstance(base, np.ndarray) and np.may_share_memory(view, base)
+
+
+table.nondiff(shows_memory_of, "view, base", spelling="shows_memory_of", inert=("view", "base"))
+
+
+def view_again(shows, fresh, before):
+    """What a name holding a view made before a write into its array holds after it: the view made again (`fresh`)
+    where it `shows` the array's memory, else the copy it turned out to be, as it was (`before`)."""
+    return fresh if shows else before
+
+
+table.op(view_again, "shows, fresh, before", spelling="view_again", inert=("shows",))
+
+
+@table.vjp(view_again, "fresh")
+def view_again_vjp_fresh(shows, g):
+    """(Reads neither value: gradient code lowered again keeps no view read after the write it shows.)"""
+    return g if shows else np.zeros_like(g)
+
+
+@table.vjp(view_again, "before")
+def view_again_vjp_before(shows, g):
+    return np.zeros_like(g) if shows else g
+
+
+@table.jvp(view_again, "fresh")
+@table.jvp(view_again, "before")
+def view_again_jvp(shows, fresh_dot, before_dot):
+    """The tangent of the value it picks (one rule for both, as changed_with's)."""
+    chosen, other = (fresh_dot, before_dot) if shows else (before_dot, fresh_dot)
+    return np.zeros_like(other) if chosen is None else chosen
 table.nondiff(exception_matches, "exc, classes", spelling="exception_matches")
 
 

@@ -44,7 +44,7 @@ from .shape import cotangent_field, field_cotangent, reblock, unblock
 from .language import as_pairs, normal_key, pairs_cotangent, replaced, spread, unspread
 from .language import gathered, item_range, shifted, summed_repeats, tiled
 from .language import array_rows, item_cotangent, keyed, keys_outside, keys_within, make_dict_vjp, make_list_vjp
-from .language import one_item, without_item
+from .language import assign_jvp, assign_vjp, one_item, without_item
 from .language import record_cotangent, record_items, zero_region
 from .linalg import inner_vjp_a, inner_vjp_b, kron_vjp_a, kron_vjp_b, tensordot_vjp_a, tensordot_vjp_b, trace_vjp
 from .reductions import centered, cumsum_vjp, diff_vjp, extremum_share, nan_count, ptp_share, reduced_size
@@ -508,6 +508,20 @@ def safe_div_jvp_d(d, d_dot, y):
 
 
 # --- elementwise helpers ---------------------------------------------------------------------------
+
+def unshared(x, shown):
+    """A tangent `x` that is not the memory of `shown`, an input's tangent showing an array whose tangent is written
+    in place later (`old_dot = t_dot` of `old = X[1] * 1.0`, then `X_dot[1] = ...`): a copy where it is (NumPy's
+    `old` is a new array, which that write does not change)."""
+    if isinstance(x, np.ndarray) and isinstance(shown, np.ndarray) and np.may_share_memory(x, shown):
+        return x.copy()
+    return x
+
+
+table.op(unshared, "x, shown", spelling="unshared", inert=("shown",))
+table.vjp(unshared, "x")(assign_vjp)  # (the value itself, as an assignment's)
+table.jvp(unshared, "x")(assign_jvp)
+
 
 @table.vjp(broadcast_like, "t")
 def broadcast_like_vjp(t_shape, g):

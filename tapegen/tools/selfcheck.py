@@ -271,6 +271,13 @@ def changed_with_sample(a):
     return vel * prev
 
 
+def view_again_sample(a):
+    B = a * 2.0
+    W, V = B[np.array([0, 1])], B[np.argmin(np.abs(a) * 0.0):]  # (a copy, and a view made again after the write)
+    B[0] = np.sin(a[3])
+    return W * a[:2] + V[:2] * B[2:]
+
+
 def copy_array_sample(a, b):
     for _ in range(2):  # (numbers changed through the loop's target: only `p` is rebound; an array argument
         for p in [a, b]:  # would be changed in place, for every call of the check)
@@ -745,6 +752,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("added_at-(4,)", added_at_sample, (v4,)),
         Sample("in_place_result-(4,)", in_place_sample, (v4,)),
         Sample("changed_with-(4,)", changed_with_sample, (v4,)),
+        Sample("view_again-(4,)", view_again_sample, (v4,)),
         Sample("copy_array-in_place_result-numbers", copy_array_sample, (0.7, -0.4)),
         Sample("item_or-(4,)", dict_get_sample, (v4,)),
         Sample("sorted-(4,)", sorted_sample, (v4,)),

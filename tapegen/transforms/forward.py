@@ -36,7 +36,7 @@ import numpy as np
 from .. import rules
 from ..errors import InternalError, NoRuleError
 from ..frontend.names import namer_for, reserved_names
-from ..ir import Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
+from ..ir import VIEW_OPS, Const, Eqn, Exit, If, Loop, Pack, Program, Var, assigned, atom_vars, mutable_vars, walk
 from ..rules import runtime_rules
 from ..rules.custom import custom_jvp, tangent_function
 from ..rules.language import append, make_dict, make_list, make_tuple, tangent_written
@@ -57,6 +57,8 @@ class TangentSum:
 
     rules: tuple
     generic: bool = False  # add with `add_tangents` (item by item), for rules that may return tuples
+    shown: tuple = ()  # inputs' tangents showing an array whose tangent is written in place later (`X_dot[1] =
+    #                    ...`): the tangent is copied where it is one of them (`t_dot` of `y = t * 1.0`: `unshared`)
     form = "tangent"
     name = "tangent"
     differentiable = False
@@ -177,6 +179,7 @@ class _Builder:
         self.mutable = mutable_vars(program.body)
         self.written_in_place = {s.outputs[0] for s in walk(program.body)
                                  if isinstance(s, Eqn) and s.op.name == "setitem"}
+        self.shows_written = _showing(program.body, self.written_in_place)
         self.tapes = {s.input("tape") for s in walk(program.body) if isinstance(s, Eqn) and s.op.fn is tape_pop}
         self.namer = namer_for(program, reserved_names(generated_locals=False))
         self.names: dict = {}
@@ -272,7 +275,10 @@ class _Builder:
         used = tuple(rule for rule, _ in chosen)
         generic = len(used) > 1 and (len(outs) > 1 or eqn.op.name in _JOINS
                                      or any(not _is_array_expression(rule) for rule in used))
-        return derive + [Eqn(TangentSum(used, generic), inputs, outs, eqn.span)]
+        shown = () if eqn.op.name in _SHOWING | _NEW or len(outs) != 1 else tuple(dict.fromkeys(
+            self.tangent(v) for key in carrying for v in atom_vars(eqn.input(key))
+            if v in self.shows_written and self.has_tangent(v)))
+        return derive + [Eqn(TangentSum(used, generic, shown), inputs, outs, eqn.span)]
 
     def _reads(self, rule, eqn, derive) -> tuple:
         inputs = dict(eqn.inputs)
@@ -437,6 +443,31 @@ def _own_tangent_primitive(fn):
         _OWN_TANGENTS[id(fn)] = (fn, Primitive(name=name, fn=None, params=("primals", "tangents"), defaults={},
                                                spelling=name, differentiable=False))
     return _OWN_TANGENTS[id(fn)][1]
+
+
+_SHOWING = VIEW_OPS | {"assign", "iterated", "einsum", "astype", "list", "tuple", "make_list", "make_tuple",
+                       "make_dict", "dict_copy", "with_item", "append", "concat", "plus"}  # results that may be (or
+#                                                                  hold views of) their inputs
+
+
+_NEW = {"sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "dot", "matmul", "outer", "inner",
+        "tensordot", "cumsum", "cumprod", "trace", "norm"}  # results NumPy always makes anew, tangents too
+
+
+def _showing(body, written) -> set:
+    """The vars whose value may be, or show, an array written in place (`t = X[1]` of `X[1] = v` later, in a loop
+    too): the tangent of one shows that array's tangent, changed by the write; a tangent made of it must not be
+    it (`old = t * 1.0` has `old_dot` the very `t_dot`, where NumPy's `old` is a new array)."""
+    found, grown = set(written), True
+    while grown:
+        grown = False
+        for stmt in walk(body):
+            if isinstance(stmt, Eqn) and stmt.op.name in _SHOWING \
+                    and any(v in found for _, atom in stmt.inputs for v in atom_vars(atom)):
+                new = set(stmt.outputs) - found
+                found |= new
+                grown = grown or bool(new)
+    return found
 
 
 _JOINS = {"concat", "plus", "repeat_items"}  # their tangent contributions are lists: add item by item

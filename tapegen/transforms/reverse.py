@@ -109,7 +109,8 @@ def reverse(program: Program, wrt: tuple, outputs: tuple = (0,), known=None) -> 
     program, derived = with_saved_shapes(program, activity, known)
     builder = _Backward(program, activity, derived)
     builder.known = known
-    builder.complex_known = any(dtype is not None and dtype.kind == "c" for _, dtype in known.values())
+    builder.complex_known = any(dtype is not None and dtype.kind == "c" for _, dtype in known.values()) \
+        or _computes_complex(program)
     seeds = builder.seed(targets)
     backward = builder.block(program.body)
     backward, unsaved = _drop_dead_region_restores(backward, builder.region_writes, _view_bases(program))
@@ -183,6 +184,34 @@ def _container_vars(body) -> set:
 
 
 _CONTAINER_UPDATES = ("with_item", "concat", "repeat_items", "append", "dict_copy")
+
+
+_COMPLEX_MAKERS = ("fft", "eig", "roots", "hilbert", "complex", "emath", "schur", "csd")  # (names of primitives
+#                                                               that may make complex values of real ones)
+
+
+def _computes_complex(program) -> bool:
+    """Whether the function may compute with complex values its arguments do not show: a complex constant (`1j`),
+    a complex dtype (`np.zeros(n, dtype=complex)`), or a primitive that may make them (an FFT, np.linalg.eig)."""
+    def complex_const(key, value) -> bool:
+        if isinstance(value, (complex, np.complexfloating)) or isinstance(value, np.ndarray) and value.dtype.kind == "c":
+            return True
+        if isinstance(value, (type, np.dtype)) or isinstance(value, str) and key == "dtype":  # (not order="F")
+            try:
+                return np.dtype(value).kind == "c"
+            except TypeError:
+                return False
+        return False
+
+    def atoms(atom):
+        return [x for item in atom.items for x in atoms(item)] if isinstance(atom, Pack) else [atom]
+    for stmt in walk(program.body):
+        if not isinstance(stmt, Eqn):
+            continue
+        if any(maker in stmt.op.name for maker in _COMPLEX_MAKERS) or any(
+                isinstance(a, Const) and complex_const(key, a.value) for key, atom in stmt.inputs for a in atoms(atom)):
+            return True
+    return False
 
 
 class _Backward:

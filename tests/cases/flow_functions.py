@@ -950,3 +950,49 @@ def view_of_a_name_that_may_hold_the_array_after_a_branch(x):
     r = Z[1:]
     r *= 2.0
     return np.sum(M ** 2)
+
+
+def copies_taken_like_views_then_the_array_written(x):
+    """`B[[0, 1]]`, `B[B > 0]`, `B[idx]` (an index array), `B[2]`, `A.T.reshape(-1)` and `np.asarray(B,
+    dtype=complex)` are copies in NumPy: a write into the array after does not show in them. They were made
+    again from the array after the write, as its views are (a wrong value and gradient, no error, on
+    fb8f5d2)."""
+    B = x * 2.0
+    A = np.outer(x, x[::-1])
+    idx = np.array([1, 2])
+    picked, masked, indexed, item = B[[0, 1]], B[B > 0], B[idx], B[2]  # (B[2] of a vector: a number)
+    first = np.outer(x, x)[[1]][0]
+    flat = A.T.reshape(-1)
+    wide = np.asarray(B, dtype=complex)
+    B[0] = np.sin(x[3])
+    B[1:3] *= x[:2]
+    A[0, 1] = np.cos(x[2])
+    return np.sum(picked * x[:2]) + np.sum(masked ** 2) + np.sum(indexed * x[2:]) + np.sum(first * x) \
+        + np.sum(flat * np.arange(16.0)) + np.sum(np.real(wide) * x) + np.sum(B) + np.sum(A) + item * x[1]
+
+
+def view_made_in_either_branch_then_its_array_written(x):
+    """`W = B[:2]` in one branch, `W = B[2:]` in the other, then `B[0] = v` and `W` read: W was made again after the
+    write as the last branch lowered made it (`B[2:]`) whichever branch ran (a wrong value, no error, on fb8f5d2)."""
+    B = x * 2.0
+    if x[0] > 0:
+        W = B[:2]
+    else:
+        W = B[2:]
+    B[0] = np.sin(x[3])
+    return np.sum(W * x[:2]) + np.sum(B)
+
+
+def copies_of_rows_made_by_arithmetic_then_the_array_written(x):
+    """`old = X[1] * 1.0` (or `+ 0.0`, `+X[1]`, `np.ravel(X[1:2]) * 1.0`) is a new array: the write into X after
+    does not change it. Forward mode's tangent of it was the row's own tangent, a view of X's, which the write's
+    tangent changed (a wrong jvp, no error, on fb8f5d2; the gradient was right)."""
+    X = np.outer(x, x)
+    old = X[1] * 1.0
+    shifted = X[2] + 0.0
+    plus = +X[3]
+    flat = np.ravel(X[0:1]) * 1.0
+    X[1] = np.sin(x)
+    X[2:] = X[2:] * x
+    X[0] = 3.0 * x
+    return np.sum(old * X[1] * x) + np.sum(shifted * X[2]) + np.sum(plus * X[3]) + np.sum(flat * X[0])
