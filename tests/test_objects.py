@@ -233,6 +233,25 @@ def test_namespaces_methods_by_name_and_lists_of_functions(f):
     check_modes(f, X.copy())
 
 
+@pytest.mark.parametrize("f", [om.calls_a_staticmethod_through_a_class_an_attribute_holds,
+                               om.calls_a_classmethod_through_a_class_an_attribute_holds], ids=lambda f: f.__name__)
+def test_functions_of_a_class_an_attribute_holds(f):
+    """network2.py's `self.cost.fn(a, y)` with `self.cost = cost` a class (a staticmethod, a classmethod, a
+    plain function of the class) was a NoRuleError naming `.fn()`."""
+    check_modes(f, X.copy())
+
+
+def test_a_class_an_attribute_holds_rebound_between_calls_has_the_code_made_again():
+    gradient = tg.grad(om.calls_a_classmethod_through_a_class_an_attribute_holds)
+    gradient(X)
+    om.COST_NET.cost = om.CrossEntropyCost
+    try:
+        np.testing.assert_allclose(gradient(X), _fd_grad(om.calls_a_classmethod_through_a_class_an_attribute_holds, X),
+                                   rtol=1e-6, atol=1e-8)
+    finally:
+        om.COST_NET.cost = om.QuadraticCost
+
+
 def test_a_namespace_read_whole_is_refused():
     def f(x):
         from types import SimpleNamespace

@@ -2024,6 +2024,9 @@ class Expressions:
         if frozen is not None:
             return self.call_frozen(frozen, func.attr, node, outputs, targets)
         if isinstance(func, ast.Attribute):
+            through = self.class_held(func.value, func.attr)
+            if through is not None:  # self.cost.fn(a, y), `cost=CrossEntropyCost` (network2): the class's own
+                return self.call_object(through[0], node, outputs, targets)  # function, as Python calls it
             receiver = self.expr(func.value)
             held = self.attributes.get((receiver, func.attr))
             if held is not None and isinstance(held[0], StaticValue):  # self.act_fn(z), set by __init__
@@ -2780,6 +2783,40 @@ class Expressions:
             obj = getattr(self, "receiver_object", None)
         if obj is not None and isinstance(getattr(obj, "__dict__", None), dict):
             self.bindings.append(("absent", obj.__dict__, name, None))
+
+    def class_held(self, node, name):
+        """`(function, class)` for `obj.attr.name(...)` where `node` is `obj.attr`, an attribute that holds a
+        class of the user's (`self.cost = cost` of a parameter `cost=CrossEntropyCost`, set here or on an object
+        of the module), and `name` is a plain function, @staticmethod or @classmethod of that class: the function
+        Python calls (a classmethod bound to the class); else None. Only a name's attribute is looked at."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            return None
+        owner = self.expr(node.value)  # (a name: read again by the call's own path if this returns None)
+        if not isinstance(owner, Var):
+            return None
+        assigned = self.attributes.get((owner, node.attr))
+        if assigned is not None:
+            value, block = assigned
+            if not (self.is_open(block) and isinstance(value, StaticValue) and inspect.isclass(value.obj)):
+                return None
+            cls = value.obj
+        elif owner in self.live:
+            cls = inspect.getattr_static(self.live[owner], node.attr, None)
+            if not inspect.isclass(cls) or node.attr not in getattr(self.live[owner], "__dict__", {}):
+                return None
+            self.bindings.append(("attr", self.live[owner], node.attr, cls))  # (made again if rebound)
+        else:
+            return None
+        if not users_class(cls):
+            return None
+        attribute = inspect.getattr_static(cls, name, None)
+        plain = attribute.__func__ if isinstance(attribute, (staticmethod, classmethod)) else attribute
+        if not inspect.isfunction(plain) or user_function(plain) is None:
+            return None
+        called = getattr(cls, name)
+        if not isinstance(attribute, classmethod):  # (a classmethod read is a new bound method each time)
+            self.bindings.append(("attr", cls, name, called))  # the class's function replaced: made again
+        return (called, cls)
 
     def _static_method(self, receiver, name):
         """The function behind `obj.<name>` and what it is called with first, for a @staticmethod (nothing)

@@ -459,3 +459,50 @@ SETTINGS = _Namespace(act=np.sin, k=2.0)
 
 def functions_in_class_bodies_and_namespaces(x):
     return ClassLevelActivation().f(x) + np.sum(SETTINGS.act(x) * SETTINGS.k)
+
+
+# --- a class held in an attribute, its functions called through it (Nielsen's network2.py) ------------------
+class CrossEntropyCost:
+    @staticmethod
+    def fn(a, y):
+        return np.sum(np.nan_to_num(-y * np.log(a) - (1 - y) * np.log(1 - a)))
+
+    @staticmethod
+    def delta(z, a, y):
+        return a - y
+
+
+class QuadraticCost:
+    @classmethod
+    def fn(cls, a, y):
+        return cls.scale * np.linalg.norm(a - y) ** 2
+
+    scale = 0.5
+
+    def delta(z, a, y):  # a plain function of the class, called through it without an object
+        return (a - y) * z
+
+
+class CostNet:
+    """`self.cost = cost` of a default `cost=CrossEntropyCost`, then `self.cost.fn(a, y)`: network2.py's."""
+
+    def __init__(self, W, cost=CrossEntropyCost):
+        self.W = W
+        self.cost = cost
+
+    def total_cost(self, x, y):
+        a = 1.0 / (1.0 + np.exp(-(self.W @ x)))
+        return self.cost.fn(a, y) + np.sum((self.cost).delta(x, a, y) ** 2)
+
+
+COST_NET = CostNet(W1, cost=QuadraticCost)
+TARGET = np.array([0.2, 0.9, 0.4])
+
+
+def calls_a_staticmethod_through_a_class_an_attribute_holds(x):
+    return CostNet(W1).total_cost(x, TARGET)
+
+
+def calls_a_classmethod_through_a_class_an_attribute_holds(x):
+    net = CostNet(W1 * 0.5, QuadraticCost)
+    return net.total_cost(x, TARGET) + COST_NET.total_cost(x * 2.0, TARGET)
