@@ -310,6 +310,35 @@ def test_writes_into_attribute_arrays_tapegen_cannot_tie_to_one_object_are_refus
         tg.grad(f)(X.copy())
 
 
+class _Momentum:
+    """An optimizer keeping its state in an attribute: `self.v = self.v + g`."""
+
+    def __init__(self):
+        self.v = 0.0
+
+    def step(self, w, g):
+        self.v = self.v + g
+        return w - 0.1 * self.v
+
+
+def _steps_through_a_list_item_in_a_loop(w):
+    optimizers = [_Momentum()]
+    for _ in range(2):
+        w = optimizers[0].step(w, w ** 3 - 1.0)
+    return np.sum(w ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_attribute_set_in_a_loop_on_a_list_item_and_read_in_the_next_pass_is_refused(mode):
+    """The pass after the first reads `.v` of `optimizers[0]`, set to a value carrying a derivative in the
+    pass before: reverse mode refused it; forward mode took its tangent as zero (a wrong JVP)."""
+    with pytest.raises(tg.NoRuleError, match="cannot tie"):
+        if mode == "grad":
+            tg.grad(_steps_through_a_list_item_in_a_loop)(X.copy())
+        else:
+            tg.jvp(_steps_through_a_list_item_in_a_loop, (X.copy(),), (np.ones(3),))
+
+
 def test_settings_class_attributes_and_methods_changed_between_calls_have_the_code_made_again(monkeypatch):
     """A number of another module (`config.SCALE`), a class attribute, a method replaced on the class or
     shadowed on the object: each change was not seen (the code made for the first value ran on)."""
