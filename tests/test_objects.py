@@ -339,6 +339,45 @@ def test_an_attribute_set_in_a_loop_on_a_list_item_and_read_in_the_next_pass_is_
             tg.jvp(_steps_through_a_list_item_in_a_loop, (X.copy(),), (np.ones(3),))
 
 
+def _sets_through_a_list_item_reads_through_the_name(x):
+    m = _Momentum()
+    held = [m]
+    held[0].v = x * 2.0
+    return np.sum(m.v ** 2)
+
+
+def _sets_through_a_dict_item_reads_through_the_name(x):
+    m = _Momentum()
+    held = {"m": m}
+    held["m"].v = np.sin(x)
+    return np.sum(m.v * x)
+
+
+def _sets_a_number_through_a_list_item(x):
+    m = _Momentum()
+    held = [m]
+    held[0].v = 3.0
+    return np.sum(x * m.v)
+
+
+@pytest.mark.parametrize("f", [_sets_through_a_list_item_reads_through_the_name,
+                               _sets_through_a_dict_item_reads_through_the_name], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_attribute_set_through_an_item_and_read_through_the_objects_name_is_refused(f, mode):
+    """`held[0].v = x * 2.0`, then `m.v`: tapegen read `m.v` as what `__init__` set (0.0), a wrong value and a
+    zero gradient."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="another name's object"):
+        if mode == "grad":
+            tg.value_and_grad(f)(X.copy())
+        else:
+            tg.jvp(f, (X.copy(),), (np.ones(3),))
+
+
+def test_a_number_set_through_an_item_is_read_through_the_objects_name():
+    """(was read as the 0.0 `__init__` set: the gradient 0 * x instead of 3.0)"""
+    check_modes(_sets_a_number_through_a_list_item, X.copy())
+
+
 def test_settings_class_attributes_and_methods_changed_between_calls_have_the_code_made_again(monkeypatch):
     """A number of another module (`config.SCALE`), a class attribute, a method replaced on the class or
     shadowed on the object: each change was not seen (the code made for the first value ran on)."""

@@ -1649,6 +1649,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         cls = self.class_of(base)
         if cls is not None:
             self.check_attribute_access(cls, target, target.attr)
+        self.forget_shadowed(base, target)
         if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and (
                 (base, target.attr) in self.shared_attributes or self.open_constructs):
             value = self.partial_value(value, target)  # `self._fn = partial(...)` in a branch: made as written
@@ -1675,6 +1676,28 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.emit_multi(_opaque("setattr", setattr), [base, Const(target.attr), written], {}, target, 0, [])
         if key not in self.shared_attributes:
             self.attributes[key] = (value, self.current)
+
+    def forget_shadowed(self, base, target):
+        """`ms[0].v = x` sets `.v` on an object tapegen may know under another name (`m = M(); ms = [m]`): what
+        it knew `m.v` to hold is forgotten, so `m.v` is read when the code runs (where a derivative would have to
+        flow through that read, the read is refused, as one through an untied name is); it read the value from
+        before the write. Objects known to differ (each made here, or a module's) are left as they are."""
+        attr, mine = target.attr, self.types.get(base)
+        for key in [key for key in self.attributes if key[1] == attr and key[0] is not base]:
+            owner = key[0]
+            if base in self.made_objects and (owner in self.made_objects or owner in self.live) or \
+                    owner in self.made_objects and base in self.live or \
+                    base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
+                continue  # (a new object is not another one; two of the module's are checked before each call)
+            theirs = self.types.get(owner)
+            if mine is not None and theirs is not None and not (issubclass(mine, theirs) or issubclass(theirs, mine)):
+                continue  # objects of unrelated classes
+            if key in self.shared_attributes:
+                raise self.unsupported(target, f"`{ast.unparse(target)} = ...` may set the `.{attr}` of an object "
+                                               f"this loop or branch also reaches under another name, and tapegen "
+                                               f"cannot tell whether it is that object",
+                                       f"set it through the name the object was made or read as")
+            del self.attributes[key]
 
     def wrote_in_place(self, var, how):
         """`var += v` or `var[i] = v` (NumPy changes the array in place), or `var.append(v)`: noted for each loop
