@@ -252,6 +252,20 @@ def test_a_class_an_attribute_holds_rebound_between_calls_has_the_code_made_agai
         om.COST_NET.cost = om.QuadraticCost
 
 
+@pytest.mark.parametrize("f", [om.steps_with_copies_of_an_optimizer, om.steps_with_a_copy_of_a_module_optimizer],
+                         ids=lambda f: f.__name__)
+def test_copies_of_an_object_are_objects_of_its_class(f):
+    """`copy.copy(optimizer)` was run as an opaque call, so `W_opt.update(w, g)` was taken for a dict's update
+    and refused as changing `W_opt` in place."""
+    check_modes(f, X.copy())
+    assert om.OPTIMIZER.G is None  # (the module's optimizer is not changed by its copy's updates)
+
+
+def test_a_copy_sharing_an_array_with_its_original_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="as a whole"):
+        tg.grad(om.copies_an_optimizer_holding_an_array)(X.copy())
+
+
 def test_a_namespace_read_whole_is_refused():
     def f(x):
         from types import SimpleNamespace

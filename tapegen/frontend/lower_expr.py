@@ -2467,6 +2467,9 @@ class Expressions:
         `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
         if obj in IN_PLACE_OPERATORS:  # operator.iadd(xs, ys): `xs += ys`, then its value
             return (self.in_place_operator(obj, node),)[:max(outputs, 1)]
+        if obj in (copy.copy, copy.deepcopy) and len(node.args) == 1 and not node.keywords \
+                and not isinstance(node.args[0], ast.Starred) and node not in self.copying:
+            return self.copied_object(obj, node, outputs, targets, atom)
         if obj in (operator.add, operator.mul) and len(node.args) == 2 and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # reduce(operator.add, rows): as `+`
             left, right = self.expr(node.args[0]), self.expr(node.args[1])  # (joins lists, adds arrays)
@@ -2783,6 +2786,60 @@ class Expressions:
             obj = getattr(self, "receiver_object", None)
         if obj is not None and isinstance(getattr(obj, "__dict__", None), dict):
             self.bindings.append(("absent", obj.__dict__, name, None))
+
+    @property
+    def copying(self):
+        """The `copy.copy(obj)` calls being lowered as calls of `copy.copy` (see call_object)."""
+        if "_copying" not in self.__dict__:
+            self._copying = set()
+        return self._copying
+
+    def copied_object(self, obj, node, outputs, targets, atom):
+        """`copy.copy(obj)` / `copy.deepcopy(obj)` (ML-From-Scratch's `self.W_opt = copy.copy(optimizer)`): run as
+        written; where `obj` is an object of the user's holding only numbers (copied_class), the copy is an
+        object of its class, its methods inlined and its attributes read when the code runs."""
+        holder = None if isinstance(node.args[0], ast.Name) else self.namer.invented("copied").name
+        source = self.expr(node.args[0])  # (what is copied, read once: `copy.copy(Adagrad(0.1))`)
+        called = node
+        if holder is not None:
+            self.env[holder] = source
+            called = ast.copy_location(ast.Call(node.func, [ast.copy_location(ast.Name(holder, ast.Load()), node)],
+                                                []), node)
+        self.copying.add(called)
+        try:
+            made = self.call_object(obj, called, outputs, targets, atom)
+        finally:
+            self.copying.discard(called)
+            self.env.pop(holder, None)
+        cls = self.copied_class(source)
+        if cls is not None and made and isinstance(made[0], Var):
+            self.types[made[0]] = cls
+            if source not in self.live:  # an object made here: the copy is a new one, holding what it holds
+                self.made_objects.add(made[0])
+                for (base, attr), (value, _) in list(self.attributes.items()):
+                    if base is source:
+                        self.attributes[(made[0], attr)] = (value, self.current)
+        return made
+
+    def copied_class(self, source):
+        """The class of the object `source` holds, where `copy.copy(source)` (or `copy.deepcopy`) may be run as
+        written and the copy followed as an object of that class: a class of the user's that does not copy
+        itself its own way, and whose object holds only numbers, strings and None (an array or object would be
+        shared by a copy's in-place changes, which tapegen does not follow); else None."""
+        cls = self.class_of(source)
+        if cls is None or not inspect.isclass(cls) or not users_class(cls) or issubclass(cls, tuple) \
+                or any(inspect.getattr_static(cls, own, None) is not inspect.getattr_static(object, own, None)
+                       for own in ("__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__",
+                                   "__setstate__", "__getattr__", "__getattribute__", "__setattr__")):
+            return None
+        plain = (int, float, complex, str, bool, type(None), np.generic)
+        if any(base is source and not (isinstance(value, Const) and isinstance(value.value, plain))
+               for (base, _), (value, _) in self.attributes.items()):
+            return None
+        live = self.live.get(source)
+        if live is not None and not all(isinstance(v, plain) for v in getattr(live, "__dict__", {}).values()):
+            return None
+        return cls
 
     def class_held(self, node, name):
         """`(function, class)` for `obj.attr.name(...)` where `node` is `obj.attr`, an attribute that holds a

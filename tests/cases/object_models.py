@@ -506,3 +506,47 @@ def calls_a_staticmethod_through_a_class_an_attribute_holds(x):
 def calls_a_classmethod_through_a_class_an_attribute_holds(x):
     net = CostNet(W1 * 0.5, QuadraticCost)
     return net.total_cost(x, TARGET) + COST_NET.total_cost(x * 2.0, TARGET)
+
+
+# --- copies of an optimizer, one per parameter (ML-From-Scratch's `self.W_opt = copy.copy(optimizer)`) --------
+class Adagrad:
+    def __init__(self, learning_rate=0.01):
+        self.learning_rate = learning_rate
+        self.G = None
+        self.eps = 1e-8
+
+    def update(self, w, grad_wrt_w):
+        if self.G is None:
+            self.G = np.zeros(np.shape(w))
+        self.G += np.power(grad_wrt_w, 2)
+        return w - self.learning_rate * grad_wrt_w / np.sqrt(self.G + self.eps)
+
+
+OPTIMIZER = Adagrad(learning_rate=0.05)
+
+
+def steps_with_copies_of_an_optimizer(x):
+    import copy
+    proto = Adagrad(learning_rate=0.1)
+    W_opt, b_opt = copy.copy(proto), copy.deepcopy(proto)
+    w, b = x, x[:2] * 0.5
+    for _ in range(2):
+        w = W_opt.update(w, w ** 3 - 1.0)
+        b = b_opt.update(b, np.sin(b) + w[:2])
+    return np.sum(w ** 2) + np.sum(b ** 2) + np.sum(W_opt.G)
+
+
+def steps_with_a_copy_of_a_module_optimizer(x):
+    import copy
+    opt = copy.copy(OPTIMIZER)
+    w = opt.update(x, x ** 2)
+    return np.sum(opt.update(w, np.cos(w)) ** 2)
+
+
+def copies_an_optimizer_holding_an_array(x):
+    import copy
+    proto = Adagrad(learning_rate=0.1)
+    proto.G = np.ones(3)
+    opt = copy.copy(proto)  # shares proto.G, which opt.update changes in place
+    opt.update(x, x * 2.0)
+    return np.sum(proto.G * x)
