@@ -1682,6 +1682,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         it knew `m.v` to hold is forgotten, so `m.v` is read when the code runs (where a derivative would have to
         flow through that read, the read is refused, as one through an untied name is); it read the value from
         before the write. Objects known to differ (each made here, or a module's) are left as they are."""
+        if isinstance(target.value, (ast.Name, ast.Attribute)) and \
+                isinstance(self.static(target.value), (type, types.ModuleType)):
+            return  # (`C.scale = v` on a class or module: set_static_attribute's)
         attr, mine = target.attr, self.types.get(base)
         for key in [key for key in self.attributes if key[1] == attr and key[0] is not base]:
             owner = key[0]

@@ -2848,6 +2848,8 @@ class Expressions:
         Python calls (a classmethod bound to the class); else None. Only a name's attribute is looked at."""
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
             return None
+        if node.value.id in self.env and not isinstance(self.env[node.value.id], Var):
+            return None  # (a function, a list of them, a number: no object's attribute)
         owner = self.expr(node.value)  # (a name: read again by the call's own path if this returns None)
         if not isinstance(owner, Var):
             return None
