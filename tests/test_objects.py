@@ -266,6 +266,14 @@ def test_a_copy_sharing_an_array_with_its_original_is_refused():
         tg.grad(om.copies_an_optimizer_holding_an_array)(X.copy())
 
 
+@pytest.mark.parametrize("f", [om.fits_a_regression_made_here, om.calls_a_function_attribute],
+                         ids=lambda f: f.__name__)
+def test_an_attribute_set_on_a_lambda_made_here(f):
+    """`self.regularization.grad = lambda x: 0` (ML-From-Scratch's LinearRegression) was refused as reading a
+    lambda made in the function as a value."""
+    check_modes(f, X.copy())
+
+
 def test_a_namespace_read_whole_is_refused():
     def f(x):
         from types import SimpleNamespace
@@ -335,8 +343,10 @@ class _Momentum:
         return w - 0.1 * self.v
 
 
-def _steps_through_a_list_item_in_a_loop(w):
-    optimizers = [_Momentum()]
+def _steps_through_a_list_item_in_a_loop(w, n):
+    optimizers = []
+    for _ in range(n):  # (a list whose items tapegen cannot know one by one)
+        optimizers.append(_Momentum())
     for _ in range(2):
         w = optimizers[0].step(w, w ** 3 - 1.0)
     return np.sum(w ** 2)
@@ -348,9 +358,9 @@ def test_an_attribute_set_in_a_loop_on_a_list_item_and_read_in_the_next_pass_is_
     pass before: reverse mode refused it; forward mode took its tangent as zero (a wrong JVP)."""
     with pytest.raises(tg.NoRuleError, match="cannot tie"):
         if mode == "grad":
-            tg.grad(_steps_through_a_list_item_in_a_loop)(X.copy())
+            tg.grad(_steps_through_a_list_item_in_a_loop)(X.copy(), 1)
         else:
-            tg.jvp(_steps_through_a_list_item_in_a_loop, (X.copy(),), (np.ones(3),))
+            tg.jvp(_steps_through_a_list_item_in_a_loop, (X.copy(), 1), (np.ones(3), None))
 
 
 def _sets_through_a_list_item_reads_through_the_name(x):
@@ -367,29 +377,68 @@ def _sets_through_a_dict_item_reads_through_the_name(x):
     return np.sum(m.v * x)
 
 
-def _sets_a_number_through_a_list_item(x):
+def _steps_optimizers_of_a_display(w):
+    optimizers = [_Momentum(), _Momentum()]
+    for _ in range(2):
+        w = optimizers[0].step(w, w ** 3 - 1.0)
+    w = optimizers[1].step(w, np.sin(w))
+    for opt in optimizers:
+        w = opt.step(w, w ** 2)
+    return np.sum(w ** 2)
+
+
+def _steps_optimizers_of_a_dict(w):
+    optimizers = {"W": _Momentum(), "b": _Momentum()}
+    for _ in range(2):
+        w = optimizers["W"].step(w, w ** 3 - 1.0)
+        w = optimizers["b"].step(w, np.cos(w))
+    return np.sum(w ** 2)
+
+
+@pytest.mark.parametrize("f", [_steps_optimizers_of_a_display, _steps_optimizers_of_a_dict,
+                               _sets_through_a_list_item_reads_through_the_name,
+                               _sets_through_a_dict_item_reads_through_the_name], ids=lambda f: f.__name__)
+def test_objects_made_here_in_a_display_are_known_item_by_item(f):
+    """`[M(), M()]`, `{"W": M(), ...}`, `[m]`: each item is the object it was made as, so state set on it
+    through the item (`self.v = ...`) is followed. Grad refused these (`.v` read through a name it could
+    not tie to the object); jvp took `.v` of the pass before as a zero tangent, or `m.v` as what
+    `__init__` set."""
+    check_modes(f, X.copy())
+
+
+def _sets_through_an_item_of_a_list_built_when_the_code_runs(x, n):
     m = _Momentum()
-    held = [m]
+    held = []
+    for _ in range(n):
+        held.append(m)
+    held[0].v = x * 2.0
+    return np.sum(m.v ** 2)
+
+
+def _sets_a_number_through_such_an_item(x, n):
+    m = _Momentum()
+    held = []
+    for _ in range(n):
+        held.append(m)
     held[0].v = 3.0
     return np.sum(x * m.v)
 
 
-@pytest.mark.parametrize("f", [_sets_through_a_list_item_reads_through_the_name,
-                               _sets_through_a_dict_item_reads_through_the_name], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
-def test_an_attribute_set_through_an_item_and_read_through_the_objects_name_is_refused(f, mode):
-    """`held[0].v = x * 2.0`, then `m.v`: tapegen read `m.v` as what `__init__` set (0.0), a wrong value and a
-    zero gradient."""
+def test_an_attribute_set_through_an_item_and_read_through_the_objects_name_is_refused(mode):
+    """`held[0].v = x * 2.0`, then `m.v`, `held` a list of `m` built in a loop run `n` times: tapegen read `m.v` as
+    what `__init__` set (0.0), a wrong value and a zero gradient."""
+    f = _sets_through_an_item_of_a_list_built_when_the_code_runs
     with pytest.raises(tg.UnsupportedSyntaxError, match="another name's object"):
         if mode == "grad":
-            tg.value_and_grad(f)(X.copy())
+            tg.value_and_grad(f)(X.copy(), 2)
         else:
-            tg.jvp(f, (X.copy(),), (np.ones(3),))
+            tg.jvp(f, (X.copy(), 2), (np.ones(3), None))
 
 
 def test_a_number_set_through_an_item_is_read_through_the_objects_name():
     """(was read as the 0.0 `__init__` set: the gradient 0 * x instead of 3.0)"""
-    check_modes(_sets_a_number_through_a_list_item, X.copy())
+    check_modes(_sets_a_number_through_such_an_item, X.copy(), 2)
 
 
 def test_settings_class_attributes_and_methods_changed_between_calls_have_the_code_made_again(monkeypatch):
@@ -606,10 +655,27 @@ def _attributes_set_through_a_loop_target_then_called(x):
 
 def test_an_attribute_set_through_a_loop_target_is_not_carried_from_before_the_loop():
     """`for layer in layers: layer.w = ...` carried `layer.w` from before the loop, where `layer` is not yet
-    bound: the IR check failed inside tapegen (InternalError). It is refused: which object's `.w` a pass reads is
-    not known when transforming."""
-    with pytest.raises(tg.UnsupportedSyntaxError, match="may be the `.w` this function set"):
-        tg.grad(_attributes_set_through_a_loop_target_then_called)(X.copy())
+    bound: the IR check failed inside tapegen (InternalError). Then refused (which object's `.w` a pass reads was
+    not known when transforming); now `layers`, a display of objects made here, is known item by item, the loop
+    unrolled, each pass the object it is."""
+    check_modes(_attributes_set_through_a_loop_target_then_called, X.copy())
+
+
+def _attributes_set_through_a_loop_target_of_a_list_built_when_the_code_runs(x, n):
+    layers = []
+    for k in range(n):
+        layers.append(_Scale(2.0 - k))
+    for layer in layers:
+        layer.w = layer.w * x[0]
+    h = x
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h)
+
+
+def test_an_attribute_set_through_a_loop_target_of_a_list_known_only_when_the_code_runs_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError):
+        tg.grad(_attributes_set_through_a_loop_target_of_a_list_built_when_the_code_runs)(X.copy(), 2)
 
 
 class _Gaussian:

@@ -514,6 +514,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.item_vars: dict = {}  # list var -> the atoms it holds, while it is only appended to (_track_item_vars)
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
         self.made_objects: set = set()  # vars holding an object this function made (`Layer(W)`): each a new one
+        self.function_attributes: dict = {}  # (lambda or local def made here, name) -> what `f.name = v` set
         self.root_params: set = set()
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
@@ -1572,6 +1573,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
         self.set_static_attribute(target)
+        local = self.local_function_held(target.value)
+        if local is not None:  # ML-From-Scratch's `self.regularization.grad = lambda x: 0`, on a lambda made here
+            if self.open_constructs:
+                raise self.unsupported(target, f"`{ast.unparse(target)} = ...` sets an attribute of a function made "
+                                               f"in the differentiated function inside a loop or branch, which "
+                                               f"tapegen cannot follow", "set it where the function is made")
+            self.function_attributes[(local, target.attr)] = self.value(value_node)  # (called where read)
+            return
         base = self.expr(target.value)
         if target.attr == "shape" and isinstance(target.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:  # a.shape = (3, 1): a reshaped, in place
@@ -1626,6 +1635,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.inline(user_function(prop.fset), target, [base, self.value(value_node)], {}, receiver=cls)
             return
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
+
+    def local_function_held(self, node):
+        """The lambda or local def `node` (a name, or a name's attribute) holds, where it was made in the
+        differentiated function; else None."""
+        if isinstance(node, ast.Name):
+            held = self.env.get(node.id)
+            return held if isinstance(held, LocalFunction) else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.env:
+            owner = self.env[node.value.id]
+            assigned = self.attributes.get((owner, node.attr)) if isinstance(owner, Var) else None
+            if assigned is not None and isinstance(assigned[0], LocalFunction) and self.is_open(assigned[1]):
+                return assigned[0]
+        return None
 
     def set_static_attribute(self, target):
         """`C.count = v` (`C.count += 1`) on a class or module of the user's: tapegen reads a number or string it

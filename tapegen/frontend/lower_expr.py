@@ -144,7 +144,8 @@ class Expressions:
         if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
             return True
         objects = [i for i in items if isinstance(i, Var) and i in self.types]
-        return len({self.types[i] for i in objects}) > 1 or any(self._holds_derivatives(o, set()) for o in objects)
+        return len({self.types[i] for i in objects}) > 1 or any(self._holds_derivatives(o, set()) for o in objects) \
+            or any(o in self.made_objects for o in objects)
 
     def _holds_derivatives(self, obj, seen) -> bool:
         """Whether an attribute of object `obj` may carry a derivative, or holds an object one of whose does
@@ -2024,6 +2025,14 @@ class Expressions:
         if frozen is not None:
             return self.call_frozen(frozen, func.attr, node, outputs, targets)
         if isinstance(func, ast.Attribute):
+            local = self.local_function_held(func.value)
+            if local is not None and (local, func.attr) in self.function_attributes:  # self.regularization.grad(w)
+                held = self.function_attributes[(local, func.attr)]
+                if isinstance(held, LocalFunction):
+                    args, kwargs = self.arguments(node, static=True)
+                    return self._call_result(self.inline_local(held, node, args, kwargs), outputs, node, targets)
+                if isinstance(held, StaticValue):
+                    return self.call_object(held.obj, node, outputs, targets)
             through = self.class_held(func.value, func.attr)
             if through is not None:  # self.cost.fn(a, y), `cost=CrossEntropyCost` (network2): the class's own
                 return self.call_object(through[0], node, outputs, targets)  # function, as Python calls it

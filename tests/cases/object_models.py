@@ -550,3 +550,31 @@ def copies_an_optimizer_holding_an_array(x):
     opt = copy.copy(proto)  # shares proto.G, which opt.update changes in place
     opt.update(x, x * 2.0)
     return np.sum(proto.G * x)
+
+
+# --- a function attribute set on a lambda an object holds (ML-From-Scratch's regression.py) -----------------
+class LinearRegression:
+    def __init__(self):
+        self.regularization = lambda x: 0
+        self.regularization.grad = lambda x: 0
+
+    def predict(self, X):
+        return X @ self.w
+
+
+class RidgeLike:
+    def __init__(self, alpha):
+        self.regularization = lambda w: alpha * 0.5 * w @ w
+        self.regularization.grad = lambda w: alpha * w
+
+
+def fits_a_regression_made_here(x):
+    model = LinearRegression()
+    model.w = x
+    y_pred = model.predict(np.outer(np.arange(1.0, 4.0), x))
+    return np.mean(0.5 * (1.0 - y_pred) ** 2 + model.regularization(x))
+
+
+def calls_a_function_attribute(x):
+    model = RidgeLike(0.3)
+    return np.sum(model.regularization.grad(x) ** 2) + model.regularization(x)
