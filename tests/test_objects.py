@@ -395,7 +395,16 @@ def _steps_optimizers_of_a_dict(w):
     return np.sum(w ** 2)
 
 
+def _steps_optimizers_in_nested_loops(w):
+    optimizers = [_Momentum(), _Momentum()]
+    for _ in range(2):
+        for opt in optimizers:  # (was an InternalError: `opt` read before it was defined)
+            w = opt.step(w, w ** 3 - 1.0)
+    return np.sum(w ** 2)
+
+
 @pytest.mark.parametrize("f", [_steps_optimizers_of_a_display, _steps_optimizers_of_a_dict,
+                               _steps_optimizers_in_nested_loops,
                                _sets_through_a_list_item_reads_through_the_name,
                                _sets_through_a_dict_item_reads_through_the_name], ids=lambda f: f.__name__)
 def test_objects_made_here_in_a_display_are_known_item_by_item(f):
