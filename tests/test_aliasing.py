@@ -246,6 +246,33 @@ def test_changes_no_other_name_sees_match_finite_differences(f):
     check_modes(f, X.copy())
 
 
+VALID = np.array([1, 2, 2, 1, 0, 2, 1, 2])
+
+
+def masks_a_reshaped_view_a_name_holds_in_a_branch(x, valid):
+    """d2l's masked_softmax: `X = sequence_mask(X.reshape(-1, n), valid, value=-1e6)` on a view (`np.squeeze`),
+    in a branch decided when the code runs, that rebinds `X`. Its gradient code, differentiated again (a
+    Hessian), holds the view under a name bound before the branch and was refused there."""
+    scores = np.squeeze(np.outer(x, x)[:, :, None] * 1.0, axis=-1)
+    X = scores
+    if valid is None:
+        out = np.exp(X)
+    else:
+        flat = X.reshape(-1, 2)
+        flat[~(np.arange(2)[None, :] < valid[:, None])] = -1e6
+        X = flat
+        out = np.exp(X - X.max(axis=-1, keepdims=True))
+    return np.sum(out * np.arange(out.size).reshape(out.shape))
+
+
+def test_a_view_written_in_a_branch_through_a_name_bound_before_it_differentiates_again():
+    check_modes(masks_a_reshaped_view_a_name_holds_in_a_branch, X.copy(), VALID)
+    hessian = tg.hessian(masks_a_reshaped_view_a_name_holds_in_a_branch)(X.copy(), VALID)
+    gradient = tg.grad(masks_a_reshaped_view_a_name_holds_in_a_branch)
+    numeric = np.stack([(gradient(X + 1e-6 * e, VALID) - gradient(X - 1e-6 * e, VALID)) / 2e-6 for e in np.eye(4)])
+    np.testing.assert_allclose(hessian, numeric.T, rtol=1e-5, atol=1e-6)
+
+
 def _doubled_default(v, s=np.array([1.0, 2.0])):
     s *= 2  # NumPy doubles the default itself: every later call sees it
     return v * s

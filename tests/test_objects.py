@@ -233,6 +233,47 @@ def test_namespaces_methods_by_name_and_lists_of_functions(f):
     check_modes(f, X.copy())
 
 
+@pytest.mark.parametrize("f", [om.calls_a_staticmethod_through_a_class_an_attribute_holds,
+                               om.calls_a_classmethod_through_a_class_an_attribute_holds], ids=lambda f: f.__name__)
+def test_functions_of_a_class_an_attribute_holds(f):
+    """network2.py's `self.cost.fn(a, y)` with `self.cost = cost` a class (a staticmethod, a classmethod, a
+    plain function of the class) was a NoRuleError naming `.fn()`."""
+    check_modes(f, X.copy())
+
+
+def test_a_class_an_attribute_holds_rebound_between_calls_has_the_code_made_again():
+    gradient = tg.grad(om.calls_a_classmethod_through_a_class_an_attribute_holds)
+    gradient(X)
+    om.COST_NET.cost = om.CrossEntropyCost
+    try:
+        np.testing.assert_allclose(gradient(X), _fd_grad(om.calls_a_classmethod_through_a_class_an_attribute_holds, X),
+                                   rtol=1e-6, atol=1e-8)
+    finally:
+        om.COST_NET.cost = om.QuadraticCost
+
+
+@pytest.mark.parametrize("f", [om.steps_with_copies_of_an_optimizer, om.steps_with_a_copy_of_a_module_optimizer],
+                         ids=lambda f: f.__name__)
+def test_copies_of_an_object_are_objects_of_its_class(f):
+    """`copy.copy(optimizer)` was run as an opaque call, so `W_opt.update(w, g)` was taken for a dict's update
+    and refused as changing `W_opt` in place."""
+    check_modes(f, X.copy())
+    assert om.OPTIMIZER.G is None  # (the module's optimizer is not changed by its copy's updates)
+
+
+def test_a_copy_sharing_an_array_with_its_original_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="as a whole"):
+        tg.grad(om.copies_an_optimizer_holding_an_array)(X.copy())
+
+
+@pytest.mark.parametrize("f", [om.fits_a_regression_made_here, om.calls_a_function_attribute],
+                         ids=lambda f: f.__name__)
+def test_an_attribute_set_on_a_lambda_made_here(f):
+    """`self.regularization.grad = lambda x: 0` (ML-From-Scratch's LinearRegression) was refused as reading a
+    lambda made in the function as a value."""
+    check_modes(f, X.copy())
+
+
 def test_a_namespace_read_whole_is_refused():
     def f(x):
         from types import SimpleNamespace
@@ -289,6 +330,124 @@ def test_writes_into_attribute_arrays_tapegen_cannot_tie_to_one_object_are_refus
     """Each gave a wrong value or gradient (the write lost, or the argument left unwritten)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match=says):
         tg.grad(f)(X.copy())
+
+
+class _Momentum:
+    """An optimizer keeping its state in an attribute: `self.v = self.v + g`."""
+
+    def __init__(self):
+        self.v = 0.0
+
+    def step(self, w, g):
+        self.v = self.v + g
+        return w - 0.1 * self.v
+
+
+def _steps_through_a_list_item_in_a_loop(w, n):
+    optimizers = []
+    for _ in range(n):  # (a list whose items tapegen cannot know one by one)
+        optimizers.append(_Momentum())
+    for _ in range(2):
+        w = optimizers[0].step(w, w ** 3 - 1.0)
+    return np.sum(w ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_attribute_set_in_a_loop_on_a_list_item_and_read_in_the_next_pass_is_refused(mode):
+    """The pass after the first reads `.v` of `optimizers[0]`, set to a value carrying a derivative in the
+    pass before: reverse mode refused it; forward mode took its tangent as zero (a wrong JVP)."""
+    with pytest.raises(tg.NoRuleError, match="cannot tie"):
+        if mode == "grad":
+            tg.grad(_steps_through_a_list_item_in_a_loop)(X.copy(), 1)
+        else:
+            tg.jvp(_steps_through_a_list_item_in_a_loop, (X.copy(), 1), (np.ones(3), None))
+
+
+def _sets_through_a_list_item_reads_through_the_name(x):
+    m = _Momentum()
+    held = [m]
+    held[0].v = x * 2.0
+    return np.sum(m.v ** 2)
+
+
+def _sets_through_a_dict_item_reads_through_the_name(x):
+    m = _Momentum()
+    held = {"m": m}
+    held["m"].v = np.sin(x)
+    return np.sum(m.v * x)
+
+
+def _steps_optimizers_of_a_display(w):
+    optimizers = [_Momentum(), _Momentum()]
+    for _ in range(2):
+        w = optimizers[0].step(w, w ** 3 - 1.0)
+    w = optimizers[1].step(w, np.sin(w))
+    for opt in optimizers:
+        w = opt.step(w, w ** 2)
+    return np.sum(w ** 2)
+
+
+def _steps_optimizers_of_a_dict(w):
+    optimizers = {"W": _Momentum(), "b": _Momentum()}
+    for _ in range(2):
+        w = optimizers["W"].step(w, w ** 3 - 1.0)
+        w = optimizers["b"].step(w, np.cos(w))
+    return np.sum(w ** 2)
+
+
+def _steps_optimizers_in_nested_loops(w):
+    optimizers = [_Momentum(), _Momentum()]
+    for _ in range(2):
+        for opt in optimizers:  # (was an InternalError: `opt` read before it was defined)
+            w = opt.step(w, w ** 3 - 1.0)
+    return np.sum(w ** 2)
+
+
+@pytest.mark.parametrize("f", [_steps_optimizers_of_a_display, _steps_optimizers_of_a_dict,
+                               _steps_optimizers_in_nested_loops,
+                               _sets_through_a_list_item_reads_through_the_name,
+                               _sets_through_a_dict_item_reads_through_the_name], ids=lambda f: f.__name__)
+def test_objects_made_here_in_a_display_are_known_item_by_item(f):
+    """`[M(), M()]`, `{"W": M(), ...}`, `[m]`: each item is the object it was made as, so state set on it
+    through the item (`self.v = ...`) is followed. Grad refused these (`.v` read through a name it could
+    not tie to the object); jvp took `.v` of the pass before as a zero tangent, or `m.v` as what
+    `__init__` set."""
+    check_modes(f, X.copy())
+
+
+def _sets_through_an_item_of_a_list_built_when_the_code_runs(x, n):
+    m = _Momentum()
+    held = []
+    for _ in range(n):
+        held.append(m)
+    held[0].v = x * 2.0
+    return np.sum(m.v ** 2)
+
+
+def _sets_a_number_through_such_an_item(x, n):
+    m = _Momentum()
+    held = []
+    for _ in range(n):
+        held.append(m)
+    held[0].v = 3.0
+    return np.sum(x * m.v)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_attribute_set_through_an_item_and_read_through_the_objects_name_is_refused(mode):
+    """`held[0].v = x * 2.0`, then `m.v`, `held` a list of `m` built in a loop run `n` times: tapegen read `m.v` as
+    what `__init__` set (0.0), a wrong value and a zero gradient."""
+    f = _sets_through_an_item_of_a_list_built_when_the_code_runs
+    with pytest.raises(tg.UnsupportedSyntaxError, match="another name's object"):
+        if mode == "grad":
+            tg.value_and_grad(f)(X.copy(), 2)
+        else:
+            tg.jvp(f, (X.copy(), 2), (np.ones(3), None))
+
+
+def test_a_number_set_through_an_item_is_read_through_the_objects_name():
+    """(was read as the 0.0 `__init__` set: the gradient 0 * x instead of 3.0)"""
+    check_modes(_sets_a_number_through_such_an_item, X.copy(), 2)
 
 
 def test_settings_class_attributes_and_methods_changed_between_calls_have_the_code_made_again(monkeypatch):
@@ -505,10 +664,27 @@ def _attributes_set_through_a_loop_target_then_called(x):
 
 def test_an_attribute_set_through_a_loop_target_is_not_carried_from_before_the_loop():
     """`for layer in layers: layer.w = ...` carried `layer.w` from before the loop, where `layer` is not yet
-    bound: the IR check failed inside tapegen (InternalError). It is refused: which object's `.w` a pass reads is
-    not known when transforming."""
-    with pytest.raises(tg.UnsupportedSyntaxError, match="may be the `.w` this function set"):
-        tg.grad(_attributes_set_through_a_loop_target_then_called)(X.copy())
+    bound: the IR check failed inside tapegen (InternalError). Then refused (which object's `.w` a pass reads was
+    not known when transforming); now `layers`, a display of objects made here, is known item by item, the loop
+    unrolled, each pass the object it is."""
+    check_modes(_attributes_set_through_a_loop_target_then_called, X.copy())
+
+
+def _attributes_set_through_a_loop_target_of_a_list_built_when_the_code_runs(x, n):
+    layers = []
+    for k in range(n):
+        layers.append(_Scale(2.0 - k))
+    for layer in layers:
+        layer.w = layer.w * x[0]
+    h = x
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h)
+
+
+def test_an_attribute_set_through_a_loop_target_of_a_list_known_only_when_the_code_runs_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError):
+        tg.grad(_attributes_set_through_a_loop_target_of_a_list_built_when_the_code_runs)(X.copy(), 2)
 
 
 class _Gaussian:

@@ -821,8 +821,10 @@ def test_a_list_of_known_objects_grown_while_another_name_holds_it_is_refused():
 
 def test_items_of_a_list_grown_in_a_loop_with_another_class_are_refused_not_guessed():
     """Lowered again with what was known of the list before the loop forgotten, it was taken for empty, so
-    every item's `.f` was Tripler's (a wrong gradient)."""
-    with pytest.raises(tg.NoRuleError, match="no gradient rule for .f()"):
+    every item's `.f` was Tripler's (a wrong gradient). (`[Doubler()]`, a display of an object made here, is
+    known item by item since probe17: the loop growing it is refused where it reads the list.)"""
+    with pytest.raises((tg.NoRuleError, tg.UnsupportedSyntaxError),
+                       match="no gradient rule for .f()|`layers` is read before this pass of the loop"):
         tg.grad(pf.objects_of_another_class_appended_in_a_loop)(X3)
 
 

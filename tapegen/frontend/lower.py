@@ -524,6 +524,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.item_vars: dict = {}  # list var -> the atoms it holds, while it is only appended to (_track_item_vars)
         self.computed: set = set()  # vars a differentiable primitive made (they may carry a derivative)
         self.made_objects: set = set()  # vars holding an object this function made (`Layer(W)`): each a new one
+        self.function_attributes: dict = {}  # (lambda or local def made here, name) -> what `f.name = v` set
         self.root_params: set = set()
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
@@ -1633,6 +1634,14 @@ class _Lowerer(Expressions, ControlFlow, Calls):
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""
         self.set_static_attribute(target)
+        local = self.local_function_held(target.value)
+        if local is not None:  # ML-From-Scratch's `self.regularization.grad = lambda x: 0`, on a lambda made here
+            if self.open_constructs:
+                raise self.unsupported(target, f"`{ast.unparse(target)} = ...` sets an attribute of a function made "
+                                               f"in the differentiated function inside a loop or branch, which "
+                                               f"tapegen cannot follow", "set it where the function is made")
+            self.function_attributes[(local, target.attr)] = self.value(value_node)  # (called where read)
+            return
         base = self.expr(target.value)
         if target.attr == "shape" and isinstance(target.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:  # a.shape = (3, 1): a reshaped, in place
@@ -1688,6 +1697,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             return
         self.set_attribute(base, target, self.value(value_node))  # self.act_fn = activation: stays known
 
+    def local_function_held(self, node):
+        """The lambda or local def `node` (a name, or a name's attribute) holds, where it was made in the
+        differentiated function; else None."""
+        if isinstance(node, ast.Name):
+            held = self.env.get(node.id)
+            return held if isinstance(held, LocalFunction) else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.env:
+            owner = self.env[node.value.id]
+            assigned = self.attributes.get((owner, node.attr)) if isinstance(owner, Var) else None
+            if assigned is not None and isinstance(assigned[0], LocalFunction) and self.is_open(assigned[1]):
+                return assigned[0]
+        return None
+
     def set_static_attribute(self, target):
         """`C.count = v` (`C.count += 1`) on a class or module of the user's: tapegen reads a number or string it
         holds as a constant when it transforms the function, so one the function also reads is refused (it
@@ -1710,6 +1732,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         cls = self.class_of(base)
         if cls is not None:
             self.check_attribute_access(cls, target, target.attr)
+        self.forget_shadowed(base, target)
         if isinstance(value, LocalFunction) and hasattr(value.node, "partial_parts") and (
                 (base, target.attr) in self.shared_attributes or self.open_constructs):
             value = self.partial_value(value, target)  # `self._fn = partial(...)` in a branch: made as written
@@ -1736,6 +1759,31 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             self.emit_multi(_opaque("setattr", setattr), [base, Const(target.attr), written], {}, target, 0, [])
         if key not in self.shared_attributes:
             self.attributes[key] = (value, self.current)
+
+    def forget_shadowed(self, base, target):
+        """`ms[0].v = x` sets `.v` on an object tapegen may know under another name (`m = M(); ms = [m]`): what
+        it knew `m.v` to hold is forgotten, so `m.v` is read when the code runs (where a derivative would have to
+        flow through that read, the read is refused, as one through an untied name is); it read the value from
+        before the write. Objects known to differ (each made here, or a module's) are left as they are."""
+        if isinstance(target.value, (ast.Name, ast.Attribute)) and \
+                isinstance(self.static(target.value), (type, types.ModuleType)):
+            return  # (`C.scale = v` on a class or module: set_static_attribute's)
+        attr, mine = target.attr, self.types.get(base)
+        for key in [key for key in self.attributes if key[1] == attr and key[0] is not base]:
+            owner = key[0]
+            if base in self.made_objects and (owner in self.made_objects or owner in self.live) or \
+                    owner in self.made_objects and base in self.live or \
+                    base in self.live and owner in self.live and self.live[base] is not self.live[owner]:
+                continue  # (a new object is not another one; two of the module's are checked before each call)
+            theirs = self.types.get(owner)
+            if mine is not None and theirs is not None and not (issubclass(mine, theirs) or issubclass(theirs, mine)):
+                continue  # objects of unrelated classes
+            if key in self.shared_attributes:
+                raise self.unsupported(target, f"`{ast.unparse(target)} = ...` may set the `.{attr}` of an object "
+                                               f"this loop or branch also reaches under another name, and tapegen "
+                                               f"cannot tell whether it is that object",
+                                       f"set it through the name the object was made or read as")
+            del self.attributes[key]
 
     def wrote_in_place(self, var, how):
         """`var += v` or `var[i] = v` (NumPy changes the array in place), or `var.append(v)`: noted for each loop

@@ -144,7 +144,8 @@ class Expressions:
         if any(isinstance(i, (StaticValue, LocalFunction, KnownItems)) for i in items):
             return True
         objects = [i for i in items if isinstance(i, Var) and i in self.types]
-        return len({self.types[i] for i in objects}) > 1 or any(self._holds_derivatives(o, set()) for o in objects)
+        return len({self.types[i] for i in objects}) > 1 or any(self._holds_derivatives(o, set()) for o in objects) \
+            or any(o in self.made_objects for o in objects)
 
     def _holds_derivatives(self, obj, seen) -> bool:
         """Whether an attribute of object `obj` may carry a derivative, or holds an object one of whose does
@@ -2024,6 +2025,17 @@ class Expressions:
         if frozen is not None:
             return self.call_frozen(frozen, func.attr, node, outputs, targets)
         if isinstance(func, ast.Attribute):
+            local = self.local_function_held(func.value)
+            if local is not None and (local, func.attr) in self.function_attributes:  # self.regularization.grad(w)
+                held = self.function_attributes[(local, func.attr)]
+                if isinstance(held, LocalFunction):
+                    args, kwargs = self.arguments(node, static=True)
+                    return self._call_result(self.inline_local(held, node, args, kwargs), outputs, node, targets)
+                if isinstance(held, StaticValue):
+                    return self.call_object(held.obj, node, outputs, targets)
+            through = self.class_held(func.value, func.attr)
+            if through is not None:  # self.cost.fn(a, y), `cost=CrossEntropyCost` (network2): the class's own
+                return self.call_object(through[0], node, outputs, targets)  # function, as Python calls it
             receiver = self.expr(func.value)
             held = self.attributes.get((receiver, func.attr))
             if held is not None and isinstance(held[0], StaticValue):  # self.act_fn(z), set by __init__
@@ -2464,6 +2476,9 @@ class Expressions:
         `atom`: how generated code reads `obj`, if known (an item of a dict holding a lambda too)."""
         if obj in IN_PLACE_OPERATORS:  # operator.iadd(xs, ys): `xs += ys`, then its value
             return (self.in_place_operator(obj, node),)[:max(outputs, 1)]
+        if obj in (copy.copy, copy.deepcopy) and len(node.args) == 1 and not node.keywords \
+                and not isinstance(node.args[0], ast.Starred) and node not in self.copying:
+            return self.copied_object(obj, node, outputs, targets, atom)
         if obj in (operator.add, operator.mul) and len(node.args) == 2 and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args):  # reduce(operator.add, rows): as `+`
             left, right = self.expr(node.args[0]), self.expr(node.args[1])  # (joins lists, adds arrays)
@@ -2780,6 +2795,96 @@ class Expressions:
             obj = getattr(self, "receiver_object", None)
         if obj is not None and isinstance(getattr(obj, "__dict__", None), dict):
             self.bindings.append(("absent", obj.__dict__, name, None))
+
+    @property
+    def copying(self):
+        """The `copy.copy(obj)` calls being lowered as calls of `copy.copy` (see call_object)."""
+        if "_copying" not in self.__dict__:
+            self._copying = set()
+        return self._copying
+
+    def copied_object(self, obj, node, outputs, targets, atom):
+        """`copy.copy(obj)` / `copy.deepcopy(obj)` (ML-From-Scratch's `self.W_opt = copy.copy(optimizer)`): run as
+        written; where `obj` is an object of the user's holding only numbers (copied_class), the copy is an
+        object of its class, its methods inlined and its attributes read when the code runs."""
+        holder = None if isinstance(node.args[0], ast.Name) else self.namer.invented("copied").name
+        source = self.expr(node.args[0])  # (what is copied, read once: `copy.copy(Adagrad(0.1))`)
+        called = node
+        if holder is not None:
+            self.env[holder] = source
+            called = ast.copy_location(ast.Call(node.func, [ast.copy_location(ast.Name(holder, ast.Load()), node)],
+                                                []), node)
+        self.copying.add(called)
+        try:
+            made = self.call_object(obj, called, outputs, targets, atom)
+        finally:
+            self.copying.discard(called)
+            self.env.pop(holder, None)
+        cls = self.copied_class(source)
+        if cls is not None and made and isinstance(made[0], Var):
+            self.types[made[0]] = cls
+            if source not in self.live:  # an object made here: the copy is a new one, holding what it holds
+                self.made_objects.add(made[0])
+                for (base, attr), (value, _) in list(self.attributes.items()):
+                    if base is source:
+                        self.attributes[(made[0], attr)] = (value, self.current)
+        return made
+
+    def copied_class(self, source):
+        """The class of the object `source` holds, where `copy.copy(source)` (or `copy.deepcopy`) may be run as
+        written and the copy followed as an object of that class: a class of the user's that does not copy
+        itself its own way, and whose object holds only numbers, strings and None (an array or object would be
+        shared by a copy's in-place changes, which tapegen does not follow); else None."""
+        cls = self.class_of(source)
+        if cls is None or not inspect.isclass(cls) or not users_class(cls) or issubclass(cls, tuple) \
+                or any(inspect.getattr_static(cls, own, None) is not inspect.getattr_static(object, own, None)
+                       for own in ("__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__",
+                                   "__setstate__", "__getattr__", "__getattribute__", "__setattr__")):
+            return None
+        plain = (int, float, complex, str, bool, type(None), np.generic)
+        if any(base is source and not (isinstance(value, Const) and isinstance(value.value, plain))
+               for (base, _), (value, _) in self.attributes.items()):
+            return None
+        live = self.live.get(source)
+        if live is not None and not all(isinstance(v, plain) for v in getattr(live, "__dict__", {}).values()):
+            return None
+        return cls
+
+    def class_held(self, node, name):
+        """`(function, class)` for `obj.attr.name(...)` where `node` is `obj.attr`, an attribute that holds a
+        class of the user's (`self.cost = cost` of a parameter `cost=CrossEntropyCost`, set here or on an object
+        of the module), and `name` is a plain function, @staticmethod or @classmethod of that class: the function
+        Python calls (a classmethod bound to the class); else None. Only a name's attribute is looked at."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            return None
+        if node.value.id in self.env and not isinstance(self.env[node.value.id], Var):
+            return None  # (a function, a list of them, a number: no object's attribute)
+        owner = self.expr(node.value)  # (a name: read again by the call's own path if this returns None)
+        if not isinstance(owner, Var):
+            return None
+        assigned = self.attributes.get((owner, node.attr))
+        if assigned is not None:
+            value, block = assigned
+            if not (self.is_open(block) and isinstance(value, StaticValue) and inspect.isclass(value.obj)):
+                return None
+            cls = value.obj
+        elif owner in self.live:
+            cls = inspect.getattr_static(self.live[owner], node.attr, None)
+            if not inspect.isclass(cls) or node.attr not in getattr(self.live[owner], "__dict__", {}):
+                return None
+            self.bindings.append(("attr", self.live[owner], node.attr, cls))  # (made again if rebound)
+        else:
+            return None
+        if not users_class(cls):
+            return None
+        attribute = inspect.getattr_static(cls, name, None)
+        plain = attribute.__func__ if isinstance(attribute, (staticmethod, classmethod)) else attribute
+        if not inspect.isfunction(plain) or user_function(plain) is None:
+            return None
+        called = getattr(cls, name)
+        if not isinstance(attribute, classmethod):  # (a classmethod read is a new bound method each time)
+            self.bindings.append(("attr", cls, name, called))  # the class's function replaced: made again
+        return (called, cls)
 
     def _static_method(self, receiver, name):
         """The function behind `obj.<name>` and what it is called with first, for a @staticmethod (nothing)

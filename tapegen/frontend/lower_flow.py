@@ -1243,6 +1243,8 @@ class ControlFlow:
                                              f"change too", f"write into a copy: {name} = {name}.copy()")
             return
         base = healed if healed is not None else self.view_base(array) if isinstance(array, Var) else None
+        if isinstance(base, Var) and base not in self.fresh and self.generated_code():
+            base = self.generated_view_base(array)  # (`X = scores` before an `if` rebinding X: through names)
         if base is not array and isinstance(base, Var) and base in self.fresh and base not in self.root_params:
             if not (restoring or self.generated_code()):
                 return self.write_into_view(name, array, base, node, healed is base)
@@ -1334,6 +1336,21 @@ class ControlFlow:
             return True
         others = [a for a in self.aliases.get(atom, ()) if a is not atom and a not in seen]
         return bool(others) and all(self._a_view(a, seen | {atom}) for a in others)
+
+    def generated_view_base(self, array):
+        """In gradient code lowered again, the array `array` is a view of, through views and through names
+        bound to one (the `X = scores` gradient code writes before an `if` that rebinds `X`, where the function
+        it was made from wrote through `X.reshape(...)` in that branch: d2l's masked_softmax); else `array`."""
+        link, seen = array, set()
+        while isinstance(link, Var) and link not in seen:
+            seen.add(link)
+            if link in self.views:
+                link = self.views[link]
+            elif len(self.aliases.get(link, ())) == 1 and link not in self.fresh:
+                link = next(iter(self.aliases[link]))
+            else:
+                break
+        return link
 
     def healed_base(self, array):
         """The array (made here) that `array` is a view of, through views a write can be put back through

@@ -43,7 +43,7 @@ from ..rules.language import append, make_dict, make_list, make_tuple, tangent_w
 from ..rules.runtime_rules import tape_pop
 from ..rules.table import Primitive
 from ..runtime import meta
-from .activity import Activity, ItemFlow, _placed, check_kept
+from .activity import Activity, ItemFlow, _check_attributes, _placed, check_kept
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +154,9 @@ def _active(program: Program, wrt: tuple) -> frozenset:
     # as reverse mode's analysis has it: what is appended to one of its lists is not kept out of sight
     followed = frozenset(varying | {obj for obj, _ in holding})
     check_kept(program.body, Activity(followed, frozenset(useful)), program.outputs)
+    # `self.G = self.G + g` on `opts[0]` in a loop: the read in the next pass is of an object the frontend
+    # cannot tie to the one the tangent was set on; its tangent would be taken as zero. Raise, as reverse mode
+    _check_attributes(program.body, Activity(followed, frozenset(useful)))
     return frozenset(varying & useful)
 
 

@@ -459,3 +459,122 @@ SETTINGS = _Namespace(act=np.sin, k=2.0)
 
 def functions_in_class_bodies_and_namespaces(x):
     return ClassLevelActivation().f(x) + np.sum(SETTINGS.act(x) * SETTINGS.k)
+
+
+# --- a class held in an attribute, its functions called through it (Nielsen's network2.py) ------------------
+class CrossEntropyCost:
+    @staticmethod
+    def fn(a, y):
+        return np.sum(np.nan_to_num(-y * np.log(a) - (1 - y) * np.log(1 - a)))
+
+    @staticmethod
+    def delta(z, a, y):
+        return a - y
+
+
+class QuadraticCost:
+    @classmethod
+    def fn(cls, a, y):
+        return cls.scale * np.linalg.norm(a - y) ** 2
+
+    scale = 0.5
+
+    def delta(z, a, y):  # a plain function of the class, called through it without an object
+        return (a - y) * z
+
+
+class CostNet:
+    """`self.cost = cost` of a default `cost=CrossEntropyCost`, then `self.cost.fn(a, y)`: network2.py's."""
+
+    def __init__(self, W, cost=CrossEntropyCost):
+        self.W = W
+        self.cost = cost
+
+    def total_cost(self, x, y):
+        a = 1.0 / (1.0 + np.exp(-(self.W @ x)))
+        return self.cost.fn(a, y) + np.sum((self.cost).delta(x, a, y) ** 2)
+
+
+COST_NET = CostNet(W1, cost=QuadraticCost)
+TARGET = np.array([0.2, 0.9, 0.4])
+
+
+def calls_a_staticmethod_through_a_class_an_attribute_holds(x):
+    return CostNet(W1).total_cost(x, TARGET)
+
+
+def calls_a_classmethod_through_a_class_an_attribute_holds(x):
+    net = CostNet(W1 * 0.5, QuadraticCost)
+    return net.total_cost(x, TARGET) + COST_NET.total_cost(x * 2.0, TARGET)
+
+
+# --- copies of an optimizer, one per parameter (ML-From-Scratch's `self.W_opt = copy.copy(optimizer)`) --------
+class Adagrad:
+    def __init__(self, learning_rate=0.01):
+        self.learning_rate = learning_rate
+        self.G = None
+        self.eps = 1e-8
+
+    def update(self, w, grad_wrt_w):
+        if self.G is None:
+            self.G = np.zeros(np.shape(w))
+        self.G += np.power(grad_wrt_w, 2)
+        return w - self.learning_rate * grad_wrt_w / np.sqrt(self.G + self.eps)
+
+
+OPTIMIZER = Adagrad(learning_rate=0.05)
+
+
+def steps_with_copies_of_an_optimizer(x):
+    import copy
+    proto = Adagrad(learning_rate=0.1)
+    W_opt, b_opt = copy.copy(proto), copy.deepcopy(proto)
+    w, b = x, x[:2] * 0.5
+    for _ in range(2):
+        w = W_opt.update(w, w ** 3 - 1.0)
+        b = b_opt.update(b, np.sin(b) + w[:2])
+    return np.sum(w ** 2) + np.sum(b ** 2) + np.sum(W_opt.G)
+
+
+def steps_with_a_copy_of_a_module_optimizer(x):
+    import copy
+    opt = copy.copy(OPTIMIZER)
+    w = opt.update(x, x ** 2)
+    return np.sum(opt.update(w, np.cos(w)) ** 2)
+
+
+def copies_an_optimizer_holding_an_array(x):
+    import copy
+    proto = Adagrad(learning_rate=0.1)
+    proto.G = np.ones(3)
+    opt = copy.copy(proto)  # shares proto.G, which opt.update changes in place
+    opt.update(x, x * 2.0)
+    return np.sum(proto.G * x)
+
+
+# --- a function attribute set on a lambda an object holds (ML-From-Scratch's regression.py) -----------------
+class LinearRegression:
+    def __init__(self):
+        self.regularization = lambda x: 0
+        self.regularization.grad = lambda x: 0
+
+    def predict(self, X):
+        return X @ self.w
+
+
+class RidgeLike:
+    def __init__(self, alpha):
+        self.regularization = lambda w: alpha * 0.5 * w @ w
+        self.regularization.grad = lambda w: alpha * w
+
+
+def fits_a_regression_made_here(x):
+    model = LinearRegression()
+    model.w = x
+    y_pred = model.predict(np.outer(np.arange(1.0, 4.0), x))
+    return np.mean(0.5 * (1.0 - y_pred) ** 2 + model.regularization(x))
+
+
+def calls_a_function_attribute(x):
+    model = RidgeLike(0.3)
+    return np.sum(model.regularization.grad(x) ** 2) + model.regularization(x)
