@@ -283,6 +283,7 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
                                F.views_read_where_made_after_a_write,
                                F.rows_filled_through_views_in_a_loop_then_masked,
                                F.results_written_into_views_by_out, F.results_written_by_out_in_a_loop,
+                               F.results_written_by_out_into_rows_a_loop_picks,
                                F.pieces_of_one_split_written_and_read, F.rows_of_a_transpose_written,
                                F.results_written_into_views_in_place,
                                F.row_bound_after_its_array_is_written_in_a_loop,  # (a wrong value, no error, on 481258e)
@@ -368,3 +369,10 @@ def qr_in_a_loop(a):
 def test_a_multi_output_primitive_in_a_loop_restores_each_output():
     from modes import check_modes
     check_modes(qr_in_a_loop, np.random.default_rng(0).standard_normal((3, 3)))
+
+
+def test_out_into_an_array_index_is_refused_when_it_runs():
+    """`out=X[rows, 0]` with `rows` an array of indices writes into a copy NumPy drops: refused when the code
+    runs, rather than taken for a write into X."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="the index makes a copy"):
+        tg.grad(F.results_written_by_out_through_an_array_index)(np.array([1.0, 2.0, 3.0, 4.0]))

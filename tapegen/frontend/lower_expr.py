@@ -29,7 +29,7 @@ from ..rules.language import attribute_as_transformed, has_attribute_as_transfor
 from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
 from ..rules.language import set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
-from ..rules.language import updated, with_item
+from ..rules.language import updated, view_index, with_item
 from ..rules.shape import BOUND_METHOD, added_at
 from ..rules import ufunc_methods
 from ..rules.standing_for import BY_KEY, OF_ITEMS, flat_get, joined_sum, stands_for, transposed, vectorized
@@ -2632,6 +2632,24 @@ class Expressions:
             # np.sin(x, out=X[:, 1]): into a view of X, so X[:, 1] = np.sin(x), and the result is that view
             self.assign_subscript(ast.copy_location(ast.Subscript(out.value, out.slice, ast.Store()), out), call)
             return (self.expr(out),)[:outputs]
+        if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and isinstance(
+                self.env.get(out.value.id), Var) and self.container_kind(self.env[out.value.id]) is None:
+            # np.tanh(z, out=H[t]), t a loop's: a view of H where the index is integers and slices (checked when
+            # the code runs), so H[t] = np.tanh(z), and the result is that view
+            span = self.span(out)
+            checked = self.emit(rules.lookup(view_index), [self.env[out.value.id], self.index(out.slice),
+                                                           Const(ast.unparse(node)),
+                                                           Const(f"{span.file}:{span.line}:{span.col + 1}"
+                                                                 if span is not None else "?")], {}, out, None)
+            holder = self.namer.invented("index").name
+            self.env[holder] = checked
+            at = ast.copy_location(ast.Subscript(out.value, ast.copy_location(ast.Name(holder, ast.Load()), out.slice),
+                                                 ast.Load()), out)
+            try:
+                self.assign_subscript(ast.copy_location(ast.Subscript(at.value, at.slice, ast.Store()), out), call)
+                return (self.expr(at),)[:outputs]
+            finally:
+                self.env.pop(holder, None)
         if not isinstance(out, ast.Name):
             raise self.unsupported(out, f"`{ast.unparse(node)}` writes its result into `{ast.unparse(out)}` in place, "
                                         f"which tapegen cannot follow", f"assign the result instead: "

@@ -438,6 +438,26 @@ def integer_index(array, index, statement, where):
 table.nondiff(integer_index, "array, index, statement, where", spelling="integer_index",
               inert=("array", "statement", "where"))
 
+
+def view_index(array, index, statement, where):
+    """`index`, checked to take a view of the ndarray `array` (integers, slices, None and `...` only): a result
+    written with `out=array[index]` lands in `array` only then (an array of indices or a mask makes a copy,
+    which NumPy writes into and drops)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if isinstance(array, np.ndarray) and all(
+            part is None or part is Ellipsis or isinstance(part, slice)
+            or isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_))
+            or isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype.kind in "iu" for part in parts):
+        return index
+    raise UnsupportedSyntaxError(f"{where}: `{statement}` writes its result into `out=`, which tapegen follows into "
+                                 f"a view of an array (an index of integers and slices); here the index makes a "
+                                 f"copy, or the array is a {type(array).__name__}",
+                                 hint="assign the result instead: out = f(...)")
+
+
+table.nondiff(view_index, "array, index, statement, where", spelling="view_index",
+              inert=("array", "statement", "where"))
+
 def joined_index(first, rest):
     """The index `A[first][rest]` writes into `A` with: `(first, *rest)` for a tuple `rest` (`C[k][r, c]`),
     else `(first, rest)`."""

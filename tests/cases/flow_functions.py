@@ -779,6 +779,24 @@ def results_written_into_views_by_out(x):
     return np.sum(X * X) + np.sum(r)
 
 
+def results_written_by_out_into_rows_a_loop_picks(x):
+    """`np.tanh(z, out=H[t])`, `np.multiply(x, k, out=X[:, k])`: a loop's index makes the view (refused on
+    fb8f5d2; checked when the code runs to be integers and slices, which make a view)."""
+    X = np.zeros((4, 3))
+    H = np.zeros((3, 4))
+    for k in range(3):
+        np.multiply(x, k + 1.0, out=X[:, k])
+        np.tanh(x * 0.5 + k, out=H[k])
+    return np.sum(X ** 2) + np.sum(H * X.T)
+
+
+def results_written_by_out_through_an_array_index(x):
+    X = np.zeros((4, 3))
+    rows = np.array([0, 2])
+    np.multiply(x[:2], 2.0, out=X[rows, 0])  # a copy: NumPy writes into it and drops it
+    return np.sum(X) + np.sum(x)
+
+
 def results_written_by_out_in_a_loop(x):
     """`np.add(y, v, out=y)` and `np.add.reduce(v, out=s)` in a loop: the loop carries `y` and `s`, which it did
     not, as its syntax shows no assignment to them (each pass started from the array before the loop: a wrong
