@@ -18,6 +18,7 @@ RNG = np.random.default_rng(3)
 VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
 
 POINTS = {
+    "items_changed_in_place_through_a_name_read_out_of_them": (np.array([0.3, -0.8, 1.2]),),
     "dict_of_a_list_set_then_passed_to_a_helper_that_sets_more": (RNG.standard_normal((3, 3)) * 0.5,
                                                                   RNG.standard_normal((4, 3))),
     "dicts_of_a_list_changed_in_a_loop_through_the_item": (RNG.standard_normal((3, 3)) * 0.5,
@@ -707,3 +708,28 @@ def test_a_change_through_an_item_no_longer_where_it_was_read_is_refused_when_it
     for mode in (lambda: tg.grad(fn)(np.array([0.3, -0.8])), lambda: tg.jvp(fn, (np.ones(2),), (np.ones(2),))):
         with pytest.raises(tg.UnsupportedSyntaxError, match=says):
             mode()
+
+
+def _item_a_view_of_another_array_changed_through_a_name(x):
+    X = np.outer(x, x)
+    hs = [X[0], X[1]]
+    h = hs[0]
+    h += x
+    return np.sum(X ** 2)
+
+
+def _item_read_under_two_names_changed_through_one(x):
+    hs = [x * 1.0, x * 2.0]
+    h = hs[0]
+    g = hs[0]
+    h += x
+    return np.sum(g)
+
+
+def test_an_item_changed_in_place_through_a_name_where_python_shows_it_elsewhere_is_refused():
+    """`h = hs[0]; h += v` where the array is a view of `X` (refused when the code runs), or another name read
+    out of the list holds it too (refused when transforming): NumPy's change would show there."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="that `X` holds too"):
+        tg.grad(_item_a_view_of_another_array_changed_through_a_name)(np.array([0.3, -0.8, 1.2]))
+    with pytest.raises(tg.UnsupportedSyntaxError, match="`g` is what `h \\+= x` held before"):
+        tg.grad(_item_read_under_two_names_changed_through_one)(np.array([0.3, -0.8, 1.2]))

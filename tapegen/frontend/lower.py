@@ -1463,6 +1463,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             # name): the new value, computed apart from the caller's array (docs/syntax.md)
         elif isinstance(current, Var) and current in self.params:  # a helper's parameter: the caller's value
             self.changes_callers_array(name, current, stmt)
+        elif isinstance(current, Var) and current in self.item_origin and self.callers_passed(name) is None \
+                and self._holders(*self.item_origin[current]) and not self.generated_code():
+            return self.augmented_item_name(name, current, fn, value, stmt)  # h = hs[t - 1]; h += v
         elif isinstance(current, Var) and current not in self.fresh and self.container_kind(current) is None and (
                 current not in self.views or isinstance(stmt.value, ast.Tuple)):  # shape += (2, 2): a tuple is rebound;
             self.emit_multi(rules.lookup(number_item), [current, Const(ast.unparse(stmt)), Const(name)], {}, stmt, 0, [])  # an array raises
@@ -1500,6 +1503,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         for other, same in maybe.items():  # then it holds the new value too, as NumPy changed that array
             self.store(other, self.emit(rules.lookup(changed_with), [same, result, self.env[other]], {}, stmt,
                                         self.shared.get(other, other)), stmt)
+
+    def augmented_item_name(self, name, current, fn, value, stmt):
+        """`h = hs[t - 1]`, then `h += v`: NumPy changes the array the list or dict holds, which then holds `h`'s
+        new value, where `h` is still that array when the code runs (a number item stays as it was, as Python
+        rebinds `h` only; so does an item `h` was since rebound from). Checked then that no other item, name or
+        view shows that array (write_through_item)."""
+        self.wrote_in_place(self.shared.get(name, current), "item")  # (in a loop, before the pass rebinds it)
+        container, key = self.item_origin[current]
+        there = self.emit(rules.lookup(operator.getitem), [container, key if isinstance(key, Var) else Const(key)],
+                          {}, stmt, None)
+        text = ast.unparse(stmt)
+        same = self.emit(rules.lookup(same_object), [there, current, Const(text), Const(name),
+                                                     Const("the list or dict it was read out of")], {}, stmt, None)
+        result = self.binary(fn, current, value, stmt, None)
+        held = self.emit(rules.lookup(changed_with), [same, result, there], {}, stmt, None)  # (where `h` is still
+        self.write_through_item(current, held, stmt, checked=True)  # that array: rebound since, or a number, not)
+        self.store(name, result, stmt)
+        self.stale.pop(self.env[name], None)  # (its var, in a loop, is the one that held the item before)
+        self.item_origin[self.env[name]] = self.item_origin[held]  # an array: that item still (a number is not,
+        #                                                               which the next write's check finds)
 
     def may_be_changed_by(self, other, current, op) -> bool:
         """Whether `other` may be the object `current op= v` changes in place: not a tuple (rebound), nor a dict

@@ -774,3 +774,30 @@ def dict_of_a_list_set_then_passed_to_a_helper_that_sets_more(W, X):
     out = _batchnorm_forward(X @ W, 1.0, 0.0, first)
     return np.sum(h ** 2) + np.sum(bn_params[1]["running_var"]) + np.sum(out * bn_params[0]["running_mean"]) \
         * bn_params[0]["scale"]
+
+
+def items_changed_in_place_through_a_name_read_out_of_them(x):
+    """`h = hs[t - 1]`, then `h += v` (also `h *= c` twice, a dict's item, a number item, `h` rebound in a branch
+    first): NumPy changes the array the list or dict holds (refused on fb8f5d2); Python rebinds a number in `h`
+    only, and an `h` rebound since is not the item."""
+    hs = {-1: np.zeros(3)}
+    for t in range(3):
+        h = hs[t - 1]
+        h += x * t
+        hs[t] = h * 0.5
+    rows = [x * 1.0]
+    for t in range(3):
+        h = rows[t]
+        if t % 2:
+            h = h * 0.5
+        h += x
+        rows.append(h * 2.0)
+    d = {"a": x * 1.0, "b": x * 2.0}
+    g = d["a"]
+    g *= 2.0
+    g += d["b"]
+    counts = [0.5, 1.0]
+    c = counts[0]
+    c += x[0]
+    return np.sum(hs[-1] ** 2) + np.sum(hs[1]) + np.sum(rows[1] ** 2) + np.sum(rows[0]) + np.sum(rows[3] * rows[2]) \
+        + np.sum(d["a"] ** 2) + np.sum(g) + counts[0] * x[1] + c * x[2]
