@@ -1117,9 +1117,15 @@ def library_primitive(fn) -> bool:
     """`fn` is a library's callable tapegen has a rule for, not a Python function it reads: a NumPy function
     (`np.mean`, an `_ArrayFunctionDispatcher`), a builtin (`operator.mul`), a bound method of a library's
     object (`scipy.stats.norm.pdf`, whose own code tapegen does not follow)."""
-    if inspect.isfunction(fn) or isinstance(fn, (np.ufunc, functools.partial, custom_vjp, custom_jvp)) \
+    if isinstance(fn, (np.ufunc, functools.partial, custom_vjp, custom_jvp)) \
             or getattr(fn, "_is_autograd_primitive", False):
         return False
+    if inspect.isfunction(fn):  # a Python function with a rule of its own (register_vjp; NumPy's np.row_stack):
+        from .rules import PRIMITIVES  # the rule, as in a call of it inside a function, not its code
+        try:
+            return PRIMITIVES.get(fn) is not None
+        except TypeError:
+            return False
     if isinstance(fn, types.BuiltinFunctionType) or type(fn).__name__ == "_ArrayFunctionDispatcher":
         return True  # (abs, max, np.sum: what lowering makes of their call applies, or a NoRuleError names them)
     from .rules import lookup

@@ -278,3 +278,21 @@ def test_custom_rule_of_a_function_with_defaults(loss, args):
     only the others is called with those; a bwd giving fewer cotangents gives None for the rest."""
     from modes import check_modes
     check_modes(loss, np.array([1.0, 2.0, -0.5]), *args)
+
+
+def _clipped(x):
+    return np.clip(x, -1.0, 1.0)
+
+
+tg.register_vjp(_clipped, lambda x: (_clipped(x), None), lambda residuals, g: (g,))  # straight through
+
+
+def test_a_function_given_a_rule_is_its_rule_as_a_transform_target():
+    """tg.vjp(f, x) of a Python function given a VJP by register_vjp used f's code (here clip's derivative,
+    [1, 0, 0]) while a call of f inside a function used the declared rule ([1, 1, 1]): a silent difference in the
+    gradient. The function itself is now its rule too, in every mode (forward mode: the rule transposed)."""
+    x, t = np.array([0.5, 2.0, -3.0]), np.array([1.0, -2.0, 0.5])
+    np.testing.assert_array_equal(tg.vjp(_clipped, x)[1](np.ones(3)), np.ones(3))
+    np.testing.assert_array_equal(tg.vjp(lambda v: _clipped(v), x)[1](np.ones(3)), np.ones(3))
+    np.testing.assert_array_equal(tg.jvp(_clipped, (x,), (t,))[1], t)
+    np.testing.assert_array_equal(tg.jacobian(_clipped)(x), np.eye(3))
