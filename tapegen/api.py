@@ -122,6 +122,8 @@ class _Target:
             fn = fn.__wrapped__
         if isinstance(fn, np.ufunc):
             fn = ufunc_function(fn)
+        elif library_primitive(fn):
+            fn = library_function(fn)
         if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)) \
                 or isinstance(fn, (custom_vjp, custom_jvp)) and inspect.isfunction(fn.fn):
             fn = primitive_function(fn)  # grad(f) of the user's autograd @primitive or custom rule: a call of it
@@ -546,7 +548,8 @@ def _leaves(value):
 class Pullback:
     """The backward half of `vjp`: call it with the output's cotangent."""
 
-    __slots__ = ("_entry", "_out", "_residuals", "_arguments", "_call", "_code")
+    __slots__ = ("_entry", "_out", "_residuals", "_arguments", "_call", "_code", "__weakref__")  # (a transform of a
+    # pullback, autograd's make_ggnvp's `make_vjp(f_vjp)`, keeps it in the weak table of differentiated functions)
 
     def __init__(self, entry, out, residuals, arguments, call=None):
         self._entry, self._out, self._residuals, self._arguments = entry, out, residuals, arguments
@@ -1009,6 +1012,8 @@ def _differentiated(f):
         return f
     if isinstance(f, np.ufunc):  # tg.grad(np.sin), as autograd users write
         f = ufunc_function(f)
+    elif library_primitive(f):  # tg.vjp(np.mean, x), tg.grad(operator.mul), tg.vjp(norm.pdf, x)
+        f = library_function(f)
     if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
         f = _gradient_code(f)
     return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
@@ -1105,6 +1110,51 @@ def primitive_function(primitive):
         names = ", ".join(p.name for p in params)
         made = _PRIMITIVE_FUNCTIONS[primitive] = _plain(name, f"({signature})", f"return PRIMITIVE({names})",
                                                         PRIMITIVE=primitive, **defaults)
+    return made
+
+
+def library_primitive(fn) -> bool:
+    """`fn` is a library's callable tapegen has a rule for, not a Python function it reads: a NumPy function
+    (`np.mean`, an `_ArrayFunctionDispatcher`), a builtin (`operator.mul`), a bound method of a library's
+    object (`scipy.stats.norm.pdf`, whose own code tapegen does not follow)."""
+    if isinstance(fn, (np.ufunc, functools.partial, custom_vjp, custom_jvp)) \
+            or getattr(fn, "_is_autograd_primitive", False):
+        return False
+    if inspect.isfunction(fn):  # a Python function with a rule of its own (register_vjp; NumPy's np.row_stack):
+        from .rules import PRIMITIVES  # the rule, as in a call of it inside a function, not its code
+        try:
+            return PRIMITIVES.get(fn) is not None
+        except TypeError:
+            return False
+    if isinstance(fn, types.BuiltinFunctionType) or type(fn).__name__ == "_ArrayFunctionDispatcher":
+        return True  # (abs, max, np.sum: what lowering makes of their call applies, or a NoRuleError names them)
+    from .rules import lookup
+    try:
+        return lookup(fn) is not None
+    except Exception:  # noqa: BLE001 (a callable the rule table cannot key: not a primitive)
+        return False
+
+
+_LIBRARY_FUNCTIONS: dict = {}
+
+
+def library_function(fn):
+    """`def mean_called(x1, *rest): return mean(x1, *rest)`: a library's callable as a Python function tapegen
+    reads, calling it (so its rule applies, or an error names it), taking the arguments its signature requires
+    (at least one: `np.atleast_1d(*arys)`) and any more by position (`norm.pdf(x, loc, scale)`)."""
+    key = (fn, type(fn))
+    made = _LIBRARY_FUNCTIONS.get(key)
+    if made is None:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):  # (a builtin without a signature)
+            params = ()
+        count = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty for p in params)
+        names = ", ".join([f"x{k + 1}" for k in range(max(count, 1))] + ["*rest"])
+        name = getattr(fn, "__name__", "")
+        name = name if name.isidentifier() and name not in ("np", "rest") else "primitive"
+        made = _LIBRARY_FUNCTIONS[key] = _plain(f"{name}_called", f"({names})", f"return {name}({names})",
+                                                **{name: fn})
     return made
 
 

@@ -12,6 +12,7 @@ rules (rules/runtime_rules.py).
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -86,6 +87,16 @@ def hvp(f, wrt=0, *, argnums=None, argnum=None):
         array([6., 0.])
     """
     wrt = chosen_wrt(wrt, argnums, argnum)
+    target = _differentiated(f)._target
+    if target.varargs is not None and not target.bound:  # `lambda x, *args: ...` (autograd's flatten_func): the
+        made = {}  # Hessian-vector product of a function taking the values a call passes, one per count
+
+        def spread_hessian_vector_product(*args, **kwargs):
+            count = len(args) - ("v" not in kwargs)
+            if count not in made:
+                made[count] = hvp(_called_with(target.fn, count), wrt)
+            return made[count](*args, **kwargs)
+        return Composed(spread_hessian_vector_product, lambda: None, f"{_name(f)}_hvp")
     gradient = Differentiated(_gradient_of(f, wrt))
     several = isinstance(wrt, (tuple, list))
 
@@ -184,6 +195,19 @@ def jacobian(f, wrt=0, mode="auto", *, argnums=None, argnum=None):
 
 # --- transforms called inside a function being differentiated ---------------------------------------
 
+def _called_with(f, count):
+    """`def f_called(a0, ..., a<count-1>): return f(a0, ...)`: a Python function `f` of `*args`, for a call passing
+    `count` values."""
+    made = _CALLERS.setdefault(f, {})
+    if count not in made:
+        params = _names(count)
+        made[count] = _plain(f"{_name(f)}_called", f"({params})", f"return F({params})", F=f)
+    return made[count]
+
+
+_CALLERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _name(f):
     return getattr(f, "__name__", "f").replace("<", "").replace(">", "") or "f"
 
@@ -227,6 +251,9 @@ def _composed_jvp(f, moving, given, tuples=(), functions=()):
     tangent code takes every parameter, then the tangents)."""
     d = _differentiated(f)
     target = d._target
+    if target.varargs is not None and not target.bound:  # `def f(*xs)`: tangent code for the `given` values passed
+        d = _differentiated(_called_with(target.fn, given))
+        target = d._target
     missing = len(target.params) - target.offset - given
     defaults = target.defaults[len(target.defaults) - missing:] if 0 < missing <= len(target.defaults) else ()
     tangents = ", ".join(f"tangents[{i}]" for i in moving)

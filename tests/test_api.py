@@ -378,6 +378,102 @@ def test_a_numpy_ufunc_is_differentiated_directly():
     np.testing.assert_allclose(tg.jacobian(np.exp)(x), np.diag(np.exp(x)))
 
 
+def _library_product(a, b):
+    import operator
+    return operator.mul(a, b)
+
+
+@pytest.mark.parametrize("name", ["mean", "prod", "sum", "atleast_2d", "operator.mul", "abs", "norm.pdf",
+                                  "norm.logpdf3"])
+def test_a_library_callable_is_differentiated_directly(name):
+    """autograd's test suite writes check_grads(np.mean), check_grads(operator.mul), combo_check(norm.pdf, [0, 1, 2]):
+    NumPy functions that are not ufuncs, builtins and SciPy's bound methods are called by a function tapegen
+    reads, so their rules apply, in every mode and to second order (tg.vjp(np.mean, x) raised a TypeError:
+    no weak reference to it; norm.pdf's own code was read, then refused)."""
+    import operator
+    from scipy.stats import norm
+    x = np.array([[0.5, -1.2, 2.0], [0.7, 1.1, -0.3]])
+    fn, args = {"mean": (np.mean, (x,)), "prod": (np.prod, (x,)), "sum": (np.sum, (x,)),
+                "atleast_2d": (np.atleast_2d, (x[0],)), "operator.mul": (operator.mul, (x, x[::-1])),
+                "abs": (abs, (x,)), "norm.pdf": (norm.pdf, (x,)),
+                "norm.logpdf3": (norm.logpdf, (x, np.array([0.3, -0.2, 0.1]), 1.7))}[name]
+    check_modes(fn, *args)
+
+
+def test_library_callable_inside_a_jvp_differentiated_again():
+    """tg.jvp of np.mean (taking *rest) inside a function differentiated again: the jvp is made for the values
+    the call passes (it raised WrtError: wrt=0 out of range)."""
+    def tangent(x, v):
+        return tg.jvp(np.prod, (x,), (v,))[1]
+    check_modes(tangent, np.array([0.5, -1.2, 2.0]), np.array([1.0, 0.3, -0.7]))
+
+
+def _spread(*xs):
+    return xs[0] * np.sin(xs[1])
+
+
+def _tangent_of_spread(a, b, v):
+    return tg.jvp(_spread, (a, b), (v, v))[1]
+
+
+def test_jvp_of_a_function_of_star_args_inside_a_differentiated_function():
+    """`tg.jvp(f, (a, b), ...)` with `def f(*xs)` inside a function tapegen differentiates: the tangent code is made
+    for the two values the call passes (it raised WrtError: wrt=0 is out of range, its arguments are ())."""
+    check_modes(_tangent_of_spread, np.array([1.0, 2.0]), np.array([0.5, 0.3]), np.array([1.0, -1.0]))
+
+
+def _bound_ufunc(fun, args):
+    before, after = args[:0], args[1:]
+
+    def bound(x):
+        return fun(*before, x, *after)
+    return bound
+
+
+def test_ufunc_called_with_spread_arguments():
+    """`fun(*before, x, *after)` calling np.arctan2 (autograd's check_grads binding the other arguments): three
+    arguments written, two values passed, so no `out` among them (it was read as arctan2's `out`, and refused).
+    An `out` passed in a spread tuple is still refused, where the values are bound."""
+    x, y = np.array([0.3, 0.7]), np.array([1.5, -0.4])
+    check_modes(_bound_ufunc(np.arctan2, (x, y)), x)
+    check_modes(_bound_ufunc(np.hypot, (x, y)), x)
+
+    def spread_out(x):
+        out = np.zeros(2)
+        extra = (y, out)
+        np.arctan2(x, *extra)
+        return np.sum(out)
+    with pytest.raises(tg.UnsupportedSyntaxError, match="positional"):
+        tg.grad(spread_out)(x)
+
+
+def _scaled_cubes(x, *scales):
+    return np.sum(scales[0] * x ** 3) + np.sum(np.sin(x) * scales[1])
+
+
+def test_hvp_of_a_function_of_star_args():
+    """tg.hvp(lambda x, *args: ...) (autograd's gmm.py: hessian_vector_product of flatten_func's function): made for
+    the values each call passes (TapegenError when made: a gradient of a *args function differentiated again)."""
+    x, v = np.array([0.5, -1.2, 2.0]), np.array([1.0, 0.3, -0.7])
+    scales = (np.array([1.5, 0.5, -2.0]), 0.8)
+    gradient = tg.grad(_scaled_cubes)
+    expected = (gradient(x + 1e-6 * v, *scales) - gradient(x - 1e-6 * v, *scales)) / 2e-6
+    np.testing.assert_allclose(tg.hvp(_scaled_cubes)(x, *scales, v), expected, rtol=1e-6)
+    np.testing.assert_allclose(6 * scales[0] * x * v - np.sin(x) * scales[1] * v, expected, rtol=1e-6)
+
+
+def test_a_pullback_is_differentiated():
+    """tg.vjp of a pullback (autograd's make_ggnvp makes the vjp of one): TypeError, no weak reference to it."""
+    x = np.array([0.3, 1.2, -0.5])
+    pullback = tg.vjp(lambda a: np.sin(a) * a, x)[1]
+    g = np.array([1.0, -2.0, 0.5])
+    jacobian_t = np.diag(np.cos(x) * x + np.sin(x))
+    out, again = tg.vjp(pullback, g)
+    np.testing.assert_allclose(out, jacobian_t @ g, rtol=1e-12)
+    np.testing.assert_allclose(again(x), jacobian_t.T @ x, rtol=1e-12)
+    check_modes(pullback, g)
+
+
 def test_argnums_and_argnum_are_wrt_as_jax_and_autograd_spell_it():
     f = lambda x, y: np.sum(np.sin(x) * y ** 2)
     x, y = np.array([0.3, -0.2]), np.array([1.5, 0.5])

@@ -170,3 +170,129 @@ def test_gradcheck_takes_a_custom_jvp_directly(rng):
 def test_gradcheck_takes_a_registered_function_directly(rng):
     a, b = rng.normal(size=3), rng.normal(size=3)
     assert tg.gradcheck(_hypot, a, b, wrt=(0, 1)).ok
+
+
+_softplus_lambda = tg.custom_vjp(lambda x: np.logaddexp(0.0, x))
+_softplus_lambda.defvjp(lambda x: (np.logaddexp(0.0, x), x), lambda x, g: (g / (1.0 + np.exp(-x)),))
+_softplus_jvp_lambda = tg.custom_jvp(lambda x: np.logaddexp(0.0, x))
+_softplus_jvp_lambda.defjvp(lambda primals, tangents: (np.logaddexp(0.0, primals[0]),
+                                                       tangents[0] / (1.0 + np.exp(-primals[0]))))
+
+
+def _lambda_rule_loss(x):
+    return np.sum(_softplus_lambda(x) * x)
+
+
+def _lambda_jvp_rule_loss(x):
+    return np.sum(_softplus_jvp_lambda(x) * x)
+
+
+@pytest.mark.parametrize("loss", [_lambda_rule_loss, _lambda_jvp_rule_loss])
+def test_custom_rule_of_a_lambda(loss):
+    """custom_vjp(lambda x: ...) (autograd's `primitive(lambda x: 2.0 * x)`): the generated code named its residuals
+    and rules after `<lambda>`, a SyntaxError when compiled."""
+    from modes import check_modes
+    check_modes(loss, np.array([0.5, -1.2, 2.0]))
+
+
+@tg.custom_vjp
+def _scale(x, k=2.0, mode="plain"):
+    return x * k if mode == "plain" else x * k * 1.0
+
+
+def _scale_fwd(x, k=2.0, mode="plain"):
+    return _scale(x, k, mode), (x, k)
+
+
+def _scale_bwd(residuals, g):
+    x, k = residuals
+    return g * k, np.sum(g * x), None
+
+
+_scale.defvjp(_scale_fwd, _scale_bwd)
+
+
+@tg.custom_vjp
+def _shifted_sin(x, eps=1e-3):
+    return np.sin(x) + eps
+
+
+def _shifted_sin_fwd(x):  # takes only the argument without a default: called with it alone, as before
+    return _shifted_sin(x), x
+
+
+def _shifted_sin_bwd(x, g):
+    return (g * np.cos(x),)
+
+
+_shifted_sin.defvjp(_shifted_sin_fwd, _shifted_sin_bwd)
+
+
+@tg.custom_vjp
+def _times(x, k=3.0):
+    return x * k
+
+
+def _times_fwd(x, k=3.0):
+    return x * k, k
+
+
+def _times_bwd(k, g):  # a cotangent for x only: k's is None
+    return (g * k,)
+
+
+_times.defvjp(_times_fwd, _times_bwd)
+
+
+def _defaults_all_passed(x):
+    return np.sum(_scale(x, 3.0, "other") * x)
+
+
+def _defaults_by_keyword(x):
+    return np.sum(_scale(x, k=3.0) * x)
+
+
+def _defaults_left(x):
+    return np.sum(_scale(x) * x)
+
+
+def _default_differentiated(x, k):
+    return np.sum(_scale(x, k) * x)
+
+
+def _fwd_without_defaults(x):
+    return np.sum(_shifted_sin(x) * x)
+
+
+def _bwd_for_the_first_only(x):
+    return np.sum(_times(x) * x) + np.sum(_times(x, 2.0))
+
+
+@pytest.mark.parametrize("loss, args", [
+    (_defaults_all_passed, ()), (_defaults_by_keyword, ()), (_defaults_left, ()), (_default_differentiated, (1.7,)),
+    (_fwd_without_defaults, ()), (_bwd_for_the_first_only, ())], ids=lambda v: getattr(v, "__name__", ""))
+def test_custom_rule_of_a_function_with_defaults(loss, args):
+    """A custom_vjp function with parameters that have defaults (autograd's convolve(A, B, axes=None, dot_axes=...,
+    mode="full")): passed by position or keyword or left out, they reach fwd, and bwd's cotangent for them is
+    used (it was refused as too many arguments, or unpacked into too few names: a ValueError); a fwd that takes
+    only the others is called with those; a bwd giving fewer cotangents gives None for the rest."""
+    from modes import check_modes
+    check_modes(loss, np.array([1.0, 2.0, -0.5]), *args)
+
+
+def _clipped(x):
+    return np.clip(x, -1.0, 1.0)
+
+
+tg.register_vjp(_clipped, lambda x: (_clipped(x), None), lambda residuals, g: (g,))  # straight through
+
+
+def test_a_function_given_a_rule_is_its_rule_as_a_transform_target():
+    """tg.vjp(f, x) of a Python function given a VJP by register_vjp used f's code (here clip's derivative,
+    [1, 0, 0]) while a call of f inside a function used the declared rule ([1, 1, 1]): a silent difference in the
+    gradient. The function itself is now its rule too, in every mode (forward mode: the rule transposed)."""
+    x, t = np.array([0.5, 2.0, -3.0]), np.array([1.0, -2.0, 0.5])
+    np.testing.assert_array_equal(tg.vjp(_clipped, x)[1](np.ones(3)), np.ones(3))
+    np.testing.assert_array_equal(tg.vjp(lambda v: _clipped(v), x)[1](np.ones(3)), np.ones(3))
+    np.testing.assert_array_equal(tg.jvp(_clipped, (x,), (t,))[1], t)
+    np.testing.assert_array_equal(tg.jacobian(_clipped)(x), np.eye(3))

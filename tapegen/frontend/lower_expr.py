@@ -3515,6 +3515,8 @@ def _out_argument(obj, node):
     if any(kw.arg == "out" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None)
            for kw in node.keywords):
         return "out"
+    if any(isinstance(a, ast.Starred) for a in node.args):  # `f(*before, x, *after)`: the written arguments are not
+        return None  # the values passed (an `out` among those the call spreads is refused where they are bound)
     if isinstance(obj, np.ufunc) and len(node.args) == obj.nin + 1 or obj is np.clip and len(node.args) == 4:
         return len(node.args) - 1
     return None

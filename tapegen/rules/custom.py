@@ -74,7 +74,8 @@ class custom_jvp:  # noqa: N801
 
     def defjvp(self, jvp):
         self.jvp = jvp
-        _register(self, self.fn, _jvp_fwd(self.fn), _transposed_jvp(jvp, len(_parameters(self.fn))))
+        fwd = _jvp_fwd(self.fn)
+        _register(self, self.fn, fwd, _transposed_jvp(jvp, len(_parameters(self.fn, fwd)[0])))
         return self
 
 
@@ -190,10 +191,15 @@ def _register(key, fn, fwd, bwd):
     for what, f in (("fwd", fwd), ("bwd", bwd)):
         if not callable(f):
             raise TapegenError(f"{what} for {getattr(fn, '__name__', fn)!r} must be a function, got {f!r}")
-    params = _parameters(fn)
+    params, defaults = _parameters(fn, fwd)
+    if defaults:  # a bwd may give cotangents for the arguments without defaults only: None for the others
+        bwd = _padded(bwd, len(params))
     base = getattr(fn, "__name__", "custom")
+    if not base.isidentifier():  # `custom_vjp(lambda x: ...)`: its residuals and rules need names Python can read
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base).strip("_") or "custom"
+        base = base if base.isidentifier() else f"custom_{base}"
     fwd_name, bwd_name = add_names({f"{base}_fwd": fwd, f"{base}_bwd": bwd})
-    prim = Primitive(name=base, fn=fn, params=params, defaults={}, form="custom", spelling=fwd_name,
+    prim = Primitive(name=base, fn=fn, params=params, defaults=defaults, form="custom", spelling=fwd_name,
                      outputs=1)
     rule = CustomRule(bwd_name, fwd, bwd, base)
     prim.vjps = {param: rule for param in params}
@@ -201,7 +207,10 @@ def _register(key, fn, fwd, bwd):
     register_primitive(key, prim)
 
 
-def _parameters(fn):
+def _parameters(fn, fwd=None):
+    """(names, defaults): `fn`'s positional parameters, and those with defaults (`def convolve(A, B, axes=None,
+    mode="full")`, passed or left at their defaults) where `fwd` takes them too; a fwd taking only the others
+    (`def f(x, eps=1e-3)` with `def f_fwd(x)`) is called with those only, the defaults left to `fn`."""
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -209,9 +218,28 @@ def _parameters(fn):
         if nin is None:
             raise TapegenError(f"cannot read the parameters of {fn!r}",
                                hint="wrap it in a def with named parameters") from None
-        return tuple(f"x{i + 1}" for i in range(nin)) if nin > 1 else ("x",)
-    names = []
-    for p in signature.parameters.values():
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
-            names.append(p.name)
-    return tuple(names)
+        return (tuple(f"x{i + 1}" for i in range(nin)) if nin > 1 else ("x",)), {}
+    positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = tuple(p.name for p in positional if p.default is p.empty)
+    if len(required) == len(positional) or not _takes(fwd, len(positional)):
+        return required, {}
+    return tuple(p.name for p in positional), {p.name: p.default for p in positional[len(required):]}
+
+
+def _takes(fwd, count) -> bool:
+    """`fwd` can be called with `count` positional arguments."""
+    try:
+        params = inspect.signature(fwd).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return True
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= count
+
+
+def _padded(bwd, count):
+    """`bwd`, its cotangents made `count` long with None (a bwd giving them for the first arguments only)."""
+    def custom_bwd_padded(residuals, g):
+        cotangents = tuple(bwd(residuals, g))
+        return cotangents + (None,) * (count - len(cotangents))
+    return custom_bwd_padded
