@@ -22,7 +22,8 @@ IN_PLACE = frozenset({"setitem", "append", "tape_pop"})
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                       "broadcast_to", "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "diagonal",
                       "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split", "array_split",
-                      "hsplit", "vsplit", "dsplit", "asarray"})  # (np.asarray(x) of an array is x itself)
+                      "hsplit", "vsplit", "dsplit", "asarray", "conj_method"})  # (np.asarray(x) of an array is x
+#                                                                             itself, so is a real array's x.conj())
 
 @dataclass(frozen=True)
 class Span:

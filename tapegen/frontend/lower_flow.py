@@ -1480,13 +1480,14 @@ class ControlFlow:
         """`base` or `written` (the one `view` is made from) where a step from it to `view` may have made a copy
         when the code ran: an index holding a value known only then (an index array, a mask, or an int), integers
         only (`B[2]` of a vector is a number, not a view), a reshape
-        or ravel (of an array not contiguous), np.diag (of a vector), np.asarray or astype with a dtype; else
-        None."""
+        or ravel (of an array not contiguous), np.diag (of a vector), np.asarray or astype with a dtype, the
+        method x.conj() (of a complex array); else None."""
         link, copies = view, False
         while link in self.views and link is not base and link is not written:
             prim, inputs, _ = self.view_made.get(link, (None, (), 0))
             index = dict(inputs).get("index")
-            copies = copies or prim is None or prim.name in ("reshape", "ravel", "diag", "asarray", "astype") \
+            copies = copies or prim is None or prim.name in ("reshape", "ravel", "diag", "asarray", "astype",
+                                                             "conj_method") \
                 or prim.name == "getitem" and (not isinstance(index, Const) or _integers(index.value))
             link = self.views[link]
         return link if copies else None
@@ -1548,7 +1549,8 @@ _ARRAY_VIEW_ATTRIBUTES = frozenset({"T", "mT"})  # an array's attributes that ar
 _SPLITS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
 _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
                              "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
-                             "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit"})
+                             "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit",
+                             "conj_method"})
 
 
 def _set_before(name, read, loop) -> bool:

@@ -67,7 +67,15 @@ table.op(np.full_like, "a, fill_value, dtype=None")
 table.op(np.linspace, "start, stop, num=50, endpoint=True, *, dtype=None")  # (5th positional: `retstep`)
 table.op(np.arange, "start, stop=None, step=None, dtype=None")
 
-for method, fn in (("clip", np.clip), ("conj", np.conjugate), ("conjugate", np.conjugate)):
+def conj_method(x):
+    """`x.conj()` (`x.conjugate()`), the method: NumPy returns a real array itself, not a copy (a write into one
+    shows in the other), and a complex array's conjugate, a new array, as np.conjugate does."""
+    return x.conj() if isinstance(x, np.ndarray) else np.conjugate(x)
+
+
+table.op(conj_method, "x", spelling="conj_method")
+
+for method, fn in (("clip", np.clip), ("conj", conj_method), ("conjugate", conj_method)):
     table.method(method, fn)
 
 
@@ -820,11 +828,13 @@ def real_if_close_jvp(a_dot, y):
 
 
 @table.vjp(np.conjugate, "x")
+@table.vjp(conj_method, "x")
 def conjugate_vjp(g):
     return np.conj(g)
 
 
 @table.jvp(np.conjugate, "x")
+@table.jvp(conj_method, "x")
 def conjugate_jvp(x_dot):
     return np.conj(x_dot)
 

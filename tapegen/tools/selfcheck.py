@@ -19,6 +19,7 @@ import numpy as np
 from .. import pipeline, rules
 from ..errors import TapegenError
 from ..ir import Eqn, walk
+from ..rules import elementwise
 from ..rules.linalg import _gap_inverse, _safe_reciprocal
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ UNARY = [
     (np.arcsin, lambda *s: _x(*s, low=-0.9, high=0.9)), (np.arccos, lambda *s: _x(*s, low=-0.9, high=0.9)),
     (np.arctan, _x), (np.arcsinh, _x), (np.arccosh, lambda *s: _x(*s, low=1.2, high=3.0)),
     (np.arctanh, lambda *s: _x(*s, low=-0.9, high=0.9)), (np.abs, _signed), (np.fabs, _signed), (np.sinc, _x),
-    (np.deg2rad, _x), (np.radians, _x), (np.rad2deg, _x), (np.degrees, _x), (np.conjugate, _x), (np.real, _x),
+    (np.deg2rad, _x), (np.radians, _x), (np.rad2deg, _x), (np.degrees, _x), (np.conjugate, _x),
+    (elementwise.conj_method, _x), (np.real, _x),
     (np.imag, _x), (np.angle, _signed), (np.nan_to_num, _x), (np.unwrap, lambda *s: 3 * _x(*s)),
 ]
 

@@ -797,6 +797,21 @@ def results_written_by_out_through_an_array_index(x):
     return np.sum(X) + np.sum(x)
 
 
+def conjugates_of_a_real_array_by_method(x):
+    """`c = B.conj()` (the method) of a real array is `B` itself in NumPy: a write into either shows in the other
+    (fb8f5d2 took it for np.conjugate's copy: a wrong value and gradient, no error); of a complex one, a copy."""
+    B = x * 2.0
+    c = B.conj()
+    B[1] = 3.0 * x[0]
+    D = np.outer(x, x)
+    e = D.conjugate()
+    e[0] = x ** 2
+    z = x * (1.0 + 2.0j)
+    w = z.conj()
+    z[1] = 3.0 * x[0]
+    return np.sum(c * x) + np.sum(D * D.T) + np.sum(np.real(w * z))
+
+
 def results_written_by_out_in_a_loop(x):
     """`np.add(y, v, out=y)` and `np.add.reduce(v, out=s)` in a loop: the loop carries `y` and `s`, which it did
     not, as its syntax shows no assignment to them (each pass started from the array before the loop: a wrong
