@@ -1522,7 +1522,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.store(name, result, stmt)
         self.stale.pop(self.env[name], None)  # (its var, in a loop, is the one that held the item before)
         self.item_origin[self.env[name]] = self.item_origin[held]  # an array: that item still (a number is not,
-        #                                                               which the next write's check finds)
+        #                                      and the next change's same_object test leaves the item as it is)
 
     def may_be_changed_by(self, other, current, op) -> bool:
         """Whether `other` may be the object `current op= v` changes in place: not a tuple (rebound), nor a dict
