@@ -284,6 +284,7 @@ def test_writes_into_a_view_of_an_array_not_read_again(f, args):
                                F.rows_filled_through_views_in_a_loop_then_masked,
                                F.results_written_into_views_by_out, F.results_written_by_out_in_a_loop,
                                F.results_written_by_out_into_rows_a_loop_picks, F.conjugates_of_a_real_array_by_method,
+                               F.result_of_out_named_then_its_array_written_in_a_loop,
                                F.pieces_of_one_split_written_and_read, F.rows_of_a_transpose_written,
                                F.results_written_into_views_in_place,
                                F.row_bound_after_its_array_is_written_in_a_loop,  # (a wrong value, no error, on 481258e)

@@ -1624,9 +1624,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         construct = self.unset_names.get(self.env[other])
         if construct is None:
             return False
-        sets = [(s.lineno, s.col_offset) for s in construct.body if isinstance(s, ast.Assign)
+        sets = [(s.end_lineno, s.end_col_offset) for s in construct.body if isinstance(s, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == other for t in s.targets)]
-        if sets:  # (set before the write in the pass, `prev = vel` then `vel += a`: it holds a value there)
+        if sets:  # (bound where its statement ends, after its value: `r = np.tanh(z, out=M[:, 1])` holds nothing
+            #        at that write; set before the write in the pass, `prev = vel` then `vel += a`, it holds a value)
             return min(sets) > (getattr(stmt, "lineno", 0), getattr(stmt, "col_offset", 0))
         raise self.unsupported(stmt, f"`{other}` may hold this array from an earlier pass of the loop (it is set "
                                      f"in a branch), and this assignment changes it in place",

@@ -790,6 +790,16 @@ def results_written_by_out_into_rows_a_loop_picks(x):
     return np.sum(X ** 2) + np.sum(H * X.T)
 
 
+def result_of_out_named_then_its_array_written_in_a_loop(x):
+    """`r = np.multiply(x, k, out=X[:, k])`, then `X[0, k] += np.sum(r)`, in a loop: `r` is bound after the
+    call writes into X (fb8f5d2 checked it against X before it was set: an internal IR error)."""
+    X = np.zeros((4, 3))
+    for k in range(3):
+        r = np.multiply(x, k + 1.0, out=X[:, k])
+        X[0, k] += np.sum(r)
+    return np.sum(X ** 2)
+
+
 def results_written_by_out_through_an_array_index(x):
     X = np.zeros((4, 3))
     rows = np.array([0, 2])
