@@ -3,6 +3,7 @@
 
 Each function in tests/cases/python_functions.py is checked in grad, vjp, jvp and grad-of-grad.
 """
+import contextlib
 import re
 
 import numpy as np
@@ -1321,6 +1322,22 @@ def _matched_on_a_numpy_bool(x):
             return np.sum(x)
 
 
+class suppress_warnings:  # (named as numpy.testing's: a manager that suppresses no exception)
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _returns_inside_managers(x):
+    if np.sum(x) > 0:
+        with contextlib.suppress(ValueError):  # (a ValueError would leave it, and return None)
+            return np.sum(np.sin(x))
+    with suppress_warnings():
+        return np.sum(x ** 2)
+
+
 def test_a_function_falling_off_its_end_returns_none_as_python():
     """A path ending without `return` returns None. fb8f5d2 left the result unbound there: an
     UnboundLocalError from the generated code (a helper's None, read by its caller, or the function's own)."""
@@ -1333,6 +1350,8 @@ def test_a_function_falling_off_its_end_returns_none_as_python():
         tg.grad(_helper_falling_off_its_end.__globals__["_returns_on_one_path"])(np.ones(2) * -1)
     value, tangent = tg.jvp(_matched_on_a_numpy_bool, (np.ones(2),), (np.ones(2),))
     assert value is None and tangent is None
+    check_modes(_returns_inside_managers, np.array([0.3, -0.8, 1.2]))  # (ends in a `with` whose body returns)
+    check_modes(_returns_inside_managers, np.array([-0.3, -0.8, 0.2]))
 
 
 def test_a_list_of_functions_changed_in_place_under_another_name_is_refused():

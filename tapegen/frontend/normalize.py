@@ -38,8 +38,8 @@ def normalize(node, source, identifiers, static=None) -> ast.AST:
     names = _Names(identifiers)
     normalizer = _Normalizer(source, names, static)
     normalizer.imported = _imported_here(node)
-    if contains_return(node.body) and _reaches_end(node.body):  # `if c: return v` at the end: Python returns
-        node.body.append(_located(ast.Return(ast.Constant(None)), node.body[-1]))  # None where it falls off
+    if contains_return(node.body) and _reaches_end(node.body, normalizer.suppresses):  # `if c: return v` at the end:
+        node.body.append(_located(ast.Return(ast.Constant(None)), node.body[-1]))  # Python returns None there
     node.body = normalizer.block(node.body, in_loop=False)
     if names.used:
         node.body.insert(0, _assign(names.returned, ast.Constant(False), node.body[0]))
@@ -201,16 +201,18 @@ class _Normalizer:
                                   f"differentiated function: only values, names, `_`, `|` and sequences of them are",
                          "test the subject with `if`/`elif` (isinstance, keys, len) instead")
 
+    def suppresses(self, item) -> bool:
+        """Whether the `with` item `item` is `contextlib.suppress(...)` (`suppressing`)."""
+        return self.static is not None and isinstance(item.context_expr, ast.Call) \
+            and _named(item.context_expr.func, self.static, self.imported) is contextlib.suppress
+
     def suppressing(self, stmt):
         """`with contextlib.suppress(E, F): B` as `try: B except (E, F): pass`, which it is (a manager named
         after it, `with suppress(E), open(p) as f:`, wraps the rest in a `with` of its own)."""
-        if not isinstance(stmt, ast.With) or self.static is None or not isinstance(stmt.items[0].context_expr,
-                                                                                      ast.Call):
+        if not isinstance(stmt, ast.With) or not self.suppresses(stmt.items[0]) \
+                or stmt.items[0].context_expr.keywords or stmt.items[0].optional_vars:
             return stmt
         call = stmt.items[0].context_expr
-        if _named(call.func, self.static, self.imported) is not contextlib.suppress or call.keywords \
-                or stmt.items[0].optional_vars:
-            return stmt
         body = stmt.body if len(stmt.items) == 1 else \
             [self.suppressing(_located(ast.With(stmt.items[1:], stmt.body), stmt.items[1].context_expr))]
         if not call.args:  # suppress(): nothing suppressed
@@ -609,30 +611,31 @@ def _pure_root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _reaches_end(stmts) -> bool:
+def _reaches_end(stmts, suppresses) -> bool:
     """Whether running `stmts` (a function's body) may come to their end: not when the last statement returns
     or raises, or is an `if`, `with`, `try` or `match` none of whose ways through does, or a `while True:` that
-    only a `return` leaves."""
+    only a `return` leaves. `suppresses(item)`: whether a `with` item is `contextlib.suppress(...)`, after which
+    the code goes on where the body raised."""
     if not stmts:
         return True
     last = stmts[-1]
     if isinstance(last, (ast.Return, ast.Raise)):
         return False
     if isinstance(last, ast.If):
-        return _reaches_end(last.body) or _reaches_end(last.orelse)
+        return _reaches_end(last.body, suppresses) or _reaches_end(last.orelse, suppresses)
     if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value and not last.orelse:
         return any(True for _ in _breaks_of(last.body))
-    if isinstance(last, ast.With):  # (a manager that suppresses an exception raised in it goes on after it)
-        return _reaches_end(last.body) or any("suppress" in ast.unparse(item.context_expr) for item in last.items)
+    if isinstance(last, ast.With):
+        return _reaches_end(last.body, suppresses) or any(suppresses(item) for item in last.items)
     if isinstance(last, ast.Try):
-        if last.finalbody and not _reaches_end(last.finalbody):
+        if last.finalbody and not _reaches_end(last.finalbody, suppresses):
             return False
-        return (_reaches_end(last.body) and _reaches_end(last.orelse)) \
-            or any(_reaches_end(handler.body) for handler in last.handlers)
+        return (_reaches_end(last.body, suppresses) and _reaches_end(last.orelse, suppresses)) \
+            or any(_reaches_end(handler.body, suppresses) for handler in last.handlers)
     if isinstance(last, getattr(ast, "Match", ())):
         final = last.cases[-1]
         irrefutable = isinstance(final.pattern, ast.MatchAs) and final.pattern.pattern is None and final.guard is None
-        return not irrefutable or any(_reaches_end(case.body) for case in last.cases)
+        return not irrefutable or any(_reaches_end(case.body, suppresses) for case in last.cases)
     return True
 
 
