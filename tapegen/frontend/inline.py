@@ -828,11 +828,10 @@ class Calls:
                                    f"`{param}`), or have the helper return the new {kind}")
         self._carry_written(names[0], passed)
         through = passed in self.item_origin and self.callers_passed(names[0]) is None
-        if through:  # (checked before the name's var, in a loop, holds the new value)
-            self.check_still_item(passed, node)
-        self.store(names[0], value, node)
+        there = self.check_still_item(passed, node) if through else None  # (before the name's var, in a loop,
+        self.store(names[0], value, node)                                 #  holds the new value)
         if through:  # `layer = layers[i]` passed: the list holding it changes too, as in Python
-            self.write_through_item(passed, value, node, checked=True)
+            self.write_through_item(passed, value, node, there)
         callers = passed if passed in self.params or passed in self.displays else \
             self.callers_passed(names[0])  # (in a loop: what it carries; a display of names: the caller's)
         if callers is not None and self.call_stack:  # a parameter here too: its caller's list or dict

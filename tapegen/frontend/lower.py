@@ -1518,7 +1518,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                                      Const("the list or dict it was read out of")], {}, stmt, None)
         result = self.binary(fn, current, value, stmt, None)
         held = self.emit(rules.lookup(changed_with), [same, result, there], {}, stmt, None)  # (where `h` is still
-        self.write_through_item(current, held, stmt, checked=True)  # that array: rebound since, or a number, not)
+        self.write_through_item(current, held, stmt, there)  # that array: rebound since, or a number, not)
         self.store(name, result, stmt)
         self.stale.pop(self.env[name], None)  # (its var, in a loop, is the one that held the item before)
         self.item_origin[self.env[name]] = self.item_origin[held]  # an array: that item still (a number is not,

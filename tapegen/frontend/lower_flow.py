@@ -810,16 +810,16 @@ class ControlFlow:
                 del self.item_origin[var]  # `caches[i] = {}`: `c` holds an object no longer in it (a change
                 #                            through `c` is not made there)
         through = held is None and container in self.item_origin and self.callers_passed(name) is None
-        if through:  # (checked before `name`'s var, in a loop, holds the changed copy)
-            self.check_still_item(container, target)
+        there = self.check_still_item(container, target) if through else None  # (before `name`'s var, in a loop,
+        #                                                                          holds the changed copy)
         if isinstance(key, Const) and isinstance(key.value, slice) and self.container_kind(container) == "list":
             changed = self.spliced(container, key.value, value, target, self.shared.get(name, name))
         else:
             changed = self.emit(rules.lookup(with_item), [container, key, value], {}, target,
                                 self.shared.get(name, name))
         if through:
-            self.write_through_item(container, changed, target, checked=True)  # `p = ps[i]; p["rm"] = m`: Python changed the
-            #                  dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
+            self.write_through_item(container, changed, target, there)  # `p = ps[i]; p["rm"] = m`: Python changed
+            #                  the dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
         self.store(name, changed, target)
         if held is not None:
             self.live_write(held, name, container, key, value, target)
@@ -861,19 +861,20 @@ class ControlFlow:
             self.live_written.setdefault(held, (ast.unparse(node), node))
 
     def check_still_item(self, item, node):
-        """Checked when the code runs: `item` is still the item of the list or dict it was read out of, where a
-        change through it is put back (`write_through_item`)."""
+        """The item of the list or dict `item` was read out of, checked when the code runs to be `item` still,
+        where a change through it is put back (`write_through_item`)."""
         container, key = self.item_origin[item]
-        self.emit_multi(rules.lookup(still_item), [container, key if isinstance(key, Var) else Const(key), item,
-                                                   Const(ast.unparse(node))], {}, node, 0, [])
+        return self.emit(rules.lookup(still_item), [container, key if isinstance(key, Var) else Const(key), item,
+                                                    Const(ast.unparse(node))], {}, node, None)
 
-    def write_through_item(self, item, changed, node, checked=False):
+    def write_through_item(self, item, changed, node, there=None):
         """`item`, read out of a list or dict (`p = ps[i]`, or passed as `ps[i]` to a helper), is now `changed`
         (an item set on it, in place in Python): the list or dict holding it is rebound to hold `changed`,
-        checked when the code runs that `item` is still there (`checked`: already) and nothing else holds it
-        (as `d[k].append(v)` is). Refused where tapegen cannot tell which list or dict that is."""
-        if not checked:
-            self.check_still_item(item, node)
+        checked when the code runs that `item` is still there (`there`: the item the list or dict holds,
+        already read so) and nothing else holds it (as `d[k].append(v)` is). Refused where tapegen cannot tell
+        which list or dict that is."""
+        if there is None:
+            there = self.check_still_item(item, node)
         container, key = self.item_origin[item]
         text = ast.unparse(node)
         holders = self._holders(container, key)
@@ -896,9 +897,8 @@ class ControlFlow:
                 if missing:
                     raise Recarry(missing)
         key = key if isinstance(key, Var) else Const(key)
-        held = self.emit(rules.lookup(operator.getitem), [container, key], {}, node, None)  # (`item`'s var, in a
-        self.check_item_alone(container, key, held, node, text)  # loop, may hold the changed copy by now)
-        self.replace_item(holders, key, changed, node, text)
+        self.check_item_alone(container, key, there, node, text)  # (`item`'s var, in a loop, may hold the changed
+        self.replace_item(holders, key, changed, node, text)      #  copy by now: the item as the list holds it)
 
     def _assign_attribute_item(self, target, value_node, op):
         """`self.parameters["W"] = v` on a list or dict this function put in the attribute: the attribute

@@ -512,7 +512,8 @@ table.nondiff(item_alone, "container, key, item, others, statement, other_names"
 
 def still_item(container, key, item, statement):
     """Checks `statement` (`p["rm"] = m`, `p` read out of `container` as its item `key`), whose change tapegen's
-    code puts back at `key`: `item` must still be there (not replaced, nor moved by an insert or a pop)."""
+    code puts back at `key`: `item` must still be there (not replaced, nor moved by an insert or a pop). Returns
+    it."""
     try:
         there = container[key]
     except (IndexError, KeyError, TypeError):
@@ -522,6 +523,7 @@ def still_item(container, key, item, statement):
                                      f"longer holds it where it was read (an item replaced, inserted or removed "
                                      f"since): tapegen does not follow where Python's change shows",
                                      hint="read it out of the list or dict again before changing it")
+    return there
 
 
 table.nondiff(still_item, "container, key, item, statement", spelling="still_item",
