@@ -2628,23 +2628,19 @@ class Expressions:
         out = next(kw.value for kw in node.keywords if kw.arg == "out") if isinstance(into, str) else node.args[into]
         call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
                                           [kw for kw in node.keywords if kw.arg != "out"]), node)
-        if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and _basic_index(out.slice):
-            # np.sin(x, out=X[:, 1]): into a view of X, so X[:, 1] = np.sin(x), and the result is that view
-            self.assign_subscript(ast.copy_location(ast.Subscript(out.value, out.slice, ast.Store()), out), call)
-            return (self.expr(out),)[:outputs]
-        if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and isinstance(
-                self.env.get(out.value.id), Var) and self.container_kind(self.env[out.value.id]) is None:
-            # np.tanh(z, out=H[t]), t a loop's: a view of H where the index is integers and slices (checked when
-            # the code runs), so H[t] = np.tanh(z), and the result is that view
-            span = self.span(out)
-            checked = self.emit(rules.lookup(view_index), [self.env[out.value.id], self.index(out.slice),
-                                                           Const(ast.unparse(node)),
-                                                           Const(f"{span.file}:{span.line}:{span.col + 1}"
-                                                                 if span is not None else "?")], {}, out, None)
-            holder = self.namer.invented("index").name
-            self.env[holder] = checked
-            at = ast.copy_location(ast.Subscript(out.value, ast.copy_location(ast.Name(holder, ast.Load()), out.slice),
-                                                 ast.Load()), out)
+        if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and (_basic_index(out.slice) or isinstance(
+                self.env.get(out.value.id), Var) and self.container_kind(self.env[out.value.id]) is None):
+            # np.sin(x, out=X[:, 1]), np.tanh(z, out=H[t]): into a view of X, so X[:, 1] = np.sin(x), and the
+            # result is that view; an index with names is checked when the code runs to make one (view_index)
+            at, holder = out, None
+            if not _basic_index(out.slice):
+                span = self.span(out)
+                holder = self.namer.invented("index").name
+                self.env[holder] = self.emit(rules.lookup(view_index), [
+                    self.env[out.value.id], self.index(out.slice), Const(ast.unparse(node)),
+                    Const(f"{span.file}:{span.line}:{span.col + 1}" if span is not None else "?")], {}, out, None)
+                at = ast.copy_location(ast.Subscript(out.value, ast.copy_location(ast.Name(holder, ast.Load()),
+                                                                                  out.slice), ast.Load()), out)
             try:
                 self.assign_subscript(ast.copy_location(ast.Subscript(at.value, at.slice, ast.Store()), out), call)
                 return (self.expr(at),)[:outputs]
