@@ -573,3 +573,74 @@ def inner_steps_by_a_helper_updating_the_params_dict(W, s):
 
 def test_a_params_dict_a_helper_updates_in_a_loop_matches_finite_differences():
     check_modes(inner_steps_by_a_helper_updating_the_params_dict, np.array([0.3, -0.5, 0.8]), 0.7)
+
+
+# --- a write through a view of the argument being differentiated ----------------------------------------------
+# NumPy changes the caller's array; tapegen's code copies the argument first (as for `x[0] = v` on it), so the
+# write is followed into the copy and every view of it, and the caller's array is left as it was.
+
+def row_of_the_argument_written_then_the_argument_read(x):
+    row = x[1:]
+    row[0] = 0.0
+    return np.sum(x * np.arange(4.0)) + np.sum(row ** 2)
+
+
+def argument_as_an_array_masked(x):
+    x = np.asarray(x)
+    x[x < 0] = 0.0
+    return np.sum(np.sin(x) * x)
+
+
+def _sequence_mask(X, valid_len, value=0.0):
+    mask = np.arange(X.shape[1])[None, :] < valid_len[:, None]
+    X[~mask] = value
+    return X
+
+
+def masked_softmax_of_the_argument(X):
+    """d2l's masked_softmax on the argument itself: a helper writes into `X.reshape(-1, n)`."""
+    X = X.reshape(2, 2)  # (still the argument's memory)
+    shape = X.shape
+    X = _sequence_mask(X.reshape(-1, shape[-1]), np.array([1, 2]), value=-1e6)
+    e = np.exp(X - X.max(axis=-1, keepdims=True))
+    return np.sum((e / e.sum(axis=-1, keepdims=True)).reshape(shape) * np.arange(4.0).reshape(shape))
+
+
+def view_of_the_argument_written_in_a_loop(x):
+    s = 0.0
+    for i in range(2):
+        flat = x.reshape(-1)  # the next pass's view shows the write before
+        flat[i] = flat[i + 1] * 3.0
+        s = s + np.sum(flat ** 2)
+    return s + np.sum(x)
+
+
+def transpose_of_the_argument_written_in_a_branch(x):
+    y = x.reshape(2, 2).T
+    if np.sum(x) > 0:
+        y[0] = y[1] * 2
+    return np.sum(np.sin(x) * np.arange(4.0))
+
+
+def row_of_the_argument_written_through_out_and_sorted(x):
+    rows = x.reshape(2, 2)
+    np.tanh(rows[0], out=rows[0])
+    second = rows[1]
+    second.sort()
+    return np.sum(x * np.arange(4.0) ** 2)
+
+
+@pytest.mark.parametrize("f", [row_of_the_argument_written_then_the_argument_read, argument_as_an_array_masked,
+                               masked_softmax_of_the_argument, view_of_the_argument_written_in_a_loop,
+                               transpose_of_the_argument_written_in_a_branch,
+                               row_of_the_argument_written_through_out_and_sorted], ids=lambda f: f.__name__)
+def test_writes_through_a_view_of_the_argument_match_finite_differences(f):
+    check_modes(f, X.copy())  # (it checks that the caller's array is left as it was, too)
+    check_modes(f, -X[::-1].copy())  # (the other branch, other rows masked)
+
+
+def test_an_array_made_from_a_number_argument_written_into_is_refused_when_it_runs():
+    """`x = np.asarray(x); x[x < 0] = 0`: for a number, NumPy's array is a new one, whose write the number does
+    not see; tapegen's code would put it back into the number (an array argument runs, above)."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="an array made from a number"):
+        tg.grad(argument_as_an_array_masked)(-0.7)

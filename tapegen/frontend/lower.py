@@ -526,6 +526,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.made_objects: set = set()  # vars holding an object this function made (`Layer(W)`): each a new one
         self.function_attributes: dict = {}  # (lambda or local def made here, name) -> what `f.name = v` set
         self.root_params: set = set()
+        self.argument_names: dict = {}  # the differentiated function's parameter vars -> their names
         self.stale: dict = {}       # var -> why: changed in place by a callee (`total += x` in a helper)
         self.shared_attributes: dict = {}  # (object atom, name) -> its var through the construct being lowered
         # Loops and branches are numbered in the order they are lowered (the same in every lowering of the
@@ -628,6 +629,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if ("obj", index) in self.statics:  # an object of the user's, the parameter's default
                 self.know_object(var, self.statics["obj", index].obj)
             params.append(var)
+            self.argument_names[var] = arg.arg
         if node.args.vararg is not None and not node.args.kwonlyargs and "*" in self.statics:
             params += self._rest_parameters(node.args.vararg.arg, len(params), self.statics["*"])
         if node.args.kwarg is not None and "**" in self.statics:  # **options: one parameter per keyword passed
@@ -645,6 +647,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.self_var = params[0] if params and self.receiver is not None else None
         if self.self_var is not None and self.receiver_object is not None:
             self.know_object(self.self_var, self.receiver_object)
+        copied = self.copied_arguments()
+        for var, name in self.argument_names.items():  # written through a view of it (`copy_argument_shown`):
+            if name in copied and self.env.get(name) is var:  # the function's own copy from the start
+                self.store(name, self.private_copy(name, var, node, numbers=True, statement=copied[name]) or var, node)
         if isinstance(node, ast.Lambda):
             outputs, returns_tuple = self._return_value(node.body)
             self.return_span = self.span(node.body)
@@ -937,12 +943,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         return all(atom is not var and self.view_base(atom) is not var
                    for other, atom in self.env.items() if other != name and isinstance(atom, Var))
 
-    def private_copy(self, name, var, node, target=None, numbers=False):
+    def private_copy(self, name, var, node, target=None, numbers=False, statement=None):
         """`name`, an argument about to be written into, as a copy: the caller's array never changes (with
-        `numbers`, a number stays one: `copy_array`)."""
+        `numbers`, a number stays one: `copy_array`; `statement`: the write's text, where `node` is not it)."""
         if not self.sole_name(name, var):
             return None
-        self.emit_multi(rules.lookup(writable_argument), [var, Const(_statement_text(node))], {}, node, 0, [])
+        text = statement if statement is not None else _statement_text(node)
+        self.emit_multi(rules.lookup(writable_argument), [var, Const(text)], {}, node, 0, [])
         copy = self.emit(rules.lookup(copy_array if numbers else _np().copy), [var], {}, node, target or name)
         self.fresh.add(copy)
         if var in self.params and self.call_stack:  # a helper's parameter: the caller's name sees the change

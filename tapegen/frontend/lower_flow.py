@@ -643,7 +643,8 @@ class ControlFlow:
             array, Var) and array in self.fresh and array not in self.views else []  # `W = B[:2]`, then `B[0] = v`
         self.refreshing = {view for _, view in stale}
         try:
-            array = self.writable(name, array, target, restoring, healed, putting_back)  # `out[where] = row[pick]`)
+            array = self.writable(name, array, target, restoring, healed, putting_back,  # `out[where] = row[pick]`)
+                                  into_view=True)
         finally:
             self.refreshing = set()
         index = self.index(target.slice)
@@ -1196,16 +1197,40 @@ class ControlFlow:
                 found.add(id(sub.args[0]))
         return found
 
-    def writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
+    def writable(self, name, array, node, restoring=False, healed=None, putting_back=(), into_view=False):
         """The array `name` holds, about to be written into (`out=`, `np.add.at`, `.sort()`): an argument's private
-        copy (bound to `name`; the caller's array is left as it was), else `array` itself, checked writable."""
+        copy (bound to `name`; the caller's array is left as it was), else `array` itself, checked writable.
+        `into_view`: an item assignment, which may also go into a copy of a view of an argument."""
         if array in self.root_params:
             copy = self.private_copy(name, array, node, self.shared.get(name))
             if copy is not None:
                 array = copy
                 self.store(name, copy, node)
+        elif into_view and not restoring and self.argument_shown(array) is not None:
+            self.copy_argument_shown(array, node)
         self.check_writable(name, array, node, restoring, healed, putting_back)
         return array
+
+    def argument_shown(self, array):
+        """The differentiated function's argument (an array) that `array`, a view made here, shows (`X =
+        X.reshape(-1, n)`, `row = x[0]`), else None."""
+        base = self.view_base(array) if isinstance(array, Var) and array in self.views else None
+        return base if base in self.root_params and self.container_kind(base) is None \
+            and not self.generated_code() else None
+
+    def copy_argument_shown(self, view, node):
+        """`row[i] = v` where `row` is a view of an argument (`X = X.reshape(-1, n)`, d2l's
+        `sequence_mask(X.reshape(-1, n), ...)` writing `X[~mask] = value`): NumPy changes the caller's array,
+        which tapegen leaves as it was, as for a write into the argument itself (docs/syntax.md). The function is
+        lowered again with the argument copied first (`program`): the view is then one of an array the function
+        made, and the write is followed into it and into its other views, as NumPy does."""
+        argument = self.argument_names.get(self.argument_shown(view))
+        if argument is not None and argument not in self.copied_arguments():
+            raise Recarry({("arguments", 0): {(argument, ast.unparse(node).splitlines()[0])}})
+
+    def copied_arguments(self) -> dict:
+        """{name: the statement writing through a view of it} of the arguments `program` copies first."""
+        return dict(self.carried.get(("arguments", 0), ()))
 
     def wrote_into_view(self, name, array, node, result) -> bool:
         """NumPy writing a result into the array `name` holds in place (`out=r`, `r.sort()`, `np.add.at(r, ...)`),

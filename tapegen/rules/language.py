@@ -85,6 +85,10 @@ def view_positions(base, view):
         raise UnsupportedSyntaxError(
             "an array taken out of a list or dict as a loop walks it is changed in place, which tapegen cannot "
             "follow into the list or dict", hint="write the item itself: `for k in d: d[k] = d[k] * 2`")
+    if isinstance(view, np.ndarray) and not isinstance(base, np.ndarray):  # `a = np.asarray(s)`, s a number:
+        raise UnsupportedSyntaxError(  # a new array, NumPy's write into it leaves `s` as it was; tapegen's code
+            "an array made from a number (`np.asarray(s)`) is written into: tapegen's code would put the "  # would
+            "write back into the number", hint="make the array apart from the number: a = np.array(s, dtype=float)")
     if not (isinstance(base, np.ndarray) and isinstance(view, np.ndarray)) or base.size == 0 or view.size == 0 \
             or not np.may_share_memory(base, view):
         return _nothing(base, view)
