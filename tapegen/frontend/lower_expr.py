@@ -61,6 +61,7 @@ MUTATORS = {"extend", "insert", "remove", "pop", "popitem", "clear", "reverse", 
             "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update", "fill",
             "put", "itemset", "resize", "partition", "setfield", "byteswap", "__setitem__", "__delitem__",
             "__iadd__", "__imul__"}
+_DICT_MUTATORS = frozenset({"setdefault", "update", "popitem"})  # only a dict's, of a list's or an array's
 MUTATOR_HINTS = {
     "insert": "build a new list: xs = xs[:i] + [v] + xs[i:]",
     "pop": "read the item and shorten the list: v = xs[-1]; xs = xs[:-1]",
@@ -3314,10 +3315,27 @@ class Expressions:
             if array in self.params:  # a helper's parameter: its caller's array, which NumPy sorts
                 self.changes_callers_array(name, array, node)
             return ()
+        if func.attr in _DICT_MUTATORS and self.container_kind(receiver) is None:
+            self.kind_learnt_in_a_loop(receiver, "dict")
         what = f"`{ast.unparse(func.value)}`"
         raise self.unsupported(node, f"`.{func.attr}()` changes {what} in place, which tapegen cannot follow "
                                      f"(its gradient would be that of the unchanged value)",
                                MUTATOR_HINTS.get(func.attr, f"build a new value instead of changing {what}"))
+
+    def kind_learnt_in_a_loop(self, receiver, kind):
+        """`config.setdefault(k, v)` on a name None before a loop around it, a dict a pass made after it (cs231n's
+        update rules: `if config is None: config = {}` in a helper the loop calls with the config it returned
+        last pass): the loop is lowered again knowing the name holds a `kind` of container where not None
+        (as it is where a pass makes it one, `Construct.close`), which this call finds out first."""
+        if self.generated_code() or not isinstance(receiver, Var):
+            return
+        reach = self.alias_reach(receiver, maybe=True)
+        for construct in self.open_constructs:
+            if not isinstance(construct.node, (ast.For, ast.While)):
+                continue
+            for var in construct.entry_nones & reach:
+                if (var.name, kind) not in construct.lowerer.carried.get(("kinds", construct.number), ()):
+                    raise Recarry({("kinds", construct.number): {(var.name, kind)}})
 
     def list_without(self, name, receiver, index, node):
         """`xs.pop(index)` (or `del xs[index]`) on a list built here, `index` a constant: the item, and `xs` rebound

@@ -3018,6 +3018,22 @@ def update_rules_setting_defaults_of_their_config(w):
     return np.sum(v ** 2) + np.sum(u ** 2) + np.sum(held["cache"]) + np.sum(config["cache"] * returned["cache"])
 
 
+def update_rule_config_none_before_the_loop(w):
+    """A training loop starting from `config = None` and handing the rule the config it returned last pass
+    (`w, config = rmsprop(w, dw, config)`): None in the first pass, the dict the rule made after; the loop
+    is lowered again knowing it holds a dict where not None (found at `config.setdefault`, in the rule)."""
+    config = None
+    for _ in range(3):
+        w, config = _rmsprop(w, np.tanh(w) + w ** 3, config)
+    settings = None
+    for _ in range(2):
+        if settings is None:
+            settings = {}
+        settings.update(rate=0.1)
+        w = w - settings["rate"] * w ** 3
+    return np.sum(w ** 2) + np.sum(config["cache"])
+
+
 def writes_through_an_item_by_a_computed_index(x):
     """`C[k][np.diag_indices(3)] += reg` (a GMM's covariances regularised one by one): the second index a tuple
     computed when the code runs is `C[k][r, c]`, the diagonal; an index array is `C[k][idx]`, rows."""
