@@ -626,6 +626,17 @@ def test_an_array_another_name_holds_written_into_in_a_loop_is_refused_when_it_r
         tg.grad(pf.array_named_twice_at_the_end_of_a_pass_then_written_into)(X3)
 
 
+def test_rows_written_where_a_view_of_another_row_is_held_match_finite_differences():
+    """An RNN's `H[t] = ...; h = H[t]`: `h` shares the array's memory, not the row the next write reaches, so
+    the write is not refused (the check when the code runs looks at the part written)."""
+    check_modes(pf.rnn_states_written_into_rows_the_last_read_through_a_view, X3)
+
+
+def test_a_write_reaching_the_row_a_view_shows_is_refused_when_it_runs():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="in `H` in place, and `prev` holds the same array"):
+        tg.grad(pf.rows_written_over_the_one_the_last_pass_kept)(X3)
+
+
 def test_star_args_in_the_differentiated_function():
     """`def loss(*params)`: each value of *params is an argument of its own (positions count them)."""
     a, b, c = _m(2), _m(2), _m(2)

@@ -27,7 +27,8 @@ from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
 from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_unpack, copy_array,
-                               in_place_result, make_dict, make_list, make_tuple, not_shared, number_item, raise_error,
+                               in_place_result, make_dict, make_list, make_tuple, not_shared, number_item,
+                               region_not_shared, raise_error,
                                same_noneness_as_transformed, same_object, same_shape_as_transformed,
                                same_value_as_transformed,
                                set_module_name, writable_argument)
@@ -1651,16 +1652,19 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                          and self.read_after(other, stmt)} | set(aliases))
         return [other for other in others if not self.rebound_after(other, stmt, name)]
 
-    def check_not_shared(self, name, current, stmt, aliases=()):
+    def check_not_shared(self, name, current, stmt, aliases=(), index=None):
         """`name[i] = v` on an array other names may hold too when the code runs (names_maybe_sharing): checked
-        then, by what they hold."""
+        then, by what they hold (with `index`, the part `name[index]` written: `h = H[t - 1]`, then `H[t] = v`)."""
         others = self.names_maybe_sharing(name, current, stmt, aliases)
         if others:
-            self.emit_multi(rules.lookup(not_shared), [current, Pack(tuple(self.env[o] for o in others), "tuple"),
-                                                       Const(ast.unparse(stmt) if isinstance(stmt, ast.stmt) else
-                                                             f"{ast.unparse(stmt)} = ..."), Const(name),
-                                                       Const(tuple(others))],
-                            {}, stmt, 0, [])
+            text = Const(ast.unparse(stmt) if isinstance(stmt, ast.stmt) else f"{ast.unparse(stmt)} = ...")
+            held = Pack(tuple(self.env[o] for o in others), "tuple")
+            if index is None:
+                self.emit_multi(rules.lookup(not_shared), [current, held, text, Const(name), Const(tuple(others))],
+                                {}, stmt, 0, [])
+            else:
+                self.emit_multi(rules.lookup(region_not_shared), [current, index, held, text, Const(name),
+                                                                  Const(tuple(others))], {}, stmt, 0, [])
 
     def assign_attribute(self, target, value_node):
         """`obj.name = value`: set on the object when the code runs, and read back here as this value."""

@@ -642,12 +642,12 @@ class ControlFlow:
         stale = self.stale_views(array, array, target) if healed is None and not restoring and isinstance(
             array, Var) and array in self.fresh and array not in self.views else []  # `W = B[:2]`, then `B[0] = v`
         self.refreshing = {view for _, view in stale}
+        index = self.index(target.slice)
         try:
             array = self.writable(name, array, target, restoring, healed, putting_back,  # `out[where] = row[pick]`)
-                                  into_view=True)
+                                  into_view=True, index=index)
         finally:
             self.refreshing = set()
-        index = self.index(target.slice)
         if op is not None:  # A[i] += v  is  A[i] = A[i] + v
             old = self.emit(rules.lookup(operator.getitem), [array, index], {}, target, None)
             value = self.emit(rules.lookup(op), [old, self.expr(value_node)], {}, target, None)
@@ -1197,10 +1197,12 @@ class ControlFlow:
                 found.add(id(sub.args[0]))
         return found
 
-    def writable(self, name, array, node, restoring=False, healed=None, putting_back=(), into_view=False):
+    def writable(self, name, array, node, restoring=False, healed=None, putting_back=(), into_view=False,
+                 index=None):
         """The array `name` holds, about to be written into (`out=`, `np.add.at`, `.sort()`): an argument's private
         copy (bound to `name`; the caller's array is left as it was), else `array` itself, checked writable.
-        `into_view`: an item assignment, which may also go into a copy of a view of an argument."""
+        `into_view`: an item assignment, which may also go into a copy of a view of an argument; `index`: the
+        part of the array it writes (another name may hold a part it does not reach: `check_not_shared`)."""
         if array in self.root_params:
             copy = self.private_copy(name, array, node, self.shared.get(name))
             if copy is not None:
@@ -1208,7 +1210,7 @@ class ControlFlow:
                 self.store(name, copy, node)
         elif into_view and not restoring and self.argument_shown(array) is not None:
             self.copy_argument_shown(array, node)
-        self.check_writable(name, array, node, restoring, healed, putting_back)
+        self.check_writable(name, array, node, restoring, healed, putting_back, index)
         return array
 
     def argument_shown(self, array):
@@ -1250,7 +1252,7 @@ class ControlFlow:
             del self.env[holder]
         return True
 
-    def check_writable(self, name, array, node, restoring=False, healed=None, putting_back=()):
+    def check_writable(self, name, array, node, restoring=False, healed=None, putting_back=(), index=None):
         """`name[i] = v` writes into `array` in place: it must be an array the function made, reached only so.
 
         In a helper, that is also an array its caller made (`fill(buf, x)` writes into the caller's
@@ -1322,7 +1324,7 @@ class ControlFlow:
                 maybe = [other for other, atom in self.env.items() if other != name and isinstance(atom, Var)
                          and atom is not array and self.alias_reach(atom, maybe=True) & reach
                          and not self.alias_reach(atom) & self.alias_reach(array) and self.read_after(other, node)]
-                self.check_not_shared(name, array, node, maybe)
+                self.check_not_shared(name, array, node, maybe, index)
             self.wrote_in_place(array, "[]=")
 
 

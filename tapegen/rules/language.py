@@ -320,6 +320,26 @@ table.nondiff(not_shared, "item, others, statement, name, other_names", spelling
               inert=("item", "others", "statement", "name", "other_names"))
 
 
+def region_not_shared(item, index, others, statement, name, other_names):
+    """`not_shared` for `statement` writing `item[index]` alone: a name holding a part of the array the write
+    does not reach (`h = H[t - 1]`, then `H[t] = np.tanh(...)` in an RNN's loop) keeps its values, as in NumPy.
+    Only a basic index (integers, slices) picks the part; any other (a mask, an index array) stands for the
+    whole array."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if isinstance(item, np.ndarray) and all(part is None or part is Ellipsis or isinstance(part, slice)
+                                            or isinstance(part, (int, np.integer)) and not isinstance(part, bool)
+                                            for part in parts):
+        try:
+            item = item[parts if Ellipsis in parts else parts + (Ellipsis,)]  # (a view, 0-d for one item)
+        except IndexError:
+            pass  # (out of range: the write itself raises)
+    not_shared(item, others, statement, name, other_names)
+
+
+table.nondiff(region_not_shared, "item, index, others, statement, name, other_names", spelling="region_not_shared",
+              inert=("item", "index", "others", "statement", "name", "other_names"))
+
+
 def _holds(holder, item, skip, depth=0) -> bool:
     """Whether `holder` (an array, a list, tuple or dict, or an object of the user's, nested) is or holds
     `item`, or an array sharing memory with it; not looking into `skip` (the container holding `item`)."""

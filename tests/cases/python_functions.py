@@ -205,6 +205,33 @@ def array_named_twice_at_the_end_of_a_pass_then_written_into(x):
     return total
 
 
+def rnn_states_written_into_rows_the_last_read_through_a_view(x):
+    """`H[t] = np.tanh(...)`, then `h = H[t]` (a view of that row) for the next pass, and the same through
+    `out=H[t]`: `h` shares H's memory, but no write reaches the row it shows."""
+    W = np.outer(x, x) * 0.5
+    H = np.zeros((3, 3))
+    h = np.zeros(3)
+    for t in range(3):
+        H[t] = np.tanh(x * (t + 1) + h @ W)
+        h = H[t]
+    G = np.zeros((3, 3))
+    g = np.zeros(3)
+    for t in range(3):
+        np.tanh(x - g @ W, out=G[t])
+        g = G[t]
+    return np.sum(H ** 2) + np.sum(G * H) + np.sum(h * g)
+
+
+def rows_written_over_the_one_the_last_pass_kept(x):
+    """`prev = H[t]`, then `H[t:t + 2] = ...` in the next pass reaches the row `prev` shows."""
+    H = np.zeros((4, 3))
+    prev = x * 0.0
+    for t in range(2):
+        H[t:t + 2] = np.tanh(x + prev)
+        prev = H[t + 1]
+    return np.sum(H)
+
+
 def arrays_swapped_then_added_to_in_a_loop(x):
     """Double buffers: `b, c = c, b` swaps two arrays, neither ever the other, so `b += x` changes only `b`."""
     b, c = x * 1.0, x * 2.0
