@@ -2627,6 +2627,9 @@ class Expressions:
         `y`. Where `y` is a name for an array the function made (or an argument, copied first) and nothing
         else shows that array, it is the same as `y = f(...)`: `y` is rebound to the result."""
         out = next(kw.value for kw in node.keywords if kw.arg == "out") if isinstance(into, str) else node.args[into]
+        if isinstance(out, ast.Tuple) and len(out.elts) == 1 and not isinstance(out.elts[0], ast.Starred) \
+                and isinstance(obj, np.ufunc):
+            out = out.elts[0]  # a ufunc's `out=(y,)`: its one output, returned as `y` (not a tuple), as NumPy does
         call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
                                           [kw for kw in node.keywords if kw.arg != "out"]), node)
         if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and (_basic_index(out.slice) or isinstance(

@@ -1734,6 +1734,16 @@ def recursion_run_as_written_and_results_written_into_arrays(W, X):
     return -np.sum(np.log(p)) + np.sum(q)
 
 
+def ufunc_results_written_through_a_one_tuple_out(x):
+    """`np.exp(y, out=(y,))`: a ufunc's `out` as a tuple of its one output (NumPy's own spelling, in its
+    documentation), returning that array; into a row too."""
+    y = x * 2.0
+    np.exp(y, out=(y,))
+    M = np.zeros((2, 3))
+    r = np.tanh(x, out=(M[1],))
+    return np.sum(y * x) + np.sum(M * r)
+
+
 def _log_likelihood(params, data, scale=1.0):
     """autograd's hmm_em: called on a list of sequences, it maps itself over them (the list's items are
     known only when the code runs, so the transform cannot tell where the recursion ends)."""
