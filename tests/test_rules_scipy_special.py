@@ -219,6 +219,14 @@ def test_an_argument_without_a_rule_is_a_no_rule_error(call):
         tg.grad(call, wrt=0)(1.5, 0.7)
 
 
+@pytest.mark.parametrize("name", ["iv", "ive", "jv", "yv", "kv", "kve"])
+def test_a_differentiated_bessel_order_names_why_and_the_fix(name):
+    fn = getattr(sp, name)
+    with pytest.raises(tg.NoRuleError, match=r"in z only.*no closed form.*stop_gradient"):
+        tg.grad(lambda v, z: fn(v, z), wrt=0)(1.5, 0.7)
+    assert tg.grad(lambda v, z: fn(tg.stop_gradient(v), z), wrt=1)(1.5, 0.7) != 0.0
+
+
 def test_gammainc_in_a_against_scipy_deep_in_both_tails_and_to_third_order():
     """d log Q / da where Q ~ 1e-22 (computed from Q, not 1 - P) and d log P / da where P ~ 1e-12, against
     central differences of SciPy's own functions; the third derivative in a is refused, not guessed."""

@@ -196,6 +196,10 @@ for _name, _partials in BINARY_PARTIALS.items():
 formulas.derive(sp.xlogy, "xlogy", {"x1": "np.log(x2)"}, guard=True)
 formulas.derive(sp.xlogy, "xlogy", {"x2": "x1 / np.where(x1 == 0, 1, x2)"})
 formulas.derive(sp.polygamma, "polygamma", {"x": "polygamma_like(n + 1, x)"})
+for _name in ("iv", "ive", "jv", "yv", "kv", "kve"):  # a differentiated order reaches no rule: say why
+    table.primitives[getattr(sp, _name)].hint = (
+        f"{_name}(v, z) is differentiated in z only: its derivative in the order v has no closed form (autograd and "
+        f"JAX give none either); pass the order as a number, or wrap it in tapegen.stop_gradient(v)")
 formulas.derive(sp.betainc, "betainc",  # the beta density: x^(a-1) (1-x)^(b-1) / B(a, b)
                 {"x": BETA_DENSITY, "a": "betainc_da(a, b, x)", "b": "betainc_db(a, b, x)"})
 # in a and b: the next derivatives in a and b (incomplete_beta.py); in x, the density times its log-derivatives
