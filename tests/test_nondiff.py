@@ -79,6 +79,8 @@ CASES = [  # (id, function of x, the non-differentiable callables it uses)
                                                  + np.bool_(x > 0))),
      (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)),
     ("range", lambda x: np.sum(x) * len(range(1, 9, 2)), (builtins.range,)),
+    ("text", lambda x: np.sum(x) * len(str(np.floor(x[0]))) + x[1] * len(format(x[2], ".2f")) + x[3] * len(repr(x[4] > 0))
+     + x[4] * len(f"{x[1]:.3f}"), (builtins.str, builtins.format, builtins.repr)),
     # Python's rounding gives an int where NumPy's gives a float: a length or an index (`x[:round(...)]`)
     ("python-rounding", lambda x: np.sum(x[:round(2.6)] ** 2) * round(x[0] * 3) + round(x[1], 1) * x[2]
      + np.sum(x[:math.floor(3.7)]) * math.ceil(x[3]) + np.sum(x[math.trunc(-1.5):]),

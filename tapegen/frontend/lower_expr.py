@@ -27,7 +27,7 @@ from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, list_position, make_dict, make_list, make_tuple, not_contained_in, plus, removed_position
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
 from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
-from ..rules.language import set_module_name
+from ..rules.language import formatted, set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, view_index, with_item
 from ..rules.shape import BOUND_METHOD, added_at
@@ -776,6 +776,8 @@ class Expressions:
         known = _known_text(fn, left, right)
         if known is not None:  # "layer_%d" % i, "W" + str(i) with i known now: the key it names
             return known
+        if fn is operator.mod and isinstance(left, Const) and isinstance(left.value, str):  # "loss=%.3f" % loss
+            return self.emit(rules.lookup(formatted), [left, right, Const("%")], {}, node, target)
         overloaded = self.overloaded(fn, left, right, node)
         if overloaded is not None:
             return overloaded
@@ -1007,7 +1009,8 @@ class Expressions:
             values.append(self.expr(part.value))
         if all(isinstance(v, Const) and isinstance(v.value, _PLAIN) for v in values):  # f"{k}_proj", k known now
             return Const("".join(template).format(*(v.value for v in values)))
-        return self.emit(_opaque("str.format", str.format), [Const("".join(template))] + values, {}, node, target)
+        return self.emit(rules.lookup(formatted), [Const("".join(template)), Pack(tuple(values), "tuple")], {}, node,
+                         target)
 
     def expr_Set(self, node, target):
         """`{0, 2}` of constants: a frozenset, for `in` tests and loops (changing it is refused, as any
@@ -2691,6 +2694,12 @@ class Expressions:
             if all(isinstance(a, Const) for a in [*args, *kwargs.values()]):  # "{}_proj".format(k), k known now
                 return (Const(getattr(receiver.value, func.attr)(*(a.value for a in args),
                                                                  **{k: a.value for k, a in kwargs.items()})),)
+            if func.attr == "format" and not any(isinstance(a, ast.Starred) for a in node.args) \
+                    and all(kw.arg is not None for kw in node.keywords):  # "loss {:.3f}".format(loss): a str
+                return self.emit_multi(rules.lookup(formatted), [receiver, Pack(tuple(args), "tuple"),
+                                                                 Const(tuple(kwargs)),
+                                                                 Pack(tuple(kwargs.values()), "tuple")],
+                                       {}, node, outputs, targets)
         method = self._own_method(receiver, func.attr)
         entry = rules.method(func.attr)
         kind = self.held_kind(receiver) if func.attr == "copy" and not node.args and not node.keywords else None

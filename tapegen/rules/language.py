@@ -154,6 +154,16 @@ def exception_matches(exc, classes):
     return isinstance(exc, classes)
 
 
+def formatted(template, values, names=(), named=()):
+    """An f-string (`f"loss {v:.3f}"`) or `template.format(*values, **dict(zip(names, named)))`, a str, which has
+    no derivative (its text, or its length, is piecewise constant in the values); `%` with `percent`."""
+    if names == "%":
+        return template % values
+    return template.format(*values, **dict(zip(names, named)))
+
+
+table.nondiff(formatted, "template, values, names=(), named=()", spelling="formatted",
+              inert=("template", "values", "names", "named"))
 table.nondiff(raise_error, "exc, cause=None", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 table.nondiff(caught_exception, "exc", spelling="caught_exception")

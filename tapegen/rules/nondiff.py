@@ -85,6 +85,10 @@ table.nondiff(np.result_type, "*arrays_and_dtypes")
 table.nondiff(builtins.len, "obj")
 table.nondiff(builtins.int, "x")
 table.nondiff(builtins.bool, "x")
+table.nondiff(builtins.str, "object=''", spelling="str")  # text (as an f-string's: language.formatted),
+#                                                           piecewise constant in a value
+table.nondiff(builtins.repr, "obj", spelling="repr")
+table.nondiff(builtins.format, "value, format_spec=''", spelling="format")
 for _type in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_):
     table.nondiff(_type, "x", name=_type.__name__, spelling=f"np.{_type.__name__}")  # np.int64(w): a count
 

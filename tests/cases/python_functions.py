@@ -1744,6 +1744,17 @@ def ufunc_results_written_through_a_one_tuple_out(x):
     return np.sum(y * x) + np.sum(M * r)
 
 
+def text_made_from_differentiated_values(x):
+    """A training script's messages: an f-string with a format, `.format`, `%`, `str`, `repr` and `format` of
+    differentiated values make text, which has no derivative (its length steers a branch here)."""
+    loss = np.sum(x ** 2)
+    message = f"loss {loss:.3f} at {x[0]:+.2e}"
+    lines = ["step {}: {:.4f}".format(1, loss), "%d: %.3f" % (2, loss), "%.2f" % loss, str(loss), repr(x[1]),
+             format(loss, ".1f")]
+    scale = 2.0 if len(message) + sum(len(line) for line in lines) > 20 else 3.0
+    return loss * scale + np.sum(np.sin(x)) * len(message) + x[2] * len(lines[1])  # (fixed widths: no jumps)
+
+
 def _log_likelihood(params, data, scale=1.0):
     """autograd's hmm_em: called on a list of sequences, it maps itself over them (the list's items are
     known only when the code runs, so the transform cannot tell where the recursion ends)."""
