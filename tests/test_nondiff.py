@@ -175,3 +175,18 @@ def test_unknown_callable_on_a_constant_is_fine():
         return np.sum(x * SCALE(np.ones(5)))
 
     np.testing.assert_array_equal(tg.grad(f)(X), np.full_like(X, 2.0))
+
+
+@pytest.mark.parametrize("f", [lambda x: float(str(x)) * 2, lambda x: float(f"{x}".strip()),
+                               lambda x: sum(float(p) for p in [repr(x), "1.0"]),
+                               lambda x: np.float64("%.17g" % x), lambda x: float(format(x, ".17g"))],
+                         ids=["str", "f-string", "repr-in-a-list", "percent", "format"])
+def test_a_number_read_back_out_of_text_of_a_differentiated_value_is_refused(f):
+    """Text has no derivative (its length, a message), but `float(str(x))` is `x` again: refused, not 0."""
+    with pytest.raises(tg.NoRuleError, match="reads a number back out of text"):
+        tg.grad(f)(0.7)
+
+
+def test_the_length_of_text_of_a_differentiated_value_is_a_constant():
+    f = lambda x: x * len(str(np.round(x, 1))) + np.sin(x) * len(f"{x:.2f}")
+    assert tg.grad(f)(0.7) == pytest.approx(3 + 4 * np.cos(0.7))

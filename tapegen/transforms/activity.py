@@ -205,6 +205,7 @@ def analyze(program: Program, wrt: tuple, outputs: tuple, known=None) -> Activit
                 useful.update(reads)
                 changed = True
     activity = Activity(frozenset(varying), frozenset(useful), flows.cuts)
+    _check_text_read_as_numbers(eqns, activity)
     for eqn in eqns:
         _check_rules(eqn, activity)
     check_kept(program.body, activity, outputs)
@@ -410,6 +411,35 @@ def _positions(body, loops):
             yield from _positions(stmt.test_body + stmt.body, loops + (id(stmt),))
         elif isinstance(stmt, Guard):
             yield from _positions(stmt.body, loops)
+
+
+_TEXT = frozenset({"formatted", "str", "repr", "format"})  # text of values: no derivative (nondiff)
+_PARSING = frozenset({"float", "complex", "float64", "float32", "float16", "longdouble", "complex128", "complex64",
+                      "array", "asarray", "asanyarray", "fromstring", "eval", "literal_eval", "Decimal", "Fraction"})
+
+
+def _check_text_read_as_numbers(eqns, activity: Activity) -> None:
+    """Text made of a differentiated value (`str(x)`, `f"{x}"`) has no derivative, which is right for what text
+    is used for (its length, a message, a key), but `float(str(x))` is `x` again: a number read back out of such
+    text (and out of text made from it) would get no derivative where it has one. Raise."""
+    text = set()
+    changed = True
+    while changed:
+        changed = False
+        for eqn in eqns:
+            source = eqn.op.name in _TEXT and any(v in activity.varying for v in eqn.reads)
+            if (source or (eqn.op.differentiable or eqn.op.form == "opaque") and any(v in text for v in eqn.reads)) \
+                    and not text.issuperset(eqn.outputs):
+                text.update(eqn.outputs)
+                changed = True
+    for eqn in eqns:
+        if eqn.op.name in _PARSING and any(v in text for v in eqn.reads) \
+                and any(v in activity.useful for v in eqn.outputs):
+            raise NoRuleError(f"{eqn.op.spelling or eqn.op.name}() reads a number back out of text made of a "
+                              f"differentiated value (`str(x)`, an f-string): text carries no derivative, so tapegen "
+                              f"cannot follow it", eqn.span,
+                              "use the value itself (np.round(x, 3) to round it), or wrap it in "
+                              "tapegen.stop_gradient if no gradient should flow here")
 
 
 def _check_rules(eqn, activity: Activity) -> None:
