@@ -212,6 +212,7 @@ POINTS = {
     "update_rule_config_none_before_the_loop": (np.array([0.35, -0.7, 1.1]),),
     "ufunc_results_written_through_a_one_tuple_out": (np.array([0.35, -0.7, 1.1]),),
     "text_made_from_differentiated_values": (np.array([0.35, -0.7, 1.1]),),
+    "results_written_into_an_array_other_names_show": (np.array([0.35, -0.7, 0.1]),),
     "writes_through_an_item_by_a_computed_index": (np.array([0.3, -0.5, 0.8]),),
     "rows_filled_into_an_ndarray_constructed_by_shape": (_m(6), RNG.uniform(0.1, 0.5, (3, 3))),
     "covariances_regularised_through_flat_of_an_item": (_m(6, 2), RNG.uniform(0.2, 1.0, (6, 2))),

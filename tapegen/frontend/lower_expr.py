@@ -2663,12 +2663,24 @@ class Expressions:
         if self.wrote_into_view(name, array, node, result):
             return (self.read_name(out),)[:outputs]  # np.tanh(r, out=r), r = M[1]: r[...] = np.tanh(r)
         self._carry_written(name, array)  # (a loop around the call rebinds `name`)
-        array = self.writable(name, array, node)
+        others = self.other_names_only(name, array) or () if isinstance(array, Var) and array in self.fresh \
+            and array not in self.params and not self.generated_code() else ()
+        for other in others:  # `z = y`, then np.exp(y, out=y): NumPy changes the array `z` holds too
+            self._carry_written(other, array)
+        held = {other: self.env[other] for other in others}
+        self.env.update(dict.fromkeys(others, Const(None)))  # (for its checks, `name` alone holds the array)
+        try:
+            array = self.writable(name, array, node)
+        finally:
+            self.env.update(held)
         result = (self.call(call, 1, [self.shared.get(name)]) if method else
                   self.call_object(obj, call, 1, [self.shared.get(name)]))[0]
         if array in self.params:  # a helper's parameter: its caller's array, which NumPy writes into
             self.changes_callers_array(name, array, node)
         self.store(name, result, node)
+        for other in others:  # (each name the new value: an array, as `out=` must be)
+            self.store(other, self.emit(rules.lookup(assign_primitive), [result], {}, node,
+                                        self.shared.get(other, other)), node)
         return (result,)[:outputs]
 
     def call_method(self, receiver, func, node, outputs, targets):

@@ -1237,10 +1237,12 @@ class ControlFlow:
     def wrote_into_view(self, name, array, node, result) -> bool:
         """NumPy writing a result into the array `name` holds in place (`out=r`, `r.sort()`, `np.add.at(r, ...)`),
         where that array is a view of one the function made (`r = M[1]`): written as `r[...] = result()`, so the
-        array it shows changes too (put back into it, or refused where it is read after, as `r[:] = v` is).
+        array it shows changes too (put back into it, or refused where it is read after, as `r[:] = v` is); so is
+        one the function made whose views names hold and read after (`v = y[:1]`, then `np.exp(y, out=y)`).
         False, doing nothing, where `array` is no such view (`name` is then rebound to the result)."""
         if not isinstance(array, Var) or array in self.params or self.generated_code() or not (
-                array in self.views or self.healed_base(array) is not None):
+                array in self.views or self.healed_base(array) is not None
+                or array in self.fresh and self.stale_views(array, array, node)):  # (`v = y[:1]`, then out=y)
             return False
         holder = self.namer.invented("value").name
         self.env[holder] = result()

@@ -1755,6 +1755,21 @@ def text_made_from_differentiated_values(x):
     return loss * scale + np.sum(np.sin(x)) * len(message) + x[2] * len(lines[1])  # (fixed widths: no jumps)
 
 
+def results_written_into_an_array_other_names_show(x):
+    """`out=y` where another name holds the same array (`z = y`) or a view of it (`v = y[:1]`): NumPy changes
+    what they show too (as `b = a; a += d` does)."""
+    y = x * 2.0
+    z = y
+    np.exp(y, out=y)
+    w = x * 3.0
+    v = w[:2]
+    np.clip(w, -0.4, 0.4, out=w)
+    u = x * 1.5
+    first = u[0:1]
+    u.sort()
+    return np.sum(z * x) + np.sum(y) + np.sum(v ** 2) + np.sum(w) + np.sum(first * u)
+
+
 def _log_likelihood(params, data, scale=1.0):
     """autograd's hmm_em: called on a list of sequences, it maps itself over them (the list's items are
     known only when the code runs, so the transform cannot tell where the recursion ends)."""
