@@ -2,9 +2,9 @@
 
 tapegen reads a generator expression (or `map(...)`, `zip(...)` outside a `for` header) as the list of
 its items. That is Python's value only for the generator's one reader: a second reader finds Python's
-generator empty, so a second read is refused. `any`, `all` and `next` over a generator stop at the first
-item that decides them, as Python's do, so the items after it are never computed (they may change a
-list, or raise).
+generator empty, so a second read is refused; `next(g)` reads one item and leaves the rest to be read.
+`any`, `all` and `next` over a generator stop at the first item that decides them, as Python's do, so the
+items after it are never computed (they may change a list, or raise).
 """
 import numpy as np
 import pytest
@@ -95,7 +95,7 @@ def generator_function_read_twice(x):
 
 @pytest.mark.parametrize("f", [summed_twice, listed_then_summed, looped_over_twice, passed_on_then_read_twice,
                                read_in_a_loop, made_in_a_loop_read_twice, map_read_twice, zip_read_twice,
-                               next_then_sum, generator_function_read_twice, read_in_a_branch_then_after_it],
+                               generator_function_read_twice, read_in_a_branch_then_after_it],
                          ids=lambda f: f.__name__)
 def test_a_generator_read_a_second_time_is_refused(f):
     with pytest.raises(tg.UnsupportedSyntaxError, match="generator .* read (again|in a loop)"):
@@ -268,6 +268,52 @@ def first_pair(x):
 @pytest.mark.parametrize("x", [X, np.array([-0.3, -0.7, 1.1])], ids=["first_positive", "first_negative"])
 def test_generators_read_once_and_short_circuits_match_finite_differences(f, x):
     check_modes(f, x.copy())
+
+
+def first_item_then_the_rest(x):
+    """`first = next(g)` then the rest (`list(g)`, a `for`, another `next`): the items after those read."""
+    g = (v * (i + 1) for i, v in enumerate(x))
+    first = next(g)
+    second = next(g, 0.0)
+    rest = list(g)
+    rows = iter(np.outer(x, x))  # iter(): read item by item too
+    top = next(rows)
+    total = 0.0
+    for row in rows:
+        total = total + np.sum(row * top)
+    return first * 3.0 + second ** 2 + sum(rest) + total
+
+
+def next_where_the_generator_is_made(x):
+    """In a loop pass or a branch that makes the generator, `next` reads it there."""
+    total = 0.0
+    for k in range(2):
+        g = (v * (k + 1) for v in x)
+        total = total + next(g) * next(g)
+    if x[0] > 0:
+        h = map(np.sin, x)
+        total = total + next(h) + sum(h)
+    return total
+
+
+def next_in_a_loop_over_one_made_before(x):
+    it = iter(x)
+    total = 0.0
+    for _ in range(2):
+        total = total + next(it)
+    return total
+
+
+@pytest.mark.parametrize("f", [next_then_sum, first_item_then_the_rest, next_where_the_generator_is_made],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, np.array([-0.3, -0.7, 1.1])], ids=["first_positive", "first_negative"])
+def test_next_then_the_rest_of_a_generator_matches_finite_differences(f, x):
+    check_modes(f, x.copy())
+
+
+def test_next_in_a_loop_over_a_generator_made_before_it_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match=r"`next\(it\)` in a loop `it` was made outside of"):
+        tg.grad(next_in_a_loop_over_one_made_before)(X)
 
 
 def no_match(x):

@@ -198,6 +198,15 @@ def dict_get(x):
     return np.sum(d.get("a") * d.get("b")) + np.sum(d.get("c", x ** 2))
 
 
+def next_or_default(x):
+    """`next(g, default)` with an item left and with none left (first_or)."""
+    g = (v * 2.0 for v in x[:2])
+    a = next(g, x[3])
+    b = next(g, x[3])
+    c = next(g, np.sin(x[2]))
+    return a * b + c ** 2
+
+
 def dict_popped(x, keys):
     """d.pop(k) on a dict whose keys are known (dict_without), and on one whose keys are known only when the
     code runs (`keys` an argument: item_or, then dict_without)."""
@@ -246,6 +255,7 @@ ROWS = [
     Row("updated-(4,)-float64", dict_updated, (V, ("a", "c")),
         covers=(language.updated,)),
     Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
+    Row("first_or-(4,)-float64", next_or_default, (V,), covers=(language.first_or,)),
     Row("dict_without-(4,)-float64", dict_popped, (V, ("u", "v")), covers=(language.dict_without,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),

@@ -559,7 +559,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.static_set: dict = {}  # (id(class or module), attr) -> node: `C.count = v` setting one this function
         #                             would otherwise read as a constant (`C.count` read after it: refused)
         self.held_by: dict = {}  # list, tuple or dict var -> the arrays it may hold or hold views of (_track_held)
-        self.iterators: dict = {}  # var -> the loops open where it was made: a generator, map or zip, read once
+        self.iterators: dict = {}  # var -> the loops and branches open where it was made: a generator, map or zip,
+        #                            read once (None once read)
         self.read_as_alias: dict = {}  # such a var read once -> where it was made (`h = g` passes it on)
         self.lazy_reads: dict = {}  # a generator assigned to a name -> ({name it reads: its value then}, when)
         self.acting: set = set()  # such generators whose items call what may change state (`log.append(v)`)

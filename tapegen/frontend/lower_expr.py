@@ -27,7 +27,7 @@ from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, list_position, make_dict, make_list, make_tuple, not_contained_in, plus, removed_position
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
 from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
-from ..rules.language import formatted, set_module_name
+from ..rules.language import first_or, formatted, not_exhausted, set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, view_index, with_item
 from ..rules.shape import BOUND_METHOD, added_at
@@ -1159,8 +1159,40 @@ class Expressions:
         """`items`, the list a generator (or a map or zip object) yields, marked to be read once: Python's
         iterator is empty after its first reader, tapegen's list would not be (see `read_iterator`)."""
         if isinstance(items, Var):
-            self.iterators[items] = {id(c) for c in self.open_constructs if isinstance(c.node, (ast.For, ast.While))}
+            self.iterators[items] = {id(c) for c in self.open_constructs}  # (a loop's, a branch's: `next_item`)
         return items
+
+    def next_item(self, node):
+        """`next(g)` (`next(g, default)`) on a name holding a generator (or map, zip, `iter(xs)`): the first item of
+        tapegen's list of what it yields (Python's StopIteration where none is left, or the default), and `g`
+        the rest of the list, to be read once still (`rest = list(g)`, another `next(g)`). Inside a loop or
+        branch it was not made in, refused as a second read is (which items are left would depend on the path)."""
+        name = node.args[0].id
+        value = self.env[name]
+        made_in = self.iterators[value]
+        if made_in is None:
+            self.read_iterator(name, value, node)  # (refuses: read again)
+        around = [c for c in self.open_constructs if id(c) not in made_in]
+        if around:
+            kind = "loop" if any(isinstance(c.node, (ast.For, ast.While)) for c in around) else "branch"
+            raise self.unsupported(node, f"`next({name})` in a {kind} `{name}` was made outside of: which of its "
+                                         f"items are left after it depends on the {'pass' if kind == 'loop' else 'path'}"
+                                         f" taken, which tapegen does not follow",
+                                   f"make `{name}` a list and index it (`{name}[k]`, with a counter), or call next() "
+                                   f"outside the {kind}")
+        items = self.read_name(node.args[0])
+        if len(node.args) == 1:
+            self.emit_multi(rules.lookup(not_exhausted), [items], {}, node, 0, [])
+            first = self.emit(rules.lookup(operator.getitem), [items, Const(0)], {}, node, None)
+        else:
+            first = self.emit(rules.lookup(first_or), [items, self.expr(node.args[1])], {}, node, None)
+        rest = self.emit(rules.lookup(operator.getitem), [items, Const(slice(1, None))], {}, node, None)
+        self.fresh.add(rest)
+        self.store(name, rest, node)
+        self.iterators[self.env[name]] = made_in  # (the var `name` holds in a construct setting it: to be read once)
+        if self.env[name] is not rest:
+            self.iterators[rest] = None
+        return first
 
     def read_iterator(self, name, value, node):
         """A name holding a generator (or map, zip) read: the only read allowed, and not in a loop the
@@ -1905,6 +1937,11 @@ class Expressions:
         if obj in (any, all, next) and node.args and isinstance(node.args[0], ast.GeneratorExp) and not node.keywords \
                 and len(node.args) <= (2 if obj is next else 1):  # any(c(v) for v in xs): stops at the first true
             return (self.short_circuit(obj, node),)
+        if obj is next and 1 <= len(node.args) <= 2 and not node.keywords and isinstance(node.args[0], ast.Name) \
+                and self.env.get(node.args[0].id) in self.iterators:
+            return (self.next_item(node),)
+        if obj is iter and len(node.args) == 1 and not node.keywords:  # iter(xs): read once, item by item
+            return (self.one_pass(self.emit(rules.lookup(list), [self.expr(node.args[0])], {}, node, None)),)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
             return (self.one_pass(self.mapped(node)),)
         plain_call = obj is not MISSING and _hashable(obj) and not any(isinstance(a, ast.Starred) for a in node.args)

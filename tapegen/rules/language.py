@@ -49,6 +49,18 @@ def check_assertion(test, msg=None):
         raise AssertionError(msg) if msg is not None else AssertionError
 
 
+def not_exhausted(items):
+    """`next(g)` on a generator (tapegen's list of what it yields, less what was read): Python's StopIteration
+    where nothing is left."""
+    if len(items) == 0:
+        raise StopIteration
+
+
+def first_or(items, default):
+    """`next(g, default)`: the first item left, else `default`."""
+    return items[0] if len(items) else default
+
+
 def check_unpack(value, count, starred=False):
     """`a, b = value` (`a, *rest = value`: `starred`): Python's ValueError where `value` has not `count` items
     (at least `count`), which indexing each item would not raise (`a, b = np.ones(3)`); an object with no
@@ -164,6 +176,7 @@ def formatted(template, values, names=(), named=()):
 
 table.nondiff(formatted, "template, values, names=(), named=()", spelling="formatted",
               inert=("template", "values", "names", "named"))
+table.nondiff(not_exhausted, "items", spelling="not_exhausted", inert=("items",))
 table.nondiff(raise_error, "exc, cause=None", spelling="raise_error")
 table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 table.nondiff(caught_exception, "exc", spelling="caught_exception")
@@ -1196,6 +1209,7 @@ table.op(py_sum, "iterable, start=0", spelling="sum")
 table.op(py_sorted, "iterable, key=None, reverse=False", spelling="sorted", inert=("reverse",), callables=("key",))
 table.nondiff(sorted_order, "iterable, key=None, reverse=False", spelling="sorted_order")
 table.op(item_or, "d, key, default=None", spelling="item_or", inert=("key",))
+table.op(first_or, "items, default", spelling="first_or")
 table.method("get", item_or, receiver="d")
 table.op(dict_without, "d, key", spelling="dict_without", inert=("key",))
 table.op(iterated, "xs", spelling="iterated")
@@ -1423,6 +1437,26 @@ def dict_without_vjp(key, g):
 @table.jvp(dict_without, "d")
 def dict_without_jvp(d_dot, key):
     return dict_without(d_dot, key)
+
+
+@table.vjp(first_or, "items", partial=True)
+def first_or_vjp_items(items, g):
+    return one_item(g, 0) if len(items) else None
+
+
+@table.vjp(first_or, "default", partial=True)
+def first_or_vjp_default(items, g):
+    return None if len(items) else g
+
+
+@table.jvp(first_or, "items")
+def first_or_jvp_items(items, items_dot, default):
+    return items_dot[0] if len(items) else zeros_like_tree(default)
+
+
+@table.jvp(first_or, "default")
+def first_or_jvp_default(items, default, default_dot):
+    return zeros_like_tree(items[0]) if len(items) else default_dot
 
 
 @table.vjp(item_or, "default", partial=True)
