@@ -592,6 +592,9 @@ class ControlFlow:
             return self._assign_attribute_item(target, value_node, op)
         if isinstance(target.value, ast.Subscript) and self._assign_into_item(target, value_node, op):
             return None
+        if isinstance(target.value, ast.Subscript) and _view_index(target.value.slice) \
+                and self._array_root(target.value) is not None:
+            return self._assign_into_view(target, value_node, op)
         if isinstance(target.value, ast.Subscript) and not isinstance(target.value.slice, (ast.Tuple, ast.Slice)) \
                 and self._array_root(target.value) is not None:
             joined, holder = self._joined_index(target)
@@ -607,7 +610,9 @@ class ControlFlow:
                                    "or into a copy of the result")
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
-                                   "index once with a tuple: a[i, j] = v")
+                                   "name the view first (v = a[i:]; v[j] = ...) and make `a` in the function "
+                                   "(a = np.array(a) for an argument)" if isinstance(target.value, ast.Subscript)
+                                   and _view_index(target.value.slice) else "index once with a tuple: a[i, j] = v")
         name = target.value.id
         held = self.env.get(name)
         if op is None and isinstance(held, KnownItems) and held.kind in ("list", "dict") \
@@ -667,6 +672,20 @@ class ControlFlow:
         value = self.env.get(node.id) if isinstance(node, ast.Name) else None
         made = value in self.fresh or value in self.computed
         return value if isinstance(value, Var) and made and self.container_kind(value) is None else None
+
+    def _assign_into_view(self, target, value_node, op):
+        """`F[i + 1:][mask] -= v` into an array the function made (an MD force loop): `F[i + 1:]` is a view of
+        `F` (a slice always is), so this is `view = F[i + 1:]; view[mask] -= v`, the write into a view that
+        NumPy shows in `F` too (followed as for a name holding the view). The view's name is not the user's:
+        nothing reads it after."""
+        holder = self.namer.invented("view").name
+        self.assign(holder, target.value)
+        into = ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(holder, ast.Load()), target.value),
+                                               target.slice, ast.Store()), target)
+        try:
+            return self.assign_subscript(into, value_node, op)
+        finally:
+            self.env.pop(holder, None)
 
     def _joined_index(self, target):
         """`P[i][k] = v` into an array (quuxlabs' matrix factorisation): `P[i]` is a view of `P` where `i` is an
@@ -1551,6 +1570,16 @@ _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeez
                              "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
                              "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit",
                              "conj_method"})
+
+
+def _view_index(index) -> bool:
+    """Whether indexing an array with `index` surely gives a view of it: a slice (`F[i + 1:]`, `A[::2]`), or a
+    tuple of slices, `...`, `None` and integer literals with a slice among them (`A[0, 1:]`); not a name or a
+    call (an index array or a mask gives a copy, an integer of a vector a number)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(p, ast.Slice) for p in parts) and all(
+        isinstance(p, ast.Slice) or isinstance(p, ast.Constant) and (p.value is None or p.value is Ellipsis or type(
+            p.value) is int) for p in parts)
 
 
 def _set_before(name, read, loop) -> bool:
