@@ -761,3 +761,12 @@ def test_an_object_picked_by_a_conditional_expression_in_a_loop_is_refused_not_r
     gives 6.6. Which object it is is known only when the code runs, as outside a loop: refused."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="may be the `.mu` this function set"):
         tg.grad(_picked_by_a_conditional_expression_in_a_loop)(X.copy())
+
+
+@pytest.mark.parametrize("f", [om.runs_a_linked_model, om.walks_layers_of_one_class_appended])
+def test_layers_appended_to_a_list_are_each_the_object_they_are(f):
+    """nnfs.io's Model: layers appended to `self.layers`, linked by `self.layers[i].prev = self.layers[i - 1]`
+    in a `for i in range(len(...))` loop with `if i == 0` / `elif i < layer_count - 1`, then
+    `layer.forward(layer.prev.output)`; and a list of layers of one class appended, walked and indexed. Each was
+    refused (`layer.prev` / `self.weights` "may be the ... this function set on another name's object")."""
+    check_modes(f, np.array([[0.3, -0.7, 1.2], [0.5, 0.1, -0.4], [0.2, 0.9, -0.6]]))

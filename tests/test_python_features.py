@@ -35,6 +35,8 @@ POINTS = {
     "arguments_added_to_in_a_loop": (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 1.5])),
     "clipped_through_a_loop_over_names": (_m(4, 3), _m(2, 4), _m(3)),
     "gradient_steps_through_a_loop_over_arguments": (_m(2), 0.3, _m(5, 2), _m(5)),
+    "pair_forces_written_through_a_slice": (np.array([[0.0, 0.0, 0.0], [1.2, 0.1, -0.3], [0.2, 1.3, 0.1],
+                                                      [1.5, 1.2, 0.3]]),),
     "matrix_factorisation_written_item_by_item": (RNG.uniform(0.5, 1.2, (3, 2)), RNG.uniform(0.5, 1.2, (2, 4)),
                                                   np.array([[5, 3, 0, 1], [4, 0, 0, 1], [1, 1, 0, 5]])),  # (ratings:
     # integers, not differentiated)

@@ -98,6 +98,11 @@ def discrete_rows():
         yield case(f"bernoulli.{method}-(4,)", lambda p: bernoulli(k % 2, p), (p,), bernoulli, {"k": k % 2, "p": p},
                    ("p",))
         yield case(f"binom.{method}-(4,)", lambda p: binom(k, 5, p), (p,), binom, {"k": k, "n": 5, "p": p}, ("p",))
+        nbinom, geom = getattr(st.nbinom, method), getattr(st.geom, method)
+        n = sample((4,), 0.6, 3.0)  # (real: the NB2 regression's 1 / alpha)
+        yield case(f"nbinom.{method}-(4,)", lambda n, p: nbinom(k, n, p), (n, p), nbinom, {"k": k, "n": n, "p": p},
+                   ("n", "p"))
+        yield case(f"geom.{method}-(4,)", lambda p: geom(k + 1, p), (p,), geom, {"k": k + 1, "p": p}, ("p",))
     for method in ("cdf", "sf", "logcdf", "logsf"):
         fn, mu = getattr(st.poisson, method), sample((4,), 0.5, 3.0)
         yield case(f"poisson.{method}-(4,)", (lambda fn: lambda mu: fn(k + 0.5, mu))(fn), (mu,), fn,
@@ -225,6 +230,20 @@ def test_counts_and_data_written_as_lists():
         return (np.sum(st.poisson.logpmf([1, 2, 0], np.exp(log_mu))) + np.sum(st.binom.logpmf([1, 3, 2], 5, p))
                 + np.sum(st.norm.logpdf([0.1, -0.4, 0.3], log_mu, 2.0)))
     check_modes(f, np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, -0.3]))
+
+
+def test_negative_binomial_regression_through_nbinom_logpmf():
+    """An NB2 regression's log-likelihood as `stats.nbinom.logpmf(y, n, p)`, n = 1 / alpha and p = n / (n + mu):
+    in the coefficients and log alpha, every mode and second order against central differences."""
+    X = np.array([[1.0, 0.3], [1.0, -0.5], [1.0, 1.2], [1.0, 0.1], [1.0, -1.0]])
+    y = np.array([0, 2, 5, 1, 0])
+
+    def nb_loglike(params):
+        beta, alpha = params[:-1], np.exp(params[-1])
+        mu = np.exp(X.dot(beta))
+        n = 1.0 / alpha
+        return np.sum(st.nbinom.logpmf(y, n, n / (n + mu)))
+    check_modes(nb_loglike, np.array([0.2, 0.4, -0.5]))
 
 
 def test_counts_are_inert():

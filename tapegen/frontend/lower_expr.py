@@ -1582,6 +1582,17 @@ class Expressions:
             if isinstance(array, Var) and array not in self.types and array not in self.live:
                 return self.inline(user_function(flat_get), node, [array, self.index(node.slice)], {})
         base = self.expr(node.value)
+        constant = _constant_index(node.slice) or isinstance(node.slice, ast.Name) and isinstance(
+            self.env.get(node.slice.id), Const)
+        if isinstance(base, KnownItems) and constant:  # m.layers[0] of an attribute holding [Dense(W1), Dense(W2)]
+            known = self.known_item(base, node)
+            if isinstance(known, (Var, Const)):
+                return known
+        appended = self.appended_items(base)
+        if appended is not None:  # layers[0] (m.layers[i - 1], i known) of a list of layers built here by `.append`
+            index = self.known_int(node.slice)
+            if index is not None and -len(appended) <= index < len(appended):
+                return self.as_atom(appended[index], node)
         special = self.special_method(base, "__getitem__", node)
         if special is not None:  # p["w"] on an object of the user's: its __getitem__
             return self.inline(special, node, [base, self.expr(node.slice)], {}, receiver=self.types[base])
@@ -1607,6 +1618,24 @@ class Expressions:
                 self.same_object(twin, item, ast.unparse(node), node)
                 return twin
         return item
+
+    def known_int(self, node):
+        """The int `node` is when transforming: an int literal, a name bound to one here, or +, -, *, // and %
+        of them (`i - 1` in a loop unrolled); else None."""
+        if isinstance(node, ast.Constant):
+            return node.value if type(node.value) is int else None
+        if isinstance(node, ast.Name):
+            value = self.env.get(node.id)
+            return value.value if isinstance(value, Const) and type(value.value) is int else None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            value = self.known_int(node.operand)
+            return None if value is None else -value
+        if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+            left, right = self.known_int(node.left), self.known_int(node.right)
+            if left is None or right is None or right == 0 and type(node.op) in (ast.FloorDiv, ast.Mod):
+                return None
+            return _INT_OPS[type(node.op)](left, right)
+        return None
 
     def live_item(self, container, key):
         """The object of the user's at `key` of the list or dict `container` holds, where `container` is read
@@ -1922,6 +1951,16 @@ class Expressions:
         if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
                 and isinstance(self.env.get(node.args[0].id), Pack):  # len(args) of a helper's *args: known now
             return (Const(len(self.env[node.args[0].id].items)),)
+        if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Attribute) \
+                and isinstance(node.args[0].value, ast.Name):  # len(self.layers) of layers appended here: known now
+            held = self.attributes.get((self.env.get(node.args[0].value.id), node.args[0].attr), (None,))[0]
+            appended = self.appended_items(held) if isinstance(held, Var) else None
+            if appended is not None:
+                return (Const(len(appended)),)
+        if obj is len and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
+                and isinstance(self.env.get(node.args[0].id), Var) \
+                and self.appended_items(self.env[node.args[0].id]) is not None:
+            return (Const(len(self.appended_items(self.env[node.args[0].id]))),)
         if obj is not MISSING and obj in (_dataclasses().asdict, _dataclasses().astuple) and len(node.args) == 1 \
                 and not node.keywords:
             made = self.dataclass_dict(node, as_tuple=obj is _dataclasses().astuple)
@@ -3499,6 +3538,8 @@ def _reads_whole(fn) -> bool:
                                                          np.fromiter, math.fsum, math.prod)
 
 
+_INT_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+            ast.Mod: operator.mod}
 MAX_UNROLLED = 64  # a global list of functions or objects longer than this is not unrolled
 
 

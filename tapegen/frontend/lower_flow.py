@@ -61,11 +61,23 @@ class ControlFlow:
 
     def if_condition(self, stmt):
         """An `if`'s condition: a Const where it is decided when transforming."""
+        decided = self.known_comparison(stmt.test)
+        if decided is not None:  # `elif i < layer_count - 1:` in a loop unrolled, of ints known now
+            return Const(decided)
         deciding, self.deciding = getattr(self, "deciding", False), True  # a flag of a module's object tested
         try:  # here is taken as it is now (known_flag)
             return self.condition(stmt.test)
         finally:
             self.deciding = deciding
+
+    def known_comparison(self, node):
+        """The bool a comparison of ints known now is (`i < n - 1`, each operand `known_int`'s), else None."""
+        if not isinstance(node, ast.Compare) or not all(type(op) in _INT_COMPARISONS for op in node.ops):
+            return None
+        operands = [self.known_int(operand) for operand in [node.left, *node.comparators]]
+        if any(operand is None for operand in operands):
+            return None
+        return all(_INT_COMPARISONS[type(op)](a, b) for op, a, b in zip(node.ops, operands, operands[1:]))
 
     def condition(self, node):
         return self.expr(node)
@@ -192,7 +204,16 @@ class ControlFlow:
         self.unrollable = not any(isinstance(sub, (ast.Break, ast.Continue)) for sub in ast.walk(ast.Module(stmt.body, [])))
         fn = self.static(it.func) if isinstance(it, ast.Call) else MISSING
         if fn is builtins.range and isinstance(target, ast.Name):
-            return self.expr(it), target.id, []
+            counted = self.expr(it)
+            bounds = [self.env.get(a.id) if isinstance(a, ast.Name) else Const(a.value)
+                      if isinstance(a, ast.Constant) else None for a in it.args]
+            if self.unrollable and not it.keywords and 0 < len(bounds) <= 3 and all(
+                    isinstance(b, Const) and type(b.value) is int for b in bounds) and bounds[-1].value != 0 \
+                    and len(range(*(b.value for b in bounds))) <= MAX_UNROLLED \
+                    and self.indexes_appended_objects(stmt, target.id):  # each layers[i] the object it is
+                return None, None, [(target, KnownItems(tuple(Const(v) for v in range(*(b.value for b in bounds))),
+                                                        "list"))]
+            return counted, target.id, []
         if fn is builtins.enumerate and _is_unpacking(target, 2) and isinstance(target.elts[0], ast.Name) \
                 and len(it.args) == 1 and not it.keywords:
             pairs = self.sequences(target.elts[1], it.args[0])
@@ -322,15 +343,39 @@ class ControlFlow:
             return KnownItems(tuple(Const(key) for key in local.keys), "list")
         return None
 
+    def indexes_appended_objects(self, stmt, index) -> bool:
+        """Whether the body of the loop `stmt` over `range(...)` indexes by its index `index` (`layers[i]`,
+        `self.layers[i - 1]`) a list `appended_items` knows, read through a name or an object's attribute set
+        here: NNFS's `Model.finalize` linking `self.layers[i].prev = self.layers[i - 1]`."""
+        for sub in ast.walk(ast.Module(stmt.body, [])):
+            if not (isinstance(sub, ast.Subscript) and any(isinstance(n, ast.Name) and n.id == index
+                                                           for n in ast.walk(sub.slice))):
+                continue
+            held = self.env.get(sub.value.id) if isinstance(sub.value, ast.Name) else None
+            if isinstance(sub.value, ast.Attribute) and isinstance(sub.value.value, ast.Name):
+                owner = self.env.get(sub.value.value.id)
+                held = self.attributes.get((owner, sub.value.attr), (None,))[0] if isinstance(owner, Var) else None
+            if isinstance(held, Var) and self.appended_items(held) is not None:
+                return True
+        return False
+
     def appended_objects(self, seq):
         """A list built here by appending objects of the user's of different classes (and functions), one by
-        one, as KnownItems: the loop over it is unrolled, each item the object it is (`item_vars`)."""
-        items = self.item_vars.get(seq) if isinstance(seq, Var) and getattr(self, "unrollable", False) else None
-        if not items or len(items) > MAX_UNROLLED or self.items_class(seq) is not None or not all(
+        one, as KnownItems: the loop over it is unrolled, each item the object it is (`item_vars`). So is one
+        of objects of one class whose attributes hold derivatives, or made here (`layers.append(Dense(W1))`,
+        `layers.append(Dense(W2))`): each its own `.W`, as for the display `[Dense(W1), Dense(W2)]`."""
+        items = self.appended_items(seq) if getattr(self, "unrollable", False) else None
+        return KnownItems(items, "list") if items is not None else None
+
+    def appended_items(self, seq):
+        """The atoms of `appended_objects`' list `seq` (whether or not a loop over it may be unrolled), or None."""
+        items = self.item_vars.get(seq) if isinstance(seq, Var) else None
+        if not items or len(items) > MAX_UNROLLED or self.items_class(seq) is not None and not \
+                self.needs_known(items) or not all(
                 isinstance(item, (StaticValue, LocalFunction)) or isinstance(item, Var) and item in self.types
                 for item in items):
             return None
-        return KnownItems(items, "list")
+        return items
 
     def free_keys(self, node, seq):
         """A tuple of ints or strings the function reads from its module or closure (a wrapper's `argnums`),
@@ -592,6 +637,9 @@ class ControlFlow:
             return self._assign_attribute_item(target, value_node, op)
         if isinstance(target.value, ast.Subscript) and self._assign_into_item(target, value_node, op):
             return None
+        if isinstance(target.value, ast.Subscript) and _view_index(target.value.slice) \
+                and self._array_root(target.value) is not None:
+            return self._assign_into_view(target, value_node, op)
         if isinstance(target.value, ast.Subscript) and not isinstance(target.value.slice, (ast.Tuple, ast.Slice)) \
                 and self._array_root(target.value) is not None:
             joined, holder = self._joined_index(target)
@@ -607,7 +655,9 @@ class ControlFlow:
                                    "or into a copy of the result")
         if not isinstance(target.value, ast.Name):
             raise self.unsupported(target, "assignment into a nested subscript (a[i][j] = v) is not supported",
-                                   "index once with a tuple: a[i, j] = v")
+                                   "name the view first (v = a[i:]; v[j] = ...) and make `a` in the function "
+                                   "(a = np.array(a) for an argument)" if isinstance(target.value, ast.Subscript)
+                                   and _view_index(target.value.slice) else "index once with a tuple: a[i, j] = v")
         name = target.value.id
         held = self.env.get(name)
         if op is None and isinstance(held, KnownItems) and held.kind in ("list", "dict") \
@@ -668,6 +718,20 @@ class ControlFlow:
         value = self.env.get(node.id) if isinstance(node, ast.Name) else None
         made = value in self.fresh or value in self.computed
         return value if isinstance(value, Var) and made and self.container_kind(value) is None else None
+
+    def _assign_into_view(self, target, value_node, op):
+        """`F[i + 1:][mask] -= v` into an array the function made (an MD force loop): `F[i + 1:]` is a view of
+        `F` (a slice always is), so this is `view = F[i + 1:]; view[mask] -= v`, the write into a view that
+        NumPy shows in `F` too (followed as for a name holding the view). The view's name is not the user's:
+        nothing reads it after."""
+        holder = self.namer.invented("view").name
+        self.assign(holder, target.value)
+        into = ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(holder, ast.Load()), target.value),
+                                               target.slice, ast.Store()), target)
+        try:
+            return self.assign_subscript(into, value_node, op)
+        finally:
+            self.env.pop(holder, None)
 
     def _joined_index(self, target):
         """`P[i][k] = v` into an array (quuxlabs' matrix factorisation): `P[i]` is a view of `P` where `i` is an
@@ -1580,6 +1644,20 @@ _HEALABLE_VIEWS = frozenset({"getitem", "reshape", "transpose", "ravel", "squeez
                              "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr",
                              "flipud", "rot90", "asarray", "split", "array_split", "hsplit", "vsplit", "dsplit",
                              "conj_method"})
+
+
+_INT_COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+                    ast.Eq: operator.eq, ast.NotEq: operator.ne}
+
+
+def _view_index(index) -> bool:
+    """Whether indexing an array with `index` surely gives a view of it: a slice (`F[i + 1:]`, `A[::2]`), or a
+    tuple of slices, `...`, `None` and integer literals with a slice among them (`A[0, 1:]`); not a name or a
+    call (an index array or a mask gives a copy, an integer of a vector a number)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(p, ast.Slice) for p in parts) and all(
+        isinstance(p, ast.Slice) or isinstance(p, ast.Constant) and (p.value is None or p.value is Ellipsis or type(
+            p.value) is int) for p in parts)
 
 
 def _set_before(name, read, loop) -> bool:

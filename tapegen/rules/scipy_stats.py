@@ -20,7 +20,7 @@ t's df (through the incomplete beta function's derivatives in its shapes,
 incomplete_beta.py); ppf and isf too, the implicit derivative -(dF/dp) / pdf.
 
 Discrete distributions: rules in their real parameters (poisson's mu,
-bernoulli's and binom's p); counts (k, n) and the integer shift loc are inert.
+bernoulli's, binom's and geom's p, nbinom's n and p); counts (k, binom's n) and the integer shift loc are inert.
 multivariate_normal's rules read cov as SciPy does, through its lower triangle
 (a symmetric perturbation gets the usual gradient); cov must be a 2-D matrix.
 """
@@ -96,6 +96,11 @@ DISCRETE = {
     "poisson": ("k, mu, loc=0", ("k", "loc"), {"mu": "(k - loc) / mu - 1"}),
     "bernoulli": ("k, p, loc=0", ("k", "loc"), {"p": "(k - loc) / p - (1 - (k - loc)) / (1 - p)"}),
     "binom": ("k, n, p, loc=0", ("k", "n", "loc"), {"p": "(k - loc) / p - (n - (k - loc)) / (1 - p)"}),
+    # the negative binomial's n is real (NB2 regressions: n = 1 / alpha, p = n / (n + mu)): in n and p
+    "nbinom": ("k, n, p, loc=0", ("k", "loc"), {
+        "n": "scipy.special.digamma(k - loc + n) - scipy.special.digamma(n) + np.log(p)",
+        "p": "n / p - (k - loc) / (1 - p)"}),
+    "geom": ("k, p, loc=0", ("k", "loc"), {"p": "1 / p - (k - loc - 1) / (1 - p)"}),
 }
 
 

@@ -516,11 +516,14 @@ def _scipy_linalg_samples() -> list:
     ]
 
 
-def _discrete_samples(k, poisson, bernoulli, binom):
+def _discrete_samples(k, poisson, bernoulli, binom, nbinom, geom):
     method = poisson.__name__
     return [Sample(f"scipy.stats.poisson.{method}-(4,)", lambda mu: poisson(k, mu), (_pos(4),)),
             Sample(f"scipy.stats.bernoulli.{method}-(4,)", lambda p: bernoulli(k % 2, p), (_x(4, low=0.2, high=0.8),)),
-            Sample(f"scipy.stats.binom.{method}-(4,)", lambda p: binom(k, 5, p), (_x(4, low=0.2, high=0.8),))]
+            Sample(f"scipy.stats.binom.{method}-(4,)", lambda p: binom(k, 5, p), (_x(4, low=0.2, high=0.8),)),
+            Sample(f"scipy.stats.nbinom.{method}-(4,)", lambda n, p: nbinom(k, n, p),
+                   (_pos(4), _x(4, low=0.2, high=0.8))),
+            Sample(f"scipy.stats.geom.{method}-(4,)", lambda p: geom(k + 1, p), (_x(4, low=0.2, high=0.8),))]
 
 
 def _fixed_shapes(f, params):
@@ -573,7 +576,8 @@ def _scipy_stats_samples() -> list:
             out.append(Sample(f"scipy.stats.{name}.{method}-(4,)", call(getattr(getattr(st, name), method)),
                               (_x(4, low=0.2, high=0.8),)))
     for method, density in (("logpmf", "logpdf"), ("pmf", "pdf")):
-        out += _discrete_samples(k, *(getattr(getattr(st, n), method) for n in ("poisson", "bernoulli", "binom")))
+        out += _discrete_samples(k, *(getattr(getattr(st, n), method)
+                                      for n in ("poisson", "bernoulli", "binom", "nbinom", "geom")))
         mvn, dirichlet = getattr(st.multivariate_normal, density), getattr(st.dirichlet, density)
         out += [Sample(f"scipy.stats.multivariate_normal.entropy-for-{density}",
                        lambda c: st.multivariate_normal.entropy(cov=c), (_spd(3),))] if density == "logpdf" else []

@@ -578,3 +578,77 @@ def fits_a_regression_made_here(x):
 def calls_a_function_attribute(x):
     model = RidgeLike(0.3)
     return np.sum(model.regularization.grad(x) ** 2) + model.regularization(x)
+
+
+# --- layers appended to a list, linked to each other (nnfs.io's Model: add, finalize, forward) -------------
+class LinkedInput:
+    def forward(self, inputs):
+        self.output = inputs
+
+
+class LinkedDense:
+    def __init__(self, weights):
+        self.weights = weights
+
+    def forward(self, inputs):
+        self.output = np.dot(inputs, self.weights)
+
+
+class LinkedTanh:
+    def forward(self, inputs):
+        self.output = np.tanh(inputs)
+
+
+class LinkedModel:
+    def __init__(self):
+        self.layers = []
+
+    def add(self, layer):
+        self.layers.append(layer)
+
+    def finalize(self):
+        self.input_layer = LinkedInput()
+        layer_count = len(self.layers)
+        self.trainable_layers = []
+        for i in range(layer_count):
+            if i == 0:
+                self.layers[i].prev = self.input_layer
+                self.layers[i].next = self.layers[i + 1]
+            elif i < layer_count - 1:
+                self.layers[i].prev = self.layers[i - 1]
+                self.layers[i].next = self.layers[i + 1]
+            else:
+                self.layers[i].prev = self.layers[i - 1]
+                self.layers[i].next = None
+                self.output_layer_activation = self.layers[i]
+            if hasattr(self.layers[i], "weights"):
+                self.trainable_layers.append(self.layers[i])
+
+    def forward(self, X):
+        self.input_layer.forward(X)
+        for layer in self.layers:
+            layer.forward(layer.prev.output)
+        return layer.output
+
+
+def runs_a_linked_model(W):
+    model = LinkedModel()
+    model.add(LinkedDense(W[:, :3]))
+    model.add(LinkedTanh())
+    model.add(LinkedDense(W[:, 1:]))
+    model.finalize()
+    out = model.forward(np.outer(np.arange(1.0, 3.0), W[0]))
+    reg = sum(np.sum(layer.weights ** 2) for layer in model.trainable_layers)
+    return np.sum(out ** 2) + 0.1 * reg + np.sum(model.layers[0].output) + np.sum(model.layers[1].prev.output)
+
+
+def walks_layers_of_one_class_appended(W):
+    layers = []
+    layers.append(LinkedDense(W))
+    layers.append(LinkedDense(W.T * 2.0))
+    x = np.arange(1.0, 4.0)
+    for layer in layers:
+        layer.forward(x)
+        x = np.tanh(layer.output)
+    layers[0].forward(x)
+    return np.sum(x) + np.sum(layers[0].output ** 2) + np.sum(layers[-1].output)

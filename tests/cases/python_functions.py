@@ -3437,6 +3437,30 @@ def matrix_factorisation_written_item_by_item(P, Q, R):
     return np.sum((R > 0) * (R - P @ Q) ** 2) + np.sum(T ** 2)
 
 
+def pair_forces_written_through_a_slice(pos):
+    """An MD force loop: `forces[i + 1:][mask] -= ...`, a write into the view a slice is (NumPy changes
+    `forces`), then a row of a slice, a slice of a slice and a tuple with a slice, each read after through
+    `forces`, `A`, and a name holding a view of `A` made before the writes."""
+    N = pos.shape[0]
+    forces = np.zeros_like(pos)
+    energy = 0.0
+    for i in range(N - 1):
+        rij = pos[i] - pos[i + 1:]
+        r2 = np.sum(rij ** 2, axis=1)
+        mask = r2 < 3.0  # (the pair 0, 3 of the test's point is beyond the cutoff)
+        inv6 = (1.0 / r2[mask]) ** 3
+        energy += np.sum(4 * (inv6 ** 2 - inv6))
+        f = (48 * inv6 ** 2 - 24 * inv6) / r2[mask]
+        forces[i] += np.sum(f[:, None] * rij[mask], axis=0)
+        forces[i + 1:][mask] -= f[:, None] * rij[mask]
+    A = np.outer(pos[0], pos[1])
+    B = A[:2]
+    A[1:][0] = np.sin(pos[2])
+    A[:, 1:][:, 0] *= pos[3, 0]
+    A[0, 1:][pos[1, 1:] > 0] = 0.5
+    return energy + 0.01 * np.sum(forces ** 2) + np.sum(A * np.arange(9.0).reshape(3, 3)) + np.sum(B ** 2)
+
+
 def gradient_steps_through_a_loop_over_arguments(W, b, X, y):
     """`for p, g in zip([W, b], [gW, gb]): p -= 0.1 * g` in a loop of steps, `W` an array and `b` a number
     argument: NumPy changes W in place; `p -= ...` on a number only rebinds `p`, so `b` keeps its value."""
