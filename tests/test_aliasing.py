@@ -644,3 +644,43 @@ def test_an_array_made_from_a_number_argument_written_into_is_refused_when_it_ru
     not see; tapegen's code would put it back into the number (an array argument runs, above)."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="an array made from a number"):
         tg.grad(argument_as_an_array_masked)(-0.7)
+
+
+# --- a write into an array two names hold, both read after -------------------------------------------------
+
+def relu_backward_through_the_upstream_name(x):
+    """cs231n's relu_backward as often written: `dx = dout; dx[x <= 0] = 0`, which changes `dout` too."""
+    dout = x * 2.0
+    dx = dout
+    dx[x <= 0] = 0
+    return np.sum(dx * dout) + np.sum(dout * x)
+
+
+def two_names_from_one_assignment(x):
+    a = b = np.zeros(4)
+    a[0] = x[0] * 2
+    b[1] = x[1] ** 2
+    for i in range(2, 4):  # (in a loop the names were bound before)
+        a[i] = b[i - 1] * x[i]
+    return np.sum(a * b) + np.sum(b * x)
+
+
+@pytest.mark.parametrize("f", [relu_backward_through_the_upstream_name, two_names_from_one_assignment],
+                         ids=lambda f: f.__name__)
+def test_a_write_into_an_array_two_names_hold_shows_under_both(f):
+    check_modes(f, X.copy())
+
+
+def named_twice_in_one_branch(x):
+    a = x * 1.0
+    if x[0] > 0:
+        b = a
+    else:
+        b = a * 2
+    a[0] = 5.0
+    return np.sum(b * x)
+
+
+def test_a_write_into_an_array_another_name_holds_on_one_path_is_refused():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="`b` may be the same array as `a`"):
+        tg.grad(named_twice_in_one_branch)(X)

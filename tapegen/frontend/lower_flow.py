@@ -1353,8 +1353,8 @@ class ControlFlow:
                 node, f"assigning into `{name}` would change an array tapegen cannot follow: it may be an "
                       f"argument, a view of another array, or shared with another name",
                 f"make a private copy first: {name} = {name}.copy()  (or build it with np.zeros / np.empty)")
-        for other, atom in self.env.items():
-            if other != name and isinstance(atom, Var) and self.view_base(atom) is array \
+        for other, atom in self.env.items():  # (a name holding `array` itself sees the write: the same var)
+            if other != name and isinstance(atom, Var) and atom is not array and self.view_base(atom) is array \
                     and atom not in self.refreshing \
                     and atom not in putting_back and not any(self.apart(atom, back, array) for back in putting_back) \
                     and self.read_after(other, node) \
