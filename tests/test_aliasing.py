@@ -684,3 +684,46 @@ def named_twice_in_one_branch(x):
 def test_a_write_into_an_array_another_name_holds_on_one_path_is_refused():
     with pytest.raises(tg.UnsupportedSyntaxError, match="`b` may be the same array as `a`"):
         tg.grad(named_twice_in_one_branch)(X)
+
+
+# --- rows of an array changed through a loop's target ------------------------------------------------------
+
+def rows_changed_through_the_loop_target(x):
+    """`for row in M: row -= row.mean()` (and through enumerate, zip, a write into the row, out=): NumPy changes
+    M's rows; followed as `M[k] -= M[k].mean()`."""
+    M = np.outer(x, x)
+    for row in M:
+        row -= row.mean()
+    for i, row in enumerate(M):
+        row[i] = row[i] * 3.0
+    for row, v in zip(M, x):
+        row *= v
+    N = np.outer(x, x[:2])
+    for row in N:
+        np.tanh(row, out=row)
+    return np.sum(M ** 2) + np.sum(N * x[:, None])
+
+
+def rows_of_the_argument_changed_through_the_loop_target(x):
+    M = x.reshape(2, 2)  # (the argument's memory: copied first, the caller's array left as it was)
+    for row in M:
+        row *= 2.0
+    return np.sum(M ** 2) + np.sum(x * np.arange(4.0))
+
+
+@pytest.mark.parametrize("f", [rows_changed_through_the_loop_target,
+                               rows_of_the_argument_changed_through_the_loop_target], ids=lambda f: f.__name__)
+def test_rows_changed_through_a_loop_target_match_finite_differences(f):
+    check_modes(f, X.copy())
+
+
+def numbers_of_a_vector_added_to_through_the_loop_target(x):
+    y = x * 2.0
+    for v in y:
+        v += 1.0  # Python rebinds `v` alone: y is unchanged
+    return np.sum(y)
+
+
+def test_numbers_of_a_vector_changed_through_the_loop_target_are_refused_when_it_runs():
+    with pytest.raises(tg.UnsupportedSyntaxError, match="which Python rebinds in `v` only"):
+        tg.grad(numbers_of_a_vector_added_to_through_the_loop_target)(X)

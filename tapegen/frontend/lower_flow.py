@@ -477,8 +477,10 @@ class ControlFlow:
             if isinstance(seq, ast.Name) and isinstance(held, Pack) and held.kind == "tuple" \
                     and held in self.displays and not self.read_outside(seq.id, stmt):  # `sgd((w, b), ...)`: the
                 as_lists.append(seq)  # arrays the tuple holds change as a list's items would (walked as one)
-            elif self.container_kind(held) != "list":
-                return None
+            elif self.container_kind(held) != "list" and not (  # `for row in out: row += b` over an array: its
+                    isinstance(seq, ast.Name) and isinstance(held, Var) and self.container_kind(held) is None
+                    and held not in self.types and held not in self.mixed):  # rows, `out[k] += b` (1-d: numbers,
+                return None  # which `+=` rebinds in the target alone: `mutable_items` raises when the code runs)
         if any(self.static(ast.Name(fn, ast.Load())) is not getattr(builtins, fn) for fn in ("range", "len", "min")):
             return None
         span = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
