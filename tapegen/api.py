@@ -15,7 +15,9 @@ import inspect
 import itertools
 import linecache
 import os
+import re
 import sys
+import traceback
 import types
 import weakref
 
@@ -25,6 +27,7 @@ from . import pipeline
 from .debug import STATE as DEBUG
 from .errors import ChangedSinceTransformError, NonScalarOutputError, TapegenError, WrtError
 from .frontend.inline import plain_function, users_class
+from .ir import Span
 from .frontend.resolve import binding_changed, native
 from .rules.custom import custom_jvp, custom_vjp
 from .rules.runtime_rules import zero_tangent
@@ -1068,10 +1071,39 @@ def _on_current_code(entry_of, run):
     once more."""
     entry = entry_of()
     try:
-        return run(entry)
-    except ChangedSinceTransformError:
-        forget_transforms()
-    return run(entry_of())
+        try:
+            return run(entry)
+        except ChangedSinceTransformError:
+            forget_transforms()
+        return run(entry_of())
+    except TapegenError as exc:
+        located = _located(exc)
+        if located is exc:
+            raise
+        raise located from None
+
+
+_SOURCE_COMMENT = re.compile(r"^\s*# (.+):(\d+)   (.*)$")  # generated code's comment above a user line's code
+
+
+def _located(exc):
+    """`exc`, raised where no span was known (a check only the values can make when the code runs: `not_shared`,
+    `number_item`), pointing at the user's line the generated code was running: the comment quoting it above
+    that code (codegen/emit.py)."""
+    if exc.span is not None or isinstance(exc, ChangedSinceTransformError):
+        return exc
+    site = None
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename.startswith("<tapegen "):
+            site = frame.f_code.co_filename, line  # (the innermost generated function's line)
+    if site is None:
+        return exc
+    for number in range(site[1], 0, -1):
+        found = _SOURCE_COMMENT.match(linecache.getline(site[0], number))
+        if found:
+            text = found.group(3)
+            return exc.with_span(Span(found.group(1), int(found.group(2)), 0, len(text), text))
+    return exc
 
 
 _REMADE = [0]  # how often forget_transforms ran in this process

@@ -4,6 +4,7 @@ import pytest
 
 import tapegen as tg
 from cases import bad_functions as bad
+from cases import python_functions as pf
 
 
 def error_text(fn, exc_type, *args, wrt=0):
@@ -349,3 +350,21 @@ def log_parameter_residuals_of_a_model_without_defaults(p):
 def test_spreading_a_computed_array_into_parameters_without_defaults_takes_that_many():
     from modes import check_modes
     check_modes(log_parameter_residuals_of_a_model_without_defaults, np.array([0.1, -0.5, 0.2]))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "vjp"])
+def test_a_refusal_made_when_the_code_runs_names_the_file_line_and_source(mode):
+    """Checks only the values can make (`prev` holding `vel`'s array in the next pass) raise in the generated
+    code; the error still points at the user's line, as the transform's errors do."""
+    x = np.array([0.3, -0.7, 1.1])
+    with pytest.raises(tg.UnsupportedSyntaxError) as caught:
+        if mode == "grad":
+            tg.grad(pf.array_named_twice_at_the_end_of_a_pass_then_written_into)(x)
+        elif mode == "jvp":
+            tg.jvp(pf.array_named_twice_at_the_end_of_a_pass_then_written_into, (x,), (np.ones(3),))
+        else:
+            tg.vjp(pf.array_named_twice_at_the_end_of_a_pass_then_written_into, x)
+    line = pf.array_named_twice_at_the_end_of_a_pass_then_written_into.__code__.co_firstlineno + 5
+    assert caught.value.span is not None and caught.value.span.line == line
+    assert str(caught.value).startswith(f"python_functions.py:{line}:")
+    assert "vel[1] = vel[1] * x[1]" in str(caught.value) and "hint:" in str(caught.value)
