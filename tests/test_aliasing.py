@@ -606,6 +606,22 @@ def masked_softmax_of_the_argument(X):
     return np.sum((e / e.sum(axis=-1, keepdims=True)).reshape(shape) * np.arange(4.0).reshape(shape))
 
 
+def _masked_softmax_returning_early(X, valid_lens):
+    """d2l's masked_softmax as published: `X` rebound in the `else` of an `if ... is None: return`."""
+    if valid_lens is None:
+        return np.exp(X)
+    else:
+        shape = X.shape
+        X = _sequence_mask(X.reshape(-1, shape[-1]), valid_lens.repeat(shape[0]), value=-1e6)
+        return np.exp(X - X.max(axis=-1, keepdims=True)).reshape(shape)
+
+
+def masked_softmax_of_the_argument_read_after(X):
+    """The argument's shape read after the write through the view (d2l's `np.arange(X.size).reshape(X.shape)`)."""
+    out = _masked_softmax_returning_early(X.reshape(2, 2), np.array([1]))
+    return np.sum(out * np.arange(X.size).reshape(out.shape)) + np.sum(np.tanh(X) * np.arange(4.0))
+
+
 def view_of_the_argument_written_in_a_loop(x):
     s = 0.0
     for i in range(2):
@@ -631,7 +647,8 @@ def row_of_the_argument_written_through_out_and_sorted(x):
 
 
 @pytest.mark.parametrize("f", [row_of_the_argument_written_then_the_argument_read, argument_as_an_array_masked,
-                               masked_softmax_of_the_argument, view_of_the_argument_written_in_a_loop,
+                               masked_softmax_of_the_argument, masked_softmax_of_the_argument_read_after,
+                               view_of_the_argument_written_in_a_loop,
                                transpose_of_the_argument_written_in_a_branch,
                                row_of_the_argument_written_through_out_and_sorted], ids=lambda f: f.__name__)
 def test_writes_through_a_view_of_the_argument_match_finite_differences(f):

@@ -1282,9 +1282,14 @@ class ControlFlow:
     def argument_shown(self, array):
         """The differentiated function's argument (an array) that `array`, a view made here, shows (`X =
         X.reshape(-1, n)`, `row = x[0]`), else None."""
-        base = self.view_base(array) if isinstance(array, Var) and array in self.views else None
-        return base if base in self.root_params and self.container_kind(base) is None \
-            and not self.generated_code() else None
+        if not isinstance(array, Var) or array not in self.views or self.generated_code():
+            return None
+        base, seen = self.view_base(array), set()
+        while base not in self.root_params and len(self.aliases.get(base, ())) == 1 and base not in self.fresh \
+                and base not in seen:
+            seen.add(base)
+            base = self.view_base(next(iter(self.aliases[base])))  # (a name for it a branch or loop carries)
+        return base if base in self.root_params and self.container_kind(base) is None else None
 
     def copy_argument_shown(self, view, node):
         """`row[i] = v` where `row` is a view of an argument (`X = X.reshape(-1, n)`, d2l's
