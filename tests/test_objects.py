@@ -761,3 +761,98 @@ def test_an_object_picked_by_a_conditional_expression_in_a_loop_is_refused_not_r
     gives 6.6. Which object it is is known only when the code runs, as outside a loop: refused."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="may be the `.mu` this function set"):
         tg.grad(_picked_by_a_conditional_expression_in_a_loop)(X.copy())
+
+
+class _Holds:
+    """numpy-ml's layers and wrappers: a dict in an attribute, properties returning a fresh dict or the
+    wrapped layer's dict."""
+
+    def __init__(self):
+        self.w = 2.0
+        self._d = {"k": 1.0}
+        self.xs = [1.0]
+
+    @property
+    def fresh(self):
+        return {"a": self.w}
+
+    @property
+    def d(self):
+        return self._d
+
+
+class _Wraps:
+    """numpy-ml's `Dropout(FullyConnected(..))`: `.parameters` reads the wrapped layer's dict."""
+
+    def __init__(self, base):
+        self._base = base
+
+    @property
+    def d(self):
+        return self._base._d
+
+    def mark(self):
+        self._base.fresh["wrappers"] = [1]  # (`WrapperBase._init_params`: into the dict a property made)
+
+
+def _item_set_through_a_name_for_an_attributes_dict(x):
+    h = _Holds()
+    d = h._d
+    d["k"] = x * 2.0
+    return np.sum(h._d["k"] ** 2)
+
+
+def _item_set_through_a_name_for_an_attributes_list(x):
+    h = _Holds()
+    xs = h.xs
+    xs[0] = x * 2.0
+    return np.sum(h.xs[0] ** 2)
+
+
+def _dict_updated_through_a_name_for_an_attributes_dict(x):
+    h = _Holds()
+    d = h._d
+    d.update({"k": x * 2.0})
+    return np.sum(h._d["k"] ** 2)
+
+
+@pytest.mark.parametrize("f", [_item_set_through_a_name_for_an_attributes_dict,
+                               _item_set_through_a_name_for_an_attributes_list,
+                               _dict_updated_through_a_name_for_an_attributes_dict])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_change_through_a_name_for_an_attributes_dict_is_refused(f, mode):
+    """`d = h._d; d["k"] = x * 2.0; h._d["k"]`: Python changes the one dict; tapegen's change made a new dict
+    only `d` held, so `h._d["k"]` read the old item: the value 1.0 and gradient 0 instead of 8 and 8x."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match="would also change `h."):
+        tg.grad(f)(X.copy()) if mode == "grad" else tg.jvp(f, (X.copy(),), (X.copy(),))
+
+
+def _item_set_into_a_property_made_dict(x):
+    h = _Holds()
+    h.fresh["a"] = x * 5.0  # into the dict the getter made: gone with it, as in Python
+    _Wraps(h).mark()
+    return np.sum(x * h.w * h.fresh["a"])
+
+
+def _item_set_through_a_property_returning_an_attributes_dict(x):
+    h = _Holds()
+    h.d["k"] = x * 3.0
+    return np.sum(h._d["k"] ** 2)
+
+
+def _item_set_through_a_wrappers_property(x):
+    h = _Holds()
+    wrapped = _Wraps(h)
+    wrapped.d["k"] = np.sin(x)
+    wrapped.d["k"] *= x
+    return np.sum(h._d["k"] * wrapped.d["k"] + h.d["k"])
+
+
+@pytest.mark.parametrize("f", [_item_set_into_a_property_made_dict,
+                               _item_set_through_a_property_returning_an_attributes_dict,
+                               _item_set_through_a_wrappers_property])
+def test_an_item_set_through_a_property_changes_the_dict_its_getter_returns(f):
+    """`self.hyperparameters["wrappers"] = [hp]` (numpy-ml's wrappers, a property without a setter) was lowered as
+    setting the attribute, an AttributeError in tapegen's code; `wrapper.parameters["W"] = W` (a property
+    returning the wrapped layer's dict) too."""
+    check_modes(f, X.copy())
