@@ -1390,10 +1390,25 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             try:
                 check_unpack(whole.items if isinstance(whole, Pack) else whole.value, count, starred)
             except ValueError as error:
-                raise self.unsupported(node, f"this assignment always raises ValueError: {error}",
-                                       "unpack into as many names as the value has items") from None
-            return
+                if not self.in_a_branch():
+                    raise self.unsupported(node, f"this assignment always raises ValueError: {error}",
+                                           "unpack into as many names as the value has items") from None
+                # (in a branch the code may not take: numpy-ml's `calc_conv_out_dims` unpacks a 3-D kernel's
+                #  shape under `if len(X_shape) == 3`, given a 4-D one; raised when the code runs, as Python does)
+                whole = self.emit(rules.lookup(make_tuple), list(whole.items), {}, node, None) \
+                    if isinstance(whole, Pack) else whole
+            else:
+                return
         self.emit_multi(rules.lookup(check_unpack), [whole, Const(count), Const(starred)], {}, node, 0, [])
+
+    def in_a_branch(self) -> bool:
+        """Whether the statement being lowered is in a branch or loop (here or in a caller of this helper)."""
+        lowerer = self
+        while lowerer is not None:
+            if lowerer.open_constructs:
+                return True
+            lowerer = getattr(lowerer, "caller", None)
+        return False
 
     def assign_atom(self, target, atom, stmt):
         """`target = <atom already computed>`, for any target an assignment may have."""
