@@ -2096,6 +2096,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
+        elif prim.form == "opaque" and outs and _draws_new_array(prim.fn):  # np.random.normal(m, s, size=n):
+            self.fresh.update(outs)  # a new array (numpy-ml's truncated_normal then sets `samples[reject] = ...`)
         elif prim.form == "opaque" and outs:  # run as written: its value may be an array it was given
             given = {v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is None}
             for out in outs if given else ():
@@ -2610,3 +2612,12 @@ def _advanced_index(index) -> bool:
         return False
     parts = index.value if isinstance(index.value, tuple) else (index.value,)
     return any(isinstance(part, (list, np.ndarray, bool, np.bool_)) for part in parts)
+
+
+def _draws_new_array(fn) -> bool:
+    """Whether `fn` is a sampler of NumPy's random module (`np.random.normal`, a `RandomState`'s or
+    `Generator`'s method): what it returns is a new array (or a number), never one it was given."""
+    owner = getattr(fn, "__self__", None)
+    return isinstance(owner, (np.random.RandomState, np.random.Generator)) and callable(fn) \
+        and getattr(fn, "__name__", "") not in ("shuffle", "permutation", "choice", "get_state", "set_state",
+                                                "bit_generator", "spawn")

@@ -3753,6 +3753,9 @@ _LIBRARY_HINTS = {
                 "x, 0.0), x[~mask], or np.nansum / np.nanmean on an array with NaN where masked",
     "scipy.interpolate": "tapegen has no rules for scipy.interpolate: np.interp (linear) is differentiable; for a "
                          "spline, write its formula in NumPy or register a rule with tapegen.register_vjp",
+    "numpy.random": "tapegen does not differentiate a draw with respect to its parameters: draw the standard one "
+                    "and scale it, `loc + scale * np.random.standard_normal(size)` (`low + (high - low) * "
+                    "np.random.random_sample(size)` for uniform), which differentiates as written",
     "scipy.ndimage": "tapegen has no rules for scipy.ndimage: write the filter as scipy.signal.convolve(img, kernel, "
                      "mode='same') (zeros outside), or np.pad(img, r, mode='symmetric') (ndimage's 'reflect') and a "
                      "sum of shifted slices",
