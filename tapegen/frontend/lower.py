@@ -26,8 +26,8 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_unpack, copy_array,
-                               in_place_result, make_dict, make_list, make_tuple, not_shared, number_item, raise_error,
+from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_has_key, check_unpack,
+                               copy_array, dict_without, in_place_result, make_dict, make_list, make_tuple, not_shared, number_item, raise_error,
                                same_noneness_as_transformed, same_object, same_shape_as_transformed,
                                same_value_as_transformed,
                                set_module_name, writable_argument)
@@ -1209,10 +1209,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 without(target.value.id, self.read_name(target.value), key.value if isinstance(key, Const) else key,
                         target)
                 continue
+            if kind == "dict" and isinstance(key, Var):  # `for k in keys: if k in sd: ...; del sd[k]` (numpy-ml's
+                self.del_dict_item(target.value.id, self.read_name(target.value), key, target)  # set_params)
+                continue
             if not isinstance(target, ast.Name) or target.id not in self.env or target.id in self.shared:
                 raise self.unsupported(target, f"`del {ast.unparse(target)}` is not supported here",
                                        "leave the name bound; tapegen frees values after their last use")
             del self.env[target.id]
+
+    def del_dict_item(self, name, container, key, node):
+        """`del d[k]`, `k` known when the code runs: `d` rebound to a copy without the item, after reading it
+        (a KeyError where it is missing, as Python raises)."""
+        self.check_unshared(name, container, node)
+        self.emit_multi(rules.lookup(check_has_key), [container, key], {}, node, 0, [])
+        self.store(name, self.emit(rules.lookup(dict_without), [container, key], {}, node,
+                                   self.shared.get(name, name)), node)
 
     def stmt_Raise(self, stmt):
         """`raise E(...)`: generated code raises it too, where the user's code would."""

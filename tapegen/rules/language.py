@@ -49,6 +49,12 @@ def check_assertion(test, msg=None):
         raise AssertionError(msg) if msg is not None else AssertionError
 
 
+def check_has_key(d, key):
+    """`del d[key]`: Python's KeyError where the dict has no item at `key` (dict_without would not raise)."""
+    if key not in d:
+        raise KeyError(key)
+
+
 def check_unpack(value, count, starred=False):
     """`a, b = value` (`a, *rest = value`: `starred`): Python's ValueError where `value` has not `count` items
     (at least `count`), which indexing each item would not raise (`a, b = np.ones(3)`); an object with no
@@ -155,6 +161,7 @@ table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 table.nondiff(caught_exception, "exc", spelling="caught_exception")
 table.nondiff(check_unpack, "value, count, starred=False", spelling="check_unpack",
               inert=("value", "count", "starred"))
+table.nondiff(check_has_key, "d, key", spelling="check_has_key", inert=("d", "key"))
 table.nondiff(check_zip, "sizes, *sequences", spelling="check_zip", inert=("sizes", "sequences"))
 table.nondiff(view_positions, "base, view", spelling="view_positions", outputs=2, inert=("base", "view"))
 
