@@ -18,6 +18,7 @@ RNG = np.random.default_rng(3)
 VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
 
 POINTS = {
+    "other_items_read_before_one_is_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
     "dict_items_deleted_by_a_key_known_when_the_code_runs": (np.array([0.3, -0.8, 1.2]),),
     "items_changed_in_place_through_a_name_read_out_of_them": (np.array([0.3, -0.8, 1.2]),),
     "dict_of_a_list_set_then_passed_to_a_helper_that_sets_more": (RNG.standard_normal((3, 3)) * 0.5,

@@ -3159,8 +3159,8 @@ class Expressions:
                 if versions is None:  # list at the same index: not the one changed)
                     versions = set().union(*(self.versions(current) for current in containers))
                 same = container in versions
-            if same and var is not value:  # the item as it was: not to be read again
-                self.stale.setdefault(var, (text, node, "item"))
+            if same and var is not value and not _other_items(other_key, key):  # the item as it was: not to be
+                self.stale.setdefault(var, (text, node, "item"))  # read again (another key's item is as it was)
 
     def versions(self, var) -> set:
         """`var` and the lists or dicts it was made from, or made into, by replacing an item or rebinding
@@ -3882,3 +3882,13 @@ def _describe(node) -> str:
     if hasattr(ast, "TryStar"):
         names[ast.TryStar] = "`try`"
     return names.get(type(node), "this construct")
+
+
+def _other_items(at, key) -> bool:
+    """Whether the item read at `at` surely is not the one at `key` (a Const or Var): both keys known now and
+    different (`y = ps["y"]`, then `ps["cov"]` replaced), an index from the end excepted (`xs[-1]`, `xs[2]`)."""
+    if isinstance(at, Var) or not isinstance(key, Const) or not _hashable(at) or not _hashable(key.value):
+        return False
+    if any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k < 0 for k in (at, key.value)):
+        return False
+    return type(at) is type(key.value) and at != key.value

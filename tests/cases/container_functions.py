@@ -824,3 +824,15 @@ def dict_items_deleted_by_a_key_known_when_the_code_runs(x):
         if k != "b":
             del d[k]
     return np.sum(p["W"] ** 2 * p["b"]) + np.sum(d["b"]) * len(d)
+
+
+def other_items_read_before_one_is_changed_in_place(x):
+    """numpy-ml's GPRegression.marginal_log_likelihood: `y = P["y"]`, `K = P["GP_cov"]`, `K += ...`, then `y`
+    (refused as "`y` is what `K += ...` held before" it changed: only the item at "cov" changed)."""
+    ps = {"y": x * 0.5, "cov": np.outer(x, x), "rows": [x, x * 2]}
+    y = ps["y"]
+    K = ps["cov"]
+    first = ps["rows"][0]
+    K += np.eye(3) * 2.0
+    ps["rows"][1] = x * 3
+    return np.sum(np.linalg.solve(K, y)) + np.sum(ps["cov"] * y) + np.sum(first * ps["rows"][1])
