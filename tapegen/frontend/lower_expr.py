@@ -21,12 +21,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import rules
+from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, If, Pack, Var, atom_vars as _vars, walk
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, list_position, make_dict, make_list, make_tuple, not_contained_in, plus, removed_position
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
+from ..rules.language import caught_exception, dict_without, evaluated_literal, exception_matches, item_or, keywords_known
+from ..rules.language import spread_known
 from ..rules.language import set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, view_index, with_item
@@ -2520,6 +2522,15 @@ class Expressions:
             self.statement(ast.fix_missing_locations(ast.copy_location(ast.Assign(
                 [ast.Subscript(node.args[0], node.args[1], ast.Store())], node.args[2]), node)))
             return (Const(None),)[:outputs]
+        if obj is eval and len(node.args) == 1 and not node.keywords:  # eval("0.8"): of a literal, known now or
+            source = self.expr(node.args[0])  # when the code runs (a name read is refused then)
+            if isinstance(source, Const) and isinstance(source.value, str):
+                try:
+                    return (Const(evaluated_literal(source.value, ast.unparse(node))),)[:max(outputs, 1)]
+                except UnsupportedSyntaxError as error:
+                    raise self.unsupported(node, error.message, error.hint) from None
+            return (self.emit(rules.lookup(evaluated_literal), [source, Const(ast.unparse(node))], {}, node,
+                              (targets or [None])[0]),)[:max(outputs, 1)]
         if obj in (eval, exec, locals) or obj is vars and not node.args:
             raise self.unsupported(node, f"`{ast.unparse(node)}` runs code or reads names tapegen cannot see "
                                          f"(its derivatives would be lost)",

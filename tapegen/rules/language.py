@@ -301,6 +301,23 @@ def mutable_items(seq, text, target):
 table.nondiff(mutable_items, "seq, text, target", spelling="mutable_items", inert=("seq", "text", "target"))
 
 
+def evaluated_literal(source, call):
+    """`eval(source)` (numpy-ml's KernelInitializer parses "RBFKernel(sigma=0.8)" so): Python's value where the
+    expression reads no name (`"0.8"`, `"(1, 2)"`, `"-3e-2"`), which is then the same in any scope; one reading a
+    name (a local of the function, which tapegen's code does not hold under its name) is refused."""
+    code = compile(source, "<string>", "eval")
+    if code.co_names:
+        raise UnsupportedSyntaxError(f"`{call}` evaluated {source!r}, which reads "
+                                     f"{', '.join(f'`{n}`' for n in code.co_names)}: tapegen follows `eval` only "
+                                     f"of an expression that reads no names (a number, a string, a tuple of them)",
+                                     hint="write the expression out in the function, or pass the values as "
+                                          "arguments")
+    return eval(code, {"__builtins__": {}})
+
+
+table.nondiff(evaluated_literal, "source, call", spelling="evaluated_literal", inert=("source", "call"))
+
+
 def not_shared(item, others, statement, name, other_names):
     """Checks `statement` (`vel += x`, `xs += [v]`) where the names `other_names` (holding `others` now) may hold
     the same array or list as `name` when the code runs (`prev = vel` in a loop): NumPy (or Python) would change
