@@ -822,8 +822,58 @@ def _dict_updated_through_a_name_for_an_attributes_dict(x):
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
 def test_a_change_through_a_name_for_an_attributes_dict_is_refused(f, mode):
     """`d = h._d; d["k"] = x * 2.0; h._d["k"]`: Python changes the one dict; tapegen's change made a new dict
-    only `d` held, so `h._d["k"]` read the old item: the value 1.0 and gradient 0 instead of 8 and 8x."""
-    with pytest.raises(tg.UnsupportedSyntaxError, match="would also change `h."):
+    only `d` held, so `h._d["k"]` read the old item: the value 1.0 and gradient 0 instead of 8 and 8x. Refused
+    where the attribute is read again."""
+    with pytest.raises(tg.UnsupportedSyntaxError, match=r"`h\.(_d|xs)` is read after"):
+        tg.grad(f)(X.copy()) if mode == "grad" else tg.jvp(f, (X.copy(),), (X.copy(),))
+
+
+class _AdaGrad:
+    """numpy-ml's AdaGrad: `C = self.cache`, items set through `C`, then `self.cache = C`."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def update(self, param, grad, name):
+        C = self.cache
+        if name not in C:
+            C[name] = np.zeros_like(grad)
+        C[name] += grad ** 2
+        self.cache = C
+        return param - 0.1 * grad / (np.sqrt(C[name]) + 1e-7)
+
+
+class _AdaGradNotSetBack(_AdaGrad):
+    def update(self, param, grad, name):
+        C = self.cache
+        if name not in C:
+            C[name] = np.zeros_like(grad)
+        C[name] += grad ** 2
+        return param - 0.1 * grad / (np.sqrt(C[name]) + 1e-7)
+
+
+def _two_adagrad_steps(w):
+    opt = _AdaGrad()
+    w1 = opt.update(w, np.tanh(w), "w")
+    return np.sum(opt.update(w1, w1 * w, "w") ** 2)
+
+
+def _two_adagrad_steps_not_set_back(w):
+    opt = _AdaGradNotSetBack()
+    w1 = opt.update(w, np.tanh(w), "w")
+    return np.sum(opt.update(w1, w1 * w, "w") ** 2)
+
+
+def test_an_attributes_dict_changed_through_another_name_and_set_again_is_followed():
+    check_modes(_two_adagrad_steps, X.copy())
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_attributes_dict_changed_through_another_name_and_not_set_again_is_refused(mode):
+    """(without `self.cache = C` the second step read the cache as `__init__` made it: the item set again to
+    zeros, a wrong value and gradient)"""
+    f = _two_adagrad_steps_not_set_back
+    with pytest.raises(tg.UnsupportedSyntaxError, match=r"`self\.cache` is read after `C\[name\]`"):
         tg.grad(f)(X.copy()) if mode == "grad" else tg.jvp(f, (X.copy(),), (X.copy(),))
 
 

@@ -517,6 +517,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
         self.live_items: dict = {}  # a list or dict var written into -> ((module's object, attribute), its own var)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
+        self.stale_attributes: dict = {}  # (object atom, name) -> (name, node): its list or dict was changed
+        #                                   through another name (`C = self.cache; C[k] = v`), not yet set again
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
         self.live: dict = {}        # var -> the object of the user's it holds, read from the module
         self.constant_items: dict = {}  # dict var -> {key: Const}: its items that are constants
@@ -1798,6 +1800,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                 None) if all(isinstance(a, (Var, Const)) for a in atoms) else None  # by item; the
             # object holds the list too when the code runs (unless an item is a function made here)
         key = (base, target.attr)
+        if key in self.stale_attributes:  # `self.cache = C` after `C[k] = v`: holds the changed dict again (set
+            within = tuple(map(id, self.open_constructs))  # where every path from the change passes: not in a
+            if self.stale_attributes[key][2][:len(within)] == within:  # branch or loop opened after it)
+                del self.stale_attributes[key]
         if key not in self.shared_attributes and self._carry_needed(key, value, target):
             return  # the same function again: nothing changes
         if key in self.shared_attributes and written is not None:  # carried through a loop or branch

@@ -619,6 +619,18 @@ class Expressions:
                                    "call it, or define it outside the differentiated function")
         return atom
 
+    def check_attribute_not_stale(self, base, attr, node):
+        """`obj.d` read after `d = obj.d; d[k] = v` changed the dict through `d` (check_not_an_attributes): Python
+        shows the change in `obj.d`; tapegen's change made a new dict only `d` holds (a wrong value and derivative
+        if read): refused."""
+        if (base, attr) in self.stale_attributes:
+            name, where, _ = self.stale_attributes[(base, attr)]
+            raise self.unsupported(node, f"`{ast.unparse(node)}` is read after `{ast.unparse(where)}` "
+                                         f"({self.span(where)}) changed the list or dict it holds through `{name}`: "
+                                         f"tapegen's change made a new one, which only `{name}` holds",
+                                   f"set the attribute again after the change (`obj.{attr} = {name}`), or change "
+                                   f"it through the attribute (`obj.{attr}[...] = ...`)")
+
     def materialize(self, known: KnownItems, node):
         """KnownItems used as a plain value: its atoms, each item read as a value."""
         atoms = [self.as_atom(item, node) for item in known.items]
@@ -1434,6 +1446,7 @@ class Expressions:
                                          f"value carrying a derivative into it, as Python does: tapegen cannot follow "
                                          f"that value back out of the object", "keep the value in a local variable "
                                                                                 "and read that")
+        self.check_attribute_not_stale(base, node.attr, node)
         assigned = self.attributes.get((base, node.attr))
         if assigned is not None:  # self.h = ...; ... self.h: the value assigned
             value, block = assigned

@@ -922,7 +922,7 @@ class ControlFlow:
             holders = [key for key, (value, _) in self.attributes.items() if value is container
                        and not isinstance(key[0], (type, types.ModuleType))]
             held = self.namer.invented(f"{attribute.attr}_").name
-            self.env[held] = holders[0][0] if len(holders) == 1 else container
+            self.env[held] = holders[0][0] if len(holders) == 1 else container  # (known: not stale, below)
             written = ast.copy_location(ast.Name(held, ast.Load()), attribute)
             if len(holders) == 1:
                 written = ast.copy_location(ast.Attribute(written, holders[0][1], ast.Load()), attribute)
@@ -931,6 +931,7 @@ class ControlFlow:
                                                                target), value_node, op)
             finally:
                 self.env.pop(held, None)
+        self.check_attribute_not_stale(base, attribute.attr, attribute)
         held = self.attributes.get((base, attribute.attr))
         text = ast.unparse(attribute)
         by_key = isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
@@ -1104,15 +1105,11 @@ class ControlFlow:
     def check_not_an_attributes(self, name, container, node, via=None):
         """`d = obj.d` (or `obj.d = d`), then `d[k] = v`: Python changes the one dict `obj.d` holds too, and a
         later `obj.d[k]` reads the new item. tapegen's change makes a new dict that only `name` holds, so the
-        attribute would keep the old item (a wrong value and derivative): refused."""
+        attribute keeps the old one: it may not be read again until set again (`self.cache = C`, as numpy-ml's
+        optimizers end their update), checked where read (`expr_Attribute`)."""
         for (base, attr), (value, _) in self.attributes.items():
             if value is container and (base, attr) != via and not isinstance(base, (type, types.ModuleType)):
-                owner = next((other for other, atom in self.env.items() if atom is base), None)
-                text = f"`{owner}.{attr}`" if owner is not None else f"an object's `.{attr}`"
-                raise self.unsupported(node, f"changing `{name}` in place would also change {text}, which "
-                                             f"holds the same list or dict: tapegen's change makes a new one, "
-                                             f"which the attribute would not show",
-                                       f"change it through the attribute: `obj.{attr}[...] = ...`")
+                self.stale_attributes.setdefault((base, attr), (name, node, tuple(map(id, self.open_constructs))))
 
     def held_where_read(self, container) -> bool:
         """Whether the list or dict `container` is held only by the list or dict it was read out of (`c =
