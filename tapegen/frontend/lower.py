@@ -517,6 +517,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
         self.live_items: dict = {}  # a list or dict var written into -> ((module's object, attribute), its own var)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
+        self.attributes_written_through = None  # (name, node, [(object atom, attribute)]): write_through_attributes
         self.stale_attributes: dict = {}  # (object atom, name) -> (name, node): its list or dict was changed
         #                                   through another name (`C = self.cache; C[k] = v`), not yet set again
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
@@ -1003,6 +1004,18 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if isinstance(atom, Var) and atom in self.fresh:
                 self.fresh.add(var)
             self.carry_attributes(name, atom, var, node)
+        self.write_through_attributes(name, node)
+
+    def write_through_attributes(self, name, node):
+        """`C = self.cache; C[k] = v` (numpy-ml's optimizers): the change `check_not_an_attributes` found `name`
+        making to the list or dict attributes hold too is made there too, as Python's one object shows it (the
+        attribute set to `name`'s new value, as `self.cache = C` would)."""
+        pending, self.attributes_written_through = self.attributes_written_through, None
+        if pending is None or pending[0] != name or pending[1] is not node:
+            return
+        for base, attr in pending[2]:
+            self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
+                                                                     ast.Store()), node), self.env[name])
 
     def carry_attributes(self, name, atom, var, node):
         """`acc = acc + N(...)` in a loop or branch: the object a call made there, its attributes set in that

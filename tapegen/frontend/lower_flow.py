@@ -1091,7 +1091,8 @@ class ControlFlow:
         parameter holding a list or dict its caller made is changed as its caller's own (`changes_callers`).
         `items_in_place`: the change is of an item in place (`params[k] -= v`), not of the list itself. `via`:
         the (object, attribute) the change is made through (`obj.d[k] = v`), which may hold it."""
-        others = [other for other, atom in self.env.items() if other != name and atom is container]
+        others = [other for other, atom in self.env.items() if other != name and atom is container
+                  and self.read_after(other, node)]  # (`C = self.cache` never read after `self.cache[k] = v`)
         if not others and self.changes_callers(name, container, node, items_in_place):
             return
         self.check_not_an_attributes(name, container, node, via)
@@ -1104,12 +1105,14 @@ class ControlFlow:
 
     def check_not_an_attributes(self, name, container, node, via=None):
         """`d = obj.d` (or `obj.d = d`), then `d[k] = v`: Python changes the one dict `obj.d` holds too, and a
-        later `obj.d[k]` reads the new item. tapegen's change makes a new dict that only `name` holds, so the
-        attribute keeps the old one: it may not be read again until set again (`self.cache = C`, as numpy-ml's
-        optimizers end their update), checked where read (`expr_Attribute`)."""
-        for (base, attr), (value, _) in self.attributes.items():
-            if value is container and (base, attr) != via and not isinstance(base, (type, types.ModuleType)):
-                self.stale_attributes.setdefault((base, attr), (name, node, tuple(map(id, self.open_constructs))))
+        later `obj.d[k]` reads the new item. tapegen's change makes a new dict, which the attribute is set to when
+        `name` is bound to it (write_through_attributes). Until then (and where that is not reached) the attribute
+        may not be read (`expr_Attribute`)."""
+        keys = [(base, attr) for (base, attr), (value, _) in self.attributes.items() if value is container
+                and (base, attr) != via and not isinstance(base, (type, types.ModuleType))]
+        for key in keys:  # (until made there too, when `name` is bound to its new value: write_through_attributes)
+            self.stale_attributes.setdefault(key, (name, node, tuple(map(id, self.open_constructs))))
+        self.attributes_written_through = (name, node, keys) if keys else None
 
     def held_where_read(self, container) -> bool:
         """Whether the list or dict `container` is held only by the list or dict it was read out of (`c =
