@@ -817,7 +817,8 @@ def _dict_updated_through_a_name_for_an_attributes_dict(x):
 
 
 class _AdaGrad:
-    """numpy-ml's AdaGrad: `C = self.cache`, items set through `C`, then `self.cache = C`."""
+    """numpy-ml's AdaGrad: `C = self.cache`, items set through `C`, then `self.cache = C` (`sets_back`)."""
+    sets_back = True
 
     def __init__(self):
         self.cache = {}
@@ -827,17 +828,13 @@ class _AdaGrad:
         if name not in C:
             C[name] = np.zeros_like(grad)
         C[name] += grad ** 2
-        self.cache = C
+        if self.sets_back:
+            self.cache = C
         return param - 0.1 * grad / (np.sqrt(C[name]) + 1e-7)
 
 
 class _AdaGradNotSetBack(_AdaGrad):
-    def update(self, param, grad, name):
-        C = self.cache
-        if name not in C:
-            C[name] = np.zeros_like(grad)
-        C[name] += grad ** 2
-        return param - 0.1 * grad / (np.sqrt(C[name]) + 1e-7)
+    sets_back = False
 
 
 def _two_adagrad_steps(w):
