@@ -871,15 +871,41 @@ def _two_sgd_steps(w):
     return np.sum(opt.update(w1, w1 * w, "w") ** 2)
 
 
+class _Adam:
+    """numpy-ml's Adam: a dict per parameter in `self.cache`, its items set through `C = self.cache`."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def update(self, param, grad, name):
+        C = self.cache
+        if name not in C:
+            C[name] = {"t": 0, "mean": np.zeros_like(grad)}
+        t = C[name]["t"] + 1
+        mean = C[name]["mean"]
+        C[name]["t"] = t
+        C[name]["mean"] = 0.9 * mean + 0.1 * grad
+        self.cache = C
+        return param - 0.1 * C[name]["mean"] / (1 - 0.9 ** t)
+
+
+def _two_adam_steps(w):
+    opt = _Adam()
+    w1 = opt.update(w, np.tanh(w), "w")
+    return np.sum(opt.update(w1, w1 * w, "w") ** 2)
+
+
 @pytest.mark.parametrize("f", [_item_set_through_a_name_for_an_attributes_dict,
                                _item_set_through_a_name_for_an_attributes_list,
                                _dict_updated_through_a_name_for_an_attributes_dict,
-                               _two_adagrad_steps, _two_adagrad_steps_not_set_back, _two_sgd_steps])
+                               _two_adagrad_steps, _two_adagrad_steps_not_set_back, _two_sgd_steps,
+                               _two_adam_steps])
 def test_a_change_through_a_name_for_an_attributes_dict_is_made_in_the_attribute_too(f):
     """`d = h._d; d["k"] = x * 2.0; h._d["k"]`: Python changes the one dict; tapegen's change made a new dict
     only `d` held, so `h._d["k"]` read the old item: the value 1.0 and gradient 0 instead of 8 and 8x (numpy-ml's
     AdaGrad without its `self.cache = C`: the second step read the cache as __init__ made it). The SGD pair was
-    refused (`self.cache[k] = v` "would also change `C`", which is never read again)."""
+    refused (`self.cache[k] = v` "would also change `C`", which is never read again); the Adam pair when the code
+    ran (`C[name]["mean"] = ...` made the name and the attribute two new dicts, so `self` held the item too)."""
     check_modes(f, X.copy())
 
 

@@ -3163,8 +3163,10 @@ class Expressions:
     def replace_item(self, holders, key, value, node, text):
         """Item `key` of the list or dict each holder (a name, or an (object, attribute)) holds is now
         `value`: each is rebound to a copy with it replaced. Names for the item as it was go stale."""
-        for holder, current in holders:
-            updated = self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
+        made = {}  # (one new list or dict for each held: a name and an attribute holding one dict, `C =
+        for holder, current in holders:  # self.cache`, hold one again, as in Python)
+            updated = made.get(current) or self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
+            made[current] = updated
             self.put_back[value] = self.put_back.get(value, 0) + 1
             if isinstance(holder, str):
                 self.check_holder_carried(holder, current, node, text)
