@@ -938,3 +938,44 @@ def test_an_item_set_through_a_property_changes_the_dict_its_getter_returns(f):
     setting the attribute, an AttributeError in tapegen's code; `wrapper.parameters["W"] = W` (a property
     returning the wrapped layer's dict) too."""
     check_modes(f, X.copy())
+
+
+class _RBF:
+    def __init__(self, sigma=1.0):
+        self.sigma = sigma
+
+    def __call__(self, X):
+        return np.exp(-0.5 * (X[:, None] - X[None, :]) ** 2 / self.sigma ** 2)
+
+
+def _kernel_from(spec):
+    """numpy-ml's KernelInitializer: the class called with keywords parsed when the code runs (as written)."""
+    import re
+    kwargs = dict([(k, float(v)) for k, v in re.findall(r"(\w+)=([^,)]*)", spec)])
+    return _RBF(**kwargs)
+
+
+class _GP:
+    def __init__(self, spec):
+        self.kernel = _kernel_from(spec)
+        self.parameters = {}
+
+    def fit(self, X, y):
+        self.parameters["y"] = y
+        self.parameters["K"] = self.kernel(X) + 0.1 * np.eye(len(X))
+
+    def log_likelihood(self):
+        y = self.parameters["y"]
+        return -0.5 * y @ np.linalg.solve(self.parameters["K"], y)
+
+
+def _gp_log_likelihood(y):
+    gp = _GP("RBF(sigma=0.7)")
+    gp.fit(np.linspace(-1.0, 1.0, 3), y)
+    return gp.log_likelihood()
+
+
+def test_an_object_run_as_written_called_through_an_attribute_is_not_its_holder_read_whole():
+    """`self.kernel(X)`, the kernel an object tapegen runs as written (numpy-ml's GPRegression with a kernel
+    string): refused as reading the GP object "as a whole (through `.kernel`)"; it calls the kernel only."""
+    check_modes(_gp_log_likelihood, X.copy())

@@ -2733,6 +2733,13 @@ class Expressions:
             and {"where", "initial"} & set(kwargs) and _hashable(entry[0].fn) else None
         if where is not None:  # x.sum(where=m), x.max(initial=0): as np.sum(x, where=m) stands for
             return self._call_result(self.inline(where, node, [receiver] + args, kwargs), outputs, node, targets)
+        if entry is None and isinstance(receiver, Var) and receiver in self.types \
+                and isinstance(self.attributes.get((receiver, func.attr), (None,))[0], Var) \
+                and self.attributes[(receiver, func.attr)][0] not in self.types \
+                and inspect.getattr_static(self.types[receiver], func.attr, MISSING) is MISSING:
+            callee = self.expr(func)  # `self.kernel(X, X)`, the attribute an object tapegen runs as written
+            return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs,
+                                   targets)  # (numpy-ml's GPRegression): a call of it, not of `self` as a whole
         if entry is None:
             return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
         prim, receiver_param = entry
