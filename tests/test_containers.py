@@ -18,6 +18,8 @@ RNG = np.random.default_rng(3)
 VECTOR = np.array([0.3, -0.7, 1.1, 0.4])
 
 POINTS = {
+    "other_items_read_before_one_is_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
+    "dict_items_deleted_by_a_key_known_when_the_code_runs": (np.array([0.3, -0.8, 1.2]),),
     "items_changed_in_place_through_a_name_read_out_of_them": (np.array([0.3, -0.8, 1.2]),),
     "dict_of_a_list_set_then_passed_to_a_helper_that_sets_more": (RNG.standard_normal((3, 3)) * 0.5,
                                                                   RNG.standard_normal((4, 3))),
@@ -733,3 +735,13 @@ def test_an_item_changed_in_place_through_a_name_where_python_shows_it_elsewhere
         tg.grad(_item_a_view_of_another_array_changed_through_a_name)(np.array([0.3, -0.8, 1.2]))
     with pytest.raises(tg.UnsupportedSyntaxError, match="`g` is what `h \\+= x` held before"):
         tg.grad(_item_read_under_two_names_changed_through_one)(np.array([0.3, -0.8, 1.2]))
+
+
+def test_deleting_a_missing_key_known_when_the_code_runs_raises_a_key_error():
+    def dropped(x, keys):
+        d = {"a": x}
+        for k in keys:
+            del d[k]
+        return np.sum(x)
+    with pytest.raises(KeyError, match="'b'"):
+        tg.grad(dropped)(np.ones(2), ["b"])

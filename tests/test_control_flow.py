@@ -377,3 +377,10 @@ def test_out_into_an_array_index_is_refused_when_it_runs():
     runs, rather than taken for a write into X."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="the index makes a copy"):
         tg.grad(F.results_written_by_out_through_an_array_index)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+@pytest.mark.parametrize("lr", [0.3, 0.001], ids=["returns-early", "runs-through"])
+def test_a_bare_return_from_a_loop(lr):
+    """(refused: "returning a tuple (or nothing) from inside a loop is not supported")"""
+    from modes import check_modes
+    check_modes(F.fitted_until_converged, np.array([0.5, -0.2, 0.9]), lr)

@@ -190,3 +190,30 @@ def test_a_number_read_back_out_of_text_of_a_differentiated_value_is_refused(f):
 def test_the_length_of_text_of_a_differentiated_value_is_a_constant():
     f = lambda x: x * len(str(np.round(x, 1))) + np.sin(x) * len(f"{x:.2f}")
     assert tg.grad(f)(0.7) == pytest.approx(3 + 4 * np.cos(0.7))
+
+
+def _truncated_draws(x, std):
+    """numpy-ml's `truncated_normal` (through `he_normal`): a draw, then its outliers drawn again in place."""
+    np.random.seed(3)
+    samples = np.random.normal(loc=0.0, scale=std, size=x.shape)
+    reject = np.logical_or(samples >= 2 * std, samples <= -2 * std)
+    while any(reject.flatten()):
+        samples[reject] = np.random.normal(loc=0.0, scale=std, size=reject.sum())
+        reject = np.logical_or(samples >= 2 * std, samples <= -2 * std)
+    noise = np.random.standard_normal(x.shape)
+    noise[noise > 0.5] = 0.5
+    return np.sum(np.tanh(x * samples) + x * noise)
+
+
+def test_a_random_draw_is_a_new_array_that_may_be_written_into():
+    """(`samples[reject] = ...` on an array np.random.normal returned was refused: "an array tapegen cannot
+    follow: it may be an argument, a view of another array, or shared with another name")"""
+    from modes import check_modes
+    check_modes(lambda x: _truncated_draws(x, 0.8), np.linspace(-1.0, 1.0, 12))
+
+
+def test_a_draw_given_a_differentiated_parameter_names_the_reparameterised_form():
+    def draws(s):
+        return np.sum(np.random.uniform(-s, s, size=3) ** 2)
+    with pytest.raises(tg.NoRuleError, match=r"loc \+ scale \* np.random.standard_normal"):
+        tg.grad(draws)(1.5)

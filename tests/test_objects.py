@@ -770,3 +770,221 @@ def test_layers_appended_to_a_list_are_each_the_object_they_are(f):
     `layer.forward(layer.prev.output)`; and a list of layers of one class appended, walked and indexed. Each was
     refused (`layer.prev` / `self.weights` "may be the ... this function set on another name's object")."""
     check_modes(f, np.array([[0.3, -0.7, 1.2], [0.5, 0.1, -0.4], [0.2, 0.9, -0.6]]))
+
+
+class _Holds:
+    """numpy-ml's layers and wrappers: a dict in an attribute, properties returning a fresh dict or the
+    wrapped layer's dict."""
+
+    def __init__(self):
+        self.w = 2.0
+        self._d = {"k": 1.0}
+        self.xs = [1.0]
+
+    @property
+    def fresh(self):
+        return {"a": self.w}
+
+    @property
+    def d(self):
+        return self._d
+
+
+class _Wraps:
+    """numpy-ml's `Dropout(FullyConnected(..))`: `.parameters` reads the wrapped layer's dict."""
+
+    def __init__(self, base):
+        self._base = base
+
+    @property
+    def d(self):
+        return self._base._d
+
+    def mark(self):
+        self._base.fresh["wrappers"] = [1]  # (`WrapperBase._init_params`: into the dict a property made)
+
+
+def _item_set_through_a_name_for_an_attributes_dict(x):
+    h = _Holds()
+    d = h._d
+    d["k"] = x * 2.0
+    return np.sum(h._d["k"] ** 2)
+
+
+def _item_set_through_a_name_for_an_attributes_list(x):
+    h = _Holds()
+    xs = h.xs
+    xs[0] = x * 2.0
+    return np.sum(h.xs[0] ** 2)
+
+
+def _dict_updated_through_a_name_for_an_attributes_dict(x):
+    h = _Holds()
+    d = h._d
+    d.update({"k": x * 2.0})
+    return np.sum(h._d["k"] ** 2)
+
+
+class _AdaGrad:
+    """numpy-ml's AdaGrad: `C = self.cache`, items set through `C`, then `self.cache = C` (`sets_back`)."""
+    sets_back = True
+
+    def __init__(self):
+        self.cache = {}
+
+    def update(self, param, grad, name):
+        C = self.cache
+        if name not in C:
+            C[name] = np.zeros_like(grad)
+        C[name] += grad ** 2
+        if self.sets_back:
+            self.cache = C
+        return param - 0.1 * grad / (np.sqrt(C[name]) + 1e-7)
+
+
+class _AdaGradNotSetBack(_AdaGrad):
+    sets_back = False
+
+
+def _two_adagrad_steps(w):
+    opt = _AdaGrad()
+    w1 = opt.update(w, np.tanh(w), "w")
+    return np.sum(opt.update(w1, w1 * w, "w") ** 2)
+
+
+def _two_adagrad_steps_not_set_back(w):
+    opt = _AdaGradNotSetBack()
+    w1 = opt.update(w, np.tanh(w), "w")
+    return np.sum(opt.update(w1, w1 * w, "w") ** 2)
+
+
+class _SGD:
+    """numpy-ml's SGD: `C = self.cache`, an item set through `C`, then one set through `self.cache` (`C` not
+    read again)."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def update(self, param, grad, name):
+        C = self.cache
+        if name not in C:
+            C[name] = np.zeros_like(grad)
+        update = 0.9 * C[name] + 0.1 * grad
+        self.cache[name] = update
+        return param - update
+
+
+def _two_sgd_steps(w):
+    opt = _SGD()
+    w1 = opt.update(w, np.tanh(w), "w")
+    return np.sum(opt.update(w1, w1 * w, "w") ** 2)
+
+
+class _Adam:
+    """numpy-ml's Adam: a dict per parameter in `self.cache`, its items set through `C = self.cache`."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def update(self, param, grad, name):
+        C = self.cache
+        if name not in C:
+            C[name] = {"t": 0, "mean": np.zeros_like(grad)}
+        t = C[name]["t"] + 1
+        mean = C[name]["mean"]
+        C[name]["t"] = t
+        C[name]["mean"] = 0.9 * mean + 0.1 * grad
+        self.cache = C
+        return param - 0.1 * C[name]["mean"] / (1 - 0.9 ** t)
+
+
+def _two_adam_steps(w):
+    opt = _Adam()
+    w1 = opt.update(w, np.tanh(w), "w")
+    return np.sum(opt.update(w1, w1 * w, "w") ** 2)
+
+
+@pytest.mark.parametrize("f", [_item_set_through_a_name_for_an_attributes_dict,
+                               _item_set_through_a_name_for_an_attributes_list,
+                               _dict_updated_through_a_name_for_an_attributes_dict,
+                               _two_adagrad_steps, _two_adagrad_steps_not_set_back, _two_sgd_steps,
+                               _two_adam_steps])
+def test_a_change_through_a_name_for_an_attributes_dict_is_made_in_the_attribute_too(f):
+    """`d = h._d; d["k"] = x * 2.0; h._d["k"]`: Python changes the one dict; tapegen's change made a new dict
+    only `d` held, so `h._d["k"]` read the old item: the value 1.0 and gradient 0 instead of 8 and 8x (numpy-ml's
+    AdaGrad without its `self.cache = C`: the second step read the cache as __init__ made it). The SGD pair was
+    refused (`self.cache[k] = v` "would also change `C`", which is never read again); the Adam pair when the code
+    ran (`C[name]["mean"] = ...` made the name and the attribute two new dicts, so `self` held the item too)."""
+    check_modes(f, X.copy())
+
+
+def _item_set_into_a_property_made_dict(x):
+    h = _Holds()
+    h.fresh["a"] = x * 5.0  # into the dict the getter made: gone with it, as in Python
+    _Wraps(h).mark()
+    return np.sum(x * h.w * h.fresh["a"])
+
+
+def _item_set_through_a_property_returning_an_attributes_dict(x):
+    h = _Holds()
+    h.d["k"] = x * 3.0
+    return np.sum(h._d["k"] ** 2)
+
+
+def _item_set_through_a_wrappers_property(x):
+    h = _Holds()
+    wrapped = _Wraps(h)
+    wrapped.d["k"] = np.sin(x)
+    wrapped.d["k"] *= x
+    return np.sum(h._d["k"] * wrapped.d["k"] + h.d["k"])
+
+
+@pytest.mark.parametrize("f", [_item_set_into_a_property_made_dict,
+                               _item_set_through_a_property_returning_an_attributes_dict,
+                               _item_set_through_a_wrappers_property])
+def test_an_item_set_through_a_property_changes_the_dict_its_getter_returns(f):
+    """`self.hyperparameters["wrappers"] = [hp]` (numpy-ml's wrappers, a property without a setter) was lowered as
+    setting the attribute, an AttributeError in tapegen's code; `wrapper.parameters["W"] = W` (a property
+    returning the wrapped layer's dict) too."""
+    check_modes(f, X.copy())
+
+
+class _RBF:
+    def __init__(self, sigma=1.0):
+        self.sigma = sigma
+
+    def __call__(self, X):
+        return np.exp(-0.5 * (X[:, None] - X[None, :]) ** 2 / self.sigma ** 2)
+
+
+def _kernel_from(spec):
+    """numpy-ml's KernelInitializer: the class called with keywords parsed when the code runs (as written)."""
+    import re
+    kwargs = dict([(k, float(v)) for k, v in re.findall(r"(\w+)=([^,)]*)", spec)])
+    return _RBF(**kwargs)
+
+
+class _GP:
+    def __init__(self, spec):
+        self.kernel = _kernel_from(spec)
+        self.parameters = {}
+
+    def fit(self, X, y):
+        self.parameters["y"] = y
+        self.parameters["K"] = self.kernel(X) + 0.1 * np.eye(len(X))
+
+    def log_likelihood(self):
+        y = self.parameters["y"]
+        return -0.5 * y @ np.linalg.solve(self.parameters["K"], y)
+
+
+def _gp_log_likelihood(y):
+    gp = _GP("RBF(sigma=0.7)")
+    gp.fit(np.linspace(-1.0, 1.0, 3), y)
+    return gp.log_likelihood()
+
+
+def test_an_object_run_as_written_called_through_an_attribute_is_not_its_holder_read_whole():
+    """`self.kernel(X)`, the kernel an object tapegen runs as written (numpy-ml's GPRegression with a kernel
+    string): refused as reading the GP object "as a whole (through `.kernel`)"; it calls the kernel only."""
+    check_modes(_gp_log_likelihood, X.copy())

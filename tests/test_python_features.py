@@ -570,7 +570,7 @@ def _set_of_values_carrying_derivatives(x):
     (_getattr_of_a_computed_name, "tapegen picks the attribute or the default when it transforms"),
     (_flat_of_a_slice_set, r"`a\[:2\]\.flat = \.\.\.` writes into the array in place"),
     (_asynchronous, "async functions cannot be differentiated"),
-    (_evaluates, "runs code or reads names"),  # (a zero gradient on d0f02f4)
+    (_evaluates, r"evaluated 'x \* 3', which reads `x`"),  # (a zero gradient on d0f02f4)
     (_executes, "runs code or reads names"),
     (_reads_locals, "runs code or reads names"),  # (a KeyError when the code ran)
 ])
@@ -1510,3 +1510,26 @@ def test_a_display_of_names_a_helper_changes_otherwise_is_refused(fn, says, mode
     each holds then); another name for `w` would show NumPy's change too."""
     with pytest.raises(tg.TapegenError, match=says):
         tg.grad(fn)(X3) if mode == "grad" else tg.jvp(fn, (X3,), (X3,))
+
+
+def _parsed_settings(spec):
+    """numpy-ml's KernelInitializer.init_from_str: `key=value` pairs of a string, each value `eval`ed."""
+    import re
+    r = r"([a-zA-Z0-9]*)=([^,)]*)"
+    return dict([(i, eval(j)) for (i, j) in re.findall(r, spec)])
+
+
+def _evaluates_literals(x):
+    kw = _parsed_settings("RBFKernel(sigma=0.5, c0=-2e-1, d=3)")
+    return np.sum(np.sin(x * kw["sigma"]) * eval("2.5") + kw["c0"] * x ** kw["d"])
+
+
+def _evaluates_a_name_when_the_code_runs(x):
+    return np.sum(x * _parsed_settings("RBFKernel(sigma=x)")["sigma"])
+
+
+def test_eval_of_an_expression_reading_no_names_is_its_value():
+    """(`eval(j)` was refused as code tapegen cannot see: `eval("0.8")` has one value in any scope)"""
+    check_modes(_evaluates_literals, X3.copy())
+    with pytest.raises(tg.UnsupportedSyntaxError, match=r"evaluated 'x', which reads `x`"):
+        tg.grad(_evaluates_a_name_when_the_code_runs)(X3)

@@ -511,3 +511,33 @@ def test_an_exit_inside_a_with_block_or_inner_try_of_a_try_finally_is_refused(fn
     # the finally block ran before the with block's (or inner try's) exit, or not at all: a wrong value
     with pytest.raises(tg.UnsupportedSyntaxError, match="`finally` block of a `try` that returns"):
         tg.jvp(fn, (np.array([0.5, -0.4, 0.1, 0.6]),), (np.ones(4),))
+
+
+def _conv_out_rows(X_shape, W_shape):
+    """numpy-ml's `calc_conv_out_dims`: a 3-D kernel's shape unpacked only for a 3-D input."""
+    if len(X_shape) == 3:
+        fw, in_ch, out_ch = W_shape
+        return X_shape[1] - fw + 1
+    fr, fc, in_ch, out_ch = W_shape
+    return X_shape[1] - fr + 1
+
+
+def _unpacks_in_a_branch_not_taken(x):
+    rows = _conv_out_rows(x.shape, (2, 1, 1, 1))
+    return np.sum(x[:, :rows] ** 2)
+
+
+def _unpacks_too_few_in_a_branch_not_taken(x):
+    if x.ndim == 3:
+        a, b, c = (1.0, 2.0)
+        x = x * a * b * c
+    return np.sum(x ** 3)
+
+
+def test_unpacking_the_wrong_number_of_items_in_a_branch_not_taken_is_not_refused():
+    """(refused as "this assignment always raises ValueError" although the branch does not run)"""
+    from modes import check_modes
+    check_modes(_unpacks_in_a_branch_not_taken, np.arange(1.0, 13.0).reshape(3, 4, 1, 1) / 7)
+    check_modes(_unpacks_too_few_in_a_branch_not_taken, np.array([0.5, -1.5, 2.0]))
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 3, got 2\)"):
+        tg.grad(_unpacks_too_few_in_a_branch_not_taken)(np.ones((1, 2, 2)))

@@ -26,9 +26,9 @@ from .. import rules
 from ..errors import UnsupportedSyntaxError
 from ..ir import IN_PLACE, VIEW_OPS, Const, Eqn, If, Pack, Program, Var
 from ..rules.language import assign as assign_primitive
-from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_unpack, copy_array,
-                               in_place_result, make_dict, make_list, make_tuple, not_shared, number_item,
-                               region_not_shared, raise_error,
+from ..rules.language import (CONTAINER_OUTPUTS, changed_with, check_assertion, check_has_key, check_unpack,
+                               copy_array, dict_without, in_place_result, make_dict, make_list, make_tuple, not_shared,
+                               number_item, region_not_shared, raise_error,
                                same_noneness_as_transformed, same_object, same_shape_as_transformed,
                                same_value_as_transformed,
                                set_module_name, writable_argument)
@@ -518,6 +518,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.live_written: dict = {}  # (module's object, attribute) -> (text, node) of a write of a derivative into it
         self.live_items: dict = {}  # a list or dict var written into -> ((module's object, attribute), its own var)
         self.attributes: dict = {}  # (object atom, name) -> (value, block): `self.h = ...` read back later
+        self.attributes_written_through = None  # (name, node, [(object atom, attribute)]): write_through_attributes
+        self.stale_attributes: dict = {}  # (object atom, name) -> (name, node): its list or dict was changed
+        #                                   through another name (`C = self.cache; C[k] = v`), not yet set again
         self.types: dict = {}       # var -> the user class it is an instance of (`layer = Layer(W)`)
         self.live: dict = {}        # var -> the object of the user's it holds, read from the module
         self.constant_items: dict = {}  # dict var -> {key: Const}: its items that are constants
@@ -1010,6 +1013,18 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             if isinstance(atom, Var) and atom in self.fresh:
                 self.fresh.add(var)
             self.carry_attributes(name, atom, var, node)
+        self.write_through_attributes(name, node)
+
+    def write_through_attributes(self, name, node):
+        """`C = self.cache; C[k] = v` (numpy-ml's optimizers): the change `check_not_an_attributes` found `name`
+        making to the list or dict attributes hold too is made there too, as Python's one object shows it (the
+        attribute set to `name`'s new value, as `self.cache = C` would)."""
+        pending, self.attributes_written_through = self.attributes_written_through, None
+        if pending is None or pending[0] != name or pending[1] is not node:
+            return
+        for base, attr in pending[2]:
+            self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
+                                                                     ast.Store()), node), self.env[name])
 
     def carry_attributes(self, name, atom, var, node):
         """`acc = acc + N(...)` in a loop or branch: the object a call made there, its attributes set in that
@@ -1218,10 +1233,21 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 without(target.value.id, self.read_name(target.value), key.value if isinstance(key, Const) else key,
                         target)
                 continue
+            if kind == "dict" and isinstance(key, Var):  # `for k in keys: if k in sd: ...; del sd[k]` (numpy-ml's
+                self.del_dict_item(target.value.id, self.read_name(target.value), key, target)  # set_params)
+                continue
             if not isinstance(target, ast.Name) or target.id not in self.env or target.id in self.shared:
                 raise self.unsupported(target, f"`del {ast.unparse(target)}` is not supported here",
                                        "leave the name bound; tapegen frees values after their last use")
             del self.env[target.id]
+
+    def del_dict_item(self, name, container, key, node):
+        """`del d[k]`, `k` known when the code runs: `d` rebound to a copy without the item, after reading it
+        (a KeyError where it is missing, as Python raises)."""
+        self.check_unshared(name, container, node)
+        self.emit_multi(rules.lookup(check_has_key), [container, key], {}, node, 0, [])
+        self.store(name, self.emit(rules.lookup(dict_without), [container, key], {}, node,
+                                   self.shared.get(name, name)), node)
 
     def stmt_Raise(self, stmt):
         """`raise E(...)`: generated code raises it too, where the user's code would."""
@@ -1399,10 +1425,25 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             try:
                 check_unpack(whole.items if isinstance(whole, Pack) else whole.value, count, starred)
             except ValueError as error:
-                raise self.unsupported(node, f"this assignment always raises ValueError: {error}",
-                                       "unpack into as many names as the value has items") from None
-            return
+                if not self.in_a_branch():
+                    raise self.unsupported(node, f"this assignment always raises ValueError: {error}",
+                                           "unpack into as many names as the value has items") from None
+                # (in a branch the code may not take: numpy-ml's `calc_conv_out_dims` unpacks a 3-D kernel's
+                #  shape under `if len(X_shape) == 3`, given a 4-D one; raised when the code runs, as Python does)
+                whole = self.emit(rules.lookup(make_tuple), list(whole.items), {}, node, None) \
+                    if isinstance(whole, Pack) else whole
+            else:
+                return
         self.emit_multi(rules.lookup(check_unpack), [whole, Const(count), Const(starred)], {}, node, 0, [])
+
+    def in_a_branch(self) -> bool:
+        """Whether the statement being lowered is in a branch or loop (here or in a caller of this helper)."""
+        lowerer = self
+        while lowerer is not None:
+            if lowerer.open_constructs:
+                return True
+            lowerer = getattr(lowerer, "caller", None)
+        return False
 
     def assign_atom(self, target, atom, stmt):
         """`target = <atom already computed>`, for any target an assignment may have."""
@@ -1784,6 +1825,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                 None) if all(isinstance(a, (Var, Const)) for a in atoms) else None  # by item; the
             # object holds the list too when the code runs (unless an item is a function made here)
         key = (base, target.attr)
+        if key in self.stale_attributes:  # `self.cache = C` after `C[k] = v`: holds the changed dict again (set
+            within = tuple(map(id, self.open_constructs))  # where every path from the change passes: not in a
+            if self.stale_attributes[key][2][:len(within)] == within:  # branch or loop opened after it)
+                del self.stale_attributes[key]
         if key not in self.shared_attributes and self._carry_needed(key, value, target):
             return  # the same function again: nothing changes
         if key in self.shared_attributes and written is not None:  # carried through a loop or branch
@@ -2093,6 +2138,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
+        elif prim.form == "opaque" and outs and _draws_new_array(prim.fn):  # np.random.normal(m, s, size=n):
+            self.fresh.update(outs)  # a new array (numpy-ml's truncated_normal then sets `samples[reject] = ...`)
         elif prim.form == "opaque" and outs:  # run as written: its value may be an array it was given
             given = {v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is None}
             for out in outs if given else ():
@@ -2607,3 +2654,12 @@ def _advanced_index(index) -> bool:
         return False
     parts = index.value if isinstance(index.value, tuple) else (index.value,)
     return any(isinstance(part, (list, np.ndarray, bool, np.bool_)) for part in parts)
+
+
+def _draws_new_array(fn) -> bool:
+    """Whether `fn` is a sampler of NumPy's random module (`np.random.normal`, a `RandomState`'s or
+    `Generator`'s method): what it returns is a new array (or a number), never one it was given."""
+    owner = getattr(fn, "__self__", None)
+    return isinstance(owner, (np.random.RandomState, np.random.Generator)) and callable(fn) \
+        and getattr(fn, "__name__", "") not in ("shuffle", "permutation", "choice", "get_state", "set_state",
+                                                "bit_generator", "spawn")

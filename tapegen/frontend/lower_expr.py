@@ -21,12 +21,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import rules
+from ..errors import UnsupportedSyntaxError
 from ..ir import Const, Eqn, If, Pack, Var, atom_vars as _vars, walk
 from ..rules.language import append as append_primitive
 from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, list_position, make_dict, make_list, make_tuple, not_contained_in, plus, removed_position
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
-from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
+from ..rules.language import caught_exception, dict_without, evaluated_literal, exception_matches, item_or, keywords_known
+from ..rules.language import spread_known
 from ..rules.language import first_or, formatted, not_exhausted, set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, view_index, with_item
@@ -617,6 +619,18 @@ class Expressions:
                                          f"function (a lambda or nested def), used here as a value",
                                    "call it, or define it outside the differentiated function")
         return atom
+
+    def check_attribute_not_stale(self, base, attr, node):
+        """`obj.d` read after `d = obj.d; d[k] = v` changed the dict through `d` (check_not_an_attributes): Python
+        shows the change in `obj.d`; tapegen's change made a new dict only `d` holds (a wrong value and derivative
+        if read): refused."""
+        if (base, attr) in self.stale_attributes:
+            name, where, _ = self.stale_attributes[(base, attr)]
+            raise self.unsupported(node, f"`{ast.unparse(node)}` is read after `{ast.unparse(where)}` "
+                                         f"({self.span(where)}) changed the list or dict it holds through `{name}`: "
+                                         f"tapegen's change made a new one, which only `{name}` holds",
+                                   f"set the attribute again after the change (`obj.{attr} = {name}`), or change "
+                                   f"it through the attribute (`obj.{attr}[...] = ...`)")
 
     def materialize(self, known: KnownItems, node):
         """KnownItems used as a plain value: its atoms, each item read as a value."""
@@ -1468,6 +1482,7 @@ class Expressions:
                                          f"value carrying a derivative into it, as Python does: tapegen cannot follow "
                                          f"that value back out of the object", "keep the value in a local variable "
                                                                                 "and read that")
+        self.check_attribute_not_stale(base, node.attr, node)
         assigned = self.attributes.get((base, node.attr))
         if assigned is not None:  # self.h = ...; ... self.h: the value assigned
             value, block = assigned
@@ -2600,6 +2615,15 @@ class Expressions:
             self.statement(ast.fix_missing_locations(ast.copy_location(ast.Assign(
                 [ast.Subscript(node.args[0], node.args[1], ast.Store())], node.args[2]), node)))
             return (Const(None),)[:outputs]
+        if obj is eval and len(node.args) == 1 and not node.keywords:  # eval("0.8"): of a literal, known now or
+            source = self.expr(node.args[0])  # when the code runs (a name read is refused then)
+            if isinstance(source, Const) and isinstance(source.value, str):
+                try:
+                    return (Const(evaluated_literal(source.value, ast.unparse(node))),)[:max(outputs, 1)]
+                except UnsupportedSyntaxError as error:
+                    raise self.unsupported(node, error.message, error.hint) from None
+            return (self.emit(rules.lookup(evaluated_literal), [source, Const(ast.unparse(node))], {}, node,
+                              (targets or [None])[0]),)[:max(outputs, 1)]
         if obj in (eval, exec, locals) or obj is vars and not node.args:
             raise self.unsupported(node, f"`{ast.unparse(node)}` runs code or reads names tapegen cannot see "
                                          f"(its derivatives would be lost)",
@@ -2810,6 +2834,13 @@ class Expressions:
             and {"where", "initial"} & set(kwargs) and _hashable(entry[0].fn) else None
         if where is not None:  # x.sum(where=m), x.max(initial=0): as np.sum(x, where=m) stands for
             return self._call_result(self.inline(where, node, [receiver] + args, kwargs), outputs, node, targets)
+        if entry is None and isinstance(receiver, Var) and receiver in self.types \
+                and isinstance(self.attributes.get((receiver, func.attr), (None,))[0], Var) \
+                and self.attributes[(receiver, func.attr)][0] not in self.types \
+                and inspect.getattr_static(self.types[receiver], func.attr, MISSING) is MISSING:
+            callee = self.expr(func)  # `self.kernel(X, X)`, the attribute an object tapegen runs as written
+            return self.emit_multi(_opaque_value(ast.unparse(func)), [callee] + args, kwargs, node, outputs,
+                                   targets)  # (numpy-ml's GPRegression): a call of it, not of `self` as a whole
         if entry is None:
             return self.emit_multi(_opaque_method(func.attr), [receiver] + args, kwargs, node, outputs, targets)
         prim, receiver_param = entry
@@ -3240,8 +3271,10 @@ class Expressions:
     def replace_item(self, holders, key, value, node, text):
         """Item `key` of the list or dict each holder (a name, or an (object, attribute)) holds is now
         `value`: each is rebound to a copy with it replaced. Names for the item as it was go stale."""
-        for holder, current in holders:
-            updated = self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
+        made = {}  # (one new list or dict for each held: a name and an attribute holding one dict, `C =
+        for holder, current in holders:  # self.cache`, hold one again, as in Python)
+            updated = made.get(current) or self.emit(rules.lookup(with_item), [current, key, value], {}, node, None)
+            made[current] = updated
             self.put_back[value] = self.put_back.get(value, 0) + 1
             if isinstance(holder, str):
                 self.check_holder_carried(holder, current, node, text)
@@ -3260,8 +3293,8 @@ class Expressions:
                 if versions is None:  # list at the same index: not the one changed)
                     versions = set().union(*(self.versions(current) for current in containers))
                 same = container in versions
-            if same and var is not value:  # the item as it was: not to be read again
-                self.stale.setdefault(var, (text, node, "item"))
+            if same and var is not value and not _other_items(other_key, key):  # the item as it was: not to be
+                self.stale.setdefault(var, (text, node, "item"))  # read again (another key's item is as it was)
 
     def versions(self, var) -> set:
         """`var` and the lists or dicts it was made from, or made into, by replacing an item or rebinding
@@ -3873,6 +3906,9 @@ _LIBRARY_HINTS = {
                 "x, 0.0), x[~mask], or np.nansum / np.nanmean on an array with NaN where masked",
     "scipy.interpolate": "tapegen has no rules for scipy.interpolate: np.interp (linear) is differentiable; for a "
                          "spline, write its formula in NumPy or register a rule with tapegen.register_vjp",
+    "numpy.random": "tapegen does not differentiate a draw with respect to its parameters: draw the standard one "
+                    "and scale it, `loc + scale * np.random.standard_normal(size)` (`low + (high - low) * "
+                    "np.random.random_sample(size)` for uniform), which differentiates as written",
     "scipy.ndimage": "tapegen has no rules for scipy.ndimage: write the filter as scipy.signal.convolve(img, kernel, "
                      "mode='same') (zeros outside), or np.pad(img, r, mode='symmetric') (ndimage's 'reflect') and a "
                      "sum of shifted slices",
@@ -3999,3 +4035,13 @@ def _describe(node) -> str:
     if hasattr(ast, "TryStar"):
         names[ast.TryStar] = "`try`"
     return names.get(type(node), "this construct")
+
+
+def _other_items(at, key) -> bool:
+    """Whether the item read at `at` surely is not the one at `key` (a Const or Var): both keys known now and
+    different (`y = ps["y"]`, then `ps["cov"]` replaced), an index from the end excepted (`xs[-1]`, `xs[2]`)."""
+    if isinstance(at, Var) or not isinstance(key, Const) or not _hashable(at) or not _hashable(key.value):
+        return False
+    if any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k < 0 for k in (at, key.value)):
+        return False
+    return type(at) is type(key.value) and at != key.value

@@ -17,6 +17,7 @@ import builtins
 import copy
 import inspect
 import operator
+import types
 
 import numpy as np
 
@@ -978,6 +979,26 @@ class ControlFlow:
         if attribute.attr == "flat" and isinstance(attribute.value, ast.Name) and isinstance(base, Var) \
                 and base not in self.types and base not in self.live:
             return self._assign_flat(attribute.value.id, base, target, value_node, op)
+        cls = self.class_of(base)
+        if cls is not None and isinstance(inspect.getattr_static(cls, attribute.attr, None), property):
+            # `self.hyperparameters["wrappers"] = [hp]` (numpy-ml's wrappers) through a property: Python changes
+            # the list or dict its getter returns, not an attribute; as `d = self.hyperparameters; d[k] = v`
+            # (a getter returning an attribute's list or dict, `return self._base_layer.parameters`: the
+            # change is made through that attribute, `self._base_layer.parameters[k] = v`)
+            container = self.expr(attribute)
+            holders = [key for key, (value, _) in self.attributes.items() if value is container
+                       and not isinstance(key[0], (type, types.ModuleType))]
+            held = self.namer.invented(f"{attribute.attr}_").name
+            self.env[held] = holders[0][0] if len(holders) == 1 else container  # (known: not stale, below)
+            written = ast.copy_location(ast.Name(held, ast.Load()), attribute)
+            if len(holders) == 1:
+                written = ast.copy_location(ast.Attribute(written, holders[0][1], ast.Load()), attribute)
+            try:
+                return self.assign_subscript(ast.copy_location(ast.Subscript(written, target.slice, ast.Store()),
+                                                               target), value_node, op)
+            finally:
+                self.env.pop(held, None)
+        self.check_attribute_not_stale(base, attribute.attr, attribute)
         held = self.attributes.get((base, attribute.attr))
         text = ast.unparse(attribute)
         by_key = isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)
@@ -1027,7 +1048,7 @@ class ControlFlow:
                                            f"place, and tapegen cannot tell which one that is here",
                                    f"build the list or dict in this function (`{text} = {{}}`) before setting "
                                    f"its items, or keep it in a local variable")
-        self.check_unshared(text, container, target)
+        self.check_unshared(text, container, target, via=(base, attribute.attr))
         key = self.index(target.slice)
         changed = self.emit(rules.lookup(with_item), [container, key,
                                                       self._augmented_item(container, key, target, value_node, op,
@@ -1132,19 +1153,33 @@ class ControlFlow:
                                        self.shared.get(name, name)), target)
         return new
 
-    def check_unshared(self, name, container, node, items_in_place=False):
+    def check_unshared(self, name, container, node, items_in_place=False, via=None):
         """A list or dict changed in place must be reachable by this one name only (tapegen rebinds it). A helper's
         parameter holding a list or dict its caller made is changed as its caller's own (`changes_callers`).
-        `items_in_place`: the change is of an item in place (`params[k] -= v`), not of the list itself."""
-        others = [other for other, atom in self.env.items() if other != name and atom is container]
+        `items_in_place`: the change is of an item in place (`params[k] -= v`), not of the list itself. `via`:
+        the (object, attribute) the change is made through (`obj.d[k] = v`), which may hold it."""
+        others = [other for other, atom in self.env.items() if other != name and atom is container
+                  and self.read_after(other, node)]  # (`C = self.cache` never read after `self.cache[k] = v`)
         if not others and self.changes_callers(name, container, node, items_in_place):
             return
+        self.check_not_an_attributes(name, container, node, via)
         if container in self.params or others or container in self.holders and not self.held_where_read(container):
             where = f"`{others[0]}`" if others else "an argument" if container in self.params \
                 else "another list, tuple or dict"
             raise self.unsupported(node, f"changing `{name}` in place would also change {where}, "
                                          f"which tapegen cannot follow",
                                    f"build a new one instead: {name} = list({name}) (or dict({name})) first")
+
+    def check_not_an_attributes(self, name, container, node, via=None):
+        """`d = obj.d` (or `obj.d = d`), then `d[k] = v`: Python changes the one dict `obj.d` holds too, and a
+        later `obj.d[k]` reads the new item. tapegen's change makes a new dict, which the attribute is set to when
+        `name` is bound to it (write_through_attributes). Until then (and where that is not reached) the attribute
+        may not be read (`expr_Attribute`)."""
+        keys = [(base, attr) for (base, attr), (value, _) in self.attributes.items() if value is container
+                and (base, attr) != via and not isinstance(base, (type, types.ModuleType))]
+        for key in keys:  # (until made there too, when `name` is bound to its new value: write_through_attributes)
+            self.stale_attributes.setdefault(key, (name, node, tuple(map(id, self.open_constructs))))
+        self.attributes_written_through = (name, node, keys) if keys else None
 
     def held_where_read(self, container) -> bool:
         """Whether the list or dict `container` is held only by the list or dict it was read out of (`c =

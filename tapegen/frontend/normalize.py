@@ -348,11 +348,12 @@ class _Normalizer:
 
     def returned(self, stmt, inside, then):
         """`return v` from `inside` a loop or block as `result = v; returned = True` (the exit after it)."""
-        if isinstance(stmt.value, ast.Tuple) or stmt.value is None:
-            raise self.error(stmt, f"returning a tuple (or nothing) from inside {inside} is not supported",
+        if isinstance(stmt.value, ast.Tuple):
+            raise self.error(stmt, f"returning a tuple from inside {inside} is not supported",
                              f"assign the values to variables, {then}")
-        self.names.used = True
-        return [_assign(self.names.result, stmt.value, stmt), _assign(self.names.returned, ast.Constant(True), stmt)]
+        self.names.used = True  # (a bare `return`, numpy-ml's LogisticRegression.fit leaving its loop: None)
+        value = stmt.value if stmt.value is not None else ast.copy_location(ast.Constant(None), stmt)
+        return [_assign(self.names.result, value, stmt), _assign(self.names.returned, ast.Constant(True), stmt)]
 
     def with_exits(self, stmt, in_loop):
         """A `with` block's `return`, `break` and `continue` as flags set inside it (what follows each already

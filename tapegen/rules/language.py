@@ -61,6 +61,12 @@ def first_or(items, default):
     return items[0] if len(items) else default
 
 
+def check_has_key(d, key):
+    """`del d[key]`: Python's KeyError where the dict has no item at `key` (dict_without would not raise)."""
+    if key not in d:
+        raise KeyError(key)
+
+
 def check_unpack(value, count, starred=False):
     """`a, b = value` (`a, *rest = value`: `starred`): Python's ValueError where `value` has not `count` items
     (at least `count`), which indexing each item would not raise (`a, b = np.ones(3)`); an object with no
@@ -182,6 +188,7 @@ table.nondiff(check_assertion, "test, msg=None", spelling="check_assertion")
 table.nondiff(caught_exception, "exc", spelling="caught_exception")
 table.nondiff(check_unpack, "value, count, starred=False", spelling="check_unpack",
               inert=("value", "count", "starred"))
+table.nondiff(check_has_key, "d, key", spelling="check_has_key", inert=("d", "key"))
 table.nondiff(check_zip, "sizes, *sequences", spelling="check_zip", inert=("sizes", "sequences"))
 table.nondiff(view_positions, "base, view", spelling="view_positions", outputs=2, inert=("base", "view"))
 
@@ -319,6 +326,23 @@ def mutable_items(seq, text, target):
 
 
 table.nondiff(mutable_items, "seq, text, target", spelling="mutable_items", inert=("seq", "text", "target"))
+
+
+def evaluated_literal(source, call):
+    """`eval(source)` (numpy-ml's KernelInitializer parses "RBFKernel(sigma=0.8)" so): Python's value where the
+    expression reads no name (`"0.8"`, `"(1, 2)"`, `"-3e-2"`), which is then the same in any scope; one reading a
+    name (a local of the function, which tapegen's code does not hold under its name) is refused."""
+    code = compile(source, "<string>", "eval")
+    if code.co_names:
+        raise UnsupportedSyntaxError(f"`{call}` evaluated {source!r}, which reads "
+                                     f"{', '.join(f'`{n}`' for n in code.co_names)}: tapegen follows `eval` only "
+                                     f"of an expression that reads no names (a number, a string, a tuple of them)",
+                                     hint="write the expression out in the function, or pass the values as "
+                                          "arguments")
+    return eval(code, {"__builtins__": {}})
+
+
+table.nondiff(evaluated_literal, "source, call", spelling="evaluated_literal", inert=("source", "call"))
 
 
 def not_shared(item, others, statement, name, other_names):

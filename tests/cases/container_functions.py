@@ -801,3 +801,38 @@ def items_changed_in_place_through_a_name_read_out_of_them(x):
     c += x[0]
     return np.sum(hs[-1] ** 2) + np.sum(hs[1]) + np.sum(rows[1] ** 2) + np.sum(rows[0]) + np.sum(rows[3] * rows[2]) \
         + np.sum(d["a"] ** 2) + np.sum(g) + counts[0] * x[1] + c * x[2]
+
+
+def _set_params(params, sd):
+    """numpy-ml's `LayerBase.set_params`: nested dicts merged into one, their keys deleted by a loop's name."""
+    for k in ["parameters", "hyperparameters"]:
+        if k in sd:
+            entry = sd[k]
+            sd.update(entry)
+            del sd[k]
+    for k, v in sd.items():
+        if k in params:
+            params[k] = v
+    return params
+
+
+def dict_items_deleted_by_a_key_known_when_the_code_runs(x):
+    """`del sd[k]`, `k` a loop's name (refused: "`del sd[k]` is not supported here")."""
+    p = _set_params({"W": x, "b": 2.0}, {"parameters": {"W": x * 2.0}, "hyperparameters": {"b": x[0]}})
+    d = {"a": x, "b": x * 3}
+    for k in list(d):
+        if k != "b":
+            del d[k]
+    return np.sum(p["W"] ** 2 * p["b"]) + np.sum(d["b"]) * len(d)
+
+
+def other_items_read_before_one_is_changed_in_place(x):
+    """numpy-ml's GPRegression.marginal_log_likelihood: `y = P["y"]`, `K = P["GP_cov"]`, `K += ...`, then `y`
+    (refused as "`y` is what `K += ...` held before" it changed: only the item at "cov" changed)."""
+    ps = {"y": x * 0.5, "cov": np.outer(x, x), "rows": [x, x * 2]}
+    y = ps["y"]
+    K = ps["cov"]
+    first = ps["rows"][0]
+    K += np.eye(3) * 2.0
+    ps["rows"][1] = x * 3
+    return np.sum(np.linalg.solve(K, y)) + np.sum(ps["cov"] * y) + np.sum(first * ps["rows"][1])

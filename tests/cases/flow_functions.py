@@ -1039,3 +1039,26 @@ def copies_of_rows_made_by_arithmetic_then_the_array_written(x):
     X[2:] = X[2:] * x
     X[0] = 3.0 * x
     return np.sum(old * X[1] * x) + np.sum(shifted * X[2]) + np.sum(plus * X[3]) + np.sum(flat * X[0])
+
+
+class _GradientDescent:
+    """numpy-ml's LogisticRegression.fit: a bare `return` leaves the loop once the loss stops falling."""
+
+    def __init__(self):
+        self.w = None
+
+    def fit(self, x, lr, n=30, tol=1e-3):
+        self.w = np.zeros_like(x)
+        previous = np.inf
+        for _ in range(n):
+            loss = np.sum((self.w - x) ** 2)
+            if previous - loss < tol:
+                return
+            previous = loss
+            self.w = self.w - lr * 2 * (self.w - x)
+
+
+def fitted_until_converged(x, lr):
+    model = _GradientDescent()
+    fitted = model.fit(x, lr)
+    return np.sum(model.w ** 2) if fitted is None else 0.0
