@@ -377,3 +377,8 @@ def test_out_into_an_array_index_is_refused_when_it_runs():
     runs, rather than taken for a write into X."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="the index makes a copy"):
         tg.grad(F.results_written_by_out_through_an_array_index)(np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_a_loop_binding_a_state_and_a_cache_holding_its_old_value_in_one_statement():
+    from modes import check_modes
+    check_modes(F.caches_holding_the_state_a_loop_rebinds_in_the_same_statement, np.array([0.3, -0.8, 1.2]))

@@ -1334,6 +1334,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 atoms = list(whole.items) if isinstance(whole, Pack) and len(whole.items) == len(target.elts) \
                     else [self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
                           for k in range(len(target.elts))]
+            overwritten = self.carried_targets(target)
+            atoms = [self.read_before_stores(atom, overwritten, stmt) for atom in atoms]
             for k, (elt, atom) in enumerate(zip(target.elts, atoms)):
                 self.check_views_pending(elt, atoms[k + 1:], stmt)
                 self.assign_atom(elt, atom, stmt)
@@ -1375,6 +1377,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                 stmt, None)
             middle = self.emit(rules.lookup(list), [between], {}, stmt, None)
             parts = [item(k) for k in range(star)] + [middle] + [item(k - after) for k in range(after)]
+        overwritten = self.carried_targets(target)
+        parts = [self.read_before_stores(part, overwritten, stmt) for part in parts]
         for elt, part in zip(target.elts, parts):
             self.assign_atom(elt.value if isinstance(elt, ast.Starred) else elt, part, stmt)
 
@@ -1918,8 +1922,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
             atoms = [self.value(v) for v in value_node.elts]  # every right-hand side first (pi, sqrt = np.pi, np.sqrt)
             targets = {self.shared[n] for n in names if n in self.shared}
-            read = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
-                    for a in atoms]  # a, b = b, a: read both before writing either
+            read = [self.read_before_stores(a, targets, value_node) for a in atoms]  # a, b = b, a: read both
+            #                                                                          before writing either
             for before, copy in zip(atoms, read):
                 if copy is not before and before in self.types:  # an object: its class and attributes too
                     self.types[copy] = self.types[before]
@@ -1935,21 +1939,48 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 for name, var in zip(names, outs):
                     self.store(name, var, value_node)
                 return
+        targets = {self.shared[n] for n in names if n in self.shared}
         known = self.known(value_node)
         if isinstance(known, KnownItems) and known.kind != "dict" and len(known.items) == len(names):
-            for name, part in zip(names, known.items):  # `f, a = residuals` of `(f, a)`: f is known still
+            parts = [self.read_before_stores(part, targets, value_node) for part in known.items]
+            for name, part in zip(names, parts):  # `f, a = residuals` of `(f, a)`: f is known still
                 self.store(name, part, value_node)
             return
         whole = self.expr(value_node)
         self.check_unpacking(whole, len(names), value_node)
         if isinstance(whole, Pack) and len(whole.items) == len(names):
-            for name, part in zip(names, whole.items):
+            parts = [self.read_before_stores(part, targets, value_node) for part in whole.items]
+            for name, part in zip(names, parts):  # (`h, cache = step(x, h)` returning `nh, (h, nh)`)
                 self.store(name, part, value_node)
             return
         parts = [self.emit(rules.lookup(operator.getitem), [whole, Const(i)], {}, value_node, None)
                  for i in range(len(names))]
         for name, part in zip(names, parts):
             self.store(name, part, value_node)
+
+    def carried_targets(self, target) -> set:
+        """The vars a loop or branch carries the names and attributes (of names) of unpacking `target` in, which
+        storing them overwrites (`h, *rest = ...`, `self.h, cache = ...`)."""
+        found = set()
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in self.shared:
+                found.add(self.shared[sub.id])
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
+                    and isinstance(self.env.get(sub.value.id), Var):
+                held = self.shared_attributes.get((self.env[sub.value.id], sub.attr))
+                if isinstance(held, Var):
+                    found.add(held)
+        return found
+
+    def read_before_stores(self, atom, targets, node):
+        """`atom`, about to be bound to a name of `a, b = ...`, read now where it is (or a list or tuple not yet made
+        holds) a var a loop or branch carries another of those names in (`targets`), which storing that name
+        overwrites: `h, cache = np.tanh(z), (h, 1.0)` in a loop keeps the `h` from before the statement."""
+        if isinstance(atom, Var) and atom in targets:
+            return self.emit(rules.lookup(assign_primitive), [atom], {}, node, None)
+        if isinstance(atom, Pack) and any(v in targets for v in _vars(atom)):
+            return Pack(tuple(self.read_before_stores(item, targets, node) for item in atom.items), atom.kind)
+        return atom
 
     # --- expressions --------------------------------------------------------------------
 
