@@ -761,3 +761,30 @@ def test_an_object_picked_by_a_conditional_expression_in_a_loop_is_refused_not_r
     gives 6.6. Which object it is is known only when the code runs, as outside a loop: refused."""
     with pytest.raises(tg.UnsupportedSyntaxError, match="may be the `.mu` this function set"):
         tg.grad(_picked_by_a_conditional_expression_in_a_loop)(X.copy())
+
+
+class _Store:
+    def __init__(self):
+        self.cache = {}
+        self.rows = []
+
+
+def _changed_through_a_name_for_an_attribute(x):
+    s = _Store()
+    d = s.cache
+    d["k"] = x * 2.0  # a key it did not have (a KeyError in the generated code on 980730e)
+    s.rows = [x, x]
+    rows = s.rows
+    rows[0] = np.sin(x)
+    s.cache = {"k": x, "j": x * 3.0}
+    c = s.cache
+    c["k"] = c["k"] * x
+    return np.sum(s.cache["k"] * s.rows[0]) + np.sum(d["k"] * s.cache["j"]) + np.sum(s.rows[1])
+
+
+def test_a_dict_or_list_an_attribute_holds_changed_through_another_name():
+    """`d = s.cache; d["k"] = v` (or `rows = s.rows; rows[0] = v`): Python changes the object's dict or list, which
+    s.cache then shows. 980730e rebound `d` only: s.cache read as it was, a KeyError where the key was new, a
+    wrong value and gradient with no error where it replaced one."""
+    check_modes(_changed_through_a_name_for_an_attribute, np.array([0.3, -0.8, 1.2]))
+

@@ -665,7 +665,7 @@ class Calls:
         callee.free, callee.fresh, callee.views, callee.aliases = self.free, self.fresh, self.views, self.aliases
         callee.views_at_entry = len(self.views)
         for shared in ("containers", "lengths", "dict_keys", "free_shapes", "free_values", "nones", "nones_read", "attributes", "types", "live", "constant_items", "item_types", "item_vars",
-                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "function_attributes", "constructs", "block_owner", "carried", "mixed", "item_origin", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders", "taken_out", "live_written", "live_items",
+                       "root_params", "stale", "var_block", "shared_attributes", "computed", "made_objects", "function_attributes", "constructs", "block_owner", "carried", "mixed", "item_origin", "detached", "read_out", "item_parent", "lists_of_lists", "list_items", "root_scope", "held_in", "open_constructs", "attribute_reads", "view_writes", "slices", "item_sharers", "slice_of", "iterators", "read_as_alias", "lazy_reads", "in_place_log", "acting", "whole_reads", "held_by", "maybe_same", "holders", "taken_out", "live_written", "live_items",
                        "static_set", "maybe_lists", "view_ops", "written_back", "positions_of", "displays",
                        "displays_changed", "none_vars", "maybe_none", "maybe_absent", "view_made", "view_block",
                        "made_as", "times_held", "put_back", "version_of"):

@@ -552,6 +552,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.view_writes: list = []  # (view var written into, the array it shows, node): checked in program()
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
+        self.detached: set = set()  # items read out of a list or dict whose place there was set anew since
+        self.read_out: set = set()  # vars that may be an item of a list, tuple or dict (`d = nested[0][0]`)
+        self.slice_of: dict = {}  # list var -> (the list, the constant slice) it was cut from (`rest = xs[1:]`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.maybe_same: dict = {}  # var a function run as written returned -> the arrays it was given
         self.static_set: dict = {}  # (id(class or module), attr) -> node: `C.count = v` setting one this function
@@ -2117,7 +2120,7 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             for out in outs if given else ():
                 self.maybe_same.setdefault(out, set()).update(given)
         elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none",
-                                                                                       "metadata"):
+                                                                                       "metadata", "item_or"):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
             #                          on a list this function made; nor is `x.shape` an array one writes into)
 
@@ -2130,9 +2133,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         copies = prim.name in ("list", "tuple", "dict_copy") or prim.name == "getitem" and self._is_slice(
             dict(inputs).get("index")) and self.container_kind(source) in ("list", "tuple")
         if copies and self.container_kind(source) is not None:
+            index = dict(inputs).get("index")
             for out in outs:
                 self.item_sharers.setdefault(out, set()).add(source)
                 self.item_sharers.setdefault(source, set()).add(out)
+                if prim.name == "getitem" and isinstance(index, Const) and isinstance(index.value, slice):
+                    self.slice_of[out] = (source, index.value)
         elif prim.name in ("with_item", "add", "dict_without", "assign") and source in self.item_sharers:
             for out in outs:
                 self.item_sharers.setdefault(out, set()).update(self.item_sharers[source])
@@ -2167,11 +2173,23 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """Whether `atom` may carry a derivative: made by a differentiable primitive, or an argument."""
         return any(v in self.computed or v in self.params or v in self.root_params for v in _vars(atom))
 
-    def check_items_unshared(self, container, node, text):
+    def check_items_unshared(self, container, node, text, key=None, root=None, named=False):
         """Refuses changing an item of `container` in place (`ys[0][0] = v`, `ys[0].append(v)`) where another
-        list or dict holds the same item (`ys = xs[1:]`, `list(xs)`): NumPy (or Python) changes it there too."""
-        if self.item_sharers.get(container):
-            root = text.split("[")[0]
+        list or dict holds the same item (`ys = xs[1:]`, `list(xs)`): NumPy (or Python) changes it there too.
+        `key`, where known: a slice of `container` cut without that item does not hold it (`p, *rest = ps`).
+        `named`: only a list or dict a name, or another list or dict, holds still counts (not the list before
+        `caches.insert(0, v)` joined it anew)."""
+        def misses(sharer):
+            if named and sharer not in self.holders and all(atom is not sharer for atom in self.env.values()):
+                return True
+            source, part = self.slice_of.get(sharer, (None, None))
+            if source is not container or not isinstance(key, Const) or type(key.value) is not int \
+                    or key.value < 0 or part.step is not None \
+                    or any(b is not None and (type(b) is not int or b < 0) for b in (part.start, part.stop)):
+                return False
+            return key.value < (part.start or 0) or part.stop is not None and key.value >= part.stop
+        if any(not misses(sharer) for sharer in self.item_sharers.get(container, ())):
+            root = root or text.split("[")[0]
             raise self.unsupported(node, f"`{text}` changes in place an item that another list or dict holds too "
                                          f"(a slice or copy of `{root}`, or the one `{root}` is a slice or copy "
                                          f"of): tapegen does not follow the change there",
@@ -2308,11 +2326,22 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         values = dict(inputs)
         self._track_lists_of_lists(prim, values, outs)
         index = values.get("index")
+        if prim.name in ("getitem", "item_or", "iterated") and not self._is_slice(index) or prim.form == "opaque" \
+                and any(self.container_kind(v) is not None or v in self.read_out
+                        for _, atom in inputs for v in _vars(atom)):  # (`next(iter(ps))`, `min(ps, key=...)`)
+            self.read_out.update(outs)
+        elif prim.name == "assign" and values.get("x") in self.read_out:
+            self.read_out.update(outs)
         if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
                 and (self.container_kind(values["a"]) in ("list", "dict") or self._read_from_live(values["a"])) \
                 and (isinstance(index, Var) or _hashable(index.value)) and not self._is_slice(index):
             for out in outs:
                 self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)
+        elif prim.name == "item_or" and isinstance(values["key"], Const) and _hashable(values["key"].value) \
+                and self.container_kind(values["d"]) == "dict" and values["key"].value in (self.known_keys(values["d"])
+                                                                                         or ()):
+            for out in outs:  # `d.get("k")` of a key `d` has: `d["k"]` (`hist.get("loss").append(v)`)
+                self.item_origin[out] = (values["d"], values["key"].value)
         elif prim.name == "getitem" and isinstance(values["a"], Var) and self.container_kind(values["a"]) == "tuple":
             for out in outs:  # an item of a tuple built here: it may be a list `holders` knows
                 self.taken_out[out] = values["a"]

@@ -2633,6 +2633,15 @@ class Expressions:
             # np.sin(x, out=X[:, 1]), np.tanh(z, out=H[t]): into a view of X, so X[:, 1] = np.sin(x), and the
             # result is that view; an index with names is checked when the code runs to make one (view_index)
             at, holder = out, None
+            container = self.env.get(out.value.id)
+            if isinstance(container, Var) and self.container_kind(container) in ("list", "dict"):
+                key = self.container_key(container, out.slice)  # `out=rows[0]`: NumPy writes into the array the
+                item = self.emit(rules.lookup(operator.getitem), [container, key], {}, out, None)  # list holds,
+                self.check_item_alone(container, key, item, node, ast.unparse(node))  # which tapegen replaces: no
+                for var, origin in list(self.item_origin.items()):  # other holder may show it; a name read out of
+                    if origin[0] is container and (origin[1] is key if isinstance(key, Var) else  # it (`r = rows[0]`)
+                                                   isinstance(key, Const) and origin[1] == key.value):  # is stale
+                        self.stale.setdefault(var, (ast.unparse(out), node, "item"))
             if not _basic_index(out.slice):
                 span = self.span(out)
                 holder = self.namer.invented("index").name
@@ -3126,7 +3135,8 @@ class Expressions:
         if self.container_kind(container) != "dict" and self.may_carry(args[0]):  # (a value without a derivative,
             self.check_items_unshared(container, node, ast.unparse(func.value))  # or into a dict's list: as before,
             # numpy-ml's `dv = layer.derived_variables.copy(); dv["wrappers"].append(...)`)
-        self.check_item_alone(container, key if isinstance(key, Var) else Const(key), receiver, node, ast.unparse(node))
+        self.check_item_alone(container, key if isinstance(key, Var) else Const(key), receiver, node, ast.unparse(node),
+                              holders=self.may_carry(args[0]))
         grown = self.binary(operator.add, receiver, self.emit(rules.lookup(make_list), [args[0]], {}, node, None),
                             node, None)
         self.replace_item(holders, key if isinstance(key, Var) else Const(key), grown, node, ast.unparse(func.value))

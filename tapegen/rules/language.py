@@ -498,8 +498,11 @@ def item_alone(container, key, item, others, statement, other_names):
                                      f"tapegen's code would change one",
                                      hint="make each item its own: [[0.0] * m for _ in range(n)], or "
                                           "[np.zeros(m) for _ in range(n)]")
+    def holds(other, depth=0):  # a list, tuple or dict holding it (`l2 = [a]`, `d = {"a": a}`), or one of those
+        items = other.values() if isinstance(other, dict) else other if isinstance(other, (list, tuple)) else ()
+        return depth < 8 and any(same(v) or holds(v, depth + 1) for v in items)
     for other, name in zip(others, other_names):
-        if same(other):
+        if same(other) or holds(other):
             raise UnsupportedSyntaxError(f"`{statement}` changes the array (or list) that `{name}` holds too (or "
                                          f"a view of it): tapegen's code would not show the change in `{name}`",
                                          hint=f"put a copy in the list ({name}.copy()), or read the item back "

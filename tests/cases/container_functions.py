@@ -801,3 +801,44 @@ def items_changed_in_place_through_a_name_read_out_of_them(x):
     c += x[0]
     return np.sum(hs[-1] ** 2) + np.sum(hs[1]) + np.sum(rows[1] ** 2) + np.sum(rows[0]) + np.sum(rows[3] * rows[2]) \
         + np.sum(d["a"] ** 2) + np.sum(g) + counts[0] * x[1] + c * x[2]
+
+
+def items_read_by_get_then_changed_in_place(x):
+    """`a = d.get("a")` of a key the dict has is `d["a"]` itself: `a += v` changes the array the dict holds, as
+    NumPy's `+=` does (980730e took the item for a new array: d["a"] read unchanged, a wrong value and gradient
+    with no error); so is a dict `qs.get("k")` gives, changed (`q["a"] = v`, not made in `qs`). A list of dicts
+    unpacked into names, its tail sliced off (`p, *rest = ps`), is changed through the first as before."""
+    d = {"a": x * 1.0, "b": x * 2.0}
+    a = d.get("a")
+    a += x
+    a *= d.get("b")
+    ps = [{"w": x}, {"w": x * 3.0}]
+    p, *rest = ps
+    p["w"] = np.sin(x)
+    qs = {"k": {"a": x}}
+    q = qs.get("k")
+    q["a"] = x * 2.0
+    return np.sum(d["a"] ** 2) + np.sum(ps[0]["w"] * rest[0]["w"]) + np.sum(ps[1]["w"]) + np.sum(qs["k"]["a"] * x)
+
+
+def _add_into_item(rows, i, v):
+    h = rows[i]
+    h += v
+
+
+def _scale_into_item(caches, i, k):
+    c = caches[i]
+    c["w"] = c["w"] * k
+
+
+def items_changed_through_a_name_in_a_helper(x):
+    """A helper reading an item of the list its caller passes into a name and changing it in place (`h = rows[i]`,
+    then `h += v`): the caller's list holds the changed array, as in Python (980730e changed the helper's copy only:
+    rows[0] read unchanged, a wrong value and gradient with no error)."""
+    rows = [x * 1.0, x * 2.0]
+    _add_into_item(rows, 1, np.sin(x))
+    _add_into_item(rows, 0, x)
+    caches = [{"w": x}, {"w": x * 2.0}]
+    _scale_into_item(caches, 1, x)
+    return np.sum(rows[0] * rows[1]) + np.sum(caches[1]["w"] * caches[0]["w"])
+
