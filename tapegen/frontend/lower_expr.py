@@ -2832,6 +2832,10 @@ class Expressions:
         object of its class, its methods inlined and its attributes read when the code runs."""
         holder = None if isinstance(node.args[0], ast.Name) else self.namer.invented("copied").name
         source = self.expr(node.args[0])  # (what is copied, read once: `copy.copy(Adagrad(0.1))`)
+        kind = self.container_kind(source)
+        if obj is copy.copy and kind in ("list", "dict") and isinstance(source, (Var, Pack)):  # list(xs), dict(d):
+            copier = list if kind == "list" else dict  # a new list or dict holding the same items, as Python's
+            return (self.emit(rules.lookup(copier), [source], {}, node, (targets or [None])[0]),)[:max(outputs, 1)]
         called = node
         if holder is not None:
             self.env[holder] = source

@@ -842,3 +842,17 @@ def items_changed_through_a_name_in_a_helper(x):
     _scale_into_item(caches, 1, x)
     return np.sum(rows[0] * rows[1]) + np.sum(caches[1]["w"] * caches[0]["w"])
 
+
+def shallow_copies_by_the_copy_module(x):
+    """copy.copy of a list or dict built here is a new one holding the same items, as list(xs) and dict(d) are: an
+    item replaced in one is not in the other (refused on 980730e: a NoRuleError naming copy.copy(), or the copy
+    taken for an array, `kept[0] = v` a write into it)."""
+    import copy
+    state = {"m": x * 1.0, "n": x}
+    saved = copy.copy(state)
+    saved["m"] = x ** 2
+    rows = [x, x * 2.0]
+    kept = copy.copy(rows)
+    kept.append(np.sin(x))
+    kept[0] = x * 3.0
+    return np.sum(state["m"] * saved["m"]) + np.sum(rows[0] * kept[0]) + np.sum(kept[2] * saved["n"]) + len(rows)
