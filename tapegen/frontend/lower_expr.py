@@ -2895,11 +2895,18 @@ class Expressions:
             if not (self.is_open(block) and isinstance(value, StaticValue) and inspect.isclass(value.obj)):
                 return None
             cls = value.obj
-        elif owner in self.live:
+        elif owner in self.live and node.attr in getattr(self.live[owner], "__dict__", {}):
             cls = inspect.getattr_static(self.live[owner], node.attr, None)
-            if not inspect.isclass(cls) or node.attr not in getattr(self.live[owner], "__dict__", {}):
+            if not inspect.isclass(cls):
                 return None
             self.bindings.append(("attr", self.live[owner], node.attr, cls))  # (made again if rebound)
+        elif inspect.isclass(self.types.get(owner)) and users_class(self.types[owner]) and (
+                owner in self.live or owner in self.made_objects):  # `act = Tanh` in the class's body, read through
+            kind = self.types[owner]                                 # an object that did not set its own `.act`
+            cls = inspect.getattr_static(kind, node.attr, None)
+            if not inspect.isclass(cls):
+                return None
+            self.bindings.append(("attr", kind, node.attr, cls))  # (made again if the class's is rebound)
         else:
             return None
         if not users_class(cls):
