@@ -2115,6 +2115,10 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
+        elif prim.name == "item_or" and self._absent_key(dict(inputs)):  # `d.get("z", np.zeros(3))` of a key
+            default = dict(inputs).get("default")                         # the dict has not: the default
+            for out in outs if isinstance(default, Var) and default in self.fresh else ():
+                self.fresh.add(out)
         elif prim.form == "opaque" and outs:  # run as written: its value may be an array it was given
             given = {v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is None}
             for out in outs if given else ():
@@ -2123,6 +2127,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                                                                        "metadata", "item_or"):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
             #                          on a list this function made; nor is `x.shape` an array one writes into)
+
+    def _absent_key(self, values) -> bool:
+        """Whether `d.get(key, ...)`'s `key` (item_or's inputs) is known now not to be one of the dict's."""
+        key, d = values.get("key"), values.get("d")
+        if not (isinstance(key, Const) and _hashable(key.value) and isinstance(d, Var)
+                and self.container_kind(d) == "dict"):
+            return False
+        keys = self.known_keys(d)
+        return keys is not None and key.value not in keys
 
     def _track_item_sharers(self, prim, inputs, outs):
         """`ys = xs[1:]`, `list(xs)`, `dict(d)`: a new list or dict holding the same items (arrays, lists) as
@@ -2326,7 +2339,11 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         values = dict(inputs)
         self._track_lists_of_lists(prim, values, outs)
         index = values.get("index")
-        if prim.name in ("getitem", "item_or", "iterated") and not self._is_slice(index) or prim.form == "opaque" \
+        default = values.get("default") if prim.name == "item_or" else None
+        made_for_it = isinstance(default, Var) and default in self.fresh and default not in self.holders \
+            and self._absent_key(values) and all(atom is not default for atom in self.env.values())
+        if prim.name in ("getitem", "item_or", "iterated") and not self._is_slice(index) and not made_for_it \
+                or prim.form == "opaque" \
                 and any(self.container_kind(v) is not None or v in self.read_out
                         for _, atom in inputs for v in _vars(atom)):  # (`next(iter(ps))`, `min(ps, key=...)`)
             self.read_out.update(outs)

@@ -856,3 +856,15 @@ def shallow_copies_by_the_copy_module(x):
     kept.append(np.sin(x))
     kept[0] = x * 3.0
     return np.sum(state["m"] * saved["m"]) + np.sum(rows[0] * kept[0]) + np.sum(kept[2] * saved["n"]) + len(rows)
+
+
+def defaults_given_by_get_then_changed(x):
+    """`d.get("z", default)` of a key the dict lacks is the default, made for the call: `m += v` and `p["a"] = v`
+    change it alone. Forward mode added the tangents of the dict's item and of a default dict with `+` (a
+    TypeError on 980730e)."""
+    d = {"m": x * 1.0, "n": {"a": x}}
+    m = d.get("z", x * 3.0)
+    m += x
+    p = d.get("y", {"a": x * 2.0})
+    p["a"] = p["a"] * x
+    return np.sum(d["m"] * m) + np.sum(p["a"] * d["n"]["a"])
