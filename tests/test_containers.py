@@ -29,6 +29,7 @@ POINTS = {
     "items_changed_through_a_name_in_a_helper": (np.array([0.3, -0.8, 1.2]),),
     "shallow_copies_by_the_copy_module": (np.array([0.3, -0.8, 1.2]),),
     "defaults_given_by_get_then_changed": (np.array([0.3, -0.8, 1.2]),),
+    "deep_copies_by_the_copy_module": (np.array([0.3, -0.8, 1.2]),),
     "items_read_out_then_rebound_and_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
     "defaultdicts_built_here": (np.array([0.3, -0.8, 1.2, 0.5]),),
     "setdefault_on_dicts_built_here": (np.array([0.3, -0.8, 1.2]),),

@@ -27,7 +27,7 @@ from ..rules.language import assign as assign_primitive
 from ..rules.language import as_record, concat, contained_in, list_position, make_dict, make_list, make_tuple, not_contained_in, plus, removed_position
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
 from ..rules.language import caught_exception, dict_without, exception_matches, item_or, keywords_known, spread_known
-from ..rules.language import set_module_name
+from ..rules.language import deep_copy, set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, view_index, with_item
 from ..rules.shape import BOUND_METHOD, added_at
@@ -2836,6 +2836,10 @@ class Expressions:
         if obj is copy.copy and kind in ("list", "dict") and isinstance(source, (Var, Pack)):  # list(xs), dict(d):
             copier = list if kind == "list" else dict  # a new list or dict holding the same items, as Python's
             return (self.emit(rules.lookup(copier), [source], {}, node, (targets or [None])[0]),)[:max(outputs, 1)]
+        if obj is copy.deepcopy and kind is not None and isinstance(source, (Var, Pack)):  # copies of its items
+            made = self.emit(rules.lookup(deep_copy), [source], {}, node, (targets or [None])[0])
+            self.containers[made] = kind
+            return (made,)[:max(outputs, 1)]
         called = node
         if holder is not None:
             self.env[holder] = source

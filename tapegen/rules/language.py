@@ -688,6 +688,16 @@ def copy_array(x):
 table.op(copy_array, "x", spelling="copy_array")  # (its rules are assign's: the value itself)
 
 
+def deep_copy(x):
+    """`copy.deepcopy(d)` of a list, tuple or dict built here (`best = copy.deepcopy(params)`): a new one holding
+    copies of what it holds, as Python's (no array, list or dict shared with `d`)."""
+    import copy
+    return copy.deepcopy(x)
+
+
+table.op(deep_copy, "x", spelling="deep_copy")  # (its rules are assign's: the value itself)
+
+
 def writable_argument(x, statement):
     """Checks that an argument `statement` writes into in place (tapegen's code: into a copy) is writable, as
     NumPy requires: a read-only array (`np.broadcast_to(v, n)`, `flags.writeable = False`) raises as it would."""
@@ -859,6 +869,8 @@ def assign_jvp(x_dot):
 
 table.vjp(copy_array, "x")(assign_vjp)
 table.jvp(copy_array, "x")(assign_jvp)
+table.vjp(deep_copy, "x")(assign_vjp)
+table.jvp(deep_copy, "x")(assign_jvp)
 
 
 @table.vjp(operator.setitem, "value")

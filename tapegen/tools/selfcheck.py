@@ -223,6 +223,14 @@ def dict_get_sample(a):
     return d.get("a") * d.get("b") + d.get("c", a * a)
 
 
+def deep_copy_sample(a):
+    import copy
+    d = {"a": a * 2.0, "b": [np.sin(a)]}
+    e = copy.deepcopy(d)
+    d["a"] += a
+    return d["a"] * e["a"] + e["b"][0] * a
+
+
 def dict_copy_sample(a):
     d = dict({"a": a * 2.0, "b": np.sin(a)})
     e = {**d, "b": a * a}
@@ -757,6 +765,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("view_again-(4,)", view_again_sample, (v4,)),
         Sample("copy_array-in_place_result-numbers", copy_array_sample, (0.7, -0.4)),
         Sample("item_or-(4,)", dict_get_sample, (v4,)),
+        Sample("deep_copy-(4,)", deep_copy_sample, (v4,)),
         Sample("sorted-(4,)", sorted_sample, (v4,)),
         Sample("dict_copy-(4,)", dict_copy_sample, (v4,)),
         Sample("updated-(4,)", updated_sample, (v4, ("a", "c")), wrt=(0,)),

@@ -868,3 +868,16 @@ def defaults_given_by_get_then_changed(x):
     p = d.get("y", {"a": x * 2.0})
     p["a"] = p["a"] * x
     return np.sum(d["m"] * m) + np.sum(p["a"] * d["n"]["a"])
+
+
+def deep_copies_by_the_copy_module(x):
+    """copy.deepcopy of a list or dict built here (`best = copy.deepcopy(params)`) holds copies of its items: a
+    change in place of one (`state["m"] += v`, `saved[0].append(v)`) does not show in the other (a NoRuleError
+    naming copy.deepcopy() on 980730e)."""
+    import copy
+    state = {"m": x * 1.0, "rows": [x[0]]}
+    saved = copy.deepcopy(state)
+    state["m"] += x
+    saved["rows"].append(x[1] ** 2)
+    pair = copy.deepcopy((x * 2.0, [x]))
+    return np.sum(saved["m"] * state["m"]) + saved["rows"][1] * len(state["rows"]) + np.sum(pair[0] * pair[1][0])
