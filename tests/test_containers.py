@@ -30,6 +30,7 @@ POINTS = {
     "shallow_copies_by_the_copy_module": (np.array([0.3, -0.8, 1.2]),),
     "defaults_given_by_get_then_changed": (np.array([0.3, -0.8, 1.2]),),
     "deep_copies_by_the_copy_module": (np.array([0.3, -0.8, 1.2]),),
+    "results_written_by_out_into_dict_items": (np.array([0.3, -0.8, 1.2]),),
     "items_read_out_then_rebound_and_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
     "defaultdicts_built_here": (np.array([0.3, -0.8, 1.2, 0.5]),),
     "setdefault_on_dicts_built_here": (np.array([0.3, -0.8, 1.2]),),
@@ -843,6 +844,13 @@ def _out_into_an_item_another_name_holds(x):
     return np.sum(z * x)
 
 
+def _out_into_a_dict_item_another_name_holds(x):
+    z = np.zeros(3)
+    d = {"a": z}
+    np.sin(x, out=d["a"])
+    return np.sum(z * x) + np.sum(d["a"])
+
+
 def _out_into_an_item_read_before(x):
     rows = [np.zeros(3), np.zeros(3)]
     r = rows[0]
@@ -852,6 +860,7 @@ def _out_into_an_item_read_before(x):
 
 @pytest.mark.parametrize("fn, says", [
     (_out_into_an_item_another_name_holds, "that `z` holds too"),
+    (_out_into_a_dict_item_another_name_holds, "that `z` holds too"),
     (_out_into_an_item_read_before, "`r` is what `rows\\[0\\]` held before"),
     (_array_an_attribute_holds_changed, "that `b.v` holds too"),
     (_array_a_closure_reads_changed, "that `a` holds too"),

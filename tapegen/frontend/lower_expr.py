@@ -2629,12 +2629,14 @@ class Expressions:
         call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
                                           [kw for kw in node.keywords if kw.arg != "out"]), node)
         if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and (_basic_index(out.slice) or isinstance(
-                self.env.get(out.value.id), Var) and self.container_kind(self.env[out.value.id]) is None):
+                self.env.get(out.value.id), Var) and (self.container_kind(self.env[out.value.id]) is None or isinstance(
+                    out.slice, ast.Constant) and self.container_kind(self.env[out.value.id]) == "dict")):
             # np.sin(x, out=X[:, 1]), np.tanh(z, out=H[t]): into a view of X, so X[:, 1] = np.sin(x), and the
             # result is that view; an index with names is checked when the code runs to make one (view_index)
             at, holder = out, None
             container = self.env.get(out.value.id)
-            if isinstance(container, Var) and self.container_kind(container) in ("list", "dict"):
+            item_of = isinstance(container, Var) and self.container_kind(container) in ("list", "dict")
+            if item_of:
                 key = self.container_key(container, out.slice)  # `out=rows[0]`: NumPy writes into the array the
                 item = self.emit(rules.lookup(operator.getitem), [container, key], {}, out, None)  # list holds,
                 self.check_item_alone(container, key, item, node, ast.unparse(node))  # which tapegen replaces: no
@@ -2642,7 +2644,7 @@ class Expressions:
                     if origin[0] is container and (origin[1] is key if isinstance(key, Var) else  # it (`r = rows[0]`)
                                                    isinstance(key, Const) and origin[1] == key.value):  # is stale
                         self.stale.setdefault(var, (ast.unparse(out), node, "item"))
-            if not _basic_index(out.slice):
+            if not _basic_index(out.slice) and not item_of:  # (`out=d["a"]`: the dict's item, as `out=rows[0]`)
                 span = self.span(out)
                 holder = self.namer.invented("index").name
                 self.env[holder] = self.emit(rules.lookup(view_index), [

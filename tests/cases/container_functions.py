@@ -881,3 +881,12 @@ def deep_copies_by_the_copy_module(x):
     saved["rows"].append(x[1] ** 2)
     pair = copy.deepcopy((x * 2.0, [x]))
     return np.sum(saved["m"] * state["m"]) + saved["rows"][1] * len(state["rows"]) + np.sum(pair[0] * pair[1][0])
+
+
+def results_written_by_out_into_dict_items(x):
+    """`np.sin(x, out=d["a"])`: NumPy writes into the array the dict holds, which then holds the result (refused on
+    980730e as an index making a copy); a name holding that array as well is refused when the code runs."""
+    d = {"a": np.zeros(3), "b": np.zeros(3)}
+    np.sin(x, out=d["a"])
+    np.multiply(x, d["a"], out=d["b"])
+    return np.sum(d["a"] * d["b"]) + np.sum(d["b"])
