@@ -14,6 +14,7 @@ import functools
 import inspect
 import itertools
 import linecache
+import operator
 import os
 import re
 import sys
@@ -84,6 +85,8 @@ def partial_function(made: functools.partial):
     star = False
     for k, param in enumerate(signature.parameters.values()):
         default = ""
+        if type(param.default).__name__ == "_NoValueType" and param.kind is param.KEYWORD_ONLY:
+            continue  # np.clip's min=<no value>: left out, as not passed (NumPy's own marker, not a value)
         if param.default is not param.empty:
             names[f"D{k}"], default = param.default, f"=D{k}"
         if param.kind is param.VAR_POSITIONAL:
@@ -127,6 +130,8 @@ class _Target:
             fn = ufunc_function(fn)
         elif library_primitive(fn):
             fn = library_function(fn)
+        elif isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType)):
+            fn = method_function(fn)  # tg.grad(np.ndarray.sum)
         if getattr(fn, "_is_autograd_primitive", False) and inspect.isfunction(getattr(fn, "fun", None)) \
                 or isinstance(fn, (custom_vjp, custom_jvp)) and inspect.isfunction(fn.fn):
             fn = primitive_function(fn)  # grad(f) of the user's autograd @primitive or custom rule: a call of it
@@ -1017,9 +1022,15 @@ def _differentiated(f):
         f = ufunc_function(f)
     elif library_primitive(f):  # tg.vjp(np.mean, x), tg.grad(operator.mul), tg.vjp(norm.pdf, x)
         f = library_function(f)
+    elif isinstance(f, (types.MethodDescriptorType, types.WrapperDescriptorType)):
+        f = method_function(f)  # tg.grad(np.ndarray.sum), tg.vjp(float.__mul__, a, b)
     if isinstance(f, GradFunction):  # a gradient of a gradient: differentiate the generated code
         f = _gradient_code(f)
-    return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
+    try:
+        return _DIFFERENTIATED.get(f) or _DIFFERENTIATED.setdefault(f, Differentiated(f))
+    except TypeError:  # (no weak reference to it: operator.itemgetter(1), a builtin's object)
+        raise TapegenError(f"tapegen differentiates Python functions; got {type(f).__name__} {f!r}",
+                           hint="wrap it: tapegen.grad(lambda x: f(x))") from None
 
 
 def _gradient_code(gradient, reverse=False):
@@ -1187,6 +1198,26 @@ def library_function(fn):
         name = name if name.isidentifier() and name not in ("np", "rest") else "primitive"
         made = _LIBRARY_FUNCTIONS[key] = _plain(f"{name}_called", f"({names})", f"return {name}({names})",
                                                 **{name: fn})
+    return made
+
+
+def method_function(fn):
+    """An unbound method of a builtin class (`np.ndarray.sum`, `float.__mul__`) as the Python function calling
+    it: `def sum_called(x1, *rest): return x1.sum(*rest)`, an operator's method as that operator
+    (`operator.mul`). Refused where it is neither."""
+    key = (fn, type(fn))
+    made = _LIBRARY_FUNCTIONS.get(key)
+    if made is None:
+        name = fn.__name__
+        op = getattr(operator, name[2:-2], None) if name.startswith("__") and name.endswith("__") else None
+        if op is not None and library_primitive(op):
+            made = library_function(op)
+        elif name.isidentifier() and not name.startswith("__"):
+            made = _plain(f"{name}_called", "(x1, *rest)", f"return x1.{name}(*rest)")
+        else:
+            raise TapegenError(f"tapegen differentiates Python functions; got {type(fn).__name__} {fn!r}",
+                               hint="wrap it: tapegen.grad(lambda x: f(x))")
+        _LIBRARY_FUNCTIONS[key] = made
     return made
 
 

@@ -48,6 +48,17 @@ class Composed:
     def __tapegen_inline__(self):
         return self._inline()
 
+
+class _ComposedByCount(Composed):
+    """A Composed whose inlined code depends on how many values a call passes by position (`tg.hvp(f)` of
+    `def f(x, *args)`): `inline(positional)` gives it."""
+
+    def __tapegen_inline__(self):
+        return None
+
+    def __tapegen_inline_call__(self, positional: int, lengths=()):
+        return self._inline(positional)
+
     def __repr__(self):
         return f"<tapegen {self.__name__}>"
 
@@ -96,7 +107,9 @@ def hvp(f, wrt=0, *, argnums=None, argnum=None):
             if count not in made:
                 made[count] = hvp(_called_with(target.fn, count), wrt)
             return made[count](*args, **kwargs)
-        return Composed(spread_hessian_vector_product, lambda: None, f"{_name(f)}_hvp")
+        def inline(positional):  # a call inside a differentiated function: `(*args, v)`, v passed last
+            return hvp(_called_with(target.fn, max(positional - 1, 0)), wrt).__tapegen_inline__()
+        return _ComposedByCount(spread_hessian_vector_product, inline, f"{_name(f)}_hvp")
     gradient = Differentiated(_gradient_of(f, wrt))
     several = isinstance(wrt, (tuple, list))
 

@@ -571,3 +571,41 @@ def pulled_back(x, ct):
 
 def test_a_pullback_of_a_list_called_on_one_array_is_differentiated_in_that_array():
     check_modes(pulled_back, np.array([0.3, 1.7]), np.array([0.5, -1.1]))
+
+
+@pytest.mark.parametrize("name", ["clip", "ndarray.sum", "ndarray.dot", "float.__mul__", "ndarray.__mul__"])
+def test_a_partial_of_a_numpy_function_or_a_method_of_a_builtin_class_is_differentiated(name):
+    """functools.partial(np.clip, a_min=-0.5, a_max=0.5) passed np.clip's keyword-only `min=<no value>` on as a
+    value (a TypeError inside the generated code on 980730e); np.ndarray.sum, np.ndarray.dot and float.__mul__,
+    unbound methods of builtin classes, raised TypeError: no weak reference to them (tg.vjp, tg.jvp). An unbound
+    method is the function calling it on its first argument (an operator's, that operator)."""
+    import functools
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    fn, args = {"clip": (functools.partial(np.clip, a_min=-0.5, a_max=0.5), (x,)),
+                "ndarray.sum": (np.ndarray.sum, (x,)), "ndarray.dot": (np.ndarray.dot, (np.outer(x, x[:3]).T, x)),
+                "float.__mul__": (float.__mul__, (0.7, 1.3)), "ndarray.__mul__": (np.ndarray.__mul__, (x, x[::-1]))}[name]
+    check_modes(fn, *args)
+
+
+def test_a_callable_that_is_not_a_function_is_refused_in_every_transform():
+    """operator.itemgetter(1) as a transform target: tg.grad refused it, tg.vjp and tg.jvp raised TypeError (no weak
+    reference to it) on 980730e."""
+    import operator
+    x = np.array([0.3, -0.7])
+    for transform in (lambda f: tg.grad(f)(x), lambda f: tg.vjp(f, x), lambda f: tg.jvp(f, (x,), (x,))):
+        with pytest.raises(tg.TapegenError, match="differentiates Python functions"):
+            transform(operator.itemgetter(1))
+
+
+def _star_cubes(x, *scales):
+    return np.sum(scales[0] * x ** 3) + np.sum(np.sin(x) * scales[1])
+
+
+def _hvp_of_star_inside(x):
+    return np.sum(tg.hvp(_star_cubes)(x, np.cos(x), x, np.array([1.0, -0.5, 2.0])) * x)
+
+
+def test_hvp_of_a_function_of_star_args_inside_a_differentiated_function():
+    """tg.hvp(f)(x, *rest, v) with `def f(x, *args)` called inside a function tapegen differentiates: made for the
+    values the call passes (an AttributeError on 980730e: the inlined code was None)."""
+    check_modes(_hvp_of_star_inside, np.array([0.5, -1.2, 2.0]))

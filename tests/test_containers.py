@@ -27,6 +27,12 @@ POINTS = {
                                                            RNG.standard_normal((4, 3))),
     "an_item_replaced_before_a_change_through_its_old_name": (np.array([0.3, -0.8, 1.2]),),
     "lists_of_dicts_joined": (np.array([0.3, -0.8, 1.2]),),
+    "items_read_by_get_then_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
+    "items_changed_through_a_name_in_a_helper": (np.array([0.3, -0.8, 1.2]),),
+    "shallow_copies_by_the_copy_module": (np.array([0.3, -0.8, 1.2]),),
+    "defaults_given_by_get_then_changed": (np.array([0.3, -0.8, 1.2]),),
+    "deep_copies_by_the_copy_module": (np.array([0.3, -0.8, 1.2]),),
+    "results_written_by_out_into_dict_items": (np.array([0.3, -0.8, 1.2]),),
     "items_read_out_then_rebound_and_changed_in_place": (np.array([0.3, -0.8, 1.2]),),
     "defaultdicts_built_here": (np.array([0.3, -0.8, 1.2, 0.5]),),
     "setdefault_on_dicts_built_here": (np.array([0.3, -0.8, 1.2]),),
@@ -745,3 +751,150 @@ def test_deleting_a_missing_key_known_when_the_code_runs_raises_a_key_error():
         return np.sum(x)
     with pytest.raises(KeyError, match="'b'"):
         tg.grad(dropped)(np.ones(2), ["b"])
+
+
+def _dict_of_an_item_of_an_item_changed(x):
+    nested = [[{"a": x}]]
+    d = nested[0][0]
+    d["a"] = d["a"] * 3.0
+    return np.sum(nested[0][0]["a"] * x)
+
+
+def _dict_of_nested_lists_changed_in_a_loop(x):
+    ps = [[{"a": x}], [{"a": x}]]
+    for row in ps:
+        p = row[0]
+        p["a"] = x * 2.0
+    return np.sum(ps[0][0]["a"] * x)
+
+
+def _dict_of_a_tuple_changed(x):
+    ps = ({"a": x},)
+    p = ps[0]
+    p["a"] = x * 2.0
+    return np.sum(ps[0]["a"] * x)
+
+
+def _dict_taken_by_next_changed(x):
+    ps = [{"a": x}]
+    p = next(iter(ps))
+    p["a"] = x * 2.0
+    return np.sum(ps[0]["a"] * x)
+
+
+def _dict_of_a_copied_list_changed(x):
+    ps = [{"a": x}]
+    qs = list(ps)
+    p = qs[0]
+    p["a"] = x * 2.0
+    return np.sum(ps[0]["a"] * x)
+
+
+def _array_of_a_copied_list_changed(x):
+    rows = [x * 1.0, x * 2.0]
+    rows2 = list(rows)
+    r = rows2[0]
+    r += x
+    return np.sum(rows[0] * rows2[1])
+
+
+def _array_of_a_sliced_list_changed_in_a_loop(x):
+    ps = [x * 1.0, x * 2.0, x * 3.0]
+    qs = ps[1:]
+    for i in range(2):
+        p = qs[i]
+        p += x
+    return np.sum(ps[1] * x)
+
+
+def _array_another_list_holds_changed(x):
+    a = x * 1.0
+    l1, l2 = [a], {"a": a}
+    h = l1[0]
+    h += x
+    return np.sum(l2["a"] * x)
+
+
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def _array_an_attribute_holds_changed(x):
+    a = x * 1.0
+    b = _Box(a)
+    rows = [a]
+    h = rows[0]
+    h += x
+    return np.sum(b.v * x)
+
+
+def _array_a_closure_reads_changed(x):
+    a = x * 1.0
+    rows = [a]
+
+    def read():
+        return a
+
+    h = rows[0]
+    h += x
+    return np.sum(read() * x)
+
+
+def _array_written_through_a_name_another_list_holds(x):
+    a = x * 1.0
+    n, rows = [a], [a]
+    h = rows[0]
+    h[0] = x[1] ** 2
+    return np.sum(n[0] * x)
+
+
+def _out_into_an_item_another_name_holds(x):
+    z = np.zeros(3)
+    rows = [z, np.zeros(3)]
+    np.multiply(x, 2.0, out=rows[0])
+    return np.sum(z * x)
+
+
+def _out_into_a_dict_item_another_name_holds(x):
+    z = np.zeros(3)
+    d = {"a": z}
+    np.sin(x, out=d["a"])
+    return np.sum(z * x) + np.sum(d["a"])
+
+
+def _out_into_an_item_read_before(x):
+    rows = [np.zeros(3), np.zeros(3)]
+    r = rows[0]
+    np.sin(x, out=rows[0])
+    return np.sum(r * x)
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_out_into_an_item_another_name_holds, "that `z` holds too"),
+    (_out_into_a_dict_item_another_name_holds, "that `z` holds too"),
+    (_out_into_an_item_read_before, "`r` is what `rows\\[0\\]` held before"),
+    (_array_an_attribute_holds_changed, "that `b.v` holds too"),
+    (_array_a_closure_reads_changed, "that `a` holds too"),
+    (_array_written_through_a_name_another_list_holds, "that `n` holds too"),
+    (_dict_of_an_item_of_an_item_changed, "does not follow here"),
+    (_dict_of_nested_lists_changed_in_a_loop, "does not follow here"),
+    (_dict_of_a_tuple_changed, "does not follow here"),
+    (_dict_taken_by_next_changed, "does not follow here"),
+    (_dict_of_a_copied_list_changed, "another list or dict holds too"),
+    (_array_of_a_copied_list_changed, "another list or dict holds too"),
+    (_array_of_a_sliced_list_changed_in_a_loop, "another list or dict holds too"),
+    (_array_another_list_holds_changed, "that `l2` holds too")], ids=lambda v: getattr(v, "__name__", ""))
+def test_an_item_changed_where_another_holder_would_show_it_is_refused(fn, says):
+    """A dict or array read out of a list, tuple or dict that tapegen does not follow to its holder (an item of
+    an item, a tuple's, `next(iter(ps))`), or that a copy of the list (`list(ps)`, `ps[1:]`) or
+    another list or dict holds too, changed in place through a name: Python shows the change there. On 980730e
+    each gave a wrong value and gradient with no error (the holder read unchanged); so did an array an object's
+    attribute, or a function defined before the change, holds too, or another list holding the array an item's
+    name writes into (`h = rows[0]; h[0] = v`, `n = [a]`), or NumPy's `out=rows[0]` (the list's item replaced
+    by the result: a name holding the array read unchanged). Now refused, in every mode."""
+    x = np.array([0.3, -0.8, 1.2])
+    assert np.isfinite(fn(x.copy()))
+    for mode in (lambda: tg.grad(fn)(x.copy()), lambda: tg.jvp(fn, (x.copy(),), (np.ones(3),))):
+        with pytest.raises(tg.UnsupportedSyntaxError, match=says):
+            mode()

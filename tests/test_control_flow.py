@@ -384,3 +384,8 @@ def test_a_bare_return_from_a_loop(lr):
     """(refused: "returning a tuple (or nothing) from inside a loop is not supported")"""
     from modes import check_modes
     check_modes(F.fitted_until_converged, np.array([0.5, -0.2, 0.9]), lr)
+
+
+def test_a_loop_binding_a_state_and_a_cache_holding_its_old_value_in_one_statement():
+    from modes import check_modes
+    check_modes(F.caches_holding_the_state_a_loop_rebinds_in_the_same_statement, np.array([0.3, -0.8, 1.2]))

@@ -988,3 +988,63 @@ def test_an_object_run_as_written_called_through_an_attribute_is_not_its_holder_
     """`self.kernel(X)`, the kernel an object tapegen runs as written (numpy-ml's GPRegression with a kernel
     string): refused as reading the GP object "as a whole (through `.kernel`)"; it calls the kernel only."""
     check_modes(_gp_log_likelihood, X.copy())
+
+
+class _Store:
+    def __init__(self):
+        self.cache = {}
+        self.rows = []
+
+
+def _changed_through_a_name_for_an_attribute(x):
+    s = _Store()
+    d = s.cache
+    d["k"] = x * 2.0  # a key it did not have (a KeyError in the generated code on 980730e)
+    s.rows = [x, x]
+    rows = s.rows
+    rows[0] = np.sin(x)
+    s.cache = {"k": x, "j": x * 3.0}
+    c = s.cache
+    c["k"] = c["k"] * x
+    return np.sum(s.cache["k"] * s.rows[0]) + np.sum(d["k"] * s.cache["j"]) + np.sum(s.rows[1])
+
+
+def test_a_dict_or_list_an_attribute_holds_changed_through_another_name():
+    """`d = s.cache; d["k"] = v` (or `rows = s.rows; rows[0] = v`): Python changes the object's dict or list, which
+    s.cache then shows. 980730e rebound `d` only: s.cache read as it was, a KeyError where the key was new, a
+    wrong value and gradient with no error where it replaced one."""
+    check_modes(_changed_through_a_name_for_an_attribute, np.array([0.3, -0.8, 1.2]))
+
+
+class _Tanh:
+    @staticmethod
+    def fn(z):
+        return np.tanh(z)
+
+    @classmethod
+    def grad(cls, z):
+        return 1.0 - cls.fn(z) ** 2
+
+
+class _Unit:
+    act = _Tanh  # a class the class's body names, read through its objects
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return self.act.fn(self.w * x) + self.act.grad(x)
+
+
+_MODULE_UNIT = _Unit(np.array([0.5, -1.5, 2.0]))
+
+
+def _calls_through_a_class_attribute_holding_a_class(x):
+    return np.sum(_Unit(x)(x) ** 2) + np.sum(_MODULE_UNIT(x))
+
+
+def test_a_function_of_a_class_a_class_attribute_holds_called_through_an_object():
+    """`act = Tanh` in a class's body, then `self.act.fn(z)` (a staticmethod, or classmethod, of that class): the
+    class's function, as Python calls it (a NoRuleError naming .fn() on 980730e, where only an attribute the
+    object set was followed)."""
+    check_modes(_calls_through_a_class_attribute_holding_a_class, np.array([0.3, -0.8, 1.2]))

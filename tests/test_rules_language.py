@@ -207,6 +207,15 @@ def next_or_default(x):
     return a * b + c ** 2
 
 
+def deep_copied(x):
+    """copy.deepcopy of a dict of arrays and lists (deep_copy), then the original changed in place."""
+    import copy
+    d = {"a": x * 2.0, "b": [np.sin(x)]}
+    e = copy.deepcopy(d)
+    d["a"] += x
+    return np.sum(d["a"] * e["a"]) + np.sum(e["b"][0] * x)
+
+
 def dict_popped(x, keys):
     """d.pop(k) on a dict whose keys are known (dict_without), and on one whose keys are known only when the
     code runs (`keys` an argument: item_or, then dict_without)."""
@@ -256,6 +265,7 @@ ROWS = [
         covers=(language.updated,)),
     Row("item_or-(4,)-float64", dict_get, (V,), covers=(language.item_or,)),
     Row("first_or-(4,)-float64", next_or_default, (V,), covers=(language.first_or,)),
+    Row("deep_copy-(4,)-float64", deep_copied, (V,), covers=(language.deep_copy,)),
     Row("dict_without-(4,)-float64", dict_popped, (V, ("u", "v")), covers=(language.dict_without,)),
     Row("sorted-(4,)-float64", sorted_items, (V,), covers=(language.py_sorted,)),
     Row("in_place_result-(4,)-float64", added_in_a_helper, (V,), covers=(language.in_place_result,)),

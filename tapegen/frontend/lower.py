@@ -557,6 +557,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         self.view_writes: list = []  # (view var written into, the array it shows, node): checked in program()
         self.slices: set = set()  # vars holding a slice made when the code runs (`xs[:n]`)
         self.item_sharers: dict = {}  # list or dict var -> those holding the same items (`xs[1:]`, `list(xs)`)
+        self.detached: set = set()  # items read out of a list or dict whose place there was set anew since
+        self.read_out: set = set()  # vars that may be an item of a list, tuple or dict (`d = nested[0][0]`)
+        self.slice_of: dict = {}  # list var -> (the list, the constant slice) it was cut from (`rest = xs[1:]`)
         self.lazy_sources: dict = {}  # name of a generator expression -> the vars it iterates
         self.maybe_same: dict = {}  # var a function run as written returned -> the arrays it was given
         self.static_set: dict = {}  # (id(class or module), attr) -> node: `C.count = v` setting one this function
@@ -1369,6 +1372,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 atoms = list(whole.items) if isinstance(whole, Pack) and len(whole.items) == len(target.elts) \
                     else [self.emit(rules.lookup(operator.getitem), [whole, Const(k)], {}, stmt, None)
                           for k in range(len(target.elts))]
+            overwritten = self.carried_targets(target)
+            atoms = [self.read_before_stores(atom, overwritten, stmt) for atom in atoms]
             for k, (elt, atom) in enumerate(zip(target.elts, atoms)):
                 self.check_views_pending(elt, atoms[k + 1:], stmt)
                 self.assign_atom(elt, atom, stmt)
@@ -1410,6 +1415,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                                 stmt, None)
             middle = self.emit(rules.lookup(list), [between], {}, stmt, None)
             parts = [item(k) for k in range(star)] + [middle] + [item(k - after) for k in range(after)]
+        overwritten = self.carried_targets(target)
+        parts = [self.read_before_stores(part, overwritten, stmt) for part in parts]
         for elt, part in zip(target.elts, parts):
             self.assign_atom(elt.value if isinstance(elt, ast.Starred) else elt, part, stmt)
 
@@ -1975,8 +1982,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(names):
             atoms = [self.value(v) for v in value_node.elts]  # every right-hand side first (pi, sqrt = np.pi, np.sqrt)
             targets = {self.shared[n] for n in names if n in self.shared}
-            read = [self.emit(rules.lookup(assign_primitive), [a], {}, value_node, None) if a in targets else a
-                    for a in atoms]  # a, b = b, a: read both before writing either
+            read = [self.read_before_stores(a, targets, value_node) for a in atoms]  # a, b = b, a: read both
+            #                                                                          before writing either
             for before, copy in zip(atoms, read):
                 if copy is not before and before in self.types:  # an object: its class and attributes too
                     self.types[copy] = self.types[before]
@@ -1992,21 +1999,48 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                 for name, var in zip(names, outs):
                     self.store(name, var, value_node)
                 return
+        targets = {self.shared[n] for n in names if n in self.shared}
         known = self.known(value_node)
         if isinstance(known, KnownItems) and known.kind != "dict" and len(known.items) == len(names):
-            for name, part in zip(names, known.items):  # `f, a = residuals` of `(f, a)`: f is known still
+            parts = [self.read_before_stores(part, targets, value_node) for part in known.items]
+            for name, part in zip(names, parts):  # `f, a = residuals` of `(f, a)`: f is known still
                 self.store(name, part, value_node)
             return
         whole = self.expr(value_node)
         self.check_unpacking(whole, len(names), value_node)
         if isinstance(whole, Pack) and len(whole.items) == len(names):
-            for name, part in zip(names, whole.items):
+            parts = [self.read_before_stores(part, targets, value_node) for part in whole.items]
+            for name, part in zip(names, parts):  # (`h, cache = step(x, h)` returning `nh, (h, nh)`)
                 self.store(name, part, value_node)
             return
         parts = [self.emit(rules.lookup(operator.getitem), [whole, Const(i)], {}, value_node, None)
                  for i in range(len(names))]
         for name, part in zip(names, parts):
             self.store(name, part, value_node)
+
+    def carried_targets(self, target) -> set:
+        """The vars a loop or branch carries the names and attributes (of names) of unpacking `target` in, which
+        storing them overwrites (`h, *rest = ...`, `self.h, cache = ...`)."""
+        found = set()
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in self.shared:
+                found.add(self.shared[sub.id])
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
+                    and isinstance(self.env.get(sub.value.id), Var):
+                held = self.shared_attributes.get((self.env[sub.value.id], sub.attr))
+                if isinstance(held, Var):
+                    found.add(held)
+        return found
+
+    def read_before_stores(self, atom, targets, node):
+        """`atom`, about to be bound to a name of `a, b = ...`, read now where it is (or a list or tuple not yet made
+        holds) a var a loop or branch carries another of those names in (`targets`), which storing that name
+        overwrites: `h, cache = np.tanh(z), (h, 1.0)` in a loop keeps the `h` from before the statement."""
+        if isinstance(atom, Var) and atom in targets:
+            return self.emit(rules.lookup(assign_primitive), [atom], {}, node, None)
+        if isinstance(atom, Pack) and any(v in targets for v in _vars(atom)):
+            return Pack(tuple(self.read_before_stores(item, targets, node) for item in atom.items), atom.kind)
+        return atom
 
     # --- expressions --------------------------------------------------------------------
 
@@ -2140,14 +2174,27 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.add(out)
         elif prim.form == "opaque" and outs and _draws_new_array(prim.fn):  # np.random.normal(m, s, size=n):
             self.fresh.update(outs)  # a new array (numpy-ml's truncated_normal then sets `samples[reject] = ...`)
+        elif prim.name == "item_or" and self._absent_key(dict(inputs)):  # `d.get("z", np.zeros(3))` of a key
+            default = dict(inputs).get("default")                         # the dict has not: the default
+            for out in outs if isinstance(default, Var) and default in self.fresh else ():
+                self.fresh.add(out)
         elif prim.form == "opaque" and outs:  # run as written: its value may be an array it was given
             given = {v for _, atom in inputs for v in _vars(atom) if self.container_kind(v) is None}
             for out in outs if given else ():
                 self.maybe_same.setdefault(out, set()).update(given)
         elif prim.name not in IN_PLACE and prim.form != "opaque" and prim.name not in ("getattr", "attribute_or_none",
-                                                                                       "metadata"):
+                                                                                       "metadata", "item_or"):
             self.fresh.update(outs)  # (an attribute read is the object's own value: `layer.X.append(v)` is not
             #                          on a list this function made; nor is `x.shape` an array one writes into)
+
+    def _absent_key(self, values) -> bool:
+        """Whether `d.get(key, ...)`'s `key` (item_or's inputs) is known now not to be one of the dict's."""
+        key, d = values.get("key"), values.get("d")
+        if not (isinstance(key, Const) and _hashable(key.value) and isinstance(d, Var)
+                and self.container_kind(d) == "dict"):
+            return False
+        keys = self.known_keys(d)
+        return keys is not None and key.value not in keys
 
     def _track_item_sharers(self, prim, inputs, outs):
         """`ys = xs[1:]`, `list(xs)`, `dict(d)`: a new list or dict holding the same items (arrays, lists) as
@@ -2158,9 +2205,12 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         copies = prim.name in ("list", "tuple", "dict_copy") or prim.name == "getitem" and self._is_slice(
             dict(inputs).get("index")) and self.container_kind(source) in ("list", "tuple")
         if copies and self.container_kind(source) is not None:
+            index = dict(inputs).get("index")
             for out in outs:
                 self.item_sharers.setdefault(out, set()).add(source)
                 self.item_sharers.setdefault(source, set()).add(out)
+                if prim.name == "getitem" and isinstance(index, Const) and isinstance(index.value, slice):
+                    self.slice_of[out] = (source, index.value)
         elif prim.name in ("with_item", "add", "dict_without", "assign") and source in self.item_sharers:
             for out in outs:
                 self.item_sharers.setdefault(out, set()).update(self.item_sharers[source])
@@ -2195,11 +2245,23 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         """Whether `atom` may carry a derivative: made by a differentiable primitive, or an argument."""
         return any(v in self.computed or v in self.params or v in self.root_params for v in _vars(atom))
 
-    def check_items_unshared(self, container, node, text):
+    def check_items_unshared(self, container, node, text, key=None, root=None, named=False):
         """Refuses changing an item of `container` in place (`ys[0][0] = v`, `ys[0].append(v)`) where another
-        list or dict holds the same item (`ys = xs[1:]`, `list(xs)`): NumPy (or Python) changes it there too."""
-        if self.item_sharers.get(container):
-            root = text.split("[")[0]
+        list or dict holds the same item (`ys = xs[1:]`, `list(xs)`): NumPy (or Python) changes it there too.
+        `key`, where known: a slice of `container` cut without that item does not hold it (`p, *rest = ps`).
+        `named`: only a list or dict a name, or another list or dict, holds still counts (not the list before
+        `caches.insert(0, v)` joined it anew)."""
+        def misses(sharer):
+            if named and sharer not in self.holders and all(atom is not sharer for atom in self.env.values()):
+                return True
+            source, part = self.slice_of.get(sharer, (None, None))
+            if source is not container or not isinstance(key, Const) or type(key.value) is not int \
+                    or key.value < 0 or part.step is not None \
+                    or any(b is not None and (type(b) is not int or b < 0) for b in (part.start, part.stop)):
+                return False
+            return key.value < (part.start or 0) or part.stop is not None and key.value >= part.stop
+        if any(not misses(sharer) for sharer in self.item_sharers.get(container, ())):
+            root = root or text.split("[")[0]
             raise self.unsupported(node, f"`{text}` changes in place an item that another list or dict holds too "
                                          f"(a slice or copy of `{root}`, or the one `{root}` is a slice or copy "
                                          f"of): tapegen does not follow the change there",
@@ -2336,11 +2398,26 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         values = dict(inputs)
         self._track_lists_of_lists(prim, values, outs)
         index = values.get("index")
+        default = values.get("default") if prim.name == "item_or" else None
+        made_for_it = isinstance(default, Var) and default in self.fresh and default not in self.holders \
+            and self._absent_key(values) and all(atom is not default for atom in self.env.values())
+        if prim.name in ("getitem", "item_or", "iterated") and not self._is_slice(index) and not made_for_it \
+                or prim.form == "opaque" \
+                and any(self.container_kind(v) is not None or v in self.read_out
+                        for _, atom in inputs for v in _vars(atom)):  # (`next(iter(ps))`, `min(ps, key=...)`)
+            self.read_out.update(outs)
+        elif prim.name == "assign" and values.get("x") in self.read_out:
+            self.read_out.update(outs)
         if prim.name == "getitem" and isinstance(values["a"], Var) and isinstance(index, (Const, Var)) \
                 and (self.container_kind(values["a"]) in ("list", "dict") or self._read_from_live(values["a"])) \
                 and (isinstance(index, Var) or _hashable(index.value)) and not self._is_slice(index):
             for out in outs:
                 self.item_origin[out] = (values["a"], index.value if isinstance(index, Const) else index)
+        elif prim.name == "item_or" and isinstance(values["key"], Const) and _hashable(values["key"].value) \
+                and self.container_kind(values["d"]) == "dict" and values["key"].value in (self.known_keys(values["d"])
+                                                                                         or ()):
+            for out in outs:  # `d.get("k")` of a key `d` has: `d["k"]` (`hist.get("loss").append(v)`)
+                self.item_origin[out] = (values["d"], values["key"].value)
         elif prim.name == "getitem" and isinstance(values["a"], Var) and self.container_kind(values["a"]) == "tuple":
             for out in outs:  # an item of a tuple built here: it may be a list `holders` knows
                 self.taken_out[out] = values["a"]

@@ -29,7 +29,7 @@ from ..rules.language import as_record, concat, contained_in, list_position, mak
 from ..rules.language import attribute_as_transformed, has_attribute_as_transformed, identity_check, of_class
 from ..rules.language import caught_exception, dict_without, evaluated_literal, exception_matches, item_or, keywords_known
 from ..rules.language import spread_known
-from ..rules.language import first_or, formatted, not_exhausted, set_module_name
+from ..rules.language import deep_copy, first_or, formatted, not_exhausted, set_module_name
 from ..rules.language import py_sorted, py_sum, repeat_items
 from ..rules.language import updated, view_index, with_item
 from ..rules.shape import BOUND_METHOD, added_at
@@ -2736,11 +2736,22 @@ class Expressions:
         call = ast.copy_location(ast.Call(node.func, [a for k, a in enumerate(node.args) if k != into],
                                           [kw for kw in node.keywords if kw.arg != "out"]), node)
         if isinstance(out, ast.Subscript) and isinstance(out.value, ast.Name) and (_basic_index(out.slice) or isinstance(
-                self.env.get(out.value.id), Var) and self.container_kind(self.env[out.value.id]) is None):
+                self.env.get(out.value.id), Var) and (self.container_kind(self.env[out.value.id]) is None or isinstance(
+                    out.slice, ast.Constant) and self.container_kind(self.env[out.value.id]) == "dict")):
             # np.sin(x, out=X[:, 1]), np.tanh(z, out=H[t]): into a view of X, so X[:, 1] = np.sin(x), and the
             # result is that view; an index with names is checked when the code runs to make one (view_index)
             at, holder = out, None
-            if not _basic_index(out.slice):
+            container = self.env.get(out.value.id)
+            item_of = isinstance(container, Var) and self.container_kind(container) in ("list", "dict")
+            if item_of:
+                key = self.container_key(container, out.slice)  # `out=rows[0]`: NumPy writes into the array the
+                item = self.emit(rules.lookup(operator.getitem), [container, key], {}, out, None)  # list holds,
+                self.check_item_alone(container, key, item, node, ast.unparse(node))  # which tapegen replaces: no
+                for var, origin in list(self.item_origin.items()):  # other holder may show it; a name read out of
+                    if origin[0] is container and (origin[1] is key if isinstance(key, Var) else  # it (`r = rows[0]`)
+                                                   isinstance(key, Const) and origin[1] == key.value):  # is stale
+                        self.stale.setdefault(var, (ast.unparse(out), node, "item"))
+            if not _basic_index(out.slice) and not item_of:  # (`out=d["a"]`: the dict's item, as `out=rows[0]`)
                 span = self.span(out)
                 holder = self.namer.invented("index").name
                 self.env[holder] = self.emit(rules.lookup(view_index), [
@@ -2955,6 +2966,14 @@ class Expressions:
         object of its class, its methods inlined and its attributes read when the code runs."""
         holder = None if isinstance(node.args[0], ast.Name) else self.namer.invented("copied").name
         source = self.expr(node.args[0])  # (what is copied, read once: `copy.copy(Adagrad(0.1))`)
+        kind = self.container_kind(source)
+        if obj is copy.copy and kind in ("list", "dict") and isinstance(source, (Var, Pack)):  # list(xs), dict(d):
+            copier = list if kind == "list" else dict  # a new list or dict holding the same items, as Python's
+            return (self.emit(rules.lookup(copier), [source], {}, node, (targets or [None])[0]),)[:max(outputs, 1)]
+        if obj is copy.deepcopy and kind is not None and isinstance(source, (Var, Pack)):  # copies of its items
+            made = self.emit(rules.lookup(deep_copy), [source], {}, node, (targets or [None])[0])
+            self.containers[made] = kind
+            return (made,)[:max(outputs, 1)]
         called = node
         if holder is not None:
             self.env[holder] = source
@@ -3014,11 +3033,18 @@ class Expressions:
             if not (self.is_open(block) and isinstance(value, StaticValue) and inspect.isclass(value.obj)):
                 return None
             cls = value.obj
-        elif owner in self.live:
+        elif owner in self.live and node.attr in getattr(self.live[owner], "__dict__", {}):
             cls = inspect.getattr_static(self.live[owner], node.attr, None)
-            if not inspect.isclass(cls) or node.attr not in getattr(self.live[owner], "__dict__", {}):
+            if not inspect.isclass(cls):
                 return None
             self.bindings.append(("attr", self.live[owner], node.attr, cls))  # (made again if rebound)
+        elif inspect.isclass(self.types.get(owner)) and users_class(self.types[owner]) and (
+                owner in self.live or owner in self.made_objects):  # `act = Tanh` in the class's body, read through
+            kind = self.types[owner]                                 # an object that did not set its own `.act`
+            cls = inspect.getattr_static(kind, node.attr, None)
+            if not inspect.isclass(cls):
+                return None
+            self.bindings.append(("attr", kind, node.attr, cls))  # (made again if the class's is rebound)
         else:
             return None
         if not users_class(cls):
@@ -3258,7 +3284,8 @@ class Expressions:
         if self.container_kind(container) != "dict" and self.may_carry(args[0]):  # (a value without a derivative,
             self.check_items_unshared(container, node, ast.unparse(func.value))  # or into a dict's list: as before,
             # numpy-ml's `dv = layer.derived_variables.copy(); dv["wrappers"].append(...)`)
-        self.check_item_alone(container, key if isinstance(key, Var) else Const(key), receiver, node, ast.unparse(node))
+        self.check_item_alone(container, key if isinstance(key, Var) else Const(key), receiver, node, ast.unparse(node),
+                              holders=self.may_carry(args[0]))
         grown = self.binary(operator.add, receiver, self.emit(rules.lookup(make_list), [args[0]], {}, node, None),
                             node, None)
         self.replace_item(holders, key if isinstance(key, Var) else Const(key), grown, node, ast.unparse(func.value))

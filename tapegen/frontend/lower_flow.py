@@ -683,6 +683,13 @@ class ControlFlow:
             if array in self.root_params:  # or `p = params.copy()` of one), set as one built here; into an
                 array = self.emit(rules.lookup(dict), [array], {}, target, self.shared.get(name))  # argument's
                 self.store(name, array, target)  # copy, as for an array (the caller's dict is left as it was)
+            elif array in self.read_out and array not in self.item_origin and array not in self.detached:
+                raise self.unsupported(target, f"`{ast.unparse(target)} = ...` changes in place a dict read out of "
+                                               f"a list, tuple or dict tapegen does not follow here (`{name}` of "
+                                               f"an item of an item, or of a copy): Python shows the change there "
+                                               f"too", f"set the item through the name holding the list or dict "
+                                                       f"(`ps[i][\"k\"] = v`), or work on a copy: "
+                                                       f"{name} = dict({name})")
             self.containers[array] = "dict"
             self._carry_written(name, array)  # (a loop around: it rebinds the name, as for a dict built here)
         if self.container_kind(array) in ("list", "dict"):
@@ -842,17 +849,26 @@ class ControlFlow:
             found.update(assigned(block))
         return found
 
-    def check_item_alone(self, container, key, item, node, text):
+    def check_item_alone(self, container, key, item, node, text, holders=True):
         """`rows[0][1] = v` (or `rows[0].append(v)`) changes `item`, which tapegen's code replaces in `container`
         by a changed copy: checked when the code runs that no other item of it is the same object (`[row] * 2`)
         and no name read afterwards holds it or an array it is a view of (`rows = [a]`, or `rows = list(m)`,
-        then `a` or `m`), where Python's change would show too."""
+        then `a` or `m`), where Python's change would show too; `holders`: nor another list or dict a name holds
+        (`l2 = [a]`), nor an object's attribute (False: a change that carries no derivative, `dv["wrappers"].append(
+        {...})` on a shallow copy of numpy-ml's dict, checked against names only as before)."""
         others = sorted(name for name, atom in self.env.items() if isinstance(atom, Var) and atom is not container
                         and atom is not item and atom not in self.item_origin  # (rebound, or not to be read again)
-                        and (atom in self.held_in or self.container_kind(atom) is None) and self.read_after(name, node))
-        self.emit_multi(rules.lookup(item_alone), [container, key, item, Pack(tuple(self.env[n] for n in others),
-                                                                             "tuple"), Const(text), Const(tuple(others))],
-                        {}, node, 0, [])
+                        and (holders or atom in self.held_in or self.container_kind(atom) is None)
+                        and self.read_after(name, node))  # (a list or dict too: `l2 = [a]` holding the item)
+        values = [self.env[n] for n in others]
+        for (base, attr), (value, block) in self.attributes.items() if holders else ():  # an object's attribute
+            value = self.shared_attributes.get((base, attr), value)
+            if isinstance(value, Var) and value is not container and value is not item and self.is_open(block):
+                owner = [n for n, atom in self.env.items() if atom is base]
+                others.append(f"{owner[0] if owner else 'an object'}.{attr}")
+                values.append(value)
+        self.emit_multi(rules.lookup(item_alone), [container, key, item, Pack(tuple(values), "tuple"), Const(text),
+                                                   Const(tuple(others))], {}, node, 0, [])
 
     def _assign_item(self, name, container, target, value_node, op):
         """`xs[k] = v` on a list or dict built here: `xs` becomes a copy with item `k` replaced. On one a module's
@@ -876,7 +892,7 @@ class ControlFlow:
             if origin is container and (at is key if isinstance(key, Var) else isinstance(key, Const) and not
                                         isinstance(at, Var) and _hashable(at) and at == key.value):
                 del self.item_origin[var]  # `caches[i] = {}`: `c` holds an object no longer in it (a change
-                #                            through `c` is not made there)
+                self.detached.add(var)     # through `c` is not made there)
         through = held is None and container in self.item_origin and self.callers_passed(name) is None
         there = self.check_still_item(container, target) if through else None  # (before `name`'s var, in a loop,
         #                                                                          holds the changed copy)
@@ -889,6 +905,12 @@ class ControlFlow:
             self.write_through_item(container, changed, target, there)  # `p = ps[i]; p["rm"] = m`: Python changed
             #                  the dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
         self.store(name, changed, target)
+        for (base, attr), (now, block) in list(self.attributes.items()) if held is None and name not in self.shared \
+                else ():  # (in a loop or branch, the var carrying `name` is the one the attribute holds too)
+            if self.shared_attributes.get((base, attr), now) is container and self.is_open(block) \
+                    and not isinstance(base, str):  # `d = layer.cache; d["k"] = v`: the object's dict is that
+                self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
+                                                                         ast.Store()), target), changed)
         if held is not None:
             self.live_write(held, name, container, key, value, target)
 
@@ -957,6 +979,12 @@ class ControlFlow:
                                          f"dict holds too, besides the one it was read out of: tapegen does not "
                                          f"follow the change there", "work on a copy (`p = dict(ps[i])`), and put "
                                                                      "it back where it is read")
+        for holder, current in holders:  # a helper's parameter: its caller's list or dict changes too (`h = l[i]`,
+            if isinstance(holder, str) and self.callers_passed(holder) is not None \
+                    and not self.changes_callers(holder, current, node, items_in_place=True):  # then `h += v`)
+                raise self.unsupported(node, f"`{text}` changes in place an item of `{holder}`, which its caller "
+                                             f"holds elsewhere too: tapegen does not follow that change there",
+                                       "hold it in one local name before the call, or have the helper return it")
         for holder, current in holders:  # in a loop or branch: each around carries the name whose items it
             if isinstance(holder, str) and holder not in self.shared:  # changes (`c = caches[i]; c["h"] = h`)
                 block = self.var_block.get(current, self.blocks[0] if not self.outer_blocks else self.outer_blocks[0])
@@ -965,6 +993,9 @@ class ControlFlow:
                 if missing:
                     raise Recarry(missing)
         key = key if isinstance(key, Var) else Const(key)
+        names = [holder for holder, _ in holders if isinstance(holder, str)]
+        self.check_items_unshared(container, node, text, key, names[0] if names else None, named=True)  # (`qs =
+        #                                                                                   list(ps)`, ps read)
         self.check_item_alone(container, key, there, node, text)  # (`item`'s var, in a loop, may hold the changed
         self.replace_item(holders, key, changed, node, text)      #  copy by now: the item as the list holds it)
 
@@ -1272,6 +1303,8 @@ class ControlFlow:
                  and not isinstance(n.ctx, ast.Store) and id(n) not in shape_only]
         if any((n.lineno, n.col_offset) > end for n in reads):  # (a read in the statement itself comes first)
             return True
+        if reads and any(_reads_free(fn, name) for fn in ast.walk(self.node) if fn is not self.node):
+            return True  # a function defined here reading it, called maybe after (`def read(): return a`)
         for loop in ast.walk(self.node):
             if not (isinstance(loop, (ast.For, ast.While)) and _within(where, loop)):
                 continue
@@ -1458,6 +1491,10 @@ class ControlFlow:
                                        f"take the view of `{others[0]}` itself, or write into a copy: "
                                        f"{name} = {name}.copy()")
         self.view_writes.append((name, view, base, node, healed))
+        if self.container_kind(base) is not None and view in self.item_origin:  # `h = l[0]; h[0] = v`: no other list,
+            container, key = self.item_origin[view]  # dict, name or attribute read after may hold that array
+            self.check_item_alone(container, key if isinstance(key, Var) else Const(key), view, node,
+                                  ast.unparse(node))
         if base in self.held_by:  # an item of a list or tuple: the array it holds, or shows
             for root in {self.view_base(var) for var in self.held_by.get(base, ())} - {base}:
                 if isinstance(root, Var):
@@ -1700,6 +1737,21 @@ def _view_index(index) -> bool:
     return any(isinstance(p, ast.Slice) for p in parts) and all(
         isinstance(p, ast.Slice) or isinstance(p, ast.Constant) and (p.value is None or p.value is Ellipsis or type(
             p.value) is int) for p in parts)
+
+
+def _reads_free(fn, name) -> bool:
+    """Whether `fn`, a def or lambda inside the function, reads `name` of the function around it (not one of its
+    own parameters or names)."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return False
+    arguments = fn.args
+    own = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                           *(a for a in (arguments.vararg, arguments.kwarg) if a is not None))}
+    body = fn.body if isinstance(fn.body, list) else [fn.body]
+    subs = [sub for stmt in body for sub in ast.walk(stmt)]
+    own |= {sub.id for sub in subs if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)}
+    return name not in own and any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load)
+                                   for sub in subs)
 
 
 def _set_before(name, read, loop) -> bool:

@@ -304,13 +304,22 @@ class _Normalizer:
                    if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
         changed |= {n.func.value.id for sub in stmt.body for n in ast.walk(sub) if isinstance(n, ast.Call)
                     and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
-        if any(_pure_root(arg) is None or {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & changed
-               for arg in it.args):
+        if any(_pure_root(arg) is not None and {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & changed
+               or isinstance(arg, (ast.Call, ast.GeneratorExp, ast.Starred, ast.Yield, ast.YieldFrom, ast.Await,
+                                   ast.NamedExpr)) for arg in it.args):
             return [stmt]
+        before, args = [], []  # (another argument, `x[:3]`, made once into a name: zip reads it once, before the
+        for arg in it.args:    #  loop, and the check at the end zips what the loop walked)
+            if _pure_root(arg) is None:
+                held = self.names._fresh("zip_argument")
+                before.append(_assign(held, arg, arg))
+                arg = ast.copy_location(ast.Name(held, ast.Load()), arg)
+            args.append(arg)
+        it.args = args
         check = ast.For(ast.Name(self.names._fresh("zipped"), ast.Store()), copy_tree(it), [ast.Pass()], [])
         stmt.iter = ast.copy_location(ast.Call(it.func, it.args, []), it)
         stmt.orelse = [_located(check, it)] + stmt.orelse
-        return [stmt]
+        return before + [stmt]
 
     def loop_else(self, stmt):
         """`for ...: ... else: E` as `broke = False; for ...: ...; if not broke: E`, `broke = True` set before

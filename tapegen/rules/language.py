@@ -569,8 +569,11 @@ def item_alone(container, key, item, others, statement, other_names):
                                      f"tapegen's code would change one",
                                      hint="make each item its own: [[0.0] * m for _ in range(n)], or "
                                           "[np.zeros(m) for _ in range(n)]")
+    def holds(other, depth=0):  # a list, tuple or dict holding it (`l2 = [a]`, `d = {"a": a}`), or one of those
+        items = other.values() if isinstance(other, dict) else other if isinstance(other, (list, tuple)) else ()
+        return depth < 8 and any(same(v) or holds(v, depth + 1) for v in items)
     for other, name in zip(others, other_names):
-        if same(other):
+        if same(other) or holds(other):
             raise UnsupportedSyntaxError(f"`{statement}` changes the array (or list) that `{name}` holds too (or "
                                          f"a view of it): tapegen's code would not show the change in `{name}`",
                                          hint=f"put a copy in the list ({name}.copy()), or read the item back "
@@ -756,6 +759,16 @@ def copy_array(x):
 table.op(copy_array, "x", spelling="copy_array")  # (its rules are assign's: the value itself)
 
 
+def deep_copy(x):
+    """`copy.deepcopy(d)` of a list, tuple or dict built here (`best = copy.deepcopy(params)`): a new one holding
+    copies of what it holds, as Python's (no array, list or dict shared with `d`)."""
+    import copy
+    return copy.deepcopy(x)
+
+
+table.op(deep_copy, "x", spelling="deep_copy")  # (its rules are assign's: the value itself)
+
+
 def writable_argument(x, statement):
     """Checks that an argument `statement` writes into in place (tapegen's code: into a copy) is writable, as
     NumPy requires: a read-only array (`np.broadcast_to(v, n)`, `flags.writeable = False`) raises as it would."""
@@ -927,6 +940,8 @@ def assign_jvp(x_dot):
 
 table.vjp(copy_array, "x")(assign_vjp)
 table.jvp(copy_array, "x")(assign_jvp)
+table.vjp(deep_copy, "x")(assign_vjp)
+table.jvp(deep_copy, "x")(assign_jvp)
 
 
 @table.vjp(operator.setitem, "value")

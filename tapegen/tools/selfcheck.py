@@ -229,6 +229,14 @@ def next_or_default_sample(a):
     return first * second + next(g, a * a)
 
 
+def deep_copy_sample(a):
+    import copy
+    d = {"a": a * 2.0, "b": [np.sin(a)]}
+    e = copy.deepcopy(d)
+    d["a"] += a
+    return d["a"] * e["a"] + e["b"][0] * a
+
+
 def dict_copy_sample(a):
     d = dict({"a": a * 2.0, "b": np.sin(a)})
     e = {**d, "b": a * a}
@@ -768,6 +776,7 @@ def _shape_samples(m34, m32, v4, v5, t234) -> list:
         Sample("copy_array-in_place_result-numbers", copy_array_sample, (0.7, -0.4)),
         Sample("item_or-(4,)", dict_get_sample, (v4,)),
         Sample("first_or-(4,)", next_or_default_sample, (v4,)),
+        Sample("deep_copy-(4,)", deep_copy_sample, (v4,)),
         Sample("sorted-(4,)", sorted_sample, (v4,)),
         Sample("dict_copy-(4,)", dict_copy_sample, (v4,)),
         Sample("updated-(4,)", updated_sample, (v4, ("a", "c")), wrt=(0,)),

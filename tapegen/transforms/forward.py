@@ -473,7 +473,8 @@ def _showing(body, written) -> set:
     return found
 
 
-_JOINS = {"concat", "plus", "repeat_items"}  # their tangent contributions are lists: add item by item
+_JOINS = {"concat", "plus", "repeat_items",  # their tangent contributions are lists: add item by item; and
+          "item_or"}                          # `d.get(k, default)`'s may be dicts or lists (`{"a": x}`)
 
 
 def _is_array_expression(rule) -> bool:

@@ -836,3 +836,92 @@ def other_items_read_before_one_is_changed_in_place(x):
     K += np.eye(3) * 2.0
     ps["rows"][1] = x * 3
     return np.sum(np.linalg.solve(K, y)) + np.sum(ps["cov"] * y) + np.sum(first * ps["rows"][1])
+
+
+def items_read_by_get_then_changed_in_place(x):
+    """`a = d.get("a")` of a key the dict has is `d["a"]` itself: `a += v` changes the array the dict holds, as
+    NumPy's `+=` does (980730e took the item for a new array: d["a"] read unchanged, a wrong value and gradient
+    with no error); so is a dict `qs.get("k")` gives, changed (`q["a"] = v`, not made in `qs`). A list of dicts
+    unpacked into names, its tail sliced off (`p, *rest = ps`), is changed through the first as before."""
+    d = {"a": x * 1.0, "b": x * 2.0}
+    a = d.get("a")
+    a += x
+    a *= d.get("b")
+    ps = [{"w": x}, {"w": x * 3.0}]
+    p, *rest = ps
+    p["w"] = np.sin(x)
+    qs = {"k": {"a": x}}
+    q = qs.get("k")
+    q["a"] = x * 2.0
+    return np.sum(d["a"] ** 2) + np.sum(ps[0]["w"] * rest[0]["w"]) + np.sum(ps[1]["w"]) + np.sum(qs["k"]["a"] * x)
+
+
+def _add_into_item(rows, i, v):
+    h = rows[i]
+    h += v
+
+
+def _scale_into_item(caches, i, k):
+    c = caches[i]
+    c["w"] = c["w"] * k
+
+
+def items_changed_through_a_name_in_a_helper(x):
+    """A helper reading an item of the list its caller passes into a name and changing it in place (`h = rows[i]`,
+    then `h += v`): the caller's list holds the changed array, as in Python (980730e changed the helper's copy only:
+    rows[0] read unchanged, a wrong value and gradient with no error)."""
+    rows = [x * 1.0, x * 2.0]
+    _add_into_item(rows, 1, np.sin(x))
+    _add_into_item(rows, 0, x)
+    caches = [{"w": x}, {"w": x * 2.0}]
+    _scale_into_item(caches, 1, x)
+    return np.sum(rows[0] * rows[1]) + np.sum(caches[1]["w"] * caches[0]["w"])
+
+
+def shallow_copies_by_the_copy_module(x):
+    """copy.copy of a list or dict built here is a new one holding the same items, as list(xs) and dict(d) are: an
+    item replaced in one is not in the other (refused on 980730e: a NoRuleError naming copy.copy(), or the copy
+    taken for an array, `kept[0] = v` a write into it)."""
+    import copy
+    state = {"m": x * 1.0, "n": x}
+    saved = copy.copy(state)
+    saved["m"] = x ** 2
+    rows = [x, x * 2.0]
+    kept = copy.copy(rows)
+    kept.append(np.sin(x))
+    kept[0] = x * 3.0
+    return np.sum(state["m"] * saved["m"]) + np.sum(rows[0] * kept[0]) + np.sum(kept[2] * saved["n"]) + len(rows)
+
+
+def defaults_given_by_get_then_changed(x):
+    """`d.get("z", default)` of a key the dict lacks is the default, made for the call: `m += v` and `p["a"] = v`
+    change it alone. Forward mode added the tangents of the dict's item and of a default dict with `+` (a
+    TypeError on 980730e)."""
+    d = {"m": x * 1.0, "n": {"a": x}}
+    m = d.get("z", x * 3.0)
+    m += x
+    p = d.get("y", {"a": x * 2.0})
+    p["a"] = p["a"] * x
+    return np.sum(d["m"] * m) + np.sum(p["a"] * d["n"]["a"])
+
+
+def deep_copies_by_the_copy_module(x):
+    """copy.deepcopy of a list or dict built here (`best = copy.deepcopy(params)`) holds copies of its items: a
+    change in place of one (`state["m"] += v`, `saved[0].append(v)`) does not show in the other (a NoRuleError
+    naming copy.deepcopy() on 980730e)."""
+    import copy
+    state = {"m": x * 1.0, "rows": [x[0]]}
+    saved = copy.deepcopy(state)
+    state["m"] += x
+    saved["rows"].append(x[1] ** 2)
+    pair = copy.deepcopy((x * 2.0, [x]))
+    return np.sum(saved["m"] * state["m"]) + saved["rows"][1] * len(state["rows"]) + np.sum(pair[0] * pair[1][0])
+
+
+def results_written_by_out_into_dict_items(x):
+    """`np.sin(x, out=d["a"])`: NumPy writes into the array the dict holds, which then holds the result (refused on
+    980730e as an index making a copy); a name holding that array as well is refused when the code runs."""
+    d = {"a": np.zeros(3), "b": np.zeros(3)}
+    np.sin(x, out=d["a"])
+    np.multiply(x, d["a"], out=d["b"])
+    return np.sum(d["a"] * d["b"]) + np.sum(d["b"])

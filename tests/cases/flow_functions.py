@@ -1062,3 +1062,42 @@ def fitted_until_converged(x, lr):
     model = _GradientDescent()
     fitted = model.fit(x, lr)
     return np.sum(model.w ** 2) if fitted is None else 0.0
+
+
+def _rnn_step(x, prev_h, W):
+    next_h = np.tanh(x + W * prev_h)
+    return next_h, (x, prev_h, next_h)  # cs231n's rnn_step_forward: the cache holds the state it was given
+
+
+class _State:
+    pass
+
+
+def caches_holding_the_state_a_loop_rebinds_in_the_same_statement(x):
+    """`h, cache = rnn_step_forward(x, h, ...)` in a loop, the cache holding the `h` it was given; also `h, c =
+    np.tanh(z), (h, 1.0)`, `h, *rest = ...`, `s.h, c = ...`: the right-hand side is read before any name is
+    bound. 980730e made the cache's tuple after binding `h` (or `s.h`) to its new value in the loop: the caches
+    held the next state (a wrong value and gradient, no error)."""
+    h = x * 0.0
+    caches = []
+    for t in range(3):
+        h, cache = _rnn_step(x * (t + 1.0), h, 0.5)
+        caches.append(cache)
+    g = x * 0.5
+    pairs = []
+    for t in range(2):
+        g, c = np.tanh(x + g), (g, 1.0)
+        pairs.append(c)
+    k = x * 1.0
+    rests = []
+    for t in range(2):
+        k, *rest = np.sin(k), k, t
+        rests.append(rest)
+    s = _State()
+    s.h = x * 2.0
+    held = []
+    for t in range(2):
+        s.h, c = np.cos(s.h) * x, (s.h, t)
+        held.append(c)
+    return np.sum(caches[0][1] * caches[2][1]) + np.sum(caches[1][2] * x) + np.sum(pairs[1][0] * pairs[0][0]) \
+        + np.sum(rests[1][0] * rests[0][0]) + np.sum(held[1][0] * held[0][0]) + np.sum(h + g + k + s.h)
