@@ -1048,3 +1048,29 @@ def test_a_function_of_a_class_a_class_attribute_holds_called_through_an_object(
     class's function, as Python calls it (a NoRuleError naming .fn() on 980730e, where only an attribute the
     object set was followed)."""
     check_modes(_calls_through_a_class_attribute_holding_a_class, np.array([0.3, -0.8, 1.2]))
+
+
+class _Projection:
+    def __init__(self, w):
+        self.w = w
+        self.seen = None
+
+    def __call__(self, x):
+        self.seen = x
+        return x * self.w
+
+
+class _Heads:
+    """numpy-ml's MultiHeadedAttentionModule: `self.projections = {k: Dropout(FullyConnected(...)) for k in
+    ["Q", "K", "V", "O"]}`, a dict comprehension of layers kept in an attribute."""
+
+    def __init__(self, w):
+        self.projections = {k: _Projection(w) for k in ["Q", "K"]}
+
+    def forward(self, x):
+        return self.projections["Q"](x) + np.sin(self.projections["K"](x))
+
+
+def test_a_dict_comprehension_of_objects_kept_in_an_attribute_matches_finite_differences():
+    """(an internal error once layers of one class were known item by item: the dict reached `setattr` unmade)"""
+    check_modes(lambda x: np.sum(_Heads(x).forward(x) ** 2), X.copy())

@@ -1826,11 +1826,13 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         written = value.atom if isinstance(value, StaticValue) else value.var if isinstance(value, Choice) else \
             None if isinstance(value, LocalFunction) and base in self.made_objects else value  # (a lambda on an
         #     object made here: called where read, as it is known; on another object, refused as a value)
-        if isinstance(value, KnownItems) and value.kind in ("list", "tuple"):  # self.layers = [Dense(..), ..]:
-            atoms = [item.atom if isinstance(item, StaticValue) else item for item in value.items]  # known item
-            written = self.emit(rules.lookup(make_list if value.kind == "list" else make_tuple), atoms, {}, target,
-                                None) if all(isinstance(a, (Var, Const)) for a in atoms) else None  # by item; the
-            # object holds the list too when the code runs (unless an item is a function made here)
+        if isinstance(value, KnownItems) and value.kind in ("list", "tuple", "dict"):  # self.layers = [Dense(..),
+            atoms = [item.atom if isinstance(item, StaticValue) else item for item in value.items]  # ..]: known by
+            maker, keys = {"list": (make_list, []), "tuple": (make_tuple, []),  # item; the object holds the list
+                           "dict": (make_dict, [Const(value.keys)])}[value.kind]  # too when the code runs (unless
+            written = self.emit(rules.lookup(maker), keys + atoms, {}, target, None) \
+                if all(isinstance(a, (Var, Const)) for a in atoms) else None  # an item is a function made here;
+            # a dict comprehension of layers, `self.projections = {k: Dropout(...) for k in "QKVO"}`, too)
         key = (base, target.attr)
         if key in self.stale_attributes:  # `self.cache = C` after `C[k] = v`: holds the changed dict again (set
             within = tuple(map(id, self.open_constructs))  # where every path from the change passes: not in a
