@@ -212,6 +212,22 @@ def test_a_random_draw_is_a_new_array_that_may_be_written_into():
     check_modes(lambda x: _truncated_draws(x, 0.8), np.linspace(-1.0, 1.0, 12))
 
 
+def _draws_of_a_generator_made_here(x):
+    """`rng = np.random.default_rng(0)` (or a RandomState) made in the function: its draws are new arrays too."""
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal(x.shape)
+    noise[noise > 0.5] = 0.5
+    state = np.random.RandomState(1)
+    more = state.normal(size=x.shape)
+    more[0] = 1.0
+    return np.sum(np.tanh(x * noise) + more * x)
+
+
+def test_a_draw_of_a_generator_made_in_the_function_may_be_written_into():
+    from modes import check_modes
+    check_modes(_draws_of_a_generator_made_here, np.linspace(-1.0, 1.0, 6))
+
+
 def test_a_draw_given_a_differentiated_parameter_names_the_reparameterised_form():
     def draws(s):
         return np.sum(np.random.uniform(-s, s, size=3) ** 2)

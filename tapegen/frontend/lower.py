@@ -2133,6 +2133,15 @@ class _Lowerer(Expressions, ControlFlow, Calls):
             for item in arg.items:
                 self.check_value(item, node)
 
+    def _generators_draw(self, prim, inputs) -> bool:
+        """Whether `prim` is a sampler called on a Generator or RandomState this function made (`rng =
+        np.random.default_rng(0)`, then `rng.standard_normal(n)`): a method of an object run as written, whose
+        value is a new array (`_draws_new_array` tells of one it can see)."""
+        receiver = inputs[0][1] if inputs and prim.fn is None and prim.name.startswith(".") else None
+        made = self.made_as.get(receiver) if isinstance(receiver, Var) else None
+        return made is not None and str(made[0]).rsplit(".", 1)[-1] in _GENERATOR_MAKERS \
+            and prim.name[1:] not in _NOT_DRAWS
+
     def _output_var(self, target):
         var = target if isinstance(target, Var) else self.namer.user(target) if target else self.namer.temp()
         self.var_block.setdefault(var, self.current)  # an object made in a loop's body: made there, each pass
@@ -2174,7 +2183,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
                     self.fresh.discard(out)
                 else:
                     self.fresh.add(out)
-        elif prim.form == "opaque" and outs and _draws_new_array(prim.fn):  # np.random.normal(m, s, size=n):
+        elif prim.form == "opaque" and outs and (_draws_new_array(prim.fn) or self._generators_draw(prim, inputs)):
+            #                                                              np.random.normal(m, s, size=n):
             self.fresh.update(outs)  # a new array (numpy-ml's truncated_normal then sets `samples[reject] = ...`)
         elif prim.name == "item_or" and self._absent_key(dict(inputs)):  # `d.get("z", np.zeros(3))` of a key
             default = dict(inputs).get("default")                         # the dict has not: the default
@@ -2740,5 +2750,9 @@ def _draws_new_array(fn) -> bool:
     `Generator`'s method): what it returns is a new array (or a number), never one it was given."""
     owner = getattr(fn, "__self__", None)
     return isinstance(owner, (np.random.RandomState, np.random.Generator)) and callable(fn) \
-        and getattr(fn, "__name__", "") not in ("shuffle", "permutation", "choice", "get_state", "set_state",
-                                                "bit_generator", "spawn")
+        and getattr(fn, "__name__", "") not in _NOT_DRAWS
+
+
+_NOT_DRAWS = frozenset({"shuffle", "permutation", "permuted", "choice", "get_state", "set_state", "bit_generator",
+                        "spawn"})  # (may return, or change, an array they are given)
+_GENERATOR_MAKERS = ("default_rng", "RandomState", "Generator")  # what makes a Generator or RandomState
