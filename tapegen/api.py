@@ -1095,14 +1095,15 @@ def _on_current_code(entry_of, run):
 
 
 _SOURCE_COMMENT = re.compile(r"^\s*# (.+):(\d+)   (.*)$")  # generated code's comment above a user line's code
+_LOCATED = re.compile(r"^\S+:\d+:\d+: ")  # a message naming its place already
 
 
 def _located(exc):
     """`exc`, raised where no span was known (a check only the values can make when the code runs: `not_shared`,
     `number_item`), pointing at the user's line the generated code was running: the comment quoting it above
     that code (codegen/emit.py)."""
-    if exc.span is not None or isinstance(exc, ChangedSinceTransformError):
-        return exc
+    if exc.span is not None or isinstance(exc, ChangedSinceTransformError) or _LOCATED.match(exc.message):
+        return exc  # (a check that names the place itself: `item_not_shared`'s "file:line:col: ...")
     site = None
     for frame, line in traceback.walk_tb(exc.__traceback__):
         if frame.f_code.co_filename.startswith("<tapegen "):

@@ -1,4 +1,6 @@
 """Bad input gives a TapegenError subclass naming file, line, source text and a caret, at transform time."""
+import re
+
 import numpy as np
 import pytest
 
@@ -368,3 +370,23 @@ def test_a_refusal_made_when_the_code_runs_names_the_file_line_and_source(mode):
     assert caught.value.span is not None and caught.value.span.line == line
     assert str(caught.value).startswith(f"python_functions.py:{line}:")
     assert "vel[1] = vel[1] * x[1]" in str(caught.value) and "hint:" in str(caught.value)
+
+
+class _Net:
+    def __init__(self, W):
+        self.W = W
+
+
+def _stepped_through_a_list_the_object_shares(W):
+    net = _Net(W * 1.0)
+    params = [net.W]
+    for p in params:
+        p -= 0.1 * W
+    return np.sum(net.W)
+
+
+def test_a_refusal_made_when_the_code_runs_that_names_its_place_is_not_placed_twice():
+    with pytest.raises(tg.UnsupportedSyntaxError) as caught:
+        tg.grad(_stepped_through_a_list_the_object_shares)(np.array([0.5, -0.7]))
+    first = str(caught.value).splitlines()[0]
+    assert re.match(r"test_errors\.py:\d+:\d+: ", first) and not re.match(r"\S+:\d+:\d+: \S+:\d+:\d+: ", first), first
