@@ -1074,3 +1074,34 @@ class _Heads:
 def test_a_dict_comprehension_of_objects_kept_in_an_attribute_matches_finite_differences():
     """(an internal error once layers of one class were known item by item: the dict reached `setattr` unmade)"""
     check_modes(lambda x: np.sum(_Heads(x).forward(x) ** 2), X.copy())
+
+
+class _CacheOf:
+    def __init__(self):
+        self.d = {}
+
+
+def _attribute_dict_changed_through_a_name_in_a_loop(x):
+    a = _CacheOf()
+    d = a.d
+    for t in range(2):
+        d[t] = x * (t + 2.0)
+    return np.sum(a.d[0] * a.d[1])
+
+
+def _attribute_dict_changed_through_a_name_in_a_branch(x):
+    a = _CacheOf()
+    a.d = {"k": x}
+    d = a.d
+    if x[0] > 0:
+        d["k"] = x * 2.0
+    return np.sum(a.d["k"] * x)
+
+
+@pytest.mark.parametrize("f", [_attribute_dict_changed_through_a_name_in_a_loop,
+                               _attribute_dict_changed_through_a_name_in_a_branch], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, -X], ids=["first_positive", "first_negative"])
+def test_an_attributes_dict_changed_through_a_name_in_a_loop_or_branch(f, x):
+    """(adv18 and nml18 each made such a change in the attribute too; merged, the loop raised KeyError in the
+    generated code and the branch gave a wrong value and gradient, until only adv18's way ran in constructs)"""
+    check_modes(f, x.copy())

@@ -1023,8 +1023,8 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         making to the list or dict attributes hold too is made there too, as Python's one object shows it (the
         attribute set to `name`'s new value, as `self.cache = C` would)."""
         pending, self.attributes_written_through = self.attributes_written_through, None
-        if pending is None or pending[0] != name or pending[1] is not node:
-            return
+        if pending is None or pending[0] != name or pending[1] is not node or name in self.shared:
+            return  # (in a loop or branch carrying `name`: `_assign_item` makes it there, as it carries it)
         for base, attr in pending[2]:
             self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
                                                                      ast.Store()), node), self.env[name])

@@ -1208,8 +1208,8 @@ class ControlFlow:
         may not be read (`expr_Attribute`)."""
         keys = [(base, attr) for (base, attr), (value, _) in self.attributes.items() if value is container
                 and (base, attr) != via and not isinstance(base, (type, types.ModuleType))]
-        for key in keys:  # (until made there too, when `name` is bound to its new value: write_through_attributes)
-            self.stale_attributes.setdefault(key, (name, node, tuple(map(id, self.open_constructs))))
+        for key in keys if name not in self.shared else ():  # (until made there too, when `name` is bound to
+            self.stale_attributes.setdefault(key, (name, node, tuple(map(id, self.open_constructs))))  # its new value)
         self.attributes_written_through = (name, node, keys) if keys else None
 
     def held_where_read(self, container) -> bool:
