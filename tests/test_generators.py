@@ -281,7 +281,7 @@ def first_item_then_the_rest(x):
     total = 0.0
     for row in rows:
         total = total + np.sum(row * top)
-    return first * 3.0 + second ** 2 + sum(rest) + total
+    return first * 3.0 + second ** 2 + sum(rest) + total + next(iter([x[0] * 4.0, x[1]])) * x[2]
 
 
 def next_where_the_generator_is_made(x):

@@ -1195,11 +1195,7 @@ class Expressions:
                                    f"make `{name}` a list and index it (`{name}[k]`, with a counter), or call next() "
                                    f"outside the {kind}")
         items = self.read_name(node.args[0])
-        if len(node.args) == 1:
-            self.emit_multi(rules.lookup(not_exhausted), [items], {}, node, 0, [])
-            first = self.emit(rules.lookup(operator.getitem), [items, Const(0)], {}, node, None)
-        else:
-            first = self.emit(rules.lookup(first_or), [items, self.expr(node.args[1])], {}, node, None)
+        first = self.first_item(items, node)
         rest = self.emit(rules.lookup(operator.getitem), [items, Const(slice(1, None))], {}, node, None)
         self.fresh.add(rest)
         self.store(name, rest, node)
@@ -1207,6 +1203,14 @@ class Expressions:
         if self.env[name] is not rest:
             self.iterators[rest] = None
         return first
+
+    def first_item(self, items, node):
+        """`next(...)` of the list `items` (what is left of a generator): its first item; Python's StopIteration
+        where it is empty, or the default `node` passes."""
+        if len(node.args) == 1:
+            self.emit_multi(rules.lookup(not_exhausted), [items], {}, node, 0, [])
+            return self.emit(rules.lookup(operator.getitem), [items, Const(0)], {}, node, None)
+        return self.emit(rules.lookup(first_or), [items, self.expr(node.args[1])], {}, node, None)
 
     def read_iterator(self, name, value, node):
         """A name holding a generator (or map, zip) read: the only read allowed, and not in a loop the
@@ -1992,8 +1996,13 @@ class Expressions:
                 and len(node.args) <= (2 if obj is next else 1):  # any(c(v) for v in xs): stops at the first true
             return (self.short_circuit(obj, node),)
         if obj is next and 1 <= len(node.args) <= 2 and not node.keywords and isinstance(node.args[0], ast.Name) \
-                and self.env.get(node.args[0].id) in self.iterators:
+                and isinstance(self.env.get(node.args[0].id), Var) and self.env[node.args[0].id] in self.iterators:
             return (self.next_item(node),)
+        if obj is next and 1 <= len(node.args) <= 2 and not node.keywords and isinstance(node.args[0], ast.Call) \
+                and self.static(node.args[0].func) is iter and len(node.args[0].args) == 1 \
+                and not node.args[0].keywords:  # next(iter(xs)): the first item of xs
+            return (self.first_item(self.emit(rules.lookup(list), [self.expr(node.args[0].args[0])], {}, node, None),
+                                    node),)
         if obj is iter and len(node.args) == 1 and not node.keywords:  # iter(xs): read once, item by item
             return (self.one_pass(self.emit(rules.lookup(list), [self.expr(node.args[0])], {}, node, None)),)
         if obj is map and node.args and not node.keywords:  # map(f, xs): [f(x) for x in xs]
