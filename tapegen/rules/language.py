@@ -174,7 +174,8 @@ def exception_matches(exc, classes):
 
 def formatted(template, values, names=(), named=()):
     """An f-string (`f"loss {v:.3f}"`) or `template.format(*values, **dict(zip(names, named)))`, a str, which has
-    no derivative (its text, or its length, is piecewise constant in the values); `%` with `percent`."""
+    no derivative (its text, or its length, is piecewise constant in the values); `template % values` where
+    `names` is "%"."""
     if names == "%":
         return template % values
     return template.format(*values, **dict(zip(names, named)))
