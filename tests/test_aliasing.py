@@ -622,6 +622,16 @@ def masked_softmax_of_the_argument_read_after(X):
     return np.sum(out * np.arange(X.size).reshape(out.shape)) + np.sum(np.tanh(X) * np.arange(4.0))
 
 
+def views_of_the_argument_changed_by_augmented_assignments(x):
+    """`v = x[:2]; v *= s` and `v += 1` on views taken in a loop, the argument read after."""
+    v = x[:2]
+    v *= x[3]
+    for i in range(2):
+        w = x[i:i + 2]
+        w += 1.0
+    return np.sum(x ** 2)
+
+
 def view_of_the_argument_written_in_a_loop(x):
     s = 0.0
     for i in range(2):
@@ -649,6 +659,7 @@ def row_of_the_argument_written_through_out_and_sorted(x):
 @pytest.mark.parametrize("f", [row_of_the_argument_written_then_the_argument_read, argument_as_an_array_masked,
                                masked_softmax_of_the_argument, masked_softmax_of_the_argument_read_after,
                                view_of_the_argument_written_in_a_loop,
+                               views_of_the_argument_changed_by_augmented_assignments,
                                transpose_of_the_argument_written_in_a_branch,
                                row_of_the_argument_written_through_out_and_sorted], ids=lambda f: f.__name__)
 def test_writes_through_a_view_of_the_argument_match_finite_differences(f):

@@ -880,7 +880,7 @@ def _out_into_an_item_read_before(x):
     (_dict_of_an_item_of_an_item_changed, "does not follow here"),
     (_dict_of_nested_lists_changed_in_a_loop, "does not follow here"),
     (_dict_of_a_tuple_changed, "does not follow here"),
-    (_dict_taken_by_next_changed, "does not follow here"),
+    (_dict_taken_by_next_changed, "read out of another one"),
     (_dict_of_a_copied_list_changed, "another list or dict holds too"),
     (_array_of_a_copied_list_changed, "another list or dict holds too"),
     (_array_of_a_sliced_list_changed_in_a_loop, "another list or dict holds too"),

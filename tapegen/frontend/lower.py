@@ -1498,6 +1498,9 @@ class _Lowerer(Expressions, ControlFlow, Calls):
         fn = BINOPS.get(type(stmt.op))
         if fn is None:
             raise self.unsupported(stmt, "this augmented assignment operator is not supported")
+        if isinstance(current, Var) and self.argument_shown(current) is not None \
+                and not self.sole_name(name, self.view_base(current)):  # `v = x[:2]; v *= s`, `x` read after:
+            self.copy_argument_shown(current, stmt)  # the argument copied first, the write put back into it
         if self.healed_base(current) is not None and current not in self.params:  # inner = u[1:-1]; inner += d:
             #   NumPy writes into `u` too (a helper's parameter: its caller's array, changed as such below)
             whole = ast.copy_location(ast.Subscript(ast.copy_location(ast.Name(name, ast.Load()), stmt.target),
