@@ -47,6 +47,25 @@ def test_golden(name, kind, make):
     assert text == path.read_text()
 
 
+def test_second_order_code_of_writes_in_a_loop_is_the_same_in_every_process():
+    """Gradient code restoring writes in a loop (`a[i] = ...` under two names), differentiated again: the
+    backward pass's restores were keyed by the id of objects a loop's fixed-point passes make and drop, so
+    another restore could take a dropped one's id, and the forward pass then skipped a save (a crash, or
+    restores of the wrong values) in about one process in seven."""
+    script = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import numpy as np; import tapegen as tg; "
+              "from test_aliasing import two_names_from_one_assignment as f; from modes import _projection; "
+              "p = _projection(tg.grad(f), np.array([0.3, -0.2, 0.5, 0.1]), 1); "
+              "print(tg.source(p), tg.grad(p)(np.array([0.3, -0.7, 1.1, 0.45])))")
+    here = pathlib.Path(__file__).parent
+    outputs = set()
+    for _ in range(20):  # (memory addresses differ from process to process: the failure was one of chance)
+        result = subprocess.run([sys.executable, "-c", script, str(here), str(here.parent)],
+                                env={**os.environ, "TAPEGEN_CHECK_SPECIALIZED": "1"}, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-2000:]
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+
+
 def test_generation_is_deterministic_across_processes():
     """Same bytes whatever the hash seed: no set or id order leaks into names or layout."""
     script = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import tapegen as tg; "

@@ -227,7 +227,9 @@ class _Backward:
         self.named: set = set()  # the names of `names`' values: the cotangent names given for good
         self.state: dict = {}
         self.forward_derived = derived  # (id(consumer eqn), var, suffix) -> var saved before it
-        self.region_writes: dict = {}  # id(Pop) restoring a region -> id(the setitem eqn it undoes)
+        self.region_writes: dict = {}  # id(Pop) restoring a region -> (that Pop, id(the setitem eqn it undoes)):
+        #                                the Pop held, so no other Pop made later (a loop's body is built again
+        #                                on each fixed-point pass) can take its id
         self.derived_cache: dict = {}
         self.containers = _container_vars(program.body)  # their cotangents add with add_cotangents, not +
         self.available = available_in_backward(program, activity)
@@ -369,7 +371,7 @@ class _Backward:
                     Pack((eqn.outputs[0],), "popped") if eqn.op.name == "tape_pop" and o is eqn.outputs[-1] else None
                 out.append(Pop(o, index, eqn.span))
                 if eqn.op.name == "setitem":
-                    self.region_writes[id(out[-1])] = id(eqn)
+                    self.region_writes[id(out[-1])] = (out[-1], id(eqn))
                 for suffix in ("shape", "meta"):  # the only keys _derive makes: (var, suffix)
                     self.derived_cache.pop((o, suffix), None)
         return out
@@ -637,9 +639,9 @@ def _drop_dead_region_restores(backward, region_writes, view_bases=None) -> tupl
     out, unsaved, later = [], set(), set()
     view_bases = view_bases or {}
     for stmt in reversed(backward):
-        if isinstance(stmt, Pop) and id(stmt) in region_writes and stmt.var not in later \
+        if isinstance(stmt, Pop) and region_writes.get(id(stmt), (None,))[0] is stmt and stmt.var not in later \
                 and _view_root(stmt.var, view_bases) not in later:  # (a write into a view restores its base)
-            unsaved.add(region_writes[id(stmt)])
+            unsaved.add(region_writes[id(stmt)][1])
             continue
         read = _reads([stmt]) | ({stmt.var} if isinstance(stmt, Pop) and stmt.index is not None else set())
         for var in list(read):
