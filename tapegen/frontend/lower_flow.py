@@ -905,12 +905,6 @@ class ControlFlow:
             self.write_through_item(container, changed, target, there)  # `p = ps[i]; p["rm"] = m`: Python changed
             #                  the dict `ps[i]` is too (a helper's parameter: its caller does, after the call)
         self.store(name, changed, target)
-        for (base, attr), (now, block) in list(self.attributes.items()) if held is None and name not in self.shared \
-                else ():  # (in a loop or branch, the var carrying `name` is the one the attribute holds too)
-            if self.shared_attributes.get((base, attr), now) is container and self.is_open(block) \
-                    and not isinstance(base, str):  # `d = layer.cache; d["k"] = v`: the object's dict is that
-                self.set_attribute(base, ast.copy_location(ast.Attribute(ast.Name(str(base), ast.Load()), attr,
-                                                                         ast.Store()), target), changed)
         if held is not None:
             self.live_write(held, name, container, key, value, target)
 
